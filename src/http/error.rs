@@ -1,0 +1,76 @@
+//! One error type for every HTTP refusal: a status code and a JSON body.
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::ingest::IngestError;
+use crate::kind;
+use crate::store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("unknown kind \"{0}\"")]
+    UnknownKind(String),
+    #[error("{0}")]
+    TooLarge(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("the store is busy writing; retry after a moment")]
+    Busy,
+    #[error("{0}")]
+    DiskFull(String),
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// Seconds a refused client should wait before retrying.
+const RETRY_AFTER_SECS: &str = "1";
+
+impl From<IngestError> for ApiError {
+    fn from(e: IngestError) -> Self {
+        match e {
+            IngestError::TooManyEntries { .. } => ApiError::TooLarge(e.to_string()),
+            other => ApiError::BadRequest(other.to_string()),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Busy => ApiError::Busy,
+            StoreError::DiskFull(m) => ApiError::DiskFull(format!(
+                "the disk holding the database is full ({m}); nothing of this request was stored, retry once space is free"
+            )),
+            other => ApiError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let message = self.to_string();
+        let (status, body) = match &self {
+            ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, json!({ "error": message })),
+            ApiError::UnknownKind(_) => (
+                StatusCode::NOT_FOUND,
+                json!({ "error": format!("{message}; valid kinds: {}, plus tabs and vitals", kind::names().join(", ")),
+                        "valid_kinds": kind::names() }),
+            ),
+            ApiError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, json!({ "error": message })),
+            ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, json!({ "error": message })),
+            ApiError::Busy => (StatusCode::SERVICE_UNAVAILABLE, json!({ "error": message })),
+            ApiError::DiskFull(_) => (StatusCode::INSUFFICIENT_STORAGE, json!({ "error": message })),
+            ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, json!({ "error": message })),
+        };
+        let mut response = (status, Json(body)).into_response();
+        if matches!(self, ApiError::Busy | ApiError::DiskFull(_)) {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static(RETRY_AFTER_SECS));
+        }
+        response
+    }
+}

@@ -1,0 +1,73 @@
+//! Who may talk to the server: loopback Host headers only (against DNS
+//! rebinding), no web-page Origins, and CORS answers for extension origins only.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::error::ApiError;
+
+/// The Host values this server answers to.
+#[derive(Debug, Clone)]
+pub struct Allowed {
+    hosts: Vec<String>,
+}
+
+impl Allowed {
+    pub fn for_port(port: u16) -> Arc<Self> {
+        let hosts = ["127.0.0.1", "localhost", "[::1]"].iter().map(|h| format!("{h}:{port}")).collect();
+        Arc::new(Allowed { hosts })
+    }
+}
+
+const EXTENSION_SCHEME: &str = "chrome-extension://";
+
+pub async fn guard(State(allowed): State<Arc<Allowed>>, request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    if let Some(host) = headers.get(header::HOST) {
+        let host = host.to_str().unwrap_or("").to_ascii_lowercase();
+        if !allowed.hosts.contains(&host) {
+            return ApiError::Forbidden(format!(
+                "Host \"{host}\" is not allowed: gasoline answers only to {}",
+                allowed.hosts.join(", ")
+            ))
+            .into_response();
+        }
+    }
+    let origin = match headers.get(header::ORIGIN).map(|o| o.to_str().unwrap_or("")) {
+        None => None,
+        Some(o) if o.starts_with(EXTENSION_SCHEME) => Some(o.to_owned()),
+        Some(o) => {
+            return ApiError::Forbidden(format!(
+                "requests from the web origin \"{o}\" are refused: only the Gasoline extension (chrome-extension://) may send telemetry"
+            ))
+            .into_response();
+        }
+    };
+    let Some(origin) = origin else { return next.run(request).await };
+    if request.method() == Method::OPTIONS {
+        let mut response = StatusCode::NO_CONTENT.into_response();
+        cors(response.headers_mut(), &origin);
+        return response;
+    }
+    let mut response = next.run(request).await;
+    cors(response.headers_mut(), &origin);
+    response
+}
+
+fn cors(headers: &mut HeaderMap, origin: &str) {
+    if let Ok(origin) = HeaderValue::from_str(origin) {
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+    }
+    headers.insert(header::VARY, HeaderValue::from_static("Origin"));
+    headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, POST, DELETE, OPTIONS"));
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static("content-type, mcp-session-id, mcp-protocol-version, last-event-id"),
+    );
+    headers.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static("mcp-session-id"));
+    headers.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+}

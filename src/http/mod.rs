@@ -1,0 +1,120 @@
+//! The HTTP server: ingest, health, and MCP over streamable HTTP at `/mcp`.
+//! Handlers translate between the wire and the store; they hold no SQL.
+
+mod error;
+mod guard;
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::routing::{get, post};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+pub use error::ApiError;
+use crate::ingest::{self, Limits};
+use crate::kind;
+use crate::mcp::GasolineMcp;
+use crate::store::{Store, now_ms, sql};
+
+/// Largest request body accepted.
+pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
+/// Bodies larger than this are decoded off the async runtime.
+const DECODE_INLINE_BYTES: usize = 64 * 1024;
+
+#[derive(Clone)]
+struct AppState {
+    store: Store,
+    limits: Limits,
+}
+
+/// The whole HTTP app for a server bound to `port`.
+pub fn router(store: Store, limits: Limits, port: u16, shutdown: CancellationToken) -> Router {
+    let mcp_store = store.clone();
+    let mut config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(["localhost", "127.0.0.1", "::1"])
+        .with_cancellation_token(shutdown);
+    config.max_request_body_bytes = MAX_BODY_BYTES;
+    let mcp = StreamableHttpService::new(
+        move || Ok(GasolineMcp::new(mcp_store.clone())),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    Router::new()
+        .route("/events/{kind}", post(post_events))
+        .route("/health", get(health))
+        .with_state(AppState { store, limits })
+        .nest_service("/mcp", mcp)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(guard::Allowed::for_port(port), guard::guard))
+}
+
+async fn post_events(
+    State(state): State<AppState>,
+    Path(kind_name): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let body = body.map_err(|rejection| {
+        if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::TooLarge(format!("request body is over {} MiB; send smaller batches", MAX_BODY_BYTES >> 20))
+        } else {
+            ApiError::BadRequest(format!("could not read the request body: {rejection}"))
+        }
+    })?;
+    let limits = state.limits;
+    let weight = body.len().max(1);
+    match kind_name.as_str() {
+        "tabs" => {
+            let tabs = decode(body, move |b| ingest::decode_tabs(&b, &limits)).await?;
+            let n = state.store.upsert_tabs(tabs).await?;
+            Ok(Json(json!({ "accepted": n })))
+        }
+        "vitals" => {
+            let vitals = decode(body, move |b| ingest::decode_vitals(&b, &limits)).await?;
+            let n = state.store.upsert_vitals(vitals).await?;
+            Ok(Json(json!({ "accepted": n })))
+        }
+        name => {
+            let kind = kind::by_name(name).ok_or_else(|| ApiError::UnknownKind(name.to_owned()))?;
+            let now = now_ms();
+            let rows = decode(body, move |b| ingest::decode_events(kind, &b, &limits, now)).await?;
+            let inserted = state.store.insert(kind, rows, weight).await?;
+            Ok(Json(json!(inserted)))
+        }
+    }
+}
+
+/// Decodes small bodies inline and large ones on the blocking pool.
+async fn decode<T: Send + 'static>(
+    body: Bytes,
+    f: impl FnOnce(Bytes) -> Result<T, ingest::IngestError> + Send + 'static,
+) -> Result<T, ApiError> {
+    if body.len() <= DECODE_INLINE_BYTES {
+        return Ok(f(body)?);
+    }
+    tokio::task::spawn_blocking(move || f(body))
+        .await
+        .map_err(|e| ApiError::Internal(format!("decoder failed: {e}")))?
+        .map_err(ApiError::from)
+}
+
+async fn health(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    let path = state.store.path().display().to_string();
+    let kinds = state
+        .store
+        .read(|conn| kind::KINDS.iter().map(|k| sql::kind_stats(conn, k)).collect::<Result<Vec<_>, _>>())
+        .await?;
+    let kinds: serde_json::Map<String, Value> = kinds.into_iter().map(|s| (s.kind.to_owned(), json!(s))).collect();
+    Ok(Json(json!({
+        "service": "gasoline",
+        "version": env!("CARGO_PKG_VERSION"),
+        "db": path,
+        "kinds": kinds,
+    })))
+}

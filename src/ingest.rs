@@ -1,0 +1,381 @@
+//! Decoding of ingest request bodies into rows, generic over [`Kind`].
+//!
+//! Pure: bytes in, rows or a precise error out. No I/O, no SQL. A request is
+//! decoded whole before anything is written, so a bad entry rejects the whole
+//! request and stores nothing.
+
+use rusqlite::types::Value as SqlValue;
+use serde_json::{Map, Value};
+
+use crate::kind::{Column, ColumnType, Kind, Required};
+
+/// Limits applied while decoding.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Longest string kept in a field whose name contains "body", in bytes.
+    pub body_cap: usize,
+    /// Longest string kept in any other field, in bytes.
+    pub field_cap: usize,
+    /// Most entries accepted in one request.
+    pub max_entries: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { body_cap: 64 * 1024, field_cap: 16 * 1024, max_entries: 10_000 }
+    }
+}
+
+/// One decoded event, ready for the writer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub tab_id: Option<i64>,
+    pub ts: i64,
+    /// Values of `kind.columns`, in order.
+    pub columns: Vec<SqlValue>,
+    /// Every other field, as a JSON object.
+    pub data: String,
+    /// `{"path": original length}` for each string that was cut, or None.
+    pub truncated: Option<String>,
+}
+
+/// Tab information from `POST /events/tabs`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TabInfo {
+    pub tab_id: i64,
+    pub url: Option<String>,
+    pub title: Option<String>,
+}
+
+/// A vitals snapshot from `POST /events/vitals`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Vitals {
+    pub tab_id: i64,
+    pub url: Option<String>,
+    /// lcp, cls, inp, fcp, ttfb in [`VITALS`] order.
+    pub metrics: [Option<f64>; 5],
+    pub data: String,
+}
+
+pub const VITALS: [&str; 5] = ["lcp", "cls", "inp", "fcp", "ttfb"];
+
+/// Keys the server owns in an observe entry. A client field of the same name
+/// is kept under `client_<name>` instead of being dropped or shadowed.
+const RESERVED: [&str; 4] = ["id", "tabId", "ts", "_truncated"];
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum IngestError {
+    #[error("request body is not valid JSON: {0}")]
+    Json(String),
+    #[error("request body must be a JSON object of the form {{\"entries\": [ ... ]}}")]
+    Shape,
+    #[error("{count} entries in one request; at most {max} are accepted, split the batch")]
+    TooManyEntries { count: usize, max: usize },
+    #[error("entries[{index}].{field}: {problem}")]
+    Entry { index: usize, field: String, problem: String },
+}
+
+fn entry_error(index: usize, field: &str, problem: impl Into<String>) -> IngestError {
+    IngestError::Entry { index, field: field.to_owned(), problem: problem.into() }
+}
+
+/// Parses `{"entries": [...]}` and returns the entries.
+fn parse_entries(body: &[u8], limits: &Limits, single_object_ok: bool) -> Result<Vec<Value>, IngestError> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| IngestError::Json(e.to_string()))?;
+    let entries = match value {
+        Value::Object(mut map) => match map.remove("entries") {
+            Some(Value::Array(entries)) => entries,
+            None if single_object_ok => vec![Value::Object(map)],
+            _ => return Err(IngestError::Shape),
+        },
+        _ => return Err(IngestError::Shape),
+    };
+    if entries.len() > limits.max_entries {
+        return Err(IngestError::TooManyEntries { count: entries.len(), max: limits.max_entries });
+    }
+    Ok(entries)
+}
+
+/// Decodes a `POST /events/{kind}` body.
+pub fn decode_events(kind: &Kind, body: &[u8], limits: &Limits, now_ms: i64) -> Result<Vec<Row>, IngestError> {
+    parse_entries(body, limits, false)?
+        .into_iter()
+        .enumerate()
+        .map(|(index, entry)| decode_entry(kind, index, entry, limits, now_ms))
+        .collect()
+}
+
+fn decode_entry(kind: &Kind, index: usize, entry: Value, limits: &Limits, now_ms: i64) -> Result<Row, IngestError> {
+    let Value::Object(mut map) = entry else {
+        return Err(entry_error(index, "", "each entry must be a JSON object"));
+    };
+    let tab_id = take_tab_id(&mut map, index)?;
+    let ts = match map.remove("ts") {
+        None | Some(Value::Null) => now_ms,
+        Some(v) => number_as_i64(&v, true)
+            .ok_or_else(|| entry_error(index, "ts", "must be a number of milliseconds since the epoch"))?,
+    };
+    let mut truncated = Map::new();
+    let mut columns = Vec::with_capacity(kind.columns.len());
+    for column in kind.columns {
+        columns.push(take_column(column, &mut map, index, limits.field_cap, &mut truncated)?);
+    }
+    for (column, value) in kind.columns.iter().zip(&columns) {
+        if let (Required::When(other, wanted), SqlValue::Null) = (column.required, value) {
+            let other_value = kind.columns.iter().position(|c| c.field == other).map(|i| &columns[i]);
+            if matches!(other_value, Some(SqlValue::Text(v)) if v == wanted) {
+                return Err(entry_error(index, column.field, format!("required when {other} is \"{wanted}\"")));
+            }
+        }
+    }
+    for key in RESERVED {
+        if let Some(v) = map.remove(key) {
+            let mut renamed = format!("client_{key}");
+            while map.contains_key(&renamed) {
+                renamed.insert(0, '_');
+            }
+            map.insert(renamed, v);
+        }
+    }
+    for (key, value) in map.iter_mut() {
+        cap_strings(value, key, key, limits, &mut truncated);
+    }
+    let data = Value::Object(map).to_string();
+    let truncated = (!truncated.is_empty()).then(|| Value::Object(truncated).to_string());
+    Ok(Row { tab_id, ts, columns, data, truncated })
+}
+
+fn take_tab_id(map: &mut Map<String, Value>, index: usize) -> Result<Option<i64>, IngestError> {
+    match map.remove("tabId") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => number_as_i64(&v, false)
+            .map(Some)
+            .ok_or_else(|| entry_error(index, "tabId", "must be an integer (a Chrome tab id) or null")),
+    }
+}
+
+/// An integer in i64 range; with `round`, any finite number in range is rounded.
+fn number_as_i64(v: &Value, round: bool) -> Option<i64> {
+    if let Some(i) = v.as_i64() {
+        return Some(i);
+    }
+    let f = v.as_f64()?;
+    let in_range = f.is_finite() && f >= i64::MIN as f64 && f < i64::MAX as f64;
+    (in_range && (round || f.fract() == 0.0)).then(|| f.round() as i64)
+}
+
+fn take_column(
+    column: &Column,
+    map: &mut Map<String, Value>,
+    index: usize,
+    cap: usize,
+    truncated: &mut Map<String, Value>,
+) -> Result<SqlValue, IngestError> {
+    let value = match map.remove(column.field) {
+        None | Some(Value::Null) => {
+            return match column.required {
+                Required::Yes => Err(entry_error(index, column.field, "required field is missing")),
+                _ => Ok(SqlValue::Null),
+            };
+        }
+        Some(v) => v,
+    };
+    let wrong = |what: &str| entry_error(index, column.field, format!("must be {what}"));
+    match column.ty {
+        ColumnType::Text => {
+            let Value::String(mut s) = value else { return Err(wrong("a string")) };
+            if !column.one_of.is_empty() && !column.one_of.contains(&s.as_str()) {
+                return Err(wrong(&format!("one of {}", column.one_of.join(", "))));
+            }
+            if let Some(original) = cap_string(&mut s, cap) {
+                truncated.insert(column.field.to_owned(), original.into());
+            }
+            Ok(SqlValue::Text(s))
+        }
+        ColumnType::Integer => number_as_i64(&value, false).map(SqlValue::Integer).ok_or_else(|| wrong("an integer")),
+        ColumnType::Real => value.as_f64().map(SqlValue::Real).ok_or_else(|| wrong("a number")),
+    }
+}
+
+/// Cuts `s` to at most `cap` bytes on a char boundary; returns the original length if cut.
+pub fn cap_string(s: &mut String, cap: usize) -> Option<usize> {
+    if s.len() <= cap {
+        return None;
+    }
+    let original = s.len();
+    let mut end = cap;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s.truncate(end);
+    Some(original)
+}
+
+fn cap_strings(value: &mut Value, key: &str, path: &str, limits: &Limits, truncated: &mut Map<String, Value>) {
+    match value {
+        Value::String(s) => {
+            let cap = if key.to_ascii_lowercase().contains("body") { limits.body_cap } else { limits.field_cap };
+            if let Some(original) = cap_string(s, cap) {
+                truncated.insert(path.to_owned(), original.into());
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                cap_strings(item, key, &format!("{path}[{i}]"), limits, truncated);
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                cap_strings(v, k, &format!("{path}.{k}"), limits, truncated);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn required_tab_id(map: &mut Map<String, Value>, index: usize) -> Result<i64, IngestError> {
+    take_tab_id(map, index)?.ok_or_else(|| entry_error(index, "tabId", "required field is missing"))
+}
+
+fn optional_string(map: &mut Map<String, Value>, field: &str, index: usize, cap: usize) -> Result<Option<String>, IngestError> {
+    match map.remove(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(mut s)) => {
+            cap_string(&mut s, cap);
+            Ok(Some(s))
+        }
+        Some(_) => Err(entry_error(index, field, "must be a string")),
+    }
+}
+
+/// Decodes a `POST /events/tabs` body: `{"entries": [...]}` or one object.
+pub fn decode_tabs(body: &[u8], limits: &Limits) -> Result<Vec<TabInfo>, IngestError> {
+    parse_entries(body, limits, true)?
+        .into_iter()
+        .enumerate()
+        .map(|(index, entry)| {
+            let Value::Object(mut map) = entry else {
+                return Err(entry_error(index, "", "each entry must be a JSON object"));
+            };
+            Ok(TabInfo {
+                tab_id: required_tab_id(&mut map, index)?,
+                url: optional_string(&mut map, "url", index, limits.field_cap)?,
+                title: optional_string(&mut map, "title", index, limits.field_cap)?,
+            })
+        })
+        .collect()
+}
+
+/// Decodes a `POST /events/vitals` body: `{"entries": [...]}` or one object.
+pub fn decode_vitals(body: &[u8], limits: &Limits) -> Result<Vec<Vitals>, IngestError> {
+    parse_entries(body, limits, true)?
+        .into_iter()
+        .enumerate()
+        .map(|(index, entry)| {
+            let Value::Object(mut map) = entry else {
+                return Err(entry_error(index, "", "each entry must be a JSON object"));
+            };
+            let tab_id = required_tab_id(&mut map, index)?;
+            let url = optional_string(&mut map, "url", index, limits.field_cap)?;
+            let mut metrics = [None; 5];
+            for (slot, name) in metrics.iter_mut().zip(VITALS) {
+                *slot = match map.remove(name) {
+                    None | Some(Value::Null) => None,
+                    Some(v) => Some(v.as_f64().ok_or_else(|| entry_error(index, name, "must be a number"))?),
+                };
+            }
+            map.remove("ts");
+            let mut truncated = Map::new();
+            for (key, value) in map.iter_mut() {
+                cap_strings(value, key, key, limits, &mut truncated);
+            }
+            Ok(Vitals { tab_id, url, metrics, data: Value::Object(map).to_string() })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kind::{LOGS, WEBSOCKET_EVENTS};
+
+    fn decode(kind: &Kind, body: &str) -> Result<Vec<Row>, IngestError> {
+        decode_events(kind, body.as_bytes(), &Limits::default(), 1_000)
+    }
+
+    #[test]
+    fn keeps_columns_and_everything_else() {
+        let rows = decode(&LOGS, r#"{"entries":[{"tabId":7,"ts":5,"level":"warn","message":"m","args":[1,{"a":2}]}]}"#)
+            .unwrap();
+        assert_eq!(rows[0].tab_id, Some(7));
+        assert_eq!(rows[0].ts, 5);
+        assert_eq!(rows[0].columns[0], SqlValue::Text("warn".into()));
+        assert_eq!(rows[0].data, r#"{"args":[1,{"a":2}]}"#);
+        assert_eq!(rows[0].truncated, None);
+    }
+
+    #[test]
+    fn missing_ts_is_received_time_and_missing_tab_is_null() {
+        let rows = decode(&LOGS, r#"{"entries":[{"level":"log","message":"m"}]}"#).unwrap();
+        assert_eq!((rows[0].tab_id, rows[0].ts), (None, 1_000));
+    }
+
+    #[test]
+    fn errors_name_the_entry_and_field() {
+        let err = decode(&LOGS, r#"{"entries":[{"level":"log","message":"m"},{"level":"loud","message":"m"}]}"#);
+        assert_eq!(err.unwrap_err().to_string(), "entries[1].level: must be one of debug, log, info, warn, error");
+        let err = decode(&LOGS, r#"{"entries":[{"level":"log"}]}"#).unwrap_err();
+        assert_eq!(err.to_string(), "entries[0].message: required field is missing");
+        let err = decode(&LOGS, r#"{"entries":[{"level":"log","message":"m","tabId":"7"}]}"#).unwrap_err();
+        assert!(err.to_string().starts_with("entries[0].tabId: must be an integer"));
+        let err = decode(&LOGS, r#"{"entries":[{"level":"log","message":"m","tabId":1e30}]}"#).unwrap_err();
+        assert!(matches!(err, IngestError::Entry { field, .. } if field == "tabId"));
+    }
+
+    #[test]
+    fn direction_is_required_for_messages_only() {
+        assert!(decode(&WEBSOCKET_EVENTS, r#"{"entries":[{"connectionId":"c","event":"open"}]}"#).is_ok());
+        let err = decode(&WEBSOCKET_EVENTS, r#"{"entries":[{"connectionId":"c","event":"message"}]}"#).unwrap_err();
+        assert_eq!(err.to_string(), "entries[0].direction: required when event is \"message\"");
+    }
+
+    #[test]
+    fn long_strings_are_cut_and_recorded() {
+        let big = "é".repeat(40_000);
+        let body = format!(r#"{{"entries":[{{"level":"log","message":"{big}","responseBody":"{big}","x":["{big}"]}}]}}"#);
+        let rows = decode(&LOGS, &body).unwrap();
+        let SqlValue::Text(message) = &rows[0].columns[1] else { panic!() };
+        assert!(message.len() <= 16 * 1024 && message.len() > 16 * 1024 - 2);
+        let data: Value = serde_json::from_str(&rows[0].data).unwrap();
+        assert!(data["responseBody"].as_str().unwrap().len() > 60_000);
+        let truncated: Value = serde_json::from_str(rows[0].truncated.as_deref().unwrap()).unwrap();
+        assert_eq!(truncated["message"], 80_000);
+        assert_eq!(truncated["responseBody"], 80_000);
+        assert_eq!(truncated["x[0]"], 80_000);
+    }
+
+    #[test]
+    fn reserved_client_fields_are_renamed_not_lost() {
+        let rows = decode(&LOGS, r#"{"entries":[{"level":"log","message":"m","id":"abc","_truncated":1}]}"#).unwrap();
+        let data: Value = serde_json::from_str(&rows[0].data).unwrap();
+        assert_eq!(data["client_id"], "abc");
+        assert_eq!(data["client__truncated"], 1);
+    }
+
+    #[test]
+    fn shape_and_size_errors() {
+        assert_eq!(decode(&LOGS, "[]").unwrap_err(), IngestError::Shape);
+        assert!(matches!(decode(&LOGS, "{").unwrap_err(), IngestError::Json(_)));
+        let many = format!(r#"{{"entries":[{}]}}"#, vec!["{}"; 10_001].join(","));
+        assert_eq!(decode(&LOGS, &many).unwrap_err(), IngestError::TooManyEntries { count: 10_001, max: 10_000 });
+    }
+
+    #[test]
+    fn tabs_and_vitals_accept_a_single_object() {
+        let tabs = decode_tabs(br#"{"tabId":3,"url":"u","title":"t"}"#, &Limits::default()).unwrap();
+        assert_eq!(tabs, vec![TabInfo { tab_id: 3, url: Some("u".into()), title: Some("t".into()) }]);
+        let vitals = decode_vitals(br#"{"entries":[{"tabId":3,"lcp":1200.5,"cls":0.1}]}"#, &Limits::default()).unwrap();
+        assert_eq!(vitals[0].metrics, [Some(1200.5), Some(0.1), None, None, None]);
+        assert!(decode_tabs(br#"{"url":"u"}"#, &Limits::default()).is_err());
+    }
+}

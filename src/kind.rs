@@ -1,0 +1,249 @@
+//! The six kinds of event, described once as data.
+//!
+//! Ingest validation, the ring capacities, query translation and the MCP schema
+//! all read these tables; none of them knows a kind by name. The SQL schema in
+//! `migrations/` is the other half of the description: `store` tests check that
+//! every column named here exists there.
+
+/// How a column's value is typed on the wire and in SQLite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    Text,
+    Integer,
+    Real,
+}
+
+/// Whether an entry must carry a field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Required {
+    No,
+    Yes,
+    /// Required when another field has the given value (`direction` when `event` is `message`).
+    When(&'static str, &'static str),
+}
+
+/// A real column of a kind table, filled from one JSON field of an entry.
+#[derive(Debug, Clone, Copy)]
+pub struct Column {
+    /// SQL column name.
+    pub name: &'static str,
+    /// JSON field name on the wire and in observe answers.
+    pub field: &'static str,
+    pub ty: ColumnType,
+    pub required: Required,
+    /// Allowed values; empty means any.
+    pub one_of: &'static [&'static str],
+}
+
+/// How an observe filter argument narrows a kind's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterOp {
+    /// `column = ?`
+    Equals,
+    /// `instr(column, ?) > 0`
+    Contains,
+    /// `column >= ?`
+    AtLeast,
+    /// `column <= ?`
+    AtMost,
+    /// `column IN (levels at or above ?)`, over [`LEVELS`].
+    LevelAtLeast,
+}
+
+/// An observe argument that filters a kind.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Filter {
+    /// Argument name in the observe tool.
+    pub arg: &'static str,
+    pub column: &'static str,
+    pub op: FilterOp,
+    pub ty: ColumnType,
+}
+
+/// One kind of event: its table, columns, filters and default ring capacity.
+#[derive(Debug)]
+pub struct Kind {
+    /// Table name, URL segment (`POST /events/{name}`) and `what` in observe.
+    pub name: &'static str,
+    pub default_capacity: i64,
+    pub columns: &'static [Column],
+    pub filters: &'static [Filter],
+    pub description: &'static str,
+}
+
+/// Kinds are static and named uniquely: the name is the identity.
+impl PartialEq for Kind {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Kind {
+    pub fn column(&self, name: &str) -> Option<&'static Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+
+    pub fn filter(&self, arg: &str) -> Option<&'static Filter> {
+        self.filters.iter().find(|f| f.arg == arg)
+    }
+}
+
+/// Console levels from least to most severe; `min_level` keeps a suffix of this.
+pub const LEVELS: &[&str] = &["debug", "log", "info", "warn", "error"];
+const WS_EVENTS: &[&str] = &["open", "message", "close", "error"];
+const DIRECTIONS: &[&str] = &["incoming", "outgoing"];
+
+const fn col(name: &'static str, field: &'static str, ty: ColumnType) -> Column {
+    Column { name, field, ty, required: Required::No, one_of: &[] }
+}
+const fn req(name: &'static str, field: &'static str, ty: ColumnType) -> Column {
+    Column { name, field, ty, required: Required::Yes, one_of: &[] }
+}
+const fn filter(arg: &'static str, column: &'static str, op: FilterOp, ty: ColumnType) -> Filter {
+    Filter { arg, column, op, ty }
+}
+
+use ColumnType::{Integer, Real, Text};
+use FilterOp::{AtLeast, AtMost, Contains, Equals, LevelAtLeast};
+
+const LEVEL_COLUMN: Column = Column { one_of: LEVELS, ..req("level", "level", Text) };
+const LEVEL_FILTERS: [Filter; 2] = [
+    filter("level", "level", Equals, Text),
+    filter("min_level", "level", LevelAtLeast, Text),
+];
+const URL_FILTER: Filter = filter("url", "url", Contains, Text);
+const STATUS_FILTERS: [Filter; 2] = [
+    filter("status_min", "status", AtLeast, Integer),
+    filter("status_max", "status", AtMost, Integer),
+];
+
+pub static LOGS: Kind = Kind {
+    name: "logs",
+    default_capacity: 50_000,
+    columns: &[
+        LEVEL_COLUMN,
+        req("message", "message", Text),
+        col("source", "source", Text),
+        col("url", "url", Text),
+    ],
+    filters: &LEVEL_FILTERS,
+    description: "console output, uncaught exceptions and unhandled rejections",
+};
+
+pub static NETWORK_WATERFALL: Kind = Kind {
+    name: "network_waterfall",
+    default_capacity: 20_000,
+    columns: &[
+        req("url", "url", Text),
+        col("initiator_type", "initiatorType", Text),
+        col("status", "responseStatus", Integer),
+        col("duration", "duration", Real),
+    ],
+    filters: &[URL_FILTER, STATUS_FILTERS[0], STATUS_FILTERS[1]],
+    description: "one entry per loaded resource (resource timing)",
+};
+
+pub static NETWORK_BODIES: Kind = Kind {
+    name: "network_bodies",
+    default_capacity: 2_000,
+    columns: &[
+        req("method", "method", Text),
+        req("url", "url", Text),
+        col("status", "status", Integer),
+        col("duration", "duration", Real),
+    ],
+    filters: &[
+        URL_FILTER,
+        filter("method", "method", Equals, Text),
+        STATUS_FILTERS[0],
+        STATUS_FILTERS[1],
+    ],
+    description: "fetch/XHR requests with headers and bodies",
+};
+
+pub static WEBSOCKET_EVENTS: Kind = Kind {
+    name: "websocket_events",
+    default_capacity: 50_000,
+    columns: &[
+        req("connection_id", "connectionId", Text),
+        Column { one_of: WS_EVENTS, ..req("event", "event", Text) },
+        Column {
+            one_of: DIRECTIONS,
+            required: Required::When("event", "message"),
+            ..col("direction", "direction", Text)
+        },
+        col("url", "url", Text),
+    ],
+    filters: &[
+        URL_FILTER,
+        filter("connectionId", "connection_id", Equals, Text),
+        filter("direction", "direction", Equals, Text),
+    ],
+    description: "WebSocket open, message, close and error events",
+};
+
+pub static ACTIONS: Kind = Kind {
+    name: "actions",
+    default_capacity: 10_000,
+    columns: &[req("type", "type", Text), col("selector", "selector", Text), col("url", "url", Text)],
+    filters: &[filter("type", "type", Equals, Text)],
+    description: "user actions: clicks, input, submits, key presses, navigation",
+};
+
+pub static EXTENSION_LOGS: Kind = Kind {
+    name: "extension_logs",
+    default_capacity: 5_000,
+    columns: &[LEVEL_COLUMN, req("message", "message", Text)],
+    filters: &LEVEL_FILTERS,
+    description: "the extension's own warnings and errors",
+};
+
+/// Every kind, in the order they are listed to users.
+pub static KINDS: [&Kind; 6] =
+    [&LOGS, &NETWORK_WATERFALL, &NETWORK_BODIES, &WEBSOCKET_EVENTS, &ACTIONS, &EXTENSION_LOGS];
+
+/// Filters every kind accepts, whatever its columns.
+pub static COMMON_FILTERS: [Filter; 2] =
+    [filter("tabId", "tab_id", Equals, Integer), filter("since", "ts", AtLeast, Integer)];
+
+pub fn by_name(name: &str) -> Option<&'static Kind> {
+    KINDS.iter().copied().find(|k| k.name == name)
+}
+
+pub fn names() -> Vec<&'static str> {
+    KINDS.iter().map(|k| k.name).collect()
+}
+
+/// Levels at or above `level`, or None if `level` is not a known level.
+pub fn levels_at_least(level: &str) -> Option<&'static [&'static str]> {
+    LEVELS.iter().position(|l| *l == level).map(|i| &LEVELS[i..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found() {
+        for k in KINDS {
+            assert_eq!(by_name(k.name).map(|f| f.name), Some(k.name));
+        }
+        assert!(by_name("cookies").is_none());
+    }
+
+    #[test]
+    fn every_filter_names_a_column_of_its_kind() {
+        for k in KINDS {
+            for f in k.filters {
+                assert!(k.column(f.column).is_some(), "{}: filter {} -> {}", k.name, f.arg, f.column);
+            }
+        }
+    }
+
+    #[test]
+    fn min_level_keeps_the_more_severe_levels() {
+        assert_eq!(levels_at_least("warn"), Some(&["warn", "error"][..]));
+        assert_eq!(levels_at_least("debug").map(<[_]>::len), Some(5));
+        assert_eq!(levels_at_least("fatal"), None);
+    }
+}

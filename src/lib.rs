@@ -1,0 +1,12 @@
+//! Gasoline: a local browser-telemetry store for AI coding agents.
+//! See ARCHITECTURE.md for the map.
+
+pub mod cli;
+pub mod http;
+pub mod ingest;
+pub mod kind;
+pub mod mcp;
+pub mod probe;
+pub mod query;
+pub mod run;
+pub mod store;

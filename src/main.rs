@@ -1,0 +1,41 @@
+//! `gasoline`: wiring only. Parses the command line, sets up logging on stderr
+//! (stdout belongs to MCP over stdio), runs the chosen mode.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::Parser;
+use gasoline::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,rmcp=warn".into()),
+        )
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("gasoline: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Serve(args) => gasoline::run::serve(args).await,
+            Command::Mcp(args) => gasoline::run::mcp(args).await,
+        }
+    });
+    // Do not wait for a blocked stdin reader or idle blocking threads.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("gasoline: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! The MCP server: tools `observe` and `configure` over any rmcp transport.
+//! Arguments are parsed by `query::args` (not by serde into typed structs) so
+//! that every mistake comes back as a tool error the agent can read and fix.
+
+mod configure;
+mod schema;
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Map, Value};
+
+use crate::query::{self, QueryError};
+use crate::store::Store;
+
+/// One MCP session's handler; cheap to build (a store handle).
+#[derive(Clone)]
+pub struct GasolineMcp {
+    store: Store,
+}
+
+impl GasolineMcp {
+    pub fn new(store: Store) -> Self {
+        GasolineMcp { store }
+    }
+
+    fn tools() -> Vec<Tool> {
+        vec![
+            Tool::new("observe", schema::OBSERVE_DESCRIPTION, Arc::new(schema::observe()))
+                .with_annotations(ToolAnnotations::with_title("Observe browser telemetry").read_only(true)),
+            Tool::new("configure", schema::CONFIGURE_DESCRIPTION, Arc::new(schema::configure()))
+                .with_annotations(ToolAnnotations::with_title("Configure Gasoline").destructive(true)),
+        ]
+    }
+
+    async fn observe(&self, args: Map<String, Value>) -> Result<String, QueryError> {
+        let args = query::parse(&args).map_err(QueryError::Invalid)?;
+        self.store.read(move |conn| query::observe(conn, &args).map_err(into_store)).await.map_err(from_store)
+    }
+}
+
+// `Store::read` carries StoreError; observe's own argument errors ride through it
+// as `Invalid` and come back out as tool errors.
+fn into_store(e: QueryError) -> crate::store::StoreError {
+    match e {
+        QueryError::Invalid(m) => crate::store::StoreError::Invalid(m),
+        QueryError::Store(s) => s,
+    }
+}
+
+fn from_store(e: crate::store::StoreError) -> QueryError {
+    match e {
+        crate::store::StoreError::Invalid(m) => QueryError::Invalid(m),
+        other => QueryError::Store(other),
+    }
+}
+
+impl ServerHandler for GasolineMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("gasoline", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Gasoline holds what the user's browser tabs did (console, network, WebSocket, actions). \
+                 Start with observe what=errors or what=logs offset=-50; follow `cursor` with after_cursor to read on.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(Self::tools()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        Self::tools().into_iter().find(|t| t.name == name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        let answer = match request.name.as_ref() {
+            "observe" => self.observe(args).await,
+            "configure" => configure::run(&self.store, &args).await.map(|v| v.to_string()),
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("unknown tool \"{other}\": this server has observe and configure"),
+                    None,
+                ));
+            }
+        };
+        let result = match answer {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Err(QueryError::Invalid(message)) => CallToolResult::error(vec![ContentBlock::text(message)]),
+            Err(QueryError::Store(e)) => {
+                tracing::error!("{} failed: {e}", request.name);
+                CallToolResult::error(vec![ContentBlock::text(format!("gasoline could not read its database: {e}"))])
+            }
+        };
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,75 @@
+//! Observe filters → one SQL WHERE clause per filter combination, so each
+//! combination gets its own plan (a catch-all `?1 IS NULL OR ...` form would
+//! ignore the `(tab_id, id)` index; shared/notes/stack.md §2c).
+
+use rusqlite::types::Value as SqlValue;
+use serde_json::Value;
+
+use super::args::ObserveArgs;
+use crate::kind::{FilterOp, Kind, levels_at_least};
+
+/// The conditions of one observe call.
+#[derive(Debug, Clone, Default)]
+pub struct Where {
+    conditions: Vec<String>,
+    pub params: Vec<SqlValue>,
+}
+
+impl Where {
+    pub fn new(errors_only: bool, args: &ObserveArgs) -> Self {
+        let mut w = Where::default();
+        if errors_only {
+            w.conditions.push("level = 'error'".into());
+        }
+        if let Some(tab) = args.tab_id {
+            w.push("tab_id = ?", tab.into());
+        }
+        for fv in &args.filters {
+            let f = fv.filter;
+            let value = match &fv.value {
+                Value::String(s) => SqlValue::Text(s.clone()),
+                Value::Number(n) => n.as_i64().map_or_else(|| SqlValue::Real(n.as_f64().unwrap_or(0.0)), SqlValue::Integer),
+                _ => SqlValue::Null,
+            };
+            match f.op {
+                FilterOp::Equals => w.push(&format!("{} = ?", f.column), value),
+                FilterOp::Contains => w.push(&format!("instr({}, ?) > 0", f.column), value),
+                FilterOp::AtLeast => w.push(&format!("{} >= ?", f.column), value),
+                FilterOp::AtMost => w.push(&format!("{} <= ?", f.column), value),
+                FilterOp::LevelAtLeast => {
+                    let levels = fv.value.as_str().and_then(levels_at_least).unwrap_or(&[]);
+                    let quoted: Vec<String> = levels.iter().map(|l| format!("'{l}'")).collect();
+                    w.conditions.push(format!("{} IN ({})", f.column, quoted.join(", ")));
+                }
+            }
+        }
+        w
+    }
+
+    fn push(&mut self, condition: &str, value: SqlValue) {
+        self.conditions.push(condition.to_owned());
+        self.params.push(value);
+    }
+
+    /// True when some filter narrows the kind's rows (ids are then sparse).
+    pub fn is_filtered(&self) -> bool {
+        !self.conditions.is_empty()
+    }
+
+    /// ` WHERE c1 AND c2 [AND extra]`, or empty.
+    pub fn clause(&self, extra: Option<&str>) -> String {
+        let all: Vec<&str> = self.conditions.iter().map(String::as_str).chain(extra).collect();
+        if all.is_empty() { String::new() } else { format!(" WHERE {}", all.join(" AND ")) }
+    }
+
+    /// The params followed by `extra`.
+    pub fn params_with(&self, extra: &[i64]) -> Vec<SqlValue> {
+        self.params.iter().cloned().chain(extra.iter().map(|v| SqlValue::Integer(*v))).collect()
+    }
+}
+
+/// `SELECT` list of an entry row: id, tab_id, ts, the kind's columns, data, truncated.
+pub fn select_list(kind: &Kind) -> String {
+    let columns: Vec<&str> = kind.columns.iter().map(|c| c.name).collect();
+    format!("id, tab_id, ts, {}, data, truncated", columns.join(", "))
+}

@@ -1,0 +1,151 @@
+//! The SQLite store: the only module that opens the database.
+//!
+//! One writer thread owns the only write connection ([`writer`]); readers come
+//! from an r2d2 pool of `query_only` connections. SQL that writes lives in
+//! [`sql`]; SQL that reads for observe lives in `crate::query`.
+
+mod open;
+pub mod sql;
+mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::Connection;
+
+use crate::ingest::{Row, TabInfo, Vitals};
+use crate::kind::Kind;
+pub use open::OpenOptions;
+pub use sql::{Inserted, KindStats};
+
+pub type Pool = r2d2::Pool<SqliteConnectionManager>;
+
+/// Why the store refused or failed an operation.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0}: the directory does not exist; create it or pass another --db path")]
+    MissingDirectory(PathBuf),
+    #[error("{0} is not a SQLite database (is --db pointing at the right file?)")]
+    NotSqlite(PathBuf),
+    #[error("{path} was written by a newer gasoline (schema version {found}, this build knows up to {known}); upgrade gasoline")]
+    NewerSchema { path: PathBuf, found: i64, known: i64 },
+    #[error("{0} is read-only; gasoline needs to write to it (check permissions, or pass another --db path)")]
+    ReadOnly(PathBuf),
+    #[error("the disk is full: {0}")]
+    DiskFull(String),
+    #[error("the writer is busy; retry shortly")]
+    Busy,
+    #[error("the store is shutting down")]
+    Closed,
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("migration failed: {0}")]
+    Migration(#[from] refinery::Error),
+    #[error("connection pool: {0}")]
+    Pool(#[from] r2d2::Error),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl StoreError {
+    /// Maps SQLite's disk-full code to [`StoreError::DiskFull`].
+    fn classify(e: rusqlite::Error) -> Self {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DiskFull) => StoreError::DiskFull(e.to_string()),
+            _ => StoreError::Sqlite(e),
+        }
+    }
+}
+
+/// A handle on the open database; cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    path: PathBuf,
+    pool: Pool,
+    writer: writer::Writer,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path`, migrates it and starts the writer.
+    pub fn open(path: &Path, options: &OpenOptions) -> Result<Self, StoreError> {
+        let (conn, pool) = open::open(path, options)?;
+        let writer = writer::Writer::start(conn, options.max_pending_bytes, options.busy_wait);
+        let store = Store { inner: Arc::new(Inner { path: path.to_path_buf(), pool, writer }) };
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// Runs `f` on a pooled read-only connection, off the async runtime.
+    pub async fn read<R, F>(&self, f: F) -> Result<R, StoreError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&Connection) -> Result<R, StoreError> + Send + 'static,
+    {
+        let pool = self.inner.pool.clone();
+        tokio::task::spawn_blocking(move || f(&*pool.get()?))
+            .await
+            .map_err(|e| StoreError::Invalid(format!("reader task failed: {e}")))?
+    }
+
+    /// Runs `f` on a pooled read-only connection on this thread.
+    pub fn read_blocking<R>(&self, f: impl FnOnce(&Connection) -> Result<R, StoreError>) -> Result<R, StoreError> {
+        f(&*self.inner.pool.get()?)
+    }
+
+    /// Stores `rows` in one transaction; answers once it has committed.
+    pub async fn insert(&self, kind: &'static Kind, rows: Vec<Row>, weight: usize) -> Result<Inserted, StoreError> {
+        let now = now_ms();
+        self.inner.writer.run(weight, move |conn| sql::insert_rows(conn, kind, &rows, now)).await
+    }
+
+    pub async fn upsert_tabs(&self, tabs: Vec<TabInfo>) -> Result<usize, StoreError> {
+        let now = now_ms();
+        self.inner.writer.run(0, move |conn| sql::upsert_tabs(conn, &tabs, now)).await
+    }
+
+    pub async fn upsert_vitals(&self, vitals: Vec<Vitals>) -> Result<usize, StoreError> {
+        let now = now_ms();
+        self.inner.writer.run(0, move |conn| sql::upsert_vitals(conn, &vitals, now)).await
+    }
+
+    /// Deletes every row of `kind` (all kinds when None); ids never restart.
+    pub async fn clear(&self, kind: Option<&'static Kind>) -> Result<usize, StoreError> {
+        self.inner.writer.run(0, move |conn| sql::clear(conn, kind)).await
+    }
+
+    /// Sets a ring capacity and trims the ring to it at once.
+    pub async fn set_capacity(&self, kind: &'static Kind, capacity: i64) -> Result<(), StoreError> {
+        if capacity < 1 {
+            return Err(StoreError::Invalid(format!("capacity must be at least 1, got {capacity}")));
+        }
+        self.inner.writer.run(0, move |conn| sql::set_capacity(conn, kind, capacity)).await
+    }
+
+    pub async fn set_setting(&self, key: &'static str, value: Option<String>) -> Result<(), StoreError> {
+        self.inner.writer.run(0, move |conn| sql::set_setting(conn, key, value.as_deref())).await
+    }
+
+    /// Finishes queued writes, checkpoints the WAL into the main file and stops the writer.
+    pub async fn shutdown(&self) -> Result<(), StoreError> {
+        self.inner.writer.shutdown().await
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// How long an ingest request may wait for the writer before it gets 503.
+pub const DEFAULT_BUSY_WAIT: Duration = Duration::from_secs(2);

@@ -1,0 +1,138 @@
+//! Opening the database file: checks that give one clear error, pragmas,
+//! migrations, and the reader pool.
+
+use std::path::Path;
+use std::time::Duration;
+
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+
+use super::{Pool, StoreError, sql};
+use crate::kind::Kind;
+
+mod embedded {
+    refinery::embed_migrations!("migrations");
+}
+
+/// How to open the store.
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    /// Ring capacities to set at start-up (stored in the database, so they persist).
+    pub capacities: Vec<(&'static Kind, i64)>,
+    /// Bytes of decoded requests that may wait for the writer before ingest gets 503.
+    pub max_pending_bytes: usize,
+    /// How long a request may wait for room in that queue.
+    pub busy_wait: Duration,
+    /// Readers in the pool.
+    pub readers: u32,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        Self {
+            capacities: Vec::new(),
+            max_pending_bytes: 64 * 1024 * 1024,
+            busy_wait: super::DEFAULT_BUSY_WAIT,
+            readers: 4,
+        }
+    }
+}
+
+const BUSY_TIMEOUT_MS: u32 = 5_000;
+/// After a checkpoint resets the WAL, SQLite truncates the file to this size.
+pub const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
+
+/// Opens the write connection (migrated) and the reader pool.
+pub(super) fn open(path: &Path, options: &OpenOptions) -> Result<(Connection, Pool), StoreError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.is_dir() {
+            return Err(StoreError::MissingDirectory(dir.to_path_buf()));
+        }
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut conn = Connection::open_with_flags(path, flags).map_err(|e| classify_open(e, path))?;
+    conn.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS.into())).map_err(|e| classify_open(e, path))?;
+    let page_count: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).map_err(|e| classify_open(e, path))?;
+    if conn.is_readonly(rusqlite::MAIN_DB)? {
+        return Err(StoreError::ReadOnly(path.to_path_buf()));
+    }
+    if page_count == 0 {
+        // Must precede the first table: lets a lowered capacity give pages back to the OS.
+        conn.execute_batch("PRAGMA auto_vacuum = INCREMENTAL").map_err(|e| classify_open(e, path))?;
+    }
+    let _mode: String =
+        conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(|e| classify_open(e, path))?;
+    conn.execute_batch(&format!(
+        "PRAGMA synchronous = NORMAL;
+         PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT};
+         PRAGMA temp_store = MEMORY;"
+    ))?;
+    check_schema_version(&conn, path)?;
+    embedded::migrations::runner().run(&mut conn).map_err(|e| match e.kind() {
+        refinery::error::Kind::Connection(_, inner) => {
+            match inner.downcast_ref::<rusqlite::Error>().and_then(rusqlite::Error::sqlite_error_code) {
+                Some(ErrorCode::ReadOnly) => StoreError::ReadOnly(path.to_path_buf()),
+                _ => StoreError::Migration(e),
+            }
+        }
+        _ => StoreError::Migration(e),
+    })?;
+    for (kind, capacity) in &options.capacities {
+        sql::set_capacity(&conn, kind, *capacity)?;
+    }
+
+    let manager = SqliteConnectionManager::file(path)
+        .with_flags(OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        .with_init(|c| {
+            c.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS.into()))?;
+            c.execute_batch("PRAGMA query_only = 1;")
+        });
+    let pool = r2d2::Pool::builder()
+        .max_size(options.readers.max(1))
+        .test_on_check_out(false)
+        .build(manager)?;
+    Ok((conn, pool))
+}
+
+fn classify_open(e: rusqlite::Error, path: &Path) -> StoreError {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => StoreError::NotSqlite(path.to_path_buf()),
+        Some(ErrorCode::ReadOnly) | Some(ErrorCode::CannotOpen) if path.exists() => {
+            StoreError::ReadOnly(path.to_path_buf())
+        }
+        _ => StoreError::Sqlite(e),
+    }
+}
+
+/// Refuses a database migrated by a newer build rather than guessing at its schema.
+fn check_schema_version(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let known = embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max();
+    let has_history: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'refinery_schema_history')",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has_history {
+        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table'", [], |r| r.get(0))?;
+        if tables > 0 {
+            return Err(StoreError::Invalid(format!(
+                "{} is a SQLite database but not a gasoline store (it has other tables); pass another --db path",
+                path.display()
+            )));
+        }
+        return Ok(());
+    }
+    let found: Option<i64> = conn.query_row("SELECT max(version) FROM refinery_schema_history", [], |r| r.get(0))?;
+    match (found, known) {
+        (Some(found), Some(known)) if found > known => {
+            Err(StoreError::NewerSchema { path: path.to_path_buf(), found, known })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The newest schema version this build knows.
+#[allow(dead_code)]
+pub fn schema_version() -> i64 {
+    embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max().unwrap_or(0)
+}

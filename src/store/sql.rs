@@ -1,0 +1,154 @@
+//! The SQL that writes, and the ring statistics every answer reports.
+//! Generic over [`Kind`]: statements are built from the kind's columns.
+
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
+use serde::Serialize;
+
+use super::StoreError;
+use crate::ingest::{Row, TabInfo, Vitals};
+use crate::kind::{KINDS, Kind};
+
+/// What an insert stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Inserted {
+    pub accepted: usize,
+    pub first_id: Option<i64>,
+    pub last_id: Option<i64>,
+}
+
+pub(super) fn insert_rows(conn: &Connection, kind: &Kind, rows: &[Row], received_at: i64) -> Result<Inserted, StoreError> {
+    let columns: Vec<&str> = kind.columns.iter().map(|c| c.name).collect();
+    let placeholders = vec!["?"; columns.len() + 5].join(", ");
+    let sql = format!(
+        "INSERT INTO {} (tab_id, ts, received_at, {}, data, truncated) VALUES ({placeholders})",
+        kind.name,
+        columns.join(", ")
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut ids = None;
+    for row in rows {
+        let head = [row.tab_id.into(), row.ts.into(), received_at.into()];
+        let tail = [row.data.clone().into(), row.truncated.clone().into()];
+        let values: Vec<rusqlite::types::Value> =
+            head.into_iter().chain(row.columns.iter().cloned()).chain(tail).collect();
+        stmt.execute(params_from_iter(values))?;
+        let id = conn.last_insert_rowid();
+        ids = Some((ids.map_or(id, |(first, _)| first), id));
+    }
+    Ok(Inserted { accepted: rows.len(), first_id: ids.map(|(f, _)| f), last_id: ids.map(|(_, l)| l) })
+}
+
+pub(super) fn upsert_tabs(conn: &Connection, tabs: &[TabInfo], now: i64) -> Result<usize, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO tabs (tab_id, url, title, last_seen) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (tab_id) DO UPDATE SET
+           url = coalesce(excluded.url, url), title = coalesce(excluded.title, title), last_seen = excluded.last_seen",
+    )?;
+    for t in tabs {
+        stmt.execute(params![t.tab_id, t.url, t.title, now])?;
+    }
+    Ok(tabs.len())
+}
+
+pub(super) fn upsert_vitals(conn: &Connection, vitals: &[Vitals], now: i64) -> Result<usize, StoreError> {
+    // A new URL starts a new page: its metrics replace the old ones. On the same URL,
+    // metrics arrive one at a time, so a missing one keeps its previous value.
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO vitals (tab_id, url, lcp, cls, inp, fcp, ttfb, updated_at, data)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+         ON CONFLICT (tab_id) DO UPDATE SET
+           lcp  = CASE WHEN excluded.url IS NOT url THEN excluded.lcp  ELSE coalesce(excluded.lcp, lcp) END,
+           cls  = CASE WHEN excluded.url IS NOT url THEN excluded.cls  ELSE coalesce(excluded.cls, cls) END,
+           inp  = CASE WHEN excluded.url IS NOT url THEN excluded.inp  ELSE coalesce(excluded.inp, inp) END,
+           fcp  = CASE WHEN excluded.url IS NOT url THEN excluded.fcp  ELSE coalesce(excluded.fcp, fcp) END,
+           ttfb = CASE WHEN excluded.url IS NOT url THEN excluded.ttfb ELSE coalesce(excluded.ttfb, ttfb) END,
+           data = CASE WHEN excluded.url IS NOT url THEN excluded.data ELSE json_patch(data, excluded.data) END,
+           url = excluded.url,
+           updated_at = excluded.updated_at",
+    )?;
+    for v in vitals {
+        let [lcp, cls, inp, fcp, ttfb] = v.metrics;
+        stmt.execute(params![v.tab_id, v.url, lcp, cls, inp, fcp, ttfb, now, v.data])?;
+    }
+    Ok(vitals.len())
+}
+
+pub(super) fn clear(conn: &Connection, kind: Option<&Kind>) -> Result<usize, StoreError> {
+    let mut deleted = 0;
+    for k in KINDS.iter().filter(|k| kind.is_none_or(|only| only.name == k.name)) {
+        deleted += conn.execute(&format!("DELETE FROM {}", k.name), [])?;
+    }
+    Ok(deleted)
+}
+
+pub(crate) fn set_capacity(conn: &Connection, kind: &Kind, capacity: i64) -> Result<(), StoreError> {
+    conn.execute("UPDATE kinds SET capacity = ?1 WHERE kind = ?2", params![capacity, kind.name])?;
+    let newest: Option<i64> = conn.query_row(&format!("SELECT max(id) FROM {}", kind.name), [], |r| r.get(0))?;
+    if let Some(newest) = newest {
+        conn.execute(&format!("DELETE FROM {} WHERE id <= ?1", kind.name), [newest - capacity])?;
+    }
+    Ok(())
+}
+
+pub(super) fn set_setting(conn: &Connection, key: &str, value: Option<&str>) -> Result<(), StoreError> {
+    match value {
+        Some(v) => conn.execute(
+            "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![key, v],
+        )?,
+        None => conn.execute("DELETE FROM settings WHERE key = ?1", [key])?,
+    };
+    Ok(())
+}
+
+pub fn setting(conn: &Connection, key: &str) -> Result<Option<String>, StoreError> {
+    Ok(conn.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0)).optional()?.flatten())
+}
+
+/// The settings key holding the tracked tab id.
+pub const TRACKED_TAB: &str = "tracked_tab_id";
+
+pub fn tracked_tab(conn: &Connection) -> Result<Option<i64>, StoreError> {
+    Ok(setting(conn, TRACKED_TAB)?.and_then(|v| v.parse().ok()))
+}
+
+/// The state of one ring, read in O(log n).
+#[derive(Debug, Clone, Serialize)]
+pub struct KindStats {
+    pub kind: &'static str,
+    pub count: i64,
+    pub capacity: i64,
+    /// Oldest id still kept (null when empty).
+    pub oldest_id: Option<i64>,
+    /// Newest id still kept (null when empty).
+    pub newest_id: Option<i64>,
+    /// Highest id ever issued, also after clearing (0 when none).
+    pub last_issued_id: i64,
+    /// True while ids from oldest to newest have no hole, so positions are id arithmetic.
+    #[serde(skip)]
+    pub contiguous: bool,
+}
+
+pub fn kind_stats(conn: &Connection, kind: &'static Kind) -> Result<KindStats, StoreError> {
+    let (oldest_id, newest_id): (Option<i64>, Option<i64>) =
+        conn.prepare_cached(&format!("SELECT min(id), max(id) FROM {}", kind.name))?.query_row([], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+    let (capacity, gap_upto): (i64, i64) = conn
+        .prepare_cached("SELECT capacity, gap_upto FROM kinds WHERE kind = ?1")?
+        .query_row([kind.name], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let last_issued_id: i64 = conn
+        .prepare_cached("SELECT seq FROM sqlite_sequence WHERE name = ?1")?
+        .query_row([kind.name], |r| r.get(0))
+        .optional()?
+        .unwrap_or(0);
+    let contiguous = oldest_id.is_none_or(|oldest| oldest > gap_upto);
+    let count = match (oldest_id, newest_id) {
+        (Some(o), Some(n)) if contiguous => n - o + 1,
+        (Some(_), Some(_)) => {
+            conn.prepare_cached(&format!("SELECT count(*) FROM {}", kind.name))?.query_row([], |r| r.get(0))?
+        }
+        _ => 0,
+    };
+    Ok(KindStats { kind: kind.name, count, capacity, oldest_id, newest_id, last_issued_id, contiguous })
+}

@@ -1,0 +1,248 @@
+//! The single writer: one thread owns the only write connection.
+//!
+//! Jobs queue on a channel; the thread takes every job waiting, runs each in its
+//! own SAVEPOINT inside one `BEGIN IMMEDIATE` transaction (group commit), commits,
+//! and only then answers each job. So an acknowledged write is on disk, a failing
+//! job rolls back alone, and a burst of small requests costs one commit.
+//!
+//! Backpressure: a job carrying `weight` bytes must first get that many permits
+//! of a semaphore sized to the pending-bytes budget; a request that cannot get
+//! them within the busy wait is refused with [`StoreError::Busy`].
+
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rusqlite::Connection;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
+
+use super::StoreError;
+use super::open::JOURNAL_SIZE_LIMIT;
+
+/// Most jobs folded into one transaction.
+const MAX_GROUP: usize = 128;
+/// The writer tidies up after this long without work, and at least this often under load.
+const MAINTENANCE_EVERY: Duration = Duration::from_secs(1);
+/// Free pages (4 KiB) tolerated before an incremental vacuum gives space back.
+const FREE_PAGES_KEPT: i64 = 2_048;
+
+trait Job: Send {
+    /// Runs the job's work; the result waits for the commit.
+    fn apply(&mut self, conn: &Connection);
+    fn failed(&self) -> bool;
+    /// Answers the caller; `commit` is the fate of the whole transaction.
+    fn finish(self: Box<Self>, commit: Result<(), &StoreError>);
+}
+
+struct Typed<R, F> {
+    work: Option<F>,
+    result: Option<Result<R, StoreError>>,
+    reply: oneshot::Sender<Result<R, StoreError>>,
+    _permit: Option<OwnedSemaphorePermit>,
+}
+
+impl<R, F> Job for Typed<R, F>
+where
+    R: Send,
+    F: FnOnce(&Connection) -> Result<R, StoreError> + Send,
+{
+    fn apply(&mut self, conn: &Connection) {
+        if let Some(work) = self.work.take() {
+            self.result = Some(work(conn).map_err(|e| match e {
+                StoreError::Sqlite(e) => StoreError::classify(e),
+                other => other,
+            }));
+        }
+    }
+
+    fn failed(&self) -> bool {
+        matches!(self.result, Some(Err(_)))
+    }
+
+    fn finish(self: Box<Self>, commit: Result<(), &StoreError>) {
+        let answer = match (self.result, commit) {
+            (Some(Err(own)), _) => Err(own),
+            (_, Err(e)) => Err(echo(e)),
+            (Some(Ok(value)), Ok(())) => Ok(value),
+            (None, Ok(())) => Err(StoreError::Closed),
+        };
+        let _ = self.reply.send(answer);
+    }
+}
+
+/// The same failure, for each job of a transaction that failed as a whole.
+fn echo(e: &StoreError) -> StoreError {
+    match e {
+        StoreError::DiskFull(m) => StoreError::DiskFull(m.clone()),
+        StoreError::Closed => StoreError::Closed,
+        other => StoreError::Invalid(other.to_string()),
+    }
+}
+
+enum Msg {
+    Job(Box<dyn Job>),
+    Shutdown(oneshot::Sender<Result<(), StoreError>>),
+}
+
+pub(super) struct Writer {
+    tx: mpsc::Sender<Msg>,
+    pending: Arc<Semaphore>,
+    max_pending: usize,
+    busy_wait: Duration,
+}
+
+impl Writer {
+    pub(super) fn start(conn: Connection, max_pending_bytes: usize, busy_wait: Duration) -> Self {
+        let (tx, rx) = mpsc::channel();
+        let spawned = thread::Builder::new().name("gasoline-writer".into()).spawn(move || run(conn, rx));
+        if let Err(e) = spawned {
+            // Without a writer every write answers Closed, which callers report.
+            tracing::error!("could not start the writer thread: {e}");
+        }
+        let max_pending = max_pending_bytes.clamp(1, Semaphore::MAX_PERMITS);
+        Writer { tx, pending: Arc::new(Semaphore::new(max_pending)), max_pending, busy_wait }
+    }
+
+    pub(super) async fn run<R, F>(&self, weight: usize, work: F) -> Result<R, StoreError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&Connection) -> Result<R, StoreError> + Send + 'static,
+    {
+        let permit = if weight == 0 {
+            None
+        } else {
+            let n = u32::try_from(weight.min(self.max_pending)).unwrap_or(u32::MAX);
+            let acquire = self.pending.clone().acquire_many_owned(n);
+            match tokio::time::timeout(self.busy_wait, acquire).await {
+                Err(_) => return Err(StoreError::Busy),
+                Ok(Err(_)) => return Err(StoreError::Closed),
+                Ok(Ok(p)) => Some(p),
+            }
+        };
+        let (reply, answer) = oneshot::channel();
+        let job = Typed { work: Some(work), result: None, reply, _permit: permit };
+        self.tx.send(Msg::Job(Box::new(job))).map_err(|_| StoreError::Closed)?;
+        answer.await.map_err(|_| StoreError::Closed)?
+    }
+
+    pub(super) async fn shutdown(&self) -> Result<(), StoreError> {
+        let (reply, answer) = oneshot::channel();
+        self.tx.send(Msg::Shutdown(reply)).map_err(|_| StoreError::Closed)?;
+        answer.await.map_err(|_| StoreError::Closed)?
+    }
+}
+
+fn run(conn: Connection, rx: mpsc::Receiver<Msg>) {
+    let mut last_maintenance = Instant::now();
+    let mut dirty = false;
+    loop {
+        let first = match rx.recv_timeout(MAINTENANCE_EVERY) {
+            Ok(msg) => msg,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if dirty {
+                    maintain(&conn, true);
+                    dirty = false;
+                }
+                last_maintenance = Instant::now();
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let _ = close(&conn);
+                return;
+            }
+        };
+        let mut jobs = Vec::new();
+        let mut shutdown = None;
+        match first {
+            Msg::Job(job) => jobs.push(job),
+            Msg::Shutdown(reply) => shutdown = Some(reply),
+        }
+        while shutdown.is_none() && jobs.len() < MAX_GROUP {
+            match rx.try_recv() {
+                Ok(Msg::Job(job)) => jobs.push(job),
+                Ok(Msg::Shutdown(reply)) => shutdown = Some(reply),
+                Err(_) => break,
+            }
+        }
+        if !jobs.is_empty() {
+            commit_group(&conn, jobs);
+            dirty = true;
+        }
+        if let Some(reply) = shutdown {
+            // Finish whatever was queued before the shutdown, then close.
+            while let Ok(Msg::Job(job)) = rx.try_recv() {
+                commit_group(&conn, vec![job]);
+            }
+            let _ = reply.send(close(&conn));
+            return;
+        }
+        if last_maintenance.elapsed() >= MAINTENANCE_EVERY {
+            maintain(&conn, false);
+            last_maintenance = Instant::now();
+        }
+    }
+}
+
+fn commit_group(conn: &Connection, mut jobs: Vec<Box<dyn Job>>) {
+    let outcome = (|| -> Result<(), StoreError> {
+        conn.execute_batch("BEGIN IMMEDIATE").map_err(StoreError::classify)?;
+        for job in &mut jobs {
+            conn.execute_batch("SAVEPOINT job").map_err(StoreError::classify)?;
+            job.apply(conn);
+            if conn.is_autocommit() {
+                // SQLite rolled the whole transaction back (disk full, I/O error).
+                return Err(StoreError::DiskFull("the transaction was rolled back by SQLite".into()));
+            }
+            if job.failed() {
+                conn.execute_batch("ROLLBACK TO job").map_err(StoreError::classify)?;
+            }
+            conn.execute_batch("RELEASE job").map_err(StoreError::classify)?;
+        }
+        conn.execute_batch("COMMIT").map_err(StoreError::classify)
+    })();
+    if outcome.is_err() && !conn.is_autocommit() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    if let Err(e) = &outcome {
+        tracing::warn!("write transaction failed: {e}");
+    }
+    for job in jobs {
+        job.finish(outcome.as_ref().map(|_| ()));
+    }
+}
+
+/// Keeps the WAL and the free list bounded. When `idle`, also truncates the WAL.
+fn maintain(conn: &Connection, idle: bool) {
+    let wal_bytes = wal_size(conn);
+    let mode = if idle {
+        Some("TRUNCATE")
+    } else if wal_bytes > JOURNAL_SIZE_LIMIT as u64 / 2 {
+        Some("RESTART")
+    } else {
+        None
+    };
+    if let Some(mode) = mode {
+        // Never stall ingest behind a reader for long: give up and retry next time.
+        let _ = conn.busy_timeout(Duration::from_millis(100));
+        let _ = conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |_| Ok(()));
+        let _ = conn.busy_timeout(Duration::from_secs(5));
+    }
+    if idle {
+        let free: i64 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0)).unwrap_or(0);
+        if free > FREE_PAGES_KEPT {
+            let _ = conn.execute_batch(&format!("PRAGMA incremental_vacuum({})", free - FREE_PAGES_KEPT / 2));
+        }
+    }
+}
+
+fn wal_size(conn: &Connection) -> u64 {
+    conn.path()
+        .and_then(|p| std::fs::metadata(format!("{p}-wal")).ok())
+        .map_or(0, |m| m.len())
+}
+
+fn close(conn: &Connection) -> Result<(), StoreError> {
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+    Ok(())
+}
