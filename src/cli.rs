@@ -7,8 +7,12 @@ use clap::{Args, Parser, Subcommand};
 use crate::kind::{self, Kind};
 
 #[derive(Debug, Parser)]
-#[command(name = "gasoline", version, about = "Local browser-telemetry store for AI coding agents.\n\
-The Gasoline extension POSTs what your pages do to this server; agents read it over MCP.")]
+#[command(
+    name = "gasoline",
+    version,
+    about = "Local browser-telemetry store for AI coding agents.\n\
+The Gasoline extension POSTs what your pages do to this server; agents read it over MCP."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

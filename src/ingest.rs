@@ -237,7 +237,12 @@ fn required_tab_id(map: &mut Map<String, Value>, index: usize) -> Result<i64, In
     take_tab_id(map, index)?.ok_or_else(|| entry_error(index, "tabId", "required field is missing"))
 }
 
-fn optional_string(map: &mut Map<String, Value>, field: &str, index: usize, cap: usize) -> Result<Option<String>, IngestError> {
+fn optional_string(
+    map: &mut Map<String, Value>,
+    field: &str,
+    index: usize,
+    cap: usize,
+) -> Result<Option<String>, IngestError> {
     match map.remove(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(mut s)) => {
@@ -342,7 +347,8 @@ mod tests {
     #[test]
     fn long_strings_are_cut_and_recorded() {
         let big = "é".repeat(40_000);
-        let body = format!(r#"{{"entries":[{{"level":"log","message":"{big}","responseBody":"{big}","x":["{big}"]}}]}}"#);
+        let body =
+            format!(r#"{{"entries":[{{"level":"log","message":"{big}","responseBody":"{big}","x":["{big}"]}}]}}"#);
         let rows = decode(&LOGS, &body).unwrap();
         let SqlValue::Text(message) = &rows[0].columns[1] else { panic!() };
         assert!(message.len() <= 16 * 1024 && message.len() > 16 * 1024 - 2);

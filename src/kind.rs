@@ -107,25 +107,16 @@ use ColumnType::{Integer, Real, Text};
 use FilterOp::{AtLeast, AtMost, Contains, Equals, LevelAtLeast};
 
 const LEVEL_COLUMN: Column = Column { one_of: LEVELS, ..req("level", "level", Text) };
-const LEVEL_FILTERS: [Filter; 2] = [
-    filter("level", "level", Equals, Text),
-    filter("min_level", "level", LevelAtLeast, Text),
-];
+const LEVEL_FILTERS: [Filter; 2] =
+    [filter("level", "level", Equals, Text), filter("min_level", "level", LevelAtLeast, Text)];
 const URL_FILTER: Filter = filter("url", "url", Contains, Text);
-const STATUS_FILTERS: [Filter; 2] = [
-    filter("status_min", "status", AtLeast, Integer),
-    filter("status_max", "status", AtMost, Integer),
-];
+const STATUS_FILTERS: [Filter; 2] =
+    [filter("status_min", "status", AtLeast, Integer), filter("status_max", "status", AtMost, Integer)];
 
 pub static LOGS: Kind = Kind {
     name: "logs",
     default_capacity: 50_000,
-    columns: &[
-        LEVEL_COLUMN,
-        req("message", "message", Text),
-        col("source", "source", Text),
-        col("url", "url", Text),
-    ],
+    columns: &[LEVEL_COLUMN, req("message", "message", Text), col("source", "source", Text), col("url", "url", Text)],
     filters: &LEVEL_FILTERS,
     description: "console output, uncaught exceptions and unhandled rejections",
 };
@@ -152,12 +143,7 @@ pub static NETWORK_BODIES: Kind = Kind {
         col("status", "status", Integer),
         col("duration", "duration", Real),
     ],
-    filters: &[
-        URL_FILTER,
-        filter("method", "method", Equals, Text),
-        STATUS_FILTERS[0],
-        STATUS_FILTERS[1],
-    ],
+    filters: &[URL_FILTER, filter("method", "method", Equals, Text), STATUS_FILTERS[0], STATUS_FILTERS[1]],
     description: "fetch/XHR requests with headers and bodies",
 };
 

@@ -46,7 +46,12 @@ async fn bind(port: u16) -> std::io::Result<TcpListener> {
 }
 
 /// Serves HTTP until `stop` is cancelled, then drains for at most [`DRAIN`].
-async fn serve_http(listener: TcpListener, store: Store, args: &ServeArgs, stop: CancellationToken) -> Result<(), String> {
+async fn serve_http(
+    listener: TcpListener,
+    store: Store,
+    args: &ServeArgs,
+    stop: CancellationToken,
+) -> Result<(), String> {
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     let app = crate::http::router(store, limits(args), port, stop.child_token());
     tracing::info!("gasoline listening on http://127.0.0.1:{port} (MCP at /mcp)");

@@ -7,8 +7,11 @@ use common::{Server, TempDb, count, logs, open_db};
 use rusqlite::types::Value as SqlValue;
 use serde_json::{Value, json};
 
+/// A kind, one entry of it, and the column values it must be stored with.
+type Sample = (&'static str, Value, Vec<(&'static str, SqlValue)>);
+
 /// One entry per kind with every column, extras, and a tab id.
-fn samples() -> Vec<(&'static str, Value, Vec<(&'static str, SqlValue)>)> {
+fn samples() -> Vec<Sample> {
     let t = |s: &str| SqlValue::Text(s.into());
     vec![
         (
@@ -21,22 +24,34 @@ fn samples() -> Vec<(&'static str, Value, Vec<(&'static str, SqlValue)>)> {
             "network_waterfall",
             json!({"tabId": 12, "ts": 1700000000002i64, "url": "http://app/a.js", "initiatorType": "script",
                    "responseStatus": 200, "duration": 12.5, "transferSize": 300, "startTime": 1.25}),
-            vec![("url", t("http://app/a.js")), ("initiator_type", t("script")), ("status", SqlValue::Integer(200)),
-                 ("duration", SqlValue::Real(12.5))],
+            vec![
+                ("url", t("http://app/a.js")),
+                ("initiator_type", t("script")),
+                ("status", SqlValue::Integer(200)),
+                ("duration", SqlValue::Real(12.5)),
+            ],
         ),
         (
             "network_bodies",
             json!({"tabId": 13, "ts": 1700000000003i64, "method": "POST", "url": "http://app/api", "status": 201,
                    "duration": 40.0, "requestBody": "{\"a\":1}", "responseHeaders": {"content-type": "application/json"}}),
-            vec![("method", t("POST")), ("url", t("http://app/api")), ("status", SqlValue::Integer(201)),
-                 ("duration", SqlValue::Real(40.0))],
+            vec![
+                ("method", t("POST")),
+                ("url", t("http://app/api")),
+                ("status", SqlValue::Integer(201)),
+                ("duration", SqlValue::Real(40.0)),
+            ],
         ),
         (
             "websocket_events",
             json!({"tabId": 14, "ts": 1700000000004i64, "connectionId": "ws-1", "event": "message",
                    "direction": "incoming", "url": "ws://app/live", "data": "hello", "size": 5}),
-            vec![("connection_id", t("ws-1")), ("event", t("message")), ("direction", t("incoming")),
-                 ("url", t("ws://app/live"))],
+            vec![
+                ("connection_id", t("ws-1")),
+                ("event", t("message")),
+                ("direction", t("incoming")),
+                ("url", t("ws://app/live")),
+            ],
         ),
         (
             "actions",
@@ -88,7 +103,8 @@ async fn every_kind_round_trips_every_field() {
         // Every field that has no column is kept in `data`, unchanged, and nothing else is.
         let kind_def = gasoline::kind::by_name(kind).unwrap();
         let mut expected = entry.as_object().unwrap().clone();
-        expected.retain(|field, _| field != "tabId" && field != "ts" && !kind_def.columns.iter().any(|c| c.field == field));
+        expected
+            .retain(|field, _| field != "tabId" && field != "ts" && !kind_def.columns.iter().any(|c| c.field == field));
         assert_eq!(serde_json::from_str::<Value>(&data).unwrap(), Value::Object(expected), "{kind} data");
     }
 }
@@ -104,8 +120,13 @@ async fn ring_keeps_exactly_the_newest_and_ids_keep_rising() {
         last = l;
     }
     let conn = open_db(&db.path);
-    let ids: Vec<i64> =
-        conn.prepare("SELECT id FROM logs ORDER BY id").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    let ids: Vec<i64> = conn
+        .prepare("SELECT id FROM logs ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
     assert_eq!(ids, (451..=500).collect::<Vec<_>>());
     let messages: Vec<String> = conn
         .prepare("SELECT message FROM logs ORDER BY id")
@@ -164,7 +185,8 @@ async fn everything_acknowledged_survives_a_restart() {
     for (kind, _, _) in samples() {
         assert_eq!(health["kinds"][kind]["count"], 2, "{kind}");
     }
-    let title: String = open_db(&db.path).query_row("SELECT title FROM tabs WHERE tab_id = 11", [], |r| r.get(0)).unwrap();
+    let title: String =
+        open_db(&db.path).query_row("SELECT title FROM tabs WHERE tab_id = 11", [], |r| r.get(0)).unwrap();
     assert_eq!(title, "App");
 }
 
@@ -197,10 +219,14 @@ async fn long_strings_are_cut_and_the_row_says_so() {
     let body = "b".repeat(100_000);
     let message = "m".repeat(20_000);
     server
-        .ingest("network_bodies", vec![json!({"method": "GET", "url": "http://a/", "responseBody": body, "note": message})])
+        .ingest(
+            "network_bodies",
+            vec![json!({"method": "GET", "url": "http://a/", "responseBody": body, "note": message})],
+        )
         .await;
-    let (data, truncated): (String, String) =
-        open_db(&db.path).query_row("SELECT data, truncated FROM network_bodies", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    let (data, truncated): (String, String) = open_db(&db.path)
+        .query_row("SELECT data, truncated FROM network_bodies", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
     let data: Value = serde_json::from_str(&data).unwrap();
     assert_eq!(data["responseBody"].as_str().unwrap().len(), 64 * 1024);
     assert_eq!(data["note"].as_str().unwrap().len(), 16 * 1024);
@@ -234,11 +260,26 @@ async fn bad_input_is_refused_clearly_and_stores_nothing() {
         ),
         ("logs", br#"{"entries": [{"level": "log"}]}"#.to_vec(), 400, "entries[0].message: required field is missing"),
         ("logs", br#"{"entries": [{"level": "log", "message": "m", "tabId": "x"}]}"#.to_vec(), 400, "entries[0].tabId"),
-        ("logs", br#"{"entries": [{"level": "log", "message": "m", "tabId": 1e300}]}"#.to_vec(), 400, "entries[0].tabId"),
+        (
+            "logs",
+            br#"{"entries": [{"level": "log", "message": "m", "tabId": 1e300}]}"#.to_vec(),
+            400,
+            "entries[0].tabId",
+        ),
         ("logs", br#"{"entries": [{"level": "log", "message": "m", "ts": "now"}]}"#.to_vec(), 400, "entries[0].ts"),
         ("logs", br#"{"entries": [7]}"#.to_vec(), 400, "entries[0].: each entry must be a JSON object"),
-        ("network_bodies", br#"{"entries": [{"method": "GET", "url": "u", "status": "200"}]}"#.to_vec(), 400, "entries[0].status: must be an integer"),
-        ("websocket_events", br#"{"entries": [{"connectionId": "c", "event": "message"}]}"#.to_vec(), 400, "entries[0].direction"),
+        (
+            "network_bodies",
+            br#"{"entries": [{"method": "GET", "url": "u", "status": "200"}]}"#.to_vec(),
+            400,
+            "entries[0].status: must be an integer",
+        ),
+        (
+            "websocket_events",
+            br#"{"entries": [{"connectionId": "c", "event": "message"}]}"#.to_vec(),
+            400,
+            "entries[0].direction",
+        ),
         ("logs", br#"{"entries": [{"level": "log", "message": "\ud800"}]}"#.to_vec(), 400, "not valid JSON"),
         ("tabs", br#"{"entries": [{"url": "u"}]}"#.to_vec(), 400, "entries[0].tabId"),
         ("cookies", br#"{"entries": []}"#.to_vec(), 404, "valid kinds: logs, network_waterfall"),
@@ -252,8 +293,9 @@ async fn bad_input_is_refused_clearly_and_stores_nothing() {
     }
 
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-    let (got, reply) =
-        server.post_raw("logs", format!(r#"{{"entries":[{{"level":"log","message":"m","x":{deep}}}]}}"#).into_bytes(), &[]).await;
+    let (got, reply) = server
+        .post_raw("logs", format!(r#"{{"entries":[{{"level":"log","message":"m","x":{deep}}}]}}"#).into_bytes(), &[])
+        .await;
     assert_eq!(got, 400, "{reply}");
     assert!(reply["error"].as_str().unwrap().contains("recursion limit"), "{reply}");
 
@@ -347,12 +389,18 @@ fn schema_matches_the_kind_descriptions() {
             .unwrap()
             .map(Result::unwrap)
             .collect();
-        for c in ["id", "tab_id", "ts", "received_at", "data", "truncated"].into_iter().chain(kind.columns.iter().map(|c| c.name)) {
+        for c in ["id", "tab_id", "ts", "received_at", "data", "truncated"]
+            .into_iter()
+            .chain(kind.columns.iter().map(|c| c.name))
+        {
             assert!(columns.iter().any(|x| x == c), "{}.{c} missing from the schema", kind.name);
         }
         let plan: String = conn
             .query_row(
-                &format!("EXPLAIN QUERY PLAN SELECT id FROM {} WHERE tab_id = 1 AND id > 5 ORDER BY id LIMIT 10", kind.name),
+                &format!(
+                    "EXPLAIN QUERY PLAN SELECT id FROM {} WHERE tab_id = 1 AND id > 5 ORDER BY id LIMIT 10",
+                    kind.name
+                ),
                 [],
                 |r| r.get(3),
             )

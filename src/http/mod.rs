@@ -17,11 +17,11 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-pub use error::ApiError;
 use crate::ingest::{self, Limits};
 use crate::kind;
 use crate::mcp::GasolineMcp;
 use crate::store::{Store, now_ms, sql};
+pub use error::ApiError;
 
 /// Largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;

@@ -9,15 +9,18 @@ use crate::store::{Store, sql};
 /// Runs one configure call; `Err(Invalid)` is the caller's mistake.
 pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, QueryError> {
     let invalid = |m: String| QueryError::Invalid(m);
-    let action = args.get("action").and_then(Value::as_str).ok_or_else(|| {
-        invalid("`action` is required: one of track_tab, clear, capacity, status".into())
-    })?;
+    let action = args
+        .get("action")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid("`action` is required: one of track_tab, clear, capacity, status".into()))?;
     let allowed: &[&str] = match action {
         "track_tab" => &["action", "tabId"],
         "clear" => &["action", "what"],
         "capacity" => &["action", "what", "capacity"],
         "status" => &["action"],
-        other => return Err(invalid(format!("unknown action \"{other}\": send one of track_tab, clear, capacity, status"))),
+        other => {
+            return Err(invalid(format!("unknown action \"{other}\": send one of track_tab, clear, capacity, status")));
+        }
     };
     if let Some(extra) = args.keys().find(|k| !allowed.contains(&k.as_str())) {
         return Err(invalid(format!("`{extra}` does not apply to action={action}; it takes {}", allowed.join(", "))));
@@ -26,7 +29,9 @@ pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, Quer
         "track_tab" => {
             let tab = match args.get("tabId") {
                 None | Some(Value::Null) => None,
-                Some(v) => Some(v.as_i64().ok_or_else(|| invalid(format!("tabId must be an integer or null, got {v}")))?),
+                Some(v) => {
+                    Some(v.as_i64().ok_or_else(|| invalid(format!("tabId must be an integer or null, got {v}")))?)
+                }
             };
             store.set_setting(sql::TRACKED_TAB, tab.map(|t| t.to_string())).await?;
             Ok(json!({ "tracked_tab_id": tab }))
@@ -40,9 +45,10 @@ pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, Quer
             Ok(json!({ "cleared": cleared, "what": what }))
         }
         "capacity" => {
-            let what = args.get("what").and_then(Value::as_str).ok_or_else(|| {
-                invalid(format!("capacity needs `what`: one of {}", kind::names().join(", ")))
-            })?;
+            let what = args
+                .get("what")
+                .and_then(Value::as_str)
+                .ok_or_else(|| invalid(format!("capacity needs `what`: one of {}", kind::names().join(", "))))?;
             let kind = kind_arg(what)?;
             if let Some(v) = args.get("capacity").filter(|v| !v.is_null()) {
                 let capacity = v
@@ -59,8 +65,9 @@ pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, Quer
 }
 
 fn kind_arg(name: &str) -> Result<&'static Kind, QueryError> {
-    kind::by_name(name)
-        .ok_or_else(|| QueryError::Invalid(format!("unknown kind \"{name}\": send one of {}", kind::names().join(", "))))
+    kind::by_name(name).ok_or_else(|| {
+        QueryError::Invalid(format!("unknown kind \"{name}\": send one of {}", kind::names().join(", ")))
+    })
 }
 
 async fn status(store: &Store) -> Result<Value, QueryError> {

@@ -27,12 +27,21 @@ pub fn observe() -> Map<String, Value> {
     props.insert("what".into(), json!({ "type": "string", "enum": what_names(), "description": "what to read" }));
     props.insert("limit".into(), json!({ "type": "integer", "minimum": 0,
         "description": format!("page size; 0 or omitted = all that fit max_chars (cursor reads default to {DEFAULT_CURSOR_LIMIT})") }));
-    props.insert("offset".into(), integer("0-based position of the first entry; -N = the last N entries. Not with a cursor."));
+    props.insert(
+        "offset".into(),
+        integer("0-based position of the first entry; -N = the last N entries. Not with a cursor."),
+    );
     props.insert("after_cursor".into(), json!({ "type": "integer", "minimum": 0,
         "description": "entries with id > this (pass the `cursor` of the previous answer); stable under live appends" }));
-    props.insert("before_cursor".into(), json!({ "type": "integer", "minimum": 0,
-        "description": "the newest entries with id < this, still oldest first: pages backwards (pass `prev_cursor`)" }));
-    props.insert("tabId".into(), integer("only entries of this Chrome tab (page and vitals: which tab; default the tracked tab)"));
+    props.insert(
+        "before_cursor".into(),
+        json!({ "type": "integer", "minimum": 0,
+        "description": "the newest entries with id < this, still oldest first: pages backwards (pass `prev_cursor`)" }),
+    );
+    props.insert(
+        "tabId".into(),
+        integer("only entries of this Chrome tab (page and vitals: which tab; default the tracked tab)"),
+    );
     props.insert("since".into(), integer("only entries with ts >= this (ms since the epoch)"));
     props.insert("max_chars".into(), json!({ "type": "integer", "minimum": MIN_MAX_CHARS, "maximum": MAX_MAX_CHARS,
         "description": format!("longest answer in characters (default {DEFAULT_MAX_CHARS}); entries that do not fit are left for the next call") }));
@@ -44,7 +53,8 @@ pub fn observe() -> Map<String, Value> {
                 ColumnType::Integer => "integer",
                 ColumnType::Real => "number",
             };
-            let mut schema = json!({ "type": ty, "description": format!("{} ({})", filter_meaning(f.arg), applies.join(", ")) });
+            let mut schema =
+                json!({ "type": ty, "description": format!("{} ({})", filter_meaning(f.arg), applies.join(", ")) });
             if f.column == "level" {
                 schema["enum"] = json!(kind::LEVELS);
             }
@@ -74,9 +84,18 @@ pub fn configure() -> Map<String, Value> {
     what.extend(kind::names());
     let mut props = Map::new();
     props.insert("action".into(), json!({ "type": "string", "enum": ["track_tab", "clear", "capacity", "status"] }));
-    props.insert("what".into(), json!({ "type": "string", "enum": what, "description": "the kind to clear or size (\"all\" for clear)" }));
-    props.insert("tabId".into(), json!({ "type": ["integer", "null"], "description": "track_tab: the tab to track; null stops tracking" }));
-    props.insert("capacity".into(), json!({ "type": "integer", "minimum": 1, "description": "capacity: the new ring size" }));
+    props.insert(
+        "what".into(),
+        json!({ "type": "string", "enum": what, "description": "the kind to clear or size (\"all\" for clear)" }),
+    );
+    props.insert(
+        "tabId".into(),
+        json!({ "type": ["integer", "null"], "description": "track_tab: the tab to track; null stops tracking" }),
+    );
+    props.insert(
+        "capacity".into(),
+        json!({ "type": "integer", "minimum": 1, "description": "capacity: the new ring size" }),
+    );
     object(props, &["action"])
 }
 

@@ -9,7 +9,10 @@ use crate::kind::{self, COMMON_FILTERS, ColumnType, Filter, Kind};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum What {
     /// A kind's ring; `errors_only` is the `errors` view of logs.
-    Kind { kind: &'static Kind, errors_only: bool },
+    Kind {
+        kind: &'static Kind,
+        errors_only: bool,
+    },
     Page,
     Tabs,
     Vitals,
@@ -85,14 +88,18 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
     let int = |name: &str| integer(args, name);
     let limit = int("limit")?;
     if let Some(l) = limit.filter(|l| *l < 0) {
-        return Err(format!("limit must be 0 (all, within max_chars) or a positive page size, got {l}; for the last N entries send offset=-N"));
+        return Err(format!(
+            "limit must be 0 (all, within max_chars) or a positive page size, got {l}; for the last N entries send offset=-N"
+        ));
     }
     let offset = int("offset")?;
     let after_cursor = int("after_cursor")?;
     let before_cursor = int("before_cursor")?;
     for (name, value) in [("after_cursor", after_cursor), ("before_cursor", before_cursor)] {
         if let Some(c) = value.filter(|c| *c < 0) {
-            return Err(format!("{name} must be an entry id (0 or more), got {c}; take it from `cursor` of a previous answer"));
+            return Err(format!(
+                "{name} must be an entry id (0 or more), got {c}; take it from `cursor` of a previous answer"
+            ));
         }
     }
     if after_cursor.is_some() && before_cursor.is_some() {
@@ -121,11 +128,9 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
 /// Every argument must be known, and apply to `what`.
 fn check_names(args: &Map<String, Value>, what: What) -> Result<(), String> {
     let allowed: Vec<&str> = match what {
-        What::Kind { kind, .. } => ["what", "tabId", "since"]
-            .into_iter()
-            .chain(PAGING)
-            .chain(kind.filters.iter().map(|f| f.arg))
-            .collect(),
+        What::Kind { kind, .. } => {
+            ["what", "tabId", "since"].into_iter().chain(PAGING).chain(kind.filters.iter().map(|f| f.arg)).collect()
+        }
         What::Page | What::Vitals => vec!["what", "tabId"],
         What::Tabs => vec!["what"],
     };
@@ -133,12 +138,15 @@ fn check_names(args: &Map<String, Value>, what: What) -> Result<(), String> {
         if allowed.contains(&name.as_str()) || value.is_null() {
             continue;
         }
-        let applies_to: Vec<&str> =
-            kind::KINDS.iter().filter(|k| k.filter(name).is_some()).map(|k| k.name).collect();
+        let applies_to: Vec<&str> = kind::KINDS.iter().filter(|k| k.filter(name).is_some()).map(|k| k.name).collect();
         let known = PAGING.contains(&name.as_str()) || ["tabId", "since"].contains(&name.as_str());
         return Err(if !applies_to.is_empty() || known {
             let where_ = if applies_to.is_empty() { "the paginated kinds".to_string() } else { applies_to.join(", ") };
-            format!("`{name}` does not apply to what=\"{}\"; it applies to {where_}. Arguments for this what: {}", what.name(), allowed.join(", "))
+            format!(
+                "`{name}` does not apply to what=\"{}\"; it applies to {where_}. Arguments for this what: {}",
+                what.name(),
+                allowed.join(", ")
+            )
         } else {
             format!("unknown argument `{name}`. Arguments for what=\"{}\": {}", what.name(), allowed.join(", "))
         });
@@ -206,7 +214,8 @@ mod tests {
 
     #[test]
     fn parses_paging_and_filters() {
-        let a = p(json!({"what":"network_bodies","limit":10,"offset":-5,"tabId":3,"method":"POST","status_min":400})).unwrap();
+        let a = p(json!({"what":"network_bodies","limit":10,"offset":-5,"tabId":3,"method":"POST","status_min":400}))
+            .unwrap();
         assert_eq!((a.limit, a.offset, a.tab_id), (Some(10), Some(-5), Some(3)));
         assert_eq!(a.filters.len(), 2);
         assert_eq!(a.max_chars, DEFAULT_MAX_CHARS);

@@ -125,10 +125,12 @@ fn shrink_largest(value: &mut Value, excess: usize) -> bool {
                 .max_by_key(|(_, v)| v.to_string().len())
                 .map(|(k, _)| k.clone());
             match largest {
-                Some(key) => map.get_mut(&key).is_some_and(|v| shrink_largest(v, excess)) || {
-                    map.remove(&key);
-                    true
-                },
+                Some(key) => {
+                    map.get_mut(&key).is_some_and(|v| shrink_largest(v, excess)) || {
+                        map.remove(&key);
+                        true
+                    }
+                }
                 None => false,
             }
         }
@@ -142,7 +144,8 @@ mod tests {
 
     #[test]
     fn clip_fits_and_keeps_the_id() {
-        let big = format!(r#"{{"id":7,"tabId":1,"ts":2,"a":"{}","b":[{}]}}"#, "x".repeat(50_000), vec!["1"; 5_000].join(","));
+        let big =
+            format!(r#"{{"id":7,"tabId":1,"ts":2,"a":"{}","b":[{}]}}"#, "x".repeat(50_000), vec!["1"; 5_000].join(","));
         let clipped = clip(&big, 1_000);
         assert!(chars(&clipped) <= 1_000, "{}", chars(&clipped));
         let v: Value = serde_json::from_str(&clipped).unwrap();

@@ -28,7 +28,9 @@ impl Where {
             let f = fv.filter;
             let value = match &fv.value {
                 Value::String(s) => SqlValue::Text(s.clone()),
-                Value::Number(n) => n.as_i64().map_or_else(|| SqlValue::Real(n.as_f64().unwrap_or(0.0)), SqlValue::Integer),
+                Value::Number(n) => {
+                    n.as_i64().map_or_else(|| SqlValue::Real(n.as_f64().unwrap_or(0.0)), SqlValue::Integer)
+                }
                 _ => SqlValue::Null,
             };
             match f.op {

@@ -91,7 +91,12 @@ struct Plan {
     page_size: Option<i64>,
 }
 
-fn observe_kind(conn: &Connection, kind: &'static Kind, errors_only: bool, args: &ObserveArgs) -> Result<String, QueryError> {
+fn observe_kind(
+    conn: &Connection,
+    kind: &'static Kind,
+    errors_only: bool,
+    args: &ObserveArgs,
+) -> Result<String, QueryError> {
     let stats = kind_stats(conn, kind)?;
     let filter = Where::new(errors_only, args);
     let last_issued = stats.last_issued_id;
@@ -161,7 +166,11 @@ fn observe_kind(conn: &Connection, kind: &'static Kind, errors_only: bool, args:
     let more_beyond = plan.page_size.is_some_and(|size| rows.len() as i64 > size);
     if more_beyond {
         // The extra row only told us that more exist.
-        if plan.reversed { rows.remove(0) } else { rows.pop().unwrap_or_default() };
+        if plan.reversed {
+            rows.remove(0)
+        } else {
+            rows.pop().unwrap_or_default()
+        };
     }
     let tracked_tab_id = tracked_tab(conn)?;
     let mut meta = Meta {
@@ -344,14 +353,12 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
             "{n} entries after your cursor were trimmed from the ring (capacity reached); continuing from the oldest kept"
         ));
     }
-    if let (Some(tab), 0) = (meta.filtered_by_tab, meta.count) {
-        if meta.total == 0 {
-            parts.push(format!(
-                "no {} entries for tabId {tab} ({} across all tabs); see observe what=tabs",
-                kind.name,
-                meta.total_entries_all_tabs.unwrap_or(0)
-            ));
-        }
+    if let (Some(tab), 0, 0) = (meta.filtered_by_tab, meta.count, meta.total) {
+        parts.push(format!(
+            "no {} entries for tabId {tab} ({} across all tabs); see observe what=tabs",
+            kind.name,
+            meta.total_entries_all_tabs.unwrap_or(0)
+        ));
     }
     if meta.truncated {
         parts.push(format!(
@@ -453,10 +460,9 @@ fn vitals_json(conn: &Connection, tab: i64) -> Result<Option<Value>, QueryError>
                     "ttfb": r.get::<_, Option<f64>>(6)?,
                     "updated_at": r.get::<_, i64>(7)?,
                 });
-                if let (Some(extra), Some(map)) = (serde_json::from_str::<Value>(&data).ok(), v.as_object_mut()) {
-                    if let Some(extra) = extra.as_object().filter(|e| !e.is_empty()) {
-                        map.insert("extra".into(), Value::Object(extra.clone()));
-                    }
+                let extra = serde_json::from_str::<Value>(&data).ok().and_then(|e| e.as_object().cloned());
+                if let (Some(extra), Some(map)) = (extra.filter(|e| !e.is_empty()), v.as_object_mut()) {
+                    map.insert("extra".into(), Value::Object(extra));
                 }
                 Ok(v)
             },

@@ -29,7 +29,9 @@ pub enum StoreError {
     MissingDirectory(PathBuf),
     #[error("{0} is not a SQLite database (is --db pointing at the right file?)")]
     NotSqlite(PathBuf),
-    #[error("{path} was written by a newer gasoline (schema version {found}, this build knows up to {known}); upgrade gasoline")]
+    #[error(
+        "{path} was written by a newer gasoline (schema version {found}, this build knows up to {known}); upgrade gasoline"
+    )]
     NewerSchema { path: PathBuf, found: i64, known: i64 },
     #[error("{0} is read-only; gasoline needs to write to it (check permissions, or pass another --db path)")]
     ReadOnly(PathBuf),
@@ -142,9 +144,7 @@ impl Store {
 
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
 /// How long an ingest request may wait for the writer before it gets 503.

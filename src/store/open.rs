@@ -44,10 +44,8 @@ pub const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 
 /// Opens the write connection (migrated) and the reader pool.
 pub(super) fn open(path: &Path, options: &OpenOptions) -> Result<(Connection, Pool), StoreError> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if !dir.is_dir() {
-            return Err(StoreError::MissingDirectory(dir.to_path_buf()));
-        }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {
+        return Err(StoreError::MissingDirectory(dir.to_path_buf()));
     }
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| classify_open(e, path))?;
@@ -87,10 +85,7 @@ pub(super) fn open(path: &Path, options: &OpenOptions) -> Result<(Connection, Po
             c.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS.into()))?;
             c.execute_batch("PRAGMA query_only = 1;")
         });
-    let pool = r2d2::Pool::builder()
-        .max_size(options.readers.max(1))
-        .test_on_check_out(false)
-        .build(manager)?;
+    let pool = r2d2::Pool::builder().max_size(options.readers.max(1)).test_on_check_out(false).build(manager)?;
     Ok((conn, pool))
 }
 
@@ -113,7 +108,8 @@ fn check_schema_version(conn: &Connection, path: &Path) -> Result<(), StoreError
         |r| r.get(0),
     )?;
     if !has_history {
-        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table'", [], |r| r.get(0))?;
+        let tables: i64 =
+            conn.query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table'", [], |r| r.get(0))?;
         if tables > 0 {
             return Err(StoreError::Invalid(format!(
                 "{} is a SQLite database but not a gasoline store (it has other tables); pass another --db path",

@@ -16,7 +16,12 @@ pub struct Inserted {
     pub last_id: Option<i64>,
 }
 
-pub(super) fn insert_rows(conn: &Connection, kind: &Kind, rows: &[Row], received_at: i64) -> Result<Inserted, StoreError> {
+pub(super) fn insert_rows(
+    conn: &Connection,
+    kind: &Kind,
+    rows: &[Row],
+    received_at: i64,
+) -> Result<Inserted, StoreError> {
     let columns: Vec<&str> = kind.columns.iter().map(|c| c.name).collect();
     let placeholders = vec!["?"; columns.len() + 5].join(", ");
     let sql = format!(
@@ -130,10 +135,9 @@ pub struct KindStats {
 }
 
 pub fn kind_stats(conn: &Connection, kind: &'static Kind) -> Result<KindStats, StoreError> {
-    let (oldest_id, newest_id): (Option<i64>, Option<i64>) =
-        conn.prepare_cached(&format!("SELECT min(id), max(id) FROM {}", kind.name))?.query_row([], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })?;
+    let (oldest_id, newest_id): (Option<i64>, Option<i64>) = conn
+        .prepare_cached(&format!("SELECT min(id), max(id) FROM {}", kind.name))?
+        .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let (capacity, gap_upto): (i64, i64) = conn
         .prepare_cached("SELECT capacity, gap_upto FROM kinds WHERE kind = ?1")?
         .query_row([kind.name], |r| Ok((r.get(0)?, r.get(1)?)))?;

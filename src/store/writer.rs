@@ -237,9 +237,7 @@ fn maintain(conn: &Connection, idle: bool) {
 }
 
 fn wal_size(conn: &Connection) -> u64 {
-    conn.path()
-        .and_then(|p| std::fs::metadata(format!("{p}-wal")).ok())
-        .map_or(0, |m| m.len())
+    conn.path().and_then(|p| std::fs::metadata(format!("{p}-wal")).ok()).map_or(0, |m| m.len())
 }
 
 fn close(conn: &Connection) -> Result<(), StoreError> {

@@ -63,7 +63,8 @@ impl Server {
         std::thread::spawn(move || {
             for line in BufReader::new(pipe).lines().map_while(Result::ok) {
                 if let Some(rest) = line.split("listening on http://127.0.0.1:").nth(1) {
-                    let port: u16 = rest.split(|c: char| !c.is_ascii_digit()).next().unwrap_or("0").parse().unwrap_or(0);
+                    let port: u16 =
+                        rest.split(|c: char| !c.is_ascii_digit()).next().unwrap_or("0").parse().unwrap_or(0);
                     let _ = tx.send(port);
                 }
                 lines.lock().unwrap().push(line);

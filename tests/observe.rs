@@ -1,0 +1,519 @@
+//! The MCP `observe` and `configure` tools, black-box: a real rmcp client
+//! against the real binary, over stdio and over streamable HTTP.
+
+mod common;
+
+use common::{Mcp, Server, TempDb, ids, logs};
+use serde_json::{Value, json};
+
+fn waterfall(n: usize, tab: impl Fn(usize) -> i64) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            json!({"tabId": tab(i), "url": format!("http://app/r{i}.js"), "initiatorType": "script",
+                        "responseStatus": if i % 10 == 0 { 404 } else { 200 }, "duration": i as f64})
+        })
+        .collect()
+}
+
+/// The product spec's edge cases and their metadata, on one transport.
+async fn spec_edge_cases(mcp: &Mcp, first_id: i64) {
+    let all = mcp.observe(json!({"what": "network_waterfall"})).await;
+    assert_eq!((all["count"].as_i64(), all["total"].as_i64()), (Some(500), Some(500)));
+    assert_eq!(ids(&all), (first_id..first_id + 500).collect::<Vec<_>>(), "oldest first, all of them");
+    assert_eq!(all["has_more"], false);
+    assert_eq!(all["next_offset"], Value::Null);
+    assert_eq!(all["cursor"], first_id + 499);
+    assert_eq!(all["oldest_id"], first_id);
+    assert_eq!(all["newest_id"], first_id + 499);
+    assert_eq!(all["tracked_tab_id"], Value::Null);
+
+    let zero = mcp.observe(json!({"what": "network_waterfall", "limit": 0})).await;
+    assert_eq!(ids(&zero), ids(&all), "limit 0 = all");
+
+    let p0 = mcp.observe(json!({"what": "network_waterfall", "offset": 0, "limit": 10})).await;
+    assert_eq!(ids(&p0), (first_id..first_id + 10).collect::<Vec<_>>());
+    assert_eq!(
+        (p0["count"].as_i64(), p0["total"].as_i64(), p0["offset"].as_i64(), p0["limit"].as_i64()),
+        (Some(10), Some(500), Some(0), Some(10))
+    );
+    assert_eq!((p0["has_more"].as_bool(), p0["next_offset"].as_i64()), (Some(true), Some(10)));
+    assert_eq!(p0["cursor"], first_id + 9);
+    assert!(p0["hint"].as_str().unwrap().contains(&format!("after_cursor={}", first_id + 9)), "{}", p0["hint"]);
+
+    let p1 = mcp.observe(json!({"what": "network_waterfall", "offset": 10, "limit": 10})).await;
+    assert_eq!(ids(&p1), (first_id + 10..first_id + 20).collect::<Vec<_>>());
+    assert_eq!((p1["offset"].as_i64(), p1["next_offset"].as_i64()), (Some(10), Some(20)));
+
+    let beyond = mcp.observe(json!({"what": "network_waterfall", "offset": 1000, "limit": 100})).await;
+    assert_eq!(beyond["entries"], json!([]));
+    assert_eq!(
+        (beyond["count"].as_i64(), beyond["total"].as_i64(), beyond["offset"].as_i64(), beyond["limit"].as_i64()),
+        (Some(0), Some(500), Some(1000), Some(100))
+    );
+    assert_eq!((beyond["has_more"].as_bool(), beyond["next_offset"].as_i64()), (Some(false), None));
+
+    let last10 = mcp.observe(json!({"what": "network_waterfall", "offset": -10})).await;
+    assert_eq!(ids(&last10), (first_id + 490..first_id + 500).collect::<Vec<_>>());
+    assert_eq!(
+        (last10["offset"].as_i64(), last10["limit"].as_i64(), last10["has_more"].as_bool()),
+        (Some(490), Some(10), Some(false))
+    );
+
+    let last50_first5 = mcp.observe(json!({"what": "network_waterfall", "offset": -50, "limit": 5})).await;
+    assert_eq!(ids(&last50_first5), (first_id + 450..first_id + 455).collect::<Vec<_>>());
+    assert_eq!(last50_first5["next_offset"], 455);
+
+    let more_than_all = mcp.observe(json!({"what": "network_waterfall", "offset": -10_000})).await;
+    assert_eq!((more_than_all["count"].as_i64(), more_than_all["offset"].as_i64()), (Some(500), Some(0)));
+
+    // Every entry carries its id and tabId, in every mode.
+    for answer in [&all, &p0, &p1, &last10] {
+        for e in answer["entries"].as_array().unwrap() {
+            assert!(e["id"].is_i64() && e.get("tabId").is_some(), "{e}");
+            assert_eq!(e["tabId"].as_i64(), Some((e["id"].as_i64().unwrap() - first_id) % 3 + 1));
+        }
+    }
+    let entry = &all["entries"][1];
+    assert_eq!(entry["url"], "http://app/r1.js");
+    assert_eq!(entry["initiatorType"], "script");
+    assert_eq!(entry["responseStatus"], 200);
+    assert_eq!(entry["duration"], 1.0);
+}
+
+#[tokio::test]
+async fn spec_edge_cases_over_stdio_and_streamable_http() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let (first_id, _) = server.ingest("network_waterfall", waterfall(500, |i| (i % 3) as i64 + 1)).await;
+    let http = Mcp::http(&server).await;
+    spec_edge_cases(&http, first_id).await;
+    http.close().await;
+    // stdio: the port is held by `serve`, so `mcp` reads the same database file.
+    let stdio = Mcp::stdio(&db.path, server.port).await;
+    spec_edge_cases(&stdio, first_id).await;
+    stdio.close().await;
+}
+
+#[tokio::test]
+async fn tab_filter_and_tracked_tab() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", (0..30).flat_map(|i| logs(1, i, Some(if i % 3 == 0 { 7 } else { 8 }))).collect()).await;
+    server.ingest("logs", logs(2, 30, None)).await;
+    let mcp = Mcp::http(&server).await;
+
+    let tab7 = mcp.observe(json!({"what": "logs", "tabId": 7})).await;
+    assert_eq!(tab7["count"], 10);
+    assert_eq!(tab7["total"], 10);
+    assert_eq!(tab7["filtered_by_tab"], 7);
+    assert_eq!(tab7["total_entries_all_tabs"], 32);
+    assert!(tab7["entries"].as_array().unwrap().iter().all(|e| e["tabId"] == 7));
+    let page = mcp.observe(json!({"what": "logs", "tabId": 8, "offset": 5, "limit": 5})).await;
+    assert_eq!(page["count"], 5);
+    assert_eq!(page["total"], 20);
+    assert_eq!(page["next_offset"], 10);
+    let tail = mcp.observe(json!({"what": "logs", "tabId": 8, "offset": -3})).await;
+    assert_eq!(ids(&tail), vec![27, 29, 30], "last 3 of tab 8 (messages 26, 28, 29)");
+
+    let none = mcp.observe(json!({"what": "logs", "tabId": 99})).await;
+    assert_eq!(none["entries"], json!([]));
+    assert_eq!((none["count"].as_i64(), none["total"].as_i64()), (Some(0), Some(0)));
+    assert_eq!((none["filtered_by_tab"].as_i64(), none["total_entries_all_tabs"].as_i64()), (Some(99), Some(32)));
+    assert!(none["hint"].as_str().unwrap().contains("no logs entries for tabId 99"), "{}", none["hint"]);
+
+    // Entries without a tab say so with null.
+    let untabbed = mcp.observe(json!({"what": "logs", "offset": -2})).await;
+    assert!(untabbed["entries"].as_array().unwrap().iter().all(|e| e["tabId"].is_null()));
+
+    let tracked = mcp.ok("configure", json!({"action": "track_tab", "tabId": 7})).await;
+    assert_eq!(tracked["tracked_tab_id"], 7);
+    for what in ["logs", "errors", "network_bodies", "actions"] {
+        assert_eq!(mcp.observe(json!({"what": what, "limit": 1})).await["tracked_tab_id"], 7, "{what}");
+    }
+    mcp.ok("configure", json!({"action": "track_tab", "tabId": null})).await;
+    assert_eq!(mcp.observe(json!({"what": "logs", "limit": 1})).await["tracked_tab_id"], Value::Null);
+}
+
+#[tokio::test]
+async fn cursors_page_forward_and_backward_exactly_once() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", logs(250, 0, Some(1))).await;
+    let mcp = Mcp::http(&server).await;
+
+    let mut seen = Vec::new();
+    let mut cursor = 0;
+    loop {
+        let page = mcp.observe(json!({"what": "logs", "after_cursor": cursor, "limit": 40})).await;
+        seen.extend(ids(&page));
+        assert_eq!(page["offset"].as_i64().unwrap() + page["count"].as_i64().unwrap(), seen.len() as i64);
+        cursor = page["cursor"].as_i64().unwrap();
+        if !page["has_more"].as_bool().unwrap() {
+            break;
+        }
+    }
+    assert_eq!(seen, (1..=250).collect::<Vec<_>>());
+    // Nothing new: polling from the cursor is empty and keeps the cursor.
+    let idle = mcp.observe(json!({"what": "logs", "after_cursor": cursor})).await;
+    assert_eq!(
+        (idle["count"].as_i64(), idle["cursor"].as_i64(), idle["has_more"].as_bool()),
+        (Some(0), Some(250), Some(false))
+    );
+    // Default page size of a cursor read is 100.
+    assert_eq!(mcp.observe(json!({"what": "logs", "after_cursor": 0})).await["count"], 100);
+
+    let mut back = Vec::new();
+    let mut before = 251;
+    loop {
+        let page = mcp.observe(json!({"what": "logs", "before_cursor": before, "limit": 60})).await;
+        let page_ids = ids(&page);
+        assert!(page_ids.windows(2).all(|w| w[0] < w[1]), "still oldest first");
+        back.splice(0..0, page_ids);
+        before = page["prev_cursor"].as_i64().unwrap();
+        if !page["has_more"].as_bool().unwrap() {
+            break;
+        }
+    }
+    assert_eq!(back, (1..=250).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn eviction_reports_exactly_what_was_lost() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &["--capacity", "websocket_events=50"]);
+    let ws =
+        |i: usize| json!({"connectionId": "c1", "event": "message", "direction": "incoming", "data": format!("d{i}")});
+    server.ingest("websocket_events", (0..20).map(ws).collect()).await;
+    let mcp = Mcp::http(&server).await;
+    let first = mcp.observe(json!({"what": "websocket_events", "limit": 10})).await;
+    let cursor = first["cursor"].as_i64().unwrap();
+    assert_eq!(cursor, 10);
+    assert_eq!(first.get("evicted_since_cursor"), None);
+    server.ingest("websocket_events", (20..200).map(ws).collect()).await;
+    let next = mcp.observe(json!({"what": "websocket_events", "after_cursor": cursor, "limit": 5})).await;
+    assert_eq!(next["evicted_since_cursor"], 140, "ids 11..=150 were trimmed");
+    assert_eq!(ids(&next), vec![151, 152, 153, 154, 155]);
+    assert!(next["hint"].as_str().unwrap().contains("140 entries after your cursor were trimmed"));
+    // The check is against the whole table, not the filtered rows.
+    let filtered =
+        mcp.observe(json!({"what": "websocket_events", "after_cursor": cursor, "direction": "outgoing"})).await;
+    assert_eq!((filtered["evicted_since_cursor"].as_i64(), filtered["count"].as_i64()), (Some(140), Some(0)));
+    let fresh = mcp.observe(json!({"what": "websocket_events", "after_cursor": 160, "limit": 1})).await;
+    assert_eq!(fresh["evicted_since_cursor"], 0);
+}
+
+#[tokio::test]
+async fn budget_caps_every_answer_and_following_it_yields_each_entry_once() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    // Bodies from 1 KB to 60 KB: some answers hold many, some one clipped entry.
+    let bodies: Vec<Value> = (0..40)
+        .map(|i| json!({"tabId": 1, "method": "POST", "url": format!("http://api/{i}"), "status": 200,
+                        "requestBody": "q".repeat(1000 + (i * 1531) % 60_000), "responseBody": "r".repeat((i * 977) % 60_000)}))
+        .collect();
+    server.ingest("network_bodies", bodies).await;
+    let mcp = Mcp::http(&server).await;
+
+    for max_chars in [5_000usize, 30_000, 100_000] {
+        // Following the cursor.
+        let (mut seen, mut cursor) = (Vec::new(), 0);
+        for _ in 0..200 {
+            let (page, size) = mcp
+                .ok_sized(
+                    "observe",
+                    json!({"what": "network_bodies", "after_cursor": cursor, "limit": 0, "max_chars": max_chars}),
+                )
+                .await;
+            assert!(size <= max_chars, "answer of {size} chars > max_chars {max_chars}");
+            seen.extend(ids(&page));
+            cursor = page["cursor"].as_i64().unwrap();
+            if page["truncated"] == true {
+                assert_eq!(page["has_more"], true);
+                assert!(page["hint"].as_str().unwrap().contains("max_chars"), "{}", page["hint"]);
+            }
+            if page["has_more"] == false {
+                break;
+            }
+        }
+        assert_eq!(seen, (1..=40).collect::<Vec<_>>(), "cursor, max_chars {max_chars}");
+        // Following next_offset.
+        let (mut seen, mut offset) = (Vec::new(), 0);
+        for _ in 0..200 {
+            let (page, size) = mcp
+                .ok_sized("observe", json!({"what": "network_bodies", "offset": offset, "max_chars": max_chars}))
+                .await;
+            assert!(size <= max_chars, "answer of {size} chars > max_chars {max_chars}");
+            seen.extend(ids(&page));
+            match page["next_offset"].as_i64() {
+                Some(next) => offset = next,
+                None => break,
+            }
+        }
+        assert_eq!(seen, (1..=40).collect::<Vec<_>>(), "offset, max_chars {max_chars}");
+    }
+    // The default budget applies when none is given.
+    let (page, size) = mcp.ok_sized("observe", json!({"what": "network_bodies"})).await;
+    assert!(size <= 100_000 && page["truncated"] == true && page["count"].as_i64().unwrap() < 40, "{size}");
+    // An entry larger than the whole budget comes clipped, marked, not skipped.
+    let (page, size) = mcp
+        .ok_sized("observe", json!({"what": "network_bodies", "after_cursor": 37, "limit": 1, "max_chars": 2_000}))
+        .await;
+    assert!(size <= 2_000);
+    assert_eq!(page["entries"][0]["id"], 38);
+    assert_eq!(page["entries"][0]["_clipped"], true);
+}
+
+#[tokio::test]
+async fn filters_narrow_each_kind() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let levels = ["debug", "log", "info", "warn", "error"];
+    server
+        .ingest(
+            "logs",
+            (0..10)
+                .map(|i| json!({"tabId": 1, "ts": 1000 + i, "level": levels[i % 5], "message": format!("m{i}")}))
+                .collect(),
+        )
+        .await;
+    server.ingest("network_waterfall", waterfall(30, |_| 1)).await;
+    server
+        .ingest(
+            "network_bodies",
+            vec![
+                json!({"method": "GET", "url": "http://a/users", "status": 200}),
+                json!({"method": "POST", "url": "http://a/users", "status": 500}),
+                json!({"method": "POST", "url": "http://a/login", "status": 401}),
+            ],
+        )
+        .await;
+    server
+        .ingest(
+            "websocket_events",
+            vec![
+                json!({"connectionId": "a", "event": "open"}),
+                json!({"connectionId": "a", "event": "message", "direction": "outgoing", "data": "ping"}),
+                json!({"connectionId": "b", "event": "message", "direction": "incoming", "data": "pong"}),
+            ],
+        )
+        .await;
+    server.ingest("actions", vec![json!({"type": "click"}), json!({"type": "input"}), json!({"type": "click"})]).await;
+    let mcp = Mcp::http(&server).await;
+    let n = |a: Value| a["total"].as_i64().unwrap();
+
+    assert_eq!(n(mcp.observe(json!({"what": "logs", "level": "warn"})).await), 2);
+    assert_eq!(n(mcp.observe(json!({"what": "logs", "min_level": "info"})).await), 6);
+    assert_eq!(n(mcp.observe(json!({"what": "logs", "since": 1007})).await), 3);
+    let errors = mcp.observe(json!({"what": "errors"})).await;
+    assert_eq!(errors["what"], "errors");
+    assert!(errors["entries"].as_array().unwrap().iter().all(|e| e["level"] == "error"));
+    assert_eq!(n(errors), 2);
+    assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "status_min": 400})).await), 3);
+    assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "url": "r2"})).await), 11);
+    assert_eq!(
+        n(mcp.observe(json!({"what": "network_bodies", "method": "POST", "status_min": 400, "status_max": 499})).await),
+        1
+    );
+    assert_eq!(n(mcp.observe(json!({"what": "network_bodies", "url": "/users"})).await), 2);
+    assert_eq!(n(mcp.observe(json!({"what": "websocket_events", "connectionId": "a"})).await), 2);
+    assert_eq!(n(mcp.observe(json!({"what": "websocket_events", "direction": "incoming"})).await), 1);
+    assert_eq!(n(mcp.observe(json!({"what": "actions", "type": "click"})).await), 2);
+    // Filtered offsets page through the matching rows only.
+    let p = mcp.observe(json!({"what": "network_waterfall", "url": "r2", "offset": 8, "limit": 5})).await;
+    assert_eq!((p["count"].as_i64(), p["has_more"].as_bool()), (Some(3), Some(false)));
+    let tail = mcp.observe(json!({"what": "network_waterfall", "url": "r2", "offset": -2})).await;
+    let urls: Vec<&str> = tail["entries"].as_array().unwrap().iter().map(|e| e["url"].as_str().unwrap()).collect();
+    assert_eq!(urls, vec!["http://app/r28.js", "http://app/r29.js"]);
+}
+
+#[tokio::test]
+async fn page_tabs_and_vitals() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let empty = mcp.observe(json!({"what": "page"})).await;
+    assert_eq!(empty["page"], Value::Null);
+    assert!(empty["hint"].as_str().unwrap().contains("extension"));
+    server.post("tabs", &json!({"entries": [{"tabId": 4, "url": "http://a/", "title": "A"}]})).await;
+    server.post("tabs", &json!({"entries": [{"tabId": 5, "url": "http://b/", "title": "B"}]})).await;
+    server.post("vitals", &json!({"tabId": 4, "url": "http://a/", "lcp": 900.0, "cls": 0.01})).await;
+
+    let tabs = mcp.observe(json!({"what": "tabs"})).await;
+    assert_eq!(tabs["count"], 2);
+    let tab_ids: Vec<i64> = tabs["tabs"].as_array().unwrap().iter().map(|t| t["tabId"].as_i64().unwrap()).collect();
+    assert_eq!(tab_ids.len(), 2);
+    assert!(tab_ids.contains(&4) && tab_ids.contains(&5));
+
+    let page = mcp.observe(json!({"what": "page", "tabId": 4})).await;
+    assert_eq!((page["page"]["url"].as_str(), page["page"]["title"].as_str()), (Some("http://a/"), Some("A")));
+    assert_eq!(page["vitals"]["lcp"], 900.0);
+    mcp.ok("configure", json!({"action": "track_tab", "tabId": 5})).await;
+    let page = mcp.observe(json!({"what": "page"})).await;
+    assert_eq!(
+        (page["tabId"].as_i64(), page["page"]["title"].as_str()),
+        (Some(5), Some("B")),
+        "defaults to the tracked tab"
+    );
+    let vitals = mcp.observe(json!({"what": "vitals", "tabId": 4})).await;
+    assert_eq!((vitals["vitals"]["lcp"].as_f64(), vitals["vitals"]["cls"].as_f64()), (Some(900.0), Some(0.01)));
+    assert_eq!(mcp.observe(json!({"what": "vitals"})).await["vitals"], Value::Null, "tab 5 has no vitals yet");
+}
+
+#[tokio::test]
+async fn configure_capacity_clear_and_status() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("actions", (0..30).map(|i| json!({"type": "click", "selector": format!("#b{i}")})).collect()).await;
+    let mcp = Mcp::http(&server).await;
+    let read = mcp.ok("configure", json!({"action": "capacity", "what": "actions"})).await;
+    assert_eq!((read["capacity"].as_i64(), read["count"].as_i64()), (Some(10_000), Some(30)));
+    let set = mcp.ok("configure", json!({"action": "capacity", "what": "actions", "capacity": 10})).await;
+    assert_eq!(
+        (set["capacity"].as_i64(), set["count"].as_i64(), set["oldest_id"].as_i64()),
+        (Some(10), Some(10), Some(21))
+    );
+    let status = mcp.ok("configure", json!({"action": "status"})).await;
+    assert_eq!(status["db"], db.path.display().to_string());
+    assert!(status["db_bytes"].as_u64().unwrap() > 0);
+    let kinds = status["kinds"].as_array().unwrap();
+    assert_eq!(kinds.len(), 6);
+    let actions = kinds.iter().find(|k| k["kind"] == "actions").unwrap();
+    assert_eq!(
+        (actions["count"].as_i64(), actions["capacity"].as_i64(), actions["newest_id"].as_i64()),
+        (Some(10), Some(10), Some(30))
+    );
+    let cleared = mcp.ok("configure", json!({"action": "clear", "what": "all"})).await;
+    assert_eq!(cleared["cleared"], 10);
+    let after = mcp.observe(json!({"what": "actions"})).await;
+    assert_eq!(
+        (after["total"].as_i64(), after["cursor"].as_i64()),
+        (Some(0), Some(30)),
+        "poll from the last id issued"
+    );
+
+    for (args, message) in [
+        (json!({"action": "explode"}), "unknown action"),
+        (json!({}), "`action` is required"),
+        (json!({"action": "clear"}), "clear needs `what`"),
+        (json!({"action": "capacity", "what": "cookies"}), "unknown kind"),
+        (json!({"action": "capacity", "what": "logs", "capacity": 0}), "at least 1"),
+        (json!({"action": "capacity", "what": "logs", "capacity": "big"}), "capacity must be an integer"),
+        (json!({"action": "track_tab", "tabId": "x"}), "tabId must be an integer or null"),
+        (json!({"action": "status", "what": "logs"}), "does not apply"),
+    ] {
+        let error = mcp.err("configure", args.clone()).await;
+        assert!(error.contains(message), "{args}: {error}");
+    }
+}
+
+#[tokio::test]
+async fn bad_arguments_are_tool_errors_that_say_what_to_send() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", logs(5, 0, Some(1))).await;
+    let mcp = Mcp::stdio(&db.path, server.port).await;
+    for (args, message) in [
+        (json!({"what": "cookies"}), "send one of logs, errors, network_waterfall"),
+        (json!({}), "`what` is required"),
+        (json!({"what": 5}), "`what` must be a string"),
+        (json!({"what": "logs", "limit": -5}), "limit must be 0"),
+        (json!({"what": "logs", "limit": 2.5}), "limit must be an integer"),
+        (json!({"what": "logs", "offset": "ten"}), "offset must be an integer"),
+        (json!({"what": "logs", "limit": 1e300}), "limit must be an integer"),
+        (json!({"what": "logs", "offset": 3, "after_cursor": 1}), "cannot be combined"),
+        (json!({"what": "logs", "offset": 3, "before_cursor": 4}), "cannot be combined"),
+        (json!({"what": "logs", "after_cursor": 1, "before_cursor": 4}), "not both"),
+        (
+            json!({"what": "logs", "after_cursor": 1_000_000}),
+            "beyond the newest id of logs (5); poll with after_cursor=5",
+        ),
+        (json!({"what": "logs", "before_cursor": 1_000_000}), "beyond the newest id"),
+        (json!({"what": "logs", "after_cursor": -1}), "after_cursor must be an entry id"),
+        (json!({"what": "logs", "tabId": "one"}), "tabId must be an integer"),
+        (json!({"what": "logs", "url": "x"}), "does not apply to what=\"logs\""),
+        (json!({"what": "logs", "level": "fatal"}), "level must be one of"),
+        (json!({"what": "logs", "max_chars": 5}), "max_chars must be between"),
+        (json!({"what": "network_bodies", "status_min": "4xx"}), "status_min must be an integer"),
+        (json!({"what": "tabs", "offset": 2}), "does not apply"),
+    ] {
+        let error = mcp.err("observe", args.clone()).await;
+        assert!(error.contains(message), "{args}: {error}");
+    }
+    // Absurd but well-typed values answer normally.
+    let far = mcp.observe(json!({"what": "logs", "offset": i64::MAX, "limit": i64::MAX})).await;
+    assert_eq!((far["count"].as_i64(), far["total"].as_i64()), (Some(0), Some(5)));
+    let back = mcp.observe(json!({"what": "logs", "offset": i64::MIN + 1})).await;
+    assert_eq!(back["count"], 5);
+    // The connection survived all of that.
+    assert_eq!(mcp.observe(json!({"what": "logs"})).await["count"], 5);
+    mcp.close().await;
+}
+
+#[tokio::test]
+async fn captures_and_cursors_outlive_a_restart() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", logs(30, 0, Some(2))).await;
+    let mcp = Mcp::http(&server).await;
+    let page = mcp.observe(json!({"what": "logs", "limit": 20})).await;
+    let cursor = page["cursor"].as_i64().unwrap();
+    mcp.close().await;
+    assert_eq!(server.stop(), Some(0));
+
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", logs(5, 30, Some(2))).await;
+    let mcp = Mcp::stdio(&db.path, server.port).await;
+    let next = mcp.observe(json!({"what": "logs", "after_cursor": cursor})).await;
+    assert_eq!(ids(&next), (21..=35).collect::<Vec<_>>());
+    assert_eq!(next["entries"][0]["message"], "m20");
+    mcp.close().await;
+}
+
+#[tokio::test]
+async fn tools_list_describes_both_tools() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let tools = mcp.list_tools().await;
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, vec!["observe", "configure"]);
+    let observe = serde_json::to_value(&tools[0].input_schema).unwrap();
+    let what: Vec<&str> =
+        observe["properties"]["what"]["enum"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(
+        what,
+        vec![
+            "logs",
+            "errors",
+            "network_waterfall",
+            "network_bodies",
+            "websocket_events",
+            "actions",
+            "extension_logs",
+            "page",
+            "tabs",
+            "vitals"
+        ]
+    );
+    for p in [
+        "limit",
+        "offset",
+        "after_cursor",
+        "before_cursor",
+        "tabId",
+        "level",
+        "min_level",
+        "url",
+        "method",
+        "status_min",
+        "status_max",
+        "connectionId",
+        "direction",
+        "type",
+        "since",
+        "max_chars",
+    ] {
+        assert!(observe["properties"].get(p).is_some(), "observe schema lacks {p}");
+    }
+    assert_eq!(observe["required"], json!(["what"]));
+}
