@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs beyond the Rust toolchain, when missing:
+# Debian's Chromium (the extension's end-to-end test) and the extension's npm
+# packages. Idempotent: quick when everything is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+apt_packages=()
+command -v chromium >/dev/null 2>&1 || apt_packages+=(chromium)
+command -v node >/dev/null 2>&1 || apt_packages+=(nodejs npm)
+command -v sqlite3 >/dev/null 2>&1 || apt_packages+=(sqlite3)
+if [ ${#apt_packages[@]} -gt 0 ]; then
+  echo "setup: installing ${apt_packages[*]} (Debian packages)"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${apt_packages[@]}" >/dev/null
+fi
+
+if [ -f extension/package-lock.json ]; then
+  stamp=extension/node_modules/.package-lock.json
+  if [ ! -f "$stamp" ] || [ extension/package-lock.json -nt "$stamp" ]; then
+    echo "setup: npm ci in extension/"
+    npm ci --prefix extension --no-audit --no-fund --loglevel=error
+  fi
+fi
