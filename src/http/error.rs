@@ -22,6 +22,8 @@ pub enum ApiError {
     #[error("the store is busy writing; retry after a moment")]
     Busy,
     #[error("{0}")]
+    Unavailable(String),
+    #[error("{0}")]
     DiskFull(String),
     #[error("{0}")]
     Internal(String),
@@ -43,6 +45,7 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::Busy => ApiError::Busy,
+            StoreError::Closed => ApiError::Unavailable("gasoline is shutting down; retry in a moment".into()),
             StoreError::DiskFull(m) => ApiError::DiskFull(format!(
                 "the disk holding the database is full ({m}); nothing of this request was stored, retry once space is free"
             )),
@@ -63,12 +66,12 @@ impl IntoResponse for ApiError {
             ),
             ApiError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, json!({ "error": message })),
             ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, json!({ "error": message })),
-            ApiError::Busy => (StatusCode::SERVICE_UNAVAILABLE, json!({ "error": message })),
+            ApiError::Busy | ApiError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, json!({ "error": message })),
             ApiError::DiskFull(_) => (StatusCode::INSUFFICIENT_STORAGE, json!({ "error": message })),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, json!({ "error": message })),
         };
         let mut response = (status, Json(body)).into_response();
-        if matches!(self, ApiError::Busy | ApiError::DiskFull(_)) {
+        if matches!(self, ApiError::Busy | ApiError::Unavailable(_) | ApiError::DiskFull(_)) {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static(RETRY_AFTER_SECS));
         }
         response
