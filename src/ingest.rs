@@ -79,6 +79,23 @@ fn entry_error(index: usize, field: &str, problem: impl Into<String>) -> IngestE
     IngestError::Entry { index, field: field.to_owned(), problem: problem.into() }
 }
 
+/// Parses `{"entries": [...]}` and decodes each entry, which must be an object, with `decode`.
+fn decode_objects<T>(
+    body: &[u8],
+    limits: &Limits,
+    single_object_ok: bool,
+    mut decode: impl FnMut(usize, Map<String, Value>) -> Result<T, IngestError>,
+) -> Result<Vec<T>, IngestError> {
+    parse_entries(body, limits, single_object_ok)?
+        .into_iter()
+        .enumerate()
+        .map(|(index, entry)| match entry {
+            Value::Object(map) => decode(index, map),
+            _ => Err(entry_error(index, "", "each entry must be a JSON object")),
+        })
+        .collect()
+}
+
 /// Parses `{"entries": [...]}` and returns the entries.
 fn parse_entries(body: &[u8], limits: &Limits, single_object_ok: bool) -> Result<Vec<Value>, IngestError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| IngestError::Json(e.to_string()))?;
@@ -98,17 +115,16 @@ fn parse_entries(body: &[u8], limits: &Limits, single_object_ok: bool) -> Result
 
 /// Decodes a `POST /events/{kind}` body.
 pub fn decode_events(kind: &Kind, body: &[u8], limits: &Limits, now_ms: i64) -> Result<Vec<Row>, IngestError> {
-    parse_entries(body, limits, false)?
-        .into_iter()
-        .enumerate()
-        .map(|(index, entry)| decode_entry(kind, index, entry, limits, now_ms))
-        .collect()
+    decode_objects(body, limits, false, |index, map| decode_entry(kind, index, map, limits, now_ms))
 }
 
-fn decode_entry(kind: &Kind, index: usize, entry: Value, limits: &Limits, now_ms: i64) -> Result<Row, IngestError> {
-    let Value::Object(mut map) = entry else {
-        return Err(entry_error(index, "", "each entry must be a JSON object"));
-    };
+fn decode_entry(
+    kind: &Kind,
+    index: usize,
+    mut map: Map<String, Value>,
+    limits: &Limits,
+    now_ms: i64,
+) -> Result<Row, IngestError> {
     let tab_id = take_tab_id(&mut map, index)?;
     let ts = match map.remove("ts") {
         None | Some(Value::Null) => now_ms,
@@ -255,48 +271,34 @@ fn optional_string(
 
 /// Decodes a `POST /events/tabs` body: `{"entries": [...]}` or one object.
 pub fn decode_tabs(body: &[u8], limits: &Limits) -> Result<Vec<TabInfo>, IngestError> {
-    parse_entries(body, limits, true)?
-        .into_iter()
-        .enumerate()
-        .map(|(index, entry)| {
-            let Value::Object(mut map) = entry else {
-                return Err(entry_error(index, "", "each entry must be a JSON object"));
-            };
-            Ok(TabInfo {
-                tab_id: required_tab_id(&mut map, index)?,
-                url: optional_string(&mut map, "url", index, limits.field_cap)?,
-                title: optional_string(&mut map, "title", index, limits.field_cap)?,
-            })
+    decode_objects(body, limits, true, |index, mut map| {
+        Ok(TabInfo {
+            tab_id: required_tab_id(&mut map, index)?,
+            url: optional_string(&mut map, "url", index, limits.field_cap)?,
+            title: optional_string(&mut map, "title", index, limits.field_cap)?,
         })
-        .collect()
+    })
 }
 
 /// Decodes a `POST /events/vitals` body: `{"entries": [...]}` or one object.
 pub fn decode_vitals(body: &[u8], limits: &Limits) -> Result<Vec<Vitals>, IngestError> {
-    parse_entries(body, limits, true)?
-        .into_iter()
-        .enumerate()
-        .map(|(index, entry)| {
-            let Value::Object(mut map) = entry else {
-                return Err(entry_error(index, "", "each entry must be a JSON object"));
+    decode_objects(body, limits, true, |index, mut map| {
+        let tab_id = required_tab_id(&mut map, index)?;
+        let url = optional_string(&mut map, "url", index, limits.field_cap)?;
+        let mut metrics = [None; 5];
+        for (slot, name) in metrics.iter_mut().zip(VITALS) {
+            *slot = match map.remove(name) {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(v.as_f64().ok_or_else(|| entry_error(index, name, "must be a number"))?),
             };
-            let tab_id = required_tab_id(&mut map, index)?;
-            let url = optional_string(&mut map, "url", index, limits.field_cap)?;
-            let mut metrics = [None; 5];
-            for (slot, name) in metrics.iter_mut().zip(VITALS) {
-                *slot = match map.remove(name) {
-                    None | Some(Value::Null) => None,
-                    Some(v) => Some(v.as_f64().ok_or_else(|| entry_error(index, name, "must be a number"))?),
-                };
-            }
-            map.remove("ts");
-            let mut truncated = Map::new();
-            for (key, value) in map.iter_mut() {
-                cap_strings(value, key, key, limits, &mut truncated);
-            }
-            Ok(Vitals { tab_id, url, metrics, data: Value::Object(map).to_string() })
-        })
-        .collect()
+        }
+        map.remove("ts");
+        let mut truncated = Map::new();
+        for (key, value) in map.iter_mut() {
+            cap_strings(value, key, key, limits, &mut truncated);
+        }
+        Ok(Vitals { tab_id, url, metrics, data: Value::Object(map).to_string() })
+    })
 }
 
 #[cfg(test)]
