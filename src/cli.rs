@@ -57,7 +57,7 @@ fn parse_capacity(s: &str) -> Result<(&'static Kind, i64), String> {
 }
 
 /// `gasoline.db` in the platform data directory (e.g. ~/.local/share/gasoline/).
-pub fn default_db_path() -> Result<PathBuf, String> {
-    let base = dirs::data_dir().ok_or("no data directory on this platform; pass --db PATH")?;
-    Ok(base.join("gasoline").join("gasoline.db"))
+/// `None` on a platform without a data directory (then `--db` is needed).
+pub fn default_db_path() -> Option<PathBuf> {
+    Some(dirs::data_dir()?.join("gasoline").join("gasoline.db"))
 }

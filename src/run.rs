@@ -13,28 +13,49 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::{ServeArgs, default_db_path};
 use crate::ingest::Limits;
 use crate::mcp::GasolineMcp;
-use crate::store::{OpenOptions, Store};
+use crate::store::{OpenOptions, Store, StoreError};
 
 /// How long in-flight HTTP requests get to finish at shutdown.
 const DRAIN: Duration = Duration::from_secs(5);
 
+/// Why `gasoline` could not start or stop cleanly: one line for the user.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("no data directory on this platform; pass --db PATH")]
+    NoDataDirectory,
+    #[error("cannot create {}: {source}", dir.display())]
+    CreateDirectory { dir: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("port {0} on 127.0.0.1 is already in use (another gasoline?); stop it or pass --port")]
+    PortInUse(u16),
+    #[error("cannot listen on 127.0.0.1:{port}: {source}")]
+    Listen { port: u16, source: std::io::Error },
+    #[error("cannot install signal handlers: {0}")]
+    Signals(std::io::Error),
+    #[error("HTTP server failed: {0}")]
+    Http(std::io::Error),
+    #[error("MCP over stdio failed to start: {0}")]
+    McpStart(String),
+}
+
 /// Opens the store named by the arguments (creating the default directory).
-fn open_store(args: &ServeArgs) -> Result<Store, String> {
+fn open_store(args: &ServeArgs) -> Result<Store, RunError> {
     let path = match &args.db {
         Some(p) => p.clone(),
         None => {
-            let p = default_db_path()?;
+            let p = default_db_path().ok_or(RunError::NoDataDirectory)?;
             if let Some(dir) = p.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                std::fs::create_dir_all(dir)
+                    .map_err(|source| RunError::CreateDirectory { dir: dir.to_path_buf(), source })?;
             }
             p
         }
     };
     let path = std::path::absolute(&path).unwrap_or(path);
-    let options = OpenOptions { capacities: args.capacities.clone(), ..OpenOptions::default() };
-    let store = Store::open(&path, &options).map_err(|e| e.to_string())?;
     tracing::info!("database: {}", path.display());
-    Ok(store)
+    let options = OpenOptions { capacities: args.capacities.clone(), ..OpenOptions::default() };
+    Ok(Store::open(&path, &options)?)
 }
 
 fn limits(args: &ServeArgs) -> Limits {
@@ -51,65 +72,72 @@ async fn serve_http(
     store: Store,
     args: &ServeArgs,
     stop: CancellationToken,
-) -> Result<(), String> {
-    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+) -> Result<(), RunError> {
+    let port = listener.local_addr().map_err(RunError::Http)?.port();
     let app = crate::http::router(store, limits(args), port, stop.child_token());
     tracing::info!("gasoline listening on http://127.0.0.1:{port} (MCP at /mcp)");
     let graceful = stop.clone();
     let server = axum::serve(listener, app).with_graceful_shutdown(async move { graceful.cancelled().await });
     tokio::select! {
-        result = server => result.map_err(|e| format!("HTTP server failed: {e}")),
+        result = server => result.map_err(RunError::Http),
         // Long-lived streams must not hold shutdown hostage.
         () = async { stop.cancelled().await; tokio::time::sleep(DRAIN).await } => Ok(()),
     }
 }
 
-/// Resolves on SIGINT or SIGTERM.
-async fn signalled() {
-    let ctrl_c = tokio::signal::ctrl_c();
+/// Installs the SIGINT and SIGTERM handlers at once, before the slow start-up
+/// work, so that a signal arriving while the database opens still ends in a
+/// clean shutdown rather than the default abrupt exit; `stop` is cancelled
+/// when one arrives.
+fn cancel_on_signal(stop: CancellationToken) -> Result<(), RunError> {
     #[cfg(unix)]
     {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => return std::future::pending().await,
-        };
-        tokio::select! { _ = ctrl_c => {}, _ = term.recv() => {} }
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt()).map_err(RunError::Signals)?;
+        let mut terminate = signal(SignalKind::terminate()).map_err(RunError::Signals)?;
+        tokio::spawn(async move {
+            tokio::select! { _ = interrupt.recv() => {}, _ = terminate.recv() => {} }
+            tracing::info!("shutting down");
+            stop.cancel();
+        });
     }
     #[cfg(not(unix))]
-    let _ = ctrl_c.await;
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            tracing::info!("shutting down");
+            stop.cancel();
+        }
+    });
+    Ok(())
 }
 
-async fn close(store: &Store) -> Result<(), String> {
-    store.shutdown().await.map_err(|e| format!("shutdown: {e}"))?;
+async fn close(store: &Store) -> Result<(), RunError> {
+    store.shutdown().await?;
     tracing::info!("stopped cleanly");
     Ok(())
 }
 
-pub async fn serve(args: ServeArgs) -> Result<(), String> {
-    let store = open_store(&args)?;
-    let listener = bind(args.port).await.map_err(|e| port_error(args.port, &e))?;
+pub async fn serve(args: ServeArgs) -> Result<(), RunError> {
     let stop = CancellationToken::new();
-    let on_signal = stop.clone();
-    tokio::spawn(async move {
-        signalled().await;
-        tracing::info!("shutting down");
-        on_signal.cancel();
-    });
+    cancel_on_signal(stop.clone())?;
+    let store = open_store(&args)?;
+    let listener = bind(args.port).await.map_err(|e| port_error(args.port, e))?;
     serve_http(listener, store.clone(), &args, stop).await?;
     close(&store).await
 }
 
-fn port_error(port: u16, e: &std::io::Error) -> String {
-    if e.kind() == std::io::ErrorKind::AddrInUse {
-        format!("port {port} on 127.0.0.1 is already in use (another gasoline?); stop it or pass --port")
+fn port_error(port: u16, source: std::io::Error) -> RunError {
+    if source.kind() == std::io::ErrorKind::AddrInUse {
+        RunError::PortInUse(port)
     } else {
-        format!("cannot listen on 127.0.0.1:{port}: {e}")
+        RunError::Listen { port, source }
     }
 }
 
-pub async fn mcp(args: ServeArgs) -> Result<(), String> {
-    let store = open_store(&args)?;
+pub async fn mcp(args: ServeArgs) -> Result<(), RunError> {
     let stop = CancellationToken::new();
+    cancel_on_signal(stop.clone())?;
+    let store = open_store(&args)?;
     let http = match bind(args.port).await {
         Ok(listener) => {
             let (store, args, stop) = (store.clone(), args.clone(), stop.clone());
@@ -119,15 +147,15 @@ pub async fn mcp(args: ServeArgs) -> Result<(), String> {
             announce_attach(args.port, store.path().to_path_buf()).await;
             None
         }
-        Err(e) => return Err(port_error(args.port, &e)),
+        Err(e) => return Err(port_error(args.port, e)),
     };
     let service = GasolineMcp::new(store.clone())
         .serve(rmcp::transport::stdio())
         .await
-        .map_err(|e| format!("MCP over stdio failed to start: {e}"))?;
+        .map_err(|e| RunError::McpStart(e.to_string()))?;
     tokio::select! {
         _ = service.waiting() => tracing::info!("stdin closed; shutting down"),
-        () = signalled() => tracing::info!("shutting down"),
+        () = stop.cancelled() => {}
     }
     stop.cancel();
     if let Some(http) = http {

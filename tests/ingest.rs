@@ -416,20 +416,24 @@ fn default_database_lives_in_the_data_directory() {
     let mut child = std::process::Command::new(common::BIN)
         .args(["serve", "--port", "0"])
         .env_remove("GASOLINE_DB")
+        .env_remove("RUST_LOG")
         .env("HOME", home.path())
         .env("XDG_DATA_HOME", home.path().join("data"))
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let expected = home.path().join("data/gasoline/gasoline.db");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !expected.exists() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(50));
+    // Read the log until the server says it listens: only then is start-up over.
+    let mut log = String::new();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    while !log.contains("listening") {
+        if std::io::BufRead::read_line(&mut stderr, &mut log).unwrap() == 0 {
+            break;
+        }
     }
     common::signal(child.id(), libc::SIGTERM);
+    std::io::Read::read_to_string(&mut stderr, &mut log).unwrap();
     let status = child.wait().unwrap();
-    let mut log = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut log).unwrap();
     assert!(expected.exists(), "default db not created: {log}");
     assert!(log.contains(&expected.display().to_string()), "absolute path logged: {log}");
     assert_eq!(status.code(), Some(0), "{log}");
@@ -442,6 +446,7 @@ fn default_database_lives_in_the_data_directory() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while !chosen.exists() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
