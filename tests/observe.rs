@@ -517,3 +517,38 @@ async fn tools_list_describes_both_tools() {
     }
     assert_eq!(observe["required"], json!(["what"]));
 }
+
+/// Raw streamable HTTP as any client sends it: initialize, then end the session
+/// with DELETE. Clients from other SDKs read 200/204 as a clean end (the
+/// Python SDK warns on anything else).
+#[tokio::test]
+async fn a_session_ends_cleanly_with_delete() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let http = reqwest::Client::new();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+    let answer = http
+        .post(server.url("/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .json(&init)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let session = answer.headers().get("mcp-session-id").expect("session id").to_str().unwrap().to_string();
+    let body = answer.text().await.unwrap();
+    assert!(body.contains("\"serverInfo\""), "{body}");
+
+    let end = http.delete(server.url("/mcp")).header("mcp-session-id", &session).send().await.unwrap();
+    assert_eq!(end.status(), 204);
+    let after = http
+        .post(server.url("/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &session)
+        .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(after.status(), 404, "an ended session is gone");
+}

@@ -11,6 +11,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -46,13 +47,30 @@ pub fn router(store: Store, limits: Limits, port: u16, shutdown: CancellationTok
         Arc::new(LocalSessionManager::default()),
         config,
     );
+    let mcp = Router::new().nest_service("/mcp", mcp).layer(axum::middleware::from_fn(session_end_no_content));
     Router::new()
         .route("/events/{kind}", post(post_events))
         .route("/health", get(health))
         .with_state(AppState { store, limits })
-        .nest_service("/mcp", mcp)
+        .merge(mcp)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(guard::Allowed::for_port(port), guard::guard))
+}
+
+/// rmcp answers the `DELETE` that ends an MCP session with 202, which the
+/// Python SDK reports as "Session termination failed: 202" (it expects 200 or
+/// 204). The session is gone either way: say so in the form every client reads
+/// as success.
+async fn session_end_no_content(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let is_delete = request.method() == axum::http::Method::DELETE;
+    let response = next.run(request).await;
+    if is_delete && response.status() == axum::http::StatusCode::ACCEPTED {
+        return axum::http::StatusCode::NO_CONTENT.into_response();
+    }
+    response
 }
 
 async fn post_events(
