@@ -149,19 +149,35 @@ pub async fn mcp(args: ServeArgs) -> Result<(), RunError> {
         }
         Err(e) => return Err(port_error(args.port, e)),
     };
-    let service = GasolineMcp::new(store.clone())
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| RunError::McpStart(e.to_string()))?;
-    tokio::select! {
-        _ = service.waiting() => tracing::info!("stdin closed; shutting down"),
-        () = stop.cancelled() => {}
-    }
+    let outcome = serve_stdio(store.clone(), &stop).await;
     stop.cancel();
     if let Some(http) = http {
         let _ = http.await;
     }
-    close(&store).await
+    close(&store).await?;
+    outcome
+}
+
+/// Serves MCP over stdin/stdout until stdin closes or `stop` is cancelled.
+async fn serve_stdio(store: Store, stop: &CancellationToken) -> Result<(), RunError> {
+    let starting = GasolineMcp::new(store).serve(rmcp::transport::stdio());
+    let service = tokio::select! {
+        started = starting => match started {
+            Ok(service) => service,
+            // A client that leaves before `initialize` is a normal end, not a failure.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                tracing::info!("stdin closed before the MCP client initialized; shutting down");
+                return Ok(());
+            }
+            Err(e) => return Err(RunError::McpStart(e.to_string())),
+        },
+        () = stop.cancelled() => return Ok(()),
+    };
+    tokio::select! {
+        _ = service.waiting() => tracing::info!("stdin closed; shutting down"),
+        () = stop.cancelled() => {}
+    }
+    Ok(())
 }
 
 /// The port is taken: say by whom, and serve MCP from the database file anyway.

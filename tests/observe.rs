@@ -552,3 +552,47 @@ async fn a_session_ends_cleanly_with_delete() {
         .unwrap();
     assert_eq!(after.status(), 404, "an ended session is gone");
 }
+
+/// `gasoline mcp` started while another gasoline holds the port still serves
+/// MCP from the same database file, sees what the other one ingests, and says
+/// so on stderr.
+#[tokio::test]
+async fn mcp_attaches_when_the_port_is_taken() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", logs(5, 0, Some(4))).await;
+
+    let mut raw = std::process::Command::new(common::BIN)
+        .args(["mcp", "--port", &server.port.to_string(), "--db"])
+        .arg(&db.path)
+        .env("RUST_LOG", "info")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(raw.stderr.take().unwrap());
+    let mut log = String::new();
+    while !log.contains("another gasoline") {
+        if std::io::BufRead::read_line(&mut stderr, &mut log).unwrap() == 0 {
+            break;
+        }
+    }
+    assert!(log.contains(&format!("port {} is served by another gasoline", server.port)), "{log}");
+    drop(raw.stdin.take()); // closing stdin ends an MCP stdio server
+    assert_eq!(common::wait_exit(&mut raw, std::time::Duration::from_secs(10)), Some(0));
+
+    let mcp = Mcp::stdio(&db.path, server.port).await;
+    let first = mcp.observe(json!({"what": "logs"})).await;
+    assert_eq!(first["total"], 5);
+    let cursor = first["cursor"].as_i64().unwrap();
+    server.ingest("logs", logs(3, 5, Some(4))).await;
+    let next = mcp.observe(json!({"what": "logs", "after_cursor": cursor})).await;
+    assert_eq!(next["count"], 3, "new events ingested by the other process are visible: {next}");
+    // Configuration written through the attached process reaches the shared file.
+    mcp.ok("configure", json!({"action": "track_tab", "tabId": 4})).await;
+    let tracked = Mcp::http(&server).await.observe(json!({"what": "logs", "limit": 1})).await;
+    assert_eq!(tracked["tracked_tab_id"], 4);
+    mcp.close().await;
+    assert_eq!(server.stop(), Some(0));
+}
