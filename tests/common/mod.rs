@@ -258,3 +258,500 @@ pub fn logs(n: usize, from: usize, tab: Option<i64>) -> Vec<Value> {
         .map(|i| json!({ "tabId": tab, "ts": 1_700_000_000_000i64 + i as i64, "level": "log", "message": format!("m{i}") }))
         .collect()
 }
+
+// ---------------------------------------------------------------------------
+// Reliability helpers (tests/reliability_*.rs): long runs, processes started
+// with special limits, raw stdio MCP, file sizes, RSS, load generators.
+// ---------------------------------------------------------------------------
+
+/// `GASOLINE_LONG=1` selects the long versions of the reliability tests.
+pub fn long() -> bool {
+    std::env::var("GASOLINE_LONG").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The fast or the long figure, by [`long`].
+pub fn scale<T>(fast: T, long_run: T) -> T {
+    if long() { long_run } else { fast }
+}
+
+/// A `gasoline <mode> --port <port> --db <db> <extra...>` command, not started.
+pub fn command(mode: &str, db: &Path, port: u16, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.args([mode, "--port", &port.to_string(), "--db"]).arg(db).args(extra).env("RUST_LOG", "info");
+    cmd
+}
+
+/// Reads a child's stderr into `lines` on a thread; sends each "listening on" port on `ports`.
+fn collect_stderr(
+    pipe: std::process::ChildStderr,
+    lines: Arc<Mutex<Vec<String>>>,
+    ports: std::sync::mpsc::Sender<u16>,
+) {
+    std::thread::spawn(move || {
+        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+            if let Some(rest) = line.split("listening on http://127.0.0.1:").nth(1) {
+                let port: u16 = rest.split(|c: char| !c.is_ascii_digit()).next().unwrap_or("0").parse().unwrap_or(0);
+                let _ = ports.send(port);
+            }
+            lines.lock().unwrap().push(line);
+        }
+    });
+}
+
+impl Server {
+    /// Starts a prepared `serve` command (see [`command`]) and waits until it listens.
+    pub fn spawn(mut cmd: Command, db: &Path) -> Server {
+        let mut child =
+            cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("spawn gasoline");
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        collect_stderr(child.stderr.take().expect("stderr"), stderr.clone(), tx);
+        let port = match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(port) => port,
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                std::thread::sleep(Duration::from_millis(100));
+                panic!("gasoline did not start: {:?}", stderr.lock().unwrap());
+            }
+        };
+        Server { child, port, db: db.to_path_buf(), stderr, http: reqwest::Client::new() }
+    }
+
+    /// Sends `sig` and waits (at most `timeout`); returns the exit code and how long the exit took.
+    pub fn signal_and_wait(mut self, sig: i32, timeout: Duration) -> (Option<i32>, Duration) {
+        let start = Instant::now();
+        signal(self.child.id(), sig);
+        let code = wait_exit(&mut self.child, timeout);
+        (code, start.elapsed())
+    }
+
+    /// Waits for the process to exit by itself (killed after `timeout`); returns its exit code.
+    pub fn wait(mut self, timeout: Duration) -> Option<i32> {
+        wait_exit(&mut self.child, timeout)
+    }
+
+    /// True once the process has exited.
+    pub fn exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+}
+
+/// Runs `gasoline` with `args` to its exit (killed after `timeout`); returns the exit code and stderr.
+pub fn run_to_exit(mut cmd: Command, timeout: Duration) -> (Option<i32>, String) {
+    let mut child =
+        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("spawn gasoline");
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let (tx, _rx) = std::sync::mpsc::channel();
+    collect_stderr(child.stderr.take().expect("stderr"), lines.clone(), tx);
+    let code = wait_exit(&mut child, timeout);
+    std::thread::sleep(Duration::from_millis(100));
+    let log = lines.lock().unwrap().join("\n");
+    (code, log)
+}
+
+/// Size of a file in bytes, 0 when it does not exist.
+pub fn file_len(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+/// The `-wal` file beside a database.
+pub fn wal_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push("-wal");
+    PathBuf::from(name)
+}
+
+/// Resident set size of a process in KiB (VmRSS), None once it is gone.
+pub fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// `PRAGMA integrity_check` as a user would run it (read-only).
+pub fn integrity(path: &Path) -> String {
+    let conn = open_db(path);
+    let rows: Vec<String> = conn
+        .prepare("PRAGMA integrity_check")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    rows.join("; ")
+}
+
+pub const MIB: f64 = 1024.0 * 1024.0;
+
+/// A small deterministic generator (xorshift64*), so failures can be replayed from a printed seed.
+#[derive(Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.max(1))
+    }
+
+    /// A seed from the clock, or `GASOLINE_SEED` when set.
+    pub fn seed() -> u64 {
+        std::env::var("GASOLINE_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
+        })
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `lo..hi` (hi exclusive, hi > lo).
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next() % (hi - lo)
+    }
+
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+/// The column each kind's load entries carry their unique marker in.
+pub fn marker_column(kind: &str) -> &'static str {
+    match kind {
+        "logs" | "extension_logs" => "message",
+        "network_waterfall" | "network_bodies" => "url",
+        "websocket_events" => "connection_id",
+        "actions" => "type",
+        other => panic!("no marker column for {other}"),
+    }
+}
+
+/// One valid entry of `kind` carrying `marker` in its marker column and `pad` bytes of extra data.
+pub fn marked_entry(kind: &str, marker: &str, tab: i64, pad: usize) -> Value {
+    let extra = "x".repeat(pad);
+    match kind {
+        "logs" => json!({"tabId": tab, "level": "log", "message": marker, "args": [extra]}),
+        "extension_logs" => json!({"tabId": tab, "level": "warn", "message": marker, "detail": extra}),
+        "network_waterfall" => json!({"tabId": tab, "url": marker, "responseStatus": 200, "duration": 1.5, "x": extra}),
+        "network_bodies" => {
+            json!({"tabId": tab, "method": "POST", "url": marker, "status": 200, "responseBody": extra})
+        }
+        "websocket_events" => json!({"tabId": tab, "connectionId": marker, "event": "message", "direction": "incoming",
+                                     "data": extra}),
+        "actions" => json!({"tabId": tab, "type": marker, "selector": "#b", "text": extra}),
+        other => panic!("no entries for {other}"),
+    }
+}
+
+/// A request that was acknowledged: its kind, ids and the markers of its entries, in order.
+#[derive(Debug, Clone)]
+pub struct Acked {
+    pub kind: &'static str,
+    pub first_id: i64,
+    pub last_id: i64,
+    pub markers: Vec<String>,
+}
+
+/// What a load client saw.
+#[derive(Debug, Default)]
+pub struct LoadReport {
+    pub acked: Vec<Acked>,
+    /// HTTP status → count (200 included).
+    pub statuses: std::collections::BTreeMap<u16, usize>,
+    /// Requests that got no HTTP answer (connection refused or reset).
+    pub transport_errors: usize,
+    /// Of those, requests sent on a connection that then closed without an answer (not refused at connect).
+    pub cut_off: usize,
+    /// Non-200 answers: status, Retry-After header, body.
+    pub refusals: Vec<(u16, Option<String>, String)>,
+}
+
+impl LoadReport {
+    pub fn merge(&mut self, other: LoadReport) {
+        self.acked.extend(other.acked);
+        for (s, n) in other.statuses {
+            *self.statuses.entry(s).or_default() += n;
+        }
+        self.transport_errors += other.transport_errors;
+        self.cut_off += other.cut_off;
+        self.refusals.extend(other.refusals);
+    }
+
+    pub fn acked_events(&self) -> usize {
+        self.acked.iter().map(|a| a.markers.len()).sum()
+    }
+}
+
+/// How a load client behaves.
+#[derive(Debug, Clone)]
+pub struct LoadSpec {
+    pub kinds: Vec<&'static str>,
+    /// Entries per request, uniform in this range (inclusive).
+    pub batch: (usize, usize),
+    /// Extra bytes per entry.
+    pub pad: usize,
+    /// Prefix of every marker (unique per test round).
+    pub tag: String,
+    /// After a non-200 answer, retry the same batch (as the extension does) after its Retry-After.
+    pub retry: bool,
+    /// A new HTTP client (new connections) every this many requests; 0 = never.
+    pub reconnect_every: usize,
+}
+
+impl Default for LoadSpec {
+    fn default() -> Self {
+        LoadSpec {
+            kinds: vec!["logs", "network_waterfall"],
+            batch: (1, 40),
+            pad: 64,
+            tag: "t".into(),
+            retry: false,
+            reconnect_every: 0,
+        }
+    }
+}
+
+/// Clients posting marked entries as fast as they are answered, until stopped.
+pub struct Load {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    handles: Vec<tokio::task::JoinHandle<LoadReport>>,
+}
+
+impl Load {
+    pub fn start(port: u16, clients: usize, spec: &LoadSpec, seed: u64) -> Load {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let handles = (0..clients)
+            .map(|c| {
+                let (stop, spec) = (stop.clone(), spec.clone());
+                tokio::spawn(load_client(port, c, spec, Rng::new(seed.wrapping_add(c as u64 * 7919)), stop))
+            })
+            .collect();
+        Load { stop, handles }
+    }
+
+    /// Asks every client to stop after its current request and collects what they saw.
+    pub async fn finish(self) -> LoadReport {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let mut report = LoadReport::default();
+        for h in self.handles {
+            report.merge(h.await.expect("load client"));
+        }
+        report
+    }
+}
+
+async fn load_client(
+    port: u16,
+    client: usize,
+    spec: LoadSpec,
+    mut rng: Rng,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+) -> LoadReport {
+    use std::sync::atomic::Ordering;
+    let url = |kind: &str| format!("http://127.0.0.1:{port}/events/{kind}");
+    let mut http = reqwest::Client::new();
+    let mut report = LoadReport::default();
+    let mut seq = 0usize;
+    let mut sent = 0usize;
+    let mut pending: Option<(&'static str, Vec<String>, String)> = None;
+    while !stop.load(Ordering::SeqCst) {
+        let (kind, markers, body) = match pending.take() {
+            Some(p) => p,
+            None => {
+                let kind = spec.kinds[rng.range(0, spec.kinds.len() as u64) as usize];
+                let n = rng.range(spec.batch.0 as u64, spec.batch.1 as u64 + 1) as usize;
+                let markers: Vec<String> = (0..n).map(|i| format!("{}-c{client}-{}", spec.tag, seq + i)).collect();
+                seq += n;
+                let entries: Vec<Value> =
+                    markers.iter().map(|m| marked_entry(kind, m, client as i64, spec.pad)).collect();
+                (kind, markers, json!({ "entries": entries }).to_string())
+            }
+        };
+        sent += 1;
+        if spec.reconnect_every > 0 && sent.is_multiple_of(spec.reconnect_every) {
+            http = reqwest::Client::new();
+        }
+        let response = http.post(url(kind)).header("content-type", "application/json").body(body.clone()).send().await;
+        let response = match response {
+            Ok(r) => r,
+            Err(e) => {
+                report.transport_errors += 1;
+                report.cut_off += usize::from(!e.is_connect());
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                if spec.retry {
+                    pending = Some((kind, markers, body));
+                }
+                continue;
+            }
+        };
+        let status = response.status().as_u16();
+        let retry_after = response.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let text = response.text().await.unwrap_or_default();
+        *report.statuses.entry(status).or_default() += 1;
+        if status == 200 {
+            let reply: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            assert_eq!(reply["accepted"], markers.len(), "{reply}");
+            let (first_id, last_id) = (reply["first_id"].as_i64().unwrap(), reply["last_id"].as_i64().unwrap());
+            report.acked.push(Acked { kind, first_id, last_id, markers });
+        } else {
+            let wait: u64 = retry_after.as_deref().and_then(|s| s.parse().ok()).unwrap_or(0);
+            report.refusals.push((status, retry_after, text));
+            if spec.retry {
+                pending = Some((kind, markers, body));
+                tokio::time::sleep(Duration::from_millis(wait * 1000 / 4 + 10)).await;
+            }
+        }
+    }
+    report
+}
+
+/// Checks that every acknowledged entry is in the database at its id, with its marker.
+/// Returns (acknowledged entries, entries found) and the first few discrepancies.
+pub fn verify_acked(db: &Path, acked: &[Acked]) -> (usize, usize, Vec<String>) {
+    let conn = open_db(db);
+    let (mut expected, mut found, mut problems) = (0, 0, Vec::new());
+    for a in acked {
+        expected += a.markers.len();
+        assert_eq!(a.last_id - a.first_id + 1, a.markers.len() as i64, "ids of one request are contiguous: {a:?}");
+        let sql =
+            format!("SELECT id, {} FROM {} WHERE id BETWEEN ?1 AND ?2 ORDER BY id", marker_column(a.kind), a.kind);
+        let rows: Vec<(i64, String)> = conn
+            .prepare_cached(&sql)
+            .unwrap()
+            .query_map([a.first_id, a.last_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        for (i, marker) in a.markers.iter().enumerate() {
+            let id = a.first_id + i as i64;
+            match rows.iter().find(|(rid, _)| *rid == id) {
+                Some((_, m)) if m == marker => found += 1,
+                other => {
+                    if problems.len() < 10 {
+                        problems.push(format!("{} id {id}: expected {marker}, found {other:?}", a.kind));
+                    }
+                }
+            }
+        }
+    }
+    (expected, found, problems)
+}
+
+/// `gasoline mcp` over raw JSON-RPC lines on its stdin/stdout, to control exactly when stdin closes.
+pub struct McpProc {
+    child: Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+    ports: std::sync::mpsc::Receiver<u16>,
+    pub stderr: Arc<Mutex<Vec<String>>>,
+    next_id: u64,
+}
+
+impl McpProc {
+    /// Spawns `gasoline mcp` and completes the MCP handshake.
+    pub fn start(db: &Path, port: u16, extra: &[&str]) -> McpProc {
+        let mut child = command("mcp", db, port, extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn gasoline mcp");
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let (port_tx, ports) = std::sync::mpsc::channel();
+        collect_stderr(child.stderr.take().expect("stderr"), stderr.clone(), port_tx);
+        let (line_tx, lines) = std::sync::mpsc::channel();
+        let stdout = child.stdout.take().expect("stdout");
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if line_tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        let mut mcp = McpProc { child, stdin, lines, ports, stderr, next_id: 1 };
+        let init = mcp.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "reliability-test", "version": "0"}}),
+        );
+        assert!(init.get("result").is_some(), "initialize: {init}");
+        mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        mcp
+    }
+
+    /// The HTTP port it listens on (waits for the log line).
+    pub fn http_port(&self) -> Option<u16> {
+        self.ports.recv_timeout(Duration::from_secs(10)).ok()
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn send(&mut self, message: &Value) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("write to gasoline mcp");
+        stdin.flush().expect("flush");
+    }
+
+    /// Sends a request and waits for the answer with the same id.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.lines.recv_timeout(left).unwrap_or_else(|_| {
+                panic!("no answer to {method} from gasoline mcp: {:?}", self.stderr.lock().unwrap())
+            });
+            let message: Value =
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout not JSON ({e}): {line}"));
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    /// Calls a tool; returns its text answer parsed as JSON (panics on a tool error).
+    pub fn call(&mut self, tool: &str, args: Value) -> Value {
+        let answer = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        let result = &answer["result"];
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        assert_ne!(result["isError"], true, "{tool} {args}: {text}");
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {answer}"))
+    }
+
+    /// Closes stdin (the MCP client went away) and waits; returns the exit code and how long it took.
+    pub fn close_stdin_and_wait(mut self, timeout: Duration) -> (Option<i32>, Duration, String) {
+        drop(self.stdin.take());
+        self.wait(timeout)
+    }
+
+    /// Waits for the exit with stdin still open (after a signal); returns the exit code, time and log.
+    pub fn wait(mut self, timeout: Duration) -> (Option<i32>, Duration, String) {
+        let start = Instant::now();
+        let code = wait_exit(&mut self.child, timeout);
+        let took = start.elapsed();
+        std::thread::sleep(Duration::from_millis(100));
+        let log = self.stderr.lock().unwrap().join("\n");
+        (code, took, log)
+    }
+
+    pub fn log(&self) -> String {
+        self.stderr.lock().unwrap().join("\n")
+    }
+}
+
+impl Drop for McpProc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
