@@ -1,0 +1,200 @@
+//! Faults at start: a file that is not SQLite, a store from a newer gasoline, a
+//! read-only file or directory, a missing directory, a port already in use.
+//! Each gives one clear error line and a non-zero exit, never a panic, and the
+//! file on disk is left exactly as it was (never replaced by an empty store).
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use common::{McpProc, Server, TempDb, command, count, logs, run_to_exit};
+use serde_json::json;
+
+const EXIT_WITHIN: Duration = Duration::from_secs(20);
+
+/// Runs `gasoline <mode>` on `db` to its exit; asserts a clean refusal whose one `gasoline:` line
+/// contains `expected`. Returns that line.
+fn refused(mode: &str, db: &Path, expected: &str) -> String {
+    let mut cmd = command(mode, db, 0, &[]);
+    cmd.stdin(std::process::Stdio::null());
+    refused_cmd(cmd, expected)
+}
+
+fn refused_cmd(cmd: Command, expected: &str) -> String {
+    let (code, log) = run_to_exit(cmd, EXIT_WITHIN);
+    assert!(matches!(code, Some(c) if c != 0), "expected a non-zero exit, got {code:?}; log:\n{log}");
+    assert!(!log.contains("panicked"), "{log}");
+    let errors: Vec<&str> = log.lines().filter(|l| l.starts_with("gasoline: ")).collect();
+    assert_eq!(errors.len(), 1, "one error line expected:\n{log}");
+    assert!(errors[0].contains(expected), "expected \"{expected}\" in: {}", errors[0]);
+    assert!(!log.contains(" ERROR "), "an error line and no noise: {log}");
+    errors[0].to_owned()
+}
+
+/// A store holding 10 logs, cleanly closed.
+async fn store_with_data(db: &TempDb) {
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", logs(10, 0, Some(1))).await;
+    assert_eq!(server.stop(), Some(0));
+}
+
+#[test]
+fn a_file_that_is_not_sqlite_is_refused_and_left_alone() {
+    let db = TempDb::new();
+    let mut rng = common::Rng::new(42);
+    let noise: Vec<u8> = (0..8192).map(|_| rng.next() as u8).collect();
+    let samples: [(&str, Vec<u8>); 3] = [
+        ("random bytes", noise),
+        ("a text file", "this is my shopping list\n".repeat(200).into_bytes()),
+        ("a JSON file", br#"{"entries": [{"level": "log", "message": "not a database"}]}"#.repeat(20)),
+    ];
+    for (what, bytes) in samples {
+        std::fs::write(&db.path, &bytes).unwrap();
+        for mode in ["serve", "mcp"] {
+            let line = refused(mode, &db.path, "is not a SQLite database");
+            assert!(line.contains(&db.path.display().to_string()), "{what}: names the file: {line}");
+            assert_eq!(std::fs::read(&db.path).unwrap(), bytes, "{what}: the file was changed by {mode}");
+        }
+    }
+    eprintln!("FIGURE fault not-sqlite: 3 files x 2 modes refused, files unchanged");
+}
+
+#[tokio::test]
+async fn a_store_from_a_newer_gasoline_is_refused_and_left_alone() {
+    let db = TempDb::new();
+    store_with_data(&db).await;
+    {
+        let conn = rusqlite::Connection::open(&db.path).unwrap();
+        conn.execute(
+            "INSERT INTO refinery_schema_history (version, name, applied_on, checksum)
+             VALUES (999, 'from_the_future', '2030-01-01T00:00:00Z', '0')",
+            [],
+        )
+        .unwrap();
+    }
+    let before = std::fs::read(&db.path).unwrap();
+    for mode in ["serve", "mcp"] {
+        let line = refused(mode, &db.path, "newer gasoline");
+        assert!(line.contains("999"), "{line}");
+    }
+    assert_eq!(std::fs::read(&db.path).unwrap(), before, "the newer store was modified");
+    assert_eq!(count(&db.path, "logs"), 10);
+}
+
+/// Makes `path` unwritable even for root (`chattr +i`), undone on drop.
+struct Immutable<'a>(&'a Path);
+
+impl<'a> Immutable<'a> {
+    fn set(path: &'a Path) -> Result<Self, String> {
+        let out = Command::new("chattr").arg("+i").arg(path).output().map_err(|e| format!("chattr: {e}"))?;
+        if out.status.success() {
+            Ok(Immutable(path))
+        } else {
+            Err(format!("chattr +i failed: {}", String::from_utf8_lossy(&out.stderr).trim()))
+        }
+    }
+}
+
+impl Drop for Immutable<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr").arg("-i").arg(self.0).status();
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Makes `path` read-only in the way that binds the current user: mode 0444 (0555 for a
+/// directory) for a normal user; root ignores modes, so for root the immutable attribute.
+fn make_read_only(path: &Path) -> Result<Option<Immutable<'_>>, String> {
+    use std::os::unix::fs::PermissionsExt;
+    if is_root() {
+        return Immutable::set(path).map(Some);
+    }
+    let mode = if path.is_dir() { 0o555 } else { 0o444 };
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| e.to_string())?;
+    Ok(None)
+}
+
+fn restore_mode(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = if path.is_dir() { 0o755 } else { 0o644 };
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode));
+}
+
+#[tokio::test]
+async fn a_read_only_file_or_directory_is_refused_and_left_alone() {
+    let db = TempDb::new();
+    store_with_data(&db).await;
+    let before = std::fs::read(&db.path).unwrap();
+    for target in [db.path.clone(), db.dir.path().to_path_buf()] {
+        if target.is_dir() {
+            // A directory where SQLite cannot create its `-wal` and `-shm` files (with them already
+            // there, and writable, SQLite can and does write: that is not a read-only store).
+            assert_eq!(common::file_len(&common::wal_path(&db.path)), 0, "the clean stop checkpointed");
+            for suffix in ["-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", db.path.display()));
+            }
+        }
+        let guard = match make_read_only(&target) {
+            Ok(guard) => guard,
+            Err(reason) => {
+                // Only root can be unable to make a file read-only (no chattr, or a filesystem without
+                // the immutable attribute); say so instead of passing silently.
+                assert!(is_root(), "could not make {} read-only: {reason}", target.display());
+                eprintln!("SKIPPED read-only {}: running as root and {reason}", target.display());
+                continue;
+            }
+        };
+        for mode in ["serve", "mcp"] {
+            let line = refused(mode, &db.path, "read-only");
+            assert!(line.contains(&db.path.display().to_string()), "{line}");
+        }
+        drop(guard);
+        restore_mode(&target);
+        assert_eq!(std::fs::read(&db.path).unwrap(), before, "the read-only store was modified");
+    }
+    assert_eq!(count(&db.path, "logs"), 10);
+    // Writable again: it starts and still holds its data.
+    let server = Server::start(&db.path, &[]);
+    assert_eq!(server.health().await["kinds"]["logs"]["count"], 10);
+    assert_eq!(server.stop(), Some(0));
+}
+
+#[test]
+fn a_missing_directory_is_refused_and_not_created() {
+    let db = TempDb::new();
+    let missing = db.dir.path().join("no").join("such").join("dir");
+    let path = missing.join("gasoline.db");
+    for mode in ["serve", "mcp"] {
+        let line = refused(mode, &path, "directory does not exist");
+        assert!(line.contains(&missing.display().to_string()), "names the directory: {line}");
+        assert!(!missing.exists() && !db.dir.path().join("no").exists(), "{mode} created the directory");
+    }
+}
+
+#[test]
+fn a_port_held_by_another_program_is_named_and_mcp_still_serves() {
+    let db = TempDb::new();
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = holder.local_addr().unwrap().port();
+    let mut serve = command("serve", &db.path, port, &[]);
+    serve.stdin(std::process::Stdio::null());
+    let line = refused_cmd(serve, &format!("port {port}"));
+    assert!(line.contains("already in use"), "{line}");
+
+    // `gasoline mcp` cannot ingest then, but still answers MCP on stdio from the database.
+    let mut mcp = McpProc::start(&db.path, port, &[]);
+    let answer = mcp.call("observe", json!({"what": "logs"}));
+    assert_eq!(answer["total"], 0, "{answer}");
+    let status = mcp.call("configure", json!({"action": "status"}));
+    assert!(status.is_object(), "{status}");
+    let (code, _, log) = mcp.close_stdin_and_wait(EXIT_WITHIN);
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains(&format!("port {port} is used by another program")), "{log}");
+    drop(holder);
+}
