@@ -1,0 +1,46 @@
+// The user's settings (options page) with their defaults. Shared by the
+// service worker, the options page and the popup.
+(function (root) {
+  const KINDS = ["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "vitals"];
+  const DEFAULTS = Object.freeze({
+    serverUrl: "http://127.0.0.1:7890",
+    capture: Object.freeze(Object.fromEntries(KINDS.map((k) => [k, true]))),
+    redactHeaders: Object.freeze([]),
+    redactBodyKeys: Object.freeze(["password", "token", "secret"]),
+  });
+
+  /** Stored settings completed with defaults; tolerant of anything stored. */
+  function withDefaults(stored) {
+    const s = stored && typeof stored === "object" ? stored : {};
+    const list = (v, d) => (Array.isArray(v) ? v.map(String).filter(Boolean) : [...d]);
+    return {
+      serverUrl: normalizeUrl(s.serverUrl) || DEFAULTS.serverUrl,
+      capture: Object.fromEntries(KINDS.map((k) => [k, !(s.capture && s.capture[k] === false)])),
+      redactHeaders: list(s.redactHeaders, DEFAULTS.redactHeaders),
+      redactBodyKeys: list(s.redactBodyKeys, DEFAULTS.redactBodyKeys),
+    };
+  }
+
+  /** "http://127.0.0.1:7890/" → "http://127.0.0.1:7890"; null when not an http(s) URL. */
+  function normalizeUrl(url) {
+    try {
+      const u = new URL(String(url).trim());
+      if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+      return u.origin + u.pathname.replace(/\/+$/, "");
+    } catch {
+      return null;
+    }
+  }
+
+  /** "a, b\nc" → ["a", "b", "c"] */
+  function splitList(text) {
+    return String(text || "")
+      .split(/[\s,]+/)
+      .map((s) => s.trim())
+      .filter(Boolean);
+  }
+
+  const settings = { KINDS, DEFAULTS, withDefaults, normalizeUrl, splitList };
+  if (typeof module === "object" && module.exports) module.exports = settings;
+  else root.GasolineSettings = settings;
+})(globalThis);

@@ -1,0 +1,68 @@
+// A stable CSS selector and the visible text of an element, for actions.
+(function (root) {
+  const limits = typeof module === "object" && module.exports ? require("./limits.js") : root.__gasoline.limits;
+  const STABLE_ATTRS = ["data-testid", "data-test", "data-cy", "data-qa", "name", "aria-label"];
+  // Ids and classes that frameworks generate change on every build: skip them.
+  const GENERATED = /\d{3,}|^[a-z]{1,3}-[a-z0-9]{5,}$|^css-|^sc-|^_|^jsx-|^ember\d|:/i;
+
+  function cssEscape(s) {
+    return typeof CSS !== "undefined" && CSS.escape ? CSS.escape(s) : String(s).replace(/[^\w-]/g, (c) => `\\${c}`);
+  }
+
+  function attrSelector(el, name) {
+    const value = el.getAttribute(name);
+    return value && value.length <= 80 ? `${el.tagName.toLowerCase()}[${name}="${value.replace(/"/g, '\\"')}"]` : null;
+  }
+
+  /** The shortest part that names `el` on its own among its siblings. */
+  function part(el) {
+    const tag = el.tagName.toLowerCase();
+    if (el.id && !GENERATED.test(el.id)) return { text: `#${cssEscape(el.id)}`, unique: true };
+    for (const name of STABLE_ATTRS) {
+      const sel = attrSelector(el, name);
+      if (sel) return { text: sel, unique: true };
+    }
+    const classes = (typeof el.className === "string" ? el.className.trim().split(/\s+/) : [])
+      .filter((c) => c && !GENERATED.test(c))
+      .slice(0, 2);
+    let text = tag + classes.map((c) => `.${cssEscape(c)}`).join("");
+    const parent = el.parentElement;
+    if (parent) {
+      const same = Array.from(parent.children).filter((c) => c.tagName === el.tagName);
+      if (same.length > 1) text += `:nth-of-type(${same.indexOf(el) + 1})`;
+    }
+    return { text, unique: false };
+  }
+
+  /** A CSS selector for `el`: an id or test attribute if it has one, else a short path. */
+  function cssSelector(el) {
+    if (!el || el.nodeType !== 1) return "";
+    const parts = [];
+    for (let node = el; node && node.nodeType === 1 && parts.length < 5; node = node.parentElement) {
+      const p = part(node);
+      parts.unshift(p.text);
+      if (p.unique || node.tagName === "BODY" || node.tagName === "HTML") break;
+    }
+    return parts.join(" > ");
+  }
+
+  /** What the user saw on `el`: its text, the label of a button, alt or title; never a typed value. */
+  function visibleText(el) {
+    if (!el || el.nodeType !== 1) return "";
+    const buttonLabel = el.tagName === "INPUT" && /^(button|submit|reset)$/i.test(el.type) ? el.value : "";
+    const typed = el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT";
+    const raw =
+      buttonLabel ||
+      (!typed && el.innerText) ||
+      el.getAttribute("aria-label") ||
+      el.getAttribute("alt") ||
+      el.getAttribute("title") ||
+      "";
+    const text = String(raw).replace(/\s+/g, " ").trim();
+    return text.length > limits.TEXT_CAP ? text.slice(0, limits.TEXT_CAP) + "…" : text;
+  }
+
+  const selector = { cssSelector, visibleText };
+  if (typeof module === "object" && module.exports) module.exports = selector;
+  else root.__gasoline.selector = selector;
+})(globalThis);

@@ -1,0 +1,11 @@
+// The extension's shared files are classic scripts (they run in the page and
+// the service worker without a bundler); each exports itself for node too.
+import { createRequire } from "node:module";
+const require = createRequire(import.meta.url);
+export const limits = require("../../lib/limits.js");
+export const serialize = require("../../lib/serialize.js");
+export const redact = require("../../lib/redact.js");
+export const selector = require("../../lib/selector.js");
+export const settings = require("../../background/settings.js");
+export const { normalize } = require("../../background/normalize.js");
+export const { Delivery } = require("../../background/delivery.js");

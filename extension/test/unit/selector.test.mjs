@@ -1,0 +1,48 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { selector } from "./load.mjs";
+
+// A minimal element tree: enough of the DOM for selector building.
+function el(tagName, attrs = {}, children = []) {
+  const node = {
+    nodeType: 1,
+    tagName: tagName.toUpperCase(),
+    id: attrs.id || "",
+    className: attrs.class || "",
+    type: attrs.type,
+    value: attrs.value,
+    innerText: attrs.text,
+    getAttribute: (n) => (n in attrs ? attrs[n] : null),
+    parentElement: null,
+    children,
+  };
+  for (const child of children) child.parentElement = node;
+  return node;
+}
+
+test("an element with an id is named by it", () => {
+  const button = el("button", { id: "save" });
+  el("body", {}, [el("div", {}, [button])]);
+  assert.equal(selector.cssSelector(button), "#save");
+});
+
+test("test attributes win over generated ids and classes", () => {
+  const button = el("button", { id: "btn-123456", class: "css-1x2y3z", "data-testid": "checkout" });
+  el("body", {}, [button]);
+  assert.equal(selector.cssSelector(button), 'button[data-testid="checkout"]');
+});
+
+test("without stable attributes, a short path with nth-of-type up to a named ancestor", () => {
+  const second = el("li", { class: "item" });
+  const list = el("ul", { id: "menu" }, [el("li", { class: "item" }), second]);
+  el("body", {}, [list]);
+  assert.equal(selector.cssSelector(second), "#menu > li.item:nth-of-type(2)");
+});
+
+test("visible text is trimmed and bounded, and never a typed value", () => {
+  assert.equal(selector.visibleText(el("button", { text: "  Buy\n now  " })), "Buy now");
+  assert.equal(selector.visibleText(el("input", { type: "submit", value: "Send" })), "Send");
+  assert.equal(selector.visibleText(el("input", { type: "password", value: "hunter2" })), "");
+  assert.equal(selector.visibleText(el("input", { type: "text", value: "typed", "aria-label": "Name" })), "Name");
+  assert.ok(selector.visibleText(el("p", { text: "y".repeat(500) })).length <= 121);
+});
