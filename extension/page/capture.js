@@ -189,16 +189,17 @@
   // ---- request and response bodies ----------------------------------------
   const TEXTUAL = /^text\/|json|xml|javascript|x-www-form-urlencoded|graphql|csv|yaml/i;
 
+  /** Header names in lower case, as the Headers API and HTTP/2 give them. */
   function headersToObject(headers) {
     const out = {};
     try {
       if (!headers) return out;
       if (typeof headers.forEach === "function" && !Array.isArray(headers)) {
-        headers.forEach((value, name) => (out[name] = value));
+        headers.forEach((value, name) => (out[name.toLowerCase()] = value));
       } else if (Array.isArray(headers)) {
-        for (const [name, value] of headers) out[name] = String(value);
+        for (const [name, value] of headers) out[String(name).toLowerCase()] = String(value);
       } else {
-        for (const name of Object.keys(headers)) out[name] = String(headers[name]);
+        for (const name of Object.keys(headers)) out[name.toLowerCase()] = String(headers[name]);
       }
     } catch {
       // unreadable headers: report none
@@ -373,7 +374,7 @@
     proto.setRequestHeader = function (name, value) {
       try {
         const s = state.get(this);
-        if (s) s.headers[name] = String(value);
+        if (s) s.headers[String(name).toLowerCase()] = String(value);
       } catch {
         // ignore
       }

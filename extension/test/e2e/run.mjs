@@ -1,0 +1,391 @@
+// End to end: the real extension in headless Chromium, on a local fixture page,
+// feeding the real gasoline server, read back through MCP `observe` with the
+// official TypeScript MCP SDK over stdio. Exits non-zero with the reason on the
+// first failed check.
+//
+//   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/run.mjs
+//
+// CHROMIUM overrides the browser (default /usr/bin/chromium).
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { chromium } from "playwright-core";
+import { WebSocketServer } from "ws";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const extensionDir = path.resolve(here, "../..");
+const bin = process.env.GASOLINE_BIN || path.resolve(extensionDir, "../target/debug/gasoline");
+const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
+const SECRETS = ["AUTH-SECRET-123", "FORM-SECRET-456", "hunter2-PASSWORD", "RESPONSE-SECRET-789"];
+
+for (const [what, file, fix] of [
+  ["gasoline binary", bin, "build it with `cargo build` or set GASOLINE_BIN"],
+  ["Chromium", browserPath, "install Debian's chromium: scripts/setup.sh"],
+]) {
+  if (!existsSync(file)) fail(`${what} not found at ${file}: ${fix}`);
+}
+
+function fail(message) {
+  console.error(`e2e FAILED: ${message}`);
+  process.exit(1);
+}
+
+function log(message) {
+  console.log(`e2e: ${message}`);
+}
+
+/** Polls `check` until it returns a truthy value; fails with `what` after `ms`. */
+async function waitFor(what, check, ms = 15000) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ""}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// ---- the fixture site: page, JSON, form endpoint, WebSocket echo --------------
+function startFixture() {
+  const files = {
+    "/": ["index.html", "text/html"],
+    "/app.js": ["app.js", "text/javascript"],
+  };
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, "http://x");
+    if (files[url.pathname]) {
+      const [name, type] = files[url.pathname];
+      res.writeHead(200, { "content-type": type, "cache-control": "no-store" });
+      res.end(readFileSync(path.join(here, "fixture", name)));
+    } else if (url.pathname === "/data.json") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ items: [1, 2, 3], secretToken: "RESPONSE-SECRET-789" }));
+    } else if (url.pathname === "/submit" && req.method === "POST") {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end('{"ok":true}');
+      });
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  const wss = new WebSocketServer({ server, path: "/echo" });
+  wss.on("connection", (ws) => ws.on("message", (data, binary) => ws.send(data, { binary })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve({ server, wss, origin: `http://127.0.0.1:${server.address().port}` })),
+  );
+}
+
+// ---- gasoline through MCP over stdio ---------------------------------------------
+async function startGasoline(port, db) {
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ["mcp", "--port", String(port), "--db", db],
+    env: { ...process.env, RUST_LOG: "warn" },
+    stderr: "inherit",
+  });
+  const client = new Client({ name: "gasoline-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  const health = await waitFor("gasoline to listen", async () => {
+    const r = await fetch(`http://127.0.0.1:${port}/health`);
+    return r.ok && (await r.json());
+  });
+  assert.equal(health.db, db, "the server writes the test's database");
+  return client;
+}
+
+async function observe(client, args) {
+  const result = await client.callTool({ name: "observe", arguments: args });
+  const text = result.content.map((c) => c.text).join("");
+  if (result.isError) throw new Error(`observe ${JSON.stringify(args)}: ${text}`);
+  return JSON.parse(text);
+}
+
+/** Every entry of a kind (following the cursor, so it is never cut by the budget). */
+async function all(client, what, extra = {}) {
+  const entries = [];
+  let cursor = 0;
+  for (;;) {
+    const page = await observe(client, { what, after_cursor: cursor, limit: 500, ...extra });
+    entries.push(...page.entries);
+    if (!page.has_more) return entries;
+    cursor = page.cursor;
+  }
+}
+
+async function stopGasoline(client, port) {
+  await client.close();
+  await waitFor("the old server to let go of its port", async () => {
+    try {
+      await fetch(`http://127.0.0.1:${port}/health`);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
+// ---- the run ----------------------------------------------------------------------------
+const work = mkdtempSync(path.join(tmpdir(), "gasoline-e2e-"));
+const db = path.join(work, "gasoline.db");
+const fixture = await startFixture();
+const port = await freePort();
+let client = await startGasoline(port, db);
+let context;
+
+try {
+  context = await chromium.launchPersistentContext(path.join(work, "profile"), {
+    executablePath: browserPath,
+    headless: true, // Playwright passes --headless (the new headless mode, which runs extensions)
+    args: [
+      `--disable-extensions-except=${extensionDir}`,
+      `--load-extension=${extensionDir}`,
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+    ],
+  });
+  const worker = context.serviceWorkers()[0] || (await context.waitForEvent("serviceworker", { timeout: 15000 }));
+  await worker.evaluate(
+    (serverUrl) => chrome.storage.local.set({ settings: { serverUrl, redactBodyKeys: ["password", "token", "secret"] } }),
+    `http://127.0.0.1:${port}`,
+  );
+  const tabIdOf = (url) =>
+    worker.evaluate(async (u) => (await chrome.tabs.query({})).filter((t) => t.url === u).map((t) => t.id), url);
+
+  // ---- tab one: every kind of event ----
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  const url = `${fixture.origin}/`;
+  await page.goto(url);
+  const [tabA] = await waitFor("the fixture tab's id", async () => (await tabIdOf(url)).length === 1 && tabIdOf(url));
+  log(`fixture tab id ${tabA}`);
+  for (const id of ["levels", "throw", "reject", "fetch", "post", "socket", "go"]) await page.click(`#${id}`);
+  await page.fill("#name", "Ann");
+  await page.fill("#password", "hunter2-PASSWORD");
+  await page.press("#password", "Enter");
+  await page.waitForFunction(() => ["levels", "throw", "reject", "fetch", "post", "socket"].every((k) => window.done[k]));
+  assert.deepEqual(
+    pageErrors.filter((m) => !/fixture (boom|rejection)/.test(m)),
+    [],
+    "the page saw no errors but its own",
+  );
+
+  const logs = await waitFor("logs at every level, the exception and the rejection", async () => {
+    const entries = await all(client, "logs");
+    const want = ["fixture log", "fixture info", "fixture warn", "fixture error", "fixture debug"];
+    const ok =
+      want.every((m) => entries.some((e) => e.message.startsWith(m))) &&
+      entries.some((e) => e.source === "exception") &&
+      entries.some((e) => e.source === "unhandledrejection");
+    return ok && entries;
+  });
+  const byMessage = (m) => logs.find((e) => e.message.startsWith(m));
+  for (const [message, level] of [
+    ["fixture log", "log"],
+    ["fixture info", "info"],
+    ["fixture warn", "warn"],
+    ["fixture error", "error"],
+    ["fixture debug", "debug"],
+  ]) {
+    const e = byMessage(message);
+    assert.equal(e.level, level, message);
+    assert.equal(e.tabId, tabA, `${message} carries the real tab id`);
+    assert.match(e.location, /app\.js:\d+:\d+$/, `${message} says where it was logged`);
+  }
+  assert.match(byMessage("fixture log").message, /\{"n":1\}/);
+  assert.match(byMessage("fixture error").stack, /Error: logged error/);
+  assert.match(byMessage("fixture circular").message, /"self":"\[Circular\]".*<body>/);
+  const exception = logs.find((e) => e.source === "exception");
+  assert.equal(exception.level, "error");
+  assert.match(exception.message, /fixture boom/);
+  assert.match(exception.stack, /app\.js/);
+  const rejection = logs.find((e) => e.source === "unhandledrejection");
+  assert.match(rejection.message, /fixture rejection/);
+  assert.match(rejection.stack, /Error: fixture rejection/);
+  const errors = await observe(client, { what: "errors" });
+  assert.ok(errors.entries.some((e) => e.source === "exception") && errors.entries.every((e) => e.level === "error"));
+  log(`logs: ${logs.length} entries, every level, exception and rejection`);
+
+  const bodies = await waitFor("both requests with bodies", async () => {
+    const entries = await all(client, "network_bodies");
+    return entries.some((e) => e.url.endsWith("/data.json")) && entries.some((e) => e.url.endsWith("/submit")) && entries;
+  });
+  const get = bodies.find((e) => e.url.endsWith("/data.json"));
+  assert.equal(get.method, "GET");
+  assert.equal(get.status, 200);
+  assert.equal(get.tabId, tabA);
+  assert.equal(get.requestHeaders.authorization, "[redacted]", "Authorization is redacted");
+  assert.equal(get.requestHeaders.accept, "application/json");
+  assert.equal(get.responseHeaders["content-type"], "application/json");
+  assert.deepEqual(JSON.parse(get.responseBody), { items: [1, 2, 3], secretToken: "[redacted]" });
+  assert.equal(typeof get.duration, "number");
+  const post = bodies.find((e) => e.url.endsWith("/submit"));
+  assert.equal(post.method, "POST");
+  assert.equal(post.requestBody, "user=ann&password=[redacted]");
+  assert.equal(post.responseBody, '{"ok":true}');
+  log("network_bodies: GET and POST with headers and bodies, secrets redacted");
+
+  const waterfall = await waitFor("resource timing of the page's loads", async () => {
+    const entries = await all(client, "network_waterfall");
+    return entries.some((e) => e.url.endsWith("/data.json")) && entries.some((e) => e.url.endsWith("/app.js")) && entries;
+  });
+  const json = waterfall.find((e) => e.url.endsWith("/data.json"));
+  assert.equal(json.initiatorType, "fetch");
+  assert.equal(json.tabId, tabA);
+  assert.equal(json.responseStatus, 200);
+  for (const field of ["startTime", "duration", "transferSize", "encodedBodySize", "decodedBodySize"]) {
+    assert.equal(typeof json[field], "number", field);
+  }
+  assert.equal(waterfall.find((e) => e.url.endsWith("/app.js")).initiatorType, "script");
+  log(`network_waterfall: ${waterfall.length} resources`);
+
+  const sockets = await waitFor("the WebSocket conversation", async () => {
+    const entries = await all(client, "websocket_events");
+    return entries.some((e) => e.event === "close") && entries;
+  });
+  const events = sockets.map((e) => [e.event, e.direction ?? null, e.data ?? null]);
+  assert.deepEqual(events, [
+    ["open", null, null],
+    ["message", "outgoing", "ping-1"],
+    ["message", "incoming", "ping-1"],
+    ["message", "outgoing", "ping-2"],
+    ["message", "incoming", "ping-2"],
+    ["close", null, null],
+  ]);
+  assert.equal(new Set(sockets.map((e) => e.connectionId)).size, 1, "one connection id");
+  assert.equal(sockets.at(-1).code, 1000);
+  assert.equal(sockets.at(-1).reason, "fixture done");
+  assert.ok(sockets.every((e) => e.tabId === tabA && e.url.endsWith("/echo")));
+  log("websocket_events: open, 4 messages both ways, close");
+
+  const actions = await waitFor("the clicks, typing and Enter", async () => {
+    const entries = await all(client, "actions");
+    return (
+      entries.some((e) => e.type === "keydown") &&
+      entries.filter((e) => e.type === "input" || e.type === "change").length >= 2 &&
+      entries
+    );
+  });
+  const click = actions.find((e) => e.type === "click" && e.selector === "#go");
+  assert.ok(click, `a click on #go among ${JSON.stringify(actions.map((a) => [a.type, a.selector]))}`);
+  assert.equal(click.text, "Go");
+  assert.equal(click.tabId, tabA);
+  const typed = actions.filter((e) => (e.type === "input" || e.type === "change") && e.selector === "#name");
+  assert.ok(typed.length && typed.every((e) => e.value === "Ann"), "the name is recorded");
+  const secret = actions.filter((e) => (e.type === "input" || e.type === "change") && e.selector === "#password");
+  assert.ok(secret.length && secret.every((e) => e.value === "[redacted]"), "the password is not");
+  assert.ok(actions.some((e) => e.type === "keydown" && e.key === "Enter" && e.selector === "#password"));
+  assert.ok(actions.some((e) => e.type === "navigate" && e.how === "load" && e.url === url));
+  log(`actions: ${actions.length}, password redacted`);
+
+  // Navigation inside the page and the tab info that follows it.
+  await page.evaluate(() => {
+    history.pushState({}, "", "/step-2");
+    document.title = "Fixture step 2";
+    history.pushState({}, "", "/step-3");
+  });
+  await waitFor("pushState navigation and the tab's new title", async () => {
+    const nav = (await all(client, "actions")).filter((e) => e.type === "navigate" && e.how === "pushState");
+    const tabs = await observe(client, { what: "tabs" });
+    const mine = (tabs.tabs || tabs.entries || []).find((t) => t.tabId === tabA);
+    return nav.length === 2 && mine && mine.url.endsWith("/step-3") && mine.title === "Fixture step 2";
+  });
+  const vitals = await waitFor("vitals of the tab", async () => {
+    const v = await observe(client, { what: "vitals", tabId: tabA });
+    return v.vitals && typeof v.vitals.ttfb === "number" && typeof v.vitals.fcp === "number" && v.vitals;
+  });
+  log(`tabs and vitals: ttfb ${vitals.ttfb.toFixed(1)} ms, fcp ${vitals.fcp.toFixed(1)} ms`);
+
+  // ---- tab two: its own tab id ----
+  const second = await context.newPage();
+  const url2 = `${fixture.origin}/?second`;
+  await second.goto(url2);
+  await second.evaluate(() => console.log("hello from the second tab"));
+  const [tabB] = await waitFor("the second tab's id", async () => (await tabIdOf(url2)).length === 1 && tabIdOf(url2));
+  const fromB = await waitFor("the second tab's log", async () => {
+    const page = await observe(client, { what: "logs", tabId: tabB });
+    return page.entries.find((e) => e.message === "hello from the second tab");
+  });
+  assert.notEqual(tabA, tabB, "two tabs, two tab ids");
+  assert.equal(fromB.tabId, tabB);
+  const onlyA = await observe(client, { what: "logs", tabId: tabA, limit: 0 });
+  assert.ok(onlyA.entries.every((e) => e.tabId === tabA) && onlyA.total_entries_all_tabs > onlyA.total);
+  log(`two tabs: ${tabA} and ${tabB}`);
+
+  // ---- the server restarts while the page keeps logging ----
+  await stopGasoline(client, port);
+  const N = 40;
+  await page.evaluate((n) => {
+    for (let i = 0; i < n; i++) console.log(`during restart ${i}`);
+  }, N);
+  await new Promise((r) => setTimeout(r, 1500)); // the worker tries, fails, backs off
+  client = await startGasoline(port, db);
+  await page.evaluate(() => console.log("after restart"));
+  const restartLogs = await waitFor(`all ${N} events logged while the server was down`, async () => {
+    const entries = (await all(client, "logs", { tabId: tabA })).filter((e) => e.message.startsWith("during restart"));
+    return entries.length >= N && entries;
+  });
+  assert.deepEqual(
+    restartLogs.map((e) => e.message),
+    Array.from({ length: N }, (_, i) => `during restart ${i}`),
+    "every event once, in order",
+  );
+  const extLogs = await waitFor("the extension's own report of the outage", async () => {
+    const entries = await all(client, "extension_logs");
+    return entries.some((e) => /reachable again/.test(e.message)) && entries;
+  });
+  assert.ok(extLogs.some((e) => e.level === "warn" && /unreachable/.test(e.message)), JSON.stringify(extLogs));
+  log(`restart: ${N} events queued while down, all delivered once`);
+
+  // ---- nothing sent twice, no secret stored anywhere ----
+  const everything = [];
+  for (const what of ["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "extension_logs"]) {
+    everything.push(...(await all(client, what)));
+  }
+  const fixtureLogs = everything.filter((e) => typeof e.message === "string" && e.message.startsWith("fixture "));
+  assert.equal(new Set(fixtureLogs.map((e) => e.message)).size, fixtureLogs.length, "no log delivered twice");
+  await stopGasoline(client, port);
+  client = null;
+  const stored = ["", "-wal"].map((s) => (existsSync(db + s) ? readFileSync(db + s).toString("latin1") : "")).join("");
+  for (const s of SECRETS) assert.ok(!stored.includes(s), `secret ${s} must not be in the database file`);
+  log(`${everything.length} events checked; no secret in the database file`);
+  log("PASSED");
+} catch (e) {
+  fail(e.stack || String(e));
+} finally {
+  if (context) await context.close().catch(() => {});
+  if (client) await client.close().catch(() => {});
+  fixture.wss.close();
+  fixture.server.close();
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(0);
