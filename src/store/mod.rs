@@ -52,10 +52,19 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    /// Maps SQLite's disk-full code to [`StoreError::DiskFull`].
+    /// Maps a write the disk refused to [`StoreError::DiskFull`]: SQLite's
+    /// own disk-full code (ENOSPC), and a failed write, which is how a
+    /// file-size limit (EFBIG, `ulimit -f`) or a full quota shows up.
     fn classify(e: rusqlite::Error) -> Self {
+        let refused_write = matches!(
+            &e,
+            rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_IOERR_WRITE
+        );
         match e.sqlite_error_code() {
             Some(rusqlite::ErrorCode::DiskFull) => StoreError::DiskFull(e.to_string()),
+            _ if refused_write => {
+                StoreError::DiskFull(format!("{e} (the disk refused a write: full, or over a file-size limit)"))
+            }
             _ => StoreError::Sqlite(e),
         }
     }
