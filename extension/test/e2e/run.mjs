@@ -366,6 +366,31 @@ try {
   assert.ok(extLogs.some((e) => e.level === "warn" && /unreachable/.test(e.message)), JSON.stringify(extLogs));
   log(`restart: ${N} events queued while down, all delivered once`);
 
+  // ---- the popup and the options page ----
+  const extensionOrigin = worker.url().split("/").slice(0, 3).join("/"); // chrome-extension://<id>
+  const popup = await context.newPage();
+  await popup.goto(`${extensionOrigin}/popup/popup.html`);
+  await popup.waitForFunction(
+    (port) => document.getElementById("server").textContent.startsWith(`✓ http://127.0.0.1:${port}`),
+    port,
+  );
+  const sentLogs = await popup.evaluate(() =>
+    Number([...document.querySelectorAll("#kinds tr")].find((tr) => tr.cells[0].textContent === "logs").cells[1].textContent),
+  );
+  assert.ok(sentLogs >= N, `the popup counts sent logs (${sentLogs})`);
+  const options = await context.newPage();
+  await options.goto(`${extensionOrigin}/options/options.html`);
+  await options.waitForFunction(() => document.getElementById("serverUrl").value !== "");
+  assert.equal(await options.inputValue("#serverUrl"), `http://127.0.0.1:${port}`);
+  await options.uncheck("#capture-websocket_events");
+  await options.fill("#redactHeaders", "x-tenant");
+  await options.click("button[type=submit]");
+  await options.waitForFunction(() => document.getElementById("saved").textContent === "Saved.");
+  const saved = await worker.evaluate(async () => (await chrome.storage.local.get("settings")).settings);
+  assert.equal(saved.capture.websocket_events, false);
+  assert.deepEqual(saved.redactHeaders, ["x-tenant"]);
+  log("popup shows the server and the counts; options save");
+
   // ---- nothing sent twice, no secret stored anywhere ----
   const everything = [];
   for (const what of ["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "extension_logs"]) {
