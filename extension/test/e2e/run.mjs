@@ -188,11 +188,13 @@ try {
   await page.goto(url);
   const [tabA] = await waitFor("the fixture tab's id", async () => (await tabIdOf(url)).length === 1 && tabIdOf(url));
   log(`fixture tab id ${tabA}`);
-  for (const id of ["levels", "throw", "reject", "fetch", "post", "socket", "go"]) await page.click(`#${id}`);
+  for (const id of ["levels", "throw", "reject", "fetch", "post", "xhr", "socket", "go"]) await page.click(`#${id}`);
   await page.fill("#name", "Ann");
   await page.fill("#password", "hunter2-PASSWORD");
   await page.press("#password", "Enter");
-  await page.waitForFunction(() => ["levels", "throw", "reject", "fetch", "post", "socket"].every((k) => window.done[k]));
+  await page.waitForFunction(() =>
+    ["levels", "throw", "reject", "fetch", "post", "xhr", "socket"].every((k) => window.done[k]),
+  );
   assert.deepEqual(
     pageErrors.filter((m) => !/fixture (boom|rejection)/.test(m)),
     [],
@@ -237,7 +239,8 @@ try {
 
   const bodies = await waitFor("both requests with bodies", async () => {
     const entries = await all(client, "network_bodies");
-    return entries.some((e) => e.url.endsWith("/data.json")) && entries.some((e) => e.url.endsWith("/submit")) && entries;
+    const urls = entries.map((e) => e.url);
+    return ["/data.json", "/submit", "/submit?via=xhr"].every((u) => urls.some((x) => x.endsWith(u))) && entries;
   });
   const get = bodies.find((e) => e.url.endsWith("/data.json"));
   assert.equal(get.method, "GET");
@@ -252,7 +255,13 @@ try {
   assert.equal(post.method, "POST");
   assert.equal(post.requestBody, "user=ann&password=[redacted]");
   assert.equal(post.responseBody, '{"ok":true}');
-  log("network_bodies: GET and POST with headers and bodies, secrets redacted");
+  const xhr = bodies.find((e) => e.url.endsWith("/submit?via=xhr"));
+  assert.equal(xhr.initiator, "xhr");
+  assert.equal(xhr.status, 200);
+  assert.equal(xhr.requestHeaders["x-api-key"], "[redacted]");
+  assert.deepEqual(JSON.parse(xhr.requestBody), { user: "ann", password: "[redacted]" });
+  assert.equal(xhr.responseBody, '{"ok":true}');
+  log("network_bodies: fetch GET and POST, XHR POST, with headers and bodies, secrets redacted");
 
   const waterfall = await waitFor("resource timing of the page's loads", async () => {
     const entries = await all(client, "network_waterfall");
