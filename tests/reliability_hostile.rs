@@ -1,0 +1,218 @@
+//! Hostile input that is (mostly) valid JSON, over real HTTP: nesting far past
+//! serde_json's recursion limit, million-element arrays, 10 MiB strings on both
+//! sides of the body limit, NUL bytes, lone UTF-16 surrogates, numbers beyond
+//! i64, negative and huge tab ids, timestamps in the far future. Each is stored
+//! safely (long strings cut, with a truncation record) or refused with a clear
+//! 4xx; after each the server still answers and what was stored before is intact.
+
+mod common;
+
+use common::{Acked, Mcp, Server, TempDb, open_db, verify_acked};
+use serde_json::{Value, json};
+
+enum Expect {
+    /// 200, all entries accepted.
+    Stored,
+    /// This status, and an `error` message containing this text.
+    Refused(u16, &'static str),
+}
+
+struct Case {
+    name: &'static str,
+    kind: &'static str,
+    body: Vec<u8>,
+    expect: Expect,
+}
+
+fn case(name: &'static str, kind: &'static str, body: impl Into<Vec<u8>>, expect: Expect) -> Case {
+    Case { name, kind, body: body.into(), expect }
+}
+
+/// One log entry whose extra field `x` is the raw JSON text `x`.
+fn log_with(x: &str) -> Vec<u8> {
+    format!(r#"{{"entries":[{{"level":"log","message":"hostile","tabId":5,"x":{x}}}]}}"#).into_bytes()
+}
+
+/// One log entry with the raw JSON text `fields` spliced in.
+fn log_fields(fields: &str) -> Vec<u8> {
+    format!(r#"{{"entries":[{{"level":"log","message":"hostile",{fields}}}]}}"#).into_bytes()
+}
+
+const MAX_BODY: usize = 10 * 1024 * 1024;
+
+/// Longer than any of these requests takes (well under a second each here): past it the
+/// server is stuck, and the test says so instead of hanging the suite.
+const HANG: std::time::Duration = std::time::Duration::from_secs(30);
+
+async fn within<T>(limit: std::time::Duration, f: impl std::future::Future<Output = T>, what: &str) -> T {
+    tokio::time::timeout(limit, f).await.unwrap_or_else(|_| panic!("{what}: no answer within {limit:?}: stuck"))
+}
+
+fn cases() -> Vec<Case> {
+    use Expect::{Refused, Stored};
+    let deep_arrays = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let deep_objects = format!("{}1{}", r#"{"a":"#.repeat(100_000), "}".repeat(100_000));
+    let just_nested = format!("{}{}", "[".repeat(100), "]".repeat(100));
+    let million = format!("[{}0]", "0,".repeat(999_999));
+    let many_entries = format!(r#"{{"entries":[{}{{}}]}}"#, "{},".repeat(999_999));
+    // A single string making the body exactly one byte over, and 64 bytes under, the limit.
+    let wrapper = log_fields(r#""message2":"""#).len();
+    let over = log_fields(&format!(r#""message2":"{}""#, "s".repeat(MAX_BODY + 1 - wrapper)));
+    let under = log_fields(&format!(r#""message2":"{}""#, "s".repeat(MAX_BODY - 64 - wrapper)));
+    let big_message = format!(
+        r#"{{"entries":[{{"level":"log","message":"{}"}}]}}"#,
+        "é".repeat((MAX_BODY - 1024) / 2) // 2 bytes each: cut on a char boundary
+    );
+    let huge_key = log_fields(&format!(r#""{}":1"#, "k".repeat(1 << 20)));
+    let mut raw_nul = log_fields(r#""note":"a"#);
+    raw_nul.extend_from_slice(b"\0b\"}]}");
+    raw_nul.truncate(raw_nul.len()); // a raw NUL byte inside a string: a control character
+    let mut bad_utf8 = log_fields(r#""note":"a"#);
+    bad_utf8.extend_from_slice(b"\xff\xfe\"}]}");
+    vec![
+        case("100k nested arrays", "logs", log_with(&deep_arrays), Refused(400, "recursion limit")),
+        case("100k nested objects", "logs", log_with(&deep_objects), Refused(400, "recursion limit")),
+        case("100 nested arrays (within the limit)", "logs", log_with(&just_nested), Stored),
+        case("a million-element array", "logs", log_with(&million), Stored),
+        case("a million entries", "logs", many_entries, Refused(413, "at most 10000")),
+        case("a 10 MiB string, body 1 byte over the limit", "logs", over, Refused(413, "10 MiB")),
+        case("a 10 MiB string, body just under the limit", "logs", under, Stored),
+        case("a 10 MiB two-byte-character message", "logs", big_message, Stored),
+        case("a 1 MiB key", "logs", huge_key, Stored),
+        case("escaped NUL bytes", "logs", log_fields(r#""note":"a\u0000b","message2":"\u0000""#), Stored),
+        case("a raw NUL byte in a string", "logs", raw_nul, Refused(400, "control character")),
+        case("invalid UTF-8 in a string", "logs", bad_utf8, Refused(400, "not valid JSON")),
+        case("a lone leading surrogate", "logs", log_fields(r#""note":"\ud800""#), Refused(400, "not valid JSON")),
+        case("a lone trailing surrogate", "logs", log_fields(r#""note":"\udc00x""#), Refused(400, "not valid JSON")),
+        case("a valid surrogate pair", "logs", log_fields(r#""note":"\ud83d\ude00""#), Stored),
+        case("tabId beyond i64", "logs", log_fields(r#""tabId":9223372036854775808"#), Refused(400, "tabId")),
+        case("tabId u64::MAX", "logs", log_fields(r#""tabId":18446744073709551615"#), Refused(400, "tabId")),
+        case("tabId 1e30", "logs", log_fields(r#""tabId":1e30"#), Refused(400, "tabId")),
+        case("tabId 1.5", "logs", log_fields(r#""tabId":1.5"#), Refused(400, "tabId")),
+        case("tabId i64::MAX", "logs", log_fields(r#""tabId":9223372036854775807"#), Stored),
+        case("tabId i64::MIN", "logs", log_fields(r#""tabId":-9223372036854775808"#), Stored),
+        case("tabId -1 (chrome.tabs.TAB_ID_NONE)", "logs", log_fields(r#""tabId":-1"#), Stored),
+        case("ts beyond i64", "logs", log_fields(r#""ts":99999999999999999999999"#), Refused(400, "ts")),
+        case("ts 1e300", "logs", log_fields(r#""ts":1e300"#), Refused(400, "ts")),
+        case("ts i64::MAX (far future)", "logs", log_fields(r#""ts":9223372036854775807"#), Stored),
+        case("ts year 9999", "logs", log_fields(r#""ts":253402300799999"#), Stored),
+        case("ts before 1970", "logs", log_fields(r#""ts":-62135596800000"#), Stored),
+        case("a number past f64 (1e400)", "logs", log_with("1e400"), Refused(400, "out of range")),
+        case(
+            "status beyond i64",
+            "network_waterfall",
+            r#"{"entries":[{"url":"u","responseStatus":1e30}]}"#,
+            Refused(400, "responseStatus"),
+        ),
+        case("duration 1.7e308", "network_waterfall", r#"{"entries":[{"url":"u","duration":1.7e308}]}"#, Stored),
+        case("tabs: tabId beyond i64", "tabs", r#"{"tabId":1e20,"url":"u"}"#, Refused(400, "tabId")),
+        case("tabs: huge negative tabId", "tabs", r#"{"tabId":-9223372036854775808,"url":"u"}"#, Stored),
+        case("vitals: lcp 1.7e308", "vitals", r#"{"tabId":5,"lcp":1.7e308,"cls":-0.0}"#, Stored),
+        case("an empty body", "logs", "", Refused(400, "not valid JSON")),
+        case("a bare string", "logs", r#""entries""#, Refused(400, "entries")),
+        case("entries as an object", "logs", r#"{"entries":{"0":{}}}"#, Refused(400, "entries")),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_json_is_stored_safely_or_refused_clearly_and_the_server_keeps_serving() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let baseline: Vec<String> = (0..20).map(|i| format!("baseline-{i}")).collect();
+    let entries: Vec<Value> = baseline.iter().map(|m| common::marked_entry("logs", m, 1, 32)).collect();
+    let (first_id, last_id) = server.ingest("logs", entries).await;
+    let baseline = [Acked { kind: "logs", first_id, last_id, markers: baseline }];
+    let mcp = Mcp::http(&server).await;
+    let (mut stored, mut refused) = (0, 0);
+    let mut ids = std::collections::HashMap::new();
+    for c in cases() {
+        let started = std::time::Instant::now();
+        let (status, reply) = within(HANG, server.post_raw(c.kind, c.body.clone(), &[]), c.name).await;
+        match c.expect {
+            Expect::Stored => {
+                assert_eq!(status, 200, "{}: {reply}", c.name);
+                assert!(reply["accepted"].as_u64() >= Some(1), "{}: {reply}", c.name);
+                ids.insert(c.name, reply["first_id"].as_i64().unwrap_or(0));
+                stored += 1;
+            }
+            Expect::Refused(want, text) => {
+                let message = reply["error"].as_str().unwrap_or_default();
+                assert_eq!(status, want, "{}: {reply}", c.name);
+                assert!(message.contains(text), "{}: expected \"{text}\" in {message}", c.name);
+                assert!(message.len() < 500, "{}: a short message, not an echo of the input", c.name);
+                refused += 1;
+            }
+        }
+        // Still serving, and what was there before is intact.
+        assert_eq!(server.health().await["service"], "gasoline", "{}", c.name);
+        let (expected, found, problems) = verify_acked(&db.path, &baseline);
+        assert_eq!(found, expected, "{}: {problems:?}", c.name);
+        // And what is stored reads back within the budget.
+        if c.kind == "logs" {
+            let (page, chars) =
+                mcp.ok_sized("observe", json!({"what": "logs", "offset": -1, "max_chars": 20_000})).await;
+            assert!(chars <= 20_000, "{}: {chars}", c.name);
+            assert_eq!(page["count"], 1, "{}: {page}", c.name);
+        }
+        eprintln!("{}: {status}, checked after {:?}", c.name, started.elapsed());
+    }
+    // The stored extremes read back as sent.
+    let conn = open_db(&db.path);
+    let tabs: Vec<i64> = conn
+        .prepare("SELECT tab_id FROM logs WHERE tab_id IS NOT NULL ORDER BY tab_id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(tabs.contains(&i64::MIN) && tabs.contains(&i64::MAX) && tabs.contains(&-1), "{tabs:?}");
+    for tab in [i64::MAX, i64::MIN, -1] {
+        let page = mcp.observe(json!({"what": "logs", "tabId": tab})).await;
+        assert_eq!(page["count"], 1, "tabId {tab}: {page}");
+    }
+    let far = mcp.observe(json!({"what": "logs", "since": i64::MAX})).await;
+    assert_eq!(far["count"], 1, "{far}");
+    for (name, note) in [("escaped NUL bytes", "a\u{0}b"), ("a valid surrogate pair", "\u{1F600}")] {
+        let page = mcp.observe(json!({"what": "logs", "after_cursor": ids[name] - 1, "limit": 1})).await;
+        assert_eq!(page["entries"][0]["note"], note, "{name}: {page}");
+    }
+    // Long strings were cut, and the row says so with the original length.
+    let cut: Vec<String> = conn
+        .prepare("SELECT truncated FROM logs WHERE truncated IS NOT NULL")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let cut: Vec<Value> = cut.iter().map(|t| serde_json::from_str(t).unwrap()).collect();
+    assert!(cut.iter().any(|t| t["message2"].as_u64() > Some(10_000_000)), "{cut:?}");
+    assert!(cut.iter().any(|t| t["message"].as_u64() > Some(10_000_000)), "{cut:?}");
+    let longest: i64 = conn.query_row("SELECT max(length(CAST(message AS BLOB))) FROM logs", [], |r| r.get(0)).unwrap();
+    assert!(longest <= 16 * 1024, "message column capped at --field-cap: {longest}");
+    mcp.close().await;
+    assert_eq!(server.stop(), Some(0));
+    assert_eq!(common::integrity(&db.path), "ok");
+    eprintln!(
+        "FIGURE hostile: {} cases, {stored} stored safely, {refused} refused with a clear 4xx; server up after each",
+        stored + refused
+    );
+}
+
+/// An entry with 200,000 small fields (a big object logged to the console) is accepted, and an
+/// observe page that must clip it answers, clipped, within the budget.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_entry_with_200k_small_fields_reads_back_clipped() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let many_keys = format!("{{{}\"k\":0}}", (0..200_000).map(|i| format!("\"k{i}\":{i},")).collect::<String>());
+    let (status, reply) = server.post_raw("logs", log_with(&many_keys), &[]).await;
+    assert_eq!(status, 200, "{reply}");
+    let mcp = Mcp::http(&server).await;
+    let started = std::time::Instant::now();
+    let last = mcp.ok_sized("observe", json!({"what": "logs", "offset": -1, "max_chars": 20_000}));
+    let (page, chars) = within(HANG, last, "observe of a 200k-field entry").await;
+    assert!(chars <= 20_000, "{chars}");
+    assert_eq!(page["entries"][0]["_clipped"], true, "{page}");
+    eprintln!("FIGURE hostile 200k fields: clipped answer of {chars} chars in {:?}", started.elapsed());
+    mcp.close().await;
+}
