@@ -78,6 +78,7 @@ pub(super) fn open(path: &Path, options: &OpenOptions) -> Result<(Connection, Po
     for (kind, capacity) in &options.capacities {
         sql::set_capacity(&conn, kind, *capacity)?;
     }
+    give_back_free_pages(&conn)?;
 
     let manager = SqliteConnectionManager::file(path)
         .with_flags(OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
@@ -87,6 +88,22 @@ pub(super) fn open(path: &Path, options: &OpenOptions) -> Result<(Connection, Po
         });
     let pool = r2d2::Pool::builder().max_size(options.readers.max(1)).test_on_check_out(false).build(manager)?;
     Ok((conn, pool))
+}
+
+/// Returns the free pages (from a lowered `--capacity`, or left by the last run) to the
+/// filesystem before serving, and folds that into the main file so it shrinks at once.
+fn give_back_free_pages(conn: &Connection) -> Result<(), StoreError> {
+    let free: i64 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0))?;
+    if free == 0 {
+        return Ok(());
+    }
+    // incremental_vacuum frees one page per step (each step yields a row): run it to the end.
+    let mut stmt = conn.prepare("PRAGMA incremental_vacuum")?;
+    let mut rows = stmt.query([])?;
+    while rows.next()?.is_some() {}
+    drop(rows);
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+    Ok(())
 }
 
 fn classify_open(e: rusqlite::Error, path: &Path) -> StoreError {
