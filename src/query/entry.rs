@@ -69,73 +69,81 @@ pub fn chars(s: &str) -> usize {
     if s.is_ascii() { s.len() } else { s.chars().count() }
 }
 
-/// Shrinks an entry's largest strings and arrays until it fits `target`
-/// characters, and marks it `"_clipped": true`. Ids and numbers are kept.
+/// Keys that identify an entry; clipping never removes them.
+const KEPT: [&str; 3] = ["id", "tabId", "ts"];
+/// Room kept for the `_clipped` and `_omitted_fields` markers.
+const MARKERS: usize = 48;
+
+/// Fits an entry into `target` characters and marks it `"_clipped": true`.
+/// Identity fields stay; the other fields go in smallest first while they fit
+/// whole, the first one that does not is cut to the room left (a nested value
+/// becomes a cut preview of its JSON), and the count of fields left out is in
+/// `_omitted_fields`. One pass: linear in the entry's size after a sort of its
+/// fields, whatever their number.
 pub fn clip(entry: &str, target: usize) -> String {
-    let Ok(mut value) = serde_json::from_str::<Value>(entry) else {
+    let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(entry) else {
         return "{\"_clipped\":true}".into();
     };
-    if let Value::Object(map) = &mut value {
-        map.insert("_clipped".into(), Value::Bool(true));
-    }
-    loop {
-        let text = value.to_string();
-        let size = chars(&text);
-        if size <= target {
-            return text;
-        }
-        if !shrink_largest(&mut value, size - target) {
-            // Only the skeleton is left and it still does not fit.
-            return text;
+    let mut out = serde_json::Map::new();
+    let mut rest = Vec::with_capacity(fields.len());
+    for (key, value) in fields {
+        if KEPT.contains(&key.as_str()) {
+            out.insert(key, value);
+        } else if key != "_clipped" {
+            // "key":value, — what the field adds to the object's text.
+            let size = chars(&Value::from(key.as_str()).to_string()) + chars(&value.to_string()) + 2;
+            rest.push((size, key, value));
         }
     }
+    out.insert("_clipped".into(), Value::Bool(true));
+    let mut used = chars(&Value::Object(out.clone()).to_string()) + MARKERS;
+    rest.sort_by_key(|(size, _, _)| *size);
+    let mut omitted = 0usize;
+    for (size, key, value) in rest {
+        if used + size <= target {
+            used += size;
+            out.insert(key, value);
+            continue;
+        }
+        let room = target.saturating_sub(used + chars(&Value::from(key.as_str()).to_string()) + 2);
+        match preview(&value, room) {
+            Some(cut) => {
+                used += chars(&Value::from(key.as_str()).to_string()) + chars(&cut.to_string()) + 2;
+                out.insert(key, cut);
+            }
+            None => omitted += 1,
+        }
+    }
+    if omitted > 0 {
+        out.insert("_omitted_fields".into(), Value::from(omitted));
+    }
+    Value::Object(out).to_string()
 }
 
-/// Cuts the largest string or array under `value` by at least `excess` characters
-/// where it can; returns false when nothing is left to cut.
-fn shrink_largest(value: &mut Value, excess: usize) -> bool {
-    match value {
-        Value::String(s) => {
-            let len = s.chars().count();
-            if len == 0 {
-                return false;
-            }
-            let keep = len.saturating_sub(excess + 8).min(len / 2);
-            *s = s.chars().take(keep).collect::<String>() + "…";
-            if keep == 0 {
-                s.clear();
-            }
-            true
-        }
-        Value::Array(items) => {
-            if items.len() > 1 {
-                items.truncate(items.len() / 2);
-                return true;
-            }
-            items.first_mut().is_some_and(|item| shrink_largest(item, excess)) || {
-                let had = !items.is_empty();
-                items.clear();
-                had
-            }
-        }
-        Value::Object(map) => {
-            let largest = map
-                .iter()
-                .filter(|(k, _)| !matches!(k.as_str(), "id" | "tabId" | "ts" | "_clipped"))
-                .max_by_key(|(_, v)| v.to_string().len())
-                .map(|(k, _)| k.clone());
-            match largest {
-                Some(key) => {
-                    map.get_mut(&key).is_some_and(|v| shrink_largest(v, excess)) || {
-                        map.remove(&key);
-                        true
-                    }
-                }
-                None => false,
-            }
-        }
-        _ => false,
+/// A cut string standing for `value` in at most `room` characters of JSON, or
+/// `None` when there is too little room to say anything useful.
+fn preview(value: &Value, room: usize) -> Option<Value> {
+    const USEFUL: usize = 24;
+    if room < USEFUL {
+        return None;
     }
+    let text = match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    // Escaping can grow a character to six (\u0000), so cut by the escaped size.
+    let mut cut = String::new();
+    let mut size = 2 + 1; // quotes and the ellipsis
+    for c in text.chars() {
+        let escaped = chars(&Value::from(c.to_string()).to_string()) - 2;
+        if size + escaped > room {
+            break;
+        }
+        size += escaped;
+        cut.push(c);
+    }
+    cut.push('…');
+    Some(Value::from(cut))
 }
 
 #[cfg(test)]
@@ -150,6 +158,27 @@ mod tests {
         assert!(chars(&clipped) <= 1_000, "{}", chars(&clipped));
         let v: Value = serde_json::from_str(&clipped).unwrap();
         assert_eq!((v["id"].as_i64(), v["_clipped"].as_bool()), (Some(7), Some(true)));
+    }
+
+    #[test]
+    fn clip_is_fast_and_fits_with_many_small_fields() {
+        let fields: Vec<String> = (0..200_000).map(|i| format!(r#""f{i}":"v""#)).collect();
+        let big = format!(r#"{{"id":9,"tabId":null,"ts":3,{}}}"#, fields.join(","));
+        let clipped = clip(&big, 1_000);
+        assert!(chars(&clipped) <= 1_000, "{}", chars(&clipped));
+        let v: Value = serde_json::from_str(&clipped).unwrap();
+        assert_eq!(v["id"], 9);
+        let kept = v.as_object().unwrap().keys().filter(|k| k.starts_with('f')).count();
+        assert!(kept > 50, "as many whole fields as fit are kept: {kept}");
+        assert_eq!(v["_omitted_fields"].as_u64(), Some(200_000 - kept as u64));
+    }
+
+    #[test]
+    fn clip_cuts_escaped_text_within_the_target() {
+        let big = format!(r#"{{"id":1,"message":"{}"}}"#, "\\u0001".repeat(10_000));
+        let clipped = clip(&big, 1_000);
+        assert!(chars(&clipped) <= 1_000, "{}", chars(&clipped));
+        assert!(clipped.contains("\\u0001"));
     }
 
     #[test]
