@@ -26,6 +26,8 @@ const MAX_GROUP: usize = 128;
 const MAINTENANCE_EVERY: Duration = Duration::from_secs(1);
 /// Free pages (4 KiB) tolerated before an incremental vacuum gives space back.
 const FREE_PAGES_KEPT: i64 = 2_048;
+/// Most free pages given back per idle second (64 MiB of 4 KiB pages).
+const VACUUM_STEP: i64 = 16_384;
 
 trait Job: Send {
     /// Runs the job's work; the result waits for the commit.
@@ -141,8 +143,8 @@ fn run(conn: Connection, rx: mpsc::Receiver<Msg>) {
             Ok(msg) => msg,
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if dirty {
-                    maintain(&conn, true);
-                    dirty = false;
+                    // More free pages than one step gives back: come back next idle second.
+                    dirty = maintain(&conn, true);
                 }
                 last_maintenance = Instant::now();
                 continue;
@@ -212,12 +214,24 @@ fn commit_group(conn: &Connection, mut jobs: Vec<Box<dyn Job>>) {
     }
 }
 
-/// Keeps the WAL and the free list bounded. When `idle`, also truncates the WAL.
-fn maintain(conn: &Connection, idle: bool) {
-    let wal_bytes = wal_size(conn);
+/// Keeps the WAL and the free list bounded. When `idle`, also gives free pages
+/// back to the filesystem (a step at a time, so a writer that wakes up waits
+/// little) and truncates the WAL. Returns true when free pages remain to give back.
+fn maintain(conn: &Connection, idle: bool) -> bool {
+    let mut more = false;
+    if idle {
+        let free: i64 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0)).unwrap_or(0);
+        if free > FREE_PAGES_KEPT {
+            let pages = (free - FREE_PAGES_KEPT / 2).min(VACUUM_STEP);
+            more = free - pages > FREE_PAGES_KEPT;
+            if let Err(e) = incremental_vacuum(conn, pages) {
+                tracing::debug!("incremental vacuum: {e}");
+            }
+        }
+    }
     let mode = if idle {
         Some("TRUNCATE")
-    } else if wal_bytes > JOURNAL_SIZE_LIMIT as u64 / 2 {
+    } else if wal_size(conn) > JOURNAL_SIZE_LIMIT as u64 / 2 {
         Some("RESTART")
     } else {
         None
@@ -228,12 +242,16 @@ fn maintain(conn: &Connection, idle: bool) {
         let _ = conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |_| Ok(()));
         let _ = conn.busy_timeout(Duration::from_secs(5));
     }
-    if idle {
-        let free: i64 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0)).unwrap_or(0);
-        if free > FREE_PAGES_KEPT {
-            let _ = conn.execute_batch(&format!("PRAGMA incremental_vacuum({})", free - FREE_PAGES_KEPT / 2));
-        }
-    }
+    more
+}
+
+/// `PRAGMA incremental_vacuum` frees one page per step (each step yields a
+/// row), so it must be stepped to the end to free `pages`.
+fn incremental_vacuum(conn: &Connection, pages: i64) -> rusqlite::Result<()> {
+    let mut stmt = conn.prepare(&format!("PRAGMA incremental_vacuum({pages})"))?;
+    let mut rows = stmt.query([])?;
+    while rows.next()?.is_some() {}
+    Ok(())
 }
 
 fn wal_size(conn: &Connection) -> u64 {
