@@ -192,6 +192,15 @@ impl Mcp {
         Self::over(StreamableHttpClientTransport::from_uri(server.url("/mcp"))).await
     }
 
+    /// Connects over any rmcp client transport.
+    pub async fn over_transport<T, E, A>(transport: T) -> Mcp
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        Self::over(transport).await
+    }
+
     async fn over<T, E, A>(transport: T) -> Mcp
     where
         T: rmcp::transport::IntoTransport<RoleClient, E, A>,
@@ -602,7 +611,7 @@ async fn load_client(
             report.refusals.push((status, retry_after, text));
             if spec.retry {
                 pending = Some((kind, markers, body));
-                tokio::time::sleep(Duration::from_millis(wait * 1000 / 4 + 10)).await;
+                tokio::time::sleep(Duration::from_millis(wait * 1000 + 10)).await;
             }
         }
     }

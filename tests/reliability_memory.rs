@@ -1,0 +1,164 @@
+//! Bounded memory and backpressure.
+//!
+//! - The server's RSS stays flat over a long mixed run: ingest from clients that
+//!   reconnect, MCP sessions that come and go (some end properly with DELETE,
+//!   some just vanish), agents polling.
+//! - When ingest outruns the writer, requests wait briefly and then get 503 with
+//!   `Retry-After`; nothing acknowledged is lost and the retries go through.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use common::{Load, LoadSpec, Mcp, Rng, Server, TempDb, rss_kib, scale, verify_acked};
+use serde_json::json;
+
+const KINDS: [&str; 6] =
+    ["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "extension_logs"];
+
+/// MCP clients that connect, read a while and leave; every other one without ending its session.
+async fn mcp_churn(port: u16, stop: Arc<AtomicBool>, sessions: Arc<AtomicUsize>, seed: u64) {
+    let mut rng = Rng::new(seed);
+    while !stop.load(Ordering::SeqCst) {
+        let transport =
+            rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://127.0.0.1:{port}/mcp"));
+        let mcp = Mcp::over_transport(transport).await;
+        let mut cursors = [0i64; 6];
+        for _ in 0..20 {
+            let k = rng.range(0, 6) as usize;
+            let kind = KINDS[k];
+            let page = if rng.chance(50) {
+                mcp.observe(json!({"what": kind, "offset": -50})).await
+            } else {
+                mcp.observe(json!({"what": kind, "after_cursor": cursors[k], "limit": 100})).await
+            };
+            cursors[k] = page["cursor"].as_i64().unwrap_or(cursors[k]);
+        }
+        let n = sessions.fetch_add(1, Ordering::Relaxed);
+        if n.is_multiple_of(2) {
+            mcp.close().await;
+        } else {
+            drop(mcp); // vanished: no DELETE
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_memory_stays_flat_over_a_long_mixed_run() {
+    let run_for = Duration::from_secs(scale(24, 600));
+    let db = TempDb::new();
+    let caps: Vec<String> = KINDS.iter().map(|k| format!("{k}=3000")).collect();
+    let mut args = Vec::new();
+    for c in &caps {
+        args.extend(["--capacity", c.as_str()]);
+    }
+    let server = Server::start(&db.path, &args);
+    let spec =
+        LoadSpec { kinds: KINDS.to_vec(), batch: (1, 200), pad: 600, reconnect_every: 25, ..LoadSpec::default() };
+    let load = Load::start(server.port, 2, &spec, Rng::seed());
+    let stop = Arc::new(AtomicBool::new(false));
+    let sessions = Arc::new(AtomicUsize::new(0));
+    let churn: Vec<_> =
+        (0..2).map(|i| tokio::spawn(mcp_churn(server.port, stop.clone(), sessions.clone(), 17 + i))).collect();
+    let started = Instant::now();
+    let mut samples: Vec<(Duration, u64)> = Vec::new();
+    while started.elapsed() < run_for {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        samples.push((started.elapsed(), rss_kib(server.pid()).expect("server alive")));
+    }
+    stop.store(true, Ordering::SeqCst);
+    let report = load.finish().await;
+    for c in churn {
+        c.await.unwrap();
+    }
+    assert_eq!(server.stop(), Some(0));
+    assert!(report.refusals.is_empty(), "{:?}", &report.refusals[..1]);
+
+    // Steady state: the highest RSS of the second fifth of the run (after warm-up: rings full,
+    // caches and pools grown). The last half may not exceed it by more than the margin.
+    let window = |from: f64, to: f64| {
+        samples
+            .iter()
+            .filter(|(t, _)| (from..to).contains(&(t.as_secs_f64() / run_for.as_secs_f64())))
+            .map(|(_, kib)| *kib)
+            .max()
+            .unwrap()
+    };
+    let (steady, late) = (window(0.2, 0.4), window(0.5, 1.01));
+    let low = samples.iter().map(|(_, k)| *k).min().unwrap();
+    let margin = (steady / 4).max(16 * 1024);
+    eprintln!(
+        "FIGURE memory: {run_for:?} mixed run, {} events ingested, {} MCP sessions (half never closed); RSS {:.1}-{:.1} \
+         MiB, steady-state peak {:.1} MiB, late peak {:.1} MiB (margin {:.1} MiB)",
+        report.acked_events(),
+        sessions.load(Ordering::Relaxed),
+        low as f64 / 1024.0,
+        samples.iter().map(|(_, k)| *k).max().unwrap() as f64 / 1024.0,
+        steady as f64 / 1024.0,
+        late as f64 / 1024.0,
+        margin as f64 / 1024.0
+    );
+    assert!(
+        late <= steady + margin,
+        "RSS grew: steady {steady} KiB, late {late} KiB; samples {:?}",
+        samples.iter().map(|(_, k)| k / 1024).collect::<Vec<_>>()
+    );
+}
+
+/// Holds SQLite's write lock from outside for `hold`, as a stalled disk would stall the writer.
+fn stall_writer(db: &std::path::Path, hold: Duration) -> std::thread::JoinHandle<()> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+    std::thread::spawn(move || {
+        std::thread::sleep(hold);
+        conn.execute_batch("ROLLBACK").unwrap();
+    })
+}
+
+/// The writer stalls for 3.5 s while 12 clients each send 8.5 MB requests (100 MB in flight,
+/// over the 64 MiB pending-bytes budget). Requests beyond the budget wait (2 s) and get 503 with
+/// Retry-After; the clients retry as the extension does; every acknowledged event is stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ingest_beyond_the_writer_budget_gets_503_with_retry_after_and_loses_nothing() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &["--capacity", "logs=100000000"]);
+    server.ingest("logs", common::logs(1, 0, None)).await;
+    let spec = LoadSpec { kinds: vec!["logs"], batch: (4000, 4000), pad: 2000, retry: true, ..LoadSpec::default() };
+    let stall = stall_writer(&db.path, Duration::from_millis(3500));
+    let load = Load::start(server.port, 12, &spec, Rng::seed());
+    let started = Instant::now();
+    let mut rss_peak = 0;
+    while started.elapsed() < Duration::from_secs(9) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        rss_peak = rss_peak.max(rss_kib(server.pid()).unwrap_or(0));
+    }
+    let report = load.finish().await;
+    stall.join().unwrap();
+    let busy: Vec<_> = report.refusals.iter().filter(|(s, _, _)| *s == 503).collect();
+    for (status, retry_after, body) in &report.refusals {
+        assert_eq!(*status, 503, "only 503 under pressure, got: {body}");
+        assert_eq!(retry_after.as_deref(), Some("1"), "503 carries Retry-After: {body}");
+        assert!(body.contains("retry"), "{body}");
+    }
+    assert!(!busy.is_empty(), "no 503 although 100 MB waited for a stalled writer: {:?}", report.statuses);
+    let (expected, found, problems) = verify_acked(&db.path, &report.acked);
+    assert_eq!(found, expected, "acknowledged events missing: {problems:?}");
+    assert!(!report.acked.is_empty(), "nothing went through: {:?}", report.statuses);
+    // The writer is back: a request now goes straight through.
+    server.ingest("logs", common::logs(10, 1, None)).await;
+    assert_eq!(server.health().await["service"], "gasoline");
+    assert_eq!(server.stop(), Some(0));
+    // Memory follows the requests in flight (12 x 8.5 MB bodies, each also held decoded while it
+    // waits), not the length of the stall: refused requests are dropped, not queued.
+    assert!(rss_peak < 600 * 1024, "server RSS reached {} MiB", rss_peak / 1024);
+    eprintln!(
+        "FIGURE backpressure: writer stalled 3.5 s under 12 x 8.5 MB requests: {} answered 503 + Retry-After, \
+         {} requests ({} events) acknowledged and all found; server RSS peak {:.0} MiB",
+        busy.len(),
+        report.acked.len(),
+        report.acked_events(),
+        rss_peak as f64 / 1024.0
+    );
+}
