@@ -203,7 +203,10 @@ fn take_column(
             if !column.one_of.is_empty() && !column.one_of.contains(&s.as_str()) {
                 return Err(wrong(&format!("one of {}", column.one_of.join(", "))));
             }
-            if let Some(original) = cap_string(&mut s, cap) {
+            // A value from a fixed list is short and must stay exactly that value, whatever the cap.
+            if column.one_of.is_empty()
+                && let Some(original) = cap_string(&mut s, cap)
+            {
                 truncated.insert(column.field.to_owned(), original.into());
             }
             Ok(SqlValue::Text(s))
@@ -360,6 +363,16 @@ mod tests {
         assert_eq!(truncated["message"], 80_000);
         assert_eq!(truncated["responseBody"], 80_000);
         assert_eq!(truncated["x[0]"], 80_000);
+    }
+
+    #[test]
+    fn a_tiny_field_cap_never_cuts_a_value_from_a_fixed_list() {
+        let limits = Limits { field_cap: 3, ..Limits::default() };
+        let body = br#"{"entries":[{"connectionId":"conn","event":"message","direction":"outgoing"}]}"#;
+        let rows = decode_events(&WEBSOCKET_EVENTS, body, &limits, 0).unwrap();
+        assert_eq!(rows[0].columns[1], SqlValue::Text("message".into()));
+        assert_eq!(rows[0].columns[2], SqlValue::Text("outgoing".into()));
+        assert_eq!(rows[0].columns[0], SqlValue::Text("con".into()));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! See ARCHITECTURE.md for the map.
 
 pub mod cli;
+pub mod fuzz;
 pub mod http;
 pub mod ingest;
 pub mod kind;
