@@ -50,6 +50,8 @@ pub(super) fn open(path: &Path, options: &OpenOptions) -> Result<(Connection, Po
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| classify_open(e, path))?;
     conn.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS.into())).map_err(|e| classify_open(e, path))?;
+    // Six kinds times a few multi-row INSERT shapes (see sql::insert_rows), plus the rest.
+    conn.set_prepared_statement_cache_capacity(128);
     let page_count: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).map_err(|e| classify_open(e, path))?;
     if conn.is_readonly(rusqlite::MAIN_DB)? {
         return Err(StoreError::ReadOnly(path.to_path_buf()));

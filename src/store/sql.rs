@@ -1,7 +1,7 @@
 //! The SQL that writes, and the ring statistics every answer reports.
 //! Generic over [`Kind`]: statements are built from the kind's columns.
 
-use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, ToSql, params};
 use serde::Serialize;
 
 use super::StoreError;
@@ -16,31 +16,49 @@ pub struct Inserted {
     pub last_id: Option<i64>,
 }
 
+/// Rows per INSERT statement: a multi-row `VALUES` list. Each statement that fires the
+/// trimming trigger opens a statement journal, so fewer statements cost less; chunks are
+/// powers of two up to this, so a kind has few statement shapes to cache.
+const CHUNK: usize = 64;
+
 pub(super) fn insert_rows(
     conn: &Connection,
     kind: &Kind,
     rows: &[Row],
     received_at: i64,
 ) -> Result<Inserted, StoreError> {
-    let columns: Vec<&str> = kind.columns.iter().map(|c| c.name).collect();
-    let placeholders = vec!["?"; columns.len() + 5].join(", ");
-    let sql = format!(
-        "INSERT INTO {} (tab_id, ts, received_at, {}, data, truncated) VALUES ({placeholders})",
-        kind.name,
-        columns.join(", ")
-    );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut ids = None;
-    for row in rows {
-        let head = [row.tab_id.into(), row.ts.into(), received_at.into()];
-        let tail = [row.data.clone().into(), row.truncated.clone().into()];
-        let values: Vec<rusqlite::types::Value> =
-            head.into_iter().chain(row.columns.iter().cloned()).chain(tail).collect();
-        stmt.execute(params_from_iter(values))?;
-        let id = conn.last_insert_rowid();
-        ids = Some((ids.map_or(id, |(first, _)| first), id));
+    let mut first_id = None;
+    let mut last_id = None;
+    let mut rest = rows;
+    while !rest.is_empty() {
+        let n = if rest.len() >= CHUNK { CHUNK } else { 1 << rest.len().ilog2() };
+        let (chunk, tail) = rest.split_at(n);
+        let mut stmt = conn.prepare_cached(&insert_sql(kind, n))?;
+        let mut values: Vec<&dyn ToSql> = Vec::with_capacity(n * (kind.columns.len() + 5));
+        for row in chunk {
+            values.extend([&row.tab_id as &dyn ToSql, &row.ts, &received_at]);
+            values.extend(row.columns.iter().map(|v| v as &dyn ToSql));
+            values.extend([&row.data as &dyn ToSql, &row.truncated]);
+        }
+        stmt.execute(values.as_slice())?;
+        // One statement, one writer, AUTOINCREMENT: the chunk's ids are contiguous.
+        let last = conn.last_insert_rowid();
+        first_id.get_or_insert(last - n as i64 + 1);
+        last_id = Some(last);
+        rest = tail;
     }
-    Ok(Inserted { accepted: rows.len(), first_id: ids.map(|(f, _)| f), last_id: ids.map(|(_, l)| l) })
+    Ok(Inserted { accepted: rows.len(), first_id, last_id })
+}
+
+fn insert_sql(kind: &Kind, rows: usize) -> String {
+    let columns: Vec<&str> = kind.columns.iter().map(|c| c.name).collect();
+    let tuple = format!("({})", vec!["?"; columns.len() + 5].join(", "));
+    format!(
+        "INSERT INTO {} (tab_id, ts, received_at, {}, data, truncated) VALUES {}",
+        kind.name,
+        columns.join(", "),
+        vec![tuple; rows].join(", ")
+    )
 }
 
 pub(super) fn upsert_tabs(conn: &Connection, tabs: &[TabInfo], now: i64) -> Result<usize, StoreError> {
