@@ -154,7 +154,9 @@ pub struct KindStats {
 
 pub fn kind_stats(conn: &Connection, kind: &'static Kind) -> Result<KindStats, StoreError> {
     let (oldest_id, newest_id): (Option<i64>, Option<i64>) = conn
-        .prepare_cached(&format!("SELECT min(id), max(id) FROM {}", kind.name))?
+        // Two subqueries: SQLite answers a lone min() or max() from the end of the b-tree,
+        // but `SELECT min(id), max(id)` in one query scans the whole table.
+        .prepare_cached(&format!("SELECT (SELECT min(id) FROM {0}), (SELECT max(id) FROM {0})", kind.name))?
         .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let (capacity, gap_upto): (i64, i64) = conn
         .prepare_cached("SELECT capacity, gap_upto FROM kinds WHERE kind = ?1")?
