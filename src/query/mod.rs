@@ -7,6 +7,7 @@
 //! the index, from whichever end is nearer.
 
 pub mod args;
+mod count;
 mod entry;
 mod filter;
 
@@ -15,6 +16,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 pub use args::{ObserveArgs, What, parse};
+use count::Counter;
 use filter::{Where, select_list};
 
 use crate::kind::Kind;
@@ -113,7 +115,8 @@ fn observe_kind(
             last_issued + 1
         )));
     }
-    let total = count(conn, kind, &filter, None, &stats)?;
+    let counter = Counter::new(conn, kind, &filter, &stats);
+    let total = counter.in_range(i64::MIN, i64::MAX)?;
     let select = format!("SELECT {} FROM {}", select_list(kind), kind.name);
     // Enough rows to fill any budget: an entry is at least ~30 characters.
     let budget_rows = (args.max_chars / 30 + 2) as i64;
@@ -128,7 +131,7 @@ fn observe_kind(
         let kept_from = stats.oldest_id.unwrap_or(last_issued + 1);
         evicted = Some((kept_from - 1 - c).max(0));
         let size = page_size(Some(args::DEFAULT_CURSOR_LIMIT));
-        let offset = count(conn, kind, &filter, Some(("id <= ?", c)), &stats)?;
+        let offset = counter.in_range(i64::MIN, c)?;
         let plan = Plan {
             sql: format!("{select}{} ORDER BY id LIMIT ?", filter.clause(Some("id > ?"))),
             params: filter.params_with(&[c, rows_to_read(size, budget_rows)]),
@@ -140,7 +143,7 @@ fn observe_kind(
         (plan, offset, size.unwrap_or(0))
     } else if let Some(c) = args.before_cursor {
         let size = page_size(Some(args::DEFAULT_CURSOR_LIMIT));
-        let before = count(conn, kind, &filter, Some(("id < ?", c)), &stats)?;
+        let before = counter.in_range(i64::MIN, c.saturating_sub(1))?;
         let plan = Plan {
             sql: format!("{select}{} ORDER BY id DESC LIMIT ?", filter.clause(Some("id < ?"))),
             params: filter.params_with(&[c, rows_to_read(size, budget_rows)]),
@@ -158,7 +161,7 @@ fn observe_kind(
         } else {
             (requested, page_size(None))
         };
-        let plan = offset_plan(&filter, &stats, &select, start, size, total, budget_rows);
+        let plan = offset_plan(&counter, &filter, &stats, &select, start, size, total, budget_rows)?;
         (plan, start, size.unwrap_or(0))
     };
 
@@ -241,6 +244,7 @@ fn rows_to_read(page_size: Option<i64>, budget_rows: i64) -> i64 {
 /// Rows for `[start, start + size)` of the matching rows, by the cheapest exact route.
 #[allow(clippy::too_many_arguments)]
 fn offset_plan(
+    counter: &Counter<'_>,
     filter: &Where,
     stats: &KindStats,
     select: &str,
@@ -248,23 +252,36 @@ fn offset_plan(
     size: Option<i64>,
     total: i64,
     budget_rows: i64,
-) -> Plan {
+) -> Result<Plan, QueryError> {
     let wanted = size.unwrap_or(i64::MAX).min(total.saturating_sub(start).max(0));
     let max_rows = wanted.min(budget_rows);
     if !filter.is_filtered() && stats.contiguous {
         // Contiguous ids: the row at position `start` has id oldest + start.
         let first = stats.oldest_id.unwrap_or(0).saturating_add(start);
-        return Plan {
+        return Ok(Plan {
             sql: format!("{select} WHERE id >= ? ORDER BY id LIMIT ?"),
             params: vec![first.into(), max_rows.into()],
             reversed: false,
             keep_newest: false,
             max_rows,
             page_size: None,
-        };
+        });
+    }
+    if start < total
+        && let Some((from_id, skip)) = counter.seek(start)?
+    {
+        // Bucket counts place the start within one bucket: a short OFFSET from there.
+        return Ok(Plan {
+            sql: format!("{select}{} ORDER BY id LIMIT ? OFFSET ?", filter.clause(Some("id >= ?"))),
+            params: filter.params_with(&[from_id, max_rows, skip]),
+            reversed: false,
+            keep_newest: false,
+            max_rows,
+            page_size: None,
+        });
     }
     let end = start.saturating_add(wanted);
-    if start > total / 2 && wanted <= budget_rows {
+    Ok(if start > total / 2 && wanted <= budget_rows {
         // Nearer the end: walk the index backwards.
         Plan {
             sql: format!("{select}{} ORDER BY id DESC LIMIT ? OFFSET ?", filter.clause(None)),
@@ -283,7 +300,7 @@ fn offset_plan(
             max_rows,
             page_size: None,
         }
-    }
+    })
 }
 
 /// Rows as `(id, entry JSON)`, in ascending id order.
@@ -380,27 +397,6 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
         }
     }
     (!parts.is_empty()).then(|| parts.join(". "))
-}
-
-/// Rows matching `filter` (and `extra`), by id arithmetic when that is exact.
-fn count(
-    conn: &Connection,
-    kind: &Kind,
-    filter: &Where,
-    extra: Option<(&str, i64)>,
-    stats: &KindStats,
-) -> Result<i64, QueryError> {
-    if !filter.is_filtered() && stats.contiguous {
-        let (Some(oldest), Some(newest)) = (stats.oldest_id, stats.newest_id) else { return Ok(0) };
-        return Ok(match extra {
-            None => stats.count,
-            Some(("id <= ?", c)) => (c.min(newest) - oldest + 1).max(0),
-            Some((_, c)) => (c.min(newest + 1) - oldest).max(0),
-        });
-    }
-    let sql = format!("SELECT count(*) FROM {}{}", kind.name, filter.clause(extra.map(|(cond, _)| cond)));
-    let params = filter.params_with(&extra.map(|(_, v)| vec![v]).unwrap_or_default());
-    Ok(conn.prepare_cached(&sql)?.query_row(params_from_iter(params.iter()), |r| r.get(0))?)
 }
 
 fn internal(e: serde_json::Error) -> QueryError {

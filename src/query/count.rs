@@ -1,0 +1,146 @@
+//! Counting and positioning the rows that match a filter, fast at any depth.
+//!
+//! An unfiltered ring with contiguous ids is counted by id arithmetic. A filtered
+//! count over an id range is the sum of per-bucket counts (ids `[kB, (k+1)B)`),
+//! cached per database file and filter, plus live counts of the partial buckets
+//! at the two ends. A bucket's count never changes once it lies inside the kept
+//! ids of a contiguous ring: ids are never reused, gasoline never updates rows,
+//! and rows leave only from the head (trimming, clearing). A delete anywhere
+//! else makes the ring non-contiguous (`kinds.gap_upto`), and counts then go
+//! straight to SQL until the gap has been trimmed away.
+//!
+//! So the first filtered call at 1M rows counts once (O(matches)); later calls,
+//! such as an agent polling a tab, cost O(rows / B) cached sums plus O(B) live.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{LazyLock, Mutex};
+
+use rusqlite::{Connection, params_from_iter};
+
+use super::QueryError;
+use super::filter::Where;
+use crate::kind::Kind;
+use crate::store::sql::KindStats;
+
+/// Ids per bucket.
+const BUCKET: i64 = 4096;
+/// Filters remembered; beyond this the cache starts over (it is only a cache).
+const MAX_FILTERS: usize = 512;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Key {
+    db: String,
+    kind: &'static str,
+    clause: String,
+    params: String,
+}
+
+/// Bucket index → rows of the bucket that match, per (database, kind, filter).
+static CACHE: LazyLock<Mutex<HashMap<Key, BTreeMap<i64, i64>>>> = LazyLock::new(Default::default);
+
+/// Counts and seeks for one filter on one kind, within one read transaction.
+pub struct Counter<'a> {
+    conn: &'a Connection,
+    kind: &'a Kind,
+    filter: &'a Where,
+    stats: &'a KindStats,
+    key: Option<Key>,
+}
+
+impl<'a> Counter<'a> {
+    pub fn new(conn: &'a Connection, kind: &'a Kind, filter: &'a Where, stats: &'a KindStats) -> Self {
+        let key = conn.path().filter(|p| !p.is_empty() && filter.is_filtered() && stats.contiguous).map(|db| Key {
+            db: db.to_owned(),
+            kind: kind.name,
+            clause: filter.clause(None),
+            params: format!("{:?}", filter.params),
+        });
+        Counter { conn, kind, filter, stats, key }
+    }
+
+    /// Matching rows with ids in `lo..=hi` (clamped to the kept ids).
+    pub fn in_range(&self, lo: i64, hi: i64) -> Result<i64, QueryError> {
+        let (Some(oldest), Some(newest)) = (self.stats.oldest_id, self.stats.newest_id) else { return Ok(0) };
+        let (lo, hi) = (lo.max(oldest), hi.min(newest));
+        if lo > hi {
+            return Ok(0);
+        }
+        if !self.filter.is_filtered() && self.stats.contiguous {
+            return Ok(hi - lo + 1);
+        }
+        let Some((first, end)) = self.full_buckets(lo, hi) else { return self.live(lo, hi) };
+        let buckets = self.buckets(first, end)?;
+        Ok(self.live(lo, first * BUCKET - 1)? + buckets.iter().sum::<i64>() + self.live(end * BUCKET, hi)?)
+    }
+
+    /// Where the match at 0-based `position` is: `(from_id, skip)` such that it is the
+    /// `skip`-th match with `id >= from_id`, `skip` below one bucket. None when the
+    /// cache does not apply (the caller then uses a plain `OFFSET`).
+    pub fn seek(&self, position: i64) -> Result<Option<(i64, i64)>, QueryError> {
+        let (Some(oldest), Some(newest)) = (self.stats.oldest_id, self.stats.newest_id) else { return Ok(None) };
+        let Some((first, end)) = self.full_buckets(oldest, newest) else { return Ok(None) };
+        let head = self.live(oldest, first * BUCKET - 1)?;
+        if position < head {
+            return Ok(Some((oldest, position)));
+        }
+        let mut left = position - head;
+        for (k, n) in (first..end).zip(self.buckets(first, end)?) {
+            if left < n {
+                return Ok(Some((k * BUCKET, left)));
+            }
+            left -= n;
+        }
+        Ok(Some((end * BUCKET, left)))
+    }
+
+    /// The whole buckets `first..end` inside `lo..=hi`, when the cache applies.
+    fn full_buckets(&self, lo: i64, hi: i64) -> Option<(i64, i64)> {
+        self.key.as_ref()?;
+        let first = lo.div_euclid(BUCKET) + i64::from(lo.rem_euclid(BUCKET) != 0);
+        let end = (hi + 1).div_euclid(BUCKET);
+        (first < end).then_some((first, end))
+    }
+
+    /// The counts of buckets `first..end`, computing (and remembering) the missing ones.
+    fn buckets(&self, first: i64, end: i64) -> Result<Vec<i64>, QueryError> {
+        let Some(key) = &self.key else { return Err(QueryError::Invalid("bucket counts without a key".into())) };
+        let known: BTreeMap<i64, i64> = {
+            let mut cache = CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if cache.len() >= MAX_FILTERS && !cache.contains_key(key) {
+                cache.clear();
+            }
+            let buckets = cache.entry(key.clone()).or_default();
+            // Buckets below the oldest kept id never come back (ids are never reused).
+            *buckets = buckets.split_off(&(first.min(self.stats.oldest_id.unwrap_or(0).div_euclid(BUCKET))));
+            buckets.range(first..end).map(|(k, n)| (*k, *n)).collect()
+        };
+        let mut counts = Vec::with_capacity((end - first) as usize);
+        let mut computed = Vec::new();
+        for k in first..end {
+            let n = match known.get(&k) {
+                Some(n) => *n,
+                None => {
+                    let n = self.live(k * BUCKET, (k + 1) * BUCKET - 1)?;
+                    computed.push((k, n));
+                    n
+                }
+            };
+            counts.push(n);
+        }
+        if !computed.is_empty() {
+            let mut cache = CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            cache.entry(key.clone()).or_default().extend(computed);
+        }
+        Ok(counts)
+    }
+
+    /// Matching rows with ids in `lo..=hi`, counted by SQL over the index.
+    fn live(&self, lo: i64, hi: i64) -> Result<i64, QueryError> {
+        if lo > hi {
+            return Ok(0);
+        }
+        let sql = format!("SELECT count(*) FROM {}{}", self.kind.name, self.filter.clause(Some("id BETWEEN ? AND ?")));
+        let params = self.filter.params_with(&[lo, hi]);
+        Ok(self.conn.prepare_cached(&sql)?.query_row(params_from_iter(params.iter()), |r| r.get(0))?)
+    }
+}
