@@ -23,9 +23,9 @@ use crate::kind::Kind;
 use crate::store::sql::KindStats;
 
 /// Ids per bucket.
-const BUCKET: i64 = 4096;
+const BUCKET: i64 = 1024;
 /// Filters remembered; beyond this the cache starts over (it is only a cache).
-const MAX_FILTERS: usize = 512;
+const MAX_FILTERS: usize = 64;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Key {
@@ -104,34 +104,36 @@ impl<'a> Counter<'a> {
     /// The counts of buckets `first..end`, computing (and remembering) the missing ones.
     fn buckets(&self, first: i64, end: i64) -> Result<Vec<i64>, QueryError> {
         let Some(key) = &self.key else { return Err(QueryError::Invalid("bucket counts without a key".into())) };
-        let known: BTreeMap<i64, i64> = {
+        let mut counts: Vec<Option<i64>> = {
             let mut cache = CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             if cache.len() >= MAX_FILTERS && !cache.contains_key(key) {
                 cache.clear();
             }
             let buckets = cache.entry(key.clone()).or_default();
             // Buckets below the oldest kept id never come back (ids are never reused).
-            *buckets = buckets.split_off(&(first.min(self.stats.oldest_id.unwrap_or(0).div_euclid(BUCKET))));
-            buckets.range(first..end).map(|(k, n)| (*k, *n)).collect()
+            let oldest_bucket = self.stats.oldest_id.unwrap_or(0).div_euclid(BUCKET);
+            if buckets.first_key_value().is_some_and(|(k, _)| *k < oldest_bucket) {
+                *buckets = buckets.split_off(&oldest_bucket);
+            }
+            let mut counts = vec![None; (end - first) as usize];
+            for (k, n) in buckets.range(first..end) {
+                counts[(k - first) as usize] = Some(*n);
+            }
+            counts
         };
-        let mut counts = Vec::with_capacity((end - first) as usize);
         let mut computed = Vec::new();
-        for k in first..end {
-            let n = match known.get(&k) {
-                Some(n) => *n,
-                None => {
-                    let n = self.live(k * BUCKET, (k + 1) * BUCKET - 1)?;
-                    computed.push((k, n));
-                    n
-                }
-            };
-            counts.push(n);
+        for (k, slot) in (first..end).zip(counts.iter_mut()) {
+            if slot.is_none() {
+                let n = self.live(k * BUCKET, (k + 1) * BUCKET - 1)?;
+                computed.push((k, n));
+                *slot = Some(n);
+            }
         }
         if !computed.is_empty() {
             let mut cache = CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             cache.entry(key.clone()).or_default().extend(computed);
         }
-        Ok(counts)
+        Ok(counts.into_iter().flatten().collect())
     }
 
     /// Matching rows with ids in `lo..=hi`, counted by SQL over the index.

@@ -1,6 +1,8 @@
 //! One stored row → the JSON text of one observe entry, and clipping of an entry
 //! that alone would not fit an answer.
 
+use std::borrow::Cow;
+
 use rusqlite::Row;
 use rusqlite::types::ValueRef;
 use serde_json::Value;
@@ -8,60 +10,74 @@ use serde_json::Value;
 use crate::kind::Kind;
 
 /// `{"id":…,"tabId":…,"ts":…,<columns>,<data fields>[,"_truncated":{…}]}`.
-/// Built as text: the `data` column is already a JSON object and is spliced in.
+/// Built as bytes: the `data` column is already a JSON object and is spliced in,
+/// and strings are escaped straight into the output (this is observe's hot loop).
 pub fn entry_json(kind: &Kind, row: &Row<'_>) -> rusqlite::Result<String> {
-    let mut out = String::with_capacity(256);
-    out.push_str("{\"id\":");
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(b"{\"id\":");
     push_value(&mut out, row.get_ref(0)?);
-    out.push_str(",\"tabId\":");
+    out.extend_from_slice(b",\"tabId\":");
     push_value(&mut out, row.get_ref(1)?);
-    out.push_str(",\"ts\":");
+    out.extend_from_slice(b",\"ts\":");
     push_value(&mut out, row.get_ref(2)?);
     for (i, column) in kind.columns.iter().enumerate() {
         let value = row.get_ref(3 + i)?;
         if value != ValueRef::Null {
-            out.push_str(",\"");
-            out.push_str(column.field);
-            out.push_str("\":");
+            out.extend_from_slice(b",\"");
+            out.extend_from_slice(column.field.as_bytes());
+            out.extend_from_slice(b"\":");
             push_value(&mut out, value);
         }
     }
     let n = kind.columns.len();
     if let ValueRef::Text(data) = row.get_ref(3 + n)? {
-        let data = String::from_utf8_lossy(data);
+        let data = text(data);
         let data = data.trim();
         match data.strip_prefix('{').and_then(|d| d.strip_suffix('}')) {
             Some(inner) if !inner.trim().is_empty() => {
-                out.push(',');
-                out.push_str(inner);
+                out.push(b',');
+                out.extend_from_slice(inner.as_bytes());
             }
             Some(_) => {}
             // Not an object (edited by hand?): keep it visible rather than break the answer.
             None => {
-                out.push_str(",\"data\":");
-                out.push_str(&Value::from(data).to_string());
+                out.extend_from_slice(b",\"data\":");
+                push_json(&mut out, &data);
             }
         }
     }
     if let ValueRef::Text(t) = row.get_ref(4 + n)? {
-        out.push_str(",\"_truncated\":");
+        out.extend_from_slice(b",\"_truncated\":");
         match serde_json::from_slice::<Value>(t) {
-            Ok(v) => out.push_str(&v.to_string()),
-            Err(_) => out.push_str(&Value::from(String::from_utf8_lossy(t)).to_string()),
+            Ok(v) => push_json(&mut out, &v),
+            Err(_) => push_json(&mut out, &text(t)),
         }
     }
-    out.push('}');
-    Ok(out)
+    out.push(b'}');
+    // Everything written is UTF-8 (escaped strings, JSON text that was valid UTF-8).
+    Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
-fn push_value(out: &mut String, value: ValueRef<'_>) {
+fn push_value(out: &mut Vec<u8>, value: ValueRef<'_>) {
     match value {
-        ValueRef::Null => out.push_str("null"),
-        ValueRef::Integer(i) => out.push_str(&i.to_string()),
-        ValueRef::Real(f) => out.push_str(&Value::from(f).to_string()),
-        ValueRef::Text(t) => out.push_str(&Value::from(String::from_utf8_lossy(t)).to_string()),
-        ValueRef::Blob(b) => out.push_str(&Value::from(format!("<{} bytes of binary data>", b.len())).to_string()),
+        ValueRef::Null => out.extend_from_slice(b"null"),
+        ValueRef::Integer(i) => push_json(out, &i),
+        ValueRef::Real(f) => push_json(out, &f),
+        ValueRef::Text(t) => push_json(out, &text(t)),
+        ValueRef::Blob(b) => push_json(out, &format!("<{} bytes of binary data>", b.len())),
     }
+}
+
+/// Writes `value` as JSON (a non-finite float becomes null).
+fn push_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    if serde_json::to_writer(&mut *out, value).is_err() {
+        out.extend_from_slice(b"null");
+    }
+}
+
+/// Stored text as a string; bytes that are not UTF-8 (written by hand) become U+FFFD.
+fn text(bytes: &[u8]) -> Cow<'_, str> {
+    std::str::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes), Cow::Borrowed)
 }
 
 /// Number of characters, which is what `max_chars` counts.
