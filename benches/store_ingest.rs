@@ -1,0 +1,110 @@
+//! Store ingest against SQLite's own limit. In one run: (a) raw rusqlite
+//! inserts of the same rows into an identical `logs` table (same columns and
+//! indexes) without the trimming trigger, one transaction per batch of 100;
+//! (b) the store's ingest path (`Store::insert`: the writer thread, group
+//! commit, savepoint, trigger) for the same batches with the ring full.
+//! Target: (b) at least 70% of (a).
+
+#[path = "common/mod.rs"]
+mod common;
+
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use gasoline::ingest::{Limits, Row, decode_events};
+use gasoline::kind::LOGS;
+use gasoline::store::{OpenOptions, Store};
+use rusqlite::{Connection, params_from_iter};
+
+const BATCH: usize = 100;
+const CAPACITY: i64 = 10_000;
+
+fn rows(from: usize) -> Vec<Row> {
+    decode_events(&LOGS, &common::batch(from, BATCH, 10), &Limits::default(), 0).expect("valid batch")
+}
+
+/// A plain SQLite file with the store's `logs` table and indexes, no trigger.
+fn raw_db(dir: &std::path::Path, schema_from: &Store) -> Connection {
+    let ddl: Vec<String> = schema_from
+        .read_blocking(|c| {
+            let mut stmt =
+                c.prepare("SELECT sql FROM sqlite_master WHERE tbl_name = 'logs' AND type IN ('table', 'index') AND sql IS NOT NULL")?;
+            let ddl = stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+            Ok(ddl)
+        })
+        .expect("schema");
+    let conn = Connection::open(dir.join("raw.db")).expect("raw db");
+    conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;").expect("pragmas");
+    for statement in ddl {
+        conn.execute_batch(&statement).expect("ddl");
+    }
+    conn
+}
+
+fn raw_insert(conn: &mut Connection, rows: &[Row]) {
+    let tx = conn.transaction().expect("begin");
+    {
+        let mut stmt = tx
+            .prepare_cached(
+                "INSERT INTO logs (tab_id, ts, received_at, level, message, source, url, data, truncated)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            )
+            .expect("prepare");
+        for row in rows {
+            let mut values: Vec<rusqlite::types::Value> = vec![row.tab_id.into(), row.ts.into(), 0i64.into()];
+            values.extend(row.columns.iter().cloned());
+            values.push(row.data.clone().into());
+            values.push(row.truncated.clone().into());
+            stmt.execute(params_from_iter(values)).expect("insert");
+        }
+    }
+    tx.commit().expect("commit");
+}
+
+fn bench(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let options = OpenOptions { capacities: vec![(&LOGS, CAPACITY)], ..OpenOptions::default() };
+    let store = Store::open(&dir.path().join("gasoline.db"), &options).expect("store");
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("runtime");
+    let weight = common::batch(0, BATCH, 10).len();
+    // Fill the ring so every insert also trims.
+    for i in 0..(CAPACITY as usize / BATCH + 1) {
+        rt.block_on(store.insert(&LOGS, rows(i * BATCH), weight)).expect("prefill");
+    }
+    let mut raw = raw_db(dir.path(), &store);
+    let batch = rows(0);
+
+    let mut group = c.benchmark_group("store_ingest");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    group.measurement_time(Duration::from_secs(4)).warm_up_time(Duration::from_secs(1));
+    group.bench_function("raw_sqlite_no_trigger", |b| b.iter(|| raw_insert(&mut raw, &batch)));
+    group.bench_function("store_ring_full", |b| {
+        b.iter(|| rt.block_on(store.insert(&LOGS, batch.clone(), weight)).expect("insert"))
+    });
+    group.finish();
+
+    // The ratio, from interleaved rounds so that machine noise hits both alike.
+    let (mut raw_time, mut store_time) = (Duration::ZERO, Duration::ZERO);
+    for _ in 0..20 {
+        let t = Instant::now();
+        for _ in 0..25 {
+            raw_insert(&mut raw, &batch);
+        }
+        raw_time += t.elapsed();
+        let t = Instant::now();
+        for _ in 0..25 {
+            rt.block_on(store.insert(&LOGS, batch.clone(), weight)).expect("insert");
+        }
+        store_time += t.elapsed();
+    }
+    let events = (20 * 25 * BATCH) as f64;
+    let (raw_rate, store_rate) = (events / raw_time.as_secs_f64(), events / store_time.as_secs_f64());
+    println!(
+        "store_ingest: raw {raw_rate:.0} events/s, store {store_rate:.0} events/s, ratio {:.0}% (target >= 70%)",
+        100.0 * store_rate / raw_rate
+    );
+    rt.block_on(store.shutdown()).expect("shutdown");
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
