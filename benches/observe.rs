@@ -39,7 +39,7 @@ fn store_with(rows: usize) -> Store {
         for from in (0..rows).step_by(1_000) {
             let body = common::batch(from, 1_000, TABS);
             let rows = decode_events(&LOGS, &body, &Limits::default(), 0).expect("valid batch");
-            rt.block_on(store.insert(&LOGS, rows, body.len())).expect("insert");
+            rt.block_on(store.insert(&LOGS, rows, Default::default())).expect("insert");
         }
         eprintln!("built {} ({rows} rows) in {:.1?}", path.display(), started.elapsed());
     }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use gasoline::ingest::{Limits, Row, decode_events};
 use gasoline::kind::LOGS;
-use gasoline::store::{OpenOptions, Store};
+use gasoline::store::{Inserted, OpenOptions, Store, StoreError};
 use rusqlite::{Connection, params_from_iter};
 
 const BATCH: usize = 100;
@@ -68,6 +68,12 @@ fn raw_insert(conn: &mut Connection, rows: &[Row]) {
     tx.commit().expect("commit");
 }
 
+/// What the HTTP handler does: room in the pending budget, then the write.
+async fn ingest(store: &Store, rows: Vec<Row>, weight: usize) -> Result<Inserted, StoreError> {
+    let admission = store.admit(weight).await?;
+    store.insert(&LOGS, rows, admission).await
+}
+
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
     let options = OpenOptions { capacities: vec![(&LOGS, CAPACITY)], ..OpenOptions::default() };
@@ -76,7 +82,7 @@ fn bench(c: &mut Criterion) {
     let weight = common::batch(0, BATCH, 10).len();
     // Fill the ring so every insert also trims.
     for i in 0..(CAPACITY as usize / BATCH + 1) {
-        rt.block_on(store.insert(&LOGS, rows(i * BATCH), weight)).expect("prefill");
+        rt.block_on(ingest(&store, rows(i * BATCH), weight)).expect("prefill");
     }
     let mut raw = raw_db(dir.path(), &store, false);
     let mut plain = raw_db(dir.path(), &store, true);
@@ -88,7 +94,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("raw_sqlite_no_trigger", |b| b.iter(|| raw_insert(&mut raw, &batch)));
     group.bench_function("raw_sqlite_no_trigger_no_auto_vacuum", |b| b.iter(|| raw_insert(&mut plain, &batch)));
     group.bench_function("store_ring_full", |b| {
-        b.iter(|| rt.block_on(store.insert(&LOGS, batch.clone(), weight)).expect("insert"))
+        b.iter(|| rt.block_on(ingest(&store, batch.clone(), weight)).expect("insert"))
     });
     group.finish();
 
@@ -109,7 +115,7 @@ fn bench(c: &mut Criterion) {
         plain_time += t.elapsed();
         let t = Instant::now();
         for _ in 0..PER_ROUND {
-            rt.block_on(store.insert(&LOGS, batch.clone(), weight)).expect("insert");
+            rt.block_on(ingest(&store, batch.clone(), weight)).expect("insert");
         }
         store_time += t.elapsed();
     }

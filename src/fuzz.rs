@@ -173,12 +173,12 @@ impl ObserveFixture {
             let body = json!({ "entries": entries }).to_string();
             let rows = ingest::decode_events(kind, body.as_bytes(), &Limits::default(), 1_700_000_000_000)
                 .map_err(|e| StoreError::Invalid(e.to_string()))?;
-            store.insert(kind, rows, 0).await?;
+            store.insert(kind, rows, Default::default()).await?;
         }
         store.clear(Some(&kind::ACTIONS)).await?;
         let tabs = ingest::decode_tabs(br#"{"tabId":1,"url":"http://app/","title":"App"}"#, &Limits::default())
             .map_err(|e| StoreError::Invalid(e.to_string()))?;
-        store.upsert_tabs(tabs).await?;
+        store.upsert_tabs(tabs, Default::default()).await?;
         Ok(())
     }
 

@@ -26,7 +26,7 @@ async fn add(store: &Store, from: usize, n: usize) {
         .collect();
     let body = json!({ "entries": entries }).to_string();
     let rows = decode_events(&LOGS, body.as_bytes(), &Limits::default(), 0).expect("valid");
-    store.insert(&LOGS, rows, body.len()).await.expect("insert");
+    store.insert(&LOGS, rows, Default::default()).await.expect("insert");
 }
 
 fn observe(store: &Store, args: Value) -> Value {

@@ -216,3 +216,47 @@ async fn an_entry_with_200k_small_fields_reads_back_clipped() {
     eprintln!("FIGURE hostile 200k fields: clipped answer of {chars} chars in {:?}", started.elapsed());
     mcp.close().await;
 }
+
+/// Opens a raw upload that declares `length` bytes, sends a few, and stalls. Returns the
+/// status the server finally answers (0 if it never does within 30 s).
+fn stalled_upload(port: u16, length: usize) -> std::thread::JoinHandle<u16> {
+    use std::io::{Read, Write};
+    let mut tcp = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    std::thread::spawn(move || {
+        tcp.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+        let head = format!(
+            "POST /events/logs HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+             Content-Length: {length}\r\nConnection: close\r\n\r\n{{\"entries\": ["
+        );
+        tcp.write_all(head.as_bytes()).unwrap();
+        let mut answer = String::new();
+        let _ = tcp.read_to_string(&mut answer);
+        answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+    })
+}
+
+/// Uploads that stall hold room in the pending-writes budget (it is taken before a body is
+/// read), so other ingest that does not fit waits and gets 503; after the body timeout each
+/// stalled upload gets 408, its room comes back, and the same request goes through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stalled_uploads_get_408_and_give_their_room_back() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", common::logs(5, 0, None)).await;
+    // 6 x 10.4 MB declared leave 4.7 MB of the 64 MiB budget.
+    let stalled: Vec<_> = (0..6).map(|_| stalled_upload(server.port, 10_400_000)).collect();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let big = json!({"entries": [{"level": "log", "message": "x".repeat(6_000_000)}]});
+    let (status, reply) = server.post("logs", &big).await;
+    assert_eq!(status, 503, "a 6 MB request finds no room while uploads stall: {reply}");
+    let statuses: Vec<u16> = stalled.into_iter().map(|t| t.join().unwrap()).collect();
+    assert_eq!(statuses, vec![408; 6], "each stalled upload is answered 408");
+    let (status, reply) = server.post("logs", &big).await;
+    assert_eq!(status, 200, "room is back: {reply}");
+    let conn = open_db(&db.path);
+    let n: i64 = conn.query_row("SELECT count(*) FROM logs", [], |r| r.get(0)).unwrap();
+    assert_eq!(n, 6, "the 5 stored before and the 6 MB one, nothing of the stalled uploads");
+    eprintln!(
+        "FIGURE hostile stalled uploads: 6 x 408 after the 10 s body timeout; a 6 MB request 503 meanwhile, 200 after"
+    );
+}

@@ -8,11 +8,12 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
+use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{HeaderMap, header};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
+use http_body_util::BodyExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
@@ -26,6 +27,10 @@ pub use error::ApiError;
 
 /// Largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
+/// Longest wait for a request body once it has room in the pending budget.
+const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// Most bytes of an oversized body read (and dropped) before answering 413.
+const DRAIN_BYTES: usize = 256 * 1024 * 1024;
 /// Bodies larger than this are decoded off the async runtime.
 const DECODE_INLINE_BYTES: usize = 64 * 1024;
 
@@ -76,36 +81,78 @@ async fn session_end_no_content(
 async fn post_events(
     State(state): State<AppState>,
     Path(kind_name): Path<String>,
-    body: Result<Bytes, BytesRejection>,
+    headers: HeaderMap,
+    body: Body,
 ) -> Result<Json<Value>, ApiError> {
-    let body = body.map_err(|rejection| {
-        if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::TooLarge(format!("request body is over {} MiB; send smaller batches", MAX_BODY_BYTES >> 20))
-        } else {
-            ApiError::BadRequest(format!("could not read the request body: {rejection}"))
-        }
-    })?;
+    let kind = match kind_name.as_str() {
+        "tabs" | "vitals" => None,
+        name => Some(kind::by_name(name).ok_or_else(|| ApiError::UnknownKind(name.to_owned()))?),
+    };
+    // Room in the pending-writes budget comes before the body is read, so waiting
+    // requests hold no more memory than the budget, however many clients wait.
+    let declared =
+        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+        // Read it away (keeping nothing), so the client gets the 413 rather than a reset.
+        read_body(body, 0).await?;
+        return Err(too_large());
+    }
+    let admission = state.store.admit(declared.unwrap_or(MAX_BODY_BYTES).max(1)).await?;
+    // The admission is held while the body arrives: a stalled upload must not keep it.
+    let body =
+        tokio::time::timeout(BODY_READ_TIMEOUT, read_body(body, declared.unwrap_or(0))).await.map_err(|_| {
+            ApiError::Timeout(format!(
+                "the request body did not arrive within {} s; send it in one go",
+                BODY_READ_TIMEOUT.as_secs()
+            ))
+        })??;
     let limits = state.limits;
-    let weight = body.len().max(1);
-    match kind_name.as_str() {
-        "tabs" => {
+    match kind {
+        None if kind_name == "tabs" => {
             let tabs = decode(body, move |b| ingest::decode_tabs(&b, &limits)).await?;
-            let n = state.store.upsert_tabs(tabs).await?;
+            let n = state.store.upsert_tabs(tabs, admission).await?;
             Ok(Json(json!({ "accepted": n })))
         }
-        "vitals" => {
+        None => {
             let vitals = decode(body, move |b| ingest::decode_vitals(&b, &limits)).await?;
-            let n = state.store.upsert_vitals(vitals).await?;
+            let n = state.store.upsert_vitals(vitals, admission).await?;
             Ok(Json(json!({ "accepted": n })))
         }
-        name => {
-            let kind = kind::by_name(name).ok_or_else(|| ApiError::UnknownKind(name.to_owned()))?;
+        Some(kind) => {
             let now = now_ms();
             let rows = decode(body, move |b| ingest::decode_events(kind, &b, &limits, now)).await?;
-            let inserted = state.store.insert(kind, rows, weight).await?;
+            let inserted = state.store.insert(kind, rows, admission).await?;
             Ok(Json(json!(inserted)))
         }
     }
+}
+
+fn too_large() -> ApiError {
+    ApiError::TooLarge(format!("request body is over {} MiB; send smaller batches", MAX_BODY_BYTES >> 20))
+}
+
+/// Reads the whole body, at most [`MAX_BODY_BYTES`]. A longer body is read on
+/// (up to [`DRAIN_BYTES`]) and dropped, so the client is still reading when the
+/// 413 comes instead of finding the connection reset under its upload.
+async fn read_body(mut body: Body, expected: usize) -> Result<Bytes, ApiError> {
+    let mut kept = Vec::with_capacity(expected.min(MAX_BODY_BYTES));
+    let mut seen = 0usize;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| ApiError::BadRequest(format!("could not read the request body: {e}")))?;
+        let Ok(data) = frame.into_data() else { continue };
+        seen = seen.saturating_add(data.len());
+        if seen <= MAX_BODY_BYTES {
+            kept.extend_from_slice(&data);
+        } else if seen > DRAIN_BYTES {
+            break;
+        } else if !kept.is_empty() {
+            kept = Vec::new();
+        }
+    }
+    if seen > MAX_BODY_BYTES {
+        return Err(too_large());
+    }
+    Ok(Bytes::from(kept))
 }
 
 /// Decodes small bodies inline and large ones on the blocking pool.

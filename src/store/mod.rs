@@ -19,6 +19,7 @@ use crate::ingest::{Row, TabInfo, Vitals};
 use crate::kind::Kind;
 pub use open::OpenOptions;
 pub use sql::{Inserted, KindStats};
+pub use writer::Admission;
 
 pub type Pool = r2d2::Pool<SqliteConnectionManager>;
 
@@ -112,25 +113,37 @@ impl Store {
         f(&*self.inner.pool.get()?)
     }
 
+    /// Waits for room for a request of `bytes` in the pending-writes budget, or
+    /// refuses with [`StoreError::Busy`] after the busy wait. Call it before
+    /// reading the body; pass the admission to the write.
+    pub async fn admit(&self, bytes: usize) -> Result<Admission, StoreError> {
+        self.inner.writer.admit(bytes).await
+    }
+
     /// Stores `rows` in one transaction; answers once it has committed.
-    pub async fn insert(&self, kind: &'static Kind, rows: Vec<Row>, weight: usize) -> Result<Inserted, StoreError> {
+    pub async fn insert(
+        &self,
+        kind: &'static Kind,
+        rows: Vec<Row>,
+        admission: Admission,
+    ) -> Result<Inserted, StoreError> {
         let now = now_ms();
-        self.inner.writer.run(weight, move |conn| sql::insert_rows(conn, kind, &rows, now)).await
+        self.inner.writer.run(admission, move |conn| sql::insert_rows(conn, kind, &rows, now)).await
     }
 
-    pub async fn upsert_tabs(&self, tabs: Vec<TabInfo>) -> Result<usize, StoreError> {
+    pub async fn upsert_tabs(&self, tabs: Vec<TabInfo>, admission: Admission) -> Result<usize, StoreError> {
         let now = now_ms();
-        self.inner.writer.run(0, move |conn| sql::upsert_tabs(conn, &tabs, now)).await
+        self.inner.writer.run(admission, move |conn| sql::upsert_tabs(conn, &tabs, now)).await
     }
 
-    pub async fn upsert_vitals(&self, vitals: Vec<Vitals>) -> Result<usize, StoreError> {
+    pub async fn upsert_vitals(&self, vitals: Vec<Vitals>, admission: Admission) -> Result<usize, StoreError> {
         let now = now_ms();
-        self.inner.writer.run(0, move |conn| sql::upsert_vitals(conn, &vitals, now)).await
+        self.inner.writer.run(admission, move |conn| sql::upsert_vitals(conn, &vitals, now)).await
     }
 
     /// Deletes every row of `kind` (all kinds when None); ids never restart.
     pub async fn clear(&self, kind: Option<&'static Kind>) -> Result<usize, StoreError> {
-        self.inner.writer.run(0, move |conn| sql::clear(conn, kind)).await
+        self.inner.writer.run(Admission::default(), move |conn| sql::clear(conn, kind)).await
     }
 
     /// Sets a ring capacity and trims the ring to it at once.
@@ -138,11 +151,11 @@ impl Store {
         if capacity < 1 {
             return Err(StoreError::Invalid(format!("capacity must be at least 1, got {capacity}")));
         }
-        self.inner.writer.run(0, move |conn| sql::set_capacity(conn, kind, capacity)).await
+        self.inner.writer.run(Admission::default(), move |conn| sql::set_capacity(conn, kind, capacity)).await
     }
 
     pub async fn set_setting(&self, key: &'static str, value: Option<String>) -> Result<(), StoreError> {
-        self.inner.writer.run(0, move |conn| sql::set_setting(conn, key, value.as_deref())).await
+        self.inner.writer.run(Admission::default(), move |conn| sql::set_setting(conn, key, value.as_deref())).await
     }
 
     /// Finishes queued writes, checkpoints the WAL into the main file and stops the writer.

@@ -5,9 +5,12 @@
 //! and only then answers each job. So an acknowledged write is on disk, a failing
 //! job rolls back alone, and a burst of small requests costs one commit.
 //!
-//! Backpressure: a job carrying `weight` bytes must first get that many permits
-//! of a semaphore sized to the pending-bytes budget; a request that cannot get
-//! them within the busy wait is refused with [`StoreError::Busy`].
+//! Backpressure: before an ingest request's body is even read, it must get one
+//! permit per byte from a semaphore sized to the pending-bytes budget
+//! ([`Writer::admit`]); a request that cannot get them within the busy wait is
+//! refused with [`StoreError::Busy`]. The permits go with the job and are given
+//! back when it is answered, so the bytes held in memory for waiting writes
+//! (bodies, decoded rows) follow the budget, not the number of clients.
 
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -41,6 +44,13 @@ struct Typed<R, F> {
     work: Option<F>,
     result: Option<Result<R, StoreError>>,
     reply: oneshot::Sender<Result<R, StoreError>>,
+    _admission: Admission,
+}
+
+/// Room for one request's bytes in the writer's pending budget, held from before
+/// its body is read until its job is answered. `Admission::default()` holds none.
+#[derive(Default)]
+pub struct Admission {
     _permit: Option<OwnedSemaphorePermit>,
 }
 
@@ -106,24 +116,27 @@ impl Writer {
         Writer { tx, pending: Arc::new(Semaphore::new(max_pending)), max_pending, busy_wait }
     }
 
-    pub(super) async fn run<R, F>(&self, weight: usize, work: F) -> Result<R, StoreError>
+    /// Waits (at most the busy wait) for room for `weight` bytes of pending writes.
+    pub(super) async fn admit(&self, weight: usize) -> Result<Admission, StoreError> {
+        if weight == 0 {
+            return Ok(Admission::default());
+        }
+        let n = u32::try_from(weight.min(self.max_pending)).unwrap_or(u32::MAX);
+        let acquire = self.pending.clone().acquire_many_owned(n);
+        match tokio::time::timeout(self.busy_wait, acquire).await {
+            Err(_) => Err(StoreError::Busy),
+            Ok(Err(_)) => Err(StoreError::Closed),
+            Ok(Ok(permit)) => Ok(Admission { _permit: Some(permit) }),
+        }
+    }
+
+    pub(super) async fn run<R, F>(&self, admission: Admission, work: F) -> Result<R, StoreError>
     where
         R: Send + 'static,
         F: FnOnce(&Connection) -> Result<R, StoreError> + Send + 'static,
     {
-        let permit = if weight == 0 {
-            None
-        } else {
-            let n = u32::try_from(weight.min(self.max_pending)).unwrap_or(u32::MAX);
-            let acquire = self.pending.clone().acquire_many_owned(n);
-            match tokio::time::timeout(self.busy_wait, acquire).await {
-                Err(_) => return Err(StoreError::Busy),
-                Ok(Err(_)) => return Err(StoreError::Closed),
-                Ok(Ok(p)) => Some(p),
-            }
-        };
         let (reply, answer) = oneshot::channel();
-        let job = Typed { work: Some(work), result: None, reply, _permit: permit };
+        let job = Typed { work: Some(work), result: None, reply, _admission: admission };
         self.tx.send(Msg::Job(Box::new(job))).map_err(|_| StoreError::Closed)?;
         answer.await.map_err(|_| StoreError::Closed)?
     }
