@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite: Rust unit and black-box tests (real server, real MCP
-# clients, the extension in headless Chromium), then a build of the benchmarks.
+# clients, the extension in headless Chromium), a build of the benchmarks, and a
+# short run of every cargo-fuzz target (scripts/fuzz.sh; RELIABILITY.md).
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
 cargo test
 cargo bench --no-run
+scripts/fuzz.sh
