@@ -76,17 +76,30 @@ fn bench(c: &mut Criterion) {
     });
     group.finish();
 
+    // Besides the rates: the server's CPU per event, whole and on the writer thread. Unlike
+    // events/s on a shared 2-core machine, these hardly move with the machine's noise.
     for clients in [1, 4, 16] {
         let per_client = 2_000 / clients;
+        let cpu_before = server.cpu_by_thread();
         let (elapsed, mut latencies) = rt.block_on(round(&http, &url, &bodies, clients, per_client));
+        let cpu_after = server.cpu_by_thread();
+        let spent = |name: Option<&str>| -> f64 {
+            cpu_after
+                .iter()
+                .filter(|(thread, _)| name.is_none_or(|n| thread.as_str() == n))
+                .map(|(thread, after)| after - cpu_before.get(thread).copied().unwrap_or(0.0))
+                .sum()
+        };
         let events = (clients * per_client * BATCH) as f64;
         println!(
             "http_ingest: {clients:>2} clients, {} requests of {BATCH} events (~{event_bytes} B each): {:.0} events/s, \
-             request p50 {} p99 {} (target >= 100000 events/s)",
+             request p50 {} p99 {} (target >= 100000 events/s); server CPU {:.1} µs/event, writer thread {:.1} µs/event",
             clients * per_client,
             events / elapsed.as_secs_f64(),
             common::micros(common::percentile(&mut latencies, 50.0)),
             common::micros(common::percentile(&mut latencies, 99.0)),
+            spent(None) * 1e6 / events,
+            spent(Some("gasoline-writer")) * 1e6 / events,
         );
     }
 }

@@ -132,6 +132,26 @@ impl Served {
     }
 }
 
+impl Served {
+    /// CPU seconds (user + system) spent so far by each thread of the server, by thread name.
+    pub fn cpu_by_thread(&self) -> std::collections::BTreeMap<String, f64> {
+        // SAFETY: sysconf has no preconditions.
+        let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+        let mut by_name = std::collections::BTreeMap::new();
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", self.child.id())) else { return by_name };
+        for task in tasks.flatten() {
+            let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else { continue };
+            // "tid (name) state ppid ...": fields after the name start at state (field 3).
+            let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else { continue };
+            let name = stat[open + 1..close].to_owned();
+            let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
+            let cpu: f64 = [11, 12].iter().filter_map(|&i| fields.get(i)?.parse::<f64>().ok()).sum::<f64>() / ticks;
+            *by_name.entry(name).or_insert(0.0) += cpu;
+        }
+        by_name
+    }
+}
+
 impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.child.kill();

@@ -4,6 +4,7 @@
 //! from an r2d2 pool of `query_only` connections. SQL that writes lives in
 //! [`sql`]; SQL that reads for observe lives in `crate::query`.
 
+mod checkpointer;
 mod open;
 pub mod sql;
 mod writer;

@@ -12,6 +12,7 @@
 //! back when it is answered, so the bytes held in memory for waiting writes
 //! (bodies, decoded rows) follow the budget, not the number of clients.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::thread;
@@ -21,6 +22,7 @@ use rusqlite::Connection;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
 use super::StoreError;
+use super::checkpointer::Checkpointer;
 use super::open::JOURNAL_SIZE_LIMIT;
 
 /// Most jobs folded into one transaction.
@@ -149,6 +151,13 @@ impl Writer {
 }
 
 fn run(conn: Connection, rx: mpsc::Receiver<Msg>) {
+    let mut checkpointer = conn.path().filter(|p| !p.is_empty()).and_then(|p| Checkpointer::start(Path::new(p)));
+    if checkpointer.is_some() {
+        // Checkpoints happen on the checkpointer's connection, not after our commits.
+        if let Err(e) = conn.execute_batch("PRAGMA wal_autocheckpoint = 0") {
+            tracing::warn!("could not hand checkpoints to the checkpointer: {e}");
+        }
+    }
     let mut last_maintenance = Instant::now();
     let mut dirty = false;
     loop {
@@ -163,6 +172,7 @@ fn run(conn: Connection, rx: mpsc::Receiver<Msg>) {
                 continue;
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
+                drop(checkpointer.take());
                 let _ = close(&conn);
                 return;
             }
@@ -183,12 +193,17 @@ fn run(conn: Connection, rx: mpsc::Receiver<Msg>) {
         if !jobs.is_empty() {
             commit_group(&conn, jobs);
             dirty = true;
+            if let Some(checkpointer) = &checkpointer {
+                checkpointer.nudge();
+            }
         }
         if let Some(reply) = shutdown {
             // Finish whatever was queued before the shutdown, then close.
             while let Ok(Msg::Job(job)) = rx.try_recv() {
                 commit_group(&conn, vec![job]);
             }
+            // The final checkpoint must not race the checkpointer's.
+            drop(checkpointer.take());
             let _ = reply.send(close(&conn));
             return;
         }
