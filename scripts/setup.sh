@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond the Rust toolchain, when missing:
-# Debian's Chromium (the extension's end-to-end test) and the extension's npm
-# packages. Idempotent: quick when everything is already there.
+# Debian's Chromium (the extension's end-to-end test), the extension's npm
+# packages and cargo-fuzz (scripts/fuzz.sh). Idempotent: quick when everything
+# is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,4 +24,9 @@ if [ -f extension/package-lock.json ]; then
     echo "setup: npm ci in extension/"
     npm ci --prefix extension --no-audit --no-fund --loglevel=error
   fi
+fi
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  echo "setup: cargo install cargo-fuzz"
+  cargo install cargo-fuzz --locked --quiet
 fi
