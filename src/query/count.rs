@@ -12,6 +12,7 @@
 //! So the first filtered call at 1M rows counts once (O(matches)); later calls,
 //! such as an agent polling a tab, cost O(rows / B) cached sums plus O(B) live.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{LazyLock, Mutex};
 
@@ -45,6 +46,9 @@ pub struct Counter<'a> {
     filter: &'a Where,
     stats: &'a KindStats,
     key: Option<Key>,
+    /// Live counts already made in this transaction: the total, a cursor's position and an
+    /// offset's seek all count the same partial bucket at the bottom of the ring.
+    counted: RefCell<Vec<((i64, i64), i64)>>,
 }
 
 impl<'a> Counter<'a> {
@@ -55,7 +59,7 @@ impl<'a> Counter<'a> {
             clause: filter.clause(None),
             params: format!("{:?}", filter.params),
         });
-        Counter { conn, kind, filter, stats, key }
+        Counter { conn, kind, filter, stats, key, counted: RefCell::default() }
     }
 
     /// Matching rows with ids in `lo..=hi` (clamped to the kept ids).
@@ -124,7 +128,7 @@ impl<'a> Counter<'a> {
         let mut computed = Vec::new();
         for (k, slot) in (first..end).zip(counts.iter_mut()) {
             if slot.is_none() {
-                let n = self.live(k * BUCKET, (k + 1) * BUCKET - 1)?;
+                let n = self.count_sql(k * BUCKET, (k + 1) * BUCKET - 1)?;
                 computed.push((k, n));
                 *slot = Some(n);
             }
@@ -136,11 +140,21 @@ impl<'a> Counter<'a> {
         Ok(counts.into_iter().flatten().collect())
     }
 
-    /// Matching rows with ids in `lo..=hi`, counted by SQL over the index.
+    /// Matching rows with ids in `lo..=hi`, counted by SQL once per transaction.
     fn live(&self, lo: i64, hi: i64) -> Result<i64, QueryError> {
         if lo > hi {
             return Ok(0);
         }
+        if let Some((_, n)) = self.counted.borrow().iter().find(|(range, _)| *range == (lo, hi)) {
+            return Ok(*n);
+        }
+        let n = self.count_sql(lo, hi)?;
+        self.counted.borrow_mut().push(((lo, hi), n));
+        Ok(n)
+    }
+
+    /// Matching rows with ids in `lo..=hi`, counted by SQL over the index.
+    fn count_sql(&self, lo: i64, hi: i64) -> Result<i64, QueryError> {
         let sql = format!("SELECT count(*) FROM {}{}", self.kind.name, self.filter.clause(Some("id BETWEEN ? AND ?")));
         let params = self.filter.params_with(&[lo, hi]);
         Ok(self.conn.prepare_cached(&sql)?.query_row(params_from_iter(params.iter()), |r| r.get(0))?)
