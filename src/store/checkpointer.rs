@@ -11,12 +11,14 @@
 //! passes [`CHECKPOINT_AT`]. The writer keeps its own safety net (a RESTART
 //! checkpoint past half the journal size limit) for when readers hold the WAL.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
+
+use super::open::wal_size;
 
 /// WAL size past which a checkpoint runs (SQLite's own default is 1,000 pages).
 pub(super) const CHECKPOINT_AT: u64 = 16 * 1024 * 1024;
@@ -43,8 +45,7 @@ impl Checkpointer {
         // Never wait behind the writer or a reader: try again at the next nudge.
         let _ = conn.busy_timeout(Duration::ZERO);
         let (nudge, rx) = mpsc::sync_channel(1);
-        let wal = PathBuf::from(format!("{}-wal", path.display()));
-        let thread = thread::Builder::new().name("gasoline-checkpointer".into()).spawn(move || run(&conn, &wal, &rx));
+        let thread = thread::Builder::new().name("gasoline-checkpointer".into()).spawn(move || run(&conn, &rx));
         match thread {
             Ok(thread) => Some(Checkpointer { nudge: Some(nudge), thread: Some(thread) }),
             Err(e) => {
@@ -76,13 +77,13 @@ impl Drop for Checkpointer {
     }
 }
 
-fn run(conn: &Connection, wal: &Path, rx: &mpsc::Receiver<()>) {
+fn run(conn: &Connection, rx: &mpsc::Receiver<()>) {
     loop {
         match rx.recv_timeout(LOOK_EVERY) {
             Ok(()) | Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return,
         }
-        if std::fs::metadata(wal).map_or(0, |m| m.len()) < CHECKPOINT_AT {
+        if wal_size(conn) < CHECKPOINT_AT {
             continue;
         }
         // A nudge sent meanwhile stays in the channel, so frames written during this

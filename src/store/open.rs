@@ -42,6 +42,11 @@ const BUSY_TIMEOUT_MS: u32 = 5_000;
 /// After a checkpoint resets the WAL, SQLite truncates the file to this size.
 pub const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 
+/// Size in bytes of the `-wal` file beside the database `conn` has open (0 when none).
+pub(super) fn wal_size(conn: &Connection) -> u64 {
+    conn.path().and_then(|p| std::fs::metadata(format!("{p}-wal")).ok()).map_or(0, |m| m.len())
+}
+
 /// Opens the write connection (migrated) and the reader pool.
 pub(super) fn open(path: &Path, options: &OpenOptions) -> Result<(Connection, Pool), StoreError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {

@@ -23,7 +23,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
 use super::StoreError;
 use super::checkpointer::Checkpointer;
-use super::open::JOURNAL_SIZE_LIMIT;
+use super::open::{JOURNAL_SIZE_LIMIT, wal_size};
 
 /// Most jobs folded into one transaction.
 const MAX_GROUP: usize = 128;
@@ -280,10 +280,6 @@ fn incremental_vacuum(conn: &Connection, pages: i64) -> rusqlite::Result<()> {
     let mut rows = stmt.query([])?;
     while rows.next()?.is_some() {}
     Ok(())
-}
-
-fn wal_size(conn: &Connection) -> u64 {
-    conn.path().and_then(|p| std::fs::metadata(format!("{p}-wal")).ok()).map_or(0, |m| m.len())
 }
 
 /// Folds the WAL into the database so the file is whole on its own. When
