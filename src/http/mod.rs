@@ -78,15 +78,23 @@ async fn session_end_no_content(
     response
 }
 
+/// What a `POST /events/{name}` writes to.
+enum Target {
+    Tabs,
+    Vitals,
+    Events(&'static kind::Kind),
+}
+
 async fn post_events(
     State(state): State<AppState>,
     Path(kind_name): Path<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
-    let kind = match kind_name.as_str() {
-        "tabs" | "vitals" => None,
-        name => Some(kind::by_name(name).ok_or_else(|| ApiError::UnknownKind(name.to_owned()))?),
+    let target = match kind_name.as_str() {
+        "tabs" => Target::Tabs,
+        "vitals" => Target::Vitals,
+        name => Target::Events(kind::by_name(name).ok_or_else(|| ApiError::UnknownKind(name.to_owned()))?),
     };
     // Room in the pending-writes budget comes before the body is read, so waiting
     // requests hold no more memory than the budget, however many clients wait.
@@ -107,18 +115,18 @@ async fn post_events(
             ))
         })??;
     let limits = state.limits;
-    match kind {
-        None if kind_name == "tabs" => {
+    match target {
+        Target::Tabs => {
             let tabs = decode(body, move |b| ingest::decode_tabs(&b, &limits)).await?;
             let n = state.store.upsert_tabs(tabs, admission).await?;
             Ok(Json(json!({ "accepted": n })))
         }
-        None => {
+        Target::Vitals => {
             let vitals = decode(body, move |b| ingest::decode_vitals(&b, &limits)).await?;
             let n = state.store.upsert_vitals(vitals, admission).await?;
             Ok(Json(json!({ "accepted": n })))
         }
-        Some(kind) => {
+        Target::Events(kind) => {
             let now = now_ms();
             let rows = decode(body, move |b| ingest::decode_events(kind, &b, &limits, now)).await?;
             let inserted = state.store.insert(kind, rows, admission).await?;
