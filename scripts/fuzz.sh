@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 runs="${1:-200000}"
 if ! cargo fuzz --version >/dev/null 2>&1; then
-  cargo install cargo-fuzz --locked
+  echo "fuzz: cargo-fuzz is missing; scripts/setup.sh installs it" >&2
+  exit 1
 fi
 # cargo-fuzz passes flags (-Zsanitizer and friends) that only nightly rustc takes; this lets
 # the machine's stable toolchain take them too. A nightly toolchain works the same.

@@ -19,10 +19,9 @@ pub fn log_event(i: usize, tab: i64) -> Value {
     })
 }
 
-/// `{"entries": [...]}` of `n` events starting at `from`, over `tabs` tabs.
+/// `{"entries": [...]}` of `n` log events starting at `from`, over `tabs` tabs.
 pub fn batch(from: usize, n: usize, tabs: i64) -> Vec<u8> {
-    let entries: Vec<Value> = (from..from + n).map(|i| log_event(i, (i as i64 % tabs) + 1)).collect();
-    serde_json::to_vec(&json!({ "entries": entries })).expect("serialisable")
+    batch_of("logs", from, n, tabs)
 }
 
 /// The p-th percentile (0..=100) of `samples`, which it sorts.
