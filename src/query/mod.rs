@@ -21,7 +21,7 @@ use filter::{Where, select_list};
 
 use crate::kind::Kind;
 use crate::store::StoreError;
-use crate::store::sql::{KindStats, kind_stats, tracked_tab};
+use crate::store::sql::{KindStats, exec_cached, kind_stats, tracked_tab};
 
 /// Why observe could not answer.
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +41,7 @@ impl From<rusqlite::Error> for QueryError {
 
 /// Answers one observe call with the JSON text of the answer.
 pub fn observe(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError> {
-    let tx = conn.unchecked_transaction()?;
+    let tx = ReadTx::begin(conn)?;
     let answer = match args.what {
         What::Kind { kind, errors_only } => observe_kind(conn, kind, errors_only, args)?,
         What::Tabs => tabs(conn)?,
@@ -50,6 +50,34 @@ pub fn observe(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
     };
     tx.commit()?;
     Ok(answer)
+}
+
+/// A read transaction by cached statements (rusqlite's `Transaction` parses BEGIN and
+/// COMMIT on every call); rolled back if dropped unfinished, so that a pooled
+/// connection never goes back to the pool inside a transaction.
+struct ReadTx<'c> {
+    conn: &'c Connection,
+    open: bool,
+}
+
+impl<'c> ReadTx<'c> {
+    fn begin(conn: &'c Connection) -> rusqlite::Result<Self> {
+        exec_cached(conn, "BEGIN")?;
+        Ok(ReadTx { conn, open: true })
+    }
+
+    fn commit(mut self) -> rusqlite::Result<()> {
+        self.open = false;
+        exec_cached(self.conn, "COMMIT")
+    }
+}
+
+impl Drop for ReadTx<'_> {
+    fn drop(&mut self) {
+        if self.open && !self.conn.is_autocommit() {
+            let _ = exec_cached(self.conn, "ROLLBACK");
+        }
+    }
 }
 
 /// The metadata of a paginated answer; `entries` is appended after it.
@@ -307,7 +335,7 @@ fn offset_plan(
 fn read_rows(conn: &Connection, kind: &Kind, plan: &Plan) -> Result<Vec<(i64, String)>, QueryError> {
     let mut stmt = conn.prepare_cached(&plan.sql)?;
     let mut rows = stmt.query(params_from_iter(plan.params.iter()))?;
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(plan.max_rows.clamp(0, 1024) as usize);
     while let Some(row) = rows.next()? {
         out.push((row.get::<_, i64>(0)?, entry::entry_json(kind, row)?));
         if out.len() as i64 >= plan.max_rows {

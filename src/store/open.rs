@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 use super::{Pool, StoreError, sql};
@@ -46,6 +47,9 @@ pub const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 pub(super) fn wal_size(conn: &Connection) -> u64 {
     conn.path().and_then(|p| std::fs::metadata(format!("{p}-wal")).ok()).map_or(0, |m| m.len())
 }
+
+/// Prepared statements a reader keeps.
+const READER_STATEMENTS: usize = 128;
 
 /// Opens the write connection (migrated) and the reader pool.
 pub(super) fn open(path: &Path, options: &OpenOptions) -> Result<(Connection, Pool), StoreError> {
@@ -91,6 +95,12 @@ pub(super) fn open(path: &Path, options: &OpenOptions) -> Result<(Connection, Po
         .with_flags(OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
         .with_init(|c| {
             c.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS.into()))?;
+            // Every filter combination is a statement shape of its own (query::filter).
+            c.set_prepared_statement_cache_capacity(READER_STATEMENTS);
+            // Without the query planner stability guarantee, a statement whose plan may
+            // depend on a bound `LIMIT ?` is parsed again each time it is bound: that was
+            // every page read.
+            c.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
             c.execute_batch("PRAGMA query_only = 1;")
         });
     let pool = r2d2::Pool::builder().max_size(options.readers.max(1)).test_on_check_out(false).build(manager)?;

@@ -125,7 +125,14 @@ pub(super) fn set_setting(conn: &Connection, key: &str, value: Option<&str>) -> 
 }
 
 pub fn setting(conn: &Connection, key: &str) -> Result<Option<String>, StoreError> {
-    Ok(conn.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0)).optional()?.flatten())
+    let mut stmt = conn.prepare_cached("SELECT value FROM settings WHERE key = ?1")?;
+    Ok(stmt.query_row([key], |r| r.get(0)).optional()?.flatten())
+}
+
+/// Runs a statement without parameters or rows (BEGIN, COMMIT, SAVEPOINT …), prepared
+/// once per connection: `execute_batch` parses it again on every call.
+pub fn exec_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.execute([]).map(|_| ())
 }
 
 /// The settings key holding the tracked tab id.

@@ -24,6 +24,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use super::StoreError;
 use super::checkpointer::Checkpointer;
 use super::open::{JOURNAL_SIZE_LIMIT, wal_size};
+use super::sql::exec_cached;
 
 /// Most jobs folded into one transaction.
 const MAX_GROUP: usize = 128;
@@ -216,20 +217,20 @@ fn run(conn: Connection, rx: mpsc::Receiver<Msg>) {
 
 fn commit_group(conn: &Connection, mut jobs: Vec<Box<dyn Job>>) {
     let outcome = (|| -> Result<(), StoreError> {
-        conn.execute_batch("BEGIN IMMEDIATE").map_err(StoreError::classify)?;
+        exec_cached(conn, "BEGIN IMMEDIATE").map_err(StoreError::classify)?;
         for job in &mut jobs {
-            conn.execute_batch("SAVEPOINT job").map_err(StoreError::classify)?;
+            exec_cached(conn, "SAVEPOINT job").map_err(StoreError::classify)?;
             job.apply(conn);
             if conn.is_autocommit() {
                 // SQLite rolled the whole transaction back (disk full, I/O error).
                 return Err(StoreError::DiskFull("the transaction was rolled back by SQLite".into()));
             }
             if job.failed() {
-                conn.execute_batch("ROLLBACK TO job").map_err(StoreError::classify)?;
+                exec_cached(conn, "ROLLBACK TO job").map_err(StoreError::classify)?;
             }
-            conn.execute_batch("RELEASE job").map_err(StoreError::classify)?;
+            exec_cached(conn, "RELEASE job").map_err(StoreError::classify)?;
         }
-        conn.execute_batch("COMMIT").map_err(StoreError::classify)
+        exec_cached(conn, "COMMIT").map_err(StoreError::classify)
     })();
     if outcome.is_err() && !conn.is_autocommit() {
         let _ = conn.execute_batch("ROLLBACK");
