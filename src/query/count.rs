@@ -2,17 +2,18 @@
 //!
 //! An unfiltered ring with contiguous ids is counted by id arithmetic. A filtered
 //! count over an id range is the sum of per-bucket counts (ids `[kB, (k+1)B)`),
-//! cached per database file and filter, plus live counts of the partial buckets
-//! at the two ends. A bucket's count never changes once it lies inside the kept
-//! ids of a contiguous ring: ids are never reused, gasoline never updates rows,
-//! and rows leave only from the head (trimming, clearing). A delete anywhere
+//! cached per database file and filter, plus counts of the partial buckets at
+//! the two ends. The count of any id range never changes while the range lies
+//! inside the kept ids of a contiguous ring: ids are never reused, gasoline
+//! never updates rows, and rows leave only from the head (trimming, clearing).
+//! So whole buckets and partial ranges are both remembered, and a partial range
+//! at the top that has grown (new rows) is extended by counting the new ids. A delete anywhere
 //! else makes the ring non-contiguous (`kinds.gap_upto`), and counts then go
 //! straight to SQL until the gap has been trimmed away.
 //!
 //! So the first filtered call at 1M rows counts once (O(matches)); later calls,
-//! such as an agent polling a tab, cost O(rows / B) cached sums plus O(B) live.
+//! such as an agent polling a tab, cost O(rows / B) cached sums plus the new rows.
 
-use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{LazyLock, Mutex};
 
@@ -36,8 +37,20 @@ struct Key {
     params: String,
 }
 
-/// Bucket index → rows of the bucket that match, per (database, kind, filter).
-static CACHE: LazyLock<Mutex<HashMap<Key, BTreeMap<i64, i64>>>> = LazyLock::new(Default::default);
+/// What is known of one (database, kind, filter).
+#[derive(Debug, Default)]
+struct Counts {
+    /// Bucket index → rows of the whole bucket that match.
+    buckets: BTreeMap<i64, i64>,
+    /// Partial buckets counted before, as `(lo, hi, matches)`. A range of kept ids keeps its
+    /// count; a range that grew at the top (new rows) is extended by counting the new ids only.
+    partial: Vec<(i64, i64, i64)>,
+}
+
+/// Partial ranges remembered per filter: the bottom and top of the ring, and a few cursors.
+const PARTIALS: usize = 8;
+
+static CACHE: LazyLock<Mutex<HashMap<Key, Counts>>> = LazyLock::new(Default::default);
 
 /// Counts and seeks for one filter on one kind, within one read transaction.
 pub struct Counter<'a> {
@@ -46,9 +59,6 @@ pub struct Counter<'a> {
     filter: &'a Where,
     stats: &'a KindStats,
     key: Option<Key>,
-    /// Live counts already made in this transaction: the total, a cursor's position and an
-    /// offset's seek all count the same partial bucket at the bottom of the ring.
-    counted: RefCell<Vec<((i64, i64), i64)>>,
 }
 
 impl<'a> Counter<'a> {
@@ -59,7 +69,7 @@ impl<'a> Counter<'a> {
             clause: filter.clause(None),
             params: format!("{:?}", filter.params),
         });
-        Counter { conn, kind, filter, stats, key, counted: RefCell::default() }
+        Counter { conn, kind, filter, stats, key }
     }
 
     /// Matching rows with ids in `lo..=hi` (clamped to the kept ids).
@@ -105,26 +115,33 @@ impl<'a> Counter<'a> {
         (first < end).then_some((first, end))
     }
 
+    /// Runs `f` on what is known of this filter, first forgetting what lies below the
+    /// oldest kept id (ids are never reused, so it never comes back).
+    fn known<R>(&self, key: &Key, f: impl FnOnce(&mut Counts) -> R) -> R {
+        let mut cache = CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if cache.len() >= MAX_FILTERS && !cache.contains_key(key) {
+            cache.clear();
+        }
+        let counts = cache.entry(key.clone()).or_default();
+        let oldest = self.stats.oldest_id.unwrap_or(0);
+        let oldest_bucket = oldest.div_euclid(BUCKET);
+        if counts.buckets.first_key_value().is_some_and(|(k, _)| *k < oldest_bucket) {
+            counts.buckets = counts.buckets.split_off(&oldest_bucket);
+        }
+        counts.partial.retain(|(lo, _, _)| *lo >= oldest);
+        f(counts)
+    }
+
     /// The counts of buckets `first..end`, computing (and remembering) the missing ones.
     fn buckets(&self, first: i64, end: i64) -> Result<Vec<i64>, QueryError> {
         let Some(key) = &self.key else { return Err(QueryError::Invalid("bucket counts without a key".into())) };
-        let mut counts: Vec<Option<i64>> = {
-            let mut cache = CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            if cache.len() >= MAX_FILTERS && !cache.contains_key(key) {
-                cache.clear();
-            }
-            let buckets = cache.entry(key.clone()).or_default();
-            // Buckets below the oldest kept id never come back (ids are never reused).
-            let oldest_bucket = self.stats.oldest_id.unwrap_or(0).div_euclid(BUCKET);
-            if buckets.first_key_value().is_some_and(|(k, _)| *k < oldest_bucket) {
-                *buckets = buckets.split_off(&oldest_bucket);
-            }
+        let mut counts = self.known(key, |known| {
             let mut counts = vec![None; (end - first) as usize];
-            for (k, n) in buckets.range(first..end) {
+            for (k, n) in known.buckets.range(first..end) {
                 counts[(k - first) as usize] = Some(*n);
             }
             counts
-        };
+        });
         let mut computed = Vec::new();
         for (k, slot) in (first..end).zip(counts.iter_mut()) {
             if slot.is_none() {
@@ -134,25 +151,33 @@ impl<'a> Counter<'a> {
             }
         }
         if !computed.is_empty() {
-            let mut cache = CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            cache.entry(key.clone()).or_default().extend(computed);
+            self.known(key, |known| known.buckets.extend(computed));
         }
         Ok(counts.into_iter().flatten().collect())
     }
 
-    /// Matching rows with ids in `lo..=hi`, counted by SQL once per transaction.
+    /// Matching rows with ids in `lo..=hi`, a part of one bucket: from what is known when
+    /// possible, counting by SQL only the ids not seen before.
     fn live(&self, lo: i64, hi: i64) -> Result<i64, QueryError> {
         if lo > hi {
             return Ok(0);
         }
-        if let Some((_, n)) = self.counted.borrow().iter().find(|(range, _)| *range == (lo, hi)) {
-            return Ok(*n);
-        }
-        let n = self.count_sql(lo, hi)?;
-        self.counted.borrow_mut().push(((lo, hi), n));
+        let Some(key) = &self.key else { return self.count_sql(lo, hi) };
+        let before = self.known(key, |known| known.partial.iter().find(|(l, h, _)| *l == lo && *h <= hi).copied());
+        let n = match before {
+            Some((_, h, n)) if h == hi => return Ok(n),
+            Some((_, h, n)) => n + self.count_sql(h + 1, hi)?,
+            None => self.count_sql(lo, hi)?,
+        };
+        self.known(key, |known| {
+            known.partial.retain(|(l, _, _)| *l != lo);
+            if known.partial.len() >= PARTIALS {
+                known.partial.remove(0);
+            }
+            known.partial.push((lo, hi, n));
+        });
         Ok(n)
     }
-
     /// Matching rows with ids in `lo..=hi`, counted by SQL over the index.
     fn count_sql(&self, lo: i64, hi: i64) -> Result<i64, QueryError> {
         let sql = format!("SELECT count(*) FROM {}{}", self.kind.name, self.filter.clause(Some("id BETWEEN ? AND ?")));
