@@ -13,7 +13,8 @@ use crate::kind::Kind;
 /// Built as bytes: the `data` column is already a JSON object and is spliced in,
 /// and strings are escaped straight into the output (this is observe's hot loop).
 pub fn entry_json(kind: &Kind, row: &Row<'_>) -> rusqlite::Result<String> {
-    let mut out = Vec::with_capacity(256);
+    // Most entries fit without growing: growth was 6% of a page read.
+    let mut out = Vec::with_capacity(ENTRY_CAPACITY);
     out.extend_from_slice(b"{\"id\":");
     push_value(&mut out, row.get_ref(0)?);
     out.extend_from_slice(b",\"tabId\":");
@@ -58,13 +59,31 @@ pub fn entry_json(kind: &Kind, row: &Row<'_>) -> rusqlite::Result<String> {
     Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
+/// Bytes reserved for an entry's JSON.
+const ENTRY_CAPACITY: usize = 768;
+
 fn push_value(out: &mut Vec<u8>, value: ValueRef<'_>) {
     match value {
         ValueRef::Null => out.extend_from_slice(b"null"),
         ValueRef::Integer(i) => push_json(out, &i),
         ValueRef::Real(f) => push_json(out, &f),
-        ValueRef::Text(t) => push_json(out, &text(t)),
+        ValueRef::Text(t) => push_text(out, &text(t)),
         ValueRef::Blob(b) => push_json(out, &format!("<{} bytes of binary data>", b.len())),
+    }
+}
+
+/// Writes `s` as a JSON string. Most stored text has nothing to escape and is copied
+/// whole (serde_json's escaper goes byte by byte: it was a tenth of a page read); the
+/// rest goes through serde_json, so the output is the same either way.
+fn push_text(out: &mut Vec<u8>, s: &str) {
+    // A fold without early exit, so that it vectorises.
+    let needs_escape = s.bytes().fold(false, |found, b| found | (b < 0x20) | (b == b'"') | (b == b'\\'));
+    if needs_escape {
+        push_json(out, s);
+    } else {
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
     }
 }
 
@@ -195,6 +214,15 @@ mod tests {
         let clipped = clip(&big, 1_000);
         assert!(chars(&clipped) <= 1_000, "{}", chars(&clipped));
         assert!(clipped.contains("\\u0001"));
+    }
+
+    #[test]
+    fn text_is_escaped_as_serde_json_does() {
+        for s in ["plain", "", "quote \" and \\ back", "tab\tnew\nline", "\u{1}\u{1f}\u{7f}", "é ✓ 𝄞 \u{2028}"] {
+            let mut out = Vec::new();
+            push_text(&mut out, s);
+            assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(s).unwrap(), "{s:?}");
+        }
     }
 
     #[test]
