@@ -98,28 +98,29 @@ fn bench(c: &mut Criterion) {
     });
     group.finish();
 
-    // The ratios, from interleaved rounds so that machine noise hits all three alike.
-    const ROUNDS: usize = 40;
-    const PER_ROUND: usize = 25;
+    // The ratios, from interleaved blocks long enough to include each side's checkpoints
+    // (raw SQLite checkpoints inline every 1,000 pages; the store's checkpointer thread
+    // every 16 MiB), with a pause after the store's block so that a checkpoint it left
+    // running does not slow the raw block that follows.
+    const BLOCKS: usize = 8;
+    const PER_BLOCK: usize = 250;
+    let timed = |f: &mut dyn FnMut()| {
+        let t = Instant::now();
+        for _ in 0..PER_BLOCK {
+            f();
+        }
+        t.elapsed()
+    };
     let (mut raw_time, mut plain_time, mut store_time) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
-    for _ in 0..ROUNDS {
-        let t = Instant::now();
-        for _ in 0..PER_ROUND {
-            raw_insert(&mut raw, &batch);
-        }
-        raw_time += t.elapsed();
-        let t = Instant::now();
-        for _ in 0..PER_ROUND {
-            raw_insert(&mut plain, &batch);
-        }
-        plain_time += t.elapsed();
-        let t = Instant::now();
-        for _ in 0..PER_ROUND {
+    for _ in 0..BLOCKS {
+        raw_time += timed(&mut || raw_insert(&mut raw, &batch));
+        plain_time += timed(&mut || raw_insert(&mut plain, &batch));
+        store_time += timed(&mut || {
             rt.block_on(ingest(&store, batch.clone(), weight)).expect("insert");
-        }
-        store_time += t.elapsed();
+        });
+        std::thread::sleep(Duration::from_millis(300));
     }
-    let events = (ROUNDS * PER_ROUND * BATCH) as f64;
+    let events = (BLOCKS * PER_BLOCK * BATCH) as f64;
     let rate = |t: Duration| events / t.as_secs_f64();
     let (raw_rate, plain_rate, store_rate) = (rate(raw_time), rate(plain_time), rate(store_time));
     println!(

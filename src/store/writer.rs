@@ -1,8 +1,8 @@
 //! The single writer: one thread owns the only write connection.
 //!
 //! Jobs queue on a channel; the thread takes every job waiting, runs each in its
-//! own SAVEPOINT inside one `BEGIN IMMEDIATE` transaction (group commit), commits,
-//! and only then answers each job. So an acknowledged write is on disk, a failing
+//! own SAVEPOINT inside one `BEGIN IMMEDIATE` transaction (group commit; a job
+//! alone needs no savepoint), commits, and only then answers each job. So an acknowledged write is on disk, a failing
 //! job rolls back alone, and a burst of small requests costs one commit.
 //!
 //! Backpressure: before an ingest request's body is even read, it must get one
@@ -216,19 +216,30 @@ fn run(conn: Connection, rx: mpsc::Receiver<Msg>) {
 }
 
 fn commit_group(conn: &Connection, mut jobs: Vec<Box<dyn Job>>) {
+    // A job alone needs no savepoint: rolling the transaction back is the same thing, and
+    // spares the savepoint's journal of every page the job touches.
+    let alone = jobs.len() == 1;
     let outcome = (|| -> Result<(), StoreError> {
         exec_cached(conn, "BEGIN IMMEDIATE").map_err(StoreError::classify)?;
         for job in &mut jobs {
-            exec_cached(conn, "SAVEPOINT job").map_err(StoreError::classify)?;
+            if !alone {
+                exec_cached(conn, "SAVEPOINT job").map_err(StoreError::classify)?;
+            }
             job.apply(conn);
             if conn.is_autocommit() {
                 // SQLite rolled the whole transaction back (disk full, I/O error).
                 return Err(StoreError::DiskFull("the transaction was rolled back by SQLite".into()));
             }
-            if job.failed() {
-                exec_cached(conn, "ROLLBACK TO job").map_err(StoreError::classify)?;
+            if alone && job.failed() {
+                // The job answers with its own error; the transaction itself went fine.
+                return exec_cached(conn, "ROLLBACK").map_err(StoreError::classify);
             }
-            exec_cached(conn, "RELEASE job").map_err(StoreError::classify)?;
+            if !alone {
+                if job.failed() {
+                    exec_cached(conn, "ROLLBACK TO job").map_err(StoreError::classify)?;
+                }
+                exec_cached(conn, "RELEASE job").map_err(StoreError::classify)?;
+            }
         }
         exec_cached(conn, "COMMIT").map_err(StoreError::classify)
     })();
@@ -294,5 +305,65 @@ fn close(conn: &Connection) -> Result<(), StoreError> {
             Ok(())
         }
         other => Ok(other?),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn writer() -> (tempfile::TempDir, Writer) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let conn = Connection::open(dir.path().join("w.db")).expect("open");
+        conn.execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (v INTEGER NOT NULL)").expect("schema");
+        (dir, Writer::start(conn, 1 << 20, Duration::from_secs(1)))
+    }
+
+    /// A job that stores `v`, then fails if asked to.
+    fn insert(v: i64, fail: bool) -> impl FnOnce(&Connection) -> Result<(), StoreError> + Send + 'static {
+        move |c| {
+            c.execute("INSERT INTO t VALUES (?1)", [v])?;
+            if fail { Err(StoreError::Invalid(format!("job {v} fails"))) } else { Ok(()) }
+        }
+    }
+
+    async fn stored(w: &Writer) -> Vec<i64> {
+        w.run(Admission::default(), |c| {
+            let mut stmt = c.prepare("SELECT v FROM t ORDER BY v")?;
+            let values = stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+            Ok(values)
+        })
+        .await
+        .expect("read")
+    }
+
+    #[tokio::test]
+    async fn a_failing_job_loses_its_own_writes_only_alone_or_in_a_group() {
+        let (_dir, w) = writer();
+        // Alone in its transaction.
+        assert!(w.run(Admission::default(), insert(1, true)).await.is_err());
+        w.run(Admission::default(), insert(2, false)).await.expect("job 2");
+        assert_eq!(stored(&w).await, [2]);
+
+        // In one group: the writer is held until the three jobs are queued behind it.
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let hold = w.run(Admission::default(), move |_| {
+            let _ = held.recv();
+            Ok(())
+        });
+        let let_go = async {
+            tokio::task::yield_now().await;
+            let _ = release.send(());
+        };
+        let (h, a, b, c, ()) = tokio::join!(
+            hold,
+            w.run(Admission::default(), insert(3, false)),
+            w.run(Admission::default(), insert(4, true)),
+            w.run(Admission::default(), insert(5, false)),
+            let_go
+        );
+        assert!(h.is_ok() && a.is_ok() && c.is_ok(), "{h:?} {a:?} {c:?}");
+        assert!(matches!(b, Err(StoreError::Invalid(_))), "{b:?}");
+        assert_eq!(stored(&w).await, [2, 3, 5]);
     }
 }
