@@ -41,9 +41,10 @@ fn raw_db(dir: &std::path::Path, schema_from: &Store, plain: bool) -> Connection
         conn.execute_batch("PRAGMA auto_vacuum = INCREMENTAL;").expect("auto_vacuum");
     }
     conn.execute_batch(
-        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -8192;",
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+         PRAGMA temp_store = MEMORY; PRAGMA cache_size = -8192;",
     )
-        .expect("pragmas");
+    .expect("pragmas");
     for statement in ddl {
         conn.execute_batch(&statement).expect("ddl");
     }

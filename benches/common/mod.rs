@@ -129,9 +129,7 @@ impl Served {
             .and_then(|v| v.parse().ok())
             .unwrap_or(0)
     }
-}
 
-impl Served {
     /// CPU seconds (user + system) spent so far by each thread of the server, by thread name.
     pub fn cpu_by_thread(&self) -> std::collections::BTreeMap<String, f64> {
         // SAFETY: sysconf has no preconditions.

@@ -7,9 +7,9 @@
 //! inside the kept ids of a contiguous ring: ids are never reused, gasoline
 //! never updates rows, and rows leave only from the head (trimming, clearing).
 //! So whole buckets and partial ranges are both remembered, and a partial range
-//! at the top that has grown (new rows) is extended by counting the new ids. A delete anywhere
-//! else makes the ring non-contiguous (`kinds.gap_upto`), and counts then go
-//! straight to SQL until the gap has been trimmed away.
+//! at the top that has grown (new rows) is extended by counting the new ids. A
+//! delete anywhere else makes the ring non-contiguous (`kinds.gap_upto`), and
+//! counts then go straight to SQL until the gap has been trimmed away.
 //!
 //! So the first filtered call at 1M rows counts once (O(matches)); later calls,
 //! such as an agent polling a tab, cost O(rows / B) cached sums plus the new rows.
@@ -178,6 +178,7 @@ impl<'a> Counter<'a> {
         });
         Ok(n)
     }
+
     /// Matching rows with ids in `lo..=hi`, counted by SQL over the index.
     fn count_sql(&self, lo: i64, hi: i64) -> Result<i64, QueryError> {
         let sql = format!("SELECT count(*) FROM {}{}", self.kind.name, self.filter.clause(Some("id BETWEEN ? AND ?")));

@@ -43,7 +43,7 @@ pub fn entry_json(kind: &Kind, row: &Row<'_>) -> rusqlite::Result<String> {
             // Not an object (edited by hand?): keep it visible rather than break the answer.
             None => {
                 out.extend_from_slice(b",\"data\":");
-                push_json(&mut out, &data);
+                push_text(&mut out, data);
             }
         }
     }
@@ -51,7 +51,7 @@ pub fn entry_json(kind: &Kind, row: &Row<'_>) -> rusqlite::Result<String> {
         out.extend_from_slice(b",\"_truncated\":");
         match serde_json::from_slice::<Value>(t) {
             Ok(v) => push_json(&mut out, &v),
-            Err(_) => push_json(&mut out, &text(t)),
+            Err(_) => push_text(&mut out, &text(t)),
         }
     }
     out.push(b'}');

@@ -2,8 +2,9 @@
 //!
 //! Jobs queue on a channel; the thread takes every job waiting, runs each in its
 //! own SAVEPOINT inside one `BEGIN IMMEDIATE` transaction (group commit; a job
-//! alone needs no savepoint), commits, and only then answers each job. So an acknowledged write is on disk, a failing
-//! job rolls back alone, and a burst of small requests costs one commit.
+//! alone needs no savepoint), commits, and only then answers each job. So an
+//! acknowledged write is on disk, a failing job rolls back alone, and a burst of
+//! small requests costs one commit.
 //!
 //! Backpressure: before an ingest request's body is even read, it must get one
 //! permit per byte from a semaphore sized to the pending-bytes budget
@@ -230,11 +231,12 @@ fn commit_group(conn: &Connection, mut jobs: Vec<Box<dyn Job>>) {
                 // SQLite rolled the whole transaction back (disk full, I/O error).
                 return Err(StoreError::DiskFull("the transaction was rolled back by SQLite".into()));
             }
-            if alone && job.failed() {
-                // The job answers with its own error; the transaction itself went fine.
-                return exec_cached(conn, "ROLLBACK").map_err(StoreError::classify);
-            }
-            if !alone {
+            if alone {
+                if job.failed() {
+                    // The job answers with its own error; the transaction itself went fine.
+                    return exec_cached(conn, "ROLLBACK").map_err(StoreError::classify);
+                }
+            } else {
                 if job.failed() {
                     exec_cached(conn, "ROLLBACK TO job").map_err(StoreError::classify)?;
                 }
