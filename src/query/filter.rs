@@ -6,7 +6,7 @@ use rusqlite::types::Value as SqlValue;
 use serde_json::Value;
 
 use super::args::ObserveArgs;
-use crate::kind::{FilterOp, Kind, levels_at_least};
+use crate::kind::{COMMON_FILTERS, FilterOp, Kind, levels_at_least};
 
 /// The conditions of one observe call.
 #[derive(Debug, Clone, Default)]
@@ -46,6 +46,18 @@ impl Where {
             }
         }
         w
+    }
+
+    /// Only the filters every kind takes (`tabId`, `since`): for reading several kinds at once.
+    pub fn for_kind(_kind: &Kind, args: &ObserveArgs) -> Self {
+        let mut common = args.clone();
+        common.filters.retain(|f| COMMON_FILTERS.iter().any(|c| c.arg == f.filter.arg));
+        Where::new(false, &common)
+    }
+
+    /// Adds a condition without parameters.
+    pub fn push_condition(&mut self, condition: &str) {
+        self.conditions.push(condition.to_owned());
     }
 
     fn push(&mut self, condition: &str, value: SqlValue) {
