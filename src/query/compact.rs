@@ -141,7 +141,7 @@ impl Item {
             && let (Some(ts), Some(t0)) = (self.ts, common.t0)
         {
             out.push_str(",\"t\":");
-            out.push_str(&(ts - t0).to_string());
+            out.push_str(&ts.saturating_sub(t0).to_string());
         }
         for (name, value) in &self.fields {
             if common.fields.iter().any(|(n, _)| n == name) {
@@ -201,9 +201,15 @@ impl Common {
     }
 }
 
-/// `ms` since the epoch as RFC 3339 UTC with milliseconds.
+/// `ms` since the epoch as RFC 3339 UTC with milliseconds; a time RFC 3339
+/// cannot say (before 1970, after 9999: a client's clock or a hostile value)
+/// says so instead.
 pub fn utc(ms: i64) -> String {
-    let time = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64);
+    const LAST: i64 = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+    if !(0..=LAST).contains(&ms) {
+        return format!("(not a date: {ms} ms)");
+    }
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64);
     humantime::format_rfc3339_millis(time).to_string()
 }
 
@@ -395,5 +401,7 @@ mod tests {
     #[test]
     fn utc_is_rfc3339() {
         assert_eq!(utc(1_732_380_000_123), "2024-11-23T16:40:00.123Z");
+        assert_eq!(utc(i64::MAX), format!("(not a date: {} ms)", i64::MAX));
+        assert_eq!(utc(-5), "(not a date: -5 ms)");
     }
 }

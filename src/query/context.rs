@@ -7,19 +7,17 @@ use rusqlite::Connection;
 use super::QueryError;
 use super::args::{ContextMode, Fields};
 use super::compact::{Common, Layout};
-use super::filter::select_list;
+use super::filter::{field_expr, select_list};
 use crate::kind::{ACTIONS, Kind, NETWORK_BODIES, NETWORK_WATERFALL};
 
 /// Most failed requests named per kind.
 const MAX_FAILED: i64 = 10;
 
-/// How a kind says that a request failed.
-fn failed_condition(kind: &Kind) -> &'static str {
-    if kind.name == NETWORK_BODIES.name {
-        "(status >= 400 OR status = 0 OR json_extract(data, '$.error') IS NOT NULL)"
-    } else {
-        "(status >= 400 OR json_extract(data, '$.error') IS NOT NULL)"
-    }
+/// How a kind says that a request failed: a status of 400 or more, or an error
+/// (fetch/XHR answer status 0 when the request never got a response).
+fn failed_condition(kind: &Kind) -> String {
+    let zero = if kind.name == NETWORK_BODIES.name { " OR status = 0" } else { "" };
+    format!("(status >= 400{zero} OR {} IS NOT NULL)", field_expr(kind, "error"))
 }
 
 /// The `context` object of an error of `tab` at `ts`, as JSON text.

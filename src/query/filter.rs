@@ -82,6 +82,14 @@ impl Where {
     }
 }
 
+/// SQL for one field of a kind's entries: its column, or its place in `data`.
+pub fn field_expr(kind: &Kind, field: &str) -> String {
+    match kind.columns.iter().find(|c| c.field == field) {
+        Some(c) => c.name.to_string(),
+        None => format!("json_extract(data, '$.{field}')"),
+    }
+}
+
 /// `SELECT` list of an entry row: id, tab_id, ts, the kind's columns, data, truncated.
 pub fn select_list(kind: &Kind) -> String {
     let columns: Vec<&str> = kind.columns.iter().map(|c| c.name).collect();

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use super::args::ObserveArgs;
 use super::budget::{Budget, Cost, fit};
 use super::compact::{self, number};
-use super::filter::Where;
+use super::filter::{Where, field_expr};
 use super::fingerprint;
 use super::{QueryError, internal};
 use crate::kind::{KINDS, Kind, LOGS, NETWORK_BODIES, NETWORK_WATERFALL};
@@ -125,12 +125,12 @@ pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>)
 fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs, top: usize) -> Result<Value, QueryError> {
     let filter = Where::for_kind(kind, args);
     let sql = format!(
-        "SELECT id, url, status, duration, json_extract(data, '$.method'), json_extract(data, '$.error') FROM {}{} ORDER BY id",
+        "SELECT id, url, status, duration, {}, {} FROM {}{} ORDER BY id",
+        field_expr(kind, "method"),
+        field_expr(kind, "error"),
         kind.name,
         filter.clause(None)
     );
-    let method_column = kind.column("method").is_some();
-    let sql = if method_column { sql.replace("json_extract(data, '$.method')", "method") } else { sql };
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
     let mut by_status: HashMap<&'static str, i64> = HashMap::new();

@@ -2,6 +2,8 @@
 //! real database file, and real rmcp clients over stdio and streamable HTTP.
 #![allow(dead_code)]
 
+pub mod corpus;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -1,4 +1,4 @@
--- Gasoline schema, version 4: (tab_id, ts) indexes where observe looks things up
+-- Gasoline schema, version 5: (tab_id, ts) indexes where observe looks things up
 -- by a tab's time rather than by id: an error's context (the failed requests and
 -- the last action just before it) and a tab's latest navigation (since_navigation).
 CREATE INDEX network_bodies_tab_ts ON network_bodies (tab_id, ts);
