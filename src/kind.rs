@@ -129,9 +129,19 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         col("initiator_type", "initiatorType", Text),
         col("status", "responseStatus", Integer),
         col("duration", "duration", Real),
+        col("method", "method", Text),
+        col("error", "error", Text),
     ],
-    filters: &[URL_FILTER, STATUS_FILTERS[0], STATUS_FILTERS[1]],
-    description: "one entry per loaded resource (resource timing)",
+    filters: &[
+        URL_FILTER,
+        STATUS_FILTERS[0],
+        STATUS_FILTERS[1],
+        filter("method", "method", Equals, Text),
+        filter("error", "error", Contains, Text),
+    ],
+    description: "one entry per request of the tab as the browser saw it (documents, frames, workers, \
+                  beacons, images, scripts ...): method, status, Chrome's error for a failed one \
+                  (net::ERR_...), redirect chain, frame, timings",
 };
 
 pub static NETWORK_BODIES: Kind = Kind {
