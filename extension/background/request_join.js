@@ -51,14 +51,12 @@
 
     /** A resource-timing entry from a page (its url made absolute). */
     timing(entry, tabId) {
-      const held = this.held.find((h) => h.tabId === tabId && !h.timed && h.row.url === entry.url);
+      // Resource timing never describes a CORS preflight.
+      const same = (h) => h.tabId === tabId && h.row.url === entry.url && h.row.method !== "OPTIONS";
+      const held = this.held.find((h) => same(h) && !h.timed);
       if (held) return merge(held, entry);
-      // Already queued without it: one row per request, so the timing is not sent twice.
-      const late = this.recent.find((h) => h.tabId === tabId && !h.timed && h.row.url === entry.url);
-      if (late) {
-        late.timed = true;
-        return;
-      }
+      // Its row is already queued: one row per request, so the timing is not sent as a second.
+      if (this.held.some(same) || this.recent.some(same)) return;
       const waiting = { entry, tabId };
       this.timings.push(waiting);
       this.io.setTimer(() => {

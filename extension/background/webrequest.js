@@ -26,6 +26,7 @@
       this.io = io;
       this.open = new Map();
       this.frames = new Map(); // "tab:frame" → the frame's document URL
+      this.preflights = new Map(); // "tab:url" → what the latest OPTIONS response allowed
     }
 
     /** Whose request this is: a tab's, a page's worker (no tab, a web initiator), or nobody's we record. */
@@ -36,6 +37,9 @@
     }
 
     onBeforeRequest(d) {
+      // After a redirect Chrome starts the same request again at the new URL.
+      const redirected = this.open.get(d.requestId);
+      if (redirected && redirected.current === d.url) return;
       if (!this.wanted(d)) return;
       if (this.open.size >= MAX_OPEN) this.open.delete(this.open.keys().next().value);
       this.open.set(d.requestId, {
@@ -98,6 +102,11 @@
       if (!r) return;
       this.open.delete(d.requestId);
       const status = d.statusCode || r.status;
+      if (r.method === "OPTIONS") {
+        // Perhaps a CORS preflight: what it allowed explains a refusal of the request after it.
+        this.preflights.set(`${r.tabId}:${r.current}`, { allowOrigin: r.allowOrigin, status });
+        if (this.preflights.size > 100) this.preflights.delete(this.preflights.keys().next().value);
+      }
       if (!error && (r.type === "main_frame" || r.type === "sub_frame") && r.tabId !== null) {
         this.frames.set(`${r.tabId}:${d.frameId}`, r.current);
         if (this.frames.size > MAX_OPEN) this.frames.delete(this.frames.keys().next().value);
@@ -125,7 +134,7 @@
         row.redirects = r.redirects;
         row.finalUrl = r.current;
       }
-      if (error) row.error = explain(error, r, status);
+      if (error) row.error = explain(error, r, status, this.preflights.get(`${r.tabId}:${r.current}`));
       for (const key of Object.keys(row)) if (row[key] === undefined) delete row[key];
       this.io.emit(row, r.tabId);
     }
@@ -133,11 +142,11 @@
 
   /**
    * Chrome's reason, with what it means where Chrome says only net::ERR_FAILED:
-   * a cross-origin response without the Access-Control-Allow-Origin that lets
-   * the page read it is a CORS refusal.
+   * a cross-origin response (or its preflight's) without an
+   * Access-Control-Allow-Origin that lets the page read it is a CORS refusal.
    */
-  function explain(error, r, status) {
-    if (error !== "net::ERR_FAILED" || !status || !r.initiator) return error;
+  function explain(error, r, status, preflight) {
+    if (error !== "net::ERR_FAILED" || !r.initiator) return error;
     let origin;
     try {
       origin = new URL(r.current).origin;
@@ -145,11 +154,18 @@
       return error;
     }
     if (origin === r.initiator) return error;
-    if (r.allowOrigin === undefined) {
-      return `${error} (CORS: the response from ${origin} has no Access-Control-Allow-Origin header for ${r.initiator})`;
+    let allowOrigin = r.allowOrigin;
+    let what = "the response";
+    if (!status) {
+      if (!preflight || !preflight.status) return error;
+      allowOrigin = preflight.allowOrigin;
+      what = "the preflight (OPTIONS) response";
     }
-    if (r.allowOrigin !== "*" && r.allowOrigin !== r.initiator) {
-      return `${error} (CORS: Access-Control-Allow-Origin '${r.allowOrigin}' does not allow ${r.initiator})`;
+    if (allowOrigin === undefined) {
+      return `${error} (CORS: ${what} from ${origin} has no Access-Control-Allow-Origin header for ${r.initiator})`;
+    }
+    if (allowOrigin !== "*" && allowOrigin !== r.initiator) {
+      return `${error} (CORS: ${what} from ${origin} allows '${allowOrigin}', not ${r.initiator})`;
     }
     return `${error} (CORS)`;
   }

@@ -20,8 +20,11 @@ test("a 302 → 302 → 200 chain is one row with its chain", () => {
   const { t, rows } = tracker();
   t.onBeforeRequest({ ...base, requestId: "7", url: "http://127.0.0.1:8001/a", method: "GET", type: "xmlhttprequest", timeStamp: 1000 });
   t.onHeadersReceived({ requestId: "7", statusCode: 302, statusLine: "HTTP/1.1 302 Found" });
+  // Chrome starts the request again at each new URL, under the same id.
   t.onBeforeRedirect({ requestId: "7", statusCode: 302, statusLine: "HTTP/1.1 302 Found", redirectUrl: "http://127.0.0.1:8001/b", ip: "127.0.0.1", fromCache: false });
+  t.onBeforeRequest({ ...base, requestId: "7", url: "http://127.0.0.1:8001/b", method: "GET", type: "xmlhttprequest", timeStamp: 1005 });
   t.onBeforeRedirect({ requestId: "7", statusCode: 302, statusLine: "HTTP/1.1 302 Found", redirectUrl: "http://127.0.0.1:8001/c", ip: "127.0.0.1", fromCache: false });
+  t.onBeforeRequest({ ...base, requestId: "7", url: "http://127.0.0.1:8001/c", method: "GET", type: "xmlhttprequest", timeStamp: 1010 });
   t.onHeadersReceived({ requestId: "7", statusCode: 200, statusLine: "HTTP/1.1 200 OK" });
   t.onResponseStarted({ requestId: "7", timeStamp: 1020 });
   t.onCompleted({ requestId: "7", statusCode: 200, statusLine: "HTTP/1.1 200 OK", ip: "127.0.0.1", fromCache: false, frameId: 0, timeStamp: 1030 });
@@ -53,6 +56,22 @@ test("a failure carries Chrome's reason; a cross-origin response without ACAO is
   assert.equal(rows[0].row.responseStatus, undefined);
   assert.match(rows[1].row.error, /^net::ERR_FAILED \(CORS: .*no Access-Control-Allow-Origin/);
   assert.equal(rows[1].row.responseStatus, 200);
+});
+
+test("a request refused because its preflight did not allow it is said to be CORS", () => {
+  const { t, rows } = tracker();
+  const url = "http://127.0.0.1:8002/put";
+  t.onBeforeRequest({ ...base, requestId: "3", url, method: "OPTIONS", type: "xmlhttprequest", timeStamp: 1 });
+  t.onHeadersReceived({ requestId: "3", statusCode: 200, statusLine: "HTTP/1.1 200 OK", responseHeaders: [] });
+  t.onCompleted({ requestId: "3", statusCode: 200, timeStamp: 2 });
+  t.onBeforeRequest({ ...base, requestId: "4", url, method: "PUT", type: "xmlhttprequest", timeStamp: 1 });
+  t.onErrorOccurred({ requestId: "4", error: "net::ERR_FAILED", timeStamp: 3 });
+  assert.equal(rows[0].row.error, undefined);
+  assert.match(rows[1].row.error, /^net::ERR_FAILED \(CORS: the preflight \(OPTIONS\) response .* no Access-Control-Allow-Origin/);
+  // The same failure on the page's own origin is not CORS.
+  t.onBeforeRequest({ ...base, requestId: "5", url: "http://127.0.0.1:8001/x", method: "PUT", type: "xmlhttprequest", timeStamp: 1 });
+  t.onErrorOccurred({ requestId: "5", error: "net::ERR_FAILED", timeStamp: 3 });
+  assert.equal(rows[2].row.error, "net::ERR_FAILED");
 });
 
 test("the extension's own requests and the browser's are not recorded; a page's worker's are", () => {
