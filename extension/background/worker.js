@@ -120,6 +120,7 @@ chrome.alarms.onAlarm.addListener((alarm) => {
 });
 chrome.alarms.create(RETRY_ALARM, { periodInMinutes: 1 });
 chrome.runtime.onStartup.addListener(() => delivery.start());
+chrome.runtime.onInstalled.addListener(() => delivery.start()); // also after an update or a reload
 
 // ---- every request of every tab, from the browser's side ----------------------------
 // Chrome's request ids restart with the browser; this session's prefix keeps them unique.
