@@ -19,13 +19,16 @@
 // Pure: the clock, timers, storage and the POST are injected.
 (function (root) {
   const RETRYABLE = (status) => status === 0 || status === 408 || status === 429 || status >= 500;
-  const RECORD = "q:"; // q:<seq> → { k: kind, t: tab, e: entry }
+  // q:<seq> → { k: kind, t: tab, j: the entry's JSON }. The JSON text is what is
+  // stored and sent: storage does not keep an object's key order, and a batch
+  // sent again must be the same bytes under the same key.
+  const RECORD = "q:";
   const SEALED = "b:"; // b:<kind> → { key, seqs }
 
   class Delivery {
     /**
      * @param {object} io
-     * @param {(kind: string, entries: object[], key: string, signal: AbortSignal) =>
+     * @param {(kind: string, body: string, key: string, signal: AbortSignal) =>
      *   Promise<{status: number, retryAfterMs?: number, error?: string}>} io.post
      * @param {(fn: () => void, ms: number) => any} io.setTimer
      * @param {(handle: any) => void} io.clearTimer
@@ -74,11 +77,12 @@
       const records = [];
       for (const [key, value] of Object.entries(stored)) {
         if (!key.startsWith(RECORD) || !value || typeof value.k !== "string") continue;
-        records.push({ seq: Number(key.slice(RECORD.length)), kind: value.k, tab: value.t ?? null, entry: value.e });
+        if (typeof value.j !== "string") continue;
+        records.push({ seq: Number(key.slice(RECORD.length)), kind: value.k, tab: value.t ?? null, json: value.j });
       }
       records.sort((a, b) => a.seq - b.seq);
       for (const r of records) {
-        r.size = sizeOf(r.entry);
+        r.size = r.json.length + OVERHEAD;
         this.queue(r.kind).items.push(r);
         this.bytes += r.size;
         this.seq = Math.max(this.seq, r.seq);
@@ -112,7 +116,17 @@
     async add(kind, entry, tab = null) {
       await this.start();
       const q = this.queue(kind);
-      const record = { seq: ++this.seq, kind, tab: tab ?? null, entry, size: sizeOf(entry) };
+      let json;
+      try {
+        json = JSON.stringify(entry);
+      } catch {
+        json = undefined;
+      }
+      if (typeof json !== "string") {
+        this.dropped(kind, 1, "not serialisable");
+        return;
+      }
+      const record = { seq: ++this.seq, kind, tab: tab ?? null, json, size: json.length + OVERHEAD };
       const removed = [];
       while (q.items.length >= this.capacity || (this.bytes + record.size > this.maxBytes && this.bytes > 0)) {
         const victim = this.victim(q.items.length >= this.capacity ? kind : null, record.tab);
@@ -126,7 +140,7 @@
       }
       q.items.push(record);
       this.bytes += record.size;
-      const written = this.persist({ [RECORD + record.seq]: { k: kind, t: record.tab, e: entry } }, removed);
+      const written = this.persist({ [RECORD + record.seq]: { k: kind, t: record.tab, j: json } }, removed);
       if (!q.inflight) {
         if (q.items.length - sealedCount(q) >= q.limit && !q.backoff) this.schedule(kind, 0);
         else if (!q.timer) this.schedule(kind, q.backoff || this.flushMs);
@@ -252,7 +266,7 @@
       let result;
       try {
         result = await Promise.race([
-          this.io.post(kind, batch.map((r) => r.entry), key, abort.signal),
+          this.io.post(kind, `{"entries":[${batch.map((r) => r.json).join(",")}]}`, key, abort.signal),
           timeout,
         ]);
       } catch (e) {
@@ -310,16 +324,11 @@
     }
   }
 
+  /** Bytes a stored entry costs beyond its JSON (key, kind, tab). */
+  const OVERHEAD = 32;
+
   function sealedCount(q) {
     return q.sealed ? q.sealed.n : 0;
-  }
-
-  function sizeOf(entry) {
-    try {
-      return JSON.stringify(entry).length + 16;
-    } catch {
-      return 1024;
-    }
   }
 
   function message(e) {

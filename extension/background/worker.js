@@ -40,13 +40,13 @@ const lifetime = { sent: {}, lastError: null, lastSuccess: null };
 /** Longest a POST may take before it is aborted and retried. */
 const POST_TIMEOUT_MS = 15000;
 
-async function post(kind, entries, key, signal) {
+async function post(kind, body, key, signal) {
   let response;
   try {
     response = await fetch(`${settings.serverUrl}/events/${kind}`, {
       method: "POST",
       headers: { "content-type": "application/json", "idempotency-key": key },
-      body: JSON.stringify({ entries }),
+      body,
       signal,
     });
   } catch (e) {

@@ -250,7 +250,7 @@ function queued(w, prefix) {
   return w.evaluate(
     async (p) =>
       Object.entries(await chrome.storage.local.get(null)).filter(
-        ([k, v]) => k.startsWith("gq/q:") && v.k === "network_waterfall" && String(v.e.url).includes(p),
+        ([k, v]) => k.startsWith("gq/q:") && v.k === "network_waterfall" && JSON.parse(v.j).url.includes(p),
       ).length,
     prefix,
   );
@@ -285,14 +285,36 @@ async function storedOnce(name) {
   return again;
 }
 
-async function controlWorker() {
-  // The DevTools protocol's view of the targets: the extension's service worker is one.
+/**
+ * Stops the service worker as Chrome does when it is idle (the DevTools protocol
+ * closes its target), and returns the next life of it, started by `wake`. A mark
+ * left in the old life's memory tells the two apart.
+ */
+async function stopWorker(w, wake) {
+  await w.evaluate(() => {
+    globalThis.__gasolineTestMark = true;
+  });
   const page = context.pages()[0] || (await context.newPage());
   const cdp = await context.newCDPSession(page);
-  const { targetInfos } = await cdp.send("Target.getTargets");
-  const target = targetInfos.find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://"));
-  assert.ok(target, "the service worker target");
-  return { cdp, target };
+  const marked = (x) =>
+    Promise.race([x.evaluate(() => globalThis.__gasolineTestMark === true), sleep(2000).then(() => null)]).catch(
+      () => null,
+    );
+  await waitFor("the worker to stop", async () => {
+    const { targetInfos } = await cdp.send("Target.getTargets");
+    const target = targetInfos.find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://"));
+    if (!target) return true;
+    if ((await marked(w)) !== true) return true;
+    await cdp.send("Target.closeTarget", { targetId: target.targetId }).catch(() => {});
+    await sleep(300);
+    return false;
+  });
+  await cdp.detach().catch(() => {});
+  await wake();
+  return waitFor("the worker's next life", async () => {
+    const next = await worker();
+    return (await marked(next)) === false && next;
+  });
 }
 
 try {
@@ -368,21 +390,19 @@ try {
   await waitFor("the rows in storage and their POST under way", async () => {
     return (await queued(w, "/n/stop/")) === N && proxy.held.some((h) => String(h.body).includes("/n/stop/"));
   });
-  const { cdp, target } = await controlWorker();
-  for (const h of proxy.held.splice(0)) await forward(h.req, h.body); // the server stores it; the reply never comes
-  await cdp.send("Target.closeTarget", { targetId: target.targetId });
-  await waitFor("the worker to stop", async () => {
-    try {
-      await w.evaluate(() => 1);
-      return false;
-    } catch {
-      return true;
-    }
-  });
+  const heldKeys = [];
+  for (const h of proxy.held.splice(0)) {
+    heldKeys.push(h.req.headers["idempotency-key"]);
+    await forward(h.req, h.body); // the server stores it; the reply never comes
+  }
   proxy.mode = "pass";
-  await page.evaluate(() => fetch("/n/wake/0").then((r) => r.text())); // an event starts it again
-  w = await worker();
+  // An event (the page's next request) starts it again.
+  w = await stopWorker(w, () => page.evaluate(() => fetch("/n/wake/0").then((r) => r.text())));
   await storedOnce("stop");
+  assert.ok(
+    proxy.posts.some((p) => p.replayed && heldKeys.includes(p.key)),
+    `the next life sent the stored batch again under its key and got the first answer: ${JSON.stringify([heldKeys, proxy.posts.slice(-6)])}`,
+  );
   log("worker stopped mid-flight: the next one sent the sealed batch again, stored once");
 
   // ---- the extension is reloaded with rows waiting ----
@@ -413,13 +433,30 @@ try {
   await storedOnce("restart");
   log("browser restarted while the server was down: delivered once when it came back");
 
-  // ---- the popup shows what was sent and dropped ----
+  // ---- a drop reported by a page: counted in the popup, reported in extension_logs ----
   const origin = w.url().split("/").slice(0, 3).join("/");
   const popup = await context.newPage();
   await popup.goto(`${origin}/popup/popup.html`);
-  await popup.waitForFunction(() => document.querySelectorAll("#kinds tr").length > 0);
-  const header = await popup.evaluate(() => [...document.querySelectorAll("thead th")].map((th) => th.textContent));
-  assert.deepEqual(header, ["kind", "sent", "queued", "dropped"]);
+  // What the content script sends when the page's own buffer overflowed.
+  await popup.evaluate(() =>
+    chrome.runtime.sendMessage({ type: "dropped", kind: "logs", count: 7, reason: "the page's buffer was full" }),
+  );
+  const cell = (kind, column) =>
+    popup.evaluate(
+      ([kind, column]) => {
+        const row = [...document.querySelectorAll("#kinds tr")].find((tr) => tr.cells[0].textContent === kind);
+        return row ? Number(row.cells[column].textContent) : NaN;
+      },
+      [kind, column],
+    );
+  await waitFor("the popup to count the drop", async () => (await cell("logs", 3)) === 7);
+  assert.ok((await cell("network_waterfall", 1)) >= N, "the popup counts the rows sent since the restart");
+  const report = await waitFor("the drop in extension_logs", async () =>
+    (await all(client, "extension_logs")).find((e) => e.message.startsWith("dropped 7 logs")),
+  );
+  assert.equal(report.message, "dropped 7 logs events: the page's buffer was full");
+  assert.equal(report.level, "warn");
+  log("a page's drop: counted in the popup and reported in extension_logs");
 
   log("PASSED");
 } catch (e) {

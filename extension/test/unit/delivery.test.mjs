@@ -3,16 +3,22 @@ import assert from "node:assert/strict";
 import { Delivery } from "./load.mjs";
 
 /**
- * chrome.storage.local's shape over a Map, values copied like the real one
- * does. `crash()` is what a stopped service worker leaves: the stored values.
+ * chrome.storage.local's shape over a Map. Values are copied as Chrome stores
+ * them: as JSON-like values whose object keys come back sorted.
  */
 function memoryStorage() {
   const map = new Map();
+  const copy = (v) =>
+    Array.isArray(v)
+      ? v.map(copy)
+      : v && typeof v === "object"
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, copy(v[k])]))
+        : v;
   return {
     map,
-    get: async () => Object.fromEntries([...map].map(([k, v]) => [k, structuredClone(v)])),
+    get: async () => Object.fromEntries([...map].map(([k, v]) => [k, copy(v)])),
     set: async (items) => {
-      for (const [k, v] of Object.entries(items)) map.set(k, structuredClone(v));
+      for (const [k, v] of Object.entries(items)) map.set(k, copy(v));
     },
     remove: async (keys) => keys.forEach((k) => map.delete(k)),
   };
@@ -33,12 +39,21 @@ function harness(options = {}, answer = () => ({ status: 200 }), shared = {}) {
     keys: shared.keys || new Map(),
     storage: shared.storage || memoryStorage(),
     lives: 0,
+    bodies: new Map(), // key → the body first sent under it
+    conflicts: [],
     answer,
   };
   h.make = () =>
     new Delivery(
       {
-        post: async (kind, entries, key, signal) => {
+        post: async (kind, body, key, signal) => {
+          const { entries } = JSON.parse(body);
+          if (h.bodies.has(key) && h.bodies.get(key) !== body) {
+            // As gasoline does: a key is for one body only.
+            h.conflicts.push(key);
+            return { status: 409, error: "this Idempotency-Key was used for another batch" };
+          }
+          h.bodies.set(key, body);
           const result = await h.answer(kind, entries, h, signal);
           h.posts.push({ kind, n: entries.length, at: h.now, status: result.status, key, entries });
           if (result.status >= 200 && result.status < 300 || result.storedButLost) {
@@ -87,7 +102,7 @@ function harness(options = {}, answer = () => ({ status: 200 }), shared = {}) {
     await h.delivery.start();
   };
   h.add = (kind, from, count, tab = 1) => {
-    for (let i = from; i < from + count; i++) h.delivery.add(kind, { n: i }, tab);
+    for (let i = from; i < from + count; i++) h.delivery.add(kind, { n: i, level: "log", message: `m${i}` }, tab);
   };
   return h;
 }
@@ -119,7 +134,7 @@ test("kinds are batched separately", async () => {
 test("add resolves once the entry is in storage", async () => {
   const h = harness();
   await h.delivery.add("logs", { n: 0 }, 1);
-  assert.deepEqual([...h.storage.map.values()].filter((v) => v.k), [{ k: "logs", t: 1, e: { n: 0 } }]);
+  assert.deepEqual([...h.storage.map.values()].filter((v) => v.k), [{ j: '{"n":0}', k: "logs", t: 1 }]);
 });
 
 test("while the server is down, events wait and are all delivered once, in order, when it is back", async () => {
@@ -205,6 +220,7 @@ test("queues survive a stopped worker: a new one delivers them in order, the sea
   assert.equal(logsAfter[0].key, sealedKey, "the batch sealed before the stop keeps its key");
   assert.equal(logsAfter[0].n, 100);
   assert.equal(stored(h), 0);
+  assert.deepEqual(h.conflicts, [], "the batch sent again is the same bytes");
 });
 
 test("a worker stopped while its POST was stored but unanswered: the next one resends, the server stores it once", async () => {
@@ -217,9 +233,9 @@ test("a worker stopped while its POST was stored but unanswered: the next one re
     return new Promise(() => {});
   });
   const original = h.delivery.io.post;
-  h.delivery.io.post = (kind, entries, key, signal) => {
+  h.delivery.io.post = (kind, body, key, signal) => {
     h.pendingKey = key;
-    return original(kind, entries, key, signal);
+    return original(kind, body, key, signal);
   };
   h.add("logs", 0, 4);
   await h.advance(300);
@@ -228,6 +244,7 @@ test("a worker stopped while its POST was stored but unanswered: the next one re
   await h.restart();
   await h.advance(1000);
   assert.deepEqual(h.delivered.logs, range(0, 4), "not stored twice");
+  assert.deepEqual(h.conflicts, [], "the batch sent again is the same bytes");
   assert.equal(stored(h), 0);
 });
 
