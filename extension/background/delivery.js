@@ -36,6 +36,7 @@
      * @param {{get: () => Promise<object>, set: (items: object) => Promise<void>,
      *   remove: (keys: string[]) => Promise<void>}} io.storage  all keys it is given are its own
      * @param {(kind: string, n: number) => void} [io.sent]  called after an acknowledged POST
+     * @param {(kind: string, n: number) => void} [io.onDrop]  called when entries are dropped
      * @param {() => string} [io.random]  a fresh random id (one per worker life)
      */
     constructor(io, options = {}) {
@@ -185,6 +186,7 @@
     dropped(kind, n, reason) {
       if (!(n > 0)) return;
       this.queue(kind).dropped += n;
+      if (this.io.onDrop) this.io.onDrop(kind, n);
       const key = `${kind}\t${reason}`;
       this.drops.set(key, (this.drops.get(key) || 0) + n);
       if (!this.dropReportTimer) {

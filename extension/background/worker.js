@@ -36,7 +36,7 @@ function applySettings(stored) {
 }
 
 // ---- delivery -----------------------------------------------------------------
-const lifetime = { sent: {}, lastError: null, lastSuccess: null };
+const lifetime = { sent: {}, dropped: {}, lastError: null, lastSuccess: null };
 /** Longest a POST may take before it is aborted and retried. */
 const POST_TIMEOUT_MS = 15000;
 
@@ -82,6 +82,10 @@ const delivery = new Delivery(
       lifetime.sent[kind] = (lifetime.sent[kind] || 0) + n;
       saveStatsSoon();
     },
+    onDrop(kind, n) {
+      lifetime.dropped[kind] = (lifetime.dropped[kind] || 0) + n;
+      saveStatsSoon();
+    },
   },
   { timeoutMs: POST_TIMEOUT_MS },
 );
@@ -99,12 +103,17 @@ function saveStatsSoon() {
   if (statsTimer) return;
   statsTimer = setTimeout(() => {
     statsTimer = null;
-    chrome.storage.local.set({ stats: { sent: lifetime.sent, lastSuccess: lifetime.lastSuccess } });
+    chrome.storage.local.set({
+      stats: { sent: lifetime.sent, dropped: lifetime.dropped, lastSuccess: lifetime.lastSuccess },
+    });
   }, 1000);
 }
 chrome.storage.local.get("stats").then((stored) => {
-  const sent = (stored.stats && stored.stats.sent) || {};
-  for (const [kind, n] of Object.entries(sent)) lifetime.sent[kind] = (lifetime.sent[kind] || 0) + n;
+  // Counts since the extension was installed, across the worker's lives.
+  for (const field of ["sent", "dropped"]) {
+    const counts = (stored.stats && stored.stats[field]) || {};
+    for (const [kind, n] of Object.entries(counts)) lifetime[field][kind] = (lifetime[field][kind] || 0) + n;
+  }
 });
 
 // An idle service worker is stopped after 30 s. Its queues are in storage, but
@@ -237,7 +246,10 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     ready.then(() =>
       reply({
         serverUrl: settings.serverUrl,
-        queues: delivery.stats(),
+        queues: Object.fromEntries(
+          Object.entries(delivery.stats()).map(([k, q]) => [k, { ...q, dropped: lifetime.dropped[k] || 0 }]),
+        ),
+        dropped: lifetime.dropped,
         sent: lifetime.sent,
         lastError: lifetime.lastError,
         lastSuccess: lifetime.lastSuccess,
