@@ -81,20 +81,47 @@ function listen(handler) {
 }
 
 // ---- the fixture sites: the app, and another origin that allows no CORS ----------------
+const FRAME = '<!doctype html><p>frame</p><script>fetch("/in-frame.json").then((r) => r.text())</script>';
 const other = await listen((req, res) => {
+  if (req.url === "/frame.html") {
+    res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
+    return res.end(FRAME);
+  }
   res.writeHead(200, { "content-type": "application/json" }); // no Access-Control-Allow-Origin
   res.end('{"secret":"not for other origins"}');
 });
+const SCRIPTS = {
+  "/worker.js": 'fetch("/from-worker.json").then((r) => r.text()).then(() => postMessage("done"));',
+  "/sw.js":
+    'self.addEventListener("install", (e) => { self.skipWaiting(); e.waitUntil(fetch("/from-sw.json").then((r) => r.text())); });',
+};
 const app = await listen((req, res) => {
   const url = new URL(req.url, "http://x");
   const hop = /^\/hop\/(\d)$/.exec(url.pathname);
   if (url.pathname === "/") {
     res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
     res.end('<!doctype html><title>delivery</title><img id="broken" src="/missing.png"><p>fixture</p>');
+  } else if (url.pathname === "/frame.html") {
+    res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
+    res.end(FRAME);
+  } else if (SCRIPTS[url.pathname]) {
+    res.writeHead(200, { "content-type": "text/javascript", "cache-control": "no-store" });
+    res.end(SCRIPTS[url.pathname]);
+  } else if (url.pathname === "/events") {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
+    res.end("data: one\n\ndata: two\n\n");
+  } else if (url.pathname === "/beacon") {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(204);
+      res.end();
+    });
+  } else if (url.pathname === "/slow") {
+    setTimeout(() => res.writableEnded || res.end("late"), 3000);
   } else if (hop && hop[1] !== "2") {
     res.writeHead(302, { location: `/hop/${Number(hop[1]) + 1}` });
     res.end();
-  } else if (hop || url.pathname.startsWith("/n/")) {
+  } else if (hop || url.pathname.startsWith("/n/") || url.pathname.endsWith(".json")) {
     res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
     res.end('{"ok":true}');
   } else {
@@ -328,13 +355,44 @@ try {
     await fetch("http://gasoline-e2e.invalid/nothing").catch(() => {});
     await fetch("/hop/0").then((r) => r.text());
     await fetch(`${otherOrigin}/data`).catch(() => {});
+    const aborting = new AbortController();
+    const slow = fetch("/slow", { signal: aborting.signal }).catch(() => {});
+    setTimeout(() => aborting.abort(), 100);
+    await slow;
+    navigator.sendBeacon("/beacon", "bye");
+    await new Promise((resolve) => {
+      const source = new EventSource("/events");
+      let n = 0;
+      source.onmessage = () => ++n === 2 && (source.close(), resolve());
+    });
+    await new Promise((resolve) => (new Worker("/worker.js").onmessage = resolve));
+    await navigator.serviceWorker.register("/sw.js");
+    await navigator.serviceWorker.ready;
+    for (const src of ["/frame.html", `${otherOrigin}/frame.html`]) {
+      await new Promise((resolve) => {
+        const frame = document.createElement("iframe");
+        frame.src = src;
+        frame.onload = resolve;
+        document.body.appendChild(frame);
+      });
+    }
   }, other.origin);
-  const waterfall = await waitFor("the rows of the invalid host, the chain, the CORS refusal, the image", async () => {
+  const expected = [
+    "gasoline-e2e.invalid/nothing",
+    "/hop/0",
+    `${other.origin}/data`,
+    "/missing.png",
+    "/slow",
+    "/beacon",
+    "/events",
+    "/from-worker.json",
+    "/from-sw.json",
+    `${app.origin}/in-frame.json`,
+    `${other.origin}/in-frame.json`,
+  ];
+  const waterfall = await waitFor(`the rows of ${expected.join(", ")}`, async () => {
     const rows = await all(client, "network_waterfall");
-    const ok = ["gasoline-e2e.invalid/nothing", "/hop/0", `${other.origin}/data`, "/missing.png"].every((u) =>
-      rows.some((r) => r.url.includes(u)),
-    );
-    return ok && rows;
+    return expected.every((u) => rows.some((r) => r.url.includes(u))) && rows;
   });
   await sleep(1500);
   const rows = await all(client, "network_waterfall");
@@ -366,13 +424,37 @@ try {
   const image = one("/missing.png");
   assert.equal(image.type, "image");
   assert.equal(image.responseStatus, 404);
+  assert.equal(one("/slow").error, "net::ERR_ABORTED");
+  const beacon = one("/beacon");
+  assert.deepEqual([beacon.method, beacon.type, beacon.responseStatus], ["POST", "ping", 204]);
+  const events = one("/events");
+  assert.equal(events.responseStatus, 200);
+  assert.equal(events.tabId, image.tabId);
+  const fromWorker = one("/from-worker.json");
+  assert.equal(fromWorker.tabId, image.tabId, "a dedicated worker's request is its tab's");
+  const fromServiceWorker = one("/from-sw.json");
+  assert.equal(fromServiceWorker.tabId, null, "the page's service worker belongs to no tab");
+  assert.equal(fromServiceWorker.initiator, app.origin);
+  for (const origin of [app.origin, other.origin]) {
+    const frame = one(`${origin}/frame.html`);
+    assert.equal(frame.type, "sub_frame");
+    assert.equal(frame.parentFrameId, 0);
+    assert.ok(frame.frameId > 0);
+    const inFrame = one(`${origin}/in-frame.json`);
+    assert.equal(inFrame.frameId, frame.frameId, `${origin}: the request is its frame's`);
+    assert.equal(inFrame.frameUrl, `${origin}/frame.html`);
+    assert.equal(inFrame.tabId, image.tabId);
+  }
   const failed = await observe(client, { what: "network_waterfall", error: "net::" });
   assert.deepEqual(
     failed.entries.map((e) => e.url).sort(),
-    [`${other.origin}/data`, "http://gasoline-e2e.invalid/nothing"],
+    [`${app.origin}/slow`, `${other.origin}/data`, "http://gasoline-e2e.invalid/nothing"].sort(),
     "observe's error filter finds the failed requests",
   );
-  log(`requests: ${waterfall.length} rows; invalid host, 302 → 302 → 200, CORS refusal and broken image each once`);
+  log(
+    `requests: ${waterfall.length} rows; invalid host, 302 → 302 → 200, CORS refusal, broken image, aborted fetch, ` +
+      "beacon, EventSource, worker, service worker, two iframes: each once with its reason, chain or frame",
+  );
 
   // ---- the server's reply to a stored batch is lost ----
   proxy.mode = "drop-reply";
