@@ -8,7 +8,7 @@
 
 pub mod args;
 mod count;
-mod entry;
+pub(crate) mod entry;
 mod filter;
 
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
