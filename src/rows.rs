@@ -104,13 +104,13 @@ fn select_list(kind: &Kind) -> String {
     format!("id, tab_id, ts, {}, data, truncated", columns.join(", "))
 }
 
-fn read(
+fn read<E: From<rusqlite::Error>>(
     conn: &Connection,
     kind: &'static Kind,
     sql: &str,
     params: Vec<SqlValue>,
-    mut each: impl FnMut(Entry) -> Result<(), StoreError>,
-) -> Result<(), StoreError> {
+    mut each: impl FnMut(Entry) -> Result<(), E>,
+) -> Result<(), E> {
     let mut stmt = conn.prepare_cached(sql)?;
     let mut rows = stmt.query(params_from_iter(params))?;
     while let Some(row) = rows.next()? {
@@ -126,7 +126,7 @@ pub fn last(conn: &Connection, kind: &'static Kind, filter: &Filter, n: usize) -
     params.push(SqlValue::Integer(i64::try_from(n).unwrap_or(i64::MAX)));
     let sql = format!("SELECT {} FROM {}{clause} ORDER BY id DESC LIMIT ?", select_list(kind), kind.name);
     let mut out = Vec::with_capacity(n.min(1024));
-    read(conn, kind, &sql, params, |e| {
+    read::<StoreError>(conn, kind, &sql, params, |e| {
         out.push(e);
         Ok(())
     })?;
@@ -147,20 +147,21 @@ pub fn after(
     params.push(SqlValue::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
     let sql = format!("SELECT {} FROM {}{clause} ORDER BY id LIMIT ?", select_list(kind), kind.name);
     let mut out = Vec::new();
-    read(conn, kind, &sql, params, |e| {
+    read::<StoreError>(conn, kind, &sql, params, |e| {
         out.push(e);
         Ok(())
     })?;
     Ok(out)
 }
 
-/// Calls `each` on every matching entry of `kind`, oldest first, one row in memory at a time.
-pub fn each(
+/// Calls `each` on every matching entry of `kind`, oldest first, one row in
+/// memory at a time; stops at the first error `each` returns.
+pub fn each<E: From<rusqlite::Error>>(
     conn: &Connection,
     kind: &'static Kind,
     filter: &Filter,
-    each: impl FnMut(Entry) -> Result<(), StoreError>,
-) -> Result<(), StoreError> {
+    each: impl FnMut(Entry) -> Result<(), E>,
+) -> Result<(), E> {
     let (clause, params) = filter.clause(kind, &[]);
     let sql = format!("SELECT {} FROM {}{clause} ORDER BY id", select_list(kind), kind.name);
     read(conn, kind, &sql, params, each)
@@ -170,7 +171,7 @@ pub fn each(
 pub fn by_id(conn: &Connection, kind: &'static Kind, id: i64) -> Result<Option<Entry>, StoreError> {
     let sql = format!("SELECT {} FROM {} WHERE id = ?", select_list(kind), kind.name);
     let mut found = None;
-    read(conn, kind, &sql, vec![SqlValue::Integer(id)], |e| {
+    read::<StoreError>(conn, kind, &sql, vec![SqlValue::Integer(id)], |e| {
         found = Some(e);
         Ok(())
     })?;

@@ -164,6 +164,10 @@ async fn har_and_jsonl_hold_the_whole_capture() {
     assert!(ran.stderr.contains("wrote 9 HAR entries"), "{}", ran.stderr);
     let har: Value = serde_json::from_slice(&file_bytes(&har_path)).expect("HAR is JSON");
     check_har(&har, &fed);
+    // The schema check bites: an entry without its response content is not HAR.
+    let mut broken = har.clone();
+    broken["log"]["entries"][0]["response"].as_object_mut().unwrap().remove("content");
+    assert!(!har_schema().is_valid(&broken));
 
     // To stdout, the same document.
     let stdout: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--db", &d])).unwrap();

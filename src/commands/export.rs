@@ -51,7 +51,12 @@ pub async fn export(args: ExportArgs) -> Result<(), CommandError> {
         ExportError::Invalid(m) => CommandError::Usage(m),
     })?;
     if target.as_os_str() != "-" {
-        let what = if format == Format::Har { "HAR entries" } else { "entries" };
+        let what = match (format, written.entries) {
+            (Format::Har, 1) => "HAR entry",
+            (Format::Har, _) => "HAR entries",
+            (Format::Jsonl, 1) => "entry",
+            (Format::Jsonl, _) => "entries",
+        };
         let _ = writeln!(
             std::io::stderr(),
             "wrote {} {what} ({}) to {}",

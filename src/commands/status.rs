@@ -106,13 +106,13 @@ fn human(s: &Status) -> String {
         out.push_str(&format!("tracking:  tab {tab}\n"));
     }
     out.push_str(&format!(
-        "\n{:<18} {:>8} {:>9} {:>10} {:>10}  {:<19}  {:<19}\n",
+        "\n{:<18} {:>8} {:>9} {:>10} {:>10}  {:<19}  {}\n",
         "kind", "count", "capacity", "oldest id", "newest id", "oldest", "newest"
     ));
     for r in &s.kinds {
         let id = |i: Option<i64>| i.map_or_else(|| "-".into(), |i| i.to_string());
         out.push_str(&format!(
-            "{:<18} {:>8} {:>9} {:>10} {:>10}  {:<19}  {:<19}\n",
+            "{:<18} {:>8} {:>9} {:>10} {:>10}  {:<19}  {}\n",
             r.stats.kind,
             r.stats.count,
             r.stats.capacity,

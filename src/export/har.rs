@@ -79,7 +79,7 @@ pub(crate) fn write(
     let mut timings = read_timings(conn, filter, &mut pages)?;
     let mut items = Vec::new();
     let mut requests = Vec::new();
-    rows::each(conn, &NETWORK_BODIES, filter, |e| {
+    rows::each(conn, &NETWORK_BODIES, filter, |e| -> Result<(), Failure> {
         let v: Value = serde_json::from_str(&e.json).unwrap_or(Value::Null);
         let tab = v["tabId"].as_i64();
         let start = e.ts as f64 - v["duration"].as_f64().unwrap_or(0.0).max(0.0);
@@ -176,7 +176,7 @@ impl Pages {
             ..Filter::default()
         };
         let mut list = Vec::new();
-        rows::each(conn, &ACTIONS, &navigations, |e| {
+        rows::each(conn, &ACTIONS, &navigations, |e| -> Result<(), Failure> {
             let v: Value = serde_json::from_str(&e.json).unwrap_or(Value::Null);
             let url = v["url"].as_str().unwrap_or_default().to_owned();
             list.push(Page {
@@ -252,7 +252,7 @@ impl Pages {
 fn read_timings(conn: &Connection, filter: &Filter, pages: &mut Pages) -> Result<Vec<Timing>, Failure> {
     let mut timings = Vec::new();
     let mut navigations = Vec::new();
-    rows::each(conn, &NETWORK_WATERFALL, filter, |e| {
+    rows::each(conn, &NETWORK_WATERFALL, filter, |e| -> Result<(), Failure> {
         let v: Value = serde_json::from_str(&e.json).unwrap_or(Value::Null);
         let duration = v["duration"].as_f64().unwrap_or(0.0).max(0.0);
         let initiator = v["initiatorType"].as_str().unwrap_or_default();
@@ -588,8 +588,7 @@ fn write_socket(
     let events = Filter { equals: Some(("connection_id", socket.connection_id.clone())), ..filter.clone() };
     let mut first = true;
     let mut notes: Vec<String> = Vec::new();
-    let mut io_error = None;
-    rows::each(conn, &WEBSOCKET_EVENTS, &events, |e| {
+    rows::each(conn, &WEBSOCKET_EVENTS, &events, |e| -> Result<(), Failure> {
         let v: Value = serde_json::from_str(&e.json).unwrap_or(Value::Null);
         match v["event"].as_str() {
             Some("message") => {
@@ -607,10 +606,8 @@ fn write_socket(
                 });
                 let sep: &[u8] = if first { b"" } else { b"," };
                 first = false;
-                if let Err(err) = out.write_all(sep).and_then(|()| out.write_all(message.to_string().as_bytes())) {
-                    io_error = Some(err);
-                    return Err(crate::store::StoreError::Invalid("write failed".into()));
-                }
+                out.write_all(sep)?;
+                out.write_all(message.to_string().as_bytes())?;
             }
             Some("close") => notes.push(format!(
                 "closed with code {}{}",
@@ -621,10 +618,6 @@ fn write_socket(
             _ => {}
         }
         Ok(())
-    })
-    .or_else(|e| match io_error.take() {
-        Some(io) => Err(Failure::Io(io)),
-        None => Err(Failure::from(e)),
     })?;
     out.write_all(b"]")?;
     if !notes.is_empty() {

@@ -8,7 +8,6 @@ use rusqlite::Connection;
 use super::{Failure, Progress, Selection};
 use crate::kind::{KINDS, Kind};
 use crate::rows;
-use crate::store::StoreError;
 
 pub(crate) fn write(
     conn: &Connection,
@@ -25,24 +24,16 @@ pub(crate) fn write(
     }
     progress.total(u64::try_from(total).unwrap_or(0));
     let mut written = 0u64;
-    let mut io_error = None;
     for kind in kinds {
-        rows::each(conn, kind, &selection.filter, |entry| {
+        rows::each(conn, kind, &selection.filter, |entry| -> Result<(), Failure> {
             let mut line = entry.json_with_kind();
             line.push('\n');
-            if let Err(e) = out.write_all(line.as_bytes()) {
-                io_error = Some(e);
-                return Err(StoreError::Invalid("write failed".into()));
-            }
+            out.write_all(line.as_bytes())?;
             written += 1;
-            if written % 1024 == 0 {
+            if written.is_multiple_of(1024) {
                 progress.advance(1024);
             }
             Ok(())
-        })
-        .or_else(|e| match io_error.take() {
-            Some(io) => Err(Failure::Io(io)),
-            None => Err(Failure::from(e)),
         })?;
     }
     progress.advance(written % 1024);

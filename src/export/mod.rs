@@ -115,7 +115,12 @@ pub fn to_file(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut temp = tempfile::Builder::new().prefix(".gasoline-export").tempfile_in(dir).map_err(cannot)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".gasoline-export");
+    // A file for people to share: the usual mode (after the umask), not a temp file's 0600.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut temp = builder.tempfile_in(dir).map_err(cannot)?;
     let written = {
         let mut buffered = std::io::BufWriter::with_capacity(256 * 1024, temp.as_file_mut());
         let written = write(conn, format, selection, &mut buffered, path, progress)?;
