@@ -75,6 +75,68 @@ pub(crate) fn write(
     progress: &dyn Progress,
 ) -> Result<u64, Failure> {
     let filter = &selection.filter;
+    let (pages, items) = plan(conn, filter)?;
+    progress.total(items.len() as u64);
+
+    let mut ordered: Vec<&Page> = pages.list.iter().collect();
+    ordered.sort_by_key(|p| p.ts);
+    let pages_json: Vec<Value> = ordered.into_iter().map(page_json).collect();
+    let creator = json!({ "name": "gasoline", "version": env!("CARGO_PKG_VERSION") });
+    write!(out, "{{\"log\":{{\"version\":\"1.2\",\"creator\":{creator},\"pages\":{},\"entries\":[", json!(pages_json))?;
+    let mut written = 0u64;
+    for item in &items {
+        let pageref = item.page.map(|p| pages.list[p].id.as_str());
+        // Sockets are streamed; the others are built whole (and skipped if their row is gone).
+        let entry = match &item.what {
+            What::Request { id, timing } => request(conn, *id, *timing, item, pageref)?,
+            What::Resource { id } => resource(conn, *id, item, pageref)?,
+            What::Socket(_) => None,
+        };
+        let is_socket = matches!(item.what, What::Socket(_));
+        if entry.is_none() && !is_socket {
+            continue;
+        }
+        if written > 0 {
+            out.write_all(b",\n")?;
+        }
+        match (&item.what, entry) {
+            (What::Socket(socket), _) => write_socket(conn, filter, socket, item, pageref, out)?,
+            (_, entry) => serde_json::to_writer(&mut *out, &entry).map_err(std::io::Error::from)?,
+        }
+        written += 1;
+        progress.advance(1);
+    }
+    out.write_all(b"]}}\n")?;
+    Ok(written)
+}
+
+/// A fetch/XHR entry, joined with its resource timing when there is one.
+fn request(
+    conn: &Connection,
+    id: i64,
+    timing: Option<i64>,
+    item: &Item,
+    pageref: Option<&str>,
+) -> Result<Option<Value>, Failure> {
+    let Some(body) = rows::by_id(conn, &NETWORK_BODIES, id)? else { return Ok(None) };
+    let timing = match timing {
+        Some(t) => rows::by_id(conn, &NETWORK_WATERFALL, t)?,
+        None => None,
+    };
+    let v: Value = serde_json::from_str(&body.json).unwrap_or(Value::Null);
+    let w = timing.and_then(|t| serde_json::from_str::<Value>(&t.json).ok());
+    Ok(Some(request_entry(&v, w.as_ref(), item, pageref)))
+}
+
+fn resource(conn: &Connection, id: i64, item: &Item, pageref: Option<&str>) -> Result<Option<Value>, Failure> {
+    let Some(row) = rows::by_id(conn, &NETWORK_WATERFALL, id)? else { return Ok(None) };
+    let w: Value = serde_json::from_str(&row.json).unwrap_or(Value::Null);
+    Ok(Some(resource_entry(&w, item, pageref)))
+}
+
+/// Pages, and every entry to write in start order, from the rows' small fields
+/// (bodies are read again one at a time when written).
+fn plan(conn: &Connection, filter: &Filter) -> Result<(Pages, Vec<Item>), Failure> {
     let mut pages = Pages::read(conn, filter)?;
     let mut timings = read_timings(conn, filter, &mut pages)?;
     let mut items = Vec::new();
@@ -116,48 +178,7 @@ pub(crate) fn write(
         items.push(Item { start, page, url, what: What::Socket(socket) });
     }
     items.sort_by(|a, b| a.start.total_cmp(&b.start));
-    progress.total(items.len() as u64);
-
-    let mut ordered: Vec<&Page> = pages.list.iter().collect();
-    ordered.sort_by_key(|p| p.ts);
-    let pages_json: Vec<Value> = ordered.into_iter().map(page_json).collect();
-    let creator = json!({ "name": "gasoline", "version": env!("CARGO_PKG_VERSION") });
-    write!(out, "{{\"log\":{{\"version\":\"1.2\",\"creator\":{creator},\"pages\":{},\"entries\":[", json!(pages_json))?;
-    let mut written = 0u64;
-    for item in &items {
-        let pageref = item.page.map(|p| pages.list[p].id.as_str());
-        let entry = match &item.what {
-            What::Request { id, timing } => {
-                // One snapshot: a row seen above is still there.
-                let Some(body) = rows::by_id(conn, &NETWORK_BODIES, *id)? else { continue };
-                let timing = match timing {
-                    Some(t) => rows::by_id(conn, &NETWORK_WATERFALL, *t)?,
-                    None => None,
-                };
-                let v: Value = serde_json::from_str(&body.json).unwrap_or(Value::Null);
-                let w = timing.and_then(|t| serde_json::from_str::<Value>(&t.json).ok());
-                Some(request_entry(&v, w.as_ref(), item, pageref))
-            }
-            What::Resource { id } => {
-                let Some(row) = rows::by_id(conn, &NETWORK_WATERFALL, *id)? else { continue };
-                let w: Value = serde_json::from_str(&row.json).unwrap_or(Value::Null);
-                Some(resource_entry(&w, item, pageref))
-            }
-            What::Socket(_) => None,
-        };
-        if written > 0 {
-            out.write_all(b",\n")?;
-        }
-        match (&item.what, entry) {
-            (What::Socket(socket), _) => write_socket(conn, filter, socket, item, pageref, out)?,
-            (_, Some(entry)) => serde_json::to_writer(&mut *out, &entry).map_err(std::io::Error::from)?,
-            (_, None) => {}
-        }
-        written += 1;
-        progress.advance(1);
-    }
-    out.write_all(b"]}}\n")?;
-    Ok(written)
+    Ok((pages, items))
 }
 
 /// The pages of the export, per tab in time order, and each tab's last known URL.
