@@ -30,6 +30,10 @@ async fn tail_prints_the_last_entries_in_time_order() {
     let forced = gasoline_env(&["tail", "logs", "-n", "5", "--db", &d], &[("CLICOLOR_FORCE", "1")]);
     assert!(forced.stdout.contains('\x1b'), "{:?}", forced.stdout);
 
+    // GASOLINE_DB names the database as --db does.
+    let by_env = gasoline_env(&["tail", "logs", "-n", "5"], &[("GASOLINE_DB", &d)]);
+    assert_eq!(by_env.stdout, out, "{}", by_env.stderr);
+
     let json = ok(&["tail", "logs", "-n", "3", "--json", "--db", &d]);
     let lines: Vec<Value> = json.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
     let ids: Vec<i64> = lines.iter().map(|v| v["id"].as_i64().expect("an id")).collect();

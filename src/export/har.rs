@@ -349,8 +349,8 @@ fn http_version(protocol: Option<&str>) -> String {
     match protocol.unwrap_or_default() {
         "http/1.1" => "HTTP/1.1".into(),
         "http/1.0" => "HTTP/1.0".into(),
+        // DevTools reads "http/2.0" back as h2; h3 it shows as given.
         "h2" | "h2c" => "HTTP/2.0".into(),
-        "h3" => "HTTP/3".into(),
         other => other.to_owned(),
     }
 }
