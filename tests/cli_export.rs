@@ -182,6 +182,8 @@ async fn har_and_jsonl_hold_the_whole_capture() {
     let since = (cli::T0 + 1_900).to_string();
     let late: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--since", &since, "--db", &d])).unwrap();
     assert_eq!(late["log"]["entries"].as_array().unwrap().len(), 1, "only the WebSocket");
+    let pages: Vec<&Value> = late["log"]["pages"].as_array().unwrap().iter().map(|p| &p["title"]).collect();
+    assert_eq!(pages, ["http://app.test/"], "the page it belongs to began before --since");
     let rfc = "2025-11-23T12:13:21.900Z"; // T0 + 1900
     let late_rfc: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--since", rfc, "--db", &d])).unwrap();
     assert_eq!(late_rfc["log"]["entries"], late["log"]["entries"]);

@@ -78,7 +78,8 @@ pub(crate) fn write(
     let (pages, items) = plan(conn, filter)?;
     progress.total(items.len() as u64);
 
-    let mut ordered: Vec<&Page> = pages.list.iter().collect();
+    let used: std::collections::HashSet<usize> = items.iter().filter_map(|i| i.page).collect();
+    let mut ordered: Vec<&Page> = used.iter().map(|p| &pages.list[*p]).collect();
     ordered.sort_by_key(|p| p.ts);
     let pages_json: Vec<Value> = ordered.into_iter().map(page_json).collect();
     let creator = json!({ "name": "gasoline", "version": env!("CARGO_PKG_VERSION") });
@@ -191,8 +192,9 @@ struct Pages {
 impl Pages {
     fn read(conn: &Connection, filter: &Filter) -> Result<Self, Failure> {
         let navigations = Filter {
+            // Every navigation, also before --since: the page an entry in range belongs to
+            // may have started earlier. Pages without entries are left out when written.
             tab: filter.tab,
-            since_ms: filter.since_ms,
             equals: Some(("type", "navigate".into())),
             ..Filter::default()
         };
