@@ -26,9 +26,9 @@ struct Source {
 }
 
 pub async fn tail(args: TailArgs) -> Result<(), CommandError> {
+    let mut sources = sources(&args)?;
     let path = db_path(&args.db)?;
     let conn = open_reader(&path)?;
-    let mut sources = sources(&args)?;
     let mut out = Output::new(args.json);
 
     let first = {
