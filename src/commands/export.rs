@@ -48,7 +48,6 @@ pub async fn export(args: ExportArgs) -> Result<(), CommandError> {
     let written = result.map_err(|e| match e {
         ExportError::Store(e) => CommandError::Store(e),
         ExportError::Write { path, source } => CommandError::Write { path, source },
-        ExportError::Invalid(m) => CommandError::Usage(m),
     })?;
     if target.as_os_str() != "-" {
         let what = match (format, written.entries) {

@@ -46,8 +46,6 @@ pub enum ExportError {
     Store(#[from] StoreError),
     #[error("cannot write {}: {source}", path.display())]
     Write { path: PathBuf, source: std::io::Error },
-    #[error("{0}")]
-    Invalid(String),
 }
 
 impl From<rusqlite::Error> for ExportError {
@@ -67,7 +65,7 @@ pub struct Quiet;
 impl Progress for Quiet {}
 
 /// What an export wrote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Written {
     /// HAR entries (requests and WebSocket connections) or JSON lines.
     pub entries: u64,
