@@ -1,4 +1,5 @@
-//! Command-line arguments. Parsing only; `run` does the work.
+//! Command-line arguments. Parsing only; `run` (the servers) and `commands`
+//! (the tools for people) do the work.
 
 use std::path::PathBuf;
 
@@ -24,6 +25,160 @@ pub enum Command {
     Serve(ServeArgs),
     /// Run an MCP server on stdio (what MCP clients spawn), with the HTTP server beside it.
     Mcp(ServeArgs),
+    /// Print the last entries (logs, errors and failed requests by default), and follow with -f.
+    Tail(TailArgs),
+    /// Show the server, the database, every ring, the tabs seen and the paired extension.
+    Status(StatusArgs),
+    /// Write the capture to a file: HAR 1.2 of the network (--har) or every entry as JSONL (--jsonl).
+    Export(ExportArgs),
+    /// Delete captured entries of one kind or all (through the running server when there is one).
+    Clear(ClearArgs),
+}
+
+/// The database a person-facing command reads.
+#[derive(Debug, Args, Clone)]
+pub struct DbArgs {
+    /// Database file [default: $GASOLINE_DB, else gasoline.db in the platform data directory].
+    #[arg(long, env = "GASOLINE_DB")]
+    pub db: Option<PathBuf>,
+}
+
+/// Where a running server would listen.
+#[derive(Debug, Args, Clone)]
+pub struct PortArgs {
+    /// Port of a running gasoline on 127.0.0.1.
+    #[arg(long, default_value_t = 7890, env = "GASOLINE_PORT")]
+    pub port: u16,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct TailArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// Kinds to show (errors = logs at level error) [default: logs, and failed requests].
+    #[arg(value_name = "KIND", value_parser = parse_tail_kind)]
+    pub kinds: Vec<TailKind>,
+    /// Only this Chrome tab.
+    #[arg(long)]
+    pub tab: Option<i64>,
+    /// Only console entries at this level or more severe (debug, log, info, warn, error).
+    #[arg(long, value_parser = parse_level)]
+    pub level: Option<&'static str>,
+    /// Only entries whose URL contains this text.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Only requests with at least this HTTP status.
+    #[arg(long)]
+    pub status_min: Option<i64>,
+    /// How many entries to print (the newest).
+    #[arg(short = 'n', long = "lines", default_value_t = 20)]
+    pub lines: usize,
+    /// Keep printing new entries as they arrive, until Ctrl-C.
+    #[arg(short = 'f', long)]
+    pub follow: bool,
+    /// One JSON object per line, with every field.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A kind as `tail` names it: a ring, or the `errors` view of logs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TailKind {
+    pub kind: &'static Kind,
+    pub errors_only: bool,
+}
+
+fn parse_tail_kind(s: &str) -> Result<TailKind, String> {
+    if s == "errors" {
+        return Ok(TailKind { kind: &kind::LOGS, errors_only: true });
+    }
+    kind::by_name(s)
+        .map(|kind| TailKind { kind, errors_only: false })
+        .ok_or_else(|| format!("unknown kind \"{s}\"; kinds: errors, {}", kind::names().join(", ")))
+}
+
+fn parse_level(s: &str) -> Result<&'static str, String> {
+    kind::LEVELS
+        .iter()
+        .copied()
+        .find(|l| *l == s)
+        .ok_or_else(|| format!("unknown level \"{s}\"; levels: {}", kind::LEVELS.join(", ")))
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    #[command(flatten)]
+    pub port: PortArgs,
+    /// The status as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+#[command(group(clap::ArgGroup::new("format").required(true).args(["har", "jsonl"])))]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// Write a HAR 1.2 file of the network capture ("-" = stdout).
+    #[arg(long, value_name = "FILE")]
+    pub har: Option<PathBuf>,
+    /// Write every entry as one JSON object per line ("-" = stdout).
+    #[arg(long, value_name = "FILE")]
+    pub jsonl: Option<PathBuf>,
+    /// Kinds for --jsonl [default: all].
+    #[arg(value_name = "KIND", value_parser = parse_kind)]
+    pub kinds: Vec<&'static Kind>,
+    /// Only this Chrome tab.
+    #[arg(long)]
+    pub tab: Option<i64>,
+    /// Only entries at or after this time: RFC 3339 (2026-11-23T18:00:00Z), epoch milliseconds, or an age (10m, 2h, 1d).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Only entries whose URL contains this text.
+    #[arg(long)]
+    pub url: Option<String>,
+}
+
+fn parse_kind(s: &str) -> Result<&'static Kind, String> {
+    kind::by_name(s).ok_or_else(|| format!("unknown kind \"{s}\"; kinds: {}", kind::names().join(", ")))
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ClearArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    #[command(flatten)]
+    pub port: PortArgs,
+    /// The kind to clear, or all.
+    #[arg(value_name = "KIND|all", default_value = "all", value_parser = parse_clear_target)]
+    pub what: ClearTarget,
+}
+
+/// What `clear` deletes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ClearTarget {
+    All,
+    One(&'static Kind),
+}
+
+impl ClearTarget {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ClearTarget::All => "all",
+            ClearTarget::One(kind) => kind.name,
+        }
+    }
+}
+
+fn parse_clear_target(s: &str) -> Result<ClearTarget, String> {
+    if s == "all" {
+        return Ok(ClearTarget::All);
+    }
+    kind::by_name(s)
+        .map(ClearTarget::One)
+        .ok_or_else(|| format!("unknown kind \"{s}\"; send all or one of {}", kind::names().join(", ")))
 }
 
 #[derive(Debug, Args, Clone)]

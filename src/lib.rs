@@ -2,6 +2,8 @@
 //! See ARCHITECTURE.md for the map.
 
 pub mod cli;
+pub mod commands;
+pub mod export;
 pub mod fuzz;
 pub mod http;
 pub mod ingest;
@@ -9,5 +11,6 @@ pub mod kind;
 pub mod mcp;
 pub mod probe;
 pub mod query;
+pub mod rows;
 pub mod run;
 pub mod store;

@@ -25,8 +25,12 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match cli.command {
-            Command::Serve(args) => gasoline::run::serve(args).await,
-            Command::Mcp(args) => gasoline::run::mcp(args).await,
+            Command::Serve(args) => gasoline::run::serve(args).await.map_err(|e| e.to_string()),
+            Command::Mcp(args) => gasoline::run::mcp(args).await.map_err(|e| e.to_string()),
+            Command::Tail(args) => gasoline::commands::tail(args).await.map_err(|e| e.to_string()),
+            Command::Status(args) => gasoline::commands::status(args).await.map_err(|e| e.to_string()),
+            Command::Export(args) => gasoline::commands::export(args).await.map_err(|e| e.to_string()),
+            Command::Clear(args) => gasoline::commands::clear(args).await.map_err(|e| e.to_string()),
         }
     });
     // Do not wait for a blocked stdin reader or idle blocking threads.

@@ -2,9 +2,11 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::export::{self, Format, Selection};
 use crate::kind::{self, KINDS, Kind};
 use crate::query::QueryError;
-use crate::store::{Store, sql};
+use crate::rows::Filter;
+use crate::store::{Store, now_ms, sql};
 
 /// Runs one configure call; `Err(Invalid)` is the caller's mistake.
 pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, QueryError> {
@@ -12,14 +14,17 @@ pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, Quer
     let action = args
         .get("action")
         .and_then(Value::as_str)
-        .ok_or_else(|| invalid("`action` is required: one of track_tab, clear, capacity, status".into()))?;
+        .ok_or_else(|| invalid("`action` is required: one of track_tab, clear, capacity, status, export".into()))?;
     let allowed: &[&str] = match action {
         "track_tab" => &["action", "tabId"],
         "clear" => &["action", "what"],
         "capacity" => &["action", "what", "capacity"],
         "status" => &["action"],
+        "export" => &["action", "format", "what", "tabId", "since", "url"],
         other => {
-            return Err(invalid(format!("unknown action \"{other}\": send one of track_tab, clear, capacity, status")));
+            return Err(invalid(format!(
+                "unknown action \"{other}\": send one of track_tab, clear, capacity, status, export"
+            )));
         }
     };
     if let Some(extra) = args.keys().find(|k| !allowed.contains(&k.as_str())) {
@@ -60,8 +65,74 @@ pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, Quer
             let stats = store.read(move |conn| sql::kind_stats(conn, kind)).await?;
             Ok(json!(stats))
         }
+        "export" => export(store, args).await,
         _ => status(store).await,
     }
+}
+
+/// Writes a HAR or JSONL export under the data directory (beside the database,
+/// in `exports/`) and answers its path and size, for the agent to hand to the user.
+async fn export(store: &Store, args: &Map<String, Value>) -> Result<Value, QueryError> {
+    let invalid = |m: String| QueryError::Invalid(m);
+    let format = match args.get("format").and_then(Value::as_str) {
+        Some("har") => Format::Har,
+        Some("jsonl") => Format::Jsonl,
+        _ => return Err(invalid("export needs `format`: \"har\" or \"jsonl\"".into())),
+    };
+    let tab = match args.get("tabId") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_i64().ok_or_else(|| invalid(format!("tabId must be an integer, got {v}")))?),
+    };
+    let since_ms = match args.get("since") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => {
+            Some(n.as_i64().ok_or_else(|| invalid(format!("since must be whole milliseconds, got {n}")))?)
+        }
+        Some(Value::String(s)) => Some(export::since::parse(s, now_ms()).ok_or_else(|| {
+            invalid(format!("since \"{s}\" is not a time: send epoch ms, RFC 3339, or an age like \"10m\""))
+        })?),
+        Some(other) => return Err(invalid(format!("since must be epoch ms or a time string, got {other}"))),
+    };
+    let url = match args.get("url") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => return Err(invalid(format!("url must be a string, got {other}"))),
+    };
+    let kinds = match (format, args.get("what").and_then(Value::as_str)) {
+        (_, None) | (Format::Jsonl, Some("all")) => Vec::new(),
+        (Format::Har, Some(_)) => {
+            return Err(invalid("`what` applies to format=jsonl; har is the network capture".into()));
+        }
+        (Format::Jsonl, Some(name)) => vec![kind_arg(name)?],
+    };
+    let filter = Filter { tab, since_ms, url, ..Filter::default() };
+    if let Some(kind) = kinds.iter().find(|k| filter.unsupported(k).is_some()) {
+        return Err(invalid(format!("`url` does not apply to {}: it has no URL", kind.name)));
+    }
+    let dir = store.path().parent().map_or_else(|| std::path::PathBuf::from("exports"), |d| d.join("exports"));
+    let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S%.3f");
+    let path = dir.join(format!("gasoline-{stamp}.{}", format.extension()));
+    let selection = Selection { filter, kinds };
+    let target = path.clone();
+    let written = store
+        .read(move |conn| {
+            if let Err(e) = std::fs::create_dir_all(&dir) {
+                return Ok(Err(format!("cannot create {}: {e}", dir.display())));
+            }
+            match export::to_file(conn, format, &selection, &target, &export::Quiet) {
+                Ok(written) => Ok(Ok(written)),
+                Err(export::ExportError::Store(e)) => Err(e),
+                Err(other) => Ok(Err(other.to_string())),
+            }
+        })
+        .await?
+        .map_err(invalid)?;
+    Ok(json!({
+        "path": path.display().to_string(),
+        "format": format.extension(),
+        "bytes": written.bytes,
+        "entries": written.entries,
+    }))
 }
 
 fn kind_arg(name: &str) -> Result<&'static Kind, QueryError> {

@@ -21,7 +21,10 @@ failed requests, last action and navigation just before. since_navigation=true: 
 pub const CONFIGURE_DESCRIPTION: &str = "Configure Gasoline. action=track_tab (tabId, or null to stop) sets the tab \
 reported as tracked_tab_id; action=clear (what: a kind or \"all\") deletes captured entries (ids never restart, so \
 cursors stay valid); action=capacity (what: a kind, capacity: N to change it) reads or sets a ring's size; \
-action=status reports every ring's count, capacity and id range and the database path and size.";
+action=status reports every ring's count, capacity and id range and the database path and size; \
+action=export (format: \"har\" or \"jsonl\"; optional tabId, since, url, and for jsonl what: a kind) writes a HAR 1.2 \
+file of the network capture or every entry as JSON lines under the data directory and answers its path and size, \
+for the user to open (Chrome DevTools' Network panel imports the HAR).";
 
 fn integer(description: &str) -> Value {
     json!({ "type": "integer", "description": description })
@@ -127,14 +130,30 @@ pub fn configure() -> Map<String, Value> {
     let mut what = vec!["all"];
     what.extend(kind::names());
     let mut props = Map::new();
-    props.insert("action".into(), json!({ "type": "string", "enum": ["track_tab", "clear", "capacity", "status"] }));
+    props.insert(
+        "action".into(),
+        json!({ "type": "string", "enum": ["track_tab", "clear", "capacity", "status", "export"] }),
+    );
     props.insert(
         "what".into(),
-        json!({ "type": "string", "enum": what, "description": "the kind to clear or size (\"all\" for clear)" }),
+        json!({ "type": "string", "enum": what, "description": "the kind to clear, size or export as jsonl (\"all\" for clear and export)" }),
     );
     props.insert(
         "tabId".into(),
-        json!({ "type": ["integer", "null"], "description": "track_tab: the tab to track; null stops tracking" }),
+        json!({ "type": ["integer", "null"], "description": "track_tab: the tab to track; null stops tracking. export: only this tab" }),
+    );
+    props.insert(
+        "format".into(),
+        json!({ "type": "string", "enum": ["har", "jsonl"], "description": "export: the file format" }),
+    );
+    props.insert(
+        "since".into(),
+        json!({ "type": ["integer", "string"],
+        "description": "export: only entries at or after this time (epoch ms, RFC 3339, or an age like \"10m\")" }),
+    );
+    props.insert(
+        "url".into(),
+        json!({ "type": "string", "description": "export: only entries whose URL contains this" }),
     );
     props.insert(
         "capacity".into(),

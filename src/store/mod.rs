@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use crate::ingest::{Row, TabInfo, Vitals};
 use crate::kind::Kind;
 pub use batch_keys::{BatchKey, Outcome};
-pub use open::OpenOptions;
+pub use open::{OpenOptions, open_read_only};
 pub use sql::{Inserted, KindStats};
 pub use writer::Admission;
 
@@ -31,6 +31,10 @@ pub type Pool = r2d2::Pool<SqliteConnectionManager>;
 pub enum StoreError {
     #[error("{0}: the directory does not exist; create it or pass another --db path")]
     MissingDirectory(PathBuf),
+    #[error("{0}: no database here (has gasoline run with this --db?); pass another --db path")]
+    NotFound(PathBuf),
+    #[error("cannot read {0}: {1}")]
+    Unreadable(PathBuf, String),
     #[error("{0} is not a SQLite database (is --db pointing at the right file?)")]
     NotSqlite(PathBuf),
     #[error(

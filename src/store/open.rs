@@ -167,6 +167,46 @@ fn check_schema_version(conn: &Connection, path: &Path) -> Result<(), StoreError
     }
 }
 
+/// Opens the file for reading only, as the person-facing commands do: never
+/// creates it, never migrates it, never writes (`SQLITE_OPEN_READ_ONLY`; a WAL
+/// reader beside a running server). Refuses a file that is not a gasoline store
+/// or was written by a newer gasoline.
+pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(StoreError::NotFound(path.to_path_buf())),
+        Err(e) => return Err(StoreError::Unreadable(path.to_path_buf(), e.to_string())),
+        Ok(m) if m.is_dir() => return Err(StoreError::Unreadable(path.to_path_buf(), "it is a directory".into())),
+        Ok(_) => {}
+    }
+    // Opening does not read the file; make an unreadable one fail here with its reason.
+    if let Err(e) = std::fs::File::open(path) {
+        return Err(StoreError::Unreadable(path.to_path_buf(), e.to_string()));
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let unreadable = |e: rusqlite::Error| match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => StoreError::NotSqlite(path.to_path_buf()),
+        _ => StoreError::Unreadable(path.to_path_buf(), e.to_string()),
+    };
+    let conn = Connection::open_with_flags(path, flags).map_err(unreadable)?;
+    conn.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS.into())).map_err(unreadable)?;
+    conn.set_prepared_statement_cache_capacity(READER_STATEMENTS);
+    let has_history: bool = conn
+        .query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'refinery_schema_history')",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(unreadable)?;
+    if !has_history {
+        return Err(StoreError::Invalid(format!(
+            "{} is not a gasoline database (no gasoline tables in it); pass another --db path",
+            path.display()
+        )));
+    }
+    check_schema_version(&conn, path)?;
+    Ok(conn)
+}
+
 /// The newest schema version this build knows.
 #[allow(dead_code)]
 pub fn schema_version() -> i64 {

@@ -1,0 +1,172 @@
+//! One entry as one line for a person: time, tab, kind, level, then what
+//! happened. Styled by severity; the stream the line goes to drops the styles
+//! when it is not a terminal (anstream).
+
+use anstyle::{AnsiColor, Style};
+use chrono::{DateTime, Local};
+use serde_json::Value;
+
+use crate::rows::Entry;
+
+/// How bad an entry is, which picks its colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Severity {
+    Debug,
+    Normal,
+    Warn,
+    Error,
+}
+
+impl Severity {
+    fn style(self) -> Style {
+        match self {
+            Severity::Debug => Style::new().dimmed(),
+            Severity::Normal => Style::new(),
+            Severity::Warn => AnsiColor::Yellow.on_default(),
+            Severity::Error => AnsiColor::Red.on_default().bold(),
+        }
+    }
+}
+
+/// The line for `entry` (without its newline), with ANSI styles.
+pub fn render(entry: &Entry, today: chrono::NaiveDate) -> String {
+    let v: Value = serde_json::from_str(&entry.json).unwrap_or(Value::Null);
+    let (label, level, severity, text) = describe(entry.kind.name, &v);
+    let tab = match v.get("tabId").and_then(Value::as_i64) {
+        Some(t) => format!("tab {t}"),
+        None => "tab -".into(),
+    };
+    let dim = Style::new().dimmed();
+    let style = severity.style();
+    format!(
+        "{dim}{}{dim:#} {tab:>9} {label:<9} {style}{level:<5}{style:#} {style}{}{style:#}",
+        time(entry.ts, today),
+        one_line(&text)
+    )
+}
+
+/// `HH:MM:SS.mmm` for today (local time), with the date before it otherwise.
+fn time(ts: i64, today: chrono::NaiveDate) -> String {
+    match DateTime::from_timestamp_millis(ts) {
+        Some(t) => {
+            let t = t.with_timezone(&Local);
+            if t.date_naive() == today {
+                t.format("%H:%M:%S%.3f").to_string()
+            } else {
+                t.format("%Y-%m-%d %H:%M:%S%.3f").to_string()
+            }
+        }
+        None => format!("ts={ts}"),
+    }
+}
+
+/// Newlines and tabs of a message become visible marks, so one entry stays one line.
+fn one_line(text: &str) -> String {
+    text.trim_end().replace("\r\n", " ⏎ ").replace(['\n', '\r'], " ⏎ ").replace('\t', " ")
+}
+
+fn str_of<'v>(v: &'v Value, field: &str) -> &'v str {
+    v.get(field).and_then(Value::as_str).unwrap_or("")
+}
+
+fn level_severity(level: &str) -> Severity {
+    match level {
+        "error" => Severity::Error,
+        "warn" => Severity::Warn,
+        "debug" => Severity::Debug,
+        _ => Severity::Normal,
+    }
+}
+
+fn status_severity(status: Option<i64>, failed: bool) -> Severity {
+    match status {
+        _ if failed => Severity::Error,
+        Some(s) if s >= 500 || s == 0 => Severity::Error,
+        Some(s) if s >= 400 => Severity::Warn,
+        None => Severity::Error,
+        Some(_) => Severity::Normal,
+    }
+}
+
+fn duration(v: &Value) -> String {
+    v.get("duration").and_then(Value::as_f64).map(|d| format!(" {d:.0}ms")).unwrap_or_default()
+}
+
+/// (kind label, level word, severity, text) of an entry of the named kind.
+fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
+    match kind {
+        "logs" | "extension_logs" => {
+            let level = str_of(v, "level").to_owned();
+            let mut text = str_of(v, "message").to_owned();
+            if let Some(source) = v.get("source").and_then(Value::as_str).filter(|s| *s != "console") {
+                text = format!("[{source}] {text}");
+            }
+            let label = if kind == "logs" { "console" } else { "extension" };
+            (label, level.clone(), level_severity(&level), text)
+        }
+        "network_bodies" => {
+            let status = v.get("status").and_then(Value::as_i64);
+            let error = v.get("error").and_then(Value::as_str);
+            let shown = status.map_or_else(|| "---".into(), |s| s.to_string());
+            let mut text = format!("{} {} {shown}{}", str_of(v, "method"), str_of(v, "url"), duration(v));
+            if let Some(e) = error {
+                text.push_str(&format!(" ({e})"));
+            }
+            let severity = status_severity(status, error.is_some());
+            ("request", level_word(severity), severity, text)
+        }
+        "network_waterfall" => {
+            let status = v.get("responseStatus").and_then(Value::as_i64);
+            let shown = status.map_or_else(|| "-".into(), |s| s.to_string());
+            let initiator = str_of(v, "initiatorType");
+            let text = format!("{} {shown}{} {initiator}", str_of(v, "url"), duration(v));
+            let severity = if status.is_some() { status_severity(status, false) } else { Severity::Normal };
+            ("resource", level_word(severity), severity, text.trim_end().to_owned())
+        }
+        "websocket_events" => {
+            let event = str_of(v, "event");
+            let (severity, text) = match event {
+                "message" => {
+                    let arrow = if str_of(v, "direction") == "outgoing" { "→" } else { "←" };
+                    (Severity::Normal, format!("{arrow} {}", data_text(v)))
+                }
+                "open" => (Severity::Normal, format!("open {}", str_of(v, "url"))),
+                "close" => {
+                    let code = v.get("code").map(Value::to_string).unwrap_or_default();
+                    (Severity::Normal, format!("close {code} {}", str_of(v, "reason")).trim_end().to_owned())
+                }
+                other => (Severity::Error, format!("{other} {}", str_of(v, "url"))),
+            };
+            let connection = str_of(v, "connectionId");
+            ("websocket", level_word(severity), severity, format!("[{connection}] {text}"))
+        }
+        "actions" => {
+            let kind = str_of(v, "type");
+            let detail = [str_of(v, "selector"), str_of(v, "url"), str_of(v, "key")]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            ("action", "info".into(), Severity::Normal, format!("{kind} {detail}").trim_end().to_owned())
+        }
+        _ => ("entry", String::new(), Severity::Normal, v.to_string()),
+    }
+}
+
+fn data_text(v: &Value) -> String {
+    match v.get("data") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
+}
+
+fn level_word(severity: Severity) -> String {
+    match severity {
+        Severity::Debug => "debug",
+        Severity::Normal => "info",
+        Severity::Warn => "warn",
+        Severity::Error => "error",
+    }
+    .into()
+}

@@ -1,0 +1,62 @@
+//! The tools for the person beside the agent: `tail`, `status`, `export`,
+//! `clear`. Thin: each parses nothing (clap did), reads through `rows` and
+//! `store`, and prints. All but `clear` open the database read-only.
+
+mod clear;
+mod export;
+mod line;
+mod server;
+mod status;
+mod tail;
+
+use std::path::{Path, PathBuf};
+
+pub use clear::clear;
+pub use export::export;
+pub use status::status;
+pub use tail::tail;
+
+use crate::cli::{DbArgs, default_db_path};
+use crate::store::StoreError;
+
+/// Why a command failed: one line for the person, then a non-zero exit.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error("no data directory on this platform; pass --db PATH")]
+    NoDataDirectory,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Usage(String),
+    #[error(
+        "--since \"{0}\" is not a time: give RFC 3339 (2026-11-23T18:00:00Z), epoch milliseconds, or an age (10m, 2h, 1d)"
+    )]
+    Since(String),
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("cannot write to stdout: {0}")]
+    Stdout(std::io::Error),
+    #[error("the running gasoline on port {port} refused: {message}")]
+    Server { port: u16, message: String },
+    #[error("cannot install the Ctrl-C handler: {0}")]
+    Signals(std::io::Error),
+}
+
+/// The database path the arguments name (the same default as `serve`), made absolute.
+pub fn db_path(args: &DbArgs) -> Result<PathBuf, CommandError> {
+    let path = match &args.db {
+        Some(p) => p.clone(),
+        None => default_db_path().ok_or(CommandError::NoDataDirectory)?,
+    };
+    Ok(std::path::absolute(&path).unwrap_or(path))
+}
+
+/// Opens the database as a reader: never creates, migrates or writes it.
+fn open_reader(path: &Path) -> Result<rusqlite::Connection, CommandError> {
+    Ok(crate::store::open_read_only(path)?)
+}
+
+/// True when writing failed because the reader went away (`gasoline tail | head`).
+fn is_closed_pipe(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::BrokenPipe
+}

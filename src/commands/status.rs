@@ -1,0 +1,139 @@
+//! `gasoline status`: the server, the database file, every ring, the tabs seen
+//! and the paired extension. Read-only; the same ring counts as
+//! `configure action=status`, whether or not a server runs.
+
+use std::io::Write;
+use std::path::Path;
+
+use chrono::{DateTime, Local};
+use rusqlite::Connection;
+use serde::Serialize;
+use serde_json::json;
+
+use super::server::{self, Running};
+use super::{CommandError, db_path, is_closed_pipe, open_reader};
+use crate::cli::StatusArgs;
+use crate::kind::KINDS;
+use crate::rows::{self, Snapshot, TabSeen};
+use crate::store::sql::{self, KindStats};
+
+/// The settings key the paired extension's id is kept under.
+pub const EXTENSION_ID: &str = "extension_id";
+
+#[derive(Debug, Serialize)]
+struct Ring {
+    #[serde(flatten)]
+    stats: KindStats,
+    /// `ts` of the oldest and newest entries kept (ms since the epoch).
+    oldest_ts: Option<i64>,
+    newest_ts: Option<i64>,
+}
+
+#[derive(Debug, Serialize)]
+struct Status {
+    server: Option<Running>,
+    db: String,
+    db_bytes: u64,
+    wal_bytes: u64,
+    tracked_tab_id: Option<i64>,
+    extension_id: Option<String>,
+    kinds: Vec<Ring>,
+    tabs: Vec<TabSeen>,
+}
+
+pub async fn status(args: StatusArgs) -> Result<(), CommandError> {
+    let path = db_path(&args.db)?;
+    let conn = open_reader(&path)?;
+    let server = server::find(args.port.port, &path).await;
+    let status = read(&conn, &path, server)?;
+    let text = if args.json { format!("{}\n", json!(status)) } else { human(&status) };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()) {
+        Err(e) if !is_closed_pipe(&e) => Err(CommandError::Stdout(e)),
+        _ => Ok(()),
+    }
+}
+
+fn read(conn: &Connection, path: &Path, server: Option<Running>) -> Result<Status, CommandError> {
+    let _snapshot = Snapshot::begin(conn)?;
+    let mut kinds = Vec::new();
+    for kind in KINDS {
+        let stats = sql::kind_stats(conn, kind)?;
+        let (oldest_ts, newest_ts) =
+            (rows::ts_of(conn, kind, stats.oldest_id)?, rows::ts_of(conn, kind, stats.newest_id)?);
+        kinds.push(Ring { stats, oldest_ts, newest_ts });
+    }
+    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    Ok(Status {
+        server,
+        db: path.display().to_string(),
+        db_bytes: size(path),
+        wal_bytes: size(Path::new(&format!("{}-wal", path.display()))),
+        tracked_tab_id: sql::tracked_tab(conn)?,
+        extension_id: sql::setting(conn, EXTENSION_ID)?,
+        kinds,
+        tabs: rows::tabs(conn)?,
+    })
+}
+
+fn when(ts: Option<i64>) -> String {
+    ts.and_then(DateTime::from_timestamp_millis)
+        .map_or_else(|| "-".into(), |t| t.with_timezone(&Local).format("%Y-%m-%d %H:%M:%S").to_string())
+}
+
+fn bytes(n: u64) -> String {
+    indicatif::HumanBytes(n).to_string()
+}
+
+fn human(s: &Status) -> String {
+    let mut out = String::new();
+    let server = match &s.server {
+        Some(r) if r.same_db => {
+            format!("listening on 127.0.0.1:{} (gasoline {}), writing this database", r.port, r.version)
+        }
+        Some(r) => {
+            format!("a gasoline {} listens on 127.0.0.1:{} but writes another database: {}", r.version, r.port, r.db)
+        }
+        None => "not running (no gasoline answers on the port)".into(),
+    };
+    out.push_str(&format!("server:    {server}\n"));
+    out.push_str(&format!("database:  {} ({}, WAL {})\n", s.db, bytes(s.db_bytes), bytes(s.wal_bytes)));
+    out.push_str(&format!(
+        "extension: {}\n",
+        s.extension_id.as_deref().map_or_else(|| "not paired".to_owned(), |id| format!("paired ({id})"))
+    ));
+    if let Some(tab) = s.tracked_tab_id {
+        out.push_str(&format!("tracking:  tab {tab}\n"));
+    }
+    out.push_str(&format!(
+        "\n{:<18} {:>8} {:>9} {:>10} {:>10}  {:<19}  {}\n",
+        "kind", "count", "capacity", "oldest id", "newest id", "oldest", "newest"
+    ));
+    for r in &s.kinds {
+        let id = |i: Option<i64>| i.map_or_else(|| "-".into(), |i| i.to_string());
+        out.push_str(&format!(
+            "{:<18} {:>8} {:>9} {:>10} {:>10}  {:<19}  {}\n",
+            r.stats.kind,
+            r.stats.count,
+            r.stats.capacity,
+            id(r.stats.oldest_id),
+            id(r.stats.newest_id),
+            when(r.oldest_ts),
+            when(r.newest_ts)
+        ));
+    }
+    if s.tabs.is_empty() {
+        out.push_str("\nno tabs seen yet\n");
+    } else {
+        out.push_str(&format!("\n{:>8}  {:<19}  url\n", "tab", "last event"));
+        for t in &s.tabs {
+            out.push_str(&format!(
+                "{:>8}  {:<19}  {}\n",
+                t.tab_id,
+                when(t.last_event_ts),
+                t.url.as_deref().unwrap_or("-")
+            ));
+        }
+    }
+    out
+}

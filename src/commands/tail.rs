@@ -1,0 +1,195 @@
+//! `gasoline tail`: the newest entries of the chosen kinds merged in time
+//! order, then (with `-f`) each new entry once as it arrives, until Ctrl-C.
+//! Reads the database as a WAL reader beside a running server; never writes.
+
+use std::io::Write;
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+use super::{CommandError, db_path, is_closed_pipe, line, open_reader};
+use crate::cli::{TailArgs, TailKind};
+use crate::kind::{self, Kind};
+use crate::rows::{self, Entry, Filter, Snapshot};
+
+/// How long `-f` waits between reads when nothing new came.
+const IDLE_POLL: Duration = Duration::from_millis(250);
+/// Most rows of one kind read per poll; a busy ring is read again at once.
+const BATCH: usize = 1_000;
+
+/// One stream of the merge: a kind with the filter its entries must pass.
+struct Source {
+    kind: &'static Kind,
+    filter: Filter,
+    /// Every id up to this has been seen (printed or filtered out).
+    cursor: i64,
+}
+
+pub async fn tail(args: TailArgs) -> Result<(), CommandError> {
+    let mut sources = sources(&args)?;
+    let path = db_path(&args.db)?;
+    let conn = open_reader(&path)?;
+    let mut out = Output::new(args.json);
+
+    let first = {
+        let _snapshot = Snapshot::begin(&conn)?;
+        let mut all = Vec::new();
+        for s in &mut sources {
+            all.extend(rows::last(&conn, s.kind, &s.filter, args.lines)?);
+            s.cursor = rows::last_issued(&conn, s.kind)?;
+        }
+        sort(&mut all);
+        let skip = all.len().saturating_sub(args.lines);
+        all.split_off(skip)
+    };
+    if !out.print(&first)? || !args.follow {
+        return Ok(());
+    }
+    follow(&conn, &mut sources, &mut out).await
+}
+
+async fn follow(conn: &Connection, sources: &mut [Source], out: &mut Output) -> Result<(), CommandError> {
+    let interrupted = interrupted()?;
+    tokio::pin!(interrupted);
+    loop {
+        let (fresh, more) = poll(conn, sources)?;
+        if !out.print(&fresh)? {
+            return Ok(());
+        }
+        if more {
+            continue;
+        }
+        tokio::select! {
+            () = &mut interrupted => return Ok(()),
+            () = tokio::time::sleep(IDLE_POLL) => {}
+        }
+    }
+}
+
+/// Reads what arrived after each source's cursor; true when a kind has more waiting.
+fn poll(conn: &Connection, sources: &mut [Source]) -> Result<(Vec<Entry>, bool), CommandError> {
+    let _snapshot = Snapshot::begin(conn)?;
+    let mut fresh = Vec::new();
+    let mut more = false;
+    for s in sources.iter_mut() {
+        let newest = rows::last_issued(conn, s.kind)?;
+        if newest <= s.cursor {
+            continue;
+        }
+        let got = rows::after(conn, s.kind, &s.filter, s.cursor, BATCH)?;
+        if got.len() == BATCH {
+            more = true;
+            s.cursor = got.last().map_or(s.cursor, |e| e.id);
+        } else {
+            // Every id up to `newest` is now read or did not match.
+            s.cursor = newest;
+        }
+        fresh.extend(got);
+    }
+    sort(&mut fresh);
+    Ok((fresh, more))
+}
+
+/// Time order across kinds; within a kind, id order (the order they were stored).
+fn sort(entries: &mut [Entry]) {
+    let rank = |k: &Kind| kind::KINDS.iter().position(|o| o.name == k.name).unwrap_or(0);
+    entries.sort_by_key(|e| (e.ts, rank(e.kind), e.id));
+}
+
+/// The kinds to read and each one's filter; a filter that cannot apply to a
+/// kind the person named is a mistake, to a default kind it just leaves it out.
+fn sources(args: &TailArgs) -> Result<Vec<Source>, CommandError> {
+    let base = Filter {
+        tab: args.tab,
+        url: args.url.clone(),
+        min_level: args.level,
+        status_min: args.status_min,
+        ..Filter::default()
+    };
+    let defaulted = args.kinds.is_empty();
+    let chosen: Vec<(TailKind, bool)> = if defaulted {
+        vec![
+            (TailKind { kind: &kind::LOGS, errors_only: false }, false),
+            (TailKind { kind: &kind::NETWORK_BODIES, errors_only: false }, true),
+        ]
+    } else {
+        args.kinds.iter().map(|k| (*k, false)).collect()
+    };
+    let mut out: Vec<Source> = Vec::new();
+    for (tk, failed_only) in chosen {
+        let mut filter = Filter { failed_only, ..base.clone() };
+        if tk.errors_only {
+            filter.min_level = Some("error");
+        }
+        if let Some(flag) = filter.unsupported(tk.kind) {
+            if defaulted {
+                continue;
+            }
+            return Err(CommandError::Usage(format!("{flag} does not apply to {}", tk.kind.name)));
+        }
+        match out.iter_mut().find(|s| s.kind.name == tk.kind.name) {
+            // `logs errors`: logs already include the errors.
+            Some(existing) => {
+                if !tk.errors_only {
+                    existing.filter.min_level = base.min_level;
+                }
+            }
+            None => out.push(Source { kind: tk.kind, filter, cursor: 0 }),
+        }
+    }
+    if out.is_empty() {
+        return Err(CommandError::Usage("these filters leave no kind to show; name the kinds to tail".into()));
+    }
+    Ok(out)
+}
+
+/// Resolves when the person presses Ctrl-C (or the process gets SIGTERM).
+fn interrupted() -> Result<impl std::future::Future<Output = ()>, CommandError> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt()).map_err(CommandError::Signals)?;
+        let mut terminate = signal(SignalKind::terminate()).map_err(CommandError::Signals)?;
+        Ok(async move {
+            tokio::select! { _ = interrupt.recv() => {}, _ = terminate.recv() => {} }
+        })
+    }
+    #[cfg(not(unix))]
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+}
+
+/// stdout, styled on a terminal and plain otherwise.
+struct Output {
+    stream: anstream::AutoStream<std::io::Stdout>,
+    json: bool,
+    today: chrono::NaiveDate,
+}
+
+impl Output {
+    fn new(json: bool) -> Self {
+        Output { stream: anstream::stdout(), json, today: chrono::Local::now().date_naive() }
+    }
+
+    /// Prints the entries; false once the reader has gone (a closed pipe).
+    fn print(&mut self, entries: &[Entry]) -> Result<bool, CommandError> {
+        if entries.is_empty() {
+            return Ok(true);
+        }
+        let mut text = String::new();
+        for e in entries {
+            if self.json {
+                text.push_str(&e.json_with_kind());
+            } else {
+                text.push_str(&line::render(e, self.today));
+            }
+            text.push('\n');
+        }
+        match self.stream.write_all(text.as_bytes()).and_then(|()| self.stream.flush()) {
+            Ok(()) => Ok(true),
+            Err(e) if is_closed_pipe(&e) => Ok(false),
+            Err(e) => Err(CommandError::Stdout(e)),
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! One HAR entry from stored rows: a fetch/XHR (with its resource timing when
+//! found), or a resource-timing row alone; the small conversions they share.
+
+use chrono::{DateTime, SecondsFormat};
+use serde_json::{Map, Value, json};
+use url::Url;
+
+use super::Item;
+
+pub(super) fn iso(ms: f64) -> String {
+    DateTime::from_timestamp_millis(ms.round() as i64).unwrap_or_default().to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// `{name: value}` as HAR's `[{name, value}]`.
+fn headers(v: &Value) -> Vec<Value> {
+    v.as_object()
+        .map(|o| {
+            o.iter()
+                .map(|(name, value)| {
+                    let value = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
+                    json!({ "name": name, "value": value })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn header<'v>(v: &'v Value, name: &str) -> Option<&'v str> {
+    v.as_object()?.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).and_then(|(_, v)| v.as_str())
+}
+
+pub(super) fn query_string(url: &str) -> Vec<Value> {
+    Url::parse(url)
+        .map(|u| u.query_pairs().map(|(name, value)| json!({ "name": name, "value": value })).collect())
+        .unwrap_or_default()
+}
+
+pub(super) fn http_version(protocol: Option<&str>) -> String {
+    match protocol.unwrap_or_default() {
+        "http/1.1" => "HTTP/1.1".into(),
+        "http/1.0" => "HTTP/1.0".into(),
+        // DevTools reads "http/2.0" back as h2; h3 it shows as given.
+        "h2" | "h2c" => "HTTP/2.0".into(),
+        other => other.to_owned(),
+    }
+}
+
+fn int(v: &Value) -> Option<i64> {
+    v.as_i64().or_else(|| v.as_f64().map(|f| f.round() as i64))
+}
+
+/// Says how much of a body was kept: cut by the extension (`<prefix>BodyTruncated`,
+/// `<prefix>BodySize`) and/or by the server's field cap (`_truncated`).
+fn truncation(v: &Value, prefix: &str, kept: usize) -> Option<String> {
+    let field = format!("{prefix}Body");
+    let mut notes = Vec::new();
+    if v[format!("{prefix}BodyTruncated")].as_bool() == Some(true) {
+        match int(&v[format!("{prefix}BodySize")]) {
+            Some(size) => notes.push(format!("the extension captured the first {kept} of {size} bytes")),
+            None => notes.push(format!("the extension captured only the first {kept} bytes")),
+        }
+    }
+    if let Some(original) = int(&v["_truncated"][&field]) {
+        notes.push(format!("the server kept {kept} of the {original} bytes it received"));
+    }
+    (!notes.is_empty()).then(|| format!("truncated: {}", notes.join("; ")))
+}
+
+/// "[image/png 1234 bytes not captured]": the extension's note in place of a body it did not read.
+fn is_not_captured_note(text: &str) -> bool {
+    text.starts_with('[') && text.ends_with("not captured]")
+}
+
+pub(super) fn timings(duration: f64) -> Value {
+    json!({ "blocked": -1, "dns": -1, "connect": -1, "send": 0, "wait": duration, "receive": 0, "ssl": -1 })
+}
+
+fn gasoline_ids(tab: &Value, ids: &[(&str, Option<i64>)]) -> Value {
+    let mut m = Map::new();
+    m.insert("tabId".into(), tab.clone());
+    for (kind, id) in ids {
+        if let Some(id) = id {
+            m.insert((*kind).into(), json!(id));
+        }
+    }
+    Value::Object(m)
+}
+
+/// A fetch/XHR (`v`, from network_bodies) with its resource timing (`w`) when found.
+pub(super) fn request_entry(v: &Value, w: Option<&Value>, item: &Item, pageref: Option<&str>) -> Value {
+    let duration = v["duration"].as_f64().unwrap_or(0.0).max(0.0);
+    let protocol = http_version(w.and_then(|w| w["nextHopProtocol"].as_str()));
+    let mut request = json!({
+        "method": v["method"].as_str().unwrap_or("GET"),
+        "url": item.url,
+        "httpVersion": protocol,
+        "cookies": [],
+        "headers": headers(&v["requestHeaders"]),
+        "queryString": query_string(&item.url),
+        "headersSize": -1,
+        "bodySize": 0,
+    });
+    if let Some(text) = v["requestBody"].as_str() {
+        let mime = header(&v["requestHeaders"], "content-type").unwrap_or_default();
+        let mut post = json!({ "mimeType": mime, "text": text });
+        if mime.contains("x-www-form-urlencoded") {
+            let params: Vec<Value> = url::form_urlencoded::parse(text.as_bytes())
+                .map(|(name, value)| json!({ "name": name, "value": value }))
+                .collect();
+            post["params"] = json!(params);
+        }
+        if let Some(note) = truncation(v, "request", text.len()) {
+            post["comment"] = json!(note);
+        }
+        request["postData"] = post;
+        request["bodySize"] = json!(int(&v["requestBodySize"]).unwrap_or(text.len() as i64));
+    }
+
+    let mime = v["contentType"]
+        .as_str()
+        .or_else(|| header(&v["responseHeaders"], "content-type"))
+        .filter(|m| !m.is_empty())
+        .unwrap_or("x-unknown");
+    let mut content = json!({ "size": 0, "mimeType": mime });
+    match v["responseBody"].as_str() {
+        Some(note) if is_not_captured_note(note) => {
+            content["comment"] = json!(format!("body not captured: {note}"));
+        }
+        Some(text) => {
+            content["text"] = json!(text);
+            if let Some(note) = truncation(v, "response", text.len()) {
+                content["comment"] = json!(note);
+            }
+        }
+        None => {}
+    }
+    let text_len = v["responseBody"].as_str().filter(|t| !is_not_captured_note(t)).map_or(0, str::len) as i64;
+    let decoded = w.and_then(|w| int(&w["decodedBodySize"])).filter(|n| *n > 0);
+    content["size"] = json!(int(&v["responseBodySize"]).or(decoded).unwrap_or(text_len));
+    let mut response = json!({
+        "status": int(&v["status"]).unwrap_or(0),
+        "statusText": v["statusText"].as_str().unwrap_or_default(),
+        "httpVersion": protocol,
+        "cookies": [],
+        "headers": headers(&v["responseHeaders"]),
+        "content": content,
+        "redirectURL": header(&v["responseHeaders"], "location").unwrap_or_default(),
+        "headersSize": -1,
+        "bodySize": w.and_then(|w| int(&w["encodedBodySize"])).unwrap_or(-1),
+    });
+    if let Some(size) = w.and_then(|w| int(&w["transferSize"])) {
+        response["_transferSize"] = json!(size);
+    }
+    if let Some(error) = v["error"].as_str() {
+        response["_error"] = json!(error);
+    }
+    let resource_type = if v["initiator"].as_str() == Some("xhr") { "xhr" } else { "fetch" };
+    let mut entry = json!({
+        "startedDateTime": iso(item.start),
+        "time": duration,
+        "request": request,
+        "response": response,
+        "cache": {},
+        "timings": timings(duration),
+        "_resourceType": resource_type,
+        "_gasoline": gasoline_ids(&v["tabId"], &[
+            ("network_bodies", int(&v["id"])),
+            ("network_waterfall", w.and_then(|w| int(&w["id"]))),
+        ]),
+    });
+    if let Some(p) = pageref {
+        entry["pageref"] = json!(p);
+    }
+    if let Some(error) = v["error"].as_str() {
+        entry["comment"] = json!(format!("the request failed: {error}"));
+    }
+    entry
+}
+
+/// Chrome's `_resourceType` for a resource-timing row.
+fn resource_type(initiator: &str, url: &str) -> &'static str {
+    let path = Url::parse(url).map(|u| u.path().to_ascii_lowercase()).unwrap_or_default();
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    match initiator {
+        "navigation" => return "document",
+        "fetch" => return "fetch",
+        "xmlhttprequest" => return "xhr",
+        "script" => return "script",
+        "img" | "image" => return "image",
+        "video" | "audio" | "track" => return "media",
+        "beacon" => return "ping",
+        _ => {}
+    }
+    match ext {
+        "css" => "stylesheet",
+        "js" | "mjs" => "script",
+        "png" | "jpg" | "jpeg" | "gif" | "webp" | "avif" | "svg" | "ico" | "bmp" => "image",
+        "woff" | "woff2" | "ttf" | "otf" | "eot" => "font",
+        "mp4" | "webm" | "mp3" | "ogg" | "wav" => "media",
+        "json" => "fetch",
+        _ if initiator == "link" => "stylesheet",
+        _ => "other",
+    }
+}
+
+/// A resource-timing row alone: what the page loaded, without headers or bodies.
+pub(super) fn resource_entry(w: &Value, item: &Item, pageref: Option<&str>) -> Value {
+    let duration = w["duration"].as_f64().unwrap_or(0.0).max(0.0);
+    let protocol = http_version(w["nextHopProtocol"].as_str());
+    let initiator = w["initiatorType"].as_str().unwrap_or_default();
+    let status = int(&w["responseStatus"]);
+    let mut comment = format!("from resource timing ({initiator}): method, headers and body were not captured");
+    if status.is_none() {
+        comment.push_str("; the browser did not expose the status");
+    }
+    let mut entry = json!({
+        "startedDateTime": iso(item.start),
+        "time": duration,
+        "request": {
+            "method": "GET",
+            "url": item.url,
+            "httpVersion": protocol,
+            "cookies": [],
+            "headers": [],
+            "queryString": query_string(&item.url),
+            "headersSize": -1,
+            "bodySize": 0,
+        },
+        "response": {
+            "status": status.unwrap_or(0),
+            "statusText": "",
+            "httpVersion": protocol,
+            "cookies": [],
+            "headers": [],
+            "content": { "size": int(&w["decodedBodySize"]).unwrap_or(0), "mimeType": "x-unknown" },
+            "redirectURL": "",
+            "headersSize": -1,
+            "bodySize": int(&w["encodedBodySize"]).unwrap_or(-1),
+            "_transferSize": int(&w["transferSize"]).unwrap_or(0),
+        },
+        "cache": {},
+        "timings": timings(duration),
+        "comment": comment,
+        "_resourceType": resource_type(initiator, &item.url),
+        "_gasoline": gasoline_ids(&w["tabId"], &[("network_waterfall", int(&w["id"]))]),
+    });
+    if let Some(p) = pageref {
+        entry["pageref"] = json!(p);
+    }
+    entry
+}

@@ -1,0 +1,101 @@
+//! A WebSocket connection as one HAR entry, its messages streamed into
+//! Chrome's `_webSocketMessages` so that a long conversation is never held whole.
+
+use std::io::Write;
+
+use rusqlite::Connection;
+use serde_json::{Value, json};
+
+use super::Item;
+use super::entries::{iso, query_string, timings};
+use crate::export::Failure;
+use crate::kind::WEBSOCKET_EVENTS;
+use crate::rows::{self, Filter, Socket};
+
+/// One WebSocket connection: the handshake as the request, its messages streamed
+/// into `_webSocketMessages` (Chrome's form: type, time in seconds, opcode, data).
+pub(super) fn write_socket(
+    conn: &Connection,
+    filter: &Filter,
+    socket: &Socket,
+    item: &Item,
+    pageref: Option<&str>,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let time = (socket.last_ts - socket.first_ts).max(0) as f64;
+    let mut entry = json!({
+        "startedDateTime": iso(item.start),
+        "time": time,
+        "request": {
+            "method": "GET",
+            "url": item.url,
+            "httpVersion": "HTTP/1.1",
+            "cookies": [],
+            "headers": [],
+            "queryString": query_string(&item.url),
+            "headersSize": -1,
+            "bodySize": 0,
+        },
+        "response": {
+            "status": if socket.opened { 101 } else { 0 },
+            "statusText": if socket.opened { "Switching Protocols" } else { "" },
+            "httpVersion": "HTTP/1.1",
+            "cookies": [],
+            "headers": [],
+            "content": { "size": 0, "mimeType": "x-unknown" },
+            "redirectURL": "",
+            "headersSize": -1,
+            "bodySize": 0,
+        },
+        "cache": {},
+        "timings": timings(time),
+        "_resourceType": "websocket",
+        "_gasoline": { "tabId": socket.tab, "connectionId": socket.connection_id },
+    });
+    if let Some(p) = pageref {
+        entry["pageref"] = json!(p);
+    }
+    let head = entry.to_string();
+    out.write_all(head.strip_suffix('}').unwrap_or(&head).as_bytes())?;
+    out.write_all(b",\"_webSocketMessages\":[")?;
+    let events = Filter { equals: Some(("connection_id", socket.connection_id.clone())), ..filter.clone() };
+    let mut first = true;
+    let mut notes: Vec<String> = Vec::new();
+    rows::each(conn, &WEBSOCKET_EVENTS, &events, |e| -> Result<(), Failure> {
+        let v: Value = serde_json::from_str(&e.json).unwrap_or(Value::Null);
+        match v["event"].as_str() {
+            Some("message") => {
+                let data = match &v["data"] {
+                    Value::String(s) => s.clone(),
+                    Value::Null => String::new(),
+                    other => other.to_string(),
+                };
+                let binary = data.starts_with("[binary ") || data.starts_with("[Blob ");
+                let message = json!({
+                    "type": if v["direction"].as_str() == Some("outgoing") { "send" } else { "receive" },
+                    "time": e.ts as f64 / 1000.0,
+                    "opcode": if binary { 2 } else { 1 },
+                    "data": data,
+                });
+                let sep: &[u8] = if first { b"" } else { b"," };
+                first = false;
+                out.write_all(sep)?;
+                out.write_all(message.to_string().as_bytes())?;
+            }
+            Some("close") => notes.push(format!(
+                "closed with code {}{}",
+                v["code"],
+                v["reason"].as_str().filter(|r| !r.is_empty()).map(|r| format!(" ({r})")).unwrap_or_default()
+            )),
+            Some("error") => notes.push("a WebSocket error event fired".into()),
+            _ => {}
+        }
+        Ok(())
+    })?;
+    out.write_all(b"]")?;
+    if !notes.is_empty() {
+        write!(out, ",\"comment\":{}", json!(notes.join("; ")))?;
+    }
+    out.write_all(b"}")?;
+    Ok(())
+}

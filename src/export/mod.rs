@@ -1,0 +1,173 @@
+//! Exports of the capture: a HAR 1.2 file of the network ([`har`]) and every
+//! entry as JSON lines ([`jsonl`]). Used by `gasoline export` and by
+//! `configure action=export`. Reads one snapshot; streams rows, so memory stays
+//! small whatever the rings hold.
+
+pub mod har;
+pub mod jsonl;
+pub mod since;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+
+use crate::kind::Kind;
+use crate::rows::{Filter, Snapshot};
+use crate::store::StoreError;
+
+/// Which file to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Har,
+    Jsonl,
+}
+
+impl Format {
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Har => "har",
+            Format::Jsonl => "jsonl",
+        }
+    }
+}
+
+/// What to export: the filters (tab, since, url) and, for JSONL, the kinds (empty = all).
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub filter: Filter,
+    pub kinds: Vec<&'static Kind>,
+}
+
+/// Why an export failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+}
+
+impl From<rusqlite::Error> for ExportError {
+    fn from(e: rusqlite::Error) -> Self {
+        ExportError::Store(StoreError::Sqlite(e))
+    }
+}
+
+/// Told how many items there are, then of each one written.
+pub trait Progress {
+    fn total(&self, _items: u64) {}
+    fn advance(&self, _items: u64) {}
+}
+
+/// No progress to show.
+pub struct Quiet;
+impl Progress for Quiet {}
+
+/// What an export wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    /// HAR entries (requests and WebSocket connections) or JSON lines.
+    pub entries: u64,
+    pub bytes: u64,
+}
+
+/// Writes the export to `out` from one read snapshot of `conn`. `target` names
+/// the destination in errors.
+pub fn write(
+    conn: &Connection,
+    format: Format,
+    selection: &Selection,
+    out: &mut dyn Write,
+    target: &Path,
+    progress: &dyn Progress,
+) -> Result<Written, ExportError> {
+    let _snapshot = Snapshot::begin(conn)?;
+    let mut counted = Counted { inner: out, bytes: 0 };
+    let entries = match format {
+        Format::Har => har::write(conn, selection, &mut counted, progress),
+        Format::Jsonl => jsonl::write(conn, selection, &mut counted, progress),
+    }
+    .map_err(|e| match e {
+        Failure::Io(source) => ExportError::Write { path: target.to_path_buf(), source },
+        Failure::Export(e) => e,
+    })?;
+    counted.flush().map_err(|source| ExportError::Write { path: target.to_path_buf(), source })?;
+    Ok(Written { entries, bytes: counted.bytes })
+}
+
+/// Writes the export to `path` through a temporary file beside it, so that a
+/// failed export leaves no half file and an existing one stays until the new one is whole.
+pub fn to_file(
+    conn: &Connection,
+    format: Format,
+    selection: &Selection,
+    path: &Path,
+    progress: &dyn Progress,
+) -> Result<Written, ExportError> {
+    let cannot = |source: std::io::Error| ExportError::Write { path: path.to_path_buf(), source };
+    if path.is_dir() {
+        return Err(cannot(std::io::Error::new(std::io::ErrorKind::IsADirectory, "it is a directory")));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".gasoline-export");
+    // A file for people to share: the usual mode (after the umask), not a temp file's 0600.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut temp = builder.tempfile_in(dir).map_err(cannot)?;
+    let written = {
+        let mut buffered = std::io::BufWriter::with_capacity(256 * 1024, temp.as_file_mut());
+        let written = write(conn, format, selection, &mut buffered, path, progress)?;
+        buffered.flush().map_err(cannot)?;
+        written
+    };
+    temp.as_file().sync_all().map_err(cannot)?;
+    temp.persist(path).map_err(|e| cannot(e.error))?;
+    Ok(written)
+}
+
+/// A failure inside a writer: the output (to be named by the caller) or the rest.
+pub(crate) enum Failure {
+    Io(std::io::Error),
+    Export(ExportError),
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        Failure::Io(e)
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(e: StoreError) -> Self {
+        Failure::Export(ExportError::Store(e))
+    }
+}
+
+impl From<rusqlite::Error> for Failure {
+    fn from(e: rusqlite::Error) -> Self {
+        Failure::Export(e.into())
+    }
+}
+
+/// Counts the bytes going through.
+struct Counted<'w> {
+    inner: &'w mut dyn Write,
+    bytes: u64,
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}

@@ -1,0 +1,283 @@
+//! `gasoline export` and `configure action=export`, black-box: a capture of
+//! every network kind fed over HTTP to the real server, exported by the real
+//! binary, checked against the HAR 1.2 JSON Schema and against the database.
+
+mod cli;
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use cli::{Fed, db_arg, fails, feed, gasoline, ok};
+use common::{Mcp, Server, TempDb, open_db};
+use serde_json::{Value, json};
+
+fn har_schema() -> jsonschema::Validator {
+    let text = include_str!("fixtures/har-1.2.schema.json");
+    let schema: Value = serde_json::from_str(text).expect("schema JSON");
+    jsonschema::options().should_validate_formats(true).build(&schema).expect("a valid schema")
+}
+
+fn assert_valid_har(har: &Value) {
+    let errors: Vec<String> = har_schema().iter_errors(har).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "HAR 1.2 schema: {errors:#?}");
+    // What Chrome DevTools' importer (HARFormat.ts) reads as numbers and objects.
+    for e in har["log"]["entries"].as_array().unwrap() {
+        for n in [
+            &e["time"],
+            &e["request"]["headersSize"],
+            &e["request"]["bodySize"],
+            &e["response"]["status"],
+            &e["response"]["bodySize"],
+            &e["response"]["content"]["size"],
+            &e["timings"]["send"],
+            &e["timings"]["wait"],
+            &e["timings"]["receive"],
+        ] {
+            assert!(n.is_number(), "{n} in {e}");
+        }
+        let sum = ["send", "wait", "receive"].iter().map(|k| e["timings"][k].as_f64().unwrap()).sum::<f64>();
+        assert!((sum - e["time"].as_f64().unwrap()).abs() < 1e-6, "timings add up to time: {e}");
+        assert!(e["_resourceType"].is_string(), "{e}");
+    }
+}
+
+/// Ids of `kind` the HAR entries name, each entry's once.
+fn har_ids(har: &Value, kind: &str) -> Vec<i64> {
+    har["log"]["entries"].as_array().unwrap().iter().filter_map(|e| e["_gasoline"][kind].as_i64()).collect()
+}
+
+fn entry_by_url<'h>(har: &'h Value, url: &str) -> &'h Value {
+    har["log"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["request"]["url"] == url)
+        .unwrap_or_else(|| panic!("no entry for {url}"))
+}
+
+fn check_har(har: &Value, fed: &Fed) {
+    assert_valid_har(har);
+    assert_eq!(har["log"]["version"], "1.2");
+    assert_eq!(har["log"]["creator"]["name"], "gasoline");
+
+    // Every captured request once: each fetch/XHR, each resource-timing row (alone or
+    // joined to its fetch), each WebSocket connection.
+    let bodies = har_ids(har, "network_bodies");
+    assert_eq!(bodies.iter().collect::<BTreeSet<_>>().len(), bodies.len(), "no fetch twice");
+    assert_eq!(bodies.iter().copied().collect::<BTreeSet<_>>(), fed.of("network_bodies").into_iter().collect());
+    let timings = har_ids(har, "network_waterfall");
+    assert_eq!(timings.iter().collect::<BTreeSet<_>>().len(), timings.len(), "no timing row twice");
+    assert_eq!(timings.iter().copied().collect::<BTreeSet<_>>(), fed.of("network_waterfall").into_iter().collect());
+    let entries = har["log"]["entries"].as_array().unwrap();
+    // 5 fetch/XHR + 4 timing rows, one of which is the first fetch's + 1 WebSocket.
+    assert_eq!(entries.len(), 5 + 4 - 1 + 1);
+
+    // The relative fetch was made absolute and joined to its resource timing.
+    let items = entry_by_url(har, "http://app.test/api/items?token=%5Bredacted%5D&q=1");
+    assert!(items["_gasoline"]["network_waterfall"].is_i64(), "{items}");
+    assert_eq!(items["response"]["_transferSize"], 450);
+    assert_eq!(items["request"]["httpVersion"], "HTTP/2.0");
+    assert_eq!(items["_resourceType"], "fetch");
+    // Redacted values stay redacted.
+    let header = |e: &Value, side: &str, name: &str| -> Value {
+        e[side]["headers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["name"] == name)
+            .map(|h| h["value"].clone())
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(header(items, "request", "authorization"), "[redacted]");
+    assert_eq!(header(items, "response", "set-cookie"), "[redacted]");
+    assert_eq!(
+        items["request"]["queryString"],
+        json!([{"name": "token", "value": "[redacted]"}, {"name": "q", "value": "1"}])
+    );
+    assert!(items["response"]["content"]["text"].as_str().unwrap().contains("\"password\":\"[redacted]\""));
+
+    let save = entry_by_url(har, "http://app.test/api/save");
+    assert_eq!((save["request"]["method"].as_str(), save["response"]["status"].as_i64()), (Some("POST"), Some(500)));
+    assert_eq!(save["request"]["postData"]["text"], "{\"name\":\"x\",\"token\":\"[redacted]\"}");
+    assert_eq!(save["request"]["postData"]["mimeType"], "application/json");
+    assert_eq!(save["response"]["content"]["text"], "boom");
+
+    let big = entry_by_url(har, "http://app.test/api/big");
+    assert_eq!(big["_resourceType"], "xhr");
+    assert_eq!(big["response"]["content"]["size"], 250_000);
+    let comment = big["response"]["content"]["comment"].as_str().unwrap_or_default();
+    assert!(comment.contains("first 100 of 250000 bytes"), "truncation noted: {big}");
+
+    let failed = entry_by_url(har, "http://down.test/x");
+    assert_eq!(failed["response"]["status"], 0);
+    assert_eq!(failed["response"]["_error"], "TypeError: Failed to fetch");
+
+    let form = entry_by_url(har, "http://app.test/form");
+    assert_eq!(
+        form["request"]["postData"]["params"],
+        json!([{"name": "a", "value": "1"}, {"name": "b", "value": "two"}])
+    );
+    assert_eq!(form["response"]["redirectURL"], "/done");
+    assert!(form["response"]["content"].get("text").is_none(), "a note is not a body: {form}");
+
+    let logo = entry_by_url(har, "http://app.test/logo.png");
+    assert_eq!((logo["_resourceType"].as_str(), logo["response"]["_transferSize"].as_i64()), (Some("image"), Some(0)));
+    let script = entry_by_url(har, "http://app.test/app.js");
+    assert_eq!((script["_resourceType"].as_str(), script["response"]["status"].as_i64()), (Some("script"), Some(200)));
+
+    let ws = entry_by_url(har, "ws://app.test/live");
+    assert_eq!((ws["_resourceType"].as_str(), ws["response"]["status"].as_i64()), (Some("websocket"), Some(101)));
+    assert_eq!(
+        ws["_webSocketMessages"],
+        json!([
+            {"type": "send", "time": (cli::T0 + 2_010) as f64 / 1000.0, "opcode": 1, "data": "{\"sub\":\"news\"}"},
+            {"type": "receive", "time": (cli::T0 + 2_050) as f64 / 1000.0, "opcode": 2, "data": "[binary 16 bytes]"},
+        ])
+    );
+    assert!(ws["comment"].as_str().unwrap().contains("closed with code 1000 (bye)"));
+
+    // Pages per navigation; every entry points at one.
+    let pages = har["log"]["pages"].as_array().unwrap();
+    let page_ids: BTreeSet<&str> = pages.iter().map(|p| p["id"].as_str().unwrap()).collect();
+    assert!(pages.iter().any(|p| p["title"] == "http://app.test/" && p["pageTimings"]["onLoad"] == 290.5), "{pages:?}");
+    for e in entries {
+        assert!(page_ids.contains(e["pageref"].as_str().unwrap_or("none")), "{e}");
+    }
+}
+
+fn file_bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_default()
+}
+
+#[tokio::test]
+async fn har_and_jsonl_hold_the_whole_capture() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let fed = feed(&server).await;
+    let d = db_arg(&db.path);
+
+    // While the server runs (a WAL reader beside it).
+    let har_path = db.dir.path().join("capture.har");
+    let ran = gasoline(&["export", "--har", &har_path.display().to_string(), "--db", &d]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert!(ran.stderr.contains("wrote 9 HAR entries"), "{}", ran.stderr);
+    let har: Value = serde_json::from_slice(&file_bytes(&har_path)).expect("HAR is JSON");
+    check_har(&har, &fed);
+    // The schema check bites: an entry without its response content is not HAR.
+    let mut broken = har.clone();
+    broken["log"]["entries"][0]["response"].as_object_mut().unwrap().remove("content");
+    assert!(!har_schema().is_valid(&broken));
+
+    // To stdout, the same document.
+    let stdout: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--db", &d])).unwrap();
+    assert_eq!(stdout["log"]["entries"], har["log"]["entries"]);
+
+    // Filters.
+    let one: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--url", "/api/save", "--db", &d])).unwrap();
+    assert_eq!(one["log"]["entries"].as_array().unwrap().len(), 1);
+    let none: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--tab", "99", "--db", &d])).unwrap();
+    assert_eq!(none["log"]["entries"], json!([]));
+    assert_valid_har(&none);
+    let since = (cli::T0 + 1_900).to_string();
+    let late: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--since", &since, "--db", &d])).unwrap();
+    assert_eq!(late["log"]["entries"].as_array().unwrap().len(), 1, "only the WebSocket");
+    let pages: Vec<&Value> = late["log"]["pages"].as_array().unwrap().iter().map(|p| &p["title"]).collect();
+    assert_eq!(pages, ["http://app.test/"], "the page it belongs to began before --since");
+    let rfc = "2025-11-23T12:13:21.900Z"; // T0 + 1900
+    let late_rfc: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--since", rfc, "--db", &d])).unwrap();
+    assert_eq!(late_rfc["log"]["entries"], late["log"]["entries"]);
+    let aged: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--since", "10m", "--db", &d])).unwrap();
+    assert_eq!(aged["log"]["entries"], json!([]), "the capture is older than 10 minutes");
+
+    // JSONL: every entry of every kind, once, as the database holds it.
+    server.stop();
+    let jsonl_path = db.dir.path().join("all.jsonl");
+    ok(&["export", "--jsonl", &jsonl_path.display().to_string(), "--db", &d]);
+    let text = String::from_utf8(file_bytes(&jsonl_path)).unwrap();
+    let mut seen = BTreeSet::new();
+    let conn = open_db(&db.path);
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).expect("a JSON line");
+        let (kind, id) = (v["kind"].as_str().unwrap().to_owned(), v["id"].as_i64().unwrap());
+        assert!(seen.insert((kind.clone(), id)), "{kind} {id} twice");
+        let ts: i64 = conn.query_row(&format!("SELECT ts FROM {kind} WHERE id = ?1"), [id], |r| r.get(0)).unwrap();
+        assert_eq!(v["ts"], ts);
+    }
+    let stored: BTreeSet<(String, i64)> = fed.ids.iter().map(|(k, id)| ((*k).to_owned(), *id)).collect();
+    assert_eq!(seen, stored);
+    let logs_only = ok(&["export", "--jsonl", "-", "logs", "extension_logs", "--db", &d]);
+    assert_eq!(logs_only.lines().count(), 4);
+}
+
+#[tokio::test]
+async fn export_refuses_bad_input_and_writes_nothing() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    feed(&server).await;
+    server.stop();
+    let d = db_arg(&db.path);
+    let before = (file_bytes(&db.path), std::fs::metadata(&db.path).unwrap().modified().unwrap());
+
+    let out = db.dir.path().join("x.har");
+    let o = out.display().to_string();
+    fails(&["export", "--har", &o, "--since", "yesterday", "--db", &d], "--since \"yesterday\" is not a time");
+    fails(&["export", "--jsonl", &o, "cookies", "--db", &d], "unknown kind \"cookies\"");
+    fails(&["export", "--har", &o, "logs", "--db", &d], "KIND arguments go with --jsonl");
+    fails(
+        &["export", "--jsonl", &o, "extension_logs", "--url", "x", "--db", &d],
+        "--url does not apply to extension_logs",
+    );
+    let missing_dir = db.dir.path().join("no/such/dir/x.har");
+    fails(&["export", "--har", &missing_dir.display().to_string(), "--db", &d], "cannot write");
+    fails(&["export", "--har", &db.dir.path().display().to_string(), "--db", &d], "cannot write");
+    fails(&["export", "--har", &o, "--db", &db_arg(&db.dir.path().join("none.db"))], "no database here");
+    assert!(!out.exists(), "no file from a refused export");
+
+    // A database of a newer schema.
+    let newer = TempDb::new();
+    std::fs::copy(&db.path, &newer.path).unwrap();
+    rusqlite::Connection::open(&newer.path)
+        .unwrap()
+        .execute(
+            "INSERT INTO refinery_schema_history (version, name, applied_on, checksum) VALUES (999, 'future', '', '0')",
+            [],
+        )
+        .unwrap();
+    let nd = db_arg(&newer.path);
+    fails(&["export", "--har", &o, "--db", &nd], "written by a newer gasoline");
+    fails(&["tail", "--db", &nd], "written by a newer gasoline");
+    fails(&["status", "--db", &nd], "written by a newer gasoline");
+
+    // Exports, tails and status read; they never write the database.
+    ok(&["export", "--har", &o, "--db", &d]);
+    ok(&["tail", "--db", &d]);
+    ok(&["status", "--db", &d, "--port", "1"]);
+    assert_eq!((file_bytes(&db.path), std::fs::metadata(&db.path).unwrap().modified().unwrap()), before);
+}
+
+#[tokio::test]
+async fn configure_export_writes_under_the_data_directory() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let fed = feed(&server).await;
+    let mcp = Mcp::http(&server).await;
+
+    let answer = mcp.ok("configure", json!({"action": "export", "format": "har"})).await;
+    let path = Path::new(answer["path"].as_str().unwrap()).to_path_buf();
+    assert!(path.starts_with(db.dir.path().join("exports")), "{answer}");
+    assert_eq!(answer["bytes"].as_u64(), Some(std::fs::metadata(&path).unwrap().len()));
+    assert_eq!(answer["entries"], 9);
+    check_har(&serde_json::from_slice(&file_bytes(&path)).unwrap(), &fed);
+
+    let logs = mcp.ok("configure", json!({"action": "export", "format": "jsonl", "what": "logs", "tabId": 7})).await;
+    let text = std::fs::read_to_string(logs["path"].as_str().unwrap()).unwrap();
+    assert_eq!((text.lines().count(), logs["entries"].as_u64()), (2, Some(2)));
+
+    let err = mcp.err("configure", json!({"action": "export", "format": "pdf"})).await;
+    assert!(err.contains("\"har\" or \"jsonl\""), "{err}");
+    let err = mcp.err("configure", json!({"action": "export", "format": "har", "since": "soon"})).await;
+    assert!(err.contains("not a time"), "{err}");
+    mcp.close().await;
+    server.stop();
+}

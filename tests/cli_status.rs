@@ -1,0 +1,99 @@
+//! `gasoline status` and `gasoline clear`, black-box, with and without a
+//! running server on the database.
+
+mod cli;
+mod common;
+
+use cli::{db_arg, fails, feed, ok};
+use common::{Mcp, Server, TempDb, count};
+use serde_json::{Value, json};
+
+/// The ring figures both reports share.
+fn rings(kinds: &Value) -> Vec<Value> {
+    kinds
+        .as_array()
+        .expect("kinds")
+        .iter()
+        .map(|k| json!([k["kind"], k["count"], k["capacity"], k["oldest_id"], k["newest_id"], k["last_issued_id"]]))
+        .collect()
+}
+
+#[tokio::test]
+async fn status_reports_what_configure_status_does_with_and_without_a_server() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &["--capacity", "logs=2"]);
+    feed(&server).await;
+    let mcp = Mcp::http(&server).await;
+    let configure = mcp.ok("configure", json!({"action": "status"})).await;
+    mcp.close().await;
+    let d = db_arg(&db.path);
+    let port = server.port.to_string();
+
+    let running: Value = serde_json::from_str(&ok(&["status", "--json", "--db", &d, "--port", &port])).unwrap();
+    assert_eq!(rings(&running["kinds"]), rings(&configure["kinds"]));
+    assert_eq!(running["kinds"][0]["count"], 2, "logs trimmed to its capacity");
+    assert_eq!(running["server"]["port"].as_u64(), Some(u64::from(server.port)));
+    assert_eq!(running["server"]["same_db"], true);
+    assert_eq!(running["db"], configure["db"]);
+    assert_eq!(running["extension_id"], Value::Null);
+    let tabs: Vec<(i64, Value)> =
+        running["tabs"].as_array().unwrap().iter().map(|t| (t["tabId"].as_i64().unwrap(), t["url"].clone())).collect();
+    // Tab 7 reported itself just now (the capture's events are stamped in the past).
+    assert_eq!(tabs, [(7, json!("http://app.test/")), (8, Value::Null)], "most recently active first");
+    assert_eq!(running["tabs"][1]["last_event_ts"], cli::T0 + 1_260);
+    let logs_newest = &running["kinds"][0];
+    assert_eq!(logs_newest["newest_ts"], cli::T0 + 1_260);
+
+    let human = ok(&["status", "--db", &d, "--port", &port]);
+    assert!(human.contains(&format!("listening on 127.0.0.1:{port}")), "{human}");
+    assert!(human.contains("extension: not paired"), "{human}");
+    assert!(human.lines().any(|l| l.starts_with("logs") && l.split_whitespace().nth(1) == Some("2")), "{human}");
+
+    server.stop();
+    // The paired extension, as pairing (issue 14) records it.
+    rusqlite::Connection::open(&db.path)
+        .unwrap()
+        .execute("INSERT INTO settings (key, value) VALUES ('extension_id', 'abcdefghijklmnopabcdefghijklmnop')", [])
+        .unwrap();
+    let stopped: Value = serde_json::from_str(&ok(&["status", "--json", "--db", &d, "--port", &port])).unwrap();
+    assert_eq!(rings(&stopped["kinds"]), rings(&configure["kinds"]));
+    assert_eq!(stopped["server"], Value::Null);
+    assert_eq!(stopped["extension_id"], "abcdefghijklmnopabcdefghijklmnop");
+    let human = ok(&["status", "--db", &d, "--port", &port]);
+    assert!(human.contains("not running") && human.contains("paired (abcdefghijklmnopabcdefghijklmnop)"), "{human}");
+
+    fails(&["status", "--db", &db_arg(&db.dir.path().join("gone.db"))], "no database here");
+}
+
+#[tokio::test]
+async fn clear_goes_through_the_server_when_one_writes_the_database_else_directly() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let fed = feed(&server).await;
+    let d = db_arg(&db.path);
+    let port = server.port.to_string();
+
+    fails(&["clear", "cookies", "--db", &d, "--port", &port], "unknown kind \"cookies\"");
+    assert_eq!(count(&db.path, "logs"), 3, "a refused clear deletes nothing");
+
+    let out = ok(&["clear", "logs", "--db", &d, "--port", &port]);
+    assert!(out.contains("cleared 3 entries of logs") && out.contains("through the server"), "{out}");
+    assert_eq!((count(&db.path, "logs"), count(&db.path, "actions")), (0, 2));
+    let (next, _) = server.ingest("logs", common::logs(1, 0, Some(7))).await;
+    assert_eq!(next, fed.of("logs").last().unwrap() + 1, "ids never restart");
+
+    server.stop();
+    let out = ok(&["clear", "--db", &d, "--port", &port]);
+    assert!(out.contains("cleared 17 entries of all kinds") && out.contains("directly"), "{out}");
+    for kind in ["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "extension_logs"] {
+        assert_eq!(count(&db.path, kind), 0, "{kind}");
+    }
+    let server = Server::start(&db.path, &[]);
+    let (after, _) = server.ingest("logs", common::logs(1, 0, Some(7))).await;
+    assert_eq!(after, next + 1, "ids never restart, also after a direct clear");
+    server.stop();
+
+    let missing = db.dir.path().join("none.db");
+    fails(&["clear", "--db", &db_arg(&missing), "--port", &port], "no database here");
+    assert!(!missing.exists(), "clear creates no database");
+}

@@ -1,0 +1,143 @@
+//! `gasoline tail`, black-box: the real binary reading a real database that the
+//! real server was fed over HTTP.
+
+mod cli;
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use cli::{T0, db_arg, fails, feed, gasoline_env, ok};
+use common::{BIN, Server, TempDb, logs, signal, wait_exit};
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn tail_prints_the_last_entries_in_time_order() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", logs(12, 0, Some(1))).await;
+    let d = db_arg(&db.path);
+
+    let out = ok(&["tail", "logs", "-n", "5", "--db", &d]);
+    let messages: Vec<&str> = out.lines().map(|l| l.split_whitespace().last().unwrap()).collect();
+    assert_eq!(messages, ["m7", "m8", "m9", "m10", "m11"], "{out}");
+    assert!(!out.contains('\x1b'), "piped output has no colour codes: {out:?}");
+    assert!(out.lines().all(|l| l.contains("tab 1") && l.contains("console")), "{out}");
+
+    // The same lines on a forced-colour stream carry styles: the check above can fail.
+    let forced = gasoline_env(&["tail", "logs", "-n", "5", "--db", &d], &[("CLICOLOR_FORCE", "1")]);
+    assert!(forced.stdout.contains('\x1b'), "{:?}", forced.stdout);
+
+    // GASOLINE_DB names the database as --db does.
+    let by_env = gasoline_env(&["tail", "logs", "-n", "5"], &[("GASOLINE_DB", &d)]);
+    assert_eq!(by_env.stdout, out, "{}", by_env.stderr);
+
+    let json = ok(&["tail", "logs", "-n", "3", "--json", "--db", &d]);
+    let lines: Vec<Value> = json.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    let ids: Vec<i64> = lines.iter().map(|v| v["id"].as_i64().expect("an id")).collect();
+    assert_eq!(ids, [10, 11, 12]);
+    assert_eq!(
+        lines[2],
+        json!({"kind": "logs", "id": 12, "tabId": 1, "ts": 1_700_000_000_011i64, "level": "log", "message": "m11"})
+    );
+    server.stop();
+}
+
+#[tokio::test]
+async fn default_tail_merges_logs_and_failed_requests_of_every_tab() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    feed(&server).await;
+    let d = db_arg(&db.path);
+
+    let out = ok(&["tail", "-n", "4", "--db", &d]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    // By time: the 500 (T0+1200), the error (1250), tab 8's warning (1260), the failed fetch (1400).
+    // The 200s, the resource timings, the WebSocket and the actions are not shown by default.
+    assert!(lines[0].contains("POST http://app.test/api/save 500 120ms"), "{out}");
+    assert!(lines[1].contains("error") && lines[1].ends_with("save failed: 500"), "{out}");
+    assert!(lines[2].contains("tab 8") && lines[2].contains("warn"), "{out}");
+    assert!(lines[3].contains("http://down.test/x ---") && lines[3].contains("Failed to fetch"), "{out}");
+
+    let errors = ok(&["tail", "errors", "--db", &d]);
+    assert_eq!(errors.lines().count(), 1, "{errors}");
+    let tab8 = ok(&["tail", "--tab", "8", "--db", &d]);
+    assert_eq!(tab8.lines().count(), 1, "{tab8}");
+    let failed = ok(&["tail", "network_bodies", "--status-min", "400", "--json", "--db", &d]);
+    let statuses: Vec<i64> =
+        failed.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["status"].as_i64().unwrap()).collect();
+    assert_eq!(statuses, [500]);
+    let ws = ok(&["tail", "websocket_events", "--db", &d]);
+    assert!(ws.lines().nth(1).is_some_and(|l| l.contains("→ {\"sub\":\"news\"}")), "{ws}");
+    let _ = T0;
+    server.stop();
+}
+
+#[tokio::test]
+async fn tail_follow_prints_each_new_entry_once_and_stops_on_sigint() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", logs(3, 0, Some(1))).await;
+    let mut child = Command::new(BIN)
+        .args(["tail", "-f", "-n", "1", "--json", "logs", "--db"])
+        .arg(&db.path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tail -f");
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let first: Value =
+        serde_json::from_str(&rx.recv_timeout(Duration::from_secs(20)).expect("the last entry")).unwrap();
+    assert_eq!(first["message"], "m2");
+
+    // Three batches after it started, one of them to another kind it does not follow.
+    let mut expected = Vec::new();
+    for batch in 0..3 {
+        let (a, b) = server.ingest("logs", logs(4, 10 + batch * 4, Some(2))).await;
+        expected.extend(a..=b);
+        server.ingest("actions", vec![json!({"tabId": 2, "type": "click"})]).await;
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    let mut seen = Vec::new();
+    while seen.len() < expected.len() {
+        let line = rx.recv_timeout(Duration::from_secs(20)).expect("a followed entry");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["kind"], "logs");
+        seen.push(v["id"].as_i64().unwrap());
+    }
+    assert_eq!(seen, expected, "each new entry once, in order");
+
+    signal(child.id(), libc::SIGINT);
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0), "exits 0 on Ctrl-C");
+    assert!(rx.try_recv().is_err(), "nothing printed twice");
+    server.stop();
+}
+
+#[tokio::test]
+async fn tail_refuses_bad_input_with_one_line() {
+    let db = TempDb::new();
+    let missing = db.dir.path().join("nope.db");
+    fails(&["tail", "--db", &db_arg(&missing)], "no database here");
+    assert!(!missing.exists(), "tail creates no database");
+
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", logs(2, 0, None)).await;
+    server.stop();
+    let d = db_arg(&db.path);
+    fails(&["tail", "cookies", "--db", &d], "unknown kind \"cookies\"");
+    fails(&["tail", "--level", "loud", "--db", &d], "unknown level \"loud\"");
+    fails(&["tail", "actions", "--status-min", "400", "--db", &d], "--status-min does not apply to actions");
+
+    let text = db.dir.path().join("notes.txt");
+    std::fs::write(&text, "not a database at all, just some words that are long enough").unwrap();
+    fails(&["tail", "--db", &db_arg(&text)], "is not a SQLite database");
+}
