@@ -3,6 +3,7 @@
 // delivers them to the gasoline server through per-kind queues.
 importScripts(
   "../lib/limits.js",
+  "../lib/secrets.js",
   "../lib/redact.js",
   "settings.js",
   "normalize.js",
@@ -98,32 +99,28 @@ setInterval(() => {
 }, 20000);
 
 // ---- events from the pages ------------------------------------------------------
-const CAPTURE_SWITCH = { tabs: null, extension_logs: null }; // always on
+// What a content script may send: its page's kinds. `extension_logs` come only
+// from this worker (extensionLog above), never from a page.
+const PAGE_KINDS = new Set(["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "tabs", "vitals"]);
+const ALWAYS_ON = new Set(["tabs"]);
 
 function accept(kind, entry, tabId) {
-  const switchName = kind in CAPTURE_SWITCH ? CAPTURE_SWITCH[kind] : kind;
-  if (switchName && settings.capture[switchName] === false) return;
-  if ((kind === "tabs" || kind === "vitals") && !Number.isInteger(tabId)) return;
+  if (!PAGE_KINDS.has(kind)) return;
+  if (!ALWAYS_ON.has(kind) && settings.capture[kind] === false) return;
   const e = normalize(kind, entry, tabId);
   if (!e) return;
-  rescrub(kind, e);
+  // The page redacted with the lists it had when it built the entry; apply the
+  // user's current lists again (the rules are the same, so this only adds).
+  redact.redactEntry(kind, e, policy);
   delivery.add(kind, e);
-}
-
-/** The page redacted with the lists it had; apply the user's current lists again. */
-function rescrub(kind, e) {
-  if (kind !== "network_bodies") return;
-  e.requestHeaders = redact.redactHeaders(e.requestHeaders, policy);
-  e.responseHeaders = redact.redactHeaders(e.responseHeaders, policy);
-  if (typeof e.requestBody === "string") e.requestBody = redact.redactBody(e.requestBody, policy);
-  if (typeof e.responseBody === "string") e.responseBody = redact.redactBody(e.responseBody, policy);
-  e.url = redact.redactUrl(e.url, policy);
 }
 
 chrome.runtime.onMessage.addListener((message, sender, reply) => {
   if (!message || typeof message !== "object") return false;
   if (message.type === "events" && Array.isArray(message.events)) {
-    const tabId = sender.tab ? sender.tab.id : null;
+    // Only content scripts of this extension, in a tab: the tab id is Chrome's, never the page's.
+    if (sender.id !== chrome.runtime.id || !sender.tab || !Number.isInteger(sender.tab.id)) return false;
+    const tabId = sender.tab.id;
     ready.then(() => {
       for (const event of message.events) {
         try {

@@ -1,0 +1,69 @@
+// console.log/info/warn/error/debug/trace/assert → `logs`. On the page's call
+// only an Error is made (its stack, the call site, is formatted later, when
+// the entry is built); arguments are serialised in the outbox's time slice.
+(function () {
+  "use strict";
+  const G = globalThis.__gasoline;
+  if (!G || !G.sources) return;
+
+  G.sources.console = function install({ core, outbox, serialize }) {
+    const { apply, fill, Error } = core;
+    const LEVELS = { log: "log", info: "info", warn: "warn", error: "error", debug: "debug", trace: "debug" };
+
+    /** "file:line:col" of the first frame outside the extension. */
+    function callSite(stack) {
+      if (typeof stack !== "string") return undefined;
+      for (const line of stack.split("\n").slice(1)) {
+        if (line.includes("chrome-extension://")) continue;
+        const m = line.match(/\(?((?:https?|file|blob):[^\s)]+:\d+:\d+)\)?\s*$/);
+        return m ? m[1] : undefined;
+      }
+      return undefined;
+    }
+
+    for (const method of Object.keys(LEVELS)) {
+      fill(console, method, (original) => ({
+        [method]() {
+          try {
+            const args = arguments;
+            const site = new Error();
+            outbox.emit("logs", () => {
+              const msg = serialize.formatMessage(args);
+              const stack = site.stack;
+              const entry = { level: LEVELS[method], message: msg.text, source: "console", url: location.href };
+              const where = callSite(stack);
+              if (where) entry.location = where;
+              const errStack = serialize.stackOf(args);
+              if (errStack) entry.stack = errStack;
+              if (method === "trace") entry.stack = stack;
+              if (msg.truncated) Object.assign(entry, { messageTruncated: true, messageSize: msg.size });
+              return entry;
+            });
+          } catch {
+            // never let capture break logging
+          }
+          return apply(original, this, arguments);
+        },
+      })[method]);
+    }
+
+    fill(console, "assert", (original) => ({
+      assert(condition) {
+        try {
+          if (!condition) {
+            const args = Array.prototype.slice.call(arguments, 1);
+            outbox.emit("logs", () => ({
+              level: "error",
+              message: "Assertion failed: " + serialize.formatMessage(args).text,
+              source: "console",
+              url: location.href,
+            }));
+          }
+        } catch {
+          // ignore
+        }
+        return apply(original, this, arguments);
+      },
+    }).assert);
+  };
+})();
