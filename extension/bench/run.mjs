@@ -135,11 +135,23 @@ for (let i = 0; ; i++) {
   const sw = targetInfos.find((t) => t.type === "service_worker" && t.url.endsWith("background/worker.js"));
   if (sw) {
     const { sessionId } = await withExt.send("Target.attachToTarget", { targetId: sw.targetId, flatten: true });
-    await withExt.send(
-      "Runtime.evaluate",
-      { expression: `chrome.storage.local.set({ settings: { serverUrl: "http://127.0.0.1:${port}" } })`, awaitPromise: true },
-      sessionId,
-    );
+    await withExt.send("Runtime.enable", {}, sessionId);
+    let set;
+    for (let tries = 0; tries < 50; tries++) {
+      set = await withExt.send(
+        "Runtime.evaluate",
+        {
+          expression: `chrome.storage.local.set({ settings: { serverUrl: "http://127.0.0.1:${port}" } })
+            .then(() => chrome.storage.local.get("settings")).then((s) => s.settings.serverUrl)`,
+          awaitPromise: true,
+          returnByValue: true,
+        },
+        sessionId,
+      );
+      if (!set.exceptionDetails) break;
+      await new Promise((r) => setTimeout(r, 100)); // the worker's context is not there yet
+    }
+    if (set.result.value !== `http://127.0.0.1:${port}`) throw new Error(`could not set the server URL: ${JSON.stringify(set)}`);
     await withExt.send("Target.detachFromTarget", { sessionId });
     break;
   }
@@ -211,7 +223,8 @@ for (const scenario of SCENARIOS.filter((s) => s !== "consoleAB")) {
 }
 
 const health = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.json());
-console.log(`\nstored by the server during the run: ${JSON.stringify(health.kinds || health)}`);
+const counts = Object.fromEntries(Object.entries(health.kinds || {}).map(([k, v]) => [k, v.count]));
+console.log(`\nstored by the server during the run: ${JSON.stringify(counts)}`);
 for (const b of [plain, withExt]) {
   b.ws.close();
   b.proc.kill("SIGTERM");

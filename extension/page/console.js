@@ -27,7 +27,13 @@
         [method]() {
           try {
             const args = arguments;
+            // Only the caller's frame is needed (console.trace keeps the page's whole stack):
+            // capturing 3 frames instead of the default 10 halves the cost of the Error.
+            const limit = Error.stackTraceLimit;
+            const shorten = method !== "trace" && typeof limit === "number" && limit > 3;
+            if (shorten) Error.stackTraceLimit = 3;
             const site = new Error();
+            if (shorten) Error.stackTraceLimit = limit;
             outbox.emit("logs", () => {
               const msg = serialize.formatMessage(args);
               const stack = site.stack;

@@ -7,7 +7,7 @@
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.fetch = function install({ core, outbox, bodies }) {
+  G.sources.fetch = function install({ core, outbox, bodies, limits }) {
     const { apply, fill, perfNow, Promise, then } = core;
     const { describeBody, readCapped, bodyFields, headersToObject, TEXTUAL, STREAMING } = bodies;
     if (typeof window.fetch !== "function") return;
@@ -33,21 +33,24 @@
 
     function observe(info, response) {
       const duration = perfNow() - info.start;
-      const headers = headersToObject(response.headers);
-      const type = headers["content-type"] || "";
-      const length = Number(headers["content-length"]);
-      const size = Number.isFinite(length) && headers["content-length"] !== undefined ? length : undefined;
+      // Only what decides whether to clone is read now; the rest when the entry is built.
+      const type = response.headers.get("content-type") || "";
+      const length = response.headers.get("content-length");
+      const size = length !== null && Number.isFinite(Number(length)) ? Number(length) : undefined;
       let body;
       if (!response.body || response.type === "opaque") body = undefined;
       else if (STREAMING.test(type)) body = { note: "[stream]", stream: true, size };
       else if (!TEXTUAL.test(type)) body = size ? { note: `[${type || "binary"} ${size} bytes not captured]`, size } : undefined;
-      else body = { later: readCapped(response.clone().body, size) };
+      else if (size !== undefined && size <= limits.BODY_CAP) {
+        // Small and of known size: the clone's whole text is within the cap.
+        body = { later: response.clone().text().then((text) => ({ text, size: text.length, truncated: false })) };
+      } else body = { later: readCapped(response.clone().body, size) };
       settle([info.body, body]).then(([requestBody, responseBody]) =>
         outbox.emit("network_bodies", () => ({
           ...entryOf(info, requestBody, duration),
           status: response.status,
           statusText: response.statusText,
-          responseHeaders: headers,
+          responseHeaders: headersToObject(response.headers),
           contentType: type || undefined,
           ...bodyFields("response", responseBody),
         })),
