@@ -77,6 +77,7 @@
     guard,
     setTimeout: setTimeout.bind(globalThis),
     clearTimeout: clearTimeout.bind(globalThis),
+    requestIdleCallback: typeof requestIdleCallback === "function" ? requestIdleCallback.bind(globalThis) : null,
     now: Date.now,
     perfNow: performance.now.bind(performance),
     Promise,

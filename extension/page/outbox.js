@@ -1,7 +1,9 @@
 // Where events wait, get built, redacted and sent. A source records what it
 // saw cheaply with `emit(kind, build)` on the page's own call; `build` runs
-// later, in time slices of a few milliseconds so that a burst never becomes a
-// long task, and only once the user's settings have arrived over the channel
+// later, in idle time (requestIdleCallback, at most IDLE_WAIT_MS late) and in
+// slices of a few milliseconds, so that a burst of the page's own work (300
+// responses arriving) goes first and building never becomes a long task; and
+// only once the user's settings have arrived over the channel
 // (or after HOLD_MS without them), so that the user's redaction lists and
 // capture switches apply from the first event of the page.
 (function () {
@@ -9,11 +11,12 @@
   const G = globalThis.__gasoline;
   if (!G || !G.channel || G.outbox) return;
   const { redact } = G;
-  const { setTimeout, now, perfNow } = G.core;
+  const { setTimeout, requestIdleCallback, now, perfNow } = G.core;
   const HOLD_MS = 1000; // longest wait for the settings
   const SLICE_MS = 6; // work per task
   const MAX_PENDING = 5000; // a page logging in a tight loop loses its oldest events
   const MAX_BATCH = 500; // events per message to the relay
+  const IDLE_WAIT_MS = 500; // longest wait for idle time
 
   const ALL_ON = { logs: true, network_waterfall: true, network_bodies: true, websocket_events: true, actions: true, vitals: true };
   let enabled = ALL_ON;
@@ -49,7 +52,8 @@
   function schedule() {
     if (scheduled || !ready || pending.length === 0) return;
     scheduled = true;
-    setTimeout(slice, 0);
+    if (requestIdleCallback) requestIdleCallback(slice, { timeout: IDLE_WAIT_MS });
+    else setTimeout(slice, 0);
   }
 
   function buildOne(item) {
@@ -85,9 +89,10 @@
     if (events.length) G.channel.send(events);
   }
 
-  function slice() {
+  function slice(idle) {
     scheduled = false;
-    drain(perfNow() + SLICE_MS);
+    const left = idle && typeof idle.timeRemaining === "function" && !idle.didTimeout ? idle.timeRemaining() : SLICE_MS;
+    drain(perfNow() + Math.min(SLICE_MS, left));
     schedule();
   }
 
