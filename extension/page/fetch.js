@@ -8,7 +8,9 @@
   if (!G || !G.sources) return;
 
   G.sources.fetch = function install({ core, outbox, bodies, limits }) {
-    const { apply, fill, perfNow, Promise, then } = core;
+    const { apply, fill, perfNow, Promise, then, requestIdleCallback, setTimeout } = core;
+    const idle = () =>
+      new Promise((resolve) => (requestIdleCallback ? requestIdleCallback(resolve, { timeout: 500 }) : setTimeout(resolve, 0)));
     const { describeBody, readCapped, bodyFields, headersToObject, TEXTUAL, STREAMING } = bodies;
     if (typeof window.fetch !== "function") return;
 
@@ -42,8 +44,10 @@
       else if (STREAMING.test(type)) body = { note: "[stream]", stream: true, size };
       else if (!TEXTUAL.test(type)) body = size ? { note: `[${type || "binary"} ${size} bytes not captured]`, size } : undefined;
       else if (size !== undefined && size <= limits.BODY_CAP) {
-        // Small and of known size: the clone's whole text is within the cap.
-        body = { later: response.clone().text().then((text) => ({ text, size: text.length, truncated: false })) };
+        // Small and of known size: the clone's whole text is within the cap, and holding it
+        // unread costs at most the cap, so it is read when the page is idle.
+        const clone = response.clone();
+        body = { later: idle().then(() => clone.text()).then((text) => ({ text, size: text.length, truncated: false })) };
       } else body = { later: readCapped(response.clone().body, size) };
       settle([info.body, body]).then(([requestBody, responseBody]) =>
         outbox.emit("network_bodies", () => ({
