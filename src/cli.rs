@@ -43,6 +43,11 @@ pub struct ServeArgs {
     /// Longest string kept in any other field, in bytes.
     #[arg(long, default_value_t = 16 * 1024)]
     pub field_cap: usize,
+    /// Batch keys (Idempotency-Key) remembered: a batch sent again under one of the
+    /// newest this many keys gets its first answer and is not stored twice.
+    #[arg(long, default_value_t = crate::store::batch_keys::DEFAULT_REMEMBERED,
+          value_parser = clap::value_parser!(i64).range(1..))]
+    pub remembered_batches: i64,
 }
 
 fn parse_capacity(s: &str) -> Result<(&'static Kind, i64), String> {

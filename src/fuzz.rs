@@ -7,7 +7,8 @@
 //!   text columns within the field cap, required columns present, and a
 //!   `truncated` record that is a JSON object of original lengths, and values from a
 //!   fixed list (`level`, `event`, `direction`) exactly one of those values;
-//! - observe: an answer is valid JSON no longer than `max_chars` characters, and
+//! - observe: an answer is valid JSON no longer than `max_chars` characters and
+//!   `max_tokens` estimated tokens, and
 //!   wrong arguments are refused with a message, not a database error.
 
 use std::path::PathBuf;
@@ -196,6 +197,9 @@ impl ObserveFixture {
             Ok(text) => {
                 let chars = text.chars().count();
                 assert!(chars <= max_chars, "answer of {chars} chars over max_chars {max_chars}: {args:?}");
+                let tokens = query::Cost::of(&text).tokens;
+                let max_tokens = args.max_tokens;
+                assert!(tokens <= max_tokens, "answer of ~{tokens} tokens over max_tokens {max_tokens}: {args:?}");
                 let value: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("answer not JSON ({e})"));
                 assert!(value.is_object(), "answer not an object");
                 Ok(text)

@@ -60,6 +60,26 @@ pub struct Filter {
     pub ty: ColumnType,
 }
 
+/// How a compact field is made from the stored ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// The value as stored (numbers rounded, long strings cut).
+    Whole,
+    /// A string's first N lines (a stack's top frames).
+    Lines(usize),
+    /// The length in characters of a string.
+    Length,
+}
+
+/// One field of a kind's compact entries: `name`, taken from the first of
+/// `from` (stored field names) that the entry has, in `shape`.
+#[derive(Debug, Clone, Copy)]
+pub struct View {
+    pub name: &'static str,
+    pub from: &'static [&'static str],
+    pub shape: Shape,
+}
+
 /// One kind of event: its table, columns, filters and default ring capacity.
 #[derive(Debug)]
 pub struct Kind {
@@ -69,6 +89,10 @@ pub struct Kind {
     pub columns: &'static [Column],
     pub filters: &'static [Filter],
     pub description: &'static str,
+    /// Fields the extension stores in `data` (besides the columns): what `fields` may name.
+    pub data_fields: &'static [&'static str],
+    /// The compact entry observe lists by default (after `id` and the time).
+    pub compact: &'static [View],
 }
 
 /// Kinds are static and named uniquely: the name is the identity.
@@ -86,7 +110,35 @@ impl Kind {
     pub fn filter(&self, arg: &str) -> Option<&'static Filter> {
         self.filters.iter().find(|f| f.arg == arg)
     }
+
+    /// Every field name `fields` accepts: identity, columns, known data fields, compact views.
+    pub fn field_names(&self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = IDENTITY_FIELDS.to_vec();
+        let more = self.columns.iter().map(|c| c.field).chain(self.data_fields.iter().copied());
+        for name in more.chain(self.compact.iter().map(|v| v.name)).chain(ERRORS_COMPACT.iter().map(|v| v.name)) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names
+    }
 }
+
+/// Fields every entry has.
+pub const IDENTITY_FIELDS: [&str; 4] = ["id", "tabId", "ts", "t"];
+
+const fn pick(name: &'static str, from: &'static [&'static str]) -> View {
+    View { name, from, shape: Shape::Whole }
+}
+
+/// The compact entry of `what=errors` (a view of logs): where it was thrown, and its top frames.
+pub static ERRORS_COMPACT: [View; 5] = [
+    pick("message", &["message"]),
+    pick("source", &["source"]),
+    pick("location", &["location"]),
+    View { name: "stack", from: &["stack"], shape: Shape::Lines(4) },
+    pick("url", &["url"]),
+];
 
 /// Console levels from least to most severe; `min_level` keeps a suffix of this.
 pub const LEVELS: &[&str] = &["debug", "log", "info", "warn", "error"];
@@ -119,6 +171,23 @@ pub static LOGS: Kind = Kind {
     columns: &[LEVEL_COLUMN, req("message", "message", Text), col("source", "source", Text), col("url", "url", Text)],
     filters: &LEVEL_FILTERS,
     description: "console output, uncaught exceptions and unhandled rejections",
+    data_fields: &[
+        "location",
+        "stack",
+        "messageTruncated",
+        "messageSize",
+        "args",
+        "count",
+        "group",
+        "frameUrl",
+        "redacted",
+    ],
+    compact: &[
+        pick("level", &["level"]),
+        pick("message", &["message"]),
+        pick("source", &["source"]),
+        pick("url", &["url"]),
+    ],
 };
 
 pub static NETWORK_WATERFALL: Kind = Kind {
@@ -129,9 +198,52 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         col("initiator_type", "initiatorType", Text),
         col("status", "responseStatus", Integer),
         col("duration", "duration", Real),
+        col("method", "method", Text),
+        col("error", "error", Text),
     ],
-    filters: &[URL_FILTER, STATUS_FILTERS[0], STATUS_FILTERS[1]],
-    description: "one entry per loaded resource (resource timing)",
+    filters: &[
+        URL_FILTER,
+        STATUS_FILTERS[0],
+        STATUS_FILTERS[1],
+        filter("method", "method", Equals, Text),
+        filter("error", "error", Contains, Text),
+    ],
+    description: "one entry per request of the tab as the browser saw it (documents, frames, workers, \
+                  beacons, images, scripts ...): method, status, Chrome's error for a failed one \
+                  (net::ERR_...), redirect chain, frame, timings",
+    data_fields: &[
+        "type",
+        "requestId",
+        "frameId",
+        "parentFrameId",
+        "frameUrl",
+        "initiator",
+        "statusLine",
+        "fromCache",
+        "ip",
+        "startedAt",
+        "responseAt",
+        "endedAt",
+        "redirects",
+        "finalUrl",
+        "source",
+        "startTime",
+        "transferSize",
+        "encodedBodySize",
+        "decodedBodySize",
+        "nextHopProtocol",
+        "redacted",
+    ],
+    compact: &[
+        pick("method", &["method"]),
+        pick("url", &["url"]),
+        pick("status", &["responseStatus"]),
+        pick("duration", &["duration"]),
+        pick("size", &["transferSize", "encodedBodySize"]),
+        pick("type", &["type", "initiatorType"]),
+        pick("error", &["error"]),
+        pick("finalUrl", &["finalUrl"]),
+    ],
 };
 
 pub static NETWORK_BODIES: Kind = Kind {
@@ -145,6 +257,34 @@ pub static NETWORK_BODIES: Kind = Kind {
     ],
     filters: &[URL_FILTER, filter("method", "method", Equals, Text), STATUS_FILTERS[0], STATUS_FILTERS[1]],
     description: "fetch/XHR requests with headers and bodies",
+    data_fields: &[
+        "initiator",
+        "statusText",
+        "contentType",
+        "requestHeaders",
+        "requestBody",
+        "requestBodySize",
+        "requestBodyTruncated",
+        "responseHeaders",
+        "responseBody",
+        "responseBodySize",
+        "responseBodyTruncated",
+        "error",
+        "note",
+        "redirected",
+        "responseUrl",
+        "requestId",
+        "frameUrl",
+        "redacted",
+    ],
+    compact: &[
+        pick("method", &["method"]),
+        pick("url", &["url"]),
+        pick("status", &["status"]),
+        pick("duration", &["duration"]),
+        View { name: "size", from: &["responseBodySize", "responseBody"], shape: Shape::Length },
+        pick("error", &["error"]),
+    ],
 };
 
 pub static WEBSOCKET_EVENTS: Kind = Kind {
@@ -166,6 +306,14 @@ pub static WEBSOCKET_EVENTS: Kind = Kind {
         filter("direction", "direction", Equals, Text),
     ],
     description: "WebSocket open, message, close and error events",
+    data_fields: &["data", "size", "truncated", "protocol", "code", "reason", "wasClean", "transport", "redacted"],
+    compact: &[
+        pick("connectionId", &["connectionId"]),
+        pick("event", &["event"]),
+        pick("direction", &["direction"]),
+        pick("data", &["data"]),
+        pick("url", &["url"]),
+    ],
 };
 
 pub static ACTIONS: Kind = Kind {
@@ -174,6 +322,15 @@ pub static ACTIONS: Kind = Kind {
     columns: &[req("type", "type", Text), col("selector", "selector", Text), col("url", "url", Text)],
     filters: &[filter("type", "type", Equals, Text)],
     description: "user actions: clicks, input, submits, key presses, navigation",
+    data_fields: &["tag", "text", "x", "y", "inputType", "value", "checked", "key", "how", "from", "redacted"],
+    compact: &[
+        pick("type", &["type"]),
+        pick("selector", &["selector"]),
+        pick("text", &["text"]),
+        pick("value", &["value", "checked", "key"]),
+        pick("how", &["how"]),
+        pick("url", &["url"]),
+    ],
 };
 
 pub static EXTENSION_LOGS: Kind = Kind {
@@ -182,6 +339,8 @@ pub static EXTENSION_LOGS: Kind = Kind {
     columns: &[LEVEL_COLUMN, req("message", "message", Text)],
     filters: &LEVEL_FILTERS,
     description: "the extension's own warnings and errors",
+    data_fields: &["context", "dropped", "redacted"],
+    compact: &[pick("level", &["level"]), pick("message", &["message"])],
 };
 
 /// Every kind, in the order they are listed to users.

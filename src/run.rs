@@ -54,7 +54,11 @@ fn open_store(args: &ServeArgs) -> Result<Store, RunError> {
     };
     let path = std::path::absolute(&path).unwrap_or(path);
     tracing::info!("database: {}", path.display());
-    let options = OpenOptions { capacities: args.capacities.clone(), ..OpenOptions::default() };
+    let options = OpenOptions {
+        capacities: args.capacities.clone(),
+        remembered_batches: args.remembered_batches,
+        ..OpenOptions::default()
+    };
     Ok(Store::open(&path, &options)?)
 }
 

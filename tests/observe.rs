@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Mcp, Server, TempDb, ids, logs};
+use common::{Mcp, Server, TempDb, entries, ids, logs};
 use serde_json::{Value, json};
 
 fn waterfall(n: usize, tab: impl Fn(usize) -> i64) -> Vec<Value> {
@@ -17,7 +17,7 @@ fn waterfall(n: usize, tab: impl Fn(usize) -> i64) -> Vec<Value> {
 
 /// The product spec's edge cases and their metadata, on one transport.
 async fn spec_edge_cases(mcp: &Mcp, first_id: i64) {
-    let all = mcp.observe(json!({"what": "network_waterfall"})).await;
+    let all = mcp.observe(json!({"what": "network_waterfall", "max_tokens": 100_000, "max_chars": 1_000_000})).await;
     assert_eq!((all["count"].as_i64(), all["total"].as_i64()), (Some(500), Some(500)));
     assert_eq!(ids(&all), (first_id..first_id + 500).collect::<Vec<_>>(), "oldest first, all of them");
     assert_eq!(all["has_more"], false);
@@ -27,7 +27,9 @@ async fn spec_edge_cases(mcp: &Mcp, first_id: i64) {
     assert_eq!(all["newest_id"], first_id + 499);
     assert_eq!(all["tracked_tab_id"], Value::Null);
 
-    let zero = mcp.observe(json!({"what": "network_waterfall", "limit": 0})).await;
+    let zero = mcp
+        .observe(json!({"what": "network_waterfall", "limit": 0, "max_tokens": 100_000, "max_chars": 1_000_000}))
+        .await;
     assert_eq!(ids(&zero), ids(&all), "limit 0 = all");
 
     let p0 = mcp.observe(json!({"what": "network_waterfall", "offset": 0, "limit": 10})).await;
@@ -63,7 +65,9 @@ async fn spec_edge_cases(mcp: &Mcp, first_id: i64) {
     assert_eq!(ids(&last50_first5), (first_id + 450..first_id + 455).collect::<Vec<_>>());
     assert_eq!(last50_first5["next_offset"], 455);
 
-    let more_than_all = mcp.observe(json!({"what": "network_waterfall", "offset": -10_000})).await;
+    let more_than_all = mcp
+        .observe(json!({"what": "network_waterfall", "offset": -10_000, "max_tokens": 100_000, "max_chars": 1_000_000}))
+        .await;
     assert_eq!((more_than_all["count"].as_i64(), more_than_all["offset"].as_i64()), (Some(500), Some(0)));
 
     // Every entry carries its id and tabId, in every mode.
@@ -73,8 +77,14 @@ async fn spec_edge_cases(mcp: &Mcp, first_id: i64) {
             assert_eq!(e["tabId"].as_i64(), Some((e["id"].as_i64().unwrap() - first_id) % 3 + 1));
         }
     }
-    let entry = &all["entries"][1];
+    // Compact entries name the usual fields; fields=["all"] gives them as stored.
+    let entry = &entries(&all)[1];
     assert_eq!(entry["url"], "http://app/r1.js");
+    assert_eq!(entry["type"], "script");
+    assert_eq!(entry["status"], 200);
+    assert_eq!(entry["duration"], 1);
+    let stored = mcp.observe(json!({"what": "network_waterfall", "offset": 1, "limit": 1, "fields": ["all"]})).await;
+    let entry = &stored["entries"][0];
     assert_eq!(entry["initiatorType"], "script");
     assert_eq!(entry["responseStatus"], 200);
     assert_eq!(entry["duration"], 1.0);
@@ -107,7 +117,7 @@ async fn tab_filter_and_tracked_tab() {
     assert_eq!(tab7["total"], 10);
     assert_eq!(tab7["filtered_by_tab"], 7);
     assert_eq!(tab7["total_entries_all_tabs"], 32);
-    assert!(tab7["entries"].as_array().unwrap().iter().all(|e| e["tabId"] == 7));
+    assert!(entries(&tab7).iter().all(|e| e["tabId"] == 7));
     let page = mcp.observe(json!({"what": "logs", "tabId": 8, "offset": 5, "limit": 5})).await;
     assert_eq!(page["count"], 5);
     assert_eq!(page["total"], 20);
@@ -123,7 +133,7 @@ async fn tab_filter_and_tracked_tab() {
 
     // Entries without a tab say so with null.
     let untabbed = mcp.observe(json!({"what": "logs", "offset": -2})).await;
-    assert!(untabbed["entries"].as_array().unwrap().iter().all(|e| e["tabId"].is_null()));
+    assert!(entries(&untabbed).iter().all(|e| e["tabId"].is_null()));
 
     let tracked = mcp.ok("configure", json!({"action": "track_tab", "tabId": 7})).await;
     assert_eq!(tracked["tracked_tab_id"], 7);
@@ -170,7 +180,7 @@ async fn cursors_page_forward_and_backward_exactly_once() {
         assert!(page_ids.windows(2).all(|w| w[0] < w[1]), "still oldest first");
         back.splice(0..0, page_ids);
         before = page["prev_cursor"].as_i64().unwrap();
-        if !page["has_more"].as_bool().unwrap() {
+        if !page["has_older"].as_bool().unwrap() {
             break;
         }
     }
@@ -221,7 +231,7 @@ async fn budget_caps_every_answer_and_following_it_yields_each_entry_once() {
             let (page, size) = mcp
                 .ok_sized(
                     "observe",
-                    json!({"what": "network_bodies", "after_cursor": cursor, "limit": 0, "max_chars": max_chars}),
+                    json!({"what": "network_bodies", "after_cursor": cursor, "limit": 0, "max_chars": max_chars, "max_tokens": 100_000, "fields": ["all"]}),
                 )
                 .await;
             assert!(size <= max_chars, "answer of {size} chars > max_chars {max_chars}");
@@ -240,7 +250,10 @@ async fn budget_caps_every_answer_and_following_it_yields_each_entry_once() {
         let (mut seen, mut offset) = (Vec::new(), 0);
         for _ in 0..200 {
             let (page, size) = mcp
-                .ok_sized("observe", json!({"what": "network_bodies", "offset": offset, "max_chars": max_chars}))
+                .ok_sized(
+                    "observe",
+                    json!({"what": "network_bodies", "offset": offset, "max_chars": max_chars, "max_tokens": 100_000, "fields": ["all"]}),
+                )
                 .await;
             assert!(size <= max_chars, "answer of {size} chars > max_chars {max_chars}");
             seen.extend(ids(&page));
@@ -251,12 +264,18 @@ async fn budget_caps_every_answer_and_following_it_yields_each_entry_once() {
         }
         assert_eq!(seen, (1..=40).collect::<Vec<_>>(), "offset, max_chars {max_chars}");
     }
-    // The default budget applies when none is given.
+    // The default budget applies when none is given: compact entries (no bodies) all fit,
+    // whole ones do not.
     let (page, size) = mcp.ok_sized("observe", json!({"what": "network_bodies"})).await;
-    assert!(size <= 100_000 && page["truncated"] == true && page["count"].as_i64().unwrap() < 40, "{size}");
+    assert!(size <= 40_000 && page["truncated"] == false && page["count"] == 40, "{size}");
+    let (page, size) = mcp.ok_sized("observe", json!({"what": "network_bodies", "fields": ["all"]})).await;
+    assert!(size <= 40_000 && page["truncated"] == true && page["count"].as_i64().unwrap() < 40, "{size}");
     // An entry larger than the whole budget comes clipped, marked, not skipped.
     let (page, size) = mcp
-        .ok_sized("observe", json!({"what": "network_bodies", "after_cursor": 37, "limit": 1, "max_chars": 2_000}))
+        .ok_sized(
+            "observe",
+            json!({"what": "network_bodies", "after_cursor": 37, "limit": 1, "max_chars": 2_000, "fields": ["all"]}),
+        )
         .await;
     assert!(size <= 2_000);
     assert_eq!(page["entries"][0]["id"], 38);
@@ -306,7 +325,8 @@ async fn filters_narrow_each_kind() {
     assert_eq!(n(mcp.observe(json!({"what": "logs", "since": 1007})).await), 3);
     let errors = mcp.observe(json!({"what": "errors"})).await;
     assert_eq!(errors["what"], "errors");
-    assert!(errors["entries"].as_array().unwrap().iter().all(|e| e["level"] == "error"));
+    let whole = mcp.observe(json!({"what": "errors", "fields": ["all"]})).await;
+    assert!(whole["entries"].as_array().unwrap().iter().all(|e| e["level"] == "error"));
     assert_eq!(n(errors), 2);
     assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "status_min": 400})).await), 3);
     assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "url": "r2"})).await), 11);
@@ -492,7 +512,8 @@ async fn tools_list_describes_both_tools() {
             "extension_logs",
             "page",
             "tabs",
-            "vitals"
+            "vitals",
+            "summary"
         ]
     );
     for p in [

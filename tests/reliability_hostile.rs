@@ -149,8 +149,9 @@ async fn hostile_json_is_stored_safely_or_refused_clearly_and_the_server_keeps_s
         assert_eq!(found, expected, "{}: {problems:?}", c.name);
         // And what is stored reads back within the budget.
         if c.kind == "logs" {
-            let (page, chars) =
-                mcp.ok_sized("observe", json!({"what": "logs", "offset": -1, "max_chars": 20_000})).await;
+            let (page, chars) = mcp
+                .ok_sized("observe", json!({"what": "logs", "offset": -1, "max_chars": 20_000, "fields": ["all"]}))
+                .await;
             assert!(chars <= 20_000, "{}: {chars}", c.name);
             assert_eq!(page["count"], 1, "{}: {page}", c.name);
         }
@@ -209,7 +210,7 @@ async fn an_entry_with_200k_small_fields_reads_back_clipped() {
     assert_eq!(status, 200, "{reply}");
     let mcp = Mcp::http(&server).await;
     let started = std::time::Instant::now();
-    let last = mcp.ok_sized("observe", json!({"what": "logs", "offset": -1, "max_chars": 20_000}));
+    let last = mcp.ok_sized("observe", json!({"what": "logs", "offset": -1, "max_chars": 20_000, "fields": ["all"]}));
     let (page, chars) = within(HANG, last, "observe of a 200k-field entry").await;
     assert!(chars <= 20_000, "{chars}");
     assert_eq!(page["entries"][0]["_clipped"], true, "{page}");

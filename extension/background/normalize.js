@@ -25,6 +25,8 @@
       e.responseStatus = int(e.responseStatus);
       e.duration = num(e.duration);
       if (e.initiatorType !== undefined) e.initiatorType = text(e.initiatorType);
+      if (e.method !== undefined) e.method = text(e.method).toUpperCase();
+      if (e.error !== undefined) e.error = text(e.error);
     },
     network_bodies(e) {
       e.method = text(e.method, "GET").toUpperCase();

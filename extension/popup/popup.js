@@ -1,4 +1,5 @@
-// The popup: is the server reachable, and how many events of each kind went out.
+// The popup: is the server reachable, and how many events of each kind went
+// out, wait in the queue, or were dropped.
 const KINDS = ["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "extension_logs", "tabs", "vitals"];
 
 function row(kind, sent, queued, dropped) {
@@ -37,7 +38,8 @@ async function render() {
   body.replaceChildren();
   for (const kind of KINDS) {
     const q = status.queues[kind] || { queued: 0, dropped: 0 };
-    body.appendChild(row(kind, status.sent[kind] || 0, q.queued, q.dropped));
+    const dropped = status.dropped ? status.dropped[kind] || 0 : q.dropped; // since install, and why: extension_logs
+    body.appendChild(row(kind, status.sent[kind] || 0, q.queued, dropped));
   }
   const error = document.getElementById("error");
   error.hidden = !status.lastError;

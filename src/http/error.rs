@@ -21,6 +21,8 @@ pub enum ApiError {
     Forbidden(String),
     #[error("{0}")]
     Timeout(String),
+    #[error("{0}")]
+    Conflict(String),
     #[error("the store is busy writing; retry after a moment")]
     Busy,
     #[error("{0}")]
@@ -69,6 +71,7 @@ impl IntoResponse for ApiError {
             ApiError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, json!({ "error": message })),
             ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, json!({ "error": message })),
             ApiError::Timeout(_) => (StatusCode::REQUEST_TIMEOUT, json!({ "error": message })),
+            ApiError::Conflict(_) => (StatusCode::CONFLICT, json!({ "error": message })),
             ApiError::Busy | ApiError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, json!({ "error": message })),
             ApiError::DiskFull(_) => (StatusCode::INSUFFICIENT_STORAGE, json!({ "error": message })),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, json!({ "error": message })),

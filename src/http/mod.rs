@@ -10,8 +10,8 @@ use axum::Json;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::{HeaderMap, header};
-use axum::response::IntoResponse;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use http_body_util::BodyExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 use crate::ingest::{self, Limits};
 use crate::kind;
 use crate::mcp::GasolineMcp;
-use crate::store::{Store, now_ms, sql};
+use crate::store::{Batch, BatchKey, Outcome, Store, batch_keys, now_ms, sql};
 pub use error::ApiError;
 
 /// Largest request body accepted.
@@ -85,17 +85,23 @@ enum Target {
     Events(&'static kind::Kind),
 }
 
+/// The request header naming a batch, so that sending it again stores it once.
+const IDEMPOTENCY_KEY: &str = "idempotency-key";
+/// The reply header saying a batch was stored before and this is its first answer.
+const REPLAYED: &str = "idempotent-replayed";
+
 async fn post_events(
     State(state): State<AppState>,
     Path(kind_name): Path<String>,
     headers: HeaderMap,
     body: Body,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let target = match kind_name.as_str() {
         "tabs" => Target::Tabs,
         "vitals" => Target::Vitals,
         name => Target::Events(kind::by_name(name).ok_or_else(|| ApiError::UnknownKind(name.to_owned()))?),
     };
+    let key = batch_key(&headers)?;
     // Room in the pending-writes budget comes before the body is read, so waiting
     // requests hold no more memory than the budget, however many clients wait.
     let declared =
@@ -115,24 +121,49 @@ async fn post_events(
             ))
         })??;
     let limits = state.limits;
-    match target {
-        Target::Tabs => {
-            let tabs = decode(body, move |b| ingest::decode_tabs(&b, &limits)).await?;
-            let n = state.store.upsert_tabs(tabs, admission).await?;
-            Ok(Json(json!({ "accepted": n })))
-        }
-        Target::Vitals => {
-            let vitals = decode(body, move |b| ingest::decode_vitals(&b, &limits)).await?;
-            let n = state.store.upsert_vitals(vitals, admission).await?;
-            Ok(Json(json!({ "accepted": n })))
-        }
-        Target::Events(kind) => {
-            let now = now_ms();
-            let rows = decode(body, move |b| ingest::decode_events(kind, &b, &limits, now)).await?;
-            let inserted = state.store.insert(kind, rows, admission).await?;
-            Ok(Json(json!(inserted)))
-        }
+    let now = now_ms();
+    let (batch, key) = decode(body, move |b| {
+        let key = key.and_then(|k| BatchKey::new(&k, &kind_name, &b));
+        let batch = match target {
+            Target::Tabs => Batch::Tabs(ingest::decode_tabs(&b, &limits)?),
+            Target::Vitals => Batch::Vitals(ingest::decode_vitals(&b, &limits)?),
+            Target::Events(kind) => Batch::Events(kind, ingest::decode_events(kind, &b, &limits, now)?),
+        };
+        Ok((batch, key))
+    })
+    .await?;
+    match state.store.write_batch(batch, key, admission).await? {
+        Outcome::Stored { status, body } => Ok(answer(status, body, false)),
+        Outcome::Replayed { status, body } => Ok(answer(status, body, true)),
+        Outcome::Conflict { target } => Err(ApiError::Conflict(format!(
+            "this Idempotency-Key was used for another batch (posted to {target}); give every batch its own key"
+        ))),
     }
+}
+
+/// The batch's `Idempotency-Key`, if it has one; a key that cannot be one is refused.
+fn batch_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get(IDEMPOTENCY_KEY) else { return Ok(None) };
+    let refuse = || {
+        ApiError::BadRequest(format!(
+            "Idempotency-Key must be 1 to {} visible ASCII characters (no spaces)",
+            batch_keys::MAX_KEY_LEN
+        ))
+    };
+    let key = value.to_str().map_err(|_| refuse())?;
+    // Validated here, before the body is read; the digest is taken with the body.
+    BatchKey::new(key, "", b"").ok_or_else(refuse)?;
+    Ok(Some(key.to_owned()))
+}
+
+/// A stored answer as the HTTP reply it was (or is again, when `replayed`).
+fn answer(status: u16, body: String, replayed: bool) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
+    if replayed {
+        response.headers_mut().insert(REPLAYED, HeaderValue::from_static("true"));
+    }
+    response
 }
 
 fn too_large() -> ApiError {

@@ -32,7 +32,8 @@ impl GasolineMcp {
     fn tools() -> Vec<Tool> {
         vec![
             Tool::new("observe", schema::OBSERVE_DESCRIPTION, Arc::new(schema::observe()))
-                .with_annotations(ToolAnnotations::with_title("Observe browser telemetry").read_only(true)),
+                .with_annotations(ToolAnnotations::with_title("Observe browser telemetry").read_only(true))
+                .with_meta(schema::observe_meta()),
             Tool::new("configure", schema::CONFIGURE_DESCRIPTION, Arc::new(schema::configure()))
                 .with_annotations(ToolAnnotations::with_title("Configure Gasoline").destructive(true)),
         ]
@@ -66,7 +67,10 @@ impl ServerHandler for GasolineMcp {
             .with_server_info(Implementation::new("gasoline", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Gasoline holds what the user's browser tabs did (console, network, WebSocket, actions). \
-                 Start with observe what=errors or what=logs offset=-50; follow `cursor` with after_cursor to read on.",
+                 Start with observe what=summary (counts, error groups, failed and slow requests in a few hundred \
+                 tokens), then list with what=errors or what=logs offset=-50, drill into an entry with id=N, and \
+                 follow `cursor` with after_cursor to read on. After the user reloads, since_navigation=true shows \
+                 only what followed.",
             )
     }
 

@@ -4,14 +4,19 @@
 use serde_json::{Map, Value, json};
 
 use crate::kind::{self, ColumnType, KINDS};
-use crate::query::args::{DEFAULT_CURSOR_LIMIT, DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS, what_names};
+use crate::query::args::{
+    DEFAULT_CONTEXT_MS, DEFAULT_CURSOR_LIMIT, DEFAULT_MAX_CHARS, DEFAULT_MAX_TOKENS, MAX_IDS, MAX_MAX_CHARS,
+    MAX_MAX_TOKENS, MIN_MAX_CHARS, MIN_MAX_TOKENS, what_names,
+};
 
-pub const OBSERVE_DESCRIPTION: &str = "Read browser telemetry captured by the Gasoline extension: console logs and errors, \
-network waterfall and bodies, WebSocket events, user actions, extension logs, and the current page, tabs and vitals. \
-Entries come oldest first, each with its `id` and `tabId`. Every answer fits `max_chars` (default 100000) and says \
-`total`, `has_more`, `next_offset` and `cursor`. Page with `limit`+`offset` (offset -N = last N), or, for live data \
-(logs, websocket_events, actions), with `after_cursor`=<cursor of the previous answer>: it never repeats or skips an \
-entry while new ones arrive, and polling with it returns only what is new. Narrow with `tabId` and the filters.";
+pub const OBSERVE_DESCRIPTION: &str = "Read what the user's browser tabs did (Gasoline extension): console logs and \
+errors, network, WebSocket, user actions, extension logs; page, tabs, vitals. Start with what=summary. Lists are \
+compact, oldest first: each entry has its `id` and `t` (ms after common.t0); values shared by all entries are in \
+`common`; logged objects show as JS literals. Drill into entries with id=N or ids=[...] (every stored field), or \
+fields=[\"all\"]. Every answer fits max_tokens (default 8000) and max_chars (40000) and says total, has_more, \
+next_offset and cursor. Page with limit+offset (offset -N = last N) or after_cursor=<cursor> (never repeats or skips, \
+polls only what is new); before_cursor pages back (prev_cursor, has_older). Errors carry `context`: the same tab's \
+failed requests, last action and navigation just before. since_navigation=true: only since the tab's last reload.";
 
 pub const CONFIGURE_DESCRIPTION: &str = "Configure Gasoline. action=track_tab (tabId, or null to stop) sets the tab \
 reported as tracked_tab_id; action=clear (what: a kind or \"all\") deletes captured entries (ids never restart, so \
@@ -43,8 +48,38 @@ pub fn observe() -> Map<String, Value> {
         integer("only entries of this Chrome tab (page and vitals: which tab; default the tracked tab)"),
     );
     props.insert("since".into(), integer("only entries with ts >= this (ms since the epoch)"));
-    props.insert("max_chars".into(), json!({ "type": "integer", "minimum": MIN_MAX_CHARS, "maximum": MAX_MAX_CHARS,
-        "description": format!("longest answer in characters (default {DEFAULT_MAX_CHARS}); entries that do not fit are left for the next call") }));
+    props.insert("max_tokens".into(), json!({ "type": "integer", "minimum": MIN_MAX_TOKENS, "maximum": MAX_MAX_TOKENS,
+        "description": format!("largest answer in tokens (default {DEFAULT_MAX_TOKENS}); the rest is left for the next call") }));
+    props.insert(
+        "max_chars".into(),
+        json!({ "type": "integer", "minimum": MIN_MAX_CHARS, "maximum": MAX_MAX_CHARS,
+        "description": format!("largest answer in characters (default {DEFAULT_MAX_CHARS})") }),
+    );
+    props.insert(
+        "fields".into(),
+        json!({ "type": "array", "items": { "type": "string" },
+        "description": "field names to return instead of the compact set, or [\"all\"] for every stored field" }),
+    );
+    props.insert("id".into(), integer("one entry, whole"));
+    props.insert(
+        "ids".into(),
+        json!({ "type": "array", "items": { "type": "integer" }, "maxItems": MAX_IDS,
+        "description": format!("up to {MAX_IDS} entries, whole") }),
+    );
+    props.insert(
+        "since_navigation".into(),
+        json!({ "type": "boolean", "description": "only entries since the tab's last load or reload (tabId or the tracked tab)" }),
+    );
+    props.insert("group".into(), json!({ "type": "boolean", "description": "errors: fingerprint groups with counts" }));
+    props.insert(
+        "context".into(),
+        json!({ "type": "string", "enum": ["ids", "full"], "description": "errors: related entries as ids (default) or inline" }),
+    );
+    props.insert(
+        "context_ms".into(),
+        json!({ "type": "integer", "minimum": 0,
+        "description": format!("errors: how far back context looks (default {DEFAULT_CONTEXT_MS} ms)") }),
+    );
     for k in KINDS {
         for f in k.filters {
             let applies: Vec<&str> = KINDS.iter().filter(|o| o.filter(f.arg).is_some()).map(|o| o.name).collect();
@@ -77,6 +112,15 @@ fn filter_meaning(arg: &str) -> &'static str {
         "type" => "action type (click, input, change, submit, keydown, navigation)",
         _ => "filter",
     }
+}
+
+/// `_meta` of the observe tool: the longest answer it can give, so that a client
+/// that writes long results to a file (Claude Code, past 50,000 characters by
+/// default) keeps an answer inline when the agent raised `max_chars` itself.
+pub fn observe_meta() -> rmcp::model::MetaObject {
+    let mut meta = Map::new();
+    meta.insert("anthropic/maxResultSizeChars".into(), json!(MAX_MAX_CHARS));
+    rmcp::model::MetaObject::from(meta)
 }
 
 pub fn configure() -> Map<String, Value> {

@@ -16,6 +16,8 @@ pub enum What {
     Page,
     Tabs,
     Vitals,
+    /// Counts, groups and notable requests of every kind, in a few hundred tokens.
+    Summary,
 }
 
 impl What {
@@ -26,6 +28,7 @@ impl What {
             What::Page => "page",
             What::Tabs => "tabs",
             What::Vitals => "vitals",
+            What::Summary => "summary",
         }
     }
 }
@@ -34,7 +37,7 @@ impl What {
 pub fn what_names() -> Vec<&'static str> {
     let mut names = kind::names();
     names.insert(1, "errors");
-    names.extend(["page", "tabs", "vitals"]);
+    names.extend(["page", "tabs", "vitals", "summary"]);
     names
 }
 
@@ -43,6 +46,26 @@ pub fn what_names() -> Vec<&'static str> {
 pub struct FilterValue {
     pub filter: &'static Filter,
     pub value: Value,
+}
+
+/// Which fields entries carry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fields {
+    /// The kind's compact entry, shared values said once in `common`.
+    Compact,
+    /// Every stored field, as stored.
+    All,
+    /// These fields (compact form), besides `id`.
+    Only(Vec<String>),
+}
+
+/// What `context` on `what=errors` carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContextMode {
+    /// Ids of the related entries.
+    Ids,
+    /// The related entries' compact forms.
+    Full,
 }
 
 /// Validated observe arguments.
@@ -56,15 +79,33 @@ pub struct ObserveArgs {
     pub tab_id: Option<i64>,
     pub filters: Vec<FilterValue>,
     pub max_chars: usize,
+    pub max_tokens: usize,
+    pub fields: Fields,
+    /// Drill-down: these entries whole (`id` or `ids`).
+    pub ids: Option<Vec<i64>>,
+    pub since_navigation: bool,
+    /// `what=errors group=true`: fingerprint groups instead of occurrences.
+    pub group: bool,
+    pub context: ContextMode,
+    pub context_ms: i64,
 }
 
-pub const DEFAULT_MAX_CHARS: usize = 100_000;
+pub const DEFAULT_MAX_CHARS: usize = 40_000;
 pub const MIN_MAX_CHARS: usize = 1_000;
-pub const MAX_MAX_CHARS: usize = 10_000_000;
+pub const MAX_MAX_CHARS: usize = 1_000_000;
+pub const DEFAULT_MAX_TOKENS: usize = 8_000;
+pub const MIN_MAX_TOKENS: usize = 500;
+pub const MAX_MAX_TOKENS: usize = 100_000;
 /// Page size of cursor reads when `limit` is omitted.
 pub const DEFAULT_CURSOR_LIMIT: i64 = 100;
+/// Most entries one drill-down returns.
+pub const MAX_IDS: usize = 50;
+pub const DEFAULT_CONTEXT_MS: i64 = 5_000;
+pub const MAX_CONTEXT_MS: i64 = 600_000;
 
-const PAGING: [&str; 5] = ["limit", "offset", "after_cursor", "before_cursor", "max_chars"];
+const PAGING: [&str; 4] = ["limit", "offset", "after_cursor", "before_cursor"];
+/// Arguments every `what` takes.
+const BUDGET: [&str; 3] = ["max_chars", "max_tokens", "since_navigation"];
 
 /// Parses a tools/call `arguments` object.
 pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
@@ -78,6 +119,7 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
         "page" => What::Page,
         "tabs" => What::Tabs,
         "vitals" => What::Vitals,
+        "summary" => What::Summary,
         name => match kind::by_name(name) {
             Some(kind) => What::Kind { kind, errors_only: false },
             None => return Err(format!("unknown what \"{name}\": send one of {}", what_names().join(", "))),
@@ -89,7 +131,7 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
     let limit = int("limit")?;
     if let Some(l) = limit.filter(|l| *l < 0) {
         return Err(format!(
-            "limit must be 0 (all, within max_chars) or a positive page size, got {l}; for the last N entries send offset=-N"
+            "limit must be 0 (all that fit the budget) or a positive page size, got {l}; for the last N entries send offset=-N"
         ));
     }
     let offset = int("offset")?;
@@ -108,40 +150,201 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
     if offset.is_some() && (after_cursor.is_some() || before_cursor.is_some()) {
         return Err("a cursor and an offset cannot be combined: page with after_cursor alone (it is stable while entries arrive), or drop the cursor to use offset".into());
     }
-    let max_chars = match int("max_chars")? {
-        None => DEFAULT_MAX_CHARS,
-        Some(m) if (MIN_MAX_CHARS as i64..=MAX_MAX_CHARS as i64).contains(&m) => m as usize,
-        Some(m) => return Err(format!("max_chars must be between {MIN_MAX_CHARS} and {MAX_MAX_CHARS}, got {m}")),
-    };
+    let max_chars = bounded(args, "max_chars", DEFAULT_MAX_CHARS, MIN_MAX_CHARS, MAX_MAX_CHARS)?;
+    let max_tokens = bounded(args, "max_tokens", DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS, MAX_MAX_TOKENS)?;
     let tab_id = int("tabId")?;
     let mut filters = Vec::new();
-    if let What::Kind { kind, .. } = what {
-        for filter in kind.filters.iter().chain(COMMON_FILTERS.iter().skip(1)) {
+    let kind_filters = match what {
+        What::Kind { kind, .. } => Some(kind.filters),
+        What::Summary => Some(&[][..]),
+        _ => None,
+    };
+    if let Some(kind_filters) = kind_filters {
+        for filter in kind_filters.iter().chain(COMMON_FILTERS.iter().skip(1)) {
             if let Some(value) = args.get(filter.arg).filter(|v| !v.is_null()) {
                 filters.push(FilterValue { filter, value: filter_value(filter, value)? });
             }
         }
     }
-    Ok(ObserveArgs { what, limit, offset, after_cursor, before_cursor, tab_id, filters, max_chars })
+    let fields = fields(args, what)?;
+    let ids = ids(args)?;
+    if ids.is_some() {
+        let paging: Vec<&str> = PAGING.iter().copied().filter(|p| args.get(*p).is_some_and(|v| !v.is_null())).collect();
+        if !paging.is_empty() {
+            return Err(format!(
+                "id/ids returns those entries whole and cannot be combined with {}: drop them, or drop id/ids to page",
+                paging.join(", ")
+            ));
+        }
+    }
+    let since_navigation = boolean(args, "since_navigation")?;
+    let group = boolean(args, "group")?;
+    if group && ids.is_some() {
+        return Err("group=true lists error groups; it cannot be combined with id/ids".into());
+    }
+    let context = match args.get("context") {
+        None | Some(Value::Null) => ContextMode::Ids,
+        Some(Value::String(s)) if s == "ids" => ContextMode::Ids,
+        Some(Value::String(s)) if s == "full" => ContextMode::Full,
+        Some(other) => {
+            return Err(format!(
+                "context must be \"ids\" (the related entries' ids) or \"full\" (their compact forms), got {}",
+                describe(other)
+            ));
+        }
+    };
+    let context_ms = match int("context_ms")? {
+        None => DEFAULT_CONTEXT_MS,
+        Some(ms) if (0..=MAX_CONTEXT_MS).contains(&ms) => ms,
+        Some(ms) => return Err(format!("context_ms must be between 0 and {MAX_CONTEXT_MS} (ms), got {ms}")),
+    };
+    Ok(ObserveArgs {
+        what,
+        limit,
+        offset,
+        after_cursor,
+        before_cursor,
+        tab_id,
+        filters,
+        max_chars,
+        max_tokens,
+        fields,
+        ids,
+        since_navigation,
+        group,
+        context,
+        context_ms,
+    })
+}
+
+fn bounded(args: &Map<String, Value>, name: &str, default: usize, min: usize, max: usize) -> Result<usize, String> {
+    match integer(args, name)? {
+        None => Ok(default),
+        Some(m) if (min as i64..=max as i64).contains(&m) => Ok(m as usize),
+        Some(m) => Err(format!("{name} must be between {min} and {max} (default {default}), got {m}")),
+    }
+}
+
+fn boolean(args: &Map<String, Value>, name: &str) -> Result<bool, String> {
+    match args.get(name) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(format!("{name} must be true or false, got {}", describe(other))),
+    }
+}
+
+/// `fields`: a list of field names, or `["all"]`.
+fn fields(args: &Map<String, Value>, what: What) -> Result<Fields, String> {
+    let list = match args.get("fields") {
+        None | Some(Value::Null) => return Ok(Fields::Compact),
+        Some(Value::Array(list)) => list,
+        Some(Value::String(s)) if s == "all" => return Ok(Fields::All),
+        Some(other) => {
+            return Err(format!("fields must be a list of field names or [\"all\"], got {}", describe(other)));
+        }
+    };
+    let What::Kind { kind, .. } = what else {
+        return Err(format!("`fields` does not apply to what=\"{}\"", what.name()));
+    };
+    let known = kind.field_names();
+    let mut names = Vec::with_capacity(list.len());
+    for item in list {
+        let Some(name) = item.as_str() else {
+            return Err(format!("fields must be a list of strings, got an item {}", describe(item)));
+        };
+        if name == "all" {
+            if list.len() > 1 {
+                return Err("fields=[\"all\"] returns every stored field; send it alone".into());
+            }
+            return Ok(Fields::All);
+        }
+        if !known.contains(&name) {
+            return Err(format!(
+                "unknown field \"{name}\" for {}: send some of {}, or [\"all\"]",
+                what.name(),
+                known.join(", ")
+            ));
+        }
+        names.push(name.to_string());
+    }
+    if names.is_empty() {
+        return Err("fields is empty: send some field names, [\"all\"], or leave it out for the compact entries".into());
+    }
+    Ok(Fields::Only(names))
+}
+
+/// `id` (one) or `ids` (up to MAX_IDS).
+fn ids(args: &Map<String, Value>) -> Result<Option<Vec<i64>>, String> {
+    let one = integer(args, "id")?;
+    let many = match args.get("ids") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(list)) => {
+            let mut ids = Vec::with_capacity(list.len());
+            for v in list {
+                ids.push(
+                    as_integer(v).ok_or_else(|| format!("ids must be entry ids (integers), got {}", describe(v)))?,
+                );
+            }
+            Some(ids)
+        }
+        Some(other) => return Err(format!("ids must be a list of entry ids, got {}", describe(other))),
+    };
+    match (one, many) {
+        (Some(_), Some(_)) => Err("send either id (one entry) or ids (a list), not both".into()),
+        (Some(id), None) => Ok(Some(vec![id])),
+        (None, Some(ids)) if ids.is_empty() => Err("ids is empty: send 1 to 50 entry ids".into()),
+        (None, Some(ids)) if ids.len() > MAX_IDS => {
+            Err(format!("ids takes at most {MAX_IDS} ids, got {}: split the list over several calls", ids.len()))
+        }
+        (None, Some(mut ids)) => {
+            ids.sort_unstable();
+            ids.dedup();
+            Ok(Some(ids))
+        }
+        (None, None) => Ok(None),
+    }
 }
 
 /// Every argument must be known, and apply to `what`.
 fn check_names(args: &Map<String, Value>, what: What) -> Result<(), String> {
     let allowed: Vec<&str> = match what {
-        What::Kind { kind, .. } => {
-            ["what", "tabId", "since"].into_iter().chain(PAGING).chain(kind.filters.iter().map(|f| f.arg)).collect()
+        What::Kind { kind, errors_only } => {
+            let mut allowed: Vec<&str> = ["what", "tabId", "since", "fields", "id", "ids"]
+                .into_iter()
+                .chain(PAGING)
+                .chain(BUDGET)
+                .chain(kind.filters.iter().map(|f| f.arg))
+                .collect();
+            if errors_only {
+                // errors are level=error by definition
+                allowed.retain(|a| !["level", "min_level"].contains(a));
+                allowed.extend(["group", "context", "context_ms"]);
+            }
+            allowed
         }
-        What::Page | What::Vitals => vec!["what", "tabId"],
-        What::Tabs => vec!["what"],
+        What::Summary => ["what", "tabId", "since"].into_iter().chain(BUDGET).collect(),
+        What::Page | What::Vitals | What::Tabs => ["what", "tabId"].into_iter().chain(BUDGET).collect(),
     };
     for (name, value) in args {
         if allowed.contains(&name.as_str()) || value.is_null() {
             continue;
         }
+        if what.name() == "errors" && ["level", "min_level"].contains(&name.as_str()) {
+            return Err(format!(
+                "`{name}` does not apply to what=\"errors\" (every error is level error); for other levels send what=\"logs\" with {name}"
+            ));
+        }
         let applies_to: Vec<&str> = kind::KINDS.iter().filter(|k| k.filter(name).is_some()).map(|k| k.name).collect();
-        let known = PAGING.contains(&name.as_str()) || ["tabId", "since"].contains(&name.as_str());
+        let known = PAGING.contains(&name.as_str())
+            || ["tabId", "since", "fields", "id", "ids", "group", "context", "context_ms"].contains(&name.as_str());
         return Err(if !applies_to.is_empty() || known {
-            let where_ = if applies_to.is_empty() { "the paginated kinds".to_string() } else { applies_to.join(", ") };
+            let where_ = if !applies_to.is_empty() {
+                applies_to.join(", ")
+            } else if ["group", "context", "context_ms"].contains(&name.as_str()) {
+                "errors".to_string()
+            } else {
+                "the paginated kinds".to_string()
+            };
             format!(
                 "`{name}` does not apply to what=\"{}\"; it applies to {where_}. Arguments for this what: {}",
                 what.name(),
@@ -231,6 +434,12 @@ mod tests {
         assert!(p(json!({"what":"logs","url":"x"})).unwrap_err().contains("applies to network_waterfall"));
         assert!(p(json!({"what":"logs","tab_id":1})).unwrap_err().contains("unknown argument `tab_id`"));
         assert!(p(json!({"what":"tabs","limit":1})).unwrap_err().contains("does not apply"));
+        assert!(p(json!({"what":"errors","min_level":"warn"})).unwrap_err().contains("every error is level error"));
+        assert!(p(json!({"what":"logs","fields":["nope"]})).unwrap_err().contains("unknown field \"nope\""));
+        assert!(p(json!({"what":"logs","id":3,"limit":5})).unwrap_err().contains("cannot be combined with limit"));
+        assert!(p(json!({"what":"logs","ids":(1..=51).collect::<Vec<i64>>()})).unwrap_err().contains("at most 50"));
+        assert!(p(json!({"what":"logs","max_tokens":100})).unwrap_err().contains("max_tokens must be between"));
+        assert!(p(json!({"what":"logs","group":true})).unwrap_err().contains("applies to errors"));
         assert!(p(json!({"what":"logs","min_level":"fatal"})).unwrap_err().contains("one of debug"));
         assert!(p(json!({"what":"logs","max_chars":10})).unwrap_err().contains("between"));
         assert!(p(json!({})).unwrap_err().contains("`what` is required"));

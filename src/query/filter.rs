@@ -6,7 +6,7 @@ use rusqlite::types::Value as SqlValue;
 use serde_json::Value;
 
 use super::args::ObserveArgs;
-use crate::kind::{FilterOp, Kind, levels_at_least};
+use crate::kind::{COMMON_FILTERS, FilterOp, Kind, levels_at_least};
 
 /// The conditions of one observe call.
 #[derive(Debug, Clone, Default)]
@@ -48,6 +48,18 @@ impl Where {
         w
     }
 
+    /// Only the filters every kind takes (`tabId`, `since`): for reading several kinds at once.
+    pub fn for_kind(_kind: &Kind, args: &ObserveArgs) -> Self {
+        let mut common = args.clone();
+        common.filters.retain(|f| COMMON_FILTERS.iter().any(|c| c.arg == f.filter.arg));
+        Where::new(false, &common)
+    }
+
+    /// Adds a condition without parameters.
+    pub fn push_condition(&mut self, condition: &str) {
+        self.conditions.push(condition.to_owned());
+    }
+
     fn push(&mut self, condition: &str, value: SqlValue) {
         self.conditions.push(condition.to_owned());
         self.params.push(value);
@@ -67,6 +79,14 @@ impl Where {
     /// The params followed by `extra`.
     pub fn params_with(&self, extra: &[i64]) -> Vec<SqlValue> {
         self.params.iter().cloned().chain(extra.iter().map(|v| SqlValue::Integer(*v))).collect()
+    }
+}
+
+/// SQL for one field of a kind's entries: its column, or its place in `data`.
+pub fn field_expr(kind: &Kind, field: &str) -> String {
+    match kind.columns.iter().find(|c| c.field == field) {
+        Some(c) => c.name.to_string(),
+        None => format!("json_extract(data, '$.{field}')"),
     }
 }
 

@@ -4,6 +4,7 @@
 //! from an r2d2 pool of `query_only` connections. SQL that writes lives in
 //! [`sql`]; SQL that reads for observe lives in `crate::query`.
 
+pub mod batch_keys;
 mod checkpointer;
 mod open;
 pub mod sql;
@@ -18,6 +19,7 @@ use rusqlite::Connection;
 
 use crate::ingest::{Row, TabInfo, Vitals};
 use crate::kind::Kind;
+pub use batch_keys::{BatchKey, Outcome};
 pub use open::OpenOptions;
 pub use sql::{Inserted, KindStats};
 pub use writer::Admission;
@@ -82,6 +84,15 @@ struct Inner {
     path: PathBuf,
     pool: Pool,
     writer: writer::Writer,
+    /// Batch keys remembered (see [`batch_keys`]).
+    remembered_batches: i64,
+}
+
+/// One POSTed batch, decoded: what it writes to and its rows.
+pub enum Batch {
+    Events(&'static Kind, Vec<Row>),
+    Tabs(Vec<TabInfo>),
+    Vitals(Vec<Vitals>),
 }
 
 impl Store {
@@ -89,7 +100,8 @@ impl Store {
     pub fn open(path: &Path, options: &OpenOptions) -> Result<Self, StoreError> {
         let (conn, pool) = open::open(path, options)?;
         let writer = writer::Writer::start(conn, options.max_pending_bytes, options.busy_wait);
-        let store = Store { inner: Arc::new(Inner { path: path.to_path_buf(), pool, writer }) };
+        let remembered_batches = options.remembered_batches.max(1);
+        let store = Store { inner: Arc::new(Inner { path: path.to_path_buf(), pool, writer, remembered_batches }) };
         Ok(store)
     }
 
@@ -132,6 +144,34 @@ impl Store {
         self.inner.writer.run(admission, move |conn| sql::insert_rows(conn, kind, &rows, now)).await
     }
 
+    /// Stores a batch and answers with the HTTP status and JSON body to send, in one
+    /// transaction with its key: a batch whose key was answered before stores
+    /// nothing and gets that first answer ([`Outcome::Replayed`]).
+    pub async fn write_batch(
+        &self,
+        batch: Batch,
+        key: Option<BatchKey>,
+        admission: Admission,
+    ) -> Result<Outcome, StoreError> {
+        let now = now_ms();
+        let remembered = self.inner.remembered_batches;
+        self.inner
+            .writer
+            .run(admission, move |conn| {
+                batch_keys::write_once(conn, key.as_ref(), remembered, now, |conn| {
+                    let body = match &batch {
+                        Batch::Events(kind, rows) => {
+                            serde_json::to_string(&sql::insert_rows(conn, kind, rows, now)?).unwrap_or_default()
+                        }
+                        Batch::Tabs(tabs) => accepted(sql::upsert_tabs(conn, tabs, now)?),
+                        Batch::Vitals(vitals) => accepted(sql::upsert_vitals(conn, vitals, now)?),
+                    };
+                    Ok((200, body))
+                })
+            })
+            .await
+    }
+
     pub async fn upsert_tabs(&self, tabs: Vec<TabInfo>, admission: Admission) -> Result<usize, StoreError> {
         let now = now_ms();
         self.inner.writer.run(admission, move |conn| sql::upsert_tabs(conn, &tabs, now)).await
@@ -163,6 +203,10 @@ impl Store {
     pub async fn shutdown(&self) -> Result<(), StoreError> {
         self.inner.writer.shutdown().await
     }
+}
+
+fn accepted(n: usize) -> String {
+    format!("{{\"accepted\":{n}}}")
 }
 
 /// Milliseconds since the Unix epoch.

@@ -26,6 +26,8 @@ pub struct OpenOptions {
     pub busy_wait: Duration,
     /// Readers in the pool.
     pub readers: u32,
+    /// Batch keys remembered, so a batch sent again is answered without storing it twice.
+    pub remembered_batches: i64,
 }
 
 impl Default for OpenOptions {
@@ -35,6 +37,7 @@ impl Default for OpenOptions {
             max_pending_bytes: 64 * 1024 * 1024,
             busy_wait: super::DEFAULT_BUSY_WAIT,
             readers: 4,
+            remembered_batches: super::batch_keys::DEFAULT_REMEMBERED,
         }
     }
 }

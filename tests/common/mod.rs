@@ -2,6 +2,8 @@
 //! real database file, and real rmcp clients over stdio and streamable HTTP.
 #![allow(dead_code)]
 
+pub mod corpus;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -257,6 +259,28 @@ pub fn text_of(result: &CallToolResult) -> String {
 }
 
 /// Ids of an observe answer's entries.
+/// An answer's entries with its `common` values filled back into each, as a
+/// reader of the answer takes them.
+pub fn entries(answer: &Value) -> Vec<Value> {
+    let common = answer["common"].as_object().cloned().unwrap_or_default();
+    answer["entries"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .map(|e| {
+                    let mut e = e.clone();
+                    for (k, v) in &common {
+                        if k != "t0" && k != "t0_utc" && e.get(k).is_none() {
+                            e[k] = v.clone();
+                        }
+                    }
+                    e
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 pub fn ids(answer: &Value) -> Vec<i64> {
     answer["entries"].as_array().map(|e| e.iter().map(|x| x["id"].as_i64().unwrap()).collect()).unwrap_or_default()
 }

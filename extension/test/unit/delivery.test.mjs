@@ -2,32 +2,88 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Delivery } from "./load.mjs";
 
-/** A virtual clock and a scripted server: what was POSTed, and how it answered. */
-function harness(options = {}, answer = () => ({ status: 200 })) {
-  const h = { now: 0, timers: [], posts: [], logs: [], delivered: {}, answer };
-  h.delivery = new Delivery(
-    {
-      post: async (kind, entries) => {
-        const result = h.answer(kind, entries, h);
-        h.posts.push({ kind, n: entries.length, at: h.now, status: result.status });
-        if (result.status >= 200 && result.status < 300) {
-          (h.delivered[kind] ||= []).push(...entries.map((e) => e.n));
-        }
-        return result;
-      },
-      setTimer: (fn, ms) => {
-        const t = { at: h.now + ms, fn };
-        h.timers.push(t);
-        return t;
-      },
-      clearTimer: (t) => (h.timers = h.timers.filter((x) => x !== t)),
-      log: (level, message) => h.logs.push({ level, message }),
+/**
+ * chrome.storage.local's shape over a Map. Values are copied as Chrome stores
+ * them: as JSON-like values whose object keys come back sorted.
+ */
+function memoryStorage() {
+  const map = new Map();
+  const copy = (v) =>
+    Array.isArray(v)
+      ? v.map(copy)
+      : v && typeof v === "object"
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, copy(v[k])]))
+        : v;
+  return {
+    map,
+    get: async () => Object.fromEntries([...map].map(([k, v]) => [k, copy(v)])),
+    set: async (items) => {
+      for (const [k, v] of Object.entries(items)) map.set(k, copy(v));
     },
-    options,
-  );
+    remove: async (keys) => keys.forEach((k) => map.delete(k)),
+  };
+}
+
+/**
+ * A virtual clock, a storage and a scripted server that, like gasoline,
+ * remembers the keys of the batches it stored and answers one sent again
+ * without storing it twice.
+ */
+function harness(options = {}, answer = () => ({ status: 200 }), shared = {}) {
+  const h = {
+    now: 0,
+    timers: [],
+    posts: [],
+    logs: [],
+    delivered: shared.delivered || {},
+    keys: shared.keys || new Map(),
+    storage: shared.storage || memoryStorage(),
+    lives: 0,
+    bodies: new Map(), // key → the body first sent under it
+    conflicts: [],
+    answer,
+  };
+  h.make = () =>
+    new Delivery(
+      {
+        post: async (kind, body, key, signal) => {
+          const { entries } = JSON.parse(body);
+          if (h.bodies.has(key) && h.bodies.get(key) !== body) {
+            // As gasoline does: a key is for one body only.
+            h.conflicts.push(key);
+            return { status: 409, error: "this Idempotency-Key was used for another batch" };
+          }
+          h.bodies.set(key, body);
+          const result = await h.answer(kind, entries, h, signal);
+          h.posts.push({ kind, n: entries.length, at: h.now, status: result.status, key, entries });
+          if (result.status >= 200 && result.status < 300 || result.storedButLost) {
+            if (!h.keys.has(key)) {
+              h.keys.set(key, entries.length);
+              (h.delivered[kind] ||= []).push(...entries.map((e) => e.n));
+            }
+          }
+          return result.storedButLost ? { status: 0, error: "connection reset" } : result;
+        },
+        setTimer: (fn, ms) => {
+          const t = { at: h.now + ms, fn };
+          h.timers.push(t);
+          return t;
+        },
+        clearTimer: (t) => (h.timers = h.timers.filter((x) => x !== t)),
+        log: (level, message) => h.logs.push({ level, message }),
+        storage: h.storage,
+        random: () => `life${++h.lives}`,
+      },
+      options,
+    );
+  h.delivery = h.make();
+  h.settle = async () => {
+    for (let i = 0; i < 30; i++) await new Promise((r) => setImmediate(r));
+  };
   /** Advances the clock by `ms`, running due timers and the promises they start. */
   h.advance = async (ms) => {
     const end = h.now + ms;
+    await h.settle();
     for (;;) {
       h.timers.sort((a, b) => a.at - b.at);
       const next = h.timers[0];
@@ -35,17 +91,24 @@ function harness(options = {}, answer = () => ({ status: 200 })) {
       h.timers.shift();
       h.now = next.at;
       next.fn();
-      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+      await h.settle();
     }
     h.now = end;
   };
-  h.add = (kind, from, count) => {
-    for (let i = from; i < from + count; i++) h.delivery.add(kind, { n: i });
+  /** The worker is stopped: its memory and timers are gone, storage stays. */
+  h.restart = async () => {
+    h.timers = [];
+    h.delivery = h.make();
+    await h.delivery.start();
+  };
+  h.add = (kind, from, count, tab = 1) => {
+    for (let i = from; i < from + count; i++) h.delivery.add(kind, { n: i, level: "log", message: `m${i}` }, tab);
   };
   return h;
 }
 
 const range = (from, count) => Array.from({ length: count }, (_, i) => from + i);
+const stored = (h) => [...h.storage.map.keys()].filter((k) => k.startsWith("q:")).length;
 
 test("a full batch goes at once, a partial one after 250 ms", async () => {
   const h = harness();
@@ -57,6 +120,7 @@ test("a full batch goes at once, a partial one after 250 ms", async () => {
   await h.advance(1);
   assert.deepEqual(h.posts.map((p) => p.n), [100, 100, 50]);
   assert.deepEqual(h.delivered.logs, range(0, 250));
+  assert.equal(stored(h), 0, "acknowledged entries leave storage");
 });
 
 test("kinds are batched separately", async () => {
@@ -65,6 +129,12 @@ test("kinds are batched separately", async () => {
   h.add("actions", 0, 2);
   await h.advance(250);
   assert.deepEqual(h.posts.map((p) => [p.kind, p.n]).sort(), [["actions", 2], ["logs", 3]]);
+});
+
+test("add resolves once the entry is in storage", async () => {
+  const h = harness();
+  await h.delivery.add("logs", { n: 0 }, 1);
+  assert.deepEqual([...h.storage.map.values()].filter((v) => v.k), [{ j: '{"n":0}', k: "logs", t: 1 }]);
 });
 
 test("while the server is down, events wait and are all delivered once, in order, when it is back", async () => {
@@ -87,6 +157,97 @@ test("while the server is down, events wait and are all delivered once, in order
   assert.ok(messages.some((m) => m.includes("reachable again")));
 });
 
+test("a batch is retried under the same key, with the same entries", async () => {
+  let fails = 3;
+  const h = harness({}, () => (fails-- > 0 ? { status: 503 } : { status: 200 }));
+  h.add("logs", 0, 5);
+  await h.advance(250);
+  h.add("logs", 5, 5); // arrives while the first batch waits for its retry
+  await h.advance(10_000);
+  const first = h.posts.filter((p) => p.key === h.posts[0].key);
+  assert.equal(first.length, 4, "three refusals and the success, one key");
+  assert.ok(first.every((p) => p.n === 5), "the sealed batch does not grow");
+  assert.equal(new Set(h.posts.map((p) => p.key)).size, 2, "the later entries go under a key of their own");
+  assert.deepEqual(h.delivered.logs, range(0, 10));
+});
+
+test("a reply lost after the server stored the batch: sent again under its key, stored once", async () => {
+  let lose = 2;
+  const h = harness({}, () => (lose-- > 0 ? { status: 200, storedButLost: true } : { status: 200 }));
+  h.add("logs", 0, 7);
+  await h.advance(5000);
+  assert.equal(h.posts.length, 3);
+  assert.equal(new Set(h.posts.map((p) => p.key)).size, 1);
+  assert.deepEqual(h.delivered.logs, range(0, 7), "stored exactly once");
+  assert.equal(stored(h), 0);
+});
+
+test("a POST that hangs is aborted after the timeout and sent again under the same key", async () => {
+  let hang = true;
+  const signals = [];
+  const h = harness({ timeoutMs: 15_000 }, (kind, entries, h, signal) => {
+    signals.push(signal);
+    if (!hang) return { status: 200 };
+    return new Promise((resolve) => signal.addEventListener("abort", () => resolve({ status: 0, error: "aborted" })));
+  });
+  h.add("logs", 0, 3);
+  await h.advance(250 + 14_999);
+  assert.equal(signals.length, 1);
+  assert.equal(signals[0].aborted, false);
+  hang = false;
+  await h.advance(1);
+  assert.equal(signals[0].aborted, true, "the hung POST is aborted");
+  await h.advance(1000);
+  assert.equal(signals.length, 2, "and retried");
+  assert.equal(new Set(h.posts.map((p) => p.key)).size, 1);
+  assert.deepEqual(h.delivered.logs, [0, 1, 2]);
+});
+
+test("queues survive a stopped worker: a new one delivers them in order, the sealed batch under its key", async () => {
+  const h = harness({}, () => ({ status: 0, error: "Failed to fetch" }));
+  h.add("logs", 0, 150);
+  h.add("actions", 0, 3, 2);
+  await h.advance(300);
+  const sealedKey = h.posts.find((p) => p.kind === "logs").key;
+  assert.equal(stored(h), 153);
+  h.answer = () => ({ status: 200 });
+  await h.restart();
+  h.add("logs", 150, 5);
+  await h.advance(5000);
+  assert.deepEqual(h.delivered.logs, range(0, 155));
+  assert.deepEqual(h.delivered.actions, range(0, 3));
+  const logsAfter = h.posts.filter((p) => p.kind === "logs" && p.status === 200);
+  assert.equal(logsAfter[0].key, sealedKey, "the batch sealed before the stop keeps its key");
+  assert.equal(logsAfter[0].n, 100);
+  assert.equal(stored(h), 0);
+  assert.deepEqual(h.conflicts, [], "the batch sent again is the same bytes");
+});
+
+test("a worker stopped while its POST was stored but unanswered: the next one resends, the server stores it once", async () => {
+  let stall = true;
+  const h = harness({}, (kind, entries, h) => {
+    if (!stall) return { status: 200 };
+    // The server stores the batch, then the worker is stopped before the answer comes.
+    h.keys.set(h.pendingKey, 0);
+    (h.delivered[kind] ||= []).push(...entries.map((e) => e.n));
+    return new Promise(() => {});
+  });
+  const original = h.delivery.io.post;
+  h.delivery.io.post = (kind, body, key, signal) => {
+    h.pendingKey = key;
+    return original(kind, body, key, signal);
+  };
+  h.add("logs", 0, 4);
+  await h.advance(300);
+  assert.deepEqual(h.delivered.logs, range(0, 4));
+  stall = false;
+  await h.restart();
+  await h.advance(1000);
+  assert.deepEqual(h.delivered.logs, range(0, 4), "not stored twice");
+  assert.deepEqual(h.conflicts, [], "the batch sent again is the same bytes");
+  assert.equal(stored(h), 0);
+});
+
 test("503 with Retry-After is honoured", async () => {
   let busy = true;
   const h = harness({}, () => (busy ? { status: 503, retryAfterMs: 3000 } : { status: 200 }));
@@ -100,17 +261,37 @@ test("503 with Retry-After is honoured", async () => {
   assert.deepEqual(h.delivered.logs, [0]);
 });
 
-test("a full queue drops the oldest and reports how many", async () => {
+test("a full queue: the tab with the most queued loses its oldest, the other tabs lose nothing", async () => {
   let up = false;
   const h = harness({ capacity: 50 }, () => (up ? { status: 200 } : { status: 0 }));
-  h.add("logs", 0, 80);
+  h.add("logs", 1000, 10, 2); // a quiet tab, its events the oldest
+  h.add("logs", 2000, 5, null); // the extension's own, no tab
+  h.add("logs", 0, 200, 1); // then a noisy tab floods
   await h.advance(1000);
   up = true;
   await h.advance(10_000);
-  assert.deepEqual(h.delivered.logs, range(30, 50));
+  const got = h.delivered.logs;
+  assert.equal(got.length, 50);
+  assert.deepEqual(got.filter((n) => n >= 1000 && n < 2000), range(1000, 10), "the quiet tab keeps all");
+  assert.deepEqual(got.filter((n) => n >= 2000), range(2000, 5));
+  const noisy = got.filter((n) => n < 1000);
+  assert.deepEqual(noisy, range(165, 35), "the noisy tab keeps its newest, in order");
+  assert.equal(h.delivery.stats().logs.dropped, 165);
   const report = h.logs.find((l) => l.message.includes("dropped"));
-  assert.match(report.message, /dropped 30 logs events/);
+  assert.equal(report.message, "dropped 165 logs events: queue full");
   assert.equal(report.level, "warn");
+});
+
+test("the byte bound covers all queues and also evicts from the biggest tab", async () => {
+  const h = harness({ maxBytes: 4000 }, () => ({ status: 0 }));
+  const big = "x".repeat(300);
+  for (let i = 0; i < 30; i++) h.delivery.add("network_bodies", { n: i, big }, 7);
+  await h.advance(0);
+  for (let i = 0; i < 3; i++) h.delivery.add("logs", { n: i }, 8);
+  await h.advance(100);
+  assert.ok(h.delivery.bytes <= 4000, `${h.delivery.bytes} bytes queued`);
+  assert.equal(h.delivery.pending().logs, 3, "the small tab keeps its entries");
+  assert.ok(h.delivery.stats().network_bodies.dropped > 0);
 });
 
 test("an acknowledged batch is never sent again", async () => {
@@ -123,24 +304,41 @@ test("an acknowledged batch is never sent again", async () => {
   assert.equal(h.posts.reduce((s, p) => s + p.n, 0), 105);
 });
 
-test("a refused entry is dropped alone and reported; the rest goes through", async () => {
+test("a refused entry is dropped alone, counted and reported; the rest goes through", async () => {
   const h = harness({}, (kind, entries) =>
     entries.some((e) => e.n === 3)
       ? { status: 400, error: `entries[${entries.findIndex((e) => e.n === 3)}].level: must be one of …` }
       : { status: 200 },
   );
   h.add("logs", 0, 6);
-  await h.advance(1000);
+  await h.advance(3000);
   assert.deepEqual(h.delivered.logs, [0, 1, 2, 4, 5]);
   assert.ok(h.logs.some((l) => l.level === "error" && l.message.includes("refused 1 entry of logs")));
+  assert.equal(h.delivery.stats().logs.dropped, 1);
+  assert.ok(h.logs.some((l) => l.message === "dropped 1 logs event: refused by the server (HTTP 400)"));
+  assert.notEqual(h.posts[0].key, h.posts[1].key, "what is left goes under a new key");
 });
 
-test("too large a batch is split", async () => {
+test("drops reported from elsewhere (the page's own cap) are counted and reported once", async () => {
+  const h = harness();
+  h.delivery.dropped("logs", 120, "the page's buffer (5000) was full");
+  h.delivery.dropped("logs", 30, "the page's buffer (5000) was full");
+  await h.advance(2000);
+  assert.equal(h.delivery.stats().logs.dropped, 150);
+  assert.deepEqual(
+    h.logs.filter((l) => l.message.includes("dropped")).map((l) => l.message),
+    ["dropped 150 logs events: the page's buffer (5000) was full"],
+  );
+});
+
+test("too large a batch is split, each half under its own key", async () => {
   const h = harness({}, (kind, entries) => (entries.length > 25 ? { status: 413 } : { status: 200 }));
   h.add("logs", 0, 100);
-  await h.advance(1000);
+  await h.advance(3000);
   assert.deepEqual(h.delivered.logs, range(0, 100));
   assert.ok(h.posts.filter((p) => p.status === 200).every((p) => p.n <= 25));
+  const ok = h.posts.filter((p) => p.status === 200);
+  assert.equal(new Set(ok.map((p) => p.key)).size, ok.length);
 });
 
 test("a POST that throws counts as the server being down", async () => {
@@ -152,4 +350,17 @@ test("a POST that throws counts as the server being down", async () => {
   h.add("logs", 0, 2);
   await h.advance(2000);
   assert.deepEqual(h.delivered.logs, [0, 1]);
+});
+
+test("keys never repeat, also after a restart", async () => {
+  const h = harness();
+  h.add("logs", 0, 3);
+  await h.advance(300);
+  await h.restart();
+  h.add("logs", 3, 3);
+  await h.advance(300);
+  const keys = h.posts.map((p) => p.key);
+  assert.equal(keys.length, 2);
+  assert.notEqual(keys[0], keys[1]);
+  assert.deepEqual(keys, ["life1-logs-1-3", "life2-logs-1-3"]);
 });

@@ -1,0 +1,552 @@
+// End to end, the service worker's side: every request of a tab as the browser
+// saw it (chrome.webRequest), and exactly-once delivery through everything that
+// can interrupt it. The real extension in headless Chromium, fixture sites on
+// their own loopback origins, the real gasoline server behind a proxy this test
+// controls (to hold, drop or refuse its replies), read back through MCP.
+//
+//   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/delivery.mjs
+//
+// The events followed through the interruptions are network_waterfall rows,
+// which the service worker makes itself: each scenario's page fetches
+// /n/<scenario>/<i> one after the other, and every row must be stored once, in
+// order. Exits non-zero with the reason on the first failed check.
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const extensionDir = path.resolve(here, "../..");
+const bin = process.env.GASOLINE_BIN || path.resolve(extensionDir, "../target/debug/gasoline");
+const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
+const N = 8; // requests per delivery scenario
+
+for (const [what, file, fix] of [
+  ["gasoline binary", bin, "build it with `cargo build` or set GASOLINE_BIN"],
+  ["Chromium", browserPath, "install Debian's chromium: scripts/setup.sh"],
+]) {
+  if (!existsSync(file)) fail(`${what} not found at ${file}: ${fix}`);
+}
+
+function fail(message) {
+  console.error(`delivery e2e FAILED: ${message}`);
+  process.exit(1);
+}
+
+function log(message) {
+  console.log(`delivery e2e: ${message}`);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` until it returns a truthy value; fails with `what` after `ms`. */
+async function waitFor(what, check, ms = 20000) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ""}`);
+    await sleep(150);
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function listen(handler) {
+  const server = http.createServer(handler);
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}` })),
+  );
+}
+
+// ---- the fixture sites: the app, and another origin that allows no CORS ----------------
+const FRAME = '<!doctype html><p>frame</p><script>fetch("/in-frame.json").then((r) => r.text())</script>';
+const other = await listen((req, res) => {
+  if (req.url === "/frame.html") {
+    res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
+    return res.end(FRAME);
+  }
+  res.writeHead(200, { "content-type": "application/json" }); // no Access-Control-Allow-Origin
+  res.end('{"secret":"not for other origins"}');
+});
+const SCRIPTS = {
+  "/worker.js": 'fetch("/from-worker.json").then((r) => r.text()).then(() => postMessage("done"));',
+  "/sw.js":
+    'self.addEventListener("install", (e) => { self.skipWaiting(); e.waitUntil(fetch("/from-sw.json").then((r) => r.text())); });',
+};
+const app = await listen((req, res) => {
+  const url = new URL(req.url, "http://x");
+  const hop = /^\/hop\/(\d)$/.exec(url.pathname);
+  if (url.pathname === "/") {
+    res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
+    res.end('<!doctype html><title>delivery</title><img id="broken" src="/missing.png"><p>fixture</p>');
+  } else if (url.pathname === "/frame.html") {
+    res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
+    res.end(FRAME);
+  } else if (SCRIPTS[url.pathname]) {
+    res.writeHead(200, { "content-type": "text/javascript", "cache-control": "no-store" });
+    res.end(SCRIPTS[url.pathname]);
+  } else if (url.pathname === "/events") {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
+    res.end("data: one\n\ndata: two\n\n");
+  } else if (url.pathname === "/beacon") {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(204);
+      res.end();
+    });
+  } else if (url.pathname === "/slow") {
+    setTimeout(() => res.writableEnded || res.end("late"), 3000);
+  } else if (hop && hop[1] !== "2") {
+    res.writeHead(302, { location: `/hop/${Number(hop[1]) + 1}` });
+    res.end();
+  } else if (hop || url.pathname.startsWith("/n/") || url.pathname.endsWith(".json")) {
+    res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+    res.end('{"ok":true}');
+  } else {
+    res.writeHead(404, { "content-type": "text/plain" });
+    res.end("not here");
+  }
+});
+
+// ---- the proxy in front of gasoline: pass, hold, drop the reply, or refuse ---------------
+const proxy = {
+  mode: "pass",
+  posts: [], // { key, kind, status, replayed }
+  held: [], // { req, body, res }
+  backend: 0,
+};
+async function forward(req, body) {
+  const r = await fetch(`http://127.0.0.1:${proxy.backend}${req.url}`, {
+    method: req.method,
+    headers: Object.fromEntries(
+      Object.entries(req.headers).filter(([k]) => ["content-type", "idempotency-key"].includes(k)),
+    ),
+    body: req.method === "POST" ? body : undefined,
+  });
+  const text = await r.text();
+  if (req.method === "POST") {
+    proxy.posts.push({
+      key: req.headers["idempotency-key"],
+      kind: req.url.split("/").pop(),
+      status: r.status,
+      replayed: r.headers.get("idempotent-replayed") === "true",
+    });
+  }
+  return { status: r.status, headers: { "content-type": r.headers.get("content-type") || "text/plain" }, text };
+}
+const proxyServer = await listen((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", async () => {
+    const body = Buffer.concat(chunks);
+    const isBatch = req.method === "POST" && req.url === "/events/network_waterfall";
+    try {
+      if (proxy.mode === "down") return res.destroy();
+      if (isBatch && proxy.mode === "hold") return proxy.held.push({ req, body, res });
+      const answer = await forward(req, body);
+      if (isBatch && proxy.mode === "drop-reply") {
+        proxy.mode = "pass"; // once: the server stored it, the extension never hears so
+        return res.destroy();
+      }
+      res.writeHead(answer.status, answer.headers);
+      res.end(answer.text);
+    } catch {
+      res.destroy();
+    }
+  });
+});
+proxy.url = proxyServer.origin;
+
+// ---- gasoline through MCP over stdio ---------------------------------------------------
+async function startGasoline(port, db) {
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ["mcp", "--port", String(port), "--db", db],
+    env: { ...process.env, RUST_LOG: "warn" },
+    stderr: "inherit",
+  });
+  const client = new Client({ name: "gasoline-delivery-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  await waitFor("gasoline to listen", async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok);
+  return client;
+}
+
+async function stopGasoline(client, port) {
+  await client.close();
+  await waitFor("the server to let go of its port", async () => {
+    try {
+      await fetch(`http://127.0.0.1:${port}/health`);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
+async function observe(client, args) {
+  const result = await client.callTool({ name: "observe", arguments: args });
+  const text = result.content.map((c) => c.text).join("");
+  if (result.isError) throw new Error(`observe ${JSON.stringify(args)}: ${text}`);
+  return JSON.parse(text);
+}
+
+async function all(client, what, extra = {}) {
+  const entries = [];
+  let cursor = 0;
+  for (;;) {
+    const page = await observe(client, { what, after_cursor: cursor, limit: 500, ...extra });
+    entries.push(...page.entries);
+    if (!page.has_more) return entries;
+    cursor = page.cursor;
+  }
+}
+
+// ---- the browser ---------------------------------------------------------------------
+const work = mkdtempSync(path.join(tmpdir(), "gasoline-delivery-"));
+const profile = path.join(work, "profile");
+const db = path.join(work, "gasoline.db");
+const port = await freePort();
+proxy.backend = port;
+let client = await startGasoline(port, db);
+let context;
+
+// Developer mode, as a person loading the unpacked extension has it: without it
+// Chromium disables an unpacked extension that reloads itself.
+mkdirSync(path.join(profile, "Default"), { recursive: true });
+writeFileSync(
+  path.join(profile, "Default", "Preferences"),
+  JSON.stringify({ extensions: { ui: { developer_mode: true } } }),
+);
+
+async function launch() {
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: browserPath,
+    headless: true,
+    args: [
+      `--disable-extensions-except=${extensionDir}`,
+      `--load-extension=${extensionDir}`,
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+    ],
+  });
+  return worker();
+}
+
+/** The extension's service worker as it is now (a stopped one is started again by events). */
+async function worker() {
+  return waitFor("the extension's service worker", async () => {
+    for (const w of context.serviceWorkers().reverse()) {
+      if (!w.url().startsWith("chrome-extension://")) continue;
+      try {
+        if ((await w.evaluate(() => typeof chrome.runtime.id)) === "string") return w;
+      } catch {
+        // a stopped one
+      }
+    }
+    return null;
+  });
+}
+
+/** How many rows of `prefix` the worker has in storage, waiting to be delivered. */
+function queued(w, prefix) {
+  return w.evaluate(
+    async (p) =>
+      Object.entries(await chrome.storage.local.get(null)).filter(
+        ([k, v]) => k.startsWith("gq/q:") && v.k === "network_waterfall" && JSON.parse(v.j).url.includes(p),
+      ).length,
+    prefix,
+  );
+}
+
+/** The page fetches /n/<name>/0 .. N-1, one after the other. */
+async function requests(page, name) {
+  await page.evaluate(
+    async ([name, n]) => {
+      for (let i = 0; i < n; i++) await (await fetch(`/n/${name}/${i}`)).text();
+    },
+    [name, N],
+  );
+}
+
+/** Every row of scenario `name` is stored once, in the order of the requests, on one tab. */
+async function storedOnce(name) {
+  const expected = Array.from({ length: N }, (_, i) => `${app.origin}/n/${name}/${i}`);
+  const rows = await waitFor(`the ${N} rows of ${name}`, async () => {
+    const got = await all(client, "network_waterfall", { url: `/n/${name}/` });
+    return got.length >= N && got;
+  });
+  await sleep(1500); // a duplicate would come within the next flush
+  const again = await all(client, "network_waterfall", { url: `/n/${name}/` });
+  assert.deepEqual(
+    again.map((e) => e.url),
+    expected,
+    `${name}: every row once, in order`,
+  );
+  assert.equal(new Set(rows.map((e) => e.tabId)).size, 1, `${name}: one tab`);
+  assert.ok(rows.every((e) => e.method === "GET" && e.responseStatus === 200 && e.type === "xmlhttprequest"));
+  return again;
+}
+
+/**
+ * Stops the service worker as Chrome does when it is idle (the DevTools protocol
+ * closes its target), and returns the next life of it, started by `wake`. A mark
+ * left in the old life's memory tells the two apart.
+ */
+async function stopWorker(w, wake) {
+  await w.evaluate(() => {
+    globalThis.__gasolineTestMark = true;
+  });
+  const page = context.pages()[0] || (await context.newPage());
+  const cdp = await context.newCDPSession(page);
+  const marked = (x) =>
+    Promise.race([x.evaluate(() => globalThis.__gasolineTestMark === true), sleep(2000).then(() => null)]).catch(
+      () => null,
+    );
+  await waitFor("the worker to stop", async () => {
+    const { targetInfos } = await cdp.send("Target.getTargets");
+    const target = targetInfos.find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://"));
+    if (!target) return true;
+    if ((await marked(w)) !== true) return true;
+    await cdp.send("Target.closeTarget", { targetId: target.targetId }).catch(() => {});
+    await sleep(300);
+    return false;
+  });
+  await cdp.detach().catch(() => {});
+  await wake();
+  return waitFor("the worker's next life", async () => {
+    const next = await worker();
+    return (await marked(next)) === false && next;
+  });
+}
+
+try {
+  let w = await launch();
+  await w.evaluate((serverUrl) => chrome.storage.local.set({ settings: { serverUrl } }), proxy.url);
+  let page = await context.newPage();
+  await page.goto(`${app.origin}/`);
+
+  // ---- every request, with its reason or its chain ----
+  await page.evaluate(async (otherOrigin) => {
+    await fetch("http://gasoline-e2e.invalid/nothing").catch(() => {});
+    await fetch("/hop/0").then((r) => r.text());
+    await fetch(`${otherOrigin}/data`).catch(() => {});
+    const aborting = new AbortController();
+    const slow = fetch("/slow", { signal: aborting.signal }).catch(() => {});
+    setTimeout(() => aborting.abort(), 100);
+    await slow;
+    navigator.sendBeacon("/beacon", "bye");
+    await new Promise((resolve) => {
+      const source = new EventSource("/events");
+      let n = 0;
+      source.onmessage = () => ++n === 2 && (source.close(), resolve());
+    });
+    await new Promise((resolve) => (new Worker("/worker.js").onmessage = resolve));
+    await navigator.serviceWorker.register("/sw.js");
+    await navigator.serviceWorker.ready;
+    for (const src of ["/frame.html", `${otherOrigin}/frame.html`]) {
+      await new Promise((resolve) => {
+        const frame = document.createElement("iframe");
+        frame.src = src;
+        frame.onload = resolve;
+        document.body.appendChild(frame);
+      });
+    }
+  }, other.origin);
+  const expected = [
+    "gasoline-e2e.invalid/nothing",
+    "/hop/0",
+    `${other.origin}/data`,
+    "/missing.png",
+    "/slow",
+    "/beacon",
+    "/events",
+    "/from-worker.json",
+    "/from-sw.json",
+    `${app.origin}/in-frame.json`,
+    `${other.origin}/in-frame.json`,
+  ];
+  const waterfall = await waitFor(`the rows of ${expected.join(", ")}`, async () => {
+    const rows = await all(client, "network_waterfall");
+    return expected.every((u) => rows.some((r) => r.url.includes(u))) && rows;
+  });
+  await sleep(1500);
+  const rows = await all(client, "network_waterfall");
+  const one = (part) => {
+    const found = rows.filter((r) => r.url.includes(part));
+    assert.equal(found.length, 1, `one row for ${part}: ${JSON.stringify(found)}`);
+    return found[0];
+  };
+  const invalid = one("gasoline-e2e.invalid/nothing");
+  assert.equal(invalid.error, "net::ERR_NAME_NOT_RESOLVED");
+  assert.equal(invalid.method, "GET");
+  assert.equal(invalid.responseStatus, undefined);
+  const chain = one("/hop/0");
+  assert.deepEqual(
+    chain.redirects.map((r) => [r.url, r.status, r.location]),
+    [
+      [`${app.origin}/hop/0`, 302, `${app.origin}/hop/1`],
+      [`${app.origin}/hop/1`, 302, `${app.origin}/hop/2`],
+    ],
+  );
+  assert.equal(chain.finalUrl, `${app.origin}/hop/2`);
+  assert.equal(chain.responseStatus, 200);
+  assert.equal(chain.statusLine, "HTTP/1.1 200 OK");
+  assert.equal(chain.ip, "127.0.0.1");
+  assert.ok(chain.requestId && typeof chain.startedAt === "number" && chain.endedAt >= chain.startedAt);
+  const cors = one(`${other.origin}/data`);
+  assert.match(cors.error, /^net::ERR_FAILED \(CORS: .*no Access-Control-Allow-Origin/);
+  assert.equal(cors.initiator, app.origin);
+  const image = one("/missing.png");
+  assert.equal(image.type, "image");
+  assert.equal(image.responseStatus, 404);
+  assert.equal(one("/slow").error, "net::ERR_ABORTED");
+  const beacon = one("/beacon");
+  assert.deepEqual([beacon.method, beacon.type, beacon.responseStatus], ["POST", "ping", 204]);
+  const events = one("/events");
+  assert.equal(events.responseStatus, 200);
+  assert.equal(events.tabId, image.tabId);
+  const fromWorker = one("/from-worker.json");
+  assert.equal(fromWorker.tabId, image.tabId, "a dedicated worker's request is its tab's");
+  const fromServiceWorker = one("/from-sw.json");
+  assert.equal(fromServiceWorker.tabId, null, "the page's service worker belongs to no tab");
+  assert.equal(fromServiceWorker.initiator, app.origin);
+  for (const origin of [app.origin, other.origin]) {
+    const frame = one(`${origin}/frame.html`);
+    assert.equal(frame.type, "sub_frame");
+    assert.equal(frame.parentFrameId, 0);
+    assert.ok(frame.frameId > 0);
+    const inFrame = one(`${origin}/in-frame.json`);
+    assert.equal(inFrame.frameId, frame.frameId, `${origin}: the request is its frame's`);
+    assert.equal(inFrame.frameUrl, `${origin}/frame.html`);
+    assert.equal(inFrame.tabId, image.tabId);
+  }
+  const failed = await observe(client, { what: "network_waterfall", error: "net::" });
+  assert.deepEqual(
+    failed.entries.map((e) => e.url).sort(),
+    [`${app.origin}/slow`, `${other.origin}/data`, "http://gasoline-e2e.invalid/nothing"].sort(),
+    "observe's error filter finds the failed requests",
+  );
+  log(
+    `requests: ${waterfall.length} rows; invalid host, 302 → 302 → 200, CORS refusal, broken image, aborted fetch, ` +
+      "beacon, EventSource, worker, service worker, two iframes: each once with its reason, chain or frame",
+  );
+
+  // ---- the server's reply to a stored batch is lost ----
+  proxy.mode = "drop-reply";
+  await requests(page, "drop");
+  await storedOnce("drop");
+  const dropKeys = proxy.posts.filter((p) => p.kind === "network_waterfall").map((p) => p.key);
+  const resent = proxy.posts.find((p) => p.replayed);
+  assert.ok(resent, `the batch was sent again under its key: ${JSON.stringify(proxy.posts.slice(-4))}`);
+  assert.equal(dropKeys.filter((k) => k === resent.key).length, 2);
+  log("lost reply: the batch went again under its key, the server answered from memory, stored once");
+
+  // ---- the service worker is stopped with its POST stored but unanswered ----
+  proxy.mode = "hold";
+  await requests(page, "stop");
+  await waitFor("the rows in storage and their POST under way", async () => {
+    return (await queued(w, "/n/stop/")) === N && proxy.held.some((h) => String(h.body).includes("/n/stop/"));
+  });
+  const heldKeys = [];
+  for (const h of proxy.held.splice(0)) {
+    heldKeys.push(h.req.headers["idempotency-key"]);
+    await forward(h.req, h.body); // the server stores it; the reply never comes
+  }
+  proxy.mode = "pass";
+  // An event (the page's next request) starts it again.
+  w = await stopWorker(w, () => page.evaluate(() => fetch("/n/wake/0").then((r) => r.text())));
+  await storedOnce("stop");
+  assert.ok(
+    proxy.posts.some((p) => p.replayed && heldKeys.includes(p.key)),
+    `the next life sent the stored batch again under its key and got the first answer: ${JSON.stringify([heldKeys, proxy.posts.slice(-6)])}`,
+  );
+  log("worker stopped mid-flight: the next one sent the sealed batch again, stored once");
+
+  // ---- the extension is reloaded with rows waiting ----
+  proxy.mode = "hold";
+  await requests(page, "reload");
+  await waitFor("the rows in storage", async () => (await queued(w, "/n/reload/")) === N);
+  await w.evaluate(() => chrome.runtime.reload()).catch(() => {});
+  await sleep(500);
+  for (const h of proxy.held.splice(0)) h.res.destroy();
+  proxy.mode = "pass";
+  w = await worker();
+  await storedOnce("reload");
+  log("extension reloaded: its queue survived and was delivered once");
+
+  // ---- the browser restarts while the server is down ----
+  page = context.pages().find((p) => p.url().startsWith(app.origin)) || (await context.newPage());
+  if (!page.url().startsWith(app.origin)) await page.goto(`${app.origin}/`);
+  await stopGasoline(client, port);
+  client = null;
+  await requests(page, "restart");
+  await waitFor("the rows in storage", async () => (await queued(w, "/n/restart/")) === N);
+  await context.close();
+  context = null;
+  w = await launch(); // still down: the new worker tries, fails, keeps them
+  await sleep(1000);
+  assert.equal(await queued(w, "/n/restart/"), N, "the rows outlived the browser");
+  client = await startGasoline(port, db);
+  await storedOnce("restart");
+  log("browser restarted while the server was down: delivered once when it came back");
+
+  // ---- a drop reported by a page: counted in the popup, reported in extension_logs ----
+  const origin = w.url().split("/").slice(0, 3).join("/");
+  const popup = await context.newPage();
+  await popup.goto(`${origin}/popup/popup.html`);
+  // What the content script sends when the page's own buffer overflowed.
+  await popup.evaluate(() =>
+    chrome.runtime.sendMessage({ type: "dropped", kind: "logs", count: 7, reason: "the page's buffer was full" }),
+  );
+  const cell = (kind, column) =>
+    popup.evaluate(
+      ([kind, column]) => {
+        const row = [...document.querySelectorAll("#kinds tr")].find((tr) => tr.cells[0].textContent === kind);
+        return row ? Number(row.cells[column].textContent) : NaN;
+      },
+      [kind, column],
+    );
+  await waitFor("the popup to count the drop", async () => (await cell("logs", 3)) === 7);
+  assert.ok((await cell("network_waterfall", 1)) >= N, "the popup counts the rows sent since the restart");
+  const report = await waitFor("the drop in extension_logs", async () =>
+    (await all(client, "extension_logs")).find((e) => e.message.startsWith("dropped 7 logs")),
+  );
+  assert.equal(report.message, "dropped 7 logs events: the page's buffer was full");
+  assert.equal(report.level, "warn");
+  log("a page's drop: counted in the popup and reported in extension_logs");
+
+  log("PASSED");
+} catch (e) {
+  fail(e.stack || String(e));
+} finally {
+  if (context) await context.close().catch(() => {});
+  if (client) await client.close().catch(() => {});
+  for (const s of [app.server, other.server, proxyServer.server]) s.close();
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(0);

@@ -1,0 +1,182 @@
+// webrequest.js, request_join.js and queue_store.js, fed what Chrome would give them.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const { RequestTracker } = require("../../background/webrequest.js");
+const { RequestJoin } = require("../../background/request_join.js");
+const { QueueStore } = require("../../background/queue_store.js");
+
+function tracker() {
+  const rows = [];
+  const t = new RequestTracker({ idPrefix: "s1-", emit: (row, tabId) => rows.push({ row, tabId }) });
+  return { t, rows };
+}
+
+const base = { tabId: 4, frameId: 0, parentFrameId: -1, initiator: "http://127.0.0.1:8001" };
+
+test("a 302 → 302 → 200 chain is one row with its chain", () => {
+  const { t, rows } = tracker();
+  t.onBeforeRequest({ ...base, requestId: "7", url: "http://127.0.0.1:8001/a", method: "GET", type: "xmlhttprequest", timeStamp: 1000 });
+  t.onHeadersReceived({ requestId: "7", statusCode: 302, statusLine: "HTTP/1.1 302 Found" });
+  // Chrome starts the request again at each new URL, under the same id.
+  t.onBeforeRedirect({ requestId: "7", statusCode: 302, statusLine: "HTTP/1.1 302 Found", redirectUrl: "http://127.0.0.1:8001/b", ip: "127.0.0.1", fromCache: false });
+  t.onBeforeRequest({ ...base, requestId: "7", url: "http://127.0.0.1:8001/b", method: "GET", type: "xmlhttprequest", timeStamp: 1005 });
+  t.onBeforeRedirect({ requestId: "7", statusCode: 302, statusLine: "HTTP/1.1 302 Found", redirectUrl: "http://127.0.0.1:8001/c", ip: "127.0.0.1", fromCache: false });
+  t.onBeforeRequest({ ...base, requestId: "7", url: "http://127.0.0.1:8001/c", method: "GET", type: "xmlhttprequest", timeStamp: 1010 });
+  t.onHeadersReceived({ requestId: "7", statusCode: 200, statusLine: "HTTP/1.1 200 OK" });
+  t.onResponseStarted({ requestId: "7", timeStamp: 1020 });
+  t.onCompleted({ requestId: "7", statusCode: 200, statusLine: "HTTP/1.1 200 OK", ip: "127.0.0.1", fromCache: false, frameId: 0, timeStamp: 1030 });
+  assert.equal(rows.length, 1);
+  const { row, tabId } = rows[0];
+  assert.equal(tabId, 4);
+  assert.equal(row.url, "http://127.0.0.1:8001/a");
+  assert.equal(row.finalUrl, "http://127.0.0.1:8001/c");
+  assert.deepEqual(row.redirects.map((r) => [r.url, r.status, r.location]), [
+    ["http://127.0.0.1:8001/a", 302, "http://127.0.0.1:8001/b"],
+    ["http://127.0.0.1:8001/b", 302, "http://127.0.0.1:8001/c"],
+  ]);
+  assert.equal(row.responseStatus, 200);
+  assert.equal(row.statusLine, "HTTP/1.1 200 OK");
+  assert.equal(row.requestId, "s1-7");
+  assert.equal(row.duration, 30);
+  assert.equal(row.ts, 1000);
+  assert.equal(row.error, undefined);
+});
+
+test("a failure carries Chrome's reason; a cross-origin response without ACAO is said to be CORS", () => {
+  const { t, rows } = tracker();
+  t.onBeforeRequest({ ...base, requestId: "1", url: "http://nowhere.invalid/x", method: "GET", type: "image", timeStamp: 1 });
+  t.onErrorOccurred({ requestId: "1", error: "net::ERR_NAME_NOT_RESOLVED", timeStamp: 5, fromCache: false });
+  t.onBeforeRequest({ ...base, requestId: "2", url: "http://127.0.0.1:8002/api", method: "GET", type: "xmlhttprequest", timeStamp: 1 });
+  t.onHeadersReceived({ requestId: "2", statusCode: 200, statusLine: "HTTP/1.1 200 OK", responseHeaders: [{ name: "Content-Type", value: "text/plain" }] });
+  t.onErrorOccurred({ requestId: "2", error: "net::ERR_FAILED", timeStamp: 9 });
+  assert.equal(rows[0].row.error, "net::ERR_NAME_NOT_RESOLVED");
+  assert.equal(rows[0].row.responseStatus, undefined);
+  assert.match(rows[1].row.error, /^net::ERR_FAILED \(CORS: .*no Access-Control-Allow-Origin/);
+  assert.equal(rows[1].row.responseStatus, 200);
+});
+
+test("a request refused because its preflight did not allow it is said to be CORS", () => {
+  const { t, rows } = tracker();
+  const url = "http://127.0.0.1:8002/put";
+  t.onBeforeRequest({ ...base, requestId: "3", url, method: "OPTIONS", type: "xmlhttprequest", timeStamp: 1 });
+  t.onHeadersReceived({ requestId: "3", statusCode: 200, statusLine: "HTTP/1.1 200 OK", responseHeaders: [] });
+  t.onCompleted({ requestId: "3", statusCode: 200, timeStamp: 2 });
+  t.onBeforeRequest({ ...base, requestId: "4", url, method: "PUT", type: "xmlhttprequest", timeStamp: 1 });
+  t.onErrorOccurred({ requestId: "4", error: "net::ERR_FAILED", timeStamp: 3 });
+  assert.equal(rows[0].row.error, undefined);
+  assert.match(rows[1].row.error, /^net::ERR_FAILED \(CORS: the preflight \(OPTIONS\) response .* no Access-Control-Allow-Origin/);
+  // The same failure on the page's own origin is not CORS.
+  t.onBeforeRequest({ ...base, requestId: "5", url: "http://127.0.0.1:8001/x", method: "PUT", type: "xmlhttprequest", timeStamp: 1 });
+  t.onErrorOccurred({ requestId: "5", error: "net::ERR_FAILED", timeStamp: 3 });
+  assert.equal(rows[2].row.error, "net::ERR_FAILED");
+});
+
+test("the extension's own requests and the browser's are not recorded; a page's worker's are", () => {
+  const rows = [];
+  const t = new RequestTracker({
+    idPrefix: "",
+    emit: (row, tabId) => rows.push({ row, tabId }),
+    ignore: (d) => String(d.initiator).startsWith("chrome-extension://"),
+  });
+  const go = (id, extra) => {
+    t.onBeforeRequest({ requestId: id, url: `http://x/${id}`, method: "GET", type: "other", timeStamp: 1, frameId: -1, parentFrameId: -1, ...extra });
+    t.onCompleted({ requestId: id, statusCode: 200, timeStamp: 2 });
+  };
+  go("ext", { tabId: -1, initiator: "chrome-extension://abc" });
+  go("browser", { tabId: -1 });
+  go("sw", { tabId: -1, initiator: "http://127.0.0.1:8001" });
+  assert.deepEqual(rows.map((r) => [r.row.url, r.tabId]), [["http://x/sw", null]]);
+});
+
+test("the frame's URL comes from the frame's own document request", () => {
+  const { t, rows } = tracker();
+  t.onBeforeRequest({ ...base, requestId: "1", url: "http://127.0.0.1:8002/frame.html", method: "GET", type: "sub_frame", frameId: 9, parentFrameId: 0, timeStamp: 1 });
+  t.onCompleted({ requestId: "1", statusCode: 200, frameId: 9, timeStamp: 2 });
+  t.onBeforeRequest({ ...base, requestId: "2", url: "http://127.0.0.1:8002/in-frame.json", method: "GET", type: "xmlhttprequest", frameId: 9, parentFrameId: 0, timeStamp: 3 });
+  t.onCompleted({ requestId: "2", statusCode: 200, frameId: 9, timeStamp: 4 });
+  assert.equal(rows[1].row.frameUrl, "http://127.0.0.1:8002/frame.html");
+  assert.equal(rows[1].row.frameId, 9);
+  assert.equal(rows[1].row.parentFrameId, 0);
+});
+
+function joiner() {
+  const j = { queued: [], timers: [] };
+  j.join = new RequestJoin(
+    { queue: (row, tabId) => j.queued.push({ row, tabId }), setTimer: (fn) => j.timers.push(fn) },
+    { holdMs: 1000 },
+  );
+  j.expire = () => {
+    const due = j.timers.splice(0);
+    due.forEach((fn) => fn());
+  };
+  return j;
+}
+
+test("resource timing joins its row instead of making a second one, whichever comes first", () => {
+  const j = joiner();
+  j.join.row({ url: "http://a/x.js", method: "GET", requestId: "r1", responseStatus: 200, duration: 12 }, 1);
+  j.join.timing({ url: "http://a/x.js", initiatorType: "script", transferSize: 300, duration: 10 }, 1);
+  j.join.timing({ url: "http://a/y.css", initiatorType: "link", transferSize: 5 }, 1);
+  j.join.row({ url: "http://a/y.css", method: "GET", requestId: "r2", responseStatus: 200 }, 1);
+  j.expire();
+  assert.deepEqual(
+    j.queued.map((q) => [q.row.url, q.row.initiatorType, q.row.transferSize, q.row.duration]),
+    [
+      ["http://a/x.js", "script", 300, 12],
+      ["http://a/y.css", "link", 5, undefined],
+    ],
+  );
+});
+
+test("timing the browser never showed is queued alone, marked as the page's; late timing is not a second row", () => {
+  const j = joiner();
+  j.join.timing({ url: "http://a/cached.png", initiatorType: "img" }, 1);
+  j.join.row({ url: "http://a/z", method: "GET", requestId: "r3" }, 1);
+  j.expire();
+  j.join.timing({ url: "http://a/z", initiatorType: "fetch" }, 1);
+  j.expire();
+  assert.deepEqual(j.queued.map((q) => [q.row.url, q.row.source]), [
+    ["http://a/cached.png", "page"],
+    ["http://a/z", undefined],
+  ]);
+});
+
+test("a body gets the request id of its row, oldest first, each row once", () => {
+  const j = joiner();
+  j.join.row({ url: "http://a/api", method: "POST", requestId: "r1" }, 1);
+  j.join.row({ url: "http://a/api", method: "POST", requestId: "r2" }, 1);
+  j.expire();
+  assert.equal(j.join.requestIdFor("POST", "http://a/api", 2), undefined, "another tab's");
+  assert.equal(j.join.requestIdFor("GET", "http://a/api", 1), undefined, "another method");
+  assert.equal(j.join.requestIdFor("POST", "http://a/api", 1), "r1");
+  assert.equal(j.join.requestIdFor("POST", "http://a/api", 1), "r2");
+  assert.equal(j.join.requestIdFor("POST", "http://a/api", 1), undefined);
+});
+
+test("the queue store folds the writes of one task into one remove and one set, in order", async () => {
+  const calls = [];
+  const data = new Map([["settings", { keep: true }]]);
+  const area = {
+    get: async () => Object.fromEntries(data),
+    set: async (items) => {
+      calls.push(["set", Object.keys(items)]);
+      for (const [k, v] of Object.entries(items)) data.set(k, v);
+    },
+    remove: async (keys) => {
+      calls.push(["remove", keys]);
+      keys.forEach((k) => data.delete(k));
+    },
+  };
+  const store = new QueueStore(area);
+  const writes = [store.set({ "q:1": 1 }), store.set({ "q:2": 2 }), store.remove(["q:1"]), store.set({ "b:logs": 3 })];
+  await Promise.all(writes);
+  assert.deepEqual(calls, [
+    ["remove", ["gq/q:1"]],
+    ["set", ["gq/q:2", "gq/b:logs"]],
+  ]);
+  assert.deepEqual(await store.get(), { "q:2": 2, "b:logs": 3 }, "only the queues' own keys, without the prefix");
+  assert.equal(data.get("settings").keep, true);
+});

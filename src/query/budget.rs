@@ -1,0 +1,123 @@
+//! The size of an answer, in characters and in estimated tokens, and fitting
+//! whole entries into what is left of it.
+
+use super::entry;
+use super::tokens;
+
+/// What one text costs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cost {
+    pub chars: usize,
+    pub tokens: usize,
+}
+
+impl Cost {
+    pub fn of(text: &str) -> Cost {
+        Cost { chars: entry::chars(text), tokens: tokens::estimate(text) }
+    }
+
+    /// The cost of `self` followed by `other` (plus a token for the join).
+    pub fn plus(self, other: Cost) -> Cost {
+        Cost { chars: self.chars + other.chars, tokens: self.tokens + other.tokens + 1 }
+    }
+}
+
+/// The most an answer may cost: `max_chars` and `max_tokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub chars: usize,
+    pub tokens: usize,
+}
+
+impl Budget {
+    pub fn admits(&self, cost: Cost) -> bool {
+        cost.chars <= self.chars && cost.tokens <= self.tokens
+    }
+
+    /// What is left after `cost`.
+    pub fn minus(&self, cost: Cost) -> Budget {
+        Budget { chars: self.chars.saturating_sub(cost.chars), tokens: self.tokens.saturating_sub(cost.tokens) }
+    }
+}
+
+/// Keeps as many whole entries as fit `room`, from the start, or from the end
+/// when `keep_newest`. `make(i)` builds entry i's text when it is considered,
+/// so costly parts (error context) are only built for entries that may fit.
+/// A first entry that alone is too large is clipped, so every call makes
+/// progress. Returns the entries in their original order and whether any were
+/// left out or clipped.
+pub fn fit(
+    ids: &[i64],
+    room: Budget,
+    keep_newest: bool,
+    mut make: impl FnMut(usize) -> String,
+) -> (Vec<(i64, String)>, bool) {
+    let n = ids.len();
+    let mut kept: Vec<(i64, String)> = Vec::new();
+    let mut used = Cost::default();
+    let mut cut = false;
+    for step in 0..n {
+        let i = if keep_newest { n - 1 - step } else { step };
+        let text = make(i);
+        let cost = Cost::of(&text);
+        let total = if kept.is_empty() { cost } else { used.plus(cost) };
+        if !room.admits(total) {
+            if kept.is_empty() {
+                kept.push((ids[i], clip(&text, room)));
+            }
+            cut = true;
+            break;
+        }
+        used = total;
+        kept.push((ids[i], text));
+    }
+    if keep_newest {
+        kept.reverse();
+    }
+    (kept, cut)
+}
+
+/// Shortens an entry until it fits `room`, keeping its identity fields.
+pub fn clip(text: &str, room: Budget) -> String {
+    // A token is at least one character of JSON, so `tokens` characters is a
+    // first guess that the estimate then confirms, halving while it does not.
+    let mut target = room.chars.min(room.tokens.saturating_mul(2)).max(1);
+    loop {
+        let clipped = entry::clip(text, target);
+        if room.admits(Cost::of(&clipped)) || target <= 32 {
+            return clipped;
+        }
+        target /= 2;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_keeps_whole_entries_within_both_limits() {
+        let texts: Vec<String> =
+            (0..100).map(|i| format!("{{\"id\":{i},\"message\":\"{}\"}}", "word ".repeat(20))).collect();
+        let ids: Vec<i64> = (0..100).collect();
+        let room = Budget { chars: 100_000, tokens: 500 };
+        let (kept, cut) = fit(&ids, room, false, |i| texts[i].clone());
+        assert!(cut);
+        assert!(!kept.is_empty() && kept.len() < 100);
+        let joined: Vec<&str> = kept.iter().map(|(_, t)| t.as_str()).collect();
+        assert!(Cost::of(&joined.join(",")).tokens <= 500);
+        assert_eq!(kept[0].0, 0);
+        let (newest, _) = fit(&ids, room, true, |i| texts[i].clone());
+        assert_eq!(newest.last().map(|e| e.0), Some(99));
+    }
+
+    #[test]
+    fn a_lone_entry_too_large_is_clipped_to_fit() {
+        let big = format!("{{\"id\":7,\"tabId\":1,\"ts\":2,\"body\":\"{}\"}}", "aZ9+".repeat(20_000));
+        let room = Budget { chars: 40_000, tokens: 600 };
+        let (kept, cut) = fit(&[7], room, false, |_| big.clone());
+        assert!(cut);
+        assert!(room.admits(Cost::of(&kept[0].1)), "{:?}", Cost::of(&kept[0].1));
+        assert!(kept[0].1.contains("\"_clipped\":true"));
+    }
+}

@@ -1,0 +1,407 @@
+//! Compact entries: the fields that answer the usual question, numbers
+//! rounded, long text cut, logged objects shown as JavaScript literals (as
+//! DevTools shows them) rather than escaped JSON, times relative to `t0`, and
+//! the values every entry shares said once in `common`.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use rusqlite::Row;
+use rusqlite::types::ValueRef;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::args::Fields;
+use crate::kind::{self, Kind, Shape, View};
+
+/// Longest text of a compact field; the rest is left for drill-down by id.
+pub const TEXT_CAP: usize = 500;
+
+/// One field of a compact entry.
+#[derive(Debug, Clone, Copy)]
+enum Pick {
+    View(&'static View),
+    /// A stored field as it is (numbers rounded, text cut).
+    Stored(&'static str),
+    /// `ts` as stored (ms since the epoch).
+    Ts,
+}
+
+/// The fields compact entries carry, resolved once per call.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    picks: Vec<Pick>,
+    /// Entries carry `t`, ms after `common.t0`.
+    relative_time: bool,
+}
+
+impl Layout {
+    /// None for `fields=["all"]` (entries as stored).
+    pub fn new(kind: &'static Kind, errors_only: bool, fields: &Fields) -> Option<Layout> {
+        static TAB: View = View { name: "tabId", from: &["tabId"], shape: Shape::Whole };
+        let views: &'static [View] = if errors_only { &kind::ERRORS_COMPACT } else { kind.compact };
+        match fields {
+            Fields::All => None,
+            Fields::Compact => Some(Layout {
+                picks: std::iter::once(Pick::View(&TAB)).chain(views.iter().map(Pick::View)).collect(),
+                relative_time: true,
+            }),
+            Fields::Only(names) => {
+                let mut picks = Vec::new();
+                let mut relative_time = false;
+                for name in names {
+                    match name.as_str() {
+                        "id" => {}
+                        "t" => relative_time = true,
+                        "ts" => picks.push(Pick::Ts),
+                        "tabId" => picks.push(Pick::View(&TAB)),
+                        other => {
+                            let view = views.iter().chain(kind.compact).find(|v| v.name == other);
+                            let stored = kind.field_names().into_iter().find(|f| *f == other);
+                            match (view, stored) {
+                                (Some(v), _) => picks.push(Pick::View(v)),
+                                (None, Some(f)) => picks.push(Pick::Stored(f)),
+                                (None, None) => {}
+                            }
+                        }
+                    }
+                }
+                Some(Layout { picks, relative_time })
+            }
+        }
+    }
+
+    /// Reads one row (`select_list` order) into a compact item.
+    pub fn item(&self, kind: &Kind, row: &Row<'_>) -> rusqlite::Result<Item> {
+        let id: i64 = row.get(0)?;
+        let tab: Option<i64> = row.get(1)?;
+        let ts: Option<i64> = row.get(2)?;
+        let n = kind.columns.len();
+        let data_text = match row.get_ref(3 + n)? {
+            ValueRef::Text(t) => std::str::from_utf8(t).unwrap_or("{}"),
+            _ => "{}",
+        };
+        let data: HashMap<Cow<'_, str>, &RawValue> = serde_json::from_str(data_text).unwrap_or_default();
+        let lookup = |name: &str| -> rusqlite::Result<Option<Found<'_>>> {
+            if name == "tabId" {
+                return Ok(tab.map(Found::Int));
+            }
+            if let Some(i) = kind.columns.iter().position(|c| c.field == name) {
+                return Ok(match row.get_ref(3 + i)? {
+                    ValueRef::Integer(v) => Some(Found::Int(v)),
+                    ValueRef::Real(v) => Some(Found::Real(v)),
+                    ValueRef::Text(t) => Some(Found::Text(String::from_utf8_lossy(t))),
+                    _ => None,
+                });
+            }
+            Ok(data.get(name).map(|raw| Found::Raw(raw)))
+        };
+        let mut fields = Vec::with_capacity(self.picks.len());
+        for pick in &self.picks {
+            let (name, value) = match pick {
+                Pick::Ts => ("ts", ts.map(|t| t.to_string())),
+                Pick::Stored(name) => (*name, lookup(name)?.map(|f| f.render(Shape::Whole))),
+                Pick::View(view) => {
+                    let mut value = None;
+                    for from in view.from {
+                        if let Some(found) = lookup(from)? {
+                            value = Some(found.render(view.shape));
+                            break;
+                        }
+                    }
+                    (view.name, value)
+                }
+            };
+            if let Some(value) = value.filter(|v| v != "null") {
+                fields.push((name, value));
+            }
+        }
+        Ok(Item { id, tab, ts, fields, relative_time: self.relative_time })
+    }
+}
+
+/// A compact entry before rendering.
+#[derive(Debug, Clone)]
+pub struct Item {
+    pub id: i64,
+    pub tab: Option<i64>,
+    pub ts: Option<i64>,
+    /// Field name and its JSON text, in output order.
+    pub fields: Vec<(&'static str, String)>,
+    relative_time: bool,
+}
+
+impl Item {
+    /// `{"id":…,"t":…,<fields>}`, without the fields said in `common`.
+    pub fn render(&self, common: &Common) -> String {
+        let mut out = String::with_capacity(64 + self.fields.iter().map(|(k, v)| k.len() + v.len() + 4).sum::<usize>());
+        out.push_str("{\"id\":");
+        out.push_str(&self.id.to_string());
+        if self.relative_time
+            && let (Some(ts), Some(t0)) = (self.ts, common.t0)
+        {
+            out.push_str(",\"t\":");
+            out.push_str(&ts.saturating_sub(t0).to_string());
+        }
+        for (name, value) in &self.fields {
+            if common.fields.iter().any(|(n, _)| n == name) {
+                continue;
+            }
+            out.push_str(",\"");
+            out.push_str(name);
+            out.push_str("\":");
+            out.push_str(value);
+        }
+        out.push('}');
+        out
+    }
+}
+
+/// What every entry of an answer shares, and the time `t` counts from.
+#[derive(Debug, Clone, Default)]
+pub struct Common {
+    pub t0: Option<i64>,
+    pub fields: Vec<(&'static str, String)>,
+}
+
+impl Common {
+    /// Fields with the same value in every item (of two or more), and the earliest time.
+    pub fn of(items: &[Item]) -> Common {
+        let t0 = if items.iter().any(|i| i.relative_time) { items.iter().filter_map(|i| i.ts).min() } else { None };
+        let mut fields = Vec::new();
+        if let [first, rest @ ..] = items
+            && !rest.is_empty()
+        {
+            for (name, value) in &first.fields {
+                if rest.iter().all(|item| item.fields.iter().any(|(n, v)| n == name && v == value)) {
+                    fields.push((*name, value.clone()));
+                }
+            }
+        }
+        Common { t0, fields }
+    }
+
+    /// The `common` object, or None when there is nothing to say.
+    pub fn json(&self) -> Option<String> {
+        if self.t0.is_none() && self.fields.is_empty() {
+            return None;
+        }
+        let mut out = String::from("{");
+        if let Some(t0) = self.t0 {
+            out.push_str(&format!("\"t0\":{t0},\"t0_utc\":\"{}\"", utc(t0)));
+        }
+        for (name, value) in &self.fields {
+            if out.len() > 1 {
+                out.push(',');
+            }
+            out.push_str(&format!("\"{name}\":{value}"));
+        }
+        out.push('}');
+        Some(out)
+    }
+}
+
+/// `ms` since the epoch as RFC 3339 UTC with milliseconds; a time RFC 3339
+/// cannot say (before 1970, after 9999: a client's clock or a hostile value)
+/// says so instead.
+pub fn utc(ms: i64) -> String {
+    const LAST: i64 = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+    if !(0..=LAST).contains(&ms) {
+        return format!("(not a date: {ms} ms)");
+    }
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64);
+    humantime::format_rfc3339_millis(time).to_string()
+}
+
+/// A stored value found for a field.
+enum Found<'a> {
+    Int(i64),
+    Real(f64),
+    Text(Cow<'a, str>),
+    Raw(&'a RawValue),
+}
+
+impl Found<'_> {
+    fn render(&self, shape: Shape) -> String {
+        match self {
+            Found::Int(v) => v.to_string(),
+            Found::Real(v) => number(*v),
+            Found::Text(t) => text(t, shape),
+            Found::Raw(raw) => {
+                let json = raw.get();
+                match json.as_bytes().first() {
+                    Some(b'"') => match serde_json::from_str::<String>(json) {
+                        Ok(s) => text(&s, shape),
+                        Err(_) => json.to_string(),
+                    },
+                    Some(b'-' | b'0'..=b'9') => json.parse::<f64>().map_or_else(|_| json.to_string(), number),
+                    _ if shape == Shape::Length => "null".into(),
+                    _ => json.to_string(),
+                }
+            }
+        }
+    }
+}
+
+/// A number with no more digits than a person reads: 0.1 ms above 1, three decimals below.
+pub fn number(v: f64) -> String {
+    if !v.is_finite() {
+        return "null".into();
+    }
+    if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        return (v as i64).to_string();
+    }
+    let rounded = if v.abs() >= 1.0 { (v * 10.0).round() / 10.0 } else { (v * 1000.0).round() / 1000.0 };
+    if rounded.fract() == 0.0 && rounded.abs() < 9.0e15 {
+        return (rounded as i64).to_string();
+    }
+    serde_json::to_string(&rounded).unwrap_or_else(|_| "null".into())
+}
+
+/// A string field in compact form, as JSON text.
+fn text(s: &str, shape: Shape) -> String {
+    match shape {
+        Shape::Length => s.chars().count().to_string(),
+        Shape::Lines(n) => {
+            let total = s.lines().count();
+            let mut head: String = s.lines().take(n).collect::<Vec<_>>().join("\n");
+            if total > n {
+                head.push_str(&format!("\n… (+{} lines)", total - n));
+            }
+            json_string(&cut(&head))
+        }
+        Shape::Whole => json_string(&cut(&literals(s))),
+    }
+}
+
+/// At most TEXT_CAP characters, saying how many more there were.
+fn cut(s: &str) -> Cow<'_, str> {
+    match s.char_indices().nth(TEXT_CAP) {
+        None => Cow::Borrowed(s),
+        Some((at, _)) => Cow::Owned(format!("{}… (+{} chars)", &s[..at], s[at..].chars().count())),
+    }
+}
+
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// Rewrites each JSON object or array inside `s` (a logged object, as the
+/// extension serialises it) as a JavaScript literal: `{i:6,name:'x'}` costs
+/// far fewer tokens inside a JSON string than `{\"i\":6,\"name\":\"x\"}`.
+pub fn literals(s: &str) -> Cow<'_, str> {
+    if !s.contains(['{', '[']) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    let mut changed = false;
+    while let Some(start) = rest.find(['{', '[']) {
+        out.push_str(&rest[..start]);
+        let candidate = &rest[start..];
+        let mut stream = serde_json::Deserializer::from_str(candidate).into_iter::<Value>();
+        match stream.next() {
+            Some(Ok(value @ (Value::Object(_) | Value::Array(_)))) if stream.byte_offset() > 2 => {
+                write_literal(&mut out, &value);
+                rest = &candidate[stream.byte_offset()..];
+                changed = true;
+            }
+            _ => {
+                out.push_str(&candidate[..1]);
+                rest = &candidate[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    if changed { Cow::Owned(out) } else { Cow::Borrowed(s) }
+}
+
+fn write_literal(out: &mut String, value: &Value) {
+    match value {
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if is_identifier(k) {
+                    out.push_str(k);
+                } else {
+                    quoted(out, k);
+                }
+                out.push(':');
+                write_literal(out, v);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_literal(out, v);
+            }
+            out.push(']');
+        }
+        Value::String(s) => quoted(out, s),
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+fn is_identifier(k: &str) -> bool {
+    let mut chars = k.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+fn quoted(out: &mut String, s: &str) {
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_rounded_for_reading() {
+        assert_eq!(number(21.30000000004657), "21.3");
+        assert_eq!(number(0.012345), "0.012");
+        assert_eq!(number(1500.0), "1500");
+        assert_eq!(number(99.96), "100");
+        assert_eq!(number(f64::NAN), "null");
+    }
+
+    #[test]
+    fn logged_objects_become_literals_and_keep_their_content() {
+        let m = r#"event 6 of the flood {"i":6,"user":{"id":6,"name":"user6"},"tags":["a","b"],"a-b":"it's"}"#;
+        assert_eq!(literals(m), r#"event 6 of the flood {i:6,user:{id:6,name:'user6'},tags:['a','b'],'a-b':'it\'s'}"#);
+        assert_eq!(literals("no objects {here"), "no objects {here");
+        assert_eq!(literals("[] {} [1]"), "[] {} [1]");
+    }
+
+    #[test]
+    fn long_text_is_cut_and_says_by_how_much() {
+        let long = "x".repeat(TEXT_CAP + 10);
+        assert!(text(&long, Shape::Whole).ends_with("… (+10 chars)\""));
+        assert_eq!(text("a\nb\nc\nd\ne", Shape::Lines(2)), "\"a\\nb\\n… (+3 lines)\"");
+        assert_eq!(text("héllo", Shape::Length), "5");
+    }
+
+    #[test]
+    fn utc_is_rfc3339() {
+        assert_eq!(utc(1_732_380_000_123), "2024-11-23T16:40:00.123Z");
+        assert_eq!(utc(i64::MAX), format!("(not a date: {} ms)", i64::MAX));
+        assert_eq!(utc(-5), "(not a date: -5 ms)");
+    }
+}

@@ -1,0 +1,92 @@
+//! An error's context: what the same tab did in the `context_ms` before it —
+//! the requests that failed, the last user action and the last navigation —
+//! so that "why did this error happen?" takes one call instead of four.
+
+use rusqlite::Connection;
+
+use super::QueryError;
+use super::args::{ContextMode, Fields};
+use super::compact::{Common, Layout};
+use super::filter::{field_expr, select_list};
+use crate::kind::{ACTIONS, Kind, NETWORK_BODIES, NETWORK_WATERFALL};
+
+/// Most failed requests named per kind.
+const MAX_FAILED: i64 = 10;
+
+/// How a kind says that a request failed: a status of 400 or more, or an error
+/// (fetch/XHR answer status 0 when the request never got a response).
+fn failed_condition(kind: &Kind) -> String {
+    let zero = if kind.name == NETWORK_BODIES.name { " OR status = 0" } else { "" };
+    format!("(status >= 400{zero} OR {} IS NOT NULL)", field_expr(kind, "error"))
+}
+
+/// The `context` object of an error of `tab` at `ts`, as JSON text.
+pub fn of_error(
+    conn: &Connection,
+    tab: Option<i64>,
+    ts: Option<i64>,
+    window_ms: i64,
+    mode: ContextMode,
+) -> Result<String, QueryError> {
+    let (Some(tab), Some(ts)) = (tab, ts) else {
+        return Ok("{}".into());
+    };
+    let from = ts.saturating_sub(window_ms);
+    let mut parts: Vec<String> = Vec::new();
+    for kind in [&NETWORK_BODIES, &NETWORK_WATERFALL] {
+        let sql = format!(
+            "SELECT id FROM {} WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {} ORDER BY ts, id LIMIT {MAX_FAILED}",
+            kind.name,
+            failed_condition(kind)
+        );
+        let ids: Vec<i64> =
+            conn.prepare_cached(&sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        if !ids.is_empty() {
+            parts.push(format!("\"{}\":{}", kind.name, render(conn, kind, &ids, mode, true)?));
+        }
+    }
+    for (name, condition) in [("action", "type <> 'navigate'"), ("navigation", "type = 'navigate'")] {
+        let sql = format!(
+            "SELECT id FROM actions WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {condition} ORDER BY ts DESC, id DESC LIMIT 1"
+        );
+        let ids: Vec<i64> =
+            conn.prepare_cached(&sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        if !ids.is_empty() {
+            parts.push(format!("\"{name}\":{}", render(conn, &ACTIONS, &ids, mode, false)?));
+        }
+    }
+    Ok(format!("{{{}}}", parts.join(",")))
+}
+
+/// Ids as a list (or one id), or with `context=full` their compact entries.
+fn render(
+    conn: &Connection,
+    kind: &'static Kind,
+    ids: &[i64],
+    mode: ContextMode,
+    list: bool,
+) -> Result<String, QueryError> {
+    let items: Vec<String> = match mode {
+        ContextMode::Ids => ids.iter().map(i64::to_string).collect(),
+        ContextMode::Full => {
+            let layout = Layout::new(kind, false, &Fields::Compact)
+                .ok_or_else(|| QueryError::Invalid("no compact layout".into()))?;
+            let sql = format!("SELECT {} FROM {} WHERE id = ?1", select_list(kind), kind.name);
+            let mut stmt = conn.prepare_cached(&sql)?;
+            let mut out = Vec::with_capacity(ids.len());
+            for id in ids {
+                let mut rows = stmt.query([id])?;
+                if let Some(row) = rows.next()? {
+                    let mut item = layout.item(kind, row)?;
+                    item.fields.retain(|(name, _)| *name != "tabId");
+                    if let Some(ts) = item.ts {
+                        item.fields.insert(0, ("ts", ts.to_string()));
+                    }
+                    out.push(item.render(&Common::default()));
+                }
+            }
+            out
+        }
+    };
+    Ok(if list { format!("[{}]", items.join(",")) } else { items.join(",") })
+}

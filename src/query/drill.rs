@@ -1,0 +1,110 @@
+//! Drill-down: `id=N` or `ids=[…]` returns those entries whole — every stored
+//! field, bodies up to the budget — so that lists can stay compact.
+
+use rusqlite::Connection;
+use serde_json::{Map, Value, json};
+
+use super::args::ObserveArgs;
+use super::budget::{Budget, Cost, fit};
+use super::entry;
+use super::filter::{Where, select_list};
+use super::paged::{ErrorContext, splice_context};
+use super::{QueryError, with_list};
+use crate::kind::Kind;
+use crate::store::sql::kind_stats;
+
+pub fn answer(
+    conn: &Connection,
+    kind: &'static Kind,
+    errors_only: bool,
+    args: &ObserveArgs,
+) -> Result<String, QueryError> {
+    let ids = args.ids.clone().unwrap_or_default();
+    let filter = Where::new(errors_only, args);
+    let placeholders = vec!["?"; ids.len()].join(",");
+    let sql = format!(
+        "SELECT {} FROM {}{} ORDER BY id",
+        select_list(kind),
+        kind.name,
+        filter.clause(Some(&format!("id IN ({placeholders})")))
+    );
+    let params: Vec<rusqlite::types::Value> = filter.params_with(&ids);
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
+    let mut found: Vec<(i64, String, Option<i64>, Option<i64>)> = Vec::new();
+    while let Some(row) = rows.next()? {
+        found.push((row.get(0)?, entry::entry_json(kind, row)?, row.get(1)?, row.get(2)?));
+    }
+    let not_found: Vec<i64> = ids.iter().copied().filter(|id| !found.iter().any(|f| f.0 == *id)).collect();
+    let stats = kind_stats(conn, kind)?;
+
+    let mut head = Map::new();
+    head.insert("what".into(), json!(args.what.name()));
+    head.insert("ids".into(), json!(ids));
+    head.insert("count".into(), json!(found.len()));
+    head.insert("not_found".into(), json!(not_found));
+    head.insert("omitted_ids".into(), json!(ids));
+    head.insert("oldest_id".into(), json!(stats.oldest_id));
+    head.insert("newest_id".into(), json!(stats.newest_id));
+    head.insert("truncated".into(), json!(true));
+    head.insert("hint".into(), json!("x".repeat(300)));
+    let budget = Budget { chars: args.max_chars, tokens: args.max_tokens };
+    let reserve = Cost::of(&Value::Object(head.clone()).to_string()).plus(Cost::of(",\"entries\":[]"));
+    let context = errors_only.then_some(ErrorContext { conn, args });
+    let found_ids: Vec<i64> = found.iter().map(|f| f.0).collect();
+    let mut failure = None;
+    let (entries, cut) = fit(&found_ids, budget.minus(reserve), false, |i| {
+        let (_, text, tab, ts) = &found[i];
+        match &context {
+            Some(ctx) => match ctx.json(*tab, *ts) {
+                Ok(c) => splice_context(text, &c),
+                Err(e) => {
+                    failure = Some(e);
+                    text.clone()
+                }
+            },
+            None => text.clone(),
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let shown: Vec<i64> = entries.iter().map(|(id, _)| *id).collect();
+    let omitted: Vec<i64> = found_ids.iter().copied().filter(|id| !shown.contains(id)).collect();
+    let clipped = entries.iter().any(|(_, t)| t.contains("\"_clipped\":true"));
+    head.insert("count".into(), json!(entries.len()));
+    head.insert("omitted_ids".into(), json!(omitted));
+    head.insert("truncated".into(), json!(cut));
+    let mut hints = Vec::new();
+    if !not_found.is_empty() {
+        let kept = match (stats.oldest_id, stats.newest_id) {
+            (Some(o), Some(n)) => format!("{} keeps ids {o} to {n}", kind.name),
+            _ => format!("{} is empty", kind.name),
+        };
+        hints.push(format!(
+            "no {} entry with id {} (trimmed, cleared, or never stored; {kept})",
+            args.what.name(),
+            not_found.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if !omitted.is_empty() {
+        hints.push(format!(
+            "{} entries did not fit max_tokens={} / max_chars={}: ask for them with fewer ids or a larger max_tokens",
+            omitted.len(),
+            args.max_tokens,
+            args.max_chars
+        ));
+    }
+    if clipped {
+        hints.push(
+            "an entry larger than the whole budget was clipped (\"_clipped\": true); raise max_tokens for more of it"
+                .into(),
+        );
+    }
+    if hints.is_empty() {
+        head.remove("hint");
+    } else {
+        head.insert("hint".into(), json!(hints.join(". ")));
+    }
+    Ok(with_list(&Value::Object(head).to_string(), "entries", &entries))
+}

@@ -1,0 +1,477 @@
+//! A page of one kind's entries: offsets, cursors both ways, totals,
+//! eviction counts, the budget, compact entries and hints.
+
+use rusqlite::{Connection, params_from_iter};
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::args::{self, ObserveArgs};
+use super::budget::{Budget, Cost, fit};
+use super::compact::{Common, Item, Layout};
+use super::context;
+use super::count::Counter;
+use super::entry;
+use super::filter::{Where, select_list};
+use super::{QueryError, internal, with_list};
+use crate::kind::Kind;
+use crate::store::sql::{KindStats, kind_stats, tracked_tab};
+
+/// The metadata of a paginated answer; `common` and `entries` follow it.
+#[derive(Debug, Serialize)]
+struct Meta {
+    what: &'static str,
+    count: usize,
+    total: i64,
+    offset: i64,
+    limit: i64,
+    has_more: bool,
+    next_offset: Option<i64>,
+    cursor: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prev_cursor: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    has_older: Option<bool>,
+    oldest_id: Option<i64>,
+    newest_id: Option<i64>,
+    tracked_tab_id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filtered_by_tab: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_entries_all_tabs: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evicted_since_cursor: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cleared_since_cursor: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    navigation: Option<Value>,
+    truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    common: Option<Box<RawValue>>,
+}
+
+/// Which rows to read, in which order, and how many at most.
+struct Plan {
+    sql: String,
+    params: Vec<rusqlite::types::Value>,
+    /// The SQL yields rows newest first; they are reversed after reading.
+    reversed: bool,
+    /// The budget keeps the newest rows (paging backwards) rather than the oldest.
+    keep_newest: bool,
+    /// Rows read at most (the page size, plus one to learn whether more exist).
+    max_rows: i64,
+    /// Page size; None means "all that fit".
+    page_size: Option<i64>,
+}
+
+/// Rows as read: whole stored entries, or compact items.
+enum Rows {
+    Full(Vec<(i64, String)>),
+    Compact(Vec<Item>),
+}
+
+impl Rows {
+    fn len(&self) -> usize {
+        match self {
+            Rows::Full(r) => r.len(),
+            Rows::Compact(r) => r.len(),
+        }
+    }
+
+    fn remove(&mut self, i: usize) {
+        match self {
+            Rows::Full(r) => {
+                r.remove(i);
+            }
+            Rows::Compact(r) => {
+                r.remove(i);
+            }
+        }
+    }
+
+    fn ids(&self) -> Vec<i64> {
+        match self {
+            Rows::Full(r) => r.iter().map(|(id, _)| *id).collect(),
+            Rows::Compact(r) => r.iter().map(|i| i.id).collect(),
+        }
+    }
+}
+
+/// Errors' context is built per entry, only for entries that may be shown.
+pub(super) struct ErrorContext<'a> {
+    pub conn: &'a Connection,
+    pub args: &'a ObserveArgs,
+}
+
+impl ErrorContext<'_> {
+    pub fn json(&self, tab: Option<i64>, ts: Option<i64>) -> Result<String, QueryError> {
+        context::of_error(self.conn, tab, ts, self.args.context_ms, self.args.context)
+    }
+}
+
+/// `,"context":{…}` spliced before the closing brace of a whole entry.
+pub(super) fn splice_context(entry_text: &str, context: &str) -> String {
+    let mut out = String::with_capacity(entry_text.len() + context.len() + 12);
+    out.push_str(&entry_text[..entry_text.len().saturating_sub(1)]);
+    out.push_str(",\"context\":");
+    out.push_str(context);
+    out.push('}');
+    out
+}
+
+pub fn answer(
+    conn: &Connection,
+    kind: &'static Kind,
+    errors_only: bool,
+    args: &ObserveArgs,
+    navigation: Option<Value>,
+) -> Result<String, QueryError> {
+    let stats = kind_stats(conn, kind)?;
+    let filter = Where::new(errors_only, args);
+    let last_issued = stats.last_issued_id;
+    if let Some(c) = args.after_cursor.filter(|c| *c > last_issued) {
+        return Err(QueryError::Invalid(format!(
+            "after_cursor {c} is beyond the newest id of {} ({last_issued}); poll with after_cursor={last_issued} for new entries",
+            kind.name
+        )));
+    }
+    if let Some(c) = args.before_cursor.filter(|c| *c > last_issued + 1) {
+        return Err(QueryError::Invalid(format!(
+            "before_cursor {c} is beyond the newest id of {} ({last_issued}); send before_cursor={} for the newest entries",
+            kind.name,
+            last_issued + 1
+        )));
+    }
+    let counter = Counter::new(conn, kind, &filter, &stats);
+    let total = counter.in_range(i64::MIN, i64::MAX)?;
+    let select = format!("SELECT {} FROM {}", select_list(kind), kind.name);
+    // Enough rows to fill any budget: an entry is at least ~8 tokens and ~20 characters.
+    let budget_rows = (args.max_tokens / 8).min(args.max_chars / 20) as i64 + 2;
+    let page_size = |default: Option<i64>| match args.limit {
+        Some(0) => None,
+        Some(l) => Some(l),
+        None => default,
+    };
+
+    let mut gone = None;
+    let (plan, offset, reported_limit) = if let Some(c) = args.after_cursor {
+        gone = Some(gone_since(&stats, c));
+        let size = page_size(Some(args::DEFAULT_CURSOR_LIMIT));
+        let offset = counter.in_range(i64::MIN, c)?;
+        let plan = Plan {
+            sql: format!("{select}{} ORDER BY id LIMIT ?", filter.clause(Some("id > ?"))),
+            params: filter.params_with(&[c, rows_to_read(size, budget_rows)]),
+            reversed: false,
+            keep_newest: false,
+            max_rows: rows_to_read(size, budget_rows),
+            page_size: size,
+        };
+        (plan, offset, size.unwrap_or(0))
+    } else if let Some(c) = args.before_cursor {
+        let size = page_size(Some(args::DEFAULT_CURSOR_LIMIT));
+        let before = counter.in_range(i64::MIN, c.saturating_sub(1))?;
+        let plan = Plan {
+            sql: format!("{select}{} ORDER BY id DESC LIMIT ?", filter.clause(Some("id < ?"))),
+            params: filter.params_with(&[c, rows_to_read(size, budget_rows)]),
+            reversed: true,
+            keep_newest: true,
+            max_rows: rows_to_read(size, budget_rows),
+            page_size: size,
+        };
+        // The page ends just before the cursor; its start is known once rows are read.
+        (plan, before, size.unwrap_or(0))
+    } else {
+        let requested = args.offset.unwrap_or(0);
+        let (start, size) = if requested < 0 {
+            (total.saturating_add(requested).max(0), page_size(Some(requested.saturating_neg())))
+        } else {
+            (requested, page_size(None))
+        };
+        let plan = offset_plan(&counter, &filter, &stats, &select, start, size, total, budget_rows)?;
+        (plan, start, size.unwrap_or(0))
+    };
+
+    let layout = Layout::new(kind, errors_only, &args.fields);
+    let mut rows = read_rows(conn, kind, &plan, layout.as_ref())?;
+    let more_beyond = plan.page_size.is_some_and(|size| rows.len() as i64 > size);
+    if more_beyond {
+        // The extra row only told us that more exist.
+        rows.remove(if plan.reversed { 0 } else { rows.len() - 1 });
+    }
+    let common = match &rows {
+        Rows::Compact(items) => Common::of(items),
+        Rows::Full(_) => Common::default(),
+    };
+    let common_json = common.json();
+    let tracked_tab_id = tracked_tab(conn)?;
+    let mut meta = Meta {
+        what: args.what.name(),
+        count: 0,
+        total,
+        offset,
+        limit: reported_limit,
+        has_more: true,
+        next_offset: Some(i64::MAX),
+        cursor: i64::MAX,
+        prev_cursor: args.before_cursor.map(|_| i64::MAX),
+        has_older: args.before_cursor.map(|_| true),
+        oldest_id: stats.oldest_id,
+        newest_id: stats.newest_id,
+        tracked_tab_id,
+        filtered_by_tab: args.tab_id,
+        total_entries_all_tabs: args.tab_id.map(|_| stats.count),
+        evicted_since_cursor: gone.map(|g| g.evicted),
+        cleared_since_cursor: gone.map(|g| g.cleared),
+        navigation,
+        truncated: true,
+        // Reserve room for the metadata at its largest (with a hint), then fill.
+        hint: Some("x".repeat(HINT_RESERVE)),
+        common: common_json.as_deref().and_then(|c| RawValue::from_string(c.to_string()).ok()),
+    };
+    let budget = Budget { chars: args.max_chars, tokens: args.max_tokens };
+    let reserve = Cost::of(&serde_json::to_string(&meta).map_err(internal)?).plus(Cost::of(",\"entries\":[]"));
+    let ids = rows.ids();
+    let errors = errors_only.then_some(ErrorContext { conn, args });
+    let mut failure = None;
+    let (mut entries, cut) = fit(&ids, budget.minus(reserve), plan.keep_newest, |i| {
+        let made = make_entry(&rows, i, &common, errors.as_ref());
+        made.unwrap_or_else(|e| {
+            failure = Some(e);
+            String::new()
+        })
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+
+    loop {
+        let text = finish(&mut meta, &entries, cut, args, kind, offset, total, more_beyond, last_issued)?;
+        if budget.admits(Cost::of(&text)) || entries.len() <= 1 {
+            return Ok(text);
+        }
+        // The estimate of the whole ran past the sum of its parts: drop one more.
+        if plan.keep_newest {
+            entries.remove(0);
+        } else {
+            entries.pop();
+        }
+    }
+}
+
+fn make_entry(rows: &Rows, i: usize, common: &Common, errors: Option<&ErrorContext<'_>>) -> Result<String, QueryError> {
+    Ok(match rows {
+        Rows::Full(r) => {
+            let (_, text) = &r[i];
+            match errors {
+                Some(ctx) => {
+                    let v: Value = serde_json::from_str(text).map_err(internal)?;
+                    let context = ctx.json(v["tabId"].as_i64(), v["ts"].as_i64())?;
+                    splice_context(text, &context)
+                }
+                None => text.clone(),
+            }
+        }
+        Rows::Compact(items) => match errors {
+            Some(ctx) => {
+                let mut item = items[i].clone();
+                item.fields.push(("context", ctx.json(item.tab, item.ts)?));
+                item.render(common)
+            }
+            None => items[i].render(common),
+        },
+    })
+}
+
+/// Fills in the metadata for the entries kept and renders the answer.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    meta: &mut Meta,
+    entries: &[(i64, String)],
+    cut: bool,
+    args: &ObserveArgs,
+    kind: &Kind,
+    offset: i64,
+    total: i64,
+    more_beyond: bool,
+    last_issued: i64,
+) -> Result<String, QueryError> {
+    let count = entries.len() as i64;
+    meta.offset = if args.before_cursor.is_some() { offset - count } else { offset };
+    let first_id = entries.first().map(|(id, _)| *id);
+    let last_id = entries.last().map(|(id, _)| *id);
+    meta.count = entries.len();
+    meta.truncated = cut;
+    let forward_more = meta.offset + count < total;
+    meta.has_more = if args.after_cursor.is_some() { more_beyond || cut } else { forward_more };
+    meta.next_offset = forward_more.then_some(meta.offset + count);
+    meta.cursor = match (last_id, args.before_cursor) {
+        (Some(id), _) => id,
+        // Nothing before the cursor: everything up to it has been seen.
+        (None, Some(c)) => c.saturating_sub(1).max(0),
+        // Nothing matched up to the newest id: polling from there misses nothing.
+        (None, None) => args.after_cursor.unwrap_or(0).max(last_issued),
+    };
+    if let Some(c) = args.before_cursor {
+        meta.prev_cursor = Some(first_id.unwrap_or(c));
+        meta.has_older = Some(meta.offset > 0);
+    }
+    meta.hint = hint(meta, args, kind, first_id);
+    let head = serde_json::to_string(meta).map_err(internal)?;
+    Ok(with_list(&head, "entries", entries))
+}
+
+/// Room kept for the hint when budgeting (hints are shorter than this).
+const HINT_RESERVE: usize = 400;
+
+/// What happened to the entries after a cursor that are no longer kept.
+#[derive(Debug, Clone, Copy)]
+struct Gone {
+    /// Trimmed by the ring reaching its capacity.
+    evicted: i64,
+    /// Removed by `configure clear` or by hand.
+    cleared: i64,
+}
+
+/// The ring keeps ids in `(last_issued - capacity, last_issued]`: entries after
+/// the cursor below that window were trimmed; the rest missing below the oldest
+/// kept entry were cleared.
+fn gone_since(stats: &KindStats, cursor: i64) -> Gone {
+    let kept_from = stats.oldest_id.unwrap_or(stats.last_issued_id + 1);
+    let missing = (kept_from - 1 - cursor).max(0);
+    let trimmed_upto = (stats.last_issued_id - stats.capacity).min(kept_from - 1);
+    let evicted = (trimmed_upto - cursor).clamp(0, missing);
+    Gone { evicted, cleared: missing - evicted }
+}
+
+fn rows_to_read(page_size: Option<i64>, budget_rows: i64) -> i64 {
+    page_size.map_or(budget_rows, |s| s.min(budget_rows).saturating_add(1))
+}
+
+/// Rows for `[start, start + size)` of the matching rows, by the cheapest exact route.
+#[allow(clippy::too_many_arguments)]
+fn offset_plan(
+    counter: &Counter<'_>,
+    filter: &Where,
+    stats: &KindStats,
+    select: &str,
+    start: i64,
+    size: Option<i64>,
+    total: i64,
+    budget_rows: i64,
+) -> Result<Plan, QueryError> {
+    let wanted = size.unwrap_or(i64::MAX).min(total.saturating_sub(start).max(0));
+    let max_rows = wanted.min(budget_rows);
+    if !filter.is_filtered() && stats.contiguous {
+        // Contiguous ids: the row at position `start` has id oldest + start.
+        let first = stats.oldest_id.unwrap_or(0).saturating_add(start);
+        return Ok(Plan {
+            sql: format!("{select} WHERE id >= ? ORDER BY id LIMIT ?"),
+            params: vec![first.into(), max_rows.into()],
+            reversed: false,
+            keep_newest: false,
+            max_rows,
+            page_size: None,
+        });
+    }
+    if start < total
+        && let Some((from_id, skip)) = counter.seek(start)?
+    {
+        // Bucket counts place the start within one bucket: a short OFFSET from there.
+        return Ok(Plan {
+            sql: format!("{select}{} ORDER BY id LIMIT ? OFFSET ?", filter.clause(Some("id >= ?"))),
+            params: filter.params_with(&[from_id, max_rows, skip]),
+            reversed: false,
+            keep_newest: false,
+            max_rows,
+            page_size: None,
+        });
+    }
+    let end = start.saturating_add(wanted);
+    Ok(if start > total / 2 && wanted <= budget_rows {
+        // Nearer the end: walk the index backwards.
+        Plan {
+            sql: format!("{select}{} ORDER BY id DESC LIMIT ? OFFSET ?", filter.clause(None)),
+            params: filter.params_with(&[wanted, total - end]),
+            reversed: true,
+            keep_newest: false,
+            max_rows,
+            page_size: None,
+        }
+    } else {
+        Plan {
+            sql: format!("{select}{} ORDER BY id LIMIT ? OFFSET ?", filter.clause(None)),
+            params: filter.params_with(&[max_rows, start]),
+            reversed: false,
+            keep_newest: false,
+            max_rows,
+            page_size: None,
+        }
+    })
+}
+
+/// Rows in ascending id order, as whole entries or compact items.
+fn read_rows(conn: &Connection, kind: &Kind, plan: &Plan, layout: Option<&Layout>) -> Result<Rows, QueryError> {
+    let mut stmt = conn.prepare_cached(&plan.sql)?;
+    let mut rows = stmt.query(params_from_iter(plan.params.iter()))?;
+    let capacity = plan.max_rows.clamp(0, 1024) as usize;
+    let mut out = match layout {
+        Some(_) => Rows::Compact(Vec::with_capacity(capacity)),
+        None => Rows::Full(Vec::with_capacity(capacity)),
+    };
+    while let Some(row) = rows.next()? {
+        match (&mut out, layout) {
+            (Rows::Compact(items), Some(layout)) => items.push(layout.item(kind, row)?),
+            (Rows::Full(full), _) => full.push((row.get::<_, i64>(0)?, entry::entry_json(kind, row)?)),
+            (Rows::Compact(_), None) => {}
+        }
+        if out.len() as i64 >= plan.max_rows {
+            break;
+        }
+    }
+    if plan.reversed {
+        match &mut out {
+            Rows::Full(r) => r.reverse(),
+            Rows::Compact(r) => r.reverse(),
+        }
+    }
+    Ok(out)
+}
+
+fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(n) = meta.evicted_since_cursor.filter(|n| *n > 0) {
+        parts.push(format!(
+            "{n} entries after your cursor were trimmed from the ring (capacity reached) before you read them; continuing from the oldest kept"
+        ));
+    }
+    if let Some(n) = meta.cleared_since_cursor.filter(|n| *n > 0) {
+        parts.push(format!("{n} entries after your cursor were cleared (configure clear, or deleted by hand)"));
+    }
+    if let (Some(tab), 0, 0) = (meta.filtered_by_tab, meta.count, meta.total) {
+        parts.push(format!(
+            "no {} entries for tabId {tab} ({} across all tabs); see observe what=tabs",
+            kind.name,
+            meta.total_entries_all_tabs.unwrap_or(0)
+        ));
+    }
+    if meta.truncated {
+        parts.push(format!(
+            "{} shown: answers are capped at max_tokens={} and max_chars={} (drill into one entry with id=N)",
+            meta.count, args.max_tokens, args.max_chars
+        ));
+    }
+    if args.before_cursor.is_some() {
+        if meta.has_older == Some(true) {
+            parts.push(format!("older entries remain: continue with before_cursor={}", first_id.unwrap_or(0)));
+        }
+    } else if meta.has_more {
+        let offset = meta.next_offset.map(|o| format!(" (or offset={o})")).unwrap_or_default();
+        parts.push(format!(
+            "{} of {} shown; continue with after_cursor={}{offset}, or narrow with tabId, limit or a filter",
+            meta.count, meta.total, meta.cursor
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join(". "))
+}

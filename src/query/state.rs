@@ -1,0 +1,161 @@
+//! The small answers: `tabs`, `page` and `vitals`, under the same budget as
+//! every other answer.
+
+use rusqlite::{Connection, OptionalExtension};
+use serde_json::{Value, json};
+
+use super::args::ObserveArgs;
+use super::budget::{self, Budget, Cost, fit};
+use super::{QueryError, with_list};
+use crate::store::sql::tracked_tab;
+
+/// Most tabs listed by `what=tabs`.
+const TABS_SHOWN: i64 = 100;
+
+fn budget_of(args: &ObserveArgs) -> Budget {
+    Budget { chars: args.max_chars, tokens: args.max_tokens }
+}
+
+fn tab_json(row: &rusqlite::Row<'_>) -> rusqlite::Result<Value> {
+    Ok(json!({
+        "tabId": row.get::<_, i64>(0)?,
+        "url": row.get::<_, Option<String>>(1)?,
+        "title": row.get::<_, Option<String>>(2)?,
+        "last_seen": row.get::<_, i64>(3)?,
+    }))
+}
+
+pub fn tabs(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT tab_id, url, title, last_seen FROM tabs WHERE ?1 IS NULL OR tab_id = ?1 \
+         ORDER BY last_seen DESC, tab_id LIMIT ?2",
+    )?;
+    let tabs: Vec<Value> =
+        stmt.query_map(rusqlite::params![args.tab_id, TABS_SHOWN], tab_json)?.collect::<Result<_, _>>()?;
+    let total: i64 = conn.query_row("SELECT count(*) FROM tabs", [], |r| r.get(0))?;
+    let mut head = json!({
+        "what": "tabs",
+        "count": tabs.len(),
+        "total": total,
+        "tracked_tab_id": tracked_tab(conn)?,
+        "truncated": true,
+        "hint": "x".repeat(200),
+    });
+    let reserve = Cost::of(&head.to_string()).plus(Cost::of(",\"tabs\":[]"));
+    let texts: Vec<String> = tabs.iter().map(Value::to_string).collect();
+    let ids: Vec<i64> = tabs.iter().map(|t| t["tabId"].as_i64().unwrap_or(0)).collect();
+    let (kept, cut) = fit(&ids, budget_of(args).minus(reserve), false, |i| texts[i].clone());
+    head["count"] = json!(kept.len());
+    head["truncated"] = json!(cut);
+    if cut || (total as usize) > kept.len() {
+        head["hint"] =
+            json!(format!("{} of {total} tabs shown, most recently seen first; ask for one with tabId", kept.len()));
+    } else if let Some(map) = head.as_object_mut() {
+        map.remove("hint");
+    }
+    Ok(with_list(&head.to_string(), "tabs", &kept))
+}
+
+/// The tab `page` and `vitals` describe: the one asked for, else the tracked
+/// tab, else the tab seen most recently.
+fn default_tab(conn: &Connection, tab_id: Option<i64>) -> Result<Option<i64>, QueryError> {
+    if let Some(tab) = tab_id.or(tracked_tab(conn)?) {
+        return Ok(Some(tab));
+    }
+    Ok(conn.query_row("SELECT tab_id FROM tabs ORDER BY last_seen DESC LIMIT 1", [], |r| r.get(0)).optional()?)
+}
+
+fn vitals_json(conn: &Connection, tab: i64) -> Result<Option<Value>, QueryError> {
+    let row = conn
+        .query_row(
+            "SELECT tab_id, url, lcp, cls, inp, fcp, ttfb, updated_at, data FROM vitals WHERE tab_id = ?1",
+            [tab],
+            |r| {
+                let data: String = r.get(8)?;
+                let mut v = json!({
+                    "tabId": r.get::<_, i64>(0)?,
+                    "url": r.get::<_, Option<String>>(1)?,
+                    "lcp": r.get::<_, Option<f64>>(2)?,
+                    "cls": r.get::<_, Option<f64>>(3)?,
+                    "inp": r.get::<_, Option<f64>>(4)?,
+                    "fcp": r.get::<_, Option<f64>>(5)?,
+                    "ttfb": r.get::<_, Option<f64>>(6)?,
+                    "updated_at": r.get::<_, i64>(7)?,
+                });
+                let extra = serde_json::from_str::<Value>(&data).ok().and_then(|e| e.as_object().cloned());
+                if let (Some(extra), Some(map)) = (extra.filter(|e| !e.is_empty()), v.as_object_mut()) {
+                    map.insert("extra".into(), Value::Object(extra));
+                }
+                Ok(v)
+            },
+        )
+        .optional()?;
+    Ok(row)
+}
+
+/// `answer` within the budget: its large objects clipped in turn (each keeps
+/// its identity fields and says `_clipped`) until it fits.
+fn within(mut answer: Value, keys: &[&str], budget: Budget) -> String {
+    let text = answer.to_string();
+    if budget.admits(Cost::of(&text)) {
+        return text;
+    }
+    let share = Budget { chars: budget.chars / (keys.len() + 1), tokens: budget.tokens / (keys.len() + 1) };
+    for key in keys {
+        let clipped = match answer.get(*key) {
+            Some(v @ Value::Object(_)) => budget::clip(&v.to_string(), share),
+            _ => continue,
+        };
+        answer[*key] = serde_json::from_str(&clipped).unwrap_or(Value::Null);
+    }
+    answer["truncated"] = json!(true);
+    answer.to_string()
+}
+
+pub fn page(conn: &Connection, args: &ObserveArgs, navigation: Option<Value>) -> Result<String, QueryError> {
+    let tab = default_tab(conn, args.tab_id)?;
+    let info = match tab {
+        Some(t) => conn
+            .query_row("SELECT tab_id, url, title, last_seen FROM tabs WHERE tab_id = ?1", [t], tab_json)
+            .optional()?,
+        None => None,
+    };
+    let vitals = match tab {
+        Some(t) => vitals_json(conn, t)?,
+        None => None,
+    };
+    let hint = info.is_none().then(|| match tab {
+        Some(t) => format!("no page information for tabId {t} yet; see observe what=tabs"),
+        None => "no tab has reported yet: is the extension installed and pointed at this server?".to_string(),
+    });
+    let mut answer = json!({
+        "what": "page",
+        "tabId": tab,
+        "tracked_tab_id": tracked_tab(conn)?,
+        "page": info,
+        "vitals": vitals,
+        "hint": hint,
+    });
+    if let Some(nav) = navigation {
+        answer["navigation"] = nav;
+    }
+    Ok(within(answer, &["page", "vitals", "navigation"], budget_of(args)))
+}
+
+pub fn vitals(conn: &Connection, args: &ObserveArgs, navigation: Option<Value>) -> Result<String, QueryError> {
+    let tab = default_tab(conn, args.tab_id)?;
+    let vitals = match tab {
+        Some(t) => vitals_json(conn, t)?,
+        None => None,
+    };
+    let mut answer = json!({
+        "what": "vitals",
+        "tabId": tab,
+        "tracked_tab_id": tracked_tab(conn)?,
+        "vitals": vitals,
+    });
+    if let Some(nav) = navigation {
+        answer["navigation"] = nav;
+    }
+    Ok(within(answer, &["vitals", "navigation"], budget_of(args)))
+}

@@ -1,0 +1,282 @@
+//! `what=summary` and `what=errors group=true`: what happened, in a few
+//! hundred tokens — per kind the count and id range, logs and errors grouped
+//! by fingerprint, requests by status class and host, the failed and the
+//! slowest ones.
+
+use std::collections::HashMap;
+
+use rusqlite::Connection;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use super::args::ObserveArgs;
+use super::budget::{Budget, Cost, fit};
+use super::compact::{self, number};
+use super::filter::{Where, field_expr};
+use super::fingerprint;
+use super::{QueryError, internal};
+use crate::kind::{KINDS, Kind, LOGS, NETWORK_BODIES, NETWORK_WATERFALL};
+
+/// Characters of a group's example message.
+const EXAMPLE: usize = 160;
+
+/// One fingerprint group of log messages.
+#[derive(Debug, Clone, Serialize)]
+pub struct Group {
+    pub fingerprint: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<String>,
+    pub count: i64,
+    pub first_id: i64,
+    pub last_id: i64,
+    pub example: String,
+}
+
+/// Groups of the logs matching `filter` (oldest first in, most frequent first out).
+fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Result<Vec<Group>, QueryError> {
+    let sql = format!(
+        "SELECT id, level, substr(message, 1, {}) FROM logs{} ORDER BY id",
+        fingerprint::PREFIX,
+        filter.clause(None)
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
+    let mut index: HashMap<(String, String), usize> = HashMap::new();
+    let mut groups: Vec<Group> = Vec::new();
+    while let Some(row) = rows.next()? {
+        let id: i64 = row.get(0)?;
+        let level: String = row.get(1)?;
+        let message: String = row.get(2)?;
+        let key = (if with_level { level.clone() } else { String::new() }, fingerprint::of(&message));
+        match index.get(&key) {
+            Some(&i) => {
+                groups[i].count += 1;
+                groups[i].last_id = id;
+            }
+            None => {
+                index.insert(key.clone(), groups.len());
+                groups.push(Group {
+                    fingerprint: key.1,
+                    level: with_level.then_some(level),
+                    count: 1,
+                    first_id: id,
+                    last_id: id,
+                    example: example(&message),
+                });
+            }
+        }
+    }
+    groups.sort_by(|a, b| b.count.cmp(&a.count).then(b.last_id.cmp(&a.last_id)));
+    Ok(groups)
+}
+
+fn example(message: &str) -> String {
+    let text = compact::literals(message);
+    match text.char_indices().nth(EXAMPLE) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.into_owned(),
+    }
+}
+
+/// `what=errors group=true`: error groups, most frequent first, as many as fit.
+pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> Result<String, QueryError> {
+    let filter = Where::new(true, args);
+    let all = groups(conn, &filter, false)?;
+    let occurrences: i64 = all.iter().map(|g| g.count).sum();
+    let wanted = args.limit.filter(|l| *l > 0).map_or(all.len(), |l| (l as usize).min(all.len()));
+    let mut head = Map::new();
+    head.insert("what".into(), json!("errors"));
+    head.insert("group".into(), json!(true));
+    head.insert("count".into(), json!(0));
+    head.insert("total_groups".into(), json!(all.len()));
+    head.insert("occurrences".into(), json!(occurrences));
+    head.insert("truncated".into(), json!(false));
+    if let Some(scope) = scope {
+        head.insert("navigation".into(), scope);
+    }
+    let budget = Budget { chars: args.max_chars, tokens: args.max_tokens };
+    let reserve = Cost::of(&Value::Object(head.clone()).to_string()).plus(Cost::of(&"x".repeat(300)));
+    let texts: Vec<String> = all.iter().take(wanted).map(|g| serde_json::to_string(g).unwrap_or_default()).collect();
+    let ids: Vec<i64> = all.iter().take(wanted).map(|g| g.first_id).collect();
+    let (kept, cut) = fit(&ids, budget.minus(reserve), false, |i| texts[i].clone());
+    let shown = kept.len();
+    head.insert("count".into(), json!(shown));
+    head.insert("truncated".into(), json!(cut));
+    if shown < all.len() {
+        head.insert(
+            "hint".into(),
+            json!(format!(
+                "{shown} of {} groups shown, most frequent first; narrow with tabId, since or since_navigation, or raise max_tokens",
+                all.len()
+            )),
+        );
+    } else if !all.is_empty() {
+        head.insert("hint".into(), json!("drill into a group with observe what=errors id=<first_id or last_id>"));
+    }
+    let mut out = Value::Object(head).to_string();
+    out.pop();
+    out.push_str(",\"groups\":[");
+    out.push_str(&kept.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(","));
+    out.push_str("]}");
+    Ok(out)
+}
+
+/// Requests of one network kind, summarised.
+fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs, top: usize) -> Result<Value, QueryError> {
+    let filter = Where::for_kind(kind, args);
+    let sql = format!(
+        "SELECT id, url, status, duration, {}, {} FROM {}{} ORDER BY id",
+        field_expr(kind, "method"),
+        field_expr(kind, "error"),
+        kind.name,
+        filter.clause(None)
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
+    let mut by_status: HashMap<&'static str, i64> = HashMap::new();
+    let mut by_host: HashMap<String, i64> = HashMap::new();
+    let mut failed: Vec<Value> = Vec::new();
+    let mut failed_count = 0;
+    let mut timed: Vec<(f64, i64, String)> = Vec::new();
+    while let Some(row) = rows.next()? {
+        let id: i64 = row.get(0)?;
+        let url: String = row.get(1)?;
+        let status: Option<i64> = row.get(2)?;
+        let duration: Option<f64> = row.get(3)?;
+        let method: Option<String> = row.get(4)?;
+        let error: Option<String> = row.get(5)?;
+        let class = match (status, &error) {
+            (_, Some(_)) => "failed",
+            (Some(s), None) if (100..600).contains(&s) => ["1xx", "2xx", "3xx", "4xx", "5xx"][(s / 100 - 1) as usize],
+            (Some(0), None) if kind.name == NETWORK_BODIES.name => "failed",
+            _ => "unknown",
+        };
+        *by_status.entry(class).or_default() += 1;
+        *by_host.entry(host(&url).to_string()).or_default() += 1;
+        if class == "failed" || status.is_some_and(|s| s >= 400) {
+            failed_count += 1;
+            let mut f = json!({ "id": id, "url": cut(&url, 120) });
+            if let Some(m) = method {
+                f["method"] = json!(m);
+            }
+            if let Some(s) = status {
+                f["status"] = json!(s);
+            }
+            if let Some(e) = error {
+                f["error"] = json!(cut(&e, 80));
+            }
+            failed.push(f);
+        }
+        if let Some(d) = duration {
+            timed.push((d, id, url));
+        }
+    }
+    // The most recent failures and the slowest requests.
+    let failed: Vec<Value> = failed.into_iter().rev().take(top).collect();
+    timed.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let slowest: Vec<Value> = timed
+        .into_iter()
+        .take(top.min(3))
+        .map(|(d, id, url)| json!({ "id": id, "url": cut(&url, 120), "duration": serde_json::from_str::<Value>(&number(d)).unwrap_or(Value::Null) }))
+        .collect();
+    let mut hosts: Vec<(String, i64)> = by_host.into_iter().collect();
+    hosts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let more_hosts = hosts.len().saturating_sub(top);
+    let mut host_map = Map::new();
+    for (h, n) in hosts.into_iter().take(top) {
+        host_map.insert(h, json!(n));
+    }
+    if more_hosts > 0 {
+        host_map.insert(format!("({more_hosts} more hosts)"), Value::Null);
+    }
+    let mut status_map = Map::new();
+    for class in ["1xx", "2xx", "3xx", "4xx", "5xx", "failed", "unknown"] {
+        if let Some(n) = by_status.get(class) {
+            status_map.insert(class.into(), json!(n));
+        }
+    }
+    Ok(
+        json!({ "by_status": status_map, "by_host": host_map, "failed_count": failed_count, "failed": failed, "slowest": slowest }),
+    )
+}
+
+fn host(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    authority.rsplit_once('@').map_or(authority, |(_, h)| h)
+}
+
+fn cut(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    }
+}
+
+/// `what=summary`.
+pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> Result<String, QueryError> {
+    let budget = Budget { chars: args.max_chars, tokens: args.max_tokens };
+    let mut kinds = Map::new();
+    for kind in KINDS {
+        let filter = Where::for_kind(kind, args);
+        let sql = format!("SELECT count(*), min(id), max(id) FROM {}{}", kind.name, filter.clause(None));
+        let (count, first, last): (i64, Option<i64>, Option<i64>) = conn
+            .prepare_cached(&sql)?
+            .query_row(rusqlite::params_from_iter(filter.params.iter()), |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        kinds.insert(kind.name.into(), json!({ "count": count, "first_id": first, "last_id": last }));
+    }
+    let logs_filter = {
+        let mut w = Where::for_kind(&LOGS, args);
+        w.push_condition("level <> 'error'");
+        w
+    };
+    let log_groups = groups(conn, &logs_filter, true)?;
+    let error_groups = groups(conn, &Where::new(true, args), false)?;
+    let waterfall = NETWORK_WATERFALL.name;
+    // Fewer items per list until the answer fits.
+    for top in [5usize, 3, 2, 1, 0] {
+        let mut answer = Map::new();
+        answer.insert("what".into(), json!("summary"));
+        if let Some(tab) = args.tab_id {
+            answer.insert("tabId".into(), json!(tab));
+        }
+        if let Some(scope) = &scope {
+            answer.insert("navigation".into(), scope.clone());
+        }
+        answer.insert("kinds".into(), Value::Object(kinds.clone()));
+        answer.insert("logs".into(), group_list(&log_groups, top));
+        answer.insert("errors".into(), group_list(&error_groups, top));
+        answer.insert(waterfall.into(), network(conn, &NETWORK_WATERFALL, args, top)?);
+        answer.insert(NETWORK_BODIES.name.into(), network(conn, &NETWORK_BODIES, args, top)?);
+        answer.insert(
+            "hint".into(),
+            json!("drill down with observe what=<kind> id=<id>; list error groups with what=errors group=true; recent entries with offset=-20"),
+        );
+        let text = serde_json::to_string(&answer).map_err(internal)?;
+        if budget.admits(Cost::of(&text)) || top == 0 {
+            return Ok(text);
+        }
+    }
+    Err(QueryError::Invalid("the summary does not fit; raise max_tokens".into()))
+}
+
+fn group_list(groups: &[Group], top: usize) -> Value {
+    json!({
+        "groups_total": groups.len(),
+        "occurrences": groups.iter().map(|g| g.count).sum::<i64>(),
+        "groups": groups.iter().take(top).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host;
+
+    #[test]
+    fn host_of_urls() {
+        assert_eq!(host("https://user:pw@api.example.com:8443/x?y"), "api.example.com:8443");
+        assert_eq!(host("http://localhost:5173"), "localhost:5173");
+        assert_eq!(host("data:text/plain,hi"), "data:text");
+    }
+}

@@ -1,0 +1,187 @@
+//! A conservative estimate of how many tokens a client's tokenizer makes of
+//! an answer's JSON text, cheap enough to run on every entry.
+//!
+//! Clients limit tool results in tokens (Claude Code refuses one over 25,000),
+//! and our JSON runs at about 2.7 characters per token, so characters are not
+//! a safe unit. The estimate follows how byte-level BPE tokenizers such as
+//! cl100k split text before merging (letter runs with one leading character,
+//! digits in groups of three, punctuation runs, white space) and charges each
+//! piece what random text of that shape costs, so that it stays above the real
+//! count for base64, hex, minified JS and non-ASCII text as well as for prose.
+//! `tests/answer_budget.rs` checks it against cl100k on realistic captures.
+//!
+//! Costs are kept in quarter tokens and the estimate is subadditive: the
+//! estimate of a concatenation is at most the sum of its parts' estimates
+//! plus one per join, which is what lets entries be budgeted one by one.
+
+/// Letters of one lowercase stretch that one token is charged for.
+const LETTERS_PER_TOKEN: usize = 5;
+/// Quarter tokens added for each consonant that ends a run of three or more
+/// (random letters split into many short tokens; words rarely do this).
+const CONSONANT_RUN: usize = 4;
+/// Quarter tokens added to a digit run that touches letters (hex, base64).
+const DIGITS_IN_WORD: usize = 2;
+/// Quarter tokens for each punctuation character after a run's first.
+const PUNCTUATION: usize = 4;
+/// White-space characters one token is charged for.
+const SPACES_PER_TOKEN: usize = 3;
+/// Quarter tokens for a two-byte character within a short run (a word).
+const TWO_BYTE_IN_WORD: usize = 4;
+/// Quarter tokens for a two-byte character within a long run.
+const TWO_BYTE: usize = 8;
+/// Longest run of two-byte characters taken for a word.
+const WORD: usize = 12;
+/// Quarter tokens for a three- and a four-byte character.
+const THREE_BYTE: usize = 11;
+const FOUR_BYTE: usize = 12;
+/// Safety margin over the piece costs, in percent, for tokenizers that split
+/// a little finer than cl100k.
+const MARGIN_PERCENT: usize = 5;
+
+/// Estimated tokens of `text`: at least the cl100k count on realistic text.
+pub fn estimate(text: &str) -> usize {
+    let quarters = quarters(text.as_bytes());
+    (quarters * (100 + MARGIN_PERCENT)).div_ceil(400)
+}
+
+fn is_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
+}
+
+fn is_punct(c: u8) -> bool {
+    c < 0x80 && !c.is_ascii_alphanumeric() && !is_space(c)
+}
+
+fn quarters(b: &[u8]) -> usize {
+    let n = b.len();
+    let mut q = 0usize;
+    let mut i = 0;
+    while i < n {
+        let c = b[i];
+        let (cost, next) = if c >= 0x80 {
+            non_ascii_run(b, i)
+        } else if c.is_ascii_alphabetic() || (is_punct(c) && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic)) {
+            // A letter run takes one leading character with it (`"message`, `.render`).
+            letter_run(b, if c.is_ascii_alphabetic() { i } else { i + 1 })
+        } else if c.is_ascii_digit() {
+            let mut j = i;
+            while j < n && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            let touches_letters =
+                (i > 0 && b[i - 1].is_ascii_alphabetic()) || b.get(j).is_some_and(u8::is_ascii_alphabetic);
+            (4 * (j - i).div_ceil(3) + if touches_letters { DIGITS_IN_WORD } else { 0 }, j)
+        } else if c == b' ' && b.get(i + 1).copied().is_some_and(is_punct) {
+            // A single space joins the punctuation after it.
+            (0, i + 1)
+        } else if is_space(c) {
+            let mut j = i;
+            while j < n && is_space(b[j]) {
+                j += 1;
+            }
+            (4 * (j - i).div_ceil(SPACES_PER_TOKEN), j)
+        } else {
+            let mut j = i;
+            while j < n && is_punct(b[j]) {
+                j += 1;
+            }
+            // The last mark before a letter leads the letter run instead.
+            if j - i > 1 && b.get(j).is_some_and(u8::is_ascii_alphabetic) {
+                j -= 1;
+            }
+            (4 + PUNCTUATION * (j - i - 1), j)
+        };
+        q += cost;
+        i = next.max(i + 1);
+    }
+    q
+}
+
+/// ASCII letters from `start`: each stretch that begins at an uppercase letter
+/// (camelCase, random mixed case) is charged by its length, plus runs of
+/// consonants. Returns the cost and the end.
+fn letter_run(b: &[u8], start: usize) -> (usize, usize) {
+    let mut j = start;
+    let mut stretch = 0usize;
+    let mut consonants = 0usize;
+    let mut cost = 0usize;
+    while j < b.len() && b[j].is_ascii_alphabetic() {
+        if b[j].is_ascii_uppercase() && stretch > 0 {
+            cost += 4 * stretch.div_ceil(LETTERS_PER_TOKEN);
+            stretch = 0;
+        }
+        let vowel = matches!(b[j].to_ascii_lowercase(), b'a' | b'e' | b'i' | b'o' | b'u' | b'y');
+        consonants = if vowel { 0 } else { consonants + 1 };
+        if consonants >= 3 {
+            cost += CONSONANT_RUN;
+        }
+        stretch += 1;
+        j += 1;
+    }
+    (cost + 4 * stretch.div_ceil(LETTERS_PER_TOKEN), j)
+}
+
+/// Non-ASCII characters from `start`: by their UTF-8 length, two-byte letters
+/// cheaper within a word-sized run.
+fn non_ascii_run(b: &[u8], start: usize) -> (usize, usize) {
+    let mut j = start;
+    let mut two_byte = 0usize;
+    let mut longer = 0usize;
+    while j < b.len() && b[j] >= 0x80 {
+        let len = match b[j] {
+            0xf0.. => 4,
+            0xe0.. => 3,
+            0xc0.. => 2,
+            _ => 1, // a continuation byte: only in text that is not UTF-8
+        };
+        match len {
+            2 => two_byte += 1,
+            3 => longer += THREE_BYTE,
+            4 => longer += FOUR_BYTE,
+            _ => longer += 4,
+        }
+        j += len;
+    }
+    let per_char = if two_byte <= WORD { TWO_BYTE_IN_WORD } else { TWO_BYTE };
+    (longer + two_byte * per_char, j.min(b.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_and_small() {
+        assert_eq!(estimate(""), 0);
+        assert!(estimate("{}") >= 1);
+        assert!(estimate("hello") >= 1);
+    }
+
+    #[test]
+    fn never_below_one_token_per_four_bytes_of_random_text() {
+        // Random-looking text (base64, hex) must cost far more than prose.
+        let b64 = "TUiW+eF/2PCBZJbaCHo+vsxnaqosXYzhs8asvF8WcKmCG8cphd".repeat(20);
+        let prose = "the quick brown fox jumps over the lazy dog ".repeat(23);
+        assert!(estimate(&b64) > 2 * estimate(&prose), "{} vs {}", estimate(&b64), estimate(&prose));
+    }
+
+    #[test]
+    fn joins_cost_at_most_one_token() {
+        let parts = ["{\"id\":1,\"message\":\"abc", "def 12", "34 ünïcödé\"}", "日本語", "  \n", "xyz"];
+        for a in parts {
+            for b in parts {
+                let whole = estimate(&format!("{a}{b}"));
+                assert!(whole <= estimate(a) + estimate(b) + 1, "{a:?} + {b:?}: {whole}");
+            }
+        }
+    }
+
+    #[test]
+    fn never_panics_on_cut_utf8() {
+        let s = "é日😀";
+        for end in 0..=s.len() {
+            let _ = quarters(&s.as_bytes()[..end]);
+            let _ = quarters(&s.as_bytes()[end..]);
+        }
+    }
+}

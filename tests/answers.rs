@@ -1,0 +1,402 @@
+//! Answers that fit the agent: every answer within `max_tokens` as a real BPE
+//! tokenizer counts it (cl100k, from tiktoken-rs) and within `max_chars`;
+//! compact entries that keep the logged objects; drill-down by id; summaries;
+//! error context; since_navigation. Real MCP clients over stdio and streamable
+//! HTTP against the real binary, fed over HTTP.
+
+mod common;
+
+use std::sync::LazyLock;
+
+use common::{Mcp, Rng, Server, TempDb, corpus, entries, ids, text_of};
+use serde_json::{Value, json};
+use tiktoken_rs::CoreBPE;
+
+static BPE: LazyLock<CoreBPE> = LazyLock::new(|| tiktoken_rs::cl100k_base().expect("cl100k_base is embedded"));
+
+fn tokens(text: &str) -> usize {
+    BPE.encode_with_special_tokens(text).len()
+}
+
+/// Calls observe and checks the answer against its budget; returns it parsed.
+async fn within_budget(mcp: &Mcp, args: Value) -> Value {
+    let result = mcp.call("observe", args.clone()).await;
+    let text = text_of(&result);
+    assert_ne!(result.is_error, Some(true), "{args}: {text}");
+    let max_tokens = args["max_tokens"].as_u64().unwrap_or(8_000) as usize;
+    let max_chars = args["max_chars"].as_u64().unwrap_or(40_000) as usize;
+    let (t, c) = (tokens(&text), text.chars().count());
+    assert!(t <= max_tokens, "{args}: {t} tokens > max_tokens {max_tokens}");
+    assert!(c <= max_chars, "{args}: {c} characters > max_chars {max_chars}");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{args}: not JSON ({e}): {text}"))
+}
+
+/// A database with realistic captures of every kind, a 10,000-entry log flood
+/// and three 1 MiB bodies.
+async fn realistic(server: &Server) {
+    let mut rng = Rng::new(7);
+    server.ingest("logs", corpus::logs(&mut rng, 10_000, 1)).await;
+    server.ingest("network_waterfall", corpus::waterfall(&mut rng, 1_500, 1)).await;
+    server.ingest("network_bodies", corpus::bodies(&mut rng, 3, 1, 3)).await;
+    server.ingest("network_bodies", corpus::bodies(&mut rng, 60, 2, 0)).await;
+    server.ingest("websocket_events", corpus::websocket(&mut rng, 1_500, 1)).await;
+    server.ingest("actions", corpus::actions(&mut rng, 800, 1)).await;
+    server.ingest("extension_logs", corpus::extension_logs(&mut rng, 200)).await;
+    for tab in 1..=3 {
+        let (status, _) = server
+            .post("tabs", &json!({"tabId": tab, "url": format!("http://localhost:5173/{}", "p".repeat(3000)), "title": "Dashboard ✅ ".repeat(200)}))
+            .await;
+        assert_eq!(status, 200);
+        let (status, _) = server
+            .post("vitals", &json!({"tabId": tab, "url": "http://localhost:5173/", "lcp": 1234.5, "cls": 0.01, "inp": 88.0, "fcp": 321.0, "ttfb": 45.0}))
+            .await;
+        assert_eq!(status, 200);
+    }
+}
+
+const KINDS: [&str; 7] =
+    ["logs", "errors", "network_waterfall", "network_bodies", "websocket_events", "actions", "extension_logs"];
+
+fn budgets() -> Vec<Value> {
+    vec![
+        json!({}),
+        json!({"max_tokens": 500}),
+        json!({"max_tokens": 2_000, "max_chars": 3_000}),
+        json!({"max_tokens": 30_000, "max_chars": 200_000}),
+    ]
+}
+
+fn with(base: Value, extra: &Value) -> Value {
+    let mut out = base;
+    for (k, v) in extra.as_object().unwrap() {
+        out[k] = v.clone();
+    }
+    out
+}
+
+async fn every_what_within_budget(mcp: &Mcp) {
+    for budget in budgets() {
+        for what in KINDS {
+            for fields in [Value::Null, json!(["all"])] {
+                for position in [json!({}), json!({"offset": -50}), json!({"after_cursor": 0})] {
+                    let args = with(with(json!({"what": what, "fields": fields}), &position), &budget);
+                    let answer = within_budget(mcp, args).await;
+                    assert!(answer["count"].as_u64().unwrap() > 0, "{what}: {answer}");
+                }
+            }
+        }
+        for what in ["summary", "tabs", "page", "vitals"] {
+            within_budget(mcp, with(json!({"what": what}), &budget)).await;
+        }
+        within_budget(mcp, with(json!({"what": "errors", "group": true}), &budget)).await;
+        within_budget(mcp, with(json!({"what": "errors", "context": "full", "offset": -20}), &budget)).await;
+        // Drill-down into the three 1 MiB bodies: clipped to the budget, never over it.
+        let drilled = within_budget(mcp, with(json!({"what": "network_bodies", "ids": [1, 2, 3]}), &budget)).await;
+        assert!(drilled["count"].as_u64().unwrap() >= 1, "{drilled}");
+    }
+}
+
+#[tokio::test]
+async fn every_answer_fits_max_tokens_by_a_real_tokenizer_over_both_transports() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &["--body-cap", "2000000"]);
+    realistic(&server).await;
+    let http = Mcp::http(&server).await;
+    every_what_within_budget(&http).await;
+    http.close().await;
+    let stdio = Mcp::stdio(&db.path, server.port).await;
+    every_what_within_budget(&stdio).await;
+    stdio.close().await;
+}
+
+/// Follows the continuation of a kind under a budget; returns every id seen.
+async fn follow(mcp: &Mcp, what: &str, budget: &Value, by_offset: bool) -> Vec<i64> {
+    let mut seen = Vec::new();
+    let (mut cursor, mut offset) = (0, 0);
+    for _ in 0..5_000 {
+        let args = if by_offset {
+            with(json!({"what": what, "offset": offset}), budget)
+        } else {
+            with(json!({"what": what, "after_cursor": cursor, "limit": 0}), budget)
+        };
+        let page = within_budget(mcp, args).await;
+        seen.extend(ids(&page));
+        if by_offset {
+            match page["next_offset"].as_i64() {
+                Some(next) => offset = next,
+                None => return seen,
+            }
+        } else {
+            cursor = page["cursor"].as_i64().unwrap();
+            if page["has_more"] == false {
+                return seen;
+            }
+        }
+    }
+    panic!("{what}: paging did not end");
+}
+
+#[tokio::test]
+async fn paging_under_any_budget_yields_every_entry_exactly_once() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &["--body-cap", "2000000"]);
+    realistic(&server).await;
+    let mcp = Mcp::http(&server).await;
+    let all = |n: i64| (1..=n).collect::<Vec<_>>();
+    assert_eq!(follow(&mcp, "logs", &json!({}), false).await, all(10_000), "logs, default budget");
+    for budget in [json!({}), json!({"max_tokens": 700})] {
+        assert_eq!(follow(&mcp, "actions", &budget, true).await, all(800), "actions {budget}");
+        assert_eq!(follow(&mcp, "actions", &budget, false).await, all(800), "actions {budget}");
+        let whole = with(budget.clone(), &json!({"fields": ["all"]}));
+        assert_eq!(follow(&mcp, "network_bodies", &whole, false).await, all(63), "bodies {whole}");
+        assert_eq!(follow(&mcp, "network_bodies", &whole, true).await, all(63), "bodies by offset {whole}");
+    }
+}
+
+fn flood(n: usize, tab: i64) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            json!({"tabId": tab, "ts": 1_732_380_000_000i64 + i as i64, "level": "log", "source": "console",
+                   "url": "http://localhost:5173/", "location": "http://localhost:5173/src/main.ts:12:9",
+                   "message": format!("event {i} of the flood {}", json!({"i": i, "user": {"id": i, "name": format!("user{i}")}, "tags": ["a", "b"]}))})
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn compact_entries_keep_the_logged_objects_and_all_or_id_return_everything() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let sent = flood(3_000, 4);
+    server.ingest("logs", sent.clone()).await;
+    let small = TempDb::new();
+    let page = Server::start(&small.path, &[]);
+    page.ingest("logs", flood(100, 4)).await;
+    let mcp = Mcp::http(&server).await;
+
+    let last = within_budget(&mcp, json!({"what": "logs", "offset": -100})).await;
+    assert_eq!(last["count"], 100);
+    assert_eq!(last["common"]["tabId"], 4, "shared values are said once: {}", last["common"]);
+    assert_eq!(last["common"]["source"], "console");
+    assert_eq!(last["common"]["url"], "http://localhost:5173/");
+    let listed = entries(&last);
+    for (i, e) in listed.iter().enumerate() {
+        let n = 2_900 + i;
+        assert_eq!(e["tabId"], 4);
+        let message = e["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("{{i:{n},user:{{id:{n},name:'user{n}'}},tags:['a','b']}}")),
+            "the object's content is kept: {message}"
+        );
+        assert_eq!(e["t"].as_i64().unwrap() + last["common"]["t0"].as_i64().unwrap(), 1_732_380_000_000 + n as i64);
+    }
+    // Target: at most 40 tokens per entry (median), the objects' content kept, for the
+    // page of shared/notes/agents.md (100 logs of `console.log('event i of the flood', {…})`).
+    let flood_page = within_budget(&Mcp::http(&page).await, json!({"what": "logs", "offset": -100})).await;
+    assert_eq!(flood_page["count"], 100);
+    let median = median_tokens(&flood_page);
+    assert!(median <= 40, "median tokens per compact entry: {median}");
+    // With 4-digit counters cl100k spends a token more on each number; still well under
+    // the ~100 tokens an entry cost before compact entries.
+    assert!(median_tokens(&last) <= 48, "{}", median_tokens(&last));
+
+    // fields=["all"] and id= return every stored field as sent.
+    let whole = within_budget(&mcp, json!({"what": "logs", "offset": -3, "fields": ["all"]})).await;
+    let drilled = within_budget(&mcp, json!({"what": "logs", "id": 3_000})).await;
+    assert_eq!(drilled["count"], 1);
+    for (answer, index) in [(&whole["entries"][2], 2_999), (&drilled["entries"][0], 2_999)] {
+        for (k, v) in sent[index].as_object().unwrap() {
+            assert_eq!(&answer[k], v, "field {k} as stored");
+        }
+        assert_eq!(answer["id"], 3_000);
+    }
+    // A chosen set of fields.
+    let chosen = within_budget(&mcp, json!({"what": "logs", "offset": -2, "fields": ["location", "ts"]})).await;
+    let e = &entries(&chosen)[0];
+    assert_eq!(e["location"], "http://localhost:5173/src/main.ts:12:9");
+    assert_eq!(e["ts"], 1_732_380_002_998i64);
+    assert!(e.get("message").is_none(), "{e}");
+    // Ids that do not exist: an empty answer that says so.
+    let missing = within_budget(&mcp, json!({"what": "logs", "ids": [5, 999_999]})).await;
+    assert_eq!(ids(&missing), vec![5]);
+    assert_eq!(missing["not_found"], json!([999_999]));
+    assert!(missing["hint"].as_str().unwrap().contains("no logs entry with id 999999"), "{}", missing["hint"]);
+}
+
+/// Median tokens of an answer's entries, each with the comma that joins it.
+fn median_tokens(answer: &Value) -> usize {
+    let mut per_entry: Vec<usize> =
+        answer["entries"].as_array().unwrap().iter().map(|e| tokens(&serde_json::to_string(e).unwrap()) + 1).collect();
+    per_entry.sort_unstable();
+    per_entry[per_entry.len() / 2]
+}
+
+#[tokio::test]
+async fn summary_groups_messages_by_fingerprint_with_exact_counts() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let templates = |i: usize| match i % 3 {
+        0 => json!({"level": "log", "message": format!("event {i} of 3000")}),
+        1 => {
+            json!({"level": "warn", "message": format!("user 3f2a9c4e-1b2c-4d5e-8f90-{:012x} logged in from https://app.example.com/u/{i}", i)})
+        }
+        _ => json!({"level": "error", "message": format!("cache miss for key 0x{:x} after {} ms", i * 7919, i % 17)}),
+    };
+    let all: Vec<Value> = (0..3_000)
+        .map(|i| {
+            let mut e = templates(i);
+            e["tabId"] = json!(1);
+            e["ts"] = json!(1_732_380_000_000i64 + i as i64);
+            e
+        })
+        .collect();
+    server.ingest("logs", all).await;
+    server.ingest("network_waterfall", corpus::waterfall(&mut Rng::new(3), 200, 1)).await;
+    let mcp = Mcp::http(&server).await;
+
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    assert!(tokens(&summary.to_string()) < 1_500, "a few hundred tokens: {}", tokens(&summary.to_string()));
+    assert_eq!(summary["kinds"]["logs"]["count"], 3_000);
+    assert_eq!(summary["kinds"]["network_waterfall"]["count"], 200);
+    let logs = summary["logs"]["groups"].as_array().unwrap();
+    let errors = summary["errors"]["groups"].as_array().unwrap();
+    assert_eq!(summary["logs"]["groups_total"], 2, "{}", summary["logs"]);
+    assert_eq!(summary["errors"]["groups_total"], 1, "{}", summary["errors"]);
+    let mut groups: Vec<(String, i64)> = logs
+        .iter()
+        .chain(errors)
+        .map(|g| (g["fingerprint"].as_str().unwrap().to_string(), g["count"].as_i64().unwrap()))
+        .collect();
+    groups.sort();
+    assert_eq!(
+        groups,
+        vec![
+            ("cache miss for key <hex> after <n> ms".to_string(), 1_000),
+            ("event <n> of <n>".to_string(), 1_000),
+            ("user <uuid> logged in from <url>".to_string(), 1_000),
+        ]
+    );
+    assert_eq!(errors[0]["first_id"], 3);
+    assert_eq!(errors[0]["last_id"], 3_000);
+    let failed = &summary["network_waterfall"];
+    assert!(failed["by_status"]["2xx"].as_i64().unwrap() > 0, "{failed}");
+    assert_eq!(failed["by_host"]["localhost:5173"], 200);
+
+    let grouped = within_budget(&mcp, json!({"what": "errors", "group": true})).await;
+    assert_eq!(grouped["total_groups"], 1);
+    assert_eq!(grouped["occurrences"], 1_000);
+    assert_eq!(grouped["groups"][0]["count"], 1_000);
+}
+
+#[tokio::test]
+async fn an_error_names_the_failed_request_and_the_action_just_before_it_in_its_tab() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    server
+        .ingest(
+            "actions",
+            vec![
+                json!({"tabId": 1, "ts": t, "type": "navigate", "how": "load", "url": "http://app/"}),
+                json!({"tabId": 1, "ts": t + 1_000, "type": "click", "selector": "#buy"}),
+                json!({"tabId": 2, "ts": t + 1_000, "type": "click", "selector": "#other"}),
+            ],
+        )
+        .await;
+    server
+        .ingest(
+            "network_bodies",
+            vec![
+                json!({"tabId": 1, "ts": t + 2_000, "method": "POST", "url": "http://app/api/buy", "status": 500}),
+                json!({"tabId": 1, "ts": t + 2_100, "method": "GET", "url": "http://app/api/ok", "status": 200}),
+                json!({"tabId": 2, "ts": t + 2_000, "method": "GET", "url": "http://app/api/x", "status": 503}),
+            ],
+        )
+        .await;
+    server
+        .ingest(
+            "logs",
+            vec![
+                json!({"tabId": 1, "ts": t + 3_000, "level": "error", "message": "TypeError: order is undefined"}),
+                json!({"tabId": 3, "ts": t + 3_000, "level": "error", "message": "in another tab"}),
+                json!({"tabId": 1, "ts": t + 60_000, "level": "error", "message": "much later"}),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
+    let list = entries(&errors);
+    assert_eq!(list[0]["context"], json!({"network_bodies": [1], "action": 2, "navigation": 1}), "{}", list[0]);
+    assert_eq!(list[1]["context"], json!({}), "another tab: {}", list[1]);
+    assert_eq!(list[2]["context"], json!({}), "outside the window: {}", list[2]);
+    let wide = within_budget(&mcp, json!({"what": "errors", "context_ms": 120_000})).await;
+    assert_eq!(entries(&wide)[2]["context"]["network_bodies"], json!([1]));
+
+    let full = within_budget(&mcp, json!({"what": "errors", "context": "full", "limit": 1})).await;
+    let context = &full["entries"][0]["context"];
+    assert_eq!(context["network_bodies"][0]["url"], "http://app/api/buy");
+    assert_eq!(context["network_bodies"][0]["status"], 500);
+    assert_eq!(context["action"]["selector"], "#buy");
+    assert_eq!(context["navigation"]["how"], "load");
+}
+
+#[tokio::test]
+async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let log = |tab: i64, dt: i64, m: &str| json!({"tabId": tab, "ts": t + dt, "level": "log", "message": m});
+    server.ingest("logs", vec![log(1, 0, "before"), log(1, 500, "still before"), log(2, 9_000, "other tab")]).await;
+    server
+        .ingest(
+            "actions",
+            vec![
+                json!({"tabId": 1, "ts": t + 100, "type": "navigate", "how": "load", "url": "http://app/a"}),
+                json!({"tabId": 1, "ts": t + 1_000, "type": "navigate", "how": "reload", "url": "http://app/b"}),
+                json!({"tabId": 1, "ts": t + 2_000, "type": "navigate", "how": "pushState", "url": "http://app/b#x"}),
+                json!({"tabId": 2, "ts": t + 8_000, "type": "navigate", "how": "reload", "url": "http://app/z"}),
+            ],
+        )
+        .await;
+    // Logs arrive in their own batch, after the navigation was stored.
+    server.ingest("logs", vec![log(1, 1_000, "after reload"), log(1, 2_500, "after pushState")]).await;
+    let mcp = Mcp::http(&server).await;
+
+    let since = within_budget(&mcp, json!({"what": "logs", "tabId": 1, "since_navigation": true})).await;
+    let messages: Vec<&str> =
+        since["entries"].as_array().unwrap().iter().map(|e| e["message"].as_str().unwrap()).collect();
+    assert_eq!(messages, vec!["after reload", "after pushState"]);
+    assert_eq!(since["navigation"]["id"], 2);
+    assert_eq!(since["navigation"]["url"], "http://app/b");
+    assert_eq!(since["navigation"]["ts"], t + 1_000);
+    // The tracked tab is used when no tabId is given.
+    mcp.ok("configure", json!({"action": "track_tab", "tabId": 1})).await;
+    let tracked = within_budget(&mcp, json!({"what": "actions", "since_navigation": true})).await;
+    assert_eq!(ids(&tracked), vec![2, 3]);
+    let summary = within_budget(&mcp, json!({"what": "summary", "since_navigation": true})).await;
+    assert_eq!(summary["kinds"]["logs"]["count"], 2);
+}
+
+#[tokio::test]
+async fn bad_arguments_say_what_to_send_instead() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", flood(5, 1)).await;
+    let mcp = Mcp::stdio(&db.path, server.port).await;
+    let cases = [
+        (json!({"what": "logs", "fields": ["messsage"]}), "unknown field \"messsage\""),
+        (json!({"what": "logs", "id": 1, "offset": 0}), "cannot be combined with offset"),
+        (json!({"what": "logs", "ids": (1..=51).collect::<Vec<i64>>()}), "at most 50"),
+        (json!({"what": "logs", "since_navigation": true}), "since_navigation needs a tab"),
+        (json!({"what": "logs", "tabId": 1, "since_navigation": true}), "no load or reload of tab 1"),
+        (json!({"what": "logs", "max_tokens": 100}), "max_tokens must be between 500 and 100000"),
+        (json!({"what": "logs", "max_tokens": 100_001}), "max_tokens must be between"),
+        (json!({"what": "errors", "min_level": "warn"}), "every error is level error"),
+        (json!({"what": "logs", "context": "full"}), "applies to errors"),
+    ];
+    for (args, expected) in cases {
+        let message = mcp.err("observe", args.clone()).await;
+        assert!(message.contains(expected), "{args}: {message}");
+    }
+    mcp.close().await;
+}
