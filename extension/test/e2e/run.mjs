@@ -160,7 +160,7 @@ async function all(client, what, extra = {}) {
   const entries = [];
   let cursor = 0;
   for (;;) {
-    const page = await observe(client, { what, after_cursor: cursor, limit: 500, ...extra });
+    const page = await observe(client, { what, after_cursor: cursor, limit: 500, fields: "all", max_chars: 1_000_000, max_tokens: 100_000, ...extra });
     entries.push(...page.entries);
     if (!page.has_more) return entries;
     cursor = page.cursor;
@@ -263,7 +263,7 @@ try {
   const rejection = logs.find((e) => e.source === "unhandledrejection");
   assert.match(rejection.message, /fixture rejection/);
   assert.match(rejection.stack, /Error: fixture rejection/);
-  const errors = await observe(client, { what: "errors" });
+  const errors = await observe(client, { what: "errors", fields: "all" });
   assert.ok(errors.entries.some((e) => e.source === "exception") && errors.entries.every((e) => e.level === "error"));
   log(`logs: ${logs.length} entries, every level, exception and rejection`);
 
@@ -371,12 +371,12 @@ try {
   await second.evaluate(() => console.log("hello from the second tab"));
   const [tabB] = await waitFor("the second tab's id", async () => (await tabIdOf(url2)).length === 1 && tabIdOf(url2));
   const fromB = await waitFor("the second tab's log", async () => {
-    const page = await observe(client, { what: "logs", tabId: tabB });
+    const page = await observe(client, { what: "logs", tabId: tabB, fields: "all" });
     return page.entries.find((e) => e.message === "hello from the second tab");
   });
   assert.notEqual(tabA, tabB, "two tabs, two tab ids");
   assert.equal(fromB.tabId, tabB);
-  const onlyA = await observe(client, { what: "logs", tabId: tabA, limit: 0 });
+  const onlyA = await observe(client, { what: "logs", tabId: tabA, limit: 0, fields: "all" });
   assert.ok(onlyA.entries.every((e) => e.tabId === tabA) && onlyA.total_entries_all_tabs > onlyA.total);
   log(`two tabs: ${tabA} and ${tabB}`);
 
