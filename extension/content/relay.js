@@ -14,6 +14,19 @@
   let connected = true;
 
   port1.onmessage = (message) => {
+    const data = message.data;
+    if (data && !Array.isArray(data) && typeof data === "object" && data.dropped && typeof data.dropped === "object") {
+      for (const [kind, count] of Object.entries(data.dropped)) {
+        if (!connected || !PAGE_KINDS.has(kind) || !Number.isInteger(count) || count <= 0) continue;
+        try {
+          const reason = "the page made events faster than they could be built (5,000 waiting)";
+          chrome.runtime.sendMessage({ type: "dropped", kind, count, reason }).catch(() => {});
+        } catch {
+          connected = false;
+        }
+      }
+      return;
+    }
     const events = Array.isArray(message.data) ? message.data.slice(0, MAX_EVENTS) : [];
     const valid = events.filter(
       (e) => e && typeof e === "object" && PAGE_KINDS.has(e.kind) && e.entry && typeof e.entry === "object",

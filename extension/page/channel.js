@@ -62,8 +62,19 @@
     }
   }
 
+  /** Counts of events the page lost (kind → n), for the service worker to report. */
+  function sendDropped(counts) {
+    if (!port) return;
+    try {
+      apply(postMessage, port, [{ dropped: counts }]);
+    } catch {
+      // ignore
+    }
+  }
+
   G.channel = {
     send,
+    sendDropped,
     onSettings(fn) {
       onSettings = fn;
     },

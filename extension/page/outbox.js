@@ -25,6 +25,7 @@
   let pending = [];
   let scheduled = false;
   let building = false;
+  let dropped = {}; // kind → events lost to MAX_PENDING since the last report
 
   G.channel.onSettings((s) => {
     if (!s || typeof s !== "object") return;
@@ -44,7 +45,10 @@
   /** Queues an event of `kind`; `build` makes its entry later, off the page's call. */
   function emit(kind, build) {
     if (building || !isOn(kind)) return; // building reads page objects: their getters may log
-    if (pending.length >= MAX_PENDING) pending.shift();
+    if (pending.length >= MAX_PENDING) {
+      const lost = pending.shift();
+      dropped[lost.kind] = (dropped[lost.kind] || 0) + 1;
+    }
     pending.push({ kind, build, ts: now() });
     schedule();
   }
@@ -87,6 +91,10 @@
       pending = i < batch.length ? batch.slice(i).concat(pending) : pending;
     }
     if (events.length) G.channel.send(events);
+    if (Object.keys(dropped).length) {
+      G.channel.sendDropped(dropped); // counted in the popup and reported as an extension log
+      dropped = {};
+    }
   }
 
   function slice(idle) {

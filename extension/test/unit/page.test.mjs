@@ -30,13 +30,18 @@ function runTimers(maxMs = Infinity) {
 }
 
 const sent = [];
+const droppedReports = [];
 let settingsListener = null;
 globalThis.__gasoline = {
   limits,
   serialize,
   redact,
   core,
-  channel: { send: (events) => sent.push(...events), onSettings: (fn) => (settingsListener = fn) },
+  channel: {
+    send: (events) => sent.push(...events),
+    sendDropped: (counts) => droppedReports.push({ ...counts }),
+    onSettings: (fn) => (settingsListener = fn),
+  },
 };
 require("../../page/bodies.js");
 require("../../page/outbox.js");
@@ -117,4 +122,14 @@ test("the outbox builds in slices, never throws, and drops what a build logs", (
     sent.map((e) => e.entry.message),
     [0, 1, 2, 4, 5, 6, 7, 8, 9].map((i) => `event ${i}`),
   );
+});
+
+test("events beyond the outbox's bound drop the oldest, and the drops are counted for the worker", () => {
+  sent.length = 0;
+  for (let i = 0; i < 5003; i++) outbox.emit("logs", () => ({ message: `flood ${i}` }));
+  outbox.flushAll();
+  assert.equal(sent.length, 5000);
+  assert.equal(sent[0].entry.message, "flood 3", "the oldest went");
+  assert.deepEqual(droppedReports, [{ logs: 3 }]);
+  timers.length = 0;
 });
