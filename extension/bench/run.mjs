@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const extensionDir = path.resolve(here, "..");
+const extensionDir = process.env.EXTENSION || path.resolve(here, ".."); // another build to compare
 const repo = path.resolve(extensionDir, "..");
 const bin =
   process.env.GASOLINE_BIN ||
