@@ -32,6 +32,11 @@ const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const ROUNDS = Number(process.env.ROUNDS || 15);
 if (!bin || !existsSync(bin)) throw new Error("no gasoline binary: cargo build --release, or set GASOLINE_BIN");
 
+// Whatever happens (a page that never reports, Ctrl-C), the browsers and the server go with us.
+const children = [];
+process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
+process.on("SIGINT", () => process.exit(130));
+
 const freePort = () =>
   new Promise((resolve) => {
     const s = net.createServer().listen(0, "127.0.0.1", () => {
@@ -70,6 +75,7 @@ const server = spawn(bin, ["serve", "--port", String(port), "--db", path.join(wo
   stdio: ["ignore", "ignore", "inherit"],
   env: { ...process.env, RUST_LOG: "warn" },
 });
+children.push(server);
 for (let i = 0; ; i++) {
   try {
     if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) break;
@@ -97,6 +103,7 @@ async function browser(name, extra) {
     ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
+  children.push(proc);
   const url = await new Promise((resolve, reject) => {
     let err = "";
     proc.stderr.on("data", (d) => {
