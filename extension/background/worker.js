@@ -3,6 +3,7 @@
 // delivers them to the gasoline server through per-kind queues.
 importScripts(
   "../lib/limits.js",
+  "../lib/secrets.js",
   "../lib/redact.js",
   "settings.js",
   "normalize.js",
@@ -176,23 +177,19 @@ function accept(kind, entry, tabId) {
   if ((kind === "tabs" || kind === "vitals") && !Number.isInteger(tabId)) return undefined;
   const e = normalize(kind, entry, tabId);
   if (!e) return undefined;
-  rescrub(kind, e);
+  // The page redacted with the lists it had when it built the entry; apply the
+  // user's current lists again (the rules are the same, so this only adds).
+  redact.redactEntry(kind, e, policy);
   return delivery.add(kind, e, Number.isInteger(tabId) ? tabId : null);
 }
 
-/** The page redacted with the lists it had; apply the user's current lists again. */
-function rescrub(kind, e) {
-  if (kind !== "network_bodies") return;
-  e.requestHeaders = redact.redactHeaders(e.requestHeaders, policy);
-  e.responseHeaders = redact.redactHeaders(e.responseHeaders, policy);
-  if (typeof e.requestBody === "string") e.requestBody = redact.redactBody(e.requestBody, policy);
-  if (typeof e.responseBody === "string") e.responseBody = redact.redactBody(e.responseBody, policy);
-  e.url = redact.redactUrl(e.url, policy);
-}
+// What a content script may send: its page's kinds. `extension_logs` come only
+// from this worker (extensionLog above), never from a page.
+const PAGE_KINDS = new Set(["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "tabs", "vitals"]);
 
 /** An event from a page: resource timing joins its request's row, a body gets its request id. */
 function fromPage(kind, entry, tabId, frameUrl) {
-  if (!entry || typeof entry !== "object") return undefined;
+  if (!PAGE_KINDS.has(kind) || !entry || typeof entry !== "object") return undefined;
   if ((kind === "network_waterfall" || kind === "network_bodies") && typeof entry.url === "string") {
     entry.url = absolute(entry.url, frameUrl);
   }
@@ -219,7 +216,9 @@ function absolute(url, base) {
 chrome.runtime.onMessage.addListener((message, sender, reply) => {
   if (!message || typeof message !== "object") return false;
   if (message.type === "events" && Array.isArray(message.events)) {
-    const tabId = sender.tab ? sender.tab.id : null;
+    // Only content scripts of this extension, in a tab: the tab id is Chrome's, never the page's.
+    if (sender.id !== chrome.runtime.id || !sender.tab || !Number.isInteger(sender.tab.id)) return false;
+    const tabId = sender.tab.id;
     // Answered once every event is in storage: a page that gets no answer may send again.
     ready.then(async () => {
       const stored = [];

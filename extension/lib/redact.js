@@ -1,116 +1,280 @@
-// Redaction, applied before anything leaves the page and again in the service
-// worker: secret headers, secret keys in bodies and query strings, and the
-// values of password, card and secret inputs.
+// Applying the rules of lib/secrets.js: free text, URLs, headers, bodies (JSON
+// at any depth and JSON inside strings, GraphQL, form-encoded, multipart) and
+// whole entries of every kind. Runs in the page before anything leaves it and
+// again in the service worker with the user's current lists. Always given text
+// that is already cut to its cap, so its cost is bounded by the caps.
+//
+// Every function takes a `found` array and pushes the names of what it
+// redacted ("requestBody.password", "message:jwt"), never a value.
 (function (root) {
+  const secrets =
+    typeof module === "object" && module.exports ? require("./secrets.js") : root.__gasoline.secrets;
+  const { VALUE_RULES, VALUE_PATTERN, VALUE_HINT, luhn, isSecretKey, isSecretHeader } = secrets;
+  // Taken now, before any page script can replace them.
+  const parseJson = JSON.parse;
+  const stringifyJson = JSON.stringify;
+
   const REDACTED = "[redacted]";
-  const SECRET_HEADERS = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"];
-  // Header names that look like carriers of credentials: x-auth-token, api-key, x-csrf-token…
-  const SECRET_HEADER_PATTERN = /api[-_]?key|auth|token|secret|passw|session|cookie/i;
-  const SECRET_BODY_KEYS = ["password", "passwd", "secret", "token", "apikey", "authorization", "cvv", "cardnumber"];
-  // Inputs whose value is never recorded.
-  const SECRET_INPUT_PATTERN = /pass|secret|token|card|cc-?(num|csc|exp)|cvv|cvc|ssn|\bpin\b|otp|one-time/i;
-  // Bodies larger than this are redacted by pattern rather than parsed.
-  const PARSE_LIMIT = 256 * 1024;
+  const MAX_FOUND = 32;
+  const JSON_DEPTH = 64;
+  const DEFAULT_POLICY = secrets.policy();
 
-  const norm = (s) => String(s).toLowerCase().replace(/[-_\s]/g, "");
-
-  /** Redaction settings from the user's extra lists. */
-  function policy(extraHeaders = [], extraBodyKeys = []) {
-    return {
-      headers: new Set([...SECRET_HEADERS, ...extraHeaders.map((h) => String(h).toLowerCase().trim())]),
-      bodyKeys: [...SECRET_BODY_KEYS, ...extraBodyKeys].map(norm).filter(Boolean),
-    };
-  }
-  const DEFAULT_POLICY = policy();
-
-  function isSecretHeader(name, p = DEFAULT_POLICY) {
-    const lower = String(name).toLowerCase();
-    return p.headers.has(lower) || SECRET_HEADER_PATTERN.test(lower);
+  function note(found, name) {
+    if (found && found.length < MAX_FOUND && !found.includes(name)) found.push(name);
   }
 
-  function isSecretKey(key, p = DEFAULT_POLICY) {
-    const k = norm(key);
-    return p.bodyKeys.some((secret) => k.includes(secret));
+  /** `text` with every value-pattern secret (JWT, Bearer, AWS, Stripe, card…) replaced. */
+  function redactValues(text, found, field) {
+    if (!VALUE_HINT.test(text)) return text;
+    VALUE_PATTERN.lastIndex = 0;
+    return text.replace(VALUE_PATTERN, (match, ...groups) => {
+      const i = groups.findIndex((g, n) => n < VALUE_RULES.length && g !== undefined);
+      const [rule, , replacement] = VALUE_RULES[i];
+      if (rule === "card" && !luhn(match)) return match;
+      note(found, `${field}:${rule}`);
+      return replacement;
+    });
   }
 
-  /** A copy of `headers` (object of name → value) with secret values replaced. */
-  function redactHeaders(headers, p = DEFAULT_POLICY) {
+  // `key=`, `key:`, `"key":`, `'key' =>`, `\"key\":` (JSON inside a string), `user[password]=`,
+  // `user%5Bpassword%5D=`, GraphQL `login(password: "x")`.
+  const KEY_VALUE = /(\\?["']?)([\w$%[\].-]{1,100})\1[ \t]*(=>|[:=])[ \t]*/g;
+  const UNQUOTED_END = /[&\s,;})\]"'<>#]/;
+  const USERINFO = /\b([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)([^\s/?#@"'<>]+)@/g;
+
+  /** End (exclusive) of the value starting at `i`, and whether it is quoted. */
+  function valueEnd(text, i) {
+    const c = text[i];
+    if (c === '"' || c === "'") {
+      for (let j = i + 1; j < text.length; j++) {
+        if (text[j] === "\\") j++;
+        else if (text[j] === c) return { start: i + 1, end: j };
+      }
+      return { start: i + 1, end: text.length };
+    }
+    if (c === "\\" && text[i + 1] === '"') {
+      const j = text.indexOf('\\"', i + 2);
+      return { start: i + 2, end: j < 0 ? text.length : j };
+    }
+    let j = i;
+    while (j < text.length && !UNQUOTED_END.test(text[j])) j++;
+    return { start: i, end: j };
+  }
+
+  function redactKeyValues(text, p, found, field) {
+    if (!/[:=]/.test(text)) return text;
+    let out = "";
+    let from = 0;
+    KEY_VALUE.lastIndex = 0;
+    for (let m; (m = KEY_VALUE.exec(text)); ) {
+      const at = KEY_VALUE.lastIndex;
+      if (at >= text.length || text[at] === "{" || text[at] === "[") continue;
+      if (!isSecretKey(m[2], p, m[3] === "=")) continue;
+      const { start, end } = valueEnd(text, at);
+      if (end <= start) continue;
+      out += text.slice(from, start) + REDACTED;
+      from = end;
+      KEY_VALUE.lastIndex = Math.max(end, at);
+      note(found, `${field}.${m[2]}`);
+    }
+    return from === 0 ? text : out + text.slice(from);
+  }
+
+  /** Free text (a console message, a stack, a frame): values, `key: value` pairs, URL userinfo. */
+  function redactText(text, p = DEFAULT_POLICY, found = [], field = "text") {
+    if (typeof text !== "string" || text === "") return text;
+    let s = redactValues(text, found, field);
+    if (s.includes("://") && s.includes("@")) {
+      s = s.replace(USERINFO, (whole, scheme) => {
+        note(found, `${field}.userinfo`);
+        return `${scheme}${REDACTED}@`;
+      });
+    }
+    return redactKeyValues(s, p, found, field);
+  }
+
+  /** `a=1&b=2` pairs (a query, a fragment, a form body) with secret keys' values replaced. */
+  function redactPairs(text, p, found, field) {
+    return text
+      .split("&")
+      .map((pair) => {
+        const eq = pair.indexOf("=");
+        if (eq < 0) return redactValues(pair, found, field);
+        const key = pair.slice(0, eq);
+        const value = pair.slice(eq + 1);
+        if (value !== "" && isSecretKey(key, p, true)) {
+          note(found, `${field}.${key}`);
+          return `${key}=${REDACTED}`;
+        }
+        const clean = redactValues(value, found, field);
+        return clean === value ? pair : `${key}=${REDACTED}`;
+      })
+      .join("&");
+  }
+
+  /** A URL of any scheme (http, ws, relative) with userinfo, secret query and fragment values and value-pattern secrets replaced; the host is kept. */
+  function redactUrl(url, p = DEFAULT_POLICY, found = [], field = "url") {
+    if (typeof url !== "string" || url === "") return url;
+    let s = url;
+    const userinfo = /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)([^/?#@]*)@/.exec(s);
+    if (userinfo) {
+      s = `${userinfo[1]}${REDACTED}@${s.slice(userinfo[0].length)}`;
+      note(found, `${field}.userinfo`);
+    }
+    const hashAt = s.indexOf("#");
+    let fragment = hashAt < 0 ? "" : s.slice(hashAt + 1);
+    let rest = hashAt < 0 ? s : s.slice(0, hashAt);
+    const queryAt = rest.indexOf("?");
+    let query = queryAt < 0 ? "" : rest.slice(queryAt + 1);
+    let path = queryAt < 0 ? rest : rest.slice(0, queryAt);
+    path = redactValues(path, found, field);
+    if (query) query = redactPairs(query, p, found, field);
+    if (fragment) {
+      // `#access_token=…&state=…`, or a hash route `#/cb?code=…`
+      const q = fragment.search(/[?&=]/) >= 0 ? fragment.indexOf("?") : -1;
+      if (q >= 0) fragment = redactValues(fragment.slice(0, q), found, field) + "?" + redactPairs(fragment.slice(q + 1), p, found, field);
+      else if (fragment.includes("=")) fragment = redactPairs(fragment, p, found, field);
+      else fragment = redactValues(fragment, found, field);
+    }
+    return path + (queryAt < 0 ? "" : "?" + query) + (hashAt < 0 ? "" : "#" + fragment);
+  }
+
+  /** A copy of `headers` (name → value) with secret headers and secret values replaced. */
+  function redactHeaders(headers, p = DEFAULT_POLICY, found = [], field = "headers") {
     const out = {};
-    for (const [name, value] of Object.entries(headers || {})) out[name] = isSecretHeader(name, p) ? REDACTED : value;
+    for (const [name, value] of Object.entries(headers || {})) {
+      if (isSecretHeader(name, p)) {
+        out[name] = REDACTED;
+        note(found, `${field}.${name}`);
+      } else {
+        out[name] = typeof value === "string" ? redactValues(value, found, `${field}.${name}`) : value;
+      }
+    }
     return out;
   }
 
-  function redactJson(value, p) {
-    if (Array.isArray(value)) return value.map((v) => redactJson(v, p));
-    if (value && typeof value === "object") {
-      const out = {};
-      for (const [k, v] of Object.entries(value)) out[k] = isSecretKey(k, p) ? REDACTED : redactJson(v, p);
-      return out;
-    }
-    return value;
+  function looksLikeJson(s) {
+    const t = s.trim();
+    return (t.startsWith("{") && t.endsWith("}")) || (t.startsWith("[") && t.endsWith("]"));
   }
 
-  // key=value, "key": "value" and key: value, for bodies that cannot be parsed.
-  function redactByPattern(text, p) {
-    return text.replace(
-      /("?)([\w.-]+)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*"|[^&\s,;}]+)/g,
-      (whole, quote, key, sep, value) =>
-        isSecretKey(key, p) ? `${quote}${key}${quote}${sep}${value.startsWith('"') ? `"${REDACTED}"` : REDACTED}` : whole,
-    );
-  }
-
-  /** `text` with the values of secret keys replaced: JSON, form-encoded, or by pattern. */
-  function redactBody(text, p = DEFAULT_POLICY) {
-    if (typeof text !== "string" || text === "") return text;
-    const trimmed = text.trimStart();
-    if (text.length <= PARSE_LIMIT && (trimmed.startsWith("{") || trimmed.startsWith("["))) {
-      try {
-        return JSON.stringify(redactJson(JSON.parse(text), p));
-      } catch {
-        // not JSON after all (or cut): fall through to the pattern
-      }
-    }
-    return redactByPattern(text, p);
-  }
-
-  /** `url` with the values of secret query parameters replaced. */
-  function redactUrl(url, p = DEFAULT_POLICY) {
-    const s = String(url);
-    if (!s.includes("?")) return s;
-    try {
-      const u = new URL(s, "http://x.invalid");
-      let changed = false;
-      for (const key of [...u.searchParams.keys()]) {
-        if (isSecretKey(key, p)) {
-          u.searchParams.set(key, REDACTED);
-          changed = true;
+  function redactJsonValue(value, p, found, field, depth) {
+    if (typeof value === "string") {
+      if (value.length > 1 && looksLikeJson(value)) {
+        try {
+          return stringifyJson(redactJsonValue(parseJson(value), p, found, field, depth + 1));
+        } catch {
+          // not JSON after all
         }
       }
-      if (!changed) return s;
-      return s.startsWith("http") ? u.toString() : u.pathname + u.search + u.hash;
-    } catch {
-      return s;
+      return redactText(value, p, found, field);
     }
+    if (typeof value === "number") {
+      return Math.abs(value) >= 1e12 && redactValues(String(value), found, field) !== String(value) ? REDACTED : value;
+    }
+    if (!value || typeof value !== "object") return value;
+    if (depth >= JSON_DEPTH) return redactText(stringifyJson(value), p, found, field);
+    if (Array.isArray(value)) return value.map((v) => redactJsonValue(v, p, found, field, depth + 1));
+    const out = {};
+    for (const key of Object.keys(value)) {
+      const v = value[key];
+      if (v !== null && typeof v !== "boolean" && v !== "" && isSecretKey(key, p)) {
+        out[key] = REDACTED;
+        note(found, `${field}.${key}`);
+      } else {
+        out[key] = redactJsonValue(v, p, found, field, depth + 1);
+      }
+    }
+    return out;
   }
 
-  /** True when an input's value must never be recorded. */
-  function isSecretInput(el) {
-    if (!el) return false;
-    const type = String(el.type || "").toLowerCase();
-    if (type === "password") return true;
-    const names = [el.name, el.id, el.getAttribute && el.getAttribute("autocomplete")].filter(Boolean).join(" ");
-    return SECRET_INPUT_PATTERN.test(names);
+  /** A parsed JSON value with secret keys (any depth), JSON inside strings and value secrets replaced. */
+  function redactJson(value, p = DEFAULT_POLICY, found = [], field = "json") {
+    return redactJsonValue(value, p, found, field, 0);
+  }
+
+  // One part of a multipart body: its headers, a blank line, its value up to the next boundary.
+  const MULTIPART_PART = /(name="([^"]*)"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n)([\s\S]*?)(?=\r?\n--|$)/g;
+
+  /** A body: JSON, form-encoded, multipart or text, recognised by `contentType` or by its shape. */
+  function redactBody(text, p = DEFAULT_POLICY, found = [], field = "body", contentType = "") {
+    if (typeof text !== "string" || text === "") return text;
+    const type = String(contentType || "").toLowerCase();
+    if (looksLikeJson(text)) {
+      try {
+        return stringifyJson(redactJson(parseJson(text), p, found, field));
+      } catch {
+        // cut or not JSON: the text rules below still find `"key": "value"` pairs
+      }
+    }
+    if (type.includes("multipart/") || /^--\S+\r?\nContent-Disposition: form-data/i.test(text)) {
+      const parts = text.replace(MULTIPART_PART, (whole, head, name, value) => {
+        if (value !== "" && isSecretKey(name, p, true)) {
+          note(found, `${field}.${name}`);
+          return head + REDACTED;
+        }
+        return head + redactText(value, p, found, field);
+      });
+      return parts;
+    }
+    if (type.includes("x-www-form-urlencoded") || /^[\w.%[\]-]+=[^\s]*(&[\w.%[\]-]+=[^\s]*)*$/.test(text)) {
+      return redactPairs(text, p, found, field);
+    }
+    return redactText(text, p, found, field);
+  }
+
+  // Which fields of each kind hold what. Bodies find their content type in a header field.
+  const ENTRY_FIELDS = {
+    logs: { text: ["message", "stack", "location"], url: ["url"] },
+    network_bodies: {
+      url: ["url"],
+      headers: ["requestHeaders", "responseHeaders"],
+      body: [
+        ["requestBody", "requestHeaders"],
+        ["responseBody", "responseHeaders"],
+      ],
+      text: ["error", "statusText"],
+    },
+    network_waterfall: { url: ["url"] },
+    websocket_events: { url: ["url"], body: [["data"]], text: ["reason", "protocol"] },
+    actions: { url: ["url", "from", "action"], text: ["text", "value", "selector"] },
+    tabs: { url: ["url"], text: ["title"] },
+    vitals: { url: ["url"] },
+  };
+
+  /** `entry` of `kind` redacted in place; the names of what was redacted join `entry.redacted`. */
+  function redactEntry(kind, entry, p = DEFAULT_POLICY) {
+    const fields = ENTRY_FIELDS[kind];
+    if (!fields || !entry || typeof entry !== "object") return entry;
+    const found = Array.isArray(entry.redacted) ? entry.redacted.filter((n) => typeof n === "string") : [];
+    for (const f of fields.url || []) if (typeof entry[f] === "string") entry[f] = redactUrl(entry[f], p, found, f);
+    for (const f of fields.text || []) if (typeof entry[f] === "string") entry[f] = redactText(entry[f], p, found, f);
+    for (const f of fields.headers || []) {
+      if (entry[f] && typeof entry[f] === "object") entry[f] = redactHeaders(entry[f], p, found, f);
+    }
+    for (const [f, headerField] of fields.body || []) {
+      if (typeof entry[f] !== "string") continue;
+      const headers = headerField && entry[headerField];
+      const type = (headers && headers["content-type"]) || (f === "responseBody" && entry.contentType) || "";
+      entry[f] = redactBody(entry[f], p, found, f, type);
+    }
+    if (found.length) entry.redacted = found;
+    return entry;
   }
 
   const redact = {
     REDACTED,
-    policy,
-    isSecretHeader,
-    isSecretKey,
-    redactHeaders,
-    redactBody,
+    policy: secrets.policy,
+    isSecretKey: (key, p = DEFAULT_POLICY, form = false) => isSecretKey(key, p, form),
+    isSecretHeader: (name, p = DEFAULT_POLICY) => isSecretHeader(name, p),
+    isSecretInput: secrets.isSecretInput,
+    redactValues,
+    redactText,
     redactUrl,
-    isSecretInput,
+    redactHeaders,
+    redactJson,
+    redactBody,
+    redactEntry,
   };
   if (typeof module === "object" && module.exports) module.exports = redact;
   else root.__gasoline.redact = redact;

@@ -46,6 +46,24 @@
     return parts.join(" > ");
   }
 
+  /**
+   * The text of `el`'s subtree, from text nodes (never innerText, which forces
+   * layout), stopping after `cap` characters or 500 nodes.
+   */
+  function boundedText(el, cap) {
+    let text = "";
+    let nodes = 0;
+    const stack = [el];
+    while (stack.length && text.length <= cap && nodes++ < 500) {
+      const node = stack.pop();
+      if (node.nodeType === 3) text += node.nodeValue + " ";
+      else if (node.nodeType === 1 && !/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(node.tagName)) {
+        for (let c = node.lastChild; c; c = c.previousSibling) stack.push(c);
+      }
+    }
+    return text;
+  }
+
   /** What the user saw on `el`: its text, the label of a button, alt or title; never a typed value. */
   function visibleText(el) {
     if (!el || el.nodeType !== 1) return "";
@@ -53,7 +71,7 @@
     const typed = el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT";
     const raw =
       buttonLabel ||
-      (!typed && el.innerText) ||
+      (!typed && boundedText(el, limits.TEXT_CAP).trim()) ||
       el.getAttribute("aria-label") ||
       el.getAttribute("alt") ||
       el.getAttribute("title") ||

@@ -216,7 +216,7 @@ async function all(client, what, extra = {}) {
   const entries = [];
   let cursor = 0;
   for (;;) {
-    const page = await observe(client, { what, after_cursor: cursor, limit: 500, ...extra });
+    const page = await observe(client, { what, after_cursor: cursor, limit: 500, fields: "all", max_chars: 1_000_000, max_tokens: 100_000, ...extra });
     entries.push(...page.entries);
     if (!page.has_more) return entries;
     cursor = page.cursor;

@@ -19,11 +19,14 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { chromium } from "playwright-core";
 import { WebSocketServer } from "ws";
 
+import { hostilePage } from "./hostile.mjs";
+import { plantedSecrets, SECRETS } from "./secrets.mjs";
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const extensionDir = path.resolve(here, "../..");
 const bin = process.env.GASOLINE_BIN || path.resolve(extensionDir, "../target/debug/gasoline");
 const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
-const SECRETS = ["AUTH-SECRET-123", "FORM-SECRET-456", "hunter2-PASSWORD", "RESPONSE-SECRET-789"];
+const FIXTURE_SECRETS = ["AUTH-SECRET-123", "FORM-SECRET-456", "hunter2-PASSWORD", "RESPONSE-SECRET-789"];
 
 for (const [what, file, fix] of [
   ["gasoline binary", bin, "build it with `cargo build` or set GASOLINE_BIN"],
@@ -73,7 +76,11 @@ function startFixture() {
   const files = {
     "/": ["index.html", "text/html"],
     "/app.js": ["app.js", "text/javascript"],
+    "/hostile.html": ["hostile.html", "text/html"],
+    "/hostile-first.js": ["hostile-first.js", "text/javascript"],
+    "/hostile.js": ["hostile.js", "text/javascript"],
   };
+  const bigJson = JSON.stringify({ items: Array.from({ length: 20000 }, (_, i) => ({ id: i, name: `item ${i}` })) });
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://x");
     if (files[url.pathname]) {
@@ -83,7 +90,29 @@ function startFixture() {
     } else if (url.pathname === "/data.json") {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ items: [1, 2, 3], secretToken: "RESPONSE-SECRET-789" }));
-    } else if (url.pathname === "/submit" && req.method === "POST") {
+    } else if (url.pathname === "/secrets.js") {
+      res.writeHead(200, { "content-type": "text/javascript" });
+      res.end(`window.SECRETS = ${JSON.stringify(SECRETS)};`);
+    } else if (url.pathname === "/secret.json") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ access_token: "S-resp-access_token", ok: true }));
+    } else if (url.pathname === "/big.json") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(bigJson);
+    } else if (url.pathname === "/upload") {
+      let received = 0;
+      req.on("data", (chunk) => (received += chunk.length));
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ received }));
+      });
+    } else if (url.pathname === "/events") {
+      // An event stream that goes on for 10 s unless the page stops reading.
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
+      let n = 0;
+      const tick = setInterval(() => (++n > 100 ? (clearInterval(tick), res.end()) : res.write(`data: tick ${n}\n\n`)), 100);
+      res.on("close", () => clearInterval(tick));
+    } else if ((url.pathname === "/submit" || url.pathname === "/graphql") && req.method === "POST") {
       req.resume();
       req.on("end", () => {
         res.writeHead(200, { "content-type": "application/json" });
@@ -131,7 +160,7 @@ async function all(client, what, extra = {}) {
   const entries = [];
   let cursor = 0;
   for (;;) {
-    const page = await observe(client, { what, after_cursor: cursor, limit: 500, ...extra });
+    const page = await observe(client, { what, after_cursor: cursor, limit: 500, fields: "all", max_chars: 1_000_000, max_tokens: 100_000, ...extra });
     entries.push(...page.entries);
     if (!page.has_more) return entries;
     cursor = page.cursor;
@@ -174,7 +203,8 @@ try {
   });
   const worker = context.serviceWorkers()[0] || (await context.waitForEvent("serviceworker", { timeout: 15000 }));
   await worker.evaluate(
-    (serverUrl) => chrome.storage.local.set({ settings: { serverUrl, redactBodyKeys: ["password", "token", "secret"] } }),
+    (serverUrl) =>
+      chrome.storage.local.set({ settings: { serverUrl, redactBodyKeys: ["password", "token", "secret", "x_custom_secret"] } }),
     `http://127.0.0.1:${port}`,
   );
   const tabIdOf = (url) =>
@@ -233,7 +263,7 @@ try {
   const rejection = logs.find((e) => e.source === "unhandledrejection");
   assert.match(rejection.message, /fixture rejection/);
   assert.match(rejection.stack, /Error: fixture rejection/);
-  const errors = await observe(client, { what: "errors" });
+  const errors = await observe(client, { what: "errors", fields: "all" });
   assert.ok(errors.entries.some((e) => e.source === "exception") && errors.entries.every((e) => e.level === "error"));
   log(`logs: ${logs.length} entries, every level, exception and rejection`);
 
@@ -341,14 +371,17 @@ try {
   await second.evaluate(() => console.log("hello from the second tab"));
   const [tabB] = await waitFor("the second tab's id", async () => (await tabIdOf(url2)).length === 1 && tabIdOf(url2));
   const fromB = await waitFor("the second tab's log", async () => {
-    const page = await observe(client, { what: "logs", tabId: tabB });
+    const page = await observe(client, { what: "logs", tabId: tabB, fields: "all" });
     return page.entries.find((e) => e.message === "hello from the second tab");
   });
   assert.notEqual(tabA, tabB, "two tabs, two tab ids");
   assert.equal(fromB.tabId, tabB);
-  const onlyA = await observe(client, { what: "logs", tabId: tabA, limit: 0 });
+  const onlyA = await observe(client, { what: "logs", tabId: tabA, limit: 0, fields: "all" });
   assert.ok(onlyA.entries.every((e) => e.tabId === tabA) && onlyA.total_entries_all_tabs > onlyA.total);
   log(`two tabs: ${tabA} and ${tabB}`);
+
+  // ---- a hostile page: private channel, native-looking wrappers, bounded reads, every secret ----
+  await hostilePage({ context, client, all, waitFor, log, origin: fixture.origin, db });
 
   // ---- the server restarts while the page keeps logging ----
   await stopGasoline(client, port);
@@ -410,7 +443,7 @@ try {
   await stopGasoline(client, port);
   client = null;
   const stored = ["", "-wal"].map((s) => (existsSync(db + s) ? readFileSync(db + s).toString("latin1") : "")).join("");
-  for (const s of SECRETS) assert.ok(!stored.includes(s), `secret ${s} must not be in the database file`);
+  for (const s of [...FIXTURE_SECRETS, ...plantedSecrets()]) assert.ok(!stored.includes(s), `secret ${s} must not be in the database file`);
   log(`${everything.length} events checked; no secret in the database file`);
   log("PASSED");
 } catch (e) {

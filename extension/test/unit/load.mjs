@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 export const limits = require("../../lib/limits.js");
 export const serialize = require("../../lib/serialize.js");
+export const secrets = require("../../lib/secrets.js");
 export const redact = require("../../lib/redact.js");
 export const selector = require("../../lib/selector.js");
 export const settings = require("../../background/settings.js");

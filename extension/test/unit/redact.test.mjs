@@ -3,18 +3,27 @@ import assert from "node:assert/strict";
 import { redact } from "./load.mjs";
 
 const R = redact.REDACTED;
+const p = redact.policy();
 
-test("credential headers are redacted whatever their case", () => {
-  const out = redact.redactHeaders({
-    Authorization: "Bearer abc",
-    cookie: "sid=1",
-    "Set-Cookie": "sid=2",
-    "Proxy-Authorization": "Basic x",
-    "X-Api-Key": "k",
-    "x-auth-token": "t",
-    "Content-Type": "application/json",
-    Accept: "*/*",
-  });
+test("credential headers are redacted whatever their case, and secret values in other headers", () => {
+  const found = [];
+  const out = redact.redactHeaders(
+    {
+      Authorization: "Bearer abc",
+      cookie: "sid=1",
+      "Set-Cookie": "sid=2",
+      "Proxy-Authorization": "Basic x",
+      "X-Api-Key": "k",
+      "x-auth-token": "t",
+      "X-Amz-Security-Token": "t",
+      "x-debug": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln",
+      "Content-Type": "application/json",
+      Accept: "*/*",
+    },
+    p,
+    found,
+    "requestHeaders",
+  );
   assert.deepEqual(out, {
     Authorization: R,
     cookie: R,
@@ -22,43 +31,146 @@ test("credential headers are redacted whatever their case", () => {
     "Proxy-Authorization": R,
     "X-Api-Key": R,
     "x-auth-token": R,
+    "X-Amz-Security-Token": R,
+    "x-debug": R,
     "Content-Type": "application/json",
     Accept: "*/*",
   });
+  assert.ok(found.includes("requestHeaders.Authorization") && found.includes("requestHeaders.x-debug:jwt"));
 });
 
-test("the user's extra header names are redacted too", () => {
-  const p = redact.policy(["X-Tenant"], []);
-  assert.deepEqual(redact.redactHeaders({ "x-tenant": "acme", "x-other": "1" }, p), { "x-tenant": R, "x-other": "1" });
+test("the user's extra header names and keys are redacted too", () => {
+  const mine = redact.policy(["X-Tenant"], ["pin_code", "tenant"]);
+  assert.deepEqual(redact.redactHeaders({ "x-tenant": "acme", "x-other": "1" }, mine), { "x-tenant": R, "x-other": "1" });
+  assert.equal(redact.redactBody('{"pinCode":"1234","a":"b"}', mine), `{"pinCode":"${R}","a":"b"}`);
+  assert.equal(redact.redactText("x_tenant_id=acme", mine), `x_tenant_id=${R}`);
 });
 
-test("secret keys in JSON bodies are redacted at any depth", () => {
-  const body = JSON.stringify({ user: "ann", password: "hunter2", nested: [{ accessToken: "t1", ok: 1 }] });
-  assert.deepEqual(JSON.parse(redact.redactBody(body)), {
+test("secret keys: Sentry's defaults, the issue's list, bracketed and percent-encoded forms", () => {
+  const secret = [
+    "password", "secret", "passwd", "api_key", "apikey", "auth", "credentials", "mysql_pwd", "privatekey",
+    "private_key", "token", "bearer", "session", "sid", "pwd", "pass", "cookie", "jwt", "otp", "pin", "ssn",
+    "authorization", "client_secret", "refresh_token", "cvc", "cvv", "card_number", "cardNumber", "sig",
+    "signature", "X-Amz-Signature", "X-Amz-Credential", "accessToken", "csrfmiddlewaretoken", "user[password]",
+    "user%5Bpassword%5D", "session_id", "x-auth-token", "newPassword",
+  ];
+  for (const key of secret) assert.ok(redact.isSecretKey(key, p), key);
+  for (const key of ["code", "key"]) {
+    assert.ok(redact.isSecretKey(key, p, true), `${key} in a query or form`);
+    assert.ok(!redact.isSecretKey(key, p, false), `${key} in JSON is an error code or a React key`);
+  }
+  const kept = [
+    "max_tokens", "prompt_tokens", "tokens_used", "tokenizer", "maxTokens", "author", "passenger", "spinner",
+    "keyboard", "password_length", "token_count", "session_timeout", "state", "name", "description", "id",
+  ];
+  for (const key of kept) assert.ok(!redact.isSecretKey(key, p, true), key);
+});
+
+test("JSON bodies: secret keys at any depth, JSON inside strings, GraphQL variables and inline arguments", () => {
+  const found = [];
+  const body = JSON.stringify({
+    user: "ann",
+    password: "hunter2",
+    max_tokens: 5,
+    nested: [{ accessToken: "t1", ok: 1, flag: true }],
+    payload: JSON.stringify({ client_secret: "cs", n: 2 }),
+    query: 'mutation { login(password: "gql-pw", pin: 1234, user: "a") }',
+    variables: { input: { refresh_token: "rt", otp: 123456 } },
+  });
+  const out = JSON.parse(redact.redactBody(body, p, found, "requestBody", "application/json"));
+  assert.deepEqual(out, {
     user: "ann",
     password: R,
-    nested: [{ accessToken: R, ok: 1 }],
+    max_tokens: 5,
+    nested: [{ accessToken: R, ok: 1, flag: true }],
+    payload: JSON.stringify({ client_secret: R, n: 2 }),
+    query: `mutation { login(password: "${R}", pin: ${R}, user: "a") }`,
+    variables: { input: { refresh_token: R, otp: R } },
   });
+  assert.deepEqual(found.sort(), [
+    "requestBody.accessToken", "requestBody.client_secret", "requestBody.otp", "requestBody.password",
+    "requestBody.pin", "requestBody.refresh_token",
+  ]);
 });
 
-test("form bodies, cut JSON and free text are redacted by pattern", () => {
+test("form-encoded, multipart, cut JSON and free text", () => {
   assert.equal(redact.redactBody("user=ann&password=hunter2&x=1"), `user=ann&password=${R}&x=1`);
-  assert.equal(redact.redactBody('{"password": "hunter2", "user": "an'), `{"password": "${R}", "user": "an`);
-  assert.equal(redact.redactBody("token: abc123 rest"), `token: ${R} rest`);
-});
-
-test("the user's extra body keys are redacted", () => {
-  const p = redact.policy([], ["pin_code"]);
-  assert.equal(redact.redactBody('{"pinCode":"1234","a":"b"}', p), `{"pinCode":"${R}","a":"b"}`);
-});
-
-test("secret query parameters are redacted in URLs", () => {
   assert.equal(
-    redact.redactUrl("https://api.example.com/v1?q=shoes&api_key=SECRET&page=2"),
-    `https://api.example.com/v1?q=shoes&api_key=${encodeURIComponent(R)}&page=2`,
+    redact.redactBody("user%5Bpassword%5D=a&user[password]=b&user[name]=c&code=d"),
+    `user%5Bpassword%5D=${R}&user[password]=${R}&user[name]=c&code=${R}`,
   );
-  assert.equal(redact.redactUrl("/search?q=1"), "/search?q=1");
-  assert.equal(redact.redactUrl("/login?token=x"), `/login?token=${encodeURIComponent(R)}`);
+  const multipart =
+    '--XX\r\nContent-Disposition: form-data; name="password"\r\n\r\nmp-secret\r\n' +
+    '--XX\r\nContent-Disposition: form-data; name="note"\r\n\r\nhello\r\n--XX--';
+  const clean = redact.redactBody(multipart, p, [], "b", "multipart/form-data; boundary=XX");
+  assert.ok(!clean.includes("mp-secret") && clean.includes("hello") && clean.includes(R));
+  assert.equal(redact.redactBody('{"password": "hunter2", "user": "an'), `{"password": "${R}", "user": "an`);
+  assert.equal(redact.redactText('{\\"password\\":\\"esc\\"}'), `{\\"password\\":\\"${R}\\"}`);
+  assert.equal(redact.redactText("token: abc123 rest, max_tokens: 5"), `token: ${R} rest, max_tokens: 5`);
+});
+
+test("values that are secrets under any key", () => {
+  const planted = {
+    jwt: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV",
+    bearer: "Bearer abcdefgh12345678",
+    aws: "AKIAIOSFODNN7EXAMPLE",
+    stripe: "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+    stripeRestricted: "rk_live_4eC39HqLyjWDarjtT1zdp7dc",
+    github: "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    githubPat: "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+    slack: "xoxb-1234567890-abcdefghij",
+    google: "AIzaSyA-1234567890abcdefghijklmnopqrstu",
+    pem: "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----",
+    card: "4111 1111 1111 1111",
+    cardDashes: "5555-5555-5555-4444",
+  };
+  for (const [rule, secret] of Object.entries(planted)) {
+    const found = [];
+    const out = redact.redactText(`innocent note: ${secret} end`, p, found, "message");
+    const core = secret.replace(/^Bearer /, "");
+    assert.ok(!out.includes(core), `${rule}: ${out}`);
+    assert.equal(found.length, 1, `${rule} named once: ${found}`);
+  }
+  const kept = "order 4111111111111112 at 1700000000000, version 1.2.3, phone 0123456789";
+  assert.equal(redact.redactText(kept), kept, "Luhn failures and timestamps are kept");
+  assert.equal(redact.redactBody('{"n":4111111111111111,"m":4111111111111112}'), `{"n":"${R}","m":4111111111111112}`);
+});
+
+test("URLs of any scheme: userinfo, query, fragment; host and path kept", () => {
+  const found = [];
+  assert.equal(
+    redact.redactUrl("https://ann:pw@api.example.com/v1?q=shoes&api_key=S&page=2#access_token=T&state=s", p, found),
+    `https://${R}@api.example.com/v1?q=shoes&api_key=${R}&page=2#access_token=${R}&state=s`,
+  );
+  assert.deepEqual(found, ["url.userinfo", "url.api_key", "url.access_token"]);
+  assert.equal(redact.redactUrl("wss://rt.example.com/socket?token=x"), `wss://rt.example.com/socket?token=${R}`);
+  assert.equal(redact.redactUrl("/cb?code=abc&key=AIzaSyA-1234567890abcdefghijklmnopqrstu"), `/cb?code=${R}&key=${R}`);
+  assert.equal(redact.redactUrl("/app#/callback?code=abc&next=/x"), `/app#/callback?code=${R}&next=/x`);
+  assert.equal(redact.redactUrl("/search?q=1&max_tokens=5"), "/search?q=1&max_tokens=5");
+  assert.equal(redact.redactUrl("/s3?X-Amz-Credential=A%2F1&X-Amz-Signature=ff"), `/s3?X-Amz-Credential=${R}&X-Amz-Signature=${R}`);
+});
+
+test("entries of every kind are redacted field by field and say what was redacted", () => {
+  const log = redact.redactEntry("logs", {
+    message: 'login {"password":"pw1","max_tokens":5}',
+    stack: "Error: bad token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abc\n    at https://x.test/app.js?sig=abc:1:2",
+    url: "https://x.test/#access_token=t",
+  });
+  assert.equal(log.message, `login {"password":"${R}","max_tokens":5}`);
+  assert.ok(!log.stack.includes("eyJ") && !log.stack.includes("sig=abc"));
+  assert.deepEqual(log.redacted, ["url.access_token", "message.password", "stack:jwt", "stack.sig"]);
+  const ws = redact.redactEntry("websocket_events", { data: '{"type":"auth","token":"w1"}', url: "ws://h/s?sid=1" });
+  assert.equal(ws.data, `{"type":"auth","token":"${R}"}`);
+  assert.equal(ws.url, `ws://h/s?sid=${R}`);
+  const body = redact.redactEntry("network_bodies", {
+    url: "/login",
+    requestHeaders: { "content-type": "application/x-www-form-urlencoded", authorization: "Basic YWxhZGRpbjpvcGVu" },
+    requestBody: "user=a&pwd=b",
+  });
+  assert.equal(body.requestBody, `user=a&pwd=${R}`);
+  assert.deepEqual(body.redacted, ["requestHeaders.authorization", "requestBody.pwd"]);
+  const plain = redact.redactEntry("logs", { message: "nothing to hide" });
+  assert.equal(plain.redacted, undefined, "no redacted field when nothing was");
 });
 
 test("password, card and secret inputs are recognised", () => {
@@ -67,6 +179,7 @@ test("password, card and secret inputs are recognised", () => {
   assert.ok(redact.isSecretInput(input({ name: "card_number" })));
   assert.ok(redact.isSecretInput(input({ id: "cvv" })));
   assert.ok(redact.isSecretInput(input({ autocomplete: "cc-number" })));
+  assert.ok(redact.isSecretInput(input({ autocomplete: "one-time-code" })));
   assert.ok(redact.isSecretInput(input({ name: "api_secret" })));
   assert.ok(!redact.isSecretInput(input({ name: "email" })));
   assert.ok(!redact.isSecretInput(null));

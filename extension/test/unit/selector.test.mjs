@@ -11,12 +11,18 @@ function el(tagName, attrs = {}, children = []) {
     className: attrs.class || "",
     type: attrs.type,
     value: attrs.value,
-    innerText: attrs.text,
+    get innerText() {
+      throw new Error("innerText forces layout: never read it");
+    },
     getAttribute: (n) => (n in attrs ? attrs[n] : null),
     parentElement: null,
     children,
   };
   for (const child of children) child.parentElement = node;
+  // Child nodes as the DOM links them: a text node for `text`, then the elements.
+  const nodes = [...(attrs.text !== undefined ? [{ nodeType: 3, nodeValue: attrs.text }] : []), ...children];
+  nodes.forEach((n, i) => (n.previousSibling = nodes[i - 1] || null));
+  node.lastChild = nodes[nodes.length - 1] || null;
   return node;
 }
 
@@ -45,4 +51,6 @@ test("visible text is trimmed and bounded, and never a typed value", () => {
   assert.equal(selector.visibleText(el("input", { type: "password", value: "hunter2" })), "");
   assert.equal(selector.visibleText(el("input", { type: "text", value: "typed", "aria-label": "Name" })), "Name");
   assert.ok(selector.visibleText(el("p", { text: "y".repeat(500) })).length <= 121);
+  const card = el("div", {}, [el("h2", { text: "Title" }), el("p", { text: "Body text" }), el("script", { text: "var x" })]);
+  assert.equal(selector.visibleText(card), "Title Body text", "text nodes in order, scripts skipped, no layout read");
 });

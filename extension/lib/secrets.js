@@ -1,0 +1,151 @@
+// What counts as a secret: key names, header names, values that are secrets
+// whatever their key, and inputs whose value is never read. Pure rules; how
+// they are applied to text, URLs, headers and bodies is in lib/redact.js.
+(function (root) {
+  // A key is secret when one of its words is one of these ("user_password",
+  // "authToken", "X-Session-Id"), compared word by word so that count-like
+  // keys ("max_tokens", "prompt_tokens", "tokenizer") are kept.
+  const SECRET_WORDS = new Set([
+    "password", "passwd", "pwd", "pass", "passphrase", "secret", "secrets", "token", "auth", "authorization",
+    "bearer", "credential", "credentials", "session", "sid", "cookie", "jwt", "otp", "pin", "ssn", "cvc", "cvv",
+    "csc", "sig", "signature", "apikey", "privatekey",
+  ]);
+  // Whole keys, lower case with separators removed (Sentry's defaults among them).
+  const SECRET_KEYS = new Set([
+    "apikey", "privatekey", "mysqlpwd", "clientsecret", "refreshtoken", "accesstoken", "idtoken", "cardnumber",
+    "ccnumber", "creditcard", "creditcardnumber", "cardno", "securitycode", "xamzsignature", "xamzcredential",
+    "xamzsecuritytoken", "setcookie", "proxyauthorization", "sessionid", "accesskey", "secretkey", "xapikey",
+  ]);
+  // Keys glued into one word end like this: "accesstoken", "csrfmiddlewaretoken", "newpassword".
+  const SECRET_SUFFIXES = ["token", "secret", "password", "passwd", "apikey", "sessionid", "signature", "privatekey", "secretkey"];
+  // Secret only as a query, fragment or form field (the OAuth `code`, Google's `?key=`): in JSON
+  // and logged objects `code` and `key` are error codes and React keys far more often.
+  const FORM_ONLY_KEYS = new Set(["code", "key"]);
+  // A last word like these says the value describes a secret rather than holds one
+  // ("password_length", "token_count", "session_timeout").
+  const DESCRIPTIVE_LAST_WORDS = new Set([
+    "count", "counts", "length", "size", "total", "limit", "used", "remaining", "type", "expires", "expiry", "ttl",
+    "timeout", "enabled", "required", "strength", "label", "field", "policy",
+  ]);
+
+  const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]);
+  // Header names that carry credentials: x-auth-token, api-key, x-csrf-token, x-amz-security-token…
+  const SECRET_HEADER_PATTERN = /api[-_]?key|auth|token|secret|passw|session|cookie|signature|credential|csrf|xsrf/i;
+
+  // Values that are secrets under any key. Every group inside is non-capturing:
+  // they are joined into one expression whose n-th group says which rule matched.
+  const VALUE_RULES = [
+    ["jwt", /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/, "[redacted]"],
+    ["bearer", /\b(?:[Bb]earer|BEARER)\s+[A-Za-z0-9\-._~+/]{8,}=*/, "Bearer [redacted]"],
+    ["basic", /\b(?:[Bb]asic|BASIC)\s+[A-Za-z0-9+/]{8,}={0,2}/, "Basic [redacted]"],
+    ["aws", /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/, "[redacted]"],
+    ["stripe", /\b[sr]k_(?:live|test)_[0-9A-Za-z]{10,}/, "[redacted]"],
+    ["github", /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,})/, "[redacted]"],
+    ["slack", /\bxox[abposre]-[A-Za-z0-9-]{10,}/, "[redacted]"],
+    ["google", /\bAIza[0-9A-Za-z_-]{35}/, "[redacted]"],
+    ["pem", /-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY-----|$)/, "[redacted]"],
+    // 13 to 19 digits, spaces or dashes between, of a card network (first digit 2-6), kept
+    // unless the Luhn check passes: timestamps start with 1, order numbers fail Luhn.
+    ["card", /(?<![\d.])[2-6]\d{3}(?:[ -]?\d){9,15}(?![\d])/, "[redacted]"],
+  ];
+  const VALUE_PATTERN = new RegExp(VALUE_RULES.map(([, re]) => `(${re.source})`).join("|"), "g");
+  // Cheap pre-check: every rule needs one of these somewhere in the text.
+  const VALUE_HINT = /eyJ|earer|EARER|asic|ASIC|A[KSGIRNP][IPDON]A|k_(?:live|test)_|gh[pousr]_|github_pat_|xox|AIza|PRIVATE KEY|[2-6]\d{3}/;
+
+  /** The Luhn check over the digits of `s`. */
+  function luhn(s) {
+    const digits = s.replace(/\D/g, "");
+    if (digits.length < 13 || digits.length > 19) return false;
+    let sum = 0;
+    for (let i = 0; i < digits.length; i++) {
+      let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+      if (i % 2 === 1) {
+        d *= 2;
+        if (d > 9) d -= 9;
+      }
+      sum += d;
+    }
+    return sum % 10 === 0;
+  }
+
+  const flat = (s) => String(s).toLowerCase().replace(/[^a-z0-9]/g, "");
+
+  /** Redaction settings with the user's extra lists (options page). */
+  function policy(extraHeaders = [], extraKeys = []) {
+    return {
+      headers: new Set([...SECRET_HEADERS, ...extraHeaders.map((h) => String(h).toLowerCase().trim()).filter(Boolean)]),
+      keys: new Set(extraKeys.map(flat).filter(Boolean)),
+      cache: new Map(), // key → secret?, per policy
+    };
+  }
+
+  function decodeKey(key) {
+    const s = String(key);
+    if (!s.includes("%") && !s.includes("+")) return s;
+    try {
+      return decodeURIComponent(s.replace(/\+/g, " "));
+    } catch {
+      return s;
+    }
+  }
+
+  function segmentIsSecret(segment, p, form) {
+    const whole = flat(segment);
+    if (!whole || /^\d+$/.test(whole)) return false;
+    if (p.keys.has(whole) || SECRET_KEYS.has(whole) || (form && FORM_ONLY_KEYS.has(whole))) return true;
+    const words = segment
+      .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean);
+    if (words.length > 1 && DESCRIPTIVE_LAST_WORDS.has(words[words.length - 1])) return false;
+    if (words.some((w) => SECRET_WORDS.has(w) || p.keys.has(w))) return true;
+    return words.length === 1 && SECRET_SUFFIXES.some((s) => whole.endsWith(s));
+  }
+
+  /**
+   * True when the value under `key` must not be kept. `form` is true for query,
+   * fragment and form fields. Bracketed and percent-encoded keys
+   * (`user[password]`, `user%5Bpassword%5D`, `a.b.token`) are checked part by part.
+   */
+  function isSecretKey(key, p, form = false) {
+    const cacheKey = form ? `f:${key}` : `j:${key}`;
+    const known = p.cache.get(cacheKey);
+    if (known !== undefined) return known;
+    const segments = decodeKey(key).split(/[[\].]+/);
+    const secret = segments.some((s) => segmentIsSecret(s, p, form));
+    if (p.cache.size > 4096) p.cache.clear();
+    p.cache.set(cacheKey, secret);
+    return secret;
+  }
+
+  function isSecretHeader(name, p) {
+    const lower = String(name).toLowerCase();
+    return p.headers.has(lower) || SECRET_HEADER_PATTERN.test(lower) || isSecretKey(lower, p);
+  }
+
+  // Inputs whose value is never read: passwords, card fields, one-time codes, PINs, secrets.
+  const SECRET_INPUT_PATTERN = /pass|secret|token|card|cc-?(num|csc|exp)|cvv|cvc|ssn|\bpin\b|otp|one-time|api.?key/i;
+
+  /** True when an input's value must never be recorded. */
+  function isSecretInput(el) {
+    if (!el) return false;
+    const type = String(el.type || "").toLowerCase();
+    if (type === "password") return true;
+    const names = [el.name, el.id, el.getAttribute && el.getAttribute("autocomplete")].filter(Boolean).join(" ");
+    return SECRET_INPUT_PATTERN.test(names);
+  }
+
+  const secrets = {
+    VALUE_RULES,
+    VALUE_PATTERN,
+    VALUE_HINT,
+    luhn,
+    policy,
+    isSecretKey,
+    isSecretHeader,
+    isSecretInput,
+  };
+  if (typeof module === "object" && module.exports) module.exports = secrets;
+  else root.__gasoline.secrets = secrets;
+})(globalThis);

@@ -1,0 +1,139 @@
+// Request and response bodies for fetch.js and xhr.js, never read past their
+// cap: a string or form is cut while it is walked, a Blob is sliced before it
+// is read, a cloned stream is read chunk by chunk and cancelled at the cap,
+// and a streamed upload or a streaming response (event-stream, ndjson) is
+// recorded as a stream with its size when known, not read at all.
+(function () {
+  "use strict";
+  const G = globalThis.__gasoline;
+  if (!G || !G.core || G.bodies) return;
+  const { limits } = G;
+  const { setTimeout, clearTimeout, Promise } = G.core;
+  const CAP = limits.BODY_CAP;
+  const READ_TIMEOUT_MS = 10000;
+
+  const TEXTUAL = /^text\/|json|xml|javascript|x-www-form-urlencoded|graphql|csv|yaml|multipart\/form-data/i;
+  const STREAMING = /event-stream|ndjson|jsonl|stream\+json|x-mixed-replace/i;
+
+  /** `{text, size?, truncated?}` from parts joined by `sep`, stopping once past the cap. */
+  function joinCapped(parts, sep) {
+    let text = "";
+    let truncated = false;
+    for (const part of parts) {
+      if (text.length > CAP) {
+        truncated = true;
+        break;
+      }
+      text += (text ? sep : "") + part;
+    }
+    if (text.length > CAP) truncated = true;
+    return { text: text.slice(0, CAP), truncated };
+  }
+
+  function* formPairs(entries) {
+    for (const [k, v] of entries) {
+      const value = typeof v === "string" ? v : `[File ${v.name} ${v.size} bytes ${v.type}]`;
+      yield `${encodeURIComponent(k)}=${encodeURIComponent(value)}`;
+    }
+  }
+
+  /**
+   * What a request body says, without reading past the cap:
+   * `{text, size, truncated}` now, `{later: Promise<that>}`, or `{note, size, stream}`.
+   */
+  function describeBody(body, contentType) {
+    if (body === undefined || body === null) return undefined;
+    if (typeof body === "string") return { text: body.slice(0, CAP), size: body.length, truncated: body.length > CAP };
+    if (body instanceof URLSearchParams) return joinCapped(formPairs(body.entries()), "&");
+    if (body instanceof FormData) return joinCapped(formPairs(body.entries()), "&");
+    if (body instanceof Blob) {
+      const type = body.type || contentType || "";
+      if (!TEXTUAL.test(type)) return { note: `[Blob ${body.size} bytes ${type}]`, size: body.size };
+      return {
+        later: body
+          .slice(0, CAP)
+          .text()
+          .then((text) => ({ text, size: body.size, truncated: body.size > CAP })),
+      };
+    }
+    if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
+      return { note: `[binary ${body.byteLength} bytes]`, size: body.byteLength };
+    }
+    if (typeof ReadableStream === "function" && body instanceof ReadableStream) return { note: "[stream]", stream: true };
+    return { note: `[${Object.prototype.toString.call(body).slice(8, -1)}]` };
+  }
+
+  /**
+   * Reads at most the cap of a stream that is ours (a clone's), then cancels
+   * it: `{text, size, truncated}`. Gives up after READ_TIMEOUT_MS.
+   */
+  async function readCapped(stream, knownSize) {
+    const reader = stream.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    let bytes = 0;
+    let complete = false;
+    let timer;
+    const giveUp = new Promise((resolve) => (timer = setTimeout(() => resolve({ timeout: true }), READ_TIMEOUT_MS)));
+    try {
+      for (;;) {
+        const step = await Promise.race([reader.read(), giveUp]);
+        if (step.timeout) break;
+        if (step.done) {
+          complete = true;
+          text += decoder.decode();
+          break;
+        }
+        bytes += step.value.byteLength;
+        text += decoder.decode(step.value, { stream: true });
+        if (text.length > CAP) break;
+      }
+    } finally {
+      clearTimeout(timer);
+      if (!complete) reader.cancel().catch(() => {});
+    }
+    const size = complete ? bytes : knownSize;
+    return { text: text.slice(0, CAP), size, truncated: !complete || text.length > CAP };
+  }
+
+  /** Entry fields for a body described by describeBody/readCapped, under `prefix`. */
+  function bodyFields(prefix, body) {
+    if (!body) return {};
+    const fields = {};
+    if (body.note !== undefined) fields[`${prefix}Body`] = body.note;
+    else if (body.text !== undefined) fields[`${prefix}Body`] = body.text;
+    if (body.truncated) fields[`${prefix}BodyTruncated`] = true;
+    if (body.stream) fields[`${prefix}BodyStream`] = true;
+    if (typeof body.size === "number" && (body.truncated || body.note !== undefined)) fields[`${prefix}BodySize`] = body.size;
+    return fields;
+  }
+
+  /** Header names in lower case, as the Headers API and HTTP/2 give them. */
+  function headersToObject(headers) {
+    const out = {};
+    try {
+      if (!headers) return out;
+      if (typeof headers.forEach === "function" && !Array.isArray(headers)) {
+        headers.forEach((value, name) => (out[name.toLowerCase()] = value));
+      } else if (Array.isArray(headers)) {
+        for (const [name, value] of headers) out[String(name).toLowerCase()] = String(value);
+      } else {
+        for (const name of Object.keys(headers)) out[name.toLowerCase()] = String(headers[name]);
+      }
+    } catch {
+      // unreadable headers: report none
+    }
+    return out;
+  }
+
+  function parseRawHeaders(raw) {
+    const out = {};
+    for (const line of String(raw || "").split(/\r?\n/)) {
+      const i = line.indexOf(":");
+      if (i > 0) out[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
+    }
+    return out;
+  }
+
+  G.bodies = { TEXTUAL, STREAMING, describeBody, readCapped, bodyFields, headersToObject, parseRawHeaders };
+})();

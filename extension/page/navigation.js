@@ -1,0 +1,45 @@
+// Navigation inside the page (pushState, replaceState, popstate, hashchange)
+// → `actions` of type "navigate", and the tab's url and title → `tabs`.
+(function () {
+  "use strict";
+  const G = globalThis.__gasoline;
+  if (!G || !G.sources) return;
+
+  G.sources.navigation = function install({ core, outbox }) {
+    const { apply, fill, listen } = core;
+    let lastUrl = location.href;
+
+    function reportTab() {
+      outbox.emit("tabs", () => ({ url: location.href, title: document.title || "" }));
+    }
+
+    function navigated(how) {
+      const from = lastUrl;
+      const url = location.href;
+      lastUrl = url;
+      outbox.emit("actions", () => ({ type: "navigate", how, url, from }));
+      reportTab();
+    }
+
+    for (const name of ["pushState", "replaceState"]) {
+      fill(History.prototype, name, (original) => ({
+        [name]() {
+          const result = apply(original, this, arguments);
+          try {
+            navigated(name);
+          } catch {
+            // ignore
+          }
+          return result;
+        },
+      })[name]);
+    }
+    listen(window, "popstate", () => navigated("popstate"));
+    listen(window, "hashchange", () => navigated("hashchange"));
+
+    outbox.emit("actions", () => ({ type: "navigate", how: "load", url: lastUrl }));
+    reportTab();
+    listen(document, "DOMContentLoaded", reportTab);
+    listen(window, "load", reportTab);
+  };
+})();

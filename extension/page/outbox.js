@@ -1,0 +1,113 @@
+// Where events wait, get built, redacted and sent. A source records what it
+// saw cheaply with `emit(kind, build)` on the page's own call; `build` runs
+// later, in idle time (requestIdleCallback, at most IDLE_WAIT_MS late) and in
+// slices of a few milliseconds, so that a burst of the page's own work (300
+// responses arriving) goes first and building never becomes a long task; and
+// only once the user's settings have arrived over the channel
+// (or after HOLD_MS without them), so that the user's redaction lists and
+// capture switches apply from the first event of the page.
+(function () {
+  "use strict";
+  const G = globalThis.__gasoline;
+  if (!G || !G.channel || G.outbox) return;
+  const { redact } = G;
+  const { setTimeout, requestIdleCallback, now, perfNow } = G.core;
+  const HOLD_MS = 1000; // longest wait for the settings
+  const SLICE_MS = 6; // work per task
+  const MAX_PENDING = 5000; // a page logging in a tight loop loses its oldest events
+  const MAX_BATCH = 500; // events per message to the relay
+  const IDLE_WAIT_MS = 500; // longest wait for idle time
+
+  const ALL_ON = { logs: true, network_waterfall: true, network_bodies: true, websocket_events: true, actions: true, vitals: true };
+  let enabled = ALL_ON;
+  let policy = redact.policy();
+  let ready = false;
+  let pending = [];
+  let scheduled = false;
+  let building = false;
+  let dropped = {}; // kind → events lost to MAX_PENDING since the last report
+
+  G.channel.onSettings((s) => {
+    if (!s || typeof s !== "object") return;
+    enabled = Object.assign({}, ALL_ON, s.capture && typeof s.capture === "object" ? s.capture : {});
+    const list = (v) => (Array.isArray(v) ? v.map(String) : []);
+    policy = redact.policy(list(s.redactHeaders), list(s.redactBodyKeys));
+    ready = true;
+    schedule();
+  });
+  setTimeout(() => {
+    ready = true;
+    schedule();
+  }, HOLD_MS);
+
+  const isOn = (kind) => kind === "tabs" || enabled[kind] !== false;
+
+  /** Queues an event of `kind`; `build` makes its entry later, off the page's call. */
+  function emit(kind, build) {
+    if (building || !isOn(kind)) return; // building reads page objects: their getters may log
+    if (pending.length >= MAX_PENDING) {
+      const lost = pending.shift();
+      dropped[lost.kind] = (dropped[lost.kind] || 0) + 1;
+    }
+    pending.push({ kind, build, ts: now() });
+    schedule();
+  }
+
+  function schedule() {
+    if (scheduled || !ready || pending.length === 0) return;
+    scheduled = true;
+    if (requestIdleCallback) requestIdleCallback(slice, { timeout: IDLE_WAIT_MS });
+    else setTimeout(slice, 0);
+  }
+
+  function buildOne(item) {
+    if (!isOn(item.kind)) return null;
+    const entry = item.build();
+    if (!entry || typeof entry !== "object") return null;
+    if (entry.ts === undefined) entry.ts = item.ts;
+    redact.redactEntry(item.kind, entry, policy);
+    return { kind: item.kind, entry };
+  }
+
+  /** Builds events until `deadline` (all when none), then sends them. */
+  function drain(deadline) {
+    const batch = pending;
+    pending = [];
+    const events = [];
+    let i = 0;
+    building = true;
+    try {
+      for (; i < batch.length && events.length < MAX_BATCH; i++) {
+        if (deadline !== undefined && i > 0 && perfNow() > deadline) break;
+        try {
+          const event = buildOne(batch[i]);
+          if (event) events.push(event);
+        } catch {
+          // an entry that cannot be built is skipped, never thrown at the page
+        }
+      }
+    } finally {
+      building = false;
+      pending = i < batch.length ? batch.slice(i).concat(pending) : pending;
+    }
+    if (events.length) G.channel.send(events);
+    if (Object.keys(dropped).length) {
+      G.channel.sendDropped(dropped); // counted in the popup and reported as an extension log
+      dropped = {};
+    }
+  }
+
+  function slice(idle) {
+    scheduled = false;
+    const left = idle && typeof idle.timeRemaining === "function" && !idle.didTimeout ? idle.timeRemaining() : SLICE_MS;
+    drain(perfNow() + Math.min(SLICE_MS, left));
+    schedule();
+  }
+
+  /** Everything now (the page is being hidden or unloaded). */
+  function flushAll() {
+    for (let guard = 0; pending.length && guard < 100; guard++) drain(undefined);
+  }
+
+  G.outbox = { emit, flushAll };
+})();

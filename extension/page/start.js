@@ -1,0 +1,29 @@
+// Last of the page-world files: installs every source of page/ and takes the
+// shared namespace back off the page's global, before any page script runs.
+(function () {
+  "use strict";
+  const G = globalThis.__gasoline;
+  try {
+    delete globalThis.__gasoline;
+  } catch {
+    // non-configurable in some odd environment: harmless
+  }
+  if (!G || !G.outbox || G.started) return;
+  G.started = true;
+  const context = {
+    core: G.core,
+    outbox: G.outbox,
+    bodies: G.bodies,
+    limits: G.limits,
+    serialize: G.serialize,
+    selector: G.selector,
+    redact: G.redact,
+  };
+  for (const name of ["console", "errors", "fetch", "xhr", "websocket", "actions", "navigation", "timing", "vitals"]) {
+    try {
+      G.sources[name](context);
+    } catch {
+      // one source failing must not stop the others
+    }
+  }
+})();

@@ -1,0 +1,135 @@
+// The page-world parts that do not need a browser: body descriptions, capped
+// stream reading and the outbox (held until the settings arrive, redacted with
+// the user's lists, sliced). They are classic scripts sharing a namespace on
+// the global, set up here as lib/ and page/core.js would in the page.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const limits = require("../../lib/limits.js");
+const serialize = require("../../lib/serialize.js");
+const redact = require("../../lib/redact.js");
+
+// Timers and the clock under the test's control.
+const timers = [];
+let clock = 0;
+const core = {
+  setTimeout: (fn, ms) => timers.push({ fn, ms }) && timers.length,
+  clearTimeout: () => {},
+  now: () => 1000,
+  perfNow: () => clock,
+  Promise,
+};
+function runTimers(maxMs = Infinity) {
+  for (let guard = 0; guard < 1000; guard++) {
+    const i = timers.findIndex((t) => t.ms <= maxMs);
+    if (i < 0) return;
+    timers.splice(i, 1)[0].fn();
+  }
+}
+
+const sent = [];
+const droppedReports = [];
+let settingsListener = null;
+globalThis.__gasoline = {
+  limits,
+  serialize,
+  redact,
+  core,
+  channel: {
+    send: (events) => sent.push(...events),
+    sendDropped: (counts) => droppedReports.push({ ...counts }),
+    onSettings: (fn) => (settingsListener = fn),
+  },
+};
+require("../../page/bodies.js");
+require("../../page/outbox.js");
+const { bodies, outbox } = globalThis.__gasoline;
+delete globalThis.__gasoline;
+
+test("request bodies are described without reading past the cap", async () => {
+  const big = "x".repeat(5 * limits.BODY_CAP);
+  assert.deepEqual(bodies.describeBody(big), { text: big.slice(0, limits.BODY_CAP), size: big.length, truncated: true });
+  const form = new URLSearchParams(Array.from({ length: 5000 }, (_, i) => [`k${i}`, "v".repeat(20)]));
+  const f = bodies.describeBody(form);
+  assert.equal(f.truncated, true);
+  assert.equal(f.text.length, limits.BODY_CAP);
+  assert.deepEqual(bodies.describeBody(new Uint8Array(10)), { note: "[binary 10 bytes]", size: 10 });
+  assert.deepEqual(bodies.describeBody(new ReadableStream()), { note: "[stream]", stream: true });
+  const blob = bodies.describeBody(new Blob([big], { type: "text/plain" }));
+  assert.deepEqual(await blob.later, { text: big.slice(0, limits.BODY_CAP), size: big.length, truncated: true });
+  assert.deepEqual(bodies.describeBody(new Blob([new Uint8Array(3)], { type: "image/png" })), { note: "[Blob 3 bytes image/png]", size: 3 });
+});
+
+test("a stream is read up to the cap, then cancelled", async () => {
+  let pulls = 0;
+  let cancelled = false;
+  const endless = new ReadableStream({
+    pull(controller) {
+      pulls++;
+      controller.enqueue(new TextEncoder().encode("y".repeat(1024)));
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  const read = await bodies.readCapped(endless, undefined);
+  assert.equal(read.text.length, limits.BODY_CAP);
+  assert.equal(read.truncated, true);
+  assert.ok(pulls <= limits.BODY_CAP / 1024 + 3, `pulled ${pulls} chunks of 1 KiB for a 16 KiB cap`);
+  assert.ok(cancelled, "the rest is never read");
+  const small = await bodies.readCapped(new Blob(["hello"]).stream());
+  assert.deepEqual(small, { text: "hello", size: 5, truncated: false });
+  assert.deepEqual(bodies.bodyFields("request", { note: "[stream]", stream: true }), { requestBody: "[stream]", requestBodyStream: true });
+});
+
+test("the outbox holds events until the settings arrive, then redacts them with the user's lists", () => {
+  outbox.emit("logs", () => ({ message: 'first {"tenant_code":"T-1","password":"p"}' }));
+  runTimers(0);
+  assert.equal(sent.length, 0, "nothing is built before the settings arrive");
+  settingsListener({ redactBodyKeys: ["tenant_code"], capture: { actions: false } });
+  outbox.emit("actions", () => ({ type: "click" })); // switched off by the user
+  runTimers(0);
+  assert.equal(sent.length, 1);
+  assert.deepEqual(sent[0].entry, {
+    message: 'first {"tenant_code":"[redacted]","password":"[redacted]"}',
+    ts: 1000,
+    redacted: ["message.tenant_code", "message.password"],
+  });
+});
+
+test("the outbox builds in slices, never throws, and drops what a build logs", () => {
+  sent.length = 0;
+  for (let i = 0; i < 10; i++) {
+    outbox.emit("logs", () => {
+      clock += 4; // each build takes 4 ms
+      outbox.emit("logs", () => ({ message: "logged by a getter while building" }));
+      if (i === 3) throw new Error("a getter threw");
+      return { message: `event ${i}` };
+    });
+  }
+  let slices = 0;
+  while (timers.some((t) => t.ms === 0)) {
+    const before = sent.length;
+    const i = timers.findIndex((t) => t.ms === 0);
+    timers.splice(i, 1)[0].fn();
+    slices++;
+    assert.ok(sent.length - before <= 2, "at most ~6 ms of building per task");
+  }
+  assert.ok(slices >= 5);
+  assert.deepEqual(
+    sent.map((e) => e.entry.message),
+    [0, 1, 2, 4, 5, 6, 7, 8, 9].map((i) => `event ${i}`),
+  );
+});
+
+test("events beyond the outbox's bound drop the oldest, and the drops are counted for the worker", () => {
+  sent.length = 0;
+  for (let i = 0; i < 5003; i++) outbox.emit("logs", () => ({ message: `flood ${i}` }));
+  outbox.flushAll();
+  assert.equal(sent.length, 5000);
+  assert.equal(sent[0].entry.message, "flood 3", "the oldest went");
+  assert.deepEqual(droppedReports, [{ logs: 3 }]);
+  timers.length = 0;
+});
