@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Serve(args) => gasoline::run::serve(args).await,
             Command::Mcp(args) => gasoline::run::mcp(args).await,
+            Command::Pair(args) => gasoline::run::pair(args).await,
         }
     });
     // Do not wait for a blocked stdin reader or idle blocking threads.
