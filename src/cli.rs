@@ -24,6 +24,18 @@ pub enum Command {
     Serve(ServeArgs),
     /// Run an MCP server on stdio (what MCP clients spawn), with the HTTP server beside it.
     Mcp(ServeArgs),
+    /// Show which browser extension gasoline is paired with; --reset forgets it.
+    Pair(PairArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct PairArgs {
+    /// Database file [default: $GASOLINE_DB, else gasoline.db in the platform data directory].
+    #[arg(long, env = "GASOLINE_DB")]
+    pub db: Option<PathBuf>,
+    /// Forget the paired extension: the next extension to connect is trusted.
+    #[arg(long)]
+    pub reset: bool,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -43,6 +55,22 @@ pub struct ServeArgs {
     /// Longest string kept in any other field, in bytes.
     #[arg(long, default_value_t = 16 * 1024)]
     pub field_cap: usize,
+    /// The one browser extension accepted (its id, as in chrome-extension://ID)
+    /// [default: the paired one, else the first to connect].
+    #[arg(long, env = "GASOLINE_EXTENSION_ID", value_parser = parse_extension_id)]
+    pub extension_id: Option<String>,
+    /// Seconds an idle MCP session over HTTP is kept (for tests).
+    #[arg(long, env = "GASOLINE_MCP_SESSION_KEEP_ALIVE", default_value_t = 300, hide = true)]
+    pub mcp_session_keep_alive: u64,
+}
+
+fn parse_extension_id(s: &str) -> Result<String, String> {
+    let id = s.trim().trim_start_matches("chrome-extension://").trim_end_matches('/');
+    if crate::http::valid_extension_id(id) {
+        Ok(id.to_owned())
+    } else {
+        Err(format!("\"{s}\" is not an extension id (lowercase letters and digits, as in chrome-extension://ID)"))
+    }
 }
 
 fn parse_capacity(s: &str) -> Result<(&'static Kind, i64), String> {
