@@ -459,7 +459,7 @@ fn default_database_lives_in_the_data_directory() {
 fn help_explains_every_flag() {
     let out = std::process::Command::new(common::BIN).args(["serve", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);
-    for flag in ["--port", "--db", "--capacity", "--body-cap", "--field-cap"] {
+    for flag in ["--port", "--db", "--capacity", "--body-cap", "--field-cap", "--extension-id"] {
         assert!(help.contains(flag), "{flag} missing from --help:\n{help}");
     }
     let bad = std::process::Command::new(common::BIN).args(["serve", "--capacity", "cookies=5"]).output().unwrap();
