@@ -108,19 +108,21 @@ async fn post_events(
     if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
         // Refused from the headers alone: nothing of the body is read, and the connection
         // closes, so a client that stalls after declaring 11 MiB holds nothing.
-        let mut response = body::too_large().into_response();
-        response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
-        return response;
+        return closing(body::too_large());
     }
     match ingest_body(state, &kind_name, body, declared).await {
         Ok(reply) => Json(reply).into_response(),
-        Err(e @ ApiError::TooLarge(_)) => {
-            let mut response = e.into_response();
-            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
-            response
-        }
+        // Whatever of the body was not read is not read on.
+        Err(e @ ApiError::TooLarge(_)) => closing(e),
         Err(e) => e.into_response(),
     }
+}
+
+/// A refusal after which the server closes the connection.
+fn closing(refusal: ApiError) -> Response {
+    let mut response = refusal.into_response();
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 async fn ingest_body(state: AppState, kind_name: &str, body: Body, declared: Option<usize>) -> Result<Value, ApiError> {
