@@ -31,9 +31,31 @@ pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 const MEASURE_INLINE_BYTES: usize = 64 * 1024;
 /// Room a chunked body takes at a time as it arrives.
 const CHUNKED_STEP: usize = 64 * 1024;
+/// After a 413, how long and how much of the rest of the body is read and dropped, so that a
+/// client still uploading reads the answer instead of finding the connection reset.
+const LINGER: Duration = Duration::from_secs(2);
+const LINGER_BYTES: usize = 32 * 1024 * 1024;
 
 pub fn too_large() -> ApiError {
     ApiError::TooLarge(format!("request body is over {} MiB; send smaller batches", MAX_BODY_BYTES >> 20))
+}
+
+/// Reads what is left of a refused body and drops it, beside the answer (which does not wait
+/// for it), for at most [`LINGER`] and [`LINGER_BYTES`]; holds one frame at a time. Then the
+/// connection closes.
+pub fn linger(mut body: Body) {
+    tokio::spawn(async move {
+        let drain = async {
+            let mut seen = 0usize;
+            while let Some(Ok(frame)) = body.frame().await {
+                seen = seen.saturating_add(frame.data_ref().map_or(0, |d| d.len()));
+                if seen > LINGER_BYTES {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(LINGER, drain).await;
+    });
 }
 
 /// A body read whole, with the room it holds in the pending budget.
@@ -68,6 +90,7 @@ async fn read_within(
         let Ok(data) = frame.into_data() else { continue };
         let len = kept.len().saturating_add(data.len());
         if len > MAX_BODY_BYTES {
+            linger(body);
             return Err(too_large());
         }
         if len > admission.bytes() {

@@ -106,8 +106,10 @@ async fn post_events(
     let declared =
         headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
-        // Refused from the headers alone: nothing of the body is read, and the connection
-        // closes, so a client that stalls after declaring 11 MiB holds nothing.
+        // Refused from the headers alone, without waiting for the body; the connection then
+        // closes, so a client that stalls after declaring 11 MiB holds nothing. What does arrive
+        // meanwhile is dropped as it comes, so an uploading client reads the 413, not a reset.
+        body::linger(body);
         return closing(body::too_large());
     }
     match ingest_body(state, &kind_name, body, declared).await {
