@@ -133,6 +133,11 @@ async fn the_extension_given_by_flag_or_environment_is_the_only_one_accepted() {
     refused_everywhere(&server, OTHER).await;
     let (status, reply) = server.post_raw("logs", body(), &[("origin", &origin(OURS))]).await;
     assert_eq!(status, 200, "{reply}");
+    // Forgetting the recorded pairing does not unpair a server started with the flag.
+    let (_, out) = pair(&db.path, true);
+    assert!(out.contains("--extension-id keeps that id"), "{out}");
+    assert_eq!(server.health().await["extension_id"], OURS);
+    refused_everywhere(&server, OTHER).await;
     drop(server);
 
     // GASOLINE_EXTENSION_ID does the same, and replaces the recorded pairing.

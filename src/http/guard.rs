@@ -16,11 +16,11 @@ use super::pairing::Pairing;
 /// The Host values this server answers to, and the extension it is paired with.
 pub struct Allowed {
     hosts: Vec<String>,
-    pairing: Pairing,
+    pairing: Arc<Pairing>,
 }
 
 impl Allowed {
-    pub fn new(port: u16, pairing: Pairing) -> Arc<Self> {
+    pub fn new(port: u16, pairing: Arc<Pairing>) -> Arc<Self> {
         let hosts = ["127.0.0.1", "localhost", "[::1]"].iter().map(|h| format!("{h}:{port}")).collect();
         Arc::new(Allowed { hosts, pairing })
     }

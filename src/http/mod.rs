@@ -47,6 +47,7 @@ struct AppState {
     store: Store,
     limits: Limits,
     decoding: Arc<body::Decoding>,
+    pairing: Arc<pairing::Pairing>,
     sessions: Arc<LocalSessionManager>,
 }
 
@@ -64,11 +65,12 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
     let mcp = Router::new().nest_service("/mcp", mcp).layer(axum::middleware::from_fn(session_end_no_content));
     // Decoding gets a budget as large as the pending-writes one.
     let decoding = Arc::new(body::Decoding::new(store.max_pending(), crate::store::DEFAULT_BUSY_WAIT));
-    let allowed = guard::Allowed::new(port, pairing::Pairing::new(store.clone(), options.extension_id));
+    let pairing = Arc::new(pairing::Pairing::new(store.clone(), options.extension_id));
+    let allowed = guard::Allowed::new(port, pairing.clone());
     Router::new()
         .route("/events/{kind}", post(post_events))
         .route("/health", get(health))
-        .with_state(AppState { decoding, store, limits: options.limits, sessions })
+        .with_state(AppState { decoding, pairing, store, limits: options.limits, sessions })
         .merge(mcp)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(allowed, guard::guard))
@@ -177,13 +179,11 @@ async fn decode<T: Send + 'static>(
 
 async fn health(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     let path = state.store.path().display().to_string();
-    let (kinds, extension_id) = state
+    let kinds = state
         .store
-        .read(|conn| {
-            let kinds = kind::KINDS.iter().map(|k| sql::kind_stats(conn, k)).collect::<Result<Vec<_>, _>>()?;
-            Ok((kinds, sql::paired_extension(conn)?))
-        })
+        .read(|conn| kind::KINDS.iter().map(|k| sql::kind_stats(conn, k)).collect::<Result<Vec<_>, _>>())
         .await?;
+    let extension_id = state.pairing.current().await?;
     let mcp_sessions = state.sessions.sessions.read().await.len();
     let kinds: serde_json::Map<String, Value> = kinds.into_iter().map(|s| (s.kind.to_owned(), json!(s))).collect();
     Ok(Json(json!({

@@ -38,6 +38,14 @@ impl Pairing {
         Pairing { store, configured, recorded: Mutex::new(Recorded::default()) }
     }
 
+    /// The id accepted now: the configured one, else the one recorded (None: the first to connect).
+    pub async fn current(&self) -> Result<Option<String>, ApiError> {
+        match &self.configured {
+            Some(id) => Ok(Some(id.clone())),
+            None => Ok(self.store.read(sql::paired_extension).await?),
+        }
+    }
+
     /// Accepts the extension `id` (from a `chrome-extension://id` origin) or refuses it.
     pub async fn check(&self, id: &str) -> Result<(), ApiError> {
         if let Some(configured) = &self.configured {
