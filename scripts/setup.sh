@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond the Rust toolchain, when missing:
 # Debian's Chromium (the extension's end-to-end test), the extension's npm
-# packages and cargo-fuzz (scripts/fuzz.sh). Idempotent: quick when everything
-# is already there.
+# packages, cargo-fuzz (scripts/fuzz.sh), and for the reliability tests that
+# run as root (RELIABILITY.md) `chattr` (e2fsprogs) and `mount`/`umount`
+# (mount). Idempotent: quick when everything is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +13,8 @@ apt_packages=()
 command -v chromium >/dev/null 2>&1 || apt_packages+=(chromium)
 command -v node >/dev/null 2>&1 || apt_packages+=(nodejs npm)
 command -v sqlite3 >/dev/null 2>&1 || apt_packages+=(sqlite3)
+command -v chattr >/dev/null 2>&1 || apt_packages+=(e2fsprogs)
+{ command -v mount && command -v umount; } >/dev/null 2>&1 || apt_packages+=(mount)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   echo "setup: installing ${apt_packages[*]} (Debian packages)"
   as_root apt-get update -qq

@@ -33,6 +33,18 @@ pub enum Command {
     Export(ExportArgs),
     /// Delete captured entries of one kind or all (through the running server when there is one).
     Clear(ClearArgs),
+    /// Show which browser extension gasoline is paired with; --reset forgets it.
+    Pair(PairArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct PairArgs {
+    /// Database file [default: $GASOLINE_DB, else gasoline.db in the platform data directory].
+    #[arg(long, env = "GASOLINE_DB")]
+    pub db: Option<PathBuf>,
+    /// Forget the paired extension: the next extension to connect is trusted.
+    #[arg(long)]
+    pub reset: bool,
 }
 
 /// The database a person-facing command reads.
@@ -203,6 +215,22 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = crate::store::batch_keys::DEFAULT_REMEMBERED,
           value_parser = clap::value_parser!(i64).range(1..))]
     pub remembered_batches: i64,
+    /// The one browser extension accepted (its id, as in chrome-extension://ID)
+    /// [default: the paired one, else the first to connect].
+    #[arg(long, env = "GASOLINE_EXTENSION_ID", value_parser = parse_extension_id)]
+    pub extension_id: Option<String>,
+    /// Seconds an idle MCP session over HTTP is kept (for tests).
+    #[arg(long, env = "GASOLINE_MCP_SESSION_KEEP_ALIVE", default_value_t = 300, hide = true)]
+    pub mcp_session_keep_alive: u64,
+}
+
+fn parse_extension_id(s: &str) -> Result<String, String> {
+    let id = s.trim().trim_start_matches("chrome-extension://").trim_end_matches('/');
+    if crate::http::valid_extension_id(id) {
+        Ok(id.to_owned())
+    } else {
+        Err(format!("\"{s}\" is not an extension id (lowercase letters and digits, as in chrome-extension://ID)"))
+    }
 }
 
 fn parse_capacity(s: &str) -> Result<(&'static Kind, i64), String> {

@@ -127,14 +127,27 @@ pub fn observe_args_bytes(data: &[u8]) -> Result<query::ObserveArgs, String> {
     parsed
 }
 
-/// A small store (temporary file) holding a few entries of every kind, for running fuzzed
-/// observe calls end to end: arguments, SQL, pagination, the `max_chars` budget.
+/// A store (temporary file) holding entries of every kind, for running fuzzed observe calls
+/// end to end: arguments, SQL, pagination, the count cache, the `max_chars` budget. Each ring
+/// spans several of the count cache's 1,024-id buckets ([`FIXTURE_ROWS`] ids issued) and has
+/// holes: every ring has trimmed its head (capacity [`FIXTURE_CAPACITY`]), `actions` was
+/// cleared and refilled, and `extension_logs` lost a range from its middle (as a hand-run
+/// `DELETE` would), so both the contiguous and the gap paths run.
 pub struct ObserveFixture {
     store: Store,
     path: PathBuf,
 }
 
 static FIXTURES: AtomicU64 = AtomicU64::new(0);
+
+/// Ids issued to each ring of the fixture (before `actions` is cleared and refilled).
+pub const FIXTURE_ROWS: i64 = 5_500;
+/// Ring capacity in the fixture: the oldest 1,500 ids of each ring are trimmed.
+pub const FIXTURE_CAPACITY: i64 = 4_000;
+/// Ids issued to `actions` after it is cleared.
+const REFILL_ROWS: i64 = 2_500;
+/// Ids deleted by hand from the middle of `extension_logs`.
+const HAND_DELETED: std::ops::Range<i64> = 3_000..3_200;
 
 impl ObserveFixture {
     pub fn new() -> Result<Self, StoreError> {
@@ -149,38 +162,64 @@ impl ObserveFixture {
             .build()
             .map_err(|e| StoreError::Invalid(e.to_string()))?;
         runtime.block_on(Self::fill(&store))?;
+        let by_hand = rusqlite::Connection::open(&path)?;
+        by_hand.busy_timeout(std::time::Duration::from_secs(5))?;
+        by_hand
+            .execute("DELETE FROM extension_logs WHERE id >= ?1 AND id < ?2", [HAND_DELETED.start, HAND_DELETED.end])?;
         Ok(ObserveFixture { store, path })
     }
 
-    async fn fill(store: &Store) -> Result<(), StoreError> {
+    /// `n` entries of `kind` numbered from `from`, with every field any kind takes.
+    fn entries(from: i64, n: i64) -> Vec<Value> {
         let levels = ["debug", "log", "info", "warn", "error"];
         let big = "é".repeat(3_000);
-        for kind in kind::KINDS {
-            let entries: Vec<Value> = (0..40i64)
-                .map(|i| {
-                    let tab = if i % 7 == 0 { Value::Null } else { json!(i % 3) };
-                    json!({
-                        "tabId": tab, "ts": 1_700_000_000_000i64 + i * 1000,
-                        "level": levels[i as usize % 5], "message": format!("m{i}"),
-                        "url": format!("http://app/{i}"), "method": if i % 2 == 0 { "GET" } else { "POST" },
-                        "status": 200 + (i % 4) * 100, "responseStatus": 200 + (i % 4) * 100,
-                        "connectionId": format!("c{}", i % 3), "event": "message",
-                        "direction": if i % 2 == 0 { "incoming" } else { "outgoing" },
-                        "type": if i % 2 == 0 { "click" } else { "input" },
-                        "extra": if i % 10 == 0 { json!(big) } else { json!([i, {"nested": i}]) },
-                    })
+        (from..from + n)
+            .map(|i| {
+                let tab = if i % 7 == 0 { Value::Null } else { json!(i % 3) };
+                json!({
+                    "tabId": tab, "ts": 1_700_000_000_000i64 + i * 1000,
+                    "level": levels[i as usize % 5], "message": format!("m{i}"),
+                    "url": format!("http://app/{i}"), "method": if i % 2 == 0 { "GET" } else { "POST" },
+                    "status": 200 + (i % 4) * 100, "responseStatus": 200 + (i % 4) * 100,
+                    "connectionId": format!("c{}", i % 3), "event": "message",
+                    "direction": if i % 2 == 0 { "incoming" } else { "outgoing" },
+                    "type": if i % 2 == 0 { "click" } else { "input" },
+                    "extra": if i % 100 == 0 { json!(big) } else { json!([i, {"nested": i}]) },
                 })
-                .collect();
-            let body = json!({ "entries": entries }).to_string();
+            })
+            .collect()
+    }
+
+    async fn insert(store: &Store, kind: &'static Kind, from: i64, n: i64) -> Result<(), StoreError> {
+        // In requests of at most 1,000 entries, as the extension sends them.
+        let mut at = from;
+        while at < from + n {
+            let batch = (from + n - at).min(1_000);
+            let body = json!({ "entries": Self::entries(at, batch) }).to_string();
             let rows = ingest::decode_events(kind, body.as_bytes(), &Limits::default(), 1_700_000_000_000)
                 .map_err(|e| StoreError::Invalid(e.to_string()))?;
             store.insert(kind, rows, Default::default()).await?;
+            at += batch;
+        }
+        Ok(())
+    }
+
+    async fn fill(store: &Store) -> Result<(), StoreError> {
+        for kind in kind::KINDS {
+            store.set_capacity(kind, FIXTURE_CAPACITY).await?;
+            Self::insert(store, kind, 0, FIXTURE_ROWS).await?;
         }
         store.clear(Some(&kind::ACTIONS)).await?;
+        Self::insert(store, &kind::ACTIONS, FIXTURE_ROWS, REFILL_ROWS).await?;
         let tabs = ingest::decode_tabs(br#"{"tabId":1,"url":"http://app/","title":"App"}"#, &Limits::default())
             .map_err(|e| StoreError::Invalid(e.to_string()))?;
         store.upsert_tabs(tabs, Default::default()).await?;
         Ok(())
+    }
+
+    /// The state of each ring of the fixture, to check that it has the shape it promises.
+    pub fn rings(&self) -> Result<Vec<crate::store::KindStats>, StoreError> {
+        self.store.read_blocking(|conn| kind::KINDS.iter().map(|k| crate::store::sql::kind_stats(conn, k)).collect())
     }
 
     /// Runs `data` as observe arguments against the fixture; checks the answer's shape and size.

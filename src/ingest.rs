@@ -45,6 +45,8 @@ pub struct TabInfo {
     pub tab_id: i64,
     pub url: Option<String>,
     pub title: Option<String>,
+    /// `{"field": original length}` for each string that was cut, or None.
+    pub truncated: Option<String>,
 }
 
 /// A vitals snapshot from `POST /events/vitals`.
@@ -55,6 +57,8 @@ pub struct Vitals {
     /// lcp, cls, inp, fcp, ttfb in [`VITALS`] order.
     pub metrics: [Option<f64>; 5],
     pub data: String,
+    /// `{"path": original length}` for each string that was cut, or None.
+    pub truncated: Option<String>,
 }
 
 pub const VITALS: [&str; 5] = ["lcp", "cls", "inp", "fcp", "ttfb"];
@@ -73,6 +77,81 @@ pub enum IngestError {
     TooManyEntries { count: usize, max: usize },
     #[error("entries[{index}].{field}: {problem}")]
     Entry { index: usize, field: String, problem: String },
+}
+
+/// What decoding a body would build, counted from its bytes without building it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Shape {
+    /// JSON values (containers, strings including keys, scalars).
+    pub values: usize,
+    /// Strings, keys included: each is an allocation of its own.
+    pub strings: usize,
+    /// Deepest nesting of arrays and objects.
+    pub depth: usize,
+}
+
+/// Deepest nesting accepted; serde_json refuses deeper input with the same words.
+pub const MAX_DEPTH: usize = 128;
+/// Bytes a decoded value costs beyond its text (a `serde_json::Value`, its share of the
+/// array or map holding it, and growth slack), measured on the worst shapes.
+const VALUE_COST: usize = 48;
+/// Bytes a decoded string or key costs beyond its text (its own allocation).
+const STRING_COST: usize = 32;
+
+impl Shape {
+    /// Scans `body` once (strings and escapes included) and counts what decoding
+    /// would build. Invalid JSON is counted as far as it goes: decoding refuses it.
+    pub fn measure(body: &[u8]) -> Result<Shape, IngestError> {
+        let mut shape = Shape::default();
+        let (mut depth, mut in_string, mut escaped, mut in_scalar) = (0usize, false, false, false);
+        for &b in body {
+            if in_string {
+                match (escaped, b) {
+                    (true, _) => escaped = false,
+                    (false, b'\\') => escaped = true,
+                    (false, b'"') => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => {
+                    in_string = true;
+                    in_scalar = false;
+                    shape.values += 1;
+                    shape.strings += 1;
+                }
+                b'[' | b'{' => {
+                    in_scalar = false;
+                    shape.values += 1;
+                    depth += 1;
+                    if depth > MAX_DEPTH {
+                        return Err(IngestError::Json(format!(
+                            "recursion limit exceeded: JSON nested deeper than {MAX_DEPTH} levels"
+                        )));
+                    }
+                    shape.depth = shape.depth.max(depth);
+                }
+                b']' | b'}' => {
+                    in_scalar = false;
+                    depth = depth.saturating_sub(1);
+                }
+                b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' => in_scalar = false,
+                _ if !in_scalar => {
+                    in_scalar = true;
+                    shape.values += 1;
+                }
+                _ => {}
+            }
+        }
+        Ok(shape)
+    }
+
+    /// Bytes that decoding builds beyond the text it copies: the values, their
+    /// containers, and an allocation per string.
+    pub fn decode_overhead(&self) -> usize {
+        self.values.saturating_mul(VALUE_COST).saturating_add(self.strings.saturating_mul(STRING_COST))
+    }
 }
 
 fn entry_error(index: usize, field: &str, problem: impl Into<String>) -> IngestError {
@@ -157,8 +236,12 @@ fn decode_entry(
         cap_strings(value, key, key, limits, &mut truncated);
     }
     let data = Value::Object(map).to_string();
-    let truncated = (!truncated.is_empty()).then(|| Value::Object(truncated).to_string());
-    Ok(Row { tab_id, ts, columns, data, truncated })
+    Ok(Row { tab_id, ts, columns, data, truncated: record(truncated) })
+}
+
+/// The truncation record of one row: None when nothing was cut.
+fn record(truncated: Map<String, Value>) -> Option<String> {
+    (!truncated.is_empty()).then(|| Value::Object(truncated).to_string())
 }
 
 fn take_tab_id(map: &mut Map<String, Value>, index: usize) -> Result<Option<i64>, IngestError> {
@@ -256,16 +339,20 @@ fn required_tab_id(map: &mut Map<String, Value>, index: usize) -> Result<i64, In
     take_tab_id(map, index)?.ok_or_else(|| entry_error(index, "tabId", "required field is missing"))
 }
 
+/// A string field that may be absent; a cut is recorded in `truncated` under its name.
 fn optional_string(
     map: &mut Map<String, Value>,
     field: &str,
     index: usize,
     cap: usize,
+    truncated: &mut Map<String, Value>,
 ) -> Result<Option<String>, IngestError> {
     match map.remove(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(mut s)) => {
-            cap_string(&mut s, cap);
+            if let Some(original) = cap_string(&mut s, cap) {
+                truncated.insert(field.to_owned(), original.into());
+            }
             Ok(Some(s))
         }
         Some(_) => Err(entry_error(index, field, "must be a string")),
@@ -275,10 +362,12 @@ fn optional_string(
 /// Decodes a `POST /events/tabs` body: `{"entries": [...]}` or one object.
 pub fn decode_tabs(body: &[u8], limits: &Limits) -> Result<Vec<TabInfo>, IngestError> {
     decode_objects(body, limits, true, |index, mut map| {
+        let mut truncated = Map::new();
         Ok(TabInfo {
             tab_id: required_tab_id(&mut map, index)?,
-            url: optional_string(&mut map, "url", index, limits.field_cap)?,
-            title: optional_string(&mut map, "title", index, limits.field_cap)?,
+            url: optional_string(&mut map, "url", index, limits.field_cap, &mut truncated)?,
+            title: optional_string(&mut map, "title", index, limits.field_cap, &mut truncated)?,
+            truncated: record(truncated),
         })
     })
 }
@@ -287,7 +376,8 @@ pub fn decode_tabs(body: &[u8], limits: &Limits) -> Result<Vec<TabInfo>, IngestE
 pub fn decode_vitals(body: &[u8], limits: &Limits) -> Result<Vec<Vitals>, IngestError> {
     decode_objects(body, limits, true, |index, mut map| {
         let tab_id = required_tab_id(&mut map, index)?;
-        let url = optional_string(&mut map, "url", index, limits.field_cap)?;
+        let mut truncated = Map::new();
+        let url = optional_string(&mut map, "url", index, limits.field_cap, &mut truncated)?;
         let mut metrics = [None; 5];
         for (slot, name) in metrics.iter_mut().zip(VITALS) {
             *slot = match map.remove(name) {
@@ -296,11 +386,10 @@ pub fn decode_vitals(body: &[u8], limits: &Limits) -> Result<Vec<Vitals>, Ingest
             };
         }
         map.remove("ts");
-        let mut truncated = Map::new();
         for (key, value) in map.iter_mut() {
             cap_strings(value, key, key, limits, &mut truncated);
         }
-        Ok(Vitals { tab_id, url, metrics, data: Value::Object(map).to_string() })
+        Ok(Vitals { tab_id, url, metrics, data: Value::Object(map).to_string(), truncated: record(truncated) })
     })
 }
 
@@ -392,9 +481,20 @@ mod tests {
     }
 
     #[test]
+    fn shape_counts_values_strings_and_depth_without_building_them() {
+        let shape = Shape::measure(br#"{"entries":[{"a":"x,]\"}","b":[1,-2.5e3,true,null]},{}]}"#).unwrap();
+        // values: outer {}, "entries", [], {}, "a", "x,]\"}", "b", [], 1, -2.5e3, true, null, {}
+        assert_eq!(shape, Shape { values: 13, strings: 4, depth: 4 });
+        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        assert!(Shape::measure(deep.as_bytes()).unwrap_err().to_string().contains("recursion limit"));
+        let zeros = format!("[{}0]", "0,".repeat(999));
+        assert_eq!(Shape::measure(zeros.as_bytes()).unwrap().values, 1_001);
+    }
+
+    #[test]
     fn tabs_and_vitals_accept_a_single_object() {
         let tabs = decode_tabs(br#"{"tabId":3,"url":"u","title":"t"}"#, &Limits::default()).unwrap();
-        assert_eq!(tabs, vec![TabInfo { tab_id: 3, url: Some("u".into()), title: Some("t".into()) }]);
+        assert_eq!(tabs, vec![TabInfo { tab_id: 3, url: Some("u".into()), title: Some("t".into()), truncated: None }]);
         let vitals = decode_vitals(br#"{"entries":[{"tabId":3,"lcp":1200.5,"cls":0.1}]}"#, &Limits::default()).unwrap();
         assert_eq!(vitals[0].metrics, [Some(1200.5), Some(0.1), None, None, None]);
         assert!(decode_tabs(br#"{"url":"u"}"#, &Limits::default()).is_err());

@@ -31,6 +31,7 @@ fn main() -> ExitCode {
             Command::Status(args) => gasoline::commands::status(args).await.map_err(|e| e.to_string()),
             Command::Export(args) => gasoline::commands::export(args).await.map_err(|e| e.to_string()),
             Command::Clear(args) => gasoline::commands::clear(args).await.map_err(|e| e.to_string()),
+            Command::Pair(args) => gasoline::run::pair(args).await.map_err(|e| e.to_string()),
         }
     });
     // Do not wait for a blocked stdin reader or idle blocking threads.

@@ -10,13 +10,15 @@ use rmcp::ServiceExt;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::{ServeArgs, default_db_path};
+use crate::cli::{PairArgs, ServeArgs, default_db_path};
 use crate::ingest::Limits;
 use crate::mcp::GasolineMcp;
-use crate::store::{OpenOptions, Store, StoreError};
+use crate::store::{OpenOptions, Store, StoreError, sql};
 
 /// How long in-flight HTTP requests get to finish at shutdown.
 const DRAIN: Duration = Duration::from_secs(5);
+/// How often `mcp`, attached to another gasoline, tries to take the port over.
+const TAKE_OVER_EVERY: Duration = Duration::from_millis(250);
 
 /// Why `gasoline` could not start or stop cleanly: one line for the user.
 #[derive(Debug, thiserror::Error)]
@@ -39,10 +41,25 @@ pub enum RunError {
     McpStart(String),
 }
 
-/// Opens the store named by the arguments (creating the default directory).
-fn open_store(args: &ServeArgs) -> Result<Store, RunError> {
-    let path = match &args.db {
-        Some(p) => p.clone(),
+/// Opens the store named by the arguments (creating the default directory), and
+/// records the extension given by `--extension-id` as the paired one.
+async fn open_store(args: &ServeArgs) -> Result<Store, RunError> {
+    let options = OpenOptions {
+        capacities: args.capacities.clone(),
+        remembered_batches: args.remembered_batches,
+        ..OpenOptions::default()
+    };
+    let store = open_path(args.db.as_deref(), &options)?;
+    if let Some(id) = &args.extension_id {
+        store.set_setting(sql::EXTENSION_ID, Some(id.clone())).await?;
+        tracing::info!("paired with extension {id} (--extension-id); other extensions are refused");
+    }
+    Ok(store)
+}
+
+fn open_path(db: Option<&std::path::Path>, options: &OpenOptions) -> Result<Store, RunError> {
+    let path = match db {
+        Some(p) => p.to_path_buf(),
         None => {
             let p = default_db_path().ok_or(RunError::NoDataDirectory)?;
             if let Some(dir) = p.parent() {
@@ -54,16 +71,15 @@ fn open_store(args: &ServeArgs) -> Result<Store, RunError> {
     };
     let path = std::path::absolute(&path).unwrap_or(path);
     tracing::info!("database: {}", path.display());
-    let options = OpenOptions {
-        capacities: args.capacities.clone(),
-        remembered_batches: args.remembered_batches,
-        ..OpenOptions::default()
-    };
-    Ok(Store::open(&path, &options)?)
+    Ok(Store::open(&path, options)?)
 }
 
-fn limits(args: &ServeArgs) -> Limits {
-    Limits { body_cap: args.body_cap, field_cap: args.field_cap, ..Limits::default() }
+fn http_options(args: &ServeArgs) -> crate::http::Options {
+    crate::http::Options {
+        limits: Limits { body_cap: args.body_cap, field_cap: args.field_cap, ..Limits::default() },
+        extension_id: args.extension_id.clone(),
+        session_keep_alive: Duration::from_secs(args.mcp_session_keep_alive.max(1)),
+    }
 }
 
 async fn bind(port: u16) -> std::io::Result<TcpListener> {
@@ -78,7 +94,7 @@ async fn serve_http(
     stop: CancellationToken,
 ) -> Result<(), RunError> {
     let port = listener.local_addr().map_err(RunError::Http)?.port();
-    let app = crate::http::router(store, limits(args), port, stop.child_token());
+    let app = crate::http::router(store, http_options(args), port, stop.child_token());
     tracing::info!("gasoline listening on http://127.0.0.1:{port} (MCP at /mcp)");
     let graceful = stop.clone();
     let server = axum::serve(listener, app).with_graceful_shutdown(async move { graceful.cancelled().await });
@@ -124,7 +140,7 @@ async fn close(store: &Store) -> Result<(), RunError> {
 pub async fn serve(args: ServeArgs) -> Result<(), RunError> {
     let stop = CancellationToken::new();
     cancel_on_signal(stop.clone())?;
-    let store = open_store(&args)?;
+    let store = open_store(&args).await?;
     let listener = bind(args.port).await.map_err(|e| port_error(args.port, e))?;
     serve_http(listener, store.clone(), &args, stop).await?;
     close(&store).await
@@ -141,25 +157,72 @@ fn port_error(port: u16, source: std::io::Error) -> RunError {
 pub async fn mcp(args: ServeArgs) -> Result<(), RunError> {
     let stop = CancellationToken::new();
     cancel_on_signal(stop.clone())?;
-    let store = open_store(&args)?;
+    let store = open_store(&args).await?;
     let http = match bind(args.port).await {
         Ok(listener) => {
             let (store, args, stop) = (store.clone(), args.clone(), stop.clone());
-            Some(tokio::spawn(async move { serve_http(listener, store, &args, stop).await }))
+            tokio::spawn(async move { serve_http(listener, store, &args, stop).await })
         }
         Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
             announce_attach(args.port, store.path().to_path_buf()).await;
-            None
+            let (store, args, stop) = (store.clone(), args.clone(), stop.clone());
+            tokio::spawn(async move { take_over_when_free(store, &args, stop).await })
         }
         Err(e) => return Err(port_error(args.port, e)),
     };
     let outcome = serve_stdio(store.clone(), &stop).await;
     stop.cancel();
-    if let Some(http) = http {
-        let _ = http.await;
+    match http.await {
+        Ok(Err(e)) => tracing::warn!("{e}"),
+        Ok(Ok(())) => {}
+        Err(e) => tracing::warn!("HTTP task failed: {e}"),
     }
     close(&store).await?;
     outcome
+}
+
+/// Attached to another process's port: tries to bind it every [`TAKE_OVER_EVERY`],
+/// and once that process has let go, ingests here (the extension's next retry lands).
+async fn take_over_when_free(store: Store, args: &ServeArgs, stop: CancellationToken) -> Result<(), RunError> {
+    let port = args.port;
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return Ok(()),
+            () = tokio::time::sleep(TAKE_OVER_EVERY) => {}
+        }
+        match bind(port).await {
+            Ok(listener) => {
+                tracing::warn!(
+                    "port {port} is free again: this process takes over ingest from the gasoline that held it"
+                );
+                return serve_http(listener, store, args, stop).await;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {}
+            Err(e) => tracing::debug!("port {port} still unavailable: {e}"),
+        }
+    }
+}
+
+/// `gasoline pair`: shows the paired extension, or with `--reset` forgets it.
+pub async fn pair(args: PairArgs) -> Result<(), RunError> {
+    let store = open_path(args.db.as_deref(), &OpenOptions::default())?;
+    let paired = store.read(sql::paired_extension).await?;
+    if args.reset {
+        store.set_setting(sql::EXTENSION_ID, None).await?;
+        match &paired {
+            Some(id) => println!(
+                "forgot extension {id}: the next extension to connect will be trusted \
+                 (a running gasoline notices within a second; one started with --extension-id keeps that id)"
+            ),
+            None => println!("no extension was paired: the next extension to connect will be trusted"),
+        }
+    } else {
+        match &paired {
+            Some(id) => println!("paired with extension {id} (chrome-extension://{id})"),
+            None => println!("no extension paired yet: the first extension to connect will be trusted"),
+        }
+    }
+    Ok(store.shutdown().await?)
 }
 
 /// Serves MCP over stdin/stdout until stdin closes or `stop` is cancelled.
@@ -191,7 +254,7 @@ async fn announce_attach(port: u16, db: PathBuf) {
             let theirs = health.get("db").and_then(|d| d.as_str()).unwrap_or("?");
             tracing::warn!(
                 "port {port} is served by another gasoline (database {theirs}); it ingests, this process serves MCP \
-                 from {} as a reader of the same file",
+                 from {} as a reader of the same file, and takes the port over if it frees up",
                 db.display()
             );
             if std::path::Path::new(theirs) != db {
@@ -199,7 +262,7 @@ async fn announce_attach(port: u16, db: PathBuf) {
             }
         }
         _ => tracing::warn!(
-            "port {port} is used by another program: no ingest in this process; serving MCP from {}",
+            "port {port} is used by another program: no ingest in this process until it frees up; serving MCP from {}",
             db.display()
         ),
     }

@@ -459,10 +459,71 @@ fn default_database_lives_in_the_data_directory() {
 fn help_explains_every_flag() {
     let out = std::process::Command::new(common::BIN).args(["serve", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);
-    for flag in ["--port", "--db", "--capacity", "--body-cap", "--field-cap"] {
+    for flag in ["--port", "--db", "--capacity", "--body-cap", "--field-cap", "--extension-id"] {
         assert!(help.contains(flag), "{flag} missing from --help:\n{help}");
     }
     let bad = std::process::Command::new(common::BIN).args(["serve", "--capacity", "cookies=5"]).output().unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown kind \"cookies\""));
+}
+
+/// `tabs` and `vitals` hold one row per tab and are bounded like the rings (1,000 tabs each,
+/// the least recently seen go first); the strings they cut are recorded in `truncated`; and
+/// `configure clear what=all` empties them with the rings.
+#[tokio::test]
+async fn tabs_and_vitals_are_bounded_record_their_cuts_and_are_cleared_with_all() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let capacity: i64 = open_db(&db.path)
+        .query_row("SELECT capacity FROM kinds WHERE kind = 'tabs'", [], |r| r.get(0))
+        .expect("the tabs capacity is in kinds");
+    assert_eq!(capacity, 1_000);
+    for (kind, round) in [("tabs", 0), ("vitals", 0), ("tabs", 1), ("vitals", 1)] {
+        // 1,200 tabs in two requests: the newest 1,000 are kept.
+        let entries: Vec<Value> = (0..600)
+            .map(|i| {
+                let tab = round * 600 + i + 1;
+                json!({"tabId": tab, "url": format!("http://app/{tab}"), "title": "t", "lcp": 1.5})
+            })
+            .collect();
+        let (status, reply) = server.post(kind, &json!({ "entries": entries })).await;
+        assert_eq!(status, 200, "{kind}: {reply}");
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await; // the second request is seen later
+    }
+    for (table, seen) in [("tabs", "last_seen"), ("vitals", "updated_at")] {
+        let conn = open_db(&db.path);
+        let (n, oldest, newest): (i64, i64, i64) = conn
+            .query_row(&format!("SELECT count(*), min(tab_id), max(tab_id) FROM {table}"), [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .unwrap();
+        assert_eq!((n, oldest, newest), (1_000, 201, 1_200), "{table} keeps the 1,000 tabs {seen} last");
+    }
+
+    // Cut strings are recorded like every other row's.
+    let title = "T".repeat(20_000);
+    let (status, _) = server.post("tabs", &json!({"tabId": 5000, "url": "http://app/", "title": title})).await;
+    assert_eq!(status, 200);
+    let (status, _) = server.post("vitals", &json!({"tabId": 5000, "url": "http://app/", "note": title})).await;
+    assert_eq!(status, 200);
+    let conn = open_db(&db.path);
+    let cut: String = conn.query_row("SELECT truncated FROM tabs WHERE tab_id = 5000", [], |r| r.get(0)).unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&cut).unwrap(), json!({"title": 20_000}));
+    let cut: String = conn.query_row("SELECT truncated FROM vitals WHERE tab_id = 5000", [], |r| r.get(0)).unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&cut).unwrap(), json!({"note": 20_000}));
+    // A title sent again uncut replaces the record; the url's state is kept.
+    let (status, _) = server.post("tabs", &json!({"tabId": 5000, "title": "short"})).await;
+    assert_eq!(status, 200);
+    let cut: Option<String> =
+        conn.query_row("SELECT truncated FROM tabs WHERE tab_id = 5000", [], |r| r.get(0)).unwrap();
+    assert_eq!(cut, None);
+    assert_eq!(count(&db.path, "tabs"), 1_000);
+
+    // `configure clear what=all` clears them with the rings.
+    server.ingest("logs", logs(3, 0, Some(5000))).await;
+    let mcp = common::Mcp::http(&server).await;
+    let cleared = mcp.ok("configure", json!({"action": "clear", "what": "all"})).await;
+    assert_eq!(cleared["cleared"], 3 + 1_000 + 1_000, "{cleared}");
+    mcp.close().await;
+    assert_eq!((count(&db.path, "tabs"), count(&db.path, "vitals"), count(&db.path, "logs")), (0, 0, 0));
 }

@@ -2,6 +2,12 @@
 //! read-only file or directory, a missing directory, a port already in use.
 //! Each gives one clear error line and a non-zero exit, never a panic, and the
 //! file on disk is left exactly as it was (never replaced by an empty store).
+//! And the fault after start that attach mode meets: the gasoline that owns the
+//! port exits, and the attached `gasoline mcp` takes ingest over.
+//!
+//! The read-only cases need, as root, `chattr` (e2fsprogs, installed by
+//! scripts/setup.sh) on a filesystem with the immutable attribute: without them the
+//! test fails, unless `GASOLINE_TEST_NO_CHATTR=1` says this machine cannot.
 
 mod common;
 
@@ -103,6 +109,12 @@ impl Drop for Immutable<'_> {
     }
 }
 
+/// `GASOLINE_TEST_NO_CHATTR=1`: this machine runs the tests as root but cannot set the
+/// immutable attribute, so the read-only cases cannot run here (RELIABILITY.md).
+fn no_chattr_declared() -> bool {
+    std::env::var("GASOLINE_TEST_NO_CHATTR").is_ok_and(|v| v == "1")
+}
+
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
@@ -144,9 +156,16 @@ async fn a_read_only_file_or_directory_is_refused_and_left_alone() {
             Ok(guard) => guard,
             Err(reason) => {
                 // Only root can be unable to make a file read-only (no chattr, or a filesystem without
-                // the immutable attribute); say so instead of passing silently.
+                // the immutable attribute). That fails the test unless the machine says it cannot.
                 assert!(is_root(), "could not make {} read-only: {reason}", target.display());
-                eprintln!("SKIPPED read-only {}: running as root and {reason}", target.display());
+                assert!(
+                    no_chattr_declared(),
+                    "running as root, could not make {} read-only: {reason}. Install e2fsprogs (scripts/setup.sh \
+                     does) and keep the temp dir on a filesystem with the immutable attribute, or set \
+                     GASOLINE_TEST_NO_CHATTR=1 to say this machine cannot (RELIABILITY.md)",
+                    target.display()
+                );
+                eprintln!("NOT RUN read-only {}: GASOLINE_TEST_NO_CHATTR=1 and {reason}", target.display());
                 continue;
             }
         };
@@ -197,4 +216,47 @@ fn a_port_held_by_another_program_is_named_and_mcp_still_serves() {
     assert_eq!(code, Some(0), "{log}");
     assert!(log.contains(&format!("port {port} is used by another program")), "{log}");
     drop(holder);
+}
+
+/// `gasoline mcp` attached to another gasoline (the port was taken) takes the port over once
+/// that process exits, says so on stderr, and ingests: the extension's next retry lands, and
+/// the MCP answers of the attached process show the new events.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_attached_mcp_takes_ingest_over_when_the_owner_exits() {
+    let db = TempDb::new();
+    let owner = Server::start(&db.path, &[]);
+    let port = owner.port;
+    owner.ingest("logs", logs(3, 0, Some(1))).await;
+    let mut mcp = McpProc::start(&db.path, port, &[]);
+    let answer = mcp.call("observe", json!({"what": "logs"}));
+    assert_eq!(answer["total"], 3, "{answer}");
+    assert!(mcp.log().contains("served by another gasoline"), "{}", mcp.log());
+
+    owner.kill();
+    let killed = std::time::Instant::now();
+    // The extension retries until a POST lands; it must land on the attached process.
+    let client = reqwest::Client::new();
+    let body = json!({"entries": logs(2, 100, Some(1))}).to_string();
+    let mut landed = None;
+    while landed.is_none() && killed.elapsed() < EXIT_WITHIN {
+        let sent = client
+            .post(format!("http://127.0.0.1:{port}/events/logs"))
+            .header("content-type", "application/json")
+            .body(body.clone())
+            .send()
+            .await;
+        match sent {
+            Ok(r) if r.status().as_u16() == 200 => landed = Some(killed.elapsed()),
+            _ => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+    let took = landed.unwrap_or_else(|| panic!("ingest never resumed on port {port}: {}", mcp.log()));
+    assert_eq!(mcp.http_port(), Some(port), "the attached process listens on the port: {}", mcp.log());
+    assert!(mcp.log().contains("takes over ingest"), "it says so on stderr: {}", mcp.log());
+    let answer = mcp.call("observe", json!({"what": "logs"}));
+    assert_eq!(answer["total"], 5, "the MCP answers see the new events: {answer}");
+    assert_eq!(answer["entries"][4]["message"], "m101", "{answer}");
+    let (code, _, log) = mcp.close_stdin_and_wait(EXIT_WITHIN);
+    assert_eq!(code, Some(0), "{log}");
+    eprintln!("FIGURE port take-over: owner SIGKILLed; ingest landed on the attached gasoline mcp after {took:?}");
 }

@@ -207,6 +207,22 @@ fn structured_args(rng: &mut Rng) -> Vec<u8> {
         json!(40),
         json!(41),
         json!(1000),
+        // Around the fixture's count-cache buckets (1,024 ids), its trimmed head (ids up to 1,500),
+        // its hand-made gap (3,000..3,200 in extension_logs) and its newest ids (5,500; 8,000 in actions).
+        json!(1023),
+        json!(1024),
+        json!(1025),
+        json!(1500),
+        json!(1501),
+        json!(2048),
+        json!(3100),
+        json!(3999),
+        json!(4000),
+        json!(5499),
+        json!(5500),
+        json!(-1025),
+        json!(-3000),
+        json!(7999),
         json!(999_999),
         json!(i64::MAX),
         json!(i64::MIN),
@@ -365,6 +381,9 @@ fn ingest_decoder_never_panics_on_mutated_bodies() {
     );
 }
 
+/// At least one observe call in this many must be answered (not refused); about 1 in 7 is.
+const MIN_ANSWERED_DIVISOR: usize = 10;
+
 #[test]
 fn observe_arguments_never_panic_and_answers_fit_the_budget() {
     let iterations = scale(10_000, 500_000);
@@ -372,6 +391,17 @@ fn observe_arguments_never_panic_and_answers_fit_the_budget() {
     let mut rng = Rng::new(seed);
     let seeds = observe_seeds();
     let fixture = fuzz::ObserveFixture::new().expect("fixture store");
+    // The fixture reaches the count cache's bucket paths (1,024 ids a bucket) and its holes.
+    for ring in fixture.rings().expect("fixture rings") {
+        let (oldest, newest) = (ring.oldest_id.unwrap_or(0), ring.newest_id.unwrap_or(0));
+        assert!(oldest > 1_024, "{}: the head was trimmed past a whole bucket: {ring:?}", ring.kind);
+        assert!(newest - oldest >= 2 * 1_024, "{}: spans several buckets: {ring:?}", ring.kind);
+        match ring.kind {
+            "actions" => assert!(oldest > fuzz::FIXTURE_ROWS, "actions was cleared and refilled: {ring:?}"),
+            "extension_logs" => assert!(!ring.contiguous, "extension_logs has a gap in the middle: {ring:?}"),
+            _ => assert!(ring.contiguous && ring.count == fuzz::FIXTURE_CAPACITY, "{ring:?}"),
+        }
+    }
     let (mut answered, mut refused) = (0usize, 0usize);
     let mut tally = |r: Result<String, String>| match r {
         Ok(_) => answered += 1,
@@ -395,5 +425,11 @@ fn observe_arguments_never_panic_and_answers_fit_the_budget() {
     eprintln!(
         "FIGURE fuzz observe: {iterations} argument sets (half structured, half mutated; seed {seed}) run end to end \
          against a store: {answered} answered within max_chars, {refused} refused with a message; no panic"
+    );
+    // Most mutated inputs are refused; the structured half must mostly reach the store and the
+    // answer, or the fuzzing never tests what answers are made of.
+    assert!(
+        answered >= iterations / MIN_ANSWERED_DIVISOR,
+        "only {answered} of {iterations} observe calls were answered (at least 1 in {MIN_ANSWERED_DIVISOR} must be)"
     );
 }

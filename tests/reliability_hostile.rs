@@ -261,3 +261,82 @@ async fn stalled_uploads_get_408_and_give_their_room_back() {
         "FIGURE hostile stalled uploads: 6 x 408 after the 10 s body timeout; a 6 MB request 503 meanwhile, 200 after"
     );
 }
+
+/// Sends `head` (and `then`) on a raw connection, stops sending, and reads the answer.
+/// Returns the status (0 if none within 30 s) and whether the server then closed the connection.
+fn raw_exchange(port: u16, head: String, then: Vec<u8>) -> std::thread::JoinHandle<(u16, bool)> {
+    use std::io::{Read, Write};
+    let mut tcp = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    std::thread::spawn(move || {
+        tcp.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+        let _ = tcp.write_all(head.as_bytes());
+        let _ = tcp.write_all(&then);
+        let mut answer = Vec::new();
+        // The server closed the connection: end of stream, or a reset when it left bytes we sent
+        // unread (what was answered before stays readable). A read timeout means it did not.
+        let closed = match tcp.read_to_end(&mut answer) {
+            Ok(_) => true,
+            Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+        };
+        let text = String::from_utf8_lossy(&answer);
+        (text.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0), closed)
+    })
+}
+
+fn post_head(port: u16, framing: &str) -> String {
+    format!("POST /events/logs HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n{framing}\r\n")
+}
+
+/// A request that declares more than 10 MiB is refused from its headers alone: 413 and the
+/// connection closed, without waiting for (or reading) a byte of the body. So clients that
+/// declare 11 MiB and stall hold nothing, however many they are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_declared_over_10_mib_is_refused_from_its_headers_and_the_connection_closed() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let declared = format!("Content-Length: {}\r\n", MAX_BODY + 1024 * 1024);
+    let stalled: Vec<_> = (0..32)
+        .map(|_| raw_exchange(server.port, post_head(server.port, &declared), b"{\"entries\":[".to_vec()))
+        .collect();
+    let answers: Vec<(u16, bool)> = stalled.into_iter().map(|t| t.join().unwrap()).collect();
+    assert_eq!(answers, vec![(413, true); 32], "each stalled 11 MiB upload: 413 from the headers, connection closed");
+    // Meanwhile and after, ordinary ingest goes through.
+    server.ingest("logs", common::logs(3, 0, None)).await;
+    assert_eq!(common::count(&db.path, "logs"), 3);
+    eprintln!("FIGURE hostile declared 11 MiB: 32 stalled uploads, 32 x 413 from the headers, connections closed");
+}
+
+/// A chunked body (no declared length) holds room in the pending budget for what has arrived,
+/// not for the largest body: six chunked uploads that stall after 1 KB leave room for an 8 MB
+/// request; past 10 MiB a chunked body is refused as it arrives (413, connection closed); and
+/// the stalled ones get 408 after the body timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chunked_body_holds_room_for_what_has_arrived_and_is_cut_off_past_10_mib() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let chunked = "Transfer-Encoding: chunked\r\n";
+    let first_kb = [b"400\r\n".as_slice(), b"{\"entries\":[", &[b' '; 1012], b"\r\n"].concat();
+    let stalled: Vec<_> =
+        (0..6).map(|_| raw_exchange(server.port, post_head(server.port, chunked), first_kb.clone())).collect();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let big = json!({"entries": [{"level": "log", "message": "x".repeat(8_000_000)}]});
+    let (status, reply) = server.post("logs", &big).await;
+    assert_eq!(status, 200, "an 8 MB request finds room beside six stalled chunked uploads: {reply}");
+
+    // 11 MiB sent chunked, at full speed: refused once past 10 MiB, without the rest being read.
+    let mut over = Vec::new();
+    for _ in 0..11 {
+        over.extend_from_slice(format!("{:x}\r\n", 1 << 20).as_bytes());
+        over.extend(std::iter::repeat_n(b' ', 1 << 20));
+        over.extend_from_slice(b"\r\n");
+    }
+    let (status, closed) = raw_exchange(server.port, post_head(server.port, chunked), over).join().unwrap();
+    assert_eq!((status, closed), (413, true), "a chunked body past 10 MiB");
+
+    let statuses: Vec<(u16, bool)> = stalled.into_iter().map(|t| t.join().unwrap()).collect();
+    assert!(statuses.iter().all(|(s, _)| *s == 408), "each stalled chunked upload is answered 408: {statuses:?}");
+    assert_eq!(common::count(&db.path, "logs"), 1);
+    eprintln!(
+        "FIGURE hostile chunked: 6 stalled chunked uploads leave room for an 8 MB request; 11 MiB chunked -> 413"
+    );
+}

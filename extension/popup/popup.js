@@ -17,7 +17,7 @@ async function health(serverUrl) {
     const response = await fetch(`${serverUrl}/health`, { cache: "no-store" });
     if (!response.ok) return `answers HTTP ${response.status}`;
     const h = await response.json();
-    return { version: h.version, db: h.db };
+    return { version: h.version, db: h.db, paired: h.extension_id };
   } catch (e) {
     return `unreachable (${e.message})`;
   }
@@ -29,6 +29,12 @@ async function render() {
   const h = await health(status.serverUrl);
   if (typeof h === "string") {
     server.textContent = `✗ ${status.serverUrl} ${h}. Start it with: gasoline serve`;
+    server.className = "error";
+  } else if (h.paired && h.paired !== chrome.runtime.id) {
+    // The server refuses this extension's telemetry: it trusts another one.
+    server.textContent =
+      `✗ ${status.serverUrl} is paired with another extension (${h.paired}) and refuses this one. ` +
+      `Run: gasoline pair --reset, or start it with --extension-id ${chrome.runtime.id}`;
     server.className = "error";
   } else {
     server.textContent = `✓ ${status.serverUrl} — gasoline ${h.version}, database ${h.db}`;

@@ -1,4 +1,5 @@
-//! Arbitrary bytes as observe arguments, run end to end against a small store: every answer is
+//! Arbitrary bytes as observe arguments, run end to end against a store spanning several count-cache
+//! buckets, with holes (src/fuzz.rs, ObserveFixture): every answer is
 //! JSON within `max_chars`, every refusal has a message, the database never errors.
 #![no_main]
 

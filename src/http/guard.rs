@@ -1,5 +1,7 @@
 //! Who may talk to the server: loopback Host headers only (against DNS
-//! rebinding), no web-page Origins, and CORS answers for extension origins only.
+//! rebinding), no web-page Origins, only the paired extension's origin
+//! ([`Pairing`]), and CORS answers for it alone. Requests without an Origin
+//! (MCP clients, curl, the CLI) pass.
 
 use std::sync::Arc;
 
@@ -9,17 +11,18 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
+use super::pairing::Pairing;
 
-/// The Host values this server answers to.
-#[derive(Debug, Clone)]
+/// The Host values this server answers to, and the extension it is paired with.
 pub struct Allowed {
     hosts: Vec<String>,
+    pairing: Arc<Pairing>,
 }
 
 impl Allowed {
-    pub fn for_port(port: u16) -> Arc<Self> {
+    pub fn new(port: u16, pairing: Arc<Pairing>) -> Arc<Self> {
         let hosts = ["127.0.0.1", "localhost", "[::1]"].iter().map(|h| format!("{h}:{port}")).collect();
-        Arc::new(Allowed { hosts })
+        Arc::new(Allowed { hosts, pairing })
     }
 }
 
@@ -48,6 +51,10 @@ pub async fn guard(State(allowed): State<Arc<Allowed>>, request: Request, next: 
         }
     };
     let Some(origin) = origin else { return next.run(request).await };
+    let id = origin[EXTENSION_SCHEME.len()..].trim_end_matches('/');
+    if let Err(refused) = allowed.pairing.check(id).await {
+        return refused.into_response();
+    }
     if request.method() == Method::OPTIONS {
         let mut response = StatusCode::NO_CONTENT.into_response();
         cors(response.headers_mut(), &origin);

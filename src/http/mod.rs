@@ -1,10 +1,13 @@
 //! The HTTP server: ingest, health, and MCP over streamable HTTP at `/mcp`.
 //! Handlers translate between the wire and the store; they hold no SQL.
 
+mod body;
 mod error;
 mod guard;
+mod pairing;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Json;
 use axum::Router;
@@ -13,7 +16,6 @@ use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use http_body_util::BodyExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
@@ -23,43 +25,55 @@ use crate::ingest::{self, Limits};
 use crate::kind;
 use crate::mcp::GasolineMcp;
 use crate::store::{Batch, BatchKey, Outcome, Store, batch_keys, now_ms, sql};
+pub use body::MAX_BODY_BYTES;
 pub use error::ApiError;
+pub use pairing::valid_id as valid_extension_id;
 
-/// Largest request body accepted.
-pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
-/// Longest wait for a request body once it has room in the pending budget.
-const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-/// Most bytes of an oversized body read (and dropped) before answering 413.
-const DRAIN_BYTES: usize = 256 * 1024 * 1024;
 /// Bodies larger than this are decoded off the async runtime.
 const DECODE_INLINE_BYTES: usize = 64 * 1024;
+
+/// How the HTTP server runs, beyond the store.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub limits: Limits,
+    /// The one extension id accepted (`--extension-id`); None = the recorded one, or the first to connect.
+    pub extension_id: Option<String>,
+    /// How long an idle MCP session over HTTP lives.
+    pub session_keep_alive: Duration,
+}
 
 #[derive(Clone)]
 struct AppState {
     store: Store,
     limits: Limits,
+    decoding: Arc<body::Decoding>,
+    pairing: Arc<pairing::Pairing>,
+    sessions: Arc<LocalSessionManager>,
 }
 
 /// The whole HTTP app for a server bound to `port`.
-pub fn router(store: Store, limits: Limits, port: u16, shutdown: CancellationToken) -> Router {
+pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationToken) -> Router {
     let mcp_store = store.clone();
     let mut config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(["localhost", "127.0.0.1", "::1"])
         .with_cancellation_token(shutdown);
     config.max_request_body_bytes = MAX_BODY_BYTES;
-    let mcp = StreamableHttpService::new(
-        move || Ok(GasolineMcp::new(mcp_store.clone())),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(options.session_keep_alive);
+    let sessions = Arc::new(sessions);
+    let mcp = StreamableHttpService::new(move || Ok(GasolineMcp::new(mcp_store.clone())), sessions.clone(), config);
     let mcp = Router::new().nest_service("/mcp", mcp).layer(axum::middleware::from_fn(session_end_no_content));
+    // Decoding gets a budget as large as the pending-writes one.
+    let decoding = Arc::new(body::Decoding::new(store.max_pending(), crate::store::DEFAULT_BUSY_WAIT));
+    let pairing = Arc::new(pairing::Pairing::new(store.clone(), options.extension_id));
+    let allowed = guard::Allowed::new(port, pairing.clone());
     Router::new()
         .route("/events/{kind}", post(post_events))
         .route("/health", get(health))
-        .with_state(AppState { store, limits })
+        .with_state(AppState { decoding, pairing, store, limits: options.limits, sessions })
         .merge(mcp)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(axum::middleware::from_fn_with_state(guard::Allowed::for_port(port), guard::guard))
+        .layer(axum::middleware::from_fn_with_state(allowed, guard::guard))
 }
 
 /// rmcp answers the `DELETE` that ends an MCP session with 202, which the
@@ -95,31 +109,49 @@ async fn post_events(
     Path(kind_name): Path<String>,
     headers: HeaderMap,
     body: Body,
+) -> Response {
+    let declared =
+        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+        // Refused from the headers alone, without waiting for the body; the connection then
+        // closes, so a client that stalls after declaring 11 MiB holds nothing. What does arrive
+        // meanwhile is dropped as it comes, so an uploading client reads the 413, not a reset.
+        body::linger(body);
+        return closing(body::too_large());
+    }
+    match ingest_body(state, kind_name, &headers, body, declared).await {
+        Ok(response) => response,
+        // Whatever of the body was not read is not read on.
+        Err(e @ ApiError::TooLarge(_)) => closing(e),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// A refusal after which the server closes the connection.
+fn closing(refusal: ApiError) -> Response {
+    let mut response = refusal.into_response();
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+async fn ingest_body(
+    state: AppState,
+    kind_name: String,
+    headers: &HeaderMap,
+    body: Body,
+    declared: Option<usize>,
 ) -> Result<Response, ApiError> {
     let target = match kind_name.as_str() {
         "tabs" => Target::Tabs,
         "vitals" => Target::Vitals,
         name => Target::Events(kind::by_name(name).ok_or_else(|| ApiError::UnknownKind(name.to_owned()))?),
     };
-    let key = batch_key(&headers)?;
-    // Room in the pending-writes budget comes before the body is read, so waiting
-    // requests hold no more memory than the budget, however many clients wait.
-    let declared =
-        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
-        // Read it away (keeping nothing), so the client gets the 413 rather than a reset.
-        read_body(body, 0).await?;
-        return Err(too_large());
-    }
-    let admission = state.store.admit(declared.unwrap_or(MAX_BODY_BYTES).max(1)).await?;
-    // The admission is held while the body arrives: a stalled upload must not keep it.
-    let body =
-        tokio::time::timeout(BODY_READ_TIMEOUT, read_body(body, declared.unwrap_or(0))).await.map_err(|_| {
-            ApiError::Timeout(format!(
-                "the request body did not arrive within {} s; send it in one go",
-                BODY_READ_TIMEOUT.as_secs()
-            ))
-        })??;
+    let key = batch_key(headers)?;
+    // Room in the pending-writes budget comes before the body is read (body.rs).
+    let body::Admitted { body, admission } = body::read(&state.store, body, declared).await?;
+    // Room to decode is held while decoding only: the rows that come out are about the
+    // size of the body, for which the admission holds room until they are stored.
+    let decoding = state.decoding.room_for(&body).await?;
     let limits = state.limits;
     let now = now_ms();
     let (batch, key) = decode(body, move |b| {
@@ -132,6 +164,7 @@ async fn post_events(
         Ok((batch, key))
     })
     .await?;
+    drop(decoding);
     match state.store.write_batch(batch, key, admission).await? {
         Outcome::Stored { status, body } => Ok(answer(status, body, false)),
         Outcome::Replayed { status, body } => Ok(answer(status, body, true)),
@@ -166,34 +199,6 @@ fn answer(status: u16, body: String, replayed: bool) -> Response {
     response
 }
 
-fn too_large() -> ApiError {
-    ApiError::TooLarge(format!("request body is over {} MiB; send smaller batches", MAX_BODY_BYTES >> 20))
-}
-
-/// Reads the whole body, at most [`MAX_BODY_BYTES`]. A longer body is read on
-/// (up to [`DRAIN_BYTES`]) and dropped, so the client is still reading when the
-/// 413 comes instead of finding the connection reset under its upload.
-async fn read_body(mut body: Body, expected: usize) -> Result<Bytes, ApiError> {
-    let mut kept = Vec::with_capacity(expected.min(MAX_BODY_BYTES));
-    let mut seen = 0usize;
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| ApiError::BadRequest(format!("could not read the request body: {e}")))?;
-        let Ok(data) = frame.into_data() else { continue };
-        seen = seen.saturating_add(data.len());
-        if seen <= MAX_BODY_BYTES {
-            kept.extend_from_slice(&data);
-        } else if seen > DRAIN_BYTES {
-            break;
-        } else if !kept.is_empty() {
-            kept = Vec::new();
-        }
-    }
-    if seen > MAX_BODY_BYTES {
-        return Err(too_large());
-    }
-    Ok(Bytes::from(kept))
-}
-
 /// Decodes small bodies inline and large ones on the blocking pool.
 async fn decode<T: Send + 'static>(
     body: Bytes,
@@ -214,11 +219,15 @@ async fn health(State(state): State<AppState>) -> Result<Json<Value>, ApiError> 
         .store
         .read(|conn| kind::KINDS.iter().map(|k| sql::kind_stats(conn, k)).collect::<Result<Vec<_>, _>>())
         .await?;
+    let extension_id = state.pairing.current().await?;
+    let mcp_sessions = state.sessions.sessions.read().await.len();
     let kinds: serde_json::Map<String, Value> = kinds.into_iter().map(|s| (s.kind.to_owned(), json!(s))).collect();
     Ok(Json(json!({
         "service": "gasoline",
         "version": env!("CARGO_PKG_VERSION"),
         "db": path,
+        "extension_id": extension_id,
+        "mcp_sessions": mcp_sessions,
         "kinds": kinds,
     })))
 }

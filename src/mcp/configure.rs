@@ -143,10 +143,10 @@ fn kind_arg(name: &str) -> Result<&'static Kind, QueryError> {
 
 async fn status(store: &Store) -> Result<Value, QueryError> {
     let path = store.path().to_path_buf();
-    let (kinds, tracked) = store
+    let (kinds, tracked, extension) = store
         .read(|conn| {
             let kinds = KINDS.iter().map(|k| sql::kind_stats(conn, k)).collect::<Result<Vec<_>, _>>()?;
-            Ok((kinds, sql::tracked_tab(conn)?))
+            Ok((kinds, sql::tracked_tab(conn)?, sql::paired_extension(conn)?))
         })
         .await?;
     let size = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
@@ -156,6 +156,7 @@ async fn status(store: &Store) -> Result<Value, QueryError> {
         "db_bytes": size(&path),
         "wal_bytes": size(&wal),
         "tracked_tab_id": tracked,
+        "extension_id": extension,
         "kinds": kinds,
     }))
 }

@@ -137,6 +137,11 @@ impl Store {
         self.inner.writer.admit(bytes).await
     }
 
+    /// The pending-writes budget in bytes: the most one admission can hold.
+    pub fn max_pending(&self) -> usize {
+        self.inner.writer.max_pending()
+    }
+
     /// Stores `rows` in one transaction; answers once it has committed.
     pub async fn insert(
         &self,

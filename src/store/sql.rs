@@ -63,12 +63,18 @@ fn insert_sql(kind: &Kind, rows: usize) -> String {
 
 pub(super) fn upsert_tabs(conn: &Connection, tabs: &[TabInfo], now: i64) -> Result<usize, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO tabs (tab_id, url, title, last_seen) VALUES (?1, ?2, ?3, ?4)
+        // A field sent again replaces its value, and with it its truncation record.
+        "INSERT INTO tabs (tab_id, url, title, last_seen, truncated) VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (tab_id) DO UPDATE SET
-           url = coalesce(excluded.url, url), title = coalesce(excluded.title, title), last_seen = excluded.last_seen",
+           url = coalesce(excluded.url, url), title = coalesce(excluded.title, title), last_seen = excluded.last_seen,
+           truncated = nullif(json_patch(
+             json_remove(coalesce(truncated, '{}'),
+                         iif(excluded.url IS NULL, '$.__kept', '$.url'),
+                         iif(excluded.title IS NULL, '$.__kept', '$.title')),
+             coalesce(excluded.truncated, '{}')), '{}')",
     )?;
     for t in tabs {
-        stmt.execute(params![t.tab_id, t.url, t.title, now])?;
+        stmt.execute(params![t.tab_id, t.url, t.title, now, t.truncated])?;
     }
     Ok(tabs.len())
 }
@@ -77,8 +83,8 @@ pub(super) fn upsert_vitals(conn: &Connection, vitals: &[Vitals], now: i64) -> R
     // A new URL starts a new page: its metrics replace the old ones. On the same URL,
     // metrics arrive one at a time, so a missing one keeps its previous value.
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO vitals (tab_id, url, lcp, cls, inp, fcp, ttfb, updated_at, data)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+        "INSERT INTO vitals (tab_id, url, lcp, cls, inp, fcp, ttfb, updated_at, data, truncated)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
          ON CONFLICT (tab_id) DO UPDATE SET
            lcp  = CASE WHEN excluded.url IS NOT url THEN excluded.lcp  ELSE coalesce(excluded.lcp, lcp) END,
            cls  = CASE WHEN excluded.url IS NOT url THEN excluded.cls  ELSE coalesce(excluded.cls, cls) END,
@@ -86,20 +92,28 @@ pub(super) fn upsert_vitals(conn: &Connection, vitals: &[Vitals], now: i64) -> R
            fcp  = CASE WHEN excluded.url IS NOT url THEN excluded.fcp  ELSE coalesce(excluded.fcp, fcp) END,
            ttfb = CASE WHEN excluded.url IS NOT url THEN excluded.ttfb ELSE coalesce(excluded.ttfb, ttfb) END,
            data = CASE WHEN excluded.url IS NOT url THEN excluded.data ELSE json_patch(data, excluded.data) END,
+           truncated = CASE WHEN excluded.url IS NOT url THEN excluded.truncated
+             ELSE nullif(json_patch(coalesce(truncated, '{}'), coalesce(excluded.truncated, '{}')), '{}') END,
            url = excluded.url,
            updated_at = excluded.updated_at",
     )?;
     for v in vitals {
         let [lcp, cls, inp, fcp, ttfb] = v.metrics;
-        stmt.execute(params![v.tab_id, v.url, lcp, cls, inp, fcp, ttfb, now, v.data])?;
+        stmt.execute(params![v.tab_id, v.url, lcp, cls, inp, fcp, ttfb, now, v.data, v.truncated])?;
     }
     Ok(vitals.len())
 }
 
+/// Deletes every row of `kind`; with None, of every kind and of the `tabs` and `vitals` state.
 pub(super) fn clear(conn: &Connection, kind: Option<&Kind>) -> Result<usize, StoreError> {
     let mut deleted = 0;
     for k in KINDS.iter().filter(|k| kind.is_none_or(|only| only.name == k.name)) {
         deleted += conn.execute(&format!("DELETE FROM {}", k.name), [])?;
+    }
+    if kind.is_none() {
+        for table in STATE_TABLES {
+            deleted += conn.execute(&format!("DELETE FROM {table}"), [])?;
+        }
     }
     Ok(deleted)
 }
@@ -133,6 +147,16 @@ pub fn setting(conn: &Connection, key: &str) -> Result<Option<String>, StoreErro
 /// once per connection: `execute_batch` parses it again on every call.
 pub fn exec_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
     conn.prepare_cached(sql)?.execute([]).map(|_| ())
+}
+
+/// The per-tab state tables, bounded by their rows in `kinds` (migrations/V2).
+pub const STATE_TABLES: [&str; 2] = ["tabs", "vitals"];
+
+/// The settings key holding the id of the extension gasoline is paired with.
+pub const EXTENSION_ID: &str = "extension_id";
+
+pub fn paired_extension(conn: &Connection) -> Result<Option<String>, StoreError> {
+    setting(conn, EXTENSION_ID)
 }
 
 /// The settings key holding the tracked tab id.

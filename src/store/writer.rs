@@ -55,7 +55,23 @@ struct Typed<R, F> {
 /// its body is read until its job is answered. `Admission::default()` holds none.
 #[derive(Default)]
 pub struct Admission {
-    _permit: Option<OwnedSemaphorePermit>,
+    permit: Option<OwnedSemaphorePermit>,
+}
+
+impl Admission {
+    /// Bytes of the budget held.
+    pub fn bytes(&self) -> usize {
+        self.permit.as_ref().map_or(0, OwnedSemaphorePermit::num_permits)
+    }
+
+    /// Adds `more`'s room to this one, to be held and given back together.
+    pub fn merge(&mut self, more: Admission) {
+        match (&mut self.permit, more.permit) {
+            (Some(mine), Some(theirs)) => mine.merge(theirs),
+            (mine @ None, theirs) => *mine = theirs,
+            (Some(_), None) => {}
+        }
+    }
 }
 
 impl<R, F> Job for Typed<R, F>
@@ -120,6 +136,11 @@ impl Writer {
         Writer { tx, pending: Arc::new(Semaphore::new(max_pending)), max_pending, busy_wait }
     }
 
+    /// The whole pending budget: no admission holds more.
+    pub(super) fn max_pending(&self) -> usize {
+        self.max_pending
+    }
+
     /// Waits (at most the busy wait) for room for `weight` bytes of pending writes.
     pub(super) async fn admit(&self, weight: usize) -> Result<Admission, StoreError> {
         if weight == 0 {
@@ -130,7 +151,7 @@ impl Writer {
         match tokio::time::timeout(self.busy_wait, acquire).await {
             Err(_) => Err(StoreError::Busy),
             Ok(Err(_)) => Err(StoreError::Closed),
-            Ok(Ok(permit)) => Ok(Admission { _permit: Some(permit) }),
+            Ok(Ok(permit)) => Ok(Admission { permit: Some(permit) }),
         }
     }
 

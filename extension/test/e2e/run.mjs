@@ -131,10 +131,10 @@ function startFixture() {
 }
 
 // ---- gasoline through MCP over stdio ---------------------------------------------
-async function startGasoline(port, db) {
+async function startGasoline(port, db, extra = []) {
   const transport = new StdioClientTransport({
     command: bin,
-    args: ["mcp", "--port", String(port), "--db", db],
+    args: ["mcp", "--port", String(port), "--db", db, ...extra],
     env: { ...process.env, RUST_LOG: "warn" },
     stderr: "inherit",
   });
@@ -432,6 +432,8 @@ try {
   assert.equal(saved.capture.websocket_events, false);
   assert.deepEqual(saved.redactHeaders, ["x-tenant"]);
   log("popup shows the server and the counts; options save");
+  const paired = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
+  assert.equal(`chrome-extension://${paired.extension_id}`, extensionOrigin, "the first extension to connect is paired");
 
   // ---- nothing sent twice, no secret stored anywhere ----
   const everything = [];
@@ -445,6 +447,17 @@ try {
   const stored = ["", "-wal"].map((s) => (existsSync(db + s) ? readFileSync(db + s).toString("latin1") : "")).join("");
   for (const s of [...FIXTURE_SECRETS, ...plantedSecrets()]) assert.ok(!stored.includes(s), `secret ${s} must not be in the database file`);
   log(`${everything.length} events checked; no secret in the database file`);
+
+  // ---- a gasoline paired with another extension refuses this one, and the popup says so ----
+  const other = ["--extension-id", "ppppoooonnnnmmmmllllkkkkjjjjiiii"];
+  client = await startGasoline(port, path.join(work, "other.db"), other);
+  await popup.reload();
+  await popup.waitForFunction(() =>
+    /paired with another extension .*gasoline pair --reset/.test(document.getElementById("server").textContent),
+  );
+  await stopGasoline(client, port);
+  client = null;
+  log("a gasoline paired with another extension: the popup says so and how to re-pair");
   log("PASSED");
 } catch (e) {
   fail(e.stack || String(e));

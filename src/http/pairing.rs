@@ -1,0 +1,86 @@
+//! Which extension may talk to the server: exactly one extension id. It is the
+//! one given by `--extension-id` / `GASOLINE_EXTENSION_ID`, else the one recorded
+//! in the database's `settings` (key `extension_id`), else the first extension
+//! that connects (trust on first use: recorded and logged). Any other extension
+//! origin is refused with a message that says how to re-pair.
+
+use std::time::{Duration, Instant};
+
+use tokio::sync::Mutex;
+
+use super::error::ApiError;
+use crate::store::{Store, sql};
+
+/// How long the recorded pairing is trusted before the database is read again,
+/// so that `gasoline pair --reset` takes effect on a running server.
+const RECHECK: Duration = Duration::from_secs(1);
+
+pub struct Pairing {
+    store: Store,
+    /// From the command line: then nothing else is ever accepted.
+    configured: Option<String>,
+    recorded: Mutex<Recorded>,
+}
+
+#[derive(Default)]
+struct Recorded {
+    id: Option<String>,
+    read_at: Option<Instant>,
+}
+
+/// Whether `id` looks like a Chrome extension id (lowercase letters and digits).
+pub fn valid_id(id: &str) -> bool {
+    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+}
+
+impl Pairing {
+    pub fn new(store: Store, configured: Option<String>) -> Self {
+        Pairing { store, configured, recorded: Mutex::new(Recorded::default()) }
+    }
+
+    /// The id accepted now: the configured one, else the one recorded (None: the first to connect).
+    pub async fn current(&self) -> Result<Option<String>, ApiError> {
+        match &self.configured {
+            Some(id) => Ok(Some(id.clone())),
+            None => Ok(self.store.read(sql::paired_extension).await?),
+        }
+    }
+
+    /// Accepts the extension `id` (from a `chrome-extension://id` origin) or refuses it.
+    pub async fn check(&self, id: &str) -> Result<(), ApiError> {
+        if let Some(configured) = &self.configured {
+            return if configured == id { Ok(()) } else { Err(refusal(id, configured, "--extension-id")) };
+        }
+        let mut recorded = self.recorded.lock().await;
+        if recorded.read_at.is_none_or(|t| t.elapsed() > RECHECK) {
+            recorded.id = self.store.read(sql::paired_extension).await?;
+            recorded.read_at = Some(Instant::now());
+        }
+        match &recorded.id {
+            Some(paired) if paired == id => Ok(()),
+            Some(paired) => Err(refusal(id, paired, "the database")),
+            None => {
+                if !valid_id(id) {
+                    return Err(ApiError::Forbidden(format!(
+                        "\"chrome-extension://{id}\" is not an extension id gasoline can pair with"
+                    )));
+                }
+                self.store.set_setting(sql::EXTENSION_ID, Some(id.to_owned())).await?;
+                tracing::warn!(
+                    "paired with extension {id} (the first to connect); only it may send telemetry or read it. \
+                     To pair another: gasoline pair --reset, or start with --extension-id ID"
+                );
+                recorded.id = Some(id.to_owned());
+                Ok(())
+            }
+        }
+    }
+}
+
+fn refusal(id: &str, paired: &str, from: &str) -> ApiError {
+    ApiError::Forbidden(format!(
+        "requests from the extension \"chrome-extension://{id}\" are refused: gasoline is paired with extension \
+         {paired} (from {from}). To pair with this one instead, run `gasoline pair --reset` (the next extension \
+         to connect is then trusted), or start gasoline with --extension-id {id} (or GASOLINE_EXTENSION_ID={id})"
+    ))
+}
