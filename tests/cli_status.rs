@@ -84,7 +84,8 @@ async fn clear_goes_through_the_server_when_one_writes_the_database_else_directl
 
     server.stop();
     let out = ok(&["clear", "--db", &d, "--port", &port]);
-    assert!(out.contains("cleared 17 entries of all kinds") && out.contains("directly"), "{out}");
+    // 17 entries and the one tab row: `all` also empties tabs and vitals.
+    assert!(out.contains("cleared 18 entries of all kinds") && out.contains("directly"), "{out}");
     for kind in ["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "extension_logs"] {
         assert_eq!(count(&db.path, kind), 0, "{kind}");
     }

@@ -617,3 +617,37 @@ async fn mcp_attaches_when_the_port_is_taken() {
     mcp.close().await;
     assert_eq!(server.stop(), Some(0));
 }
+
+#[tokio::test]
+async fn cleared_entries_are_told_apart_from_trimmed_ones_and_backward_paging_has_its_own_fields() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &["--capacity", "actions=50"]);
+    let click = |_| json!({"type": "click"});
+    server.ingest("actions", (0..20).map(click).collect()).await;
+    let mcp = Mcp::http(&server).await;
+    // Cleared, not trimmed: the ring never reached its capacity.
+    mcp.ok("configure", json!({"action": "clear", "what": "actions"})).await;
+    server.ingest("actions", (0..5).map(click).collect()).await;
+    let after = mcp.observe(json!({"what": "actions", "after_cursor": 10})).await;
+    assert_eq!((after["cleared_since_cursor"].as_i64(), after["evicted_since_cursor"].as_i64()), (Some(10), Some(0)));
+    assert!(after["hint"].as_str().unwrap().contains("10 entries after your cursor were cleared"), "{}", after["hint"]);
+    assert_eq!(ids(&after), (21..=25).collect::<Vec<_>>());
+    // Past the capacity, what falls below the ring's window counts as trimmed.
+    server.ingest("actions", (0..100).map(click).collect()).await;
+    let later = mcp.observe(json!({"what": "actions", "after_cursor": 25, "limit": 1})).await;
+    assert_eq!((later["evicted_since_cursor"].as_i64(), later["cleared_since_cursor"].as_i64()), (Some(50), Some(0)));
+
+    // Backward paging: prev_cursor and has_older; has_more and next_offset still point forward.
+    let back = mcp.observe(json!({"what": "actions", "before_cursor": 100, "limit": 10})).await;
+    assert_eq!(ids(&back), (90..100).collect::<Vec<_>>());
+    assert_eq!((back["prev_cursor"].as_i64(), back["has_older"].as_bool()), (Some(90), Some(true)));
+    assert_eq!(back["has_more"], true);
+    // before_cursor=0: nothing older, and a cursor the server accepts back.
+    let none = mcp.observe(json!({"what": "actions", "before_cursor": 0})).await;
+    assert_eq!(
+        (none["count"].as_i64(), none["cursor"].as_i64(), none["has_older"].as_bool()),
+        (Some(0), Some(0), Some(false))
+    );
+    let resumed = mcp.observe(json!({"what": "actions", "after_cursor": none["cursor"], "limit": 1})).await;
+    assert_eq!(ids(&resumed), vec![76]);
+}
