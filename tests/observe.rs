@@ -651,3 +651,17 @@ async fn cleared_entries_are_told_apart_from_trimmed_ones_and_backward_paging_ha
     let resumed = mcp.observe(json!({"what": "actions", "after_cursor": none["cursor"], "limit": 1})).await;
     assert_eq!(ids(&resumed), vec![76]);
 }
+
+#[tokio::test]
+async fn a_tab_whose_strings_were_cut_says_so_like_every_entry() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let url = format!("http://app/{}", "u".repeat(20_000));
+    let (status, _) = server.post("tabs", &json!({"tabId": 3, "url": url, "title": "t"})).await;
+    assert_eq!(status, 200);
+    let mcp = Mcp::http(&server).await;
+    let tabs = mcp.observe(json!({"what": "tabs"})).await;
+    assert_eq!(tabs["tabs"][0]["_truncated"]["url"], url.len(), "{tabs}");
+    let page = mcp.observe(json!({"what": "page", "tabId": 3})).await;
+    assert_eq!(page["page"]["_truncated"]["url"], url.len(), "{page}");
+}

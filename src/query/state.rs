@@ -17,17 +17,26 @@ fn budget_of(args: &ObserveArgs) -> Budget {
 }
 
 fn tab_json(row: &rusqlite::Row<'_>) -> rusqlite::Result<Value> {
-    Ok(json!({
+    let mut tab = json!({
         "tabId": row.get::<_, i64>(0)?,
         "url": row.get::<_, Option<String>>(1)?,
         "title": row.get::<_, Option<String>>(2)?,
         "last_seen": row.get::<_, i64>(3)?,
-    }))
+    });
+    with_cuts(&mut tab, row.get(4)?);
+    Ok(tab)
+}
+
+/// `_truncated` (the strings cut at ingest, with their original lengths), as on every entry.
+fn with_cuts(value: &mut Value, truncated: Option<String>) {
+    if let Some(cuts) = truncated.and_then(|t| serde_json::from_str::<Value>(&t).ok()) {
+        value["_truncated"] = cuts;
+    }
 }
 
 pub fn tabs(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT tab_id, url, title, last_seen FROM tabs WHERE ?1 IS NULL OR tab_id = ?1 \
+        "SELECT tab_id, url, title, last_seen, truncated FROM tabs WHERE ?1 IS NULL OR tab_id = ?1 \
          ORDER BY last_seen DESC, tab_id LIMIT ?2",
     )?;
     let tabs: Vec<Value> =
@@ -68,7 +77,7 @@ fn default_tab(conn: &Connection, tab_id: Option<i64>) -> Result<Option<i64>, Qu
 fn vitals_json(conn: &Connection, tab: i64) -> Result<Option<Value>, QueryError> {
     let row = conn
         .query_row(
-            "SELECT tab_id, url, lcp, cls, inp, fcp, ttfb, updated_at, data FROM vitals WHERE tab_id = ?1",
+            "SELECT tab_id, url, lcp, cls, inp, fcp, ttfb, updated_at, data, truncated FROM vitals WHERE tab_id = ?1",
             [tab],
             |r| {
                 let data: String = r.get(8)?;
@@ -86,6 +95,7 @@ fn vitals_json(conn: &Connection, tab: i64) -> Result<Option<Value>, QueryError>
                 if let (Some(extra), Some(map)) = (extra.filter(|e| !e.is_empty()), v.as_object_mut()) {
                     map.insert("extra".into(), Value::Object(extra));
                 }
+                with_cuts(&mut v, r.get(9)?);
                 Ok(v)
             },
         )
@@ -116,7 +126,7 @@ pub fn page(conn: &Connection, args: &ObserveArgs, navigation: Option<Value>) ->
     let tab = default_tab(conn, args.tab_id)?;
     let info = match tab {
         Some(t) => conn
-            .query_row("SELECT tab_id, url, title, last_seen FROM tabs WHERE tab_id = ?1", [t], tab_json)
+            .query_row("SELECT tab_id, url, title, last_seen, truncated FROM tabs WHERE tab_id = ?1", [t], tab_json)
             .optional()?,
         None => None,
     };
