@@ -45,20 +45,20 @@ impl Budget {
 /// so costly parts (error context) are only built for entries that may fit.
 /// A first entry that alone is too large is clipped, so every call makes
 /// progress. Returns the entries in their original order and whether any were
-/// left out or clipped.
-pub fn fit(
+/// left out or clipped, or the first error `make` met.
+pub fn fit<E>(
     ids: &[i64],
     room: Budget,
     keep_newest: bool,
-    mut make: impl FnMut(usize) -> String,
-) -> (Vec<(i64, String)>, bool) {
+    mut make: impl FnMut(usize) -> Result<String, E>,
+) -> Result<(Vec<(i64, String)>, bool), E> {
     let n = ids.len();
     let mut kept: Vec<(i64, String)> = Vec::new();
     let mut used = Cost::default();
     let mut cut = false;
     for step in 0..n {
         let i = if keep_newest { n - 1 - step } else { step };
-        let text = make(i);
+        let text = make(i)?;
         let cost = Cost::of(&text);
         let total = if kept.is_empty() { cost } else { used.plus(cost) };
         if !room.admits(total) {
@@ -74,7 +74,7 @@ pub fn fit(
     if keep_newest {
         kept.reverse();
     }
-    (kept, cut)
+    Ok((kept, cut))
 }
 
 /// Shortens an entry until it fits `room`, keeping its identity fields.
@@ -101,13 +101,13 @@ mod tests {
             (0..100).map(|i| format!("{{\"id\":{i},\"message\":\"{}\"}}", "word ".repeat(20))).collect();
         let ids: Vec<i64> = (0..100).collect();
         let room = Budget { chars: 100_000, tokens: 500 };
-        let (kept, cut) = fit(&ids, room, false, |i| texts[i].clone());
+        let (kept, cut) = fit(&ids, room, false, |i| Ok::<_, ()>(texts[i].clone())).unwrap();
         assert!(cut);
         assert!(!kept.is_empty() && kept.len() < 100);
         let joined: Vec<&str> = kept.iter().map(|(_, t)| t.as_str()).collect();
         assert!(Cost::of(&joined.join(",")).tokens <= 500);
         assert_eq!(kept[0].0, 0);
-        let (newest, _) = fit(&ids, room, true, |i| texts[i].clone());
+        let (newest, _) = fit(&ids, room, true, |i| Ok::<_, ()>(texts[i].clone())).unwrap();
         assert_eq!(newest.last().map(|e| e.0), Some(99));
     }
 
@@ -115,7 +115,7 @@ mod tests {
     fn a_lone_entry_too_large_is_clipped_to_fit() {
         let big = format!("{{\"id\":7,\"tabId\":1,\"ts\":2,\"body\":\"{}\"}}", "aZ9+".repeat(20_000));
         let room = Budget { chars: 40_000, tokens: 600 };
-        let (kept, cut) = fit(&[7], room, false, |_| big.clone());
+        let (kept, cut) = fit(&[7], room, false, |_| Ok::<_, ()>(big.clone())).unwrap();
         assert!(cut);
         assert!(room.admits(Cost::of(&kept[0].1)), "{:?}", Cost::of(&kept[0].1));
         assert!(kept[0].1.contains("\"_clipped\":true"));

@@ -8,7 +8,7 @@ use super::args::ObserveArgs;
 use super::budget::{Budget, Cost, fit};
 use super::entry;
 use super::filter::{Where, select_list};
-use super::paged::{ErrorContext, splice_context};
+use super::paged::ErrorContext;
 use super::{QueryError, with_list};
 use crate::kind::Kind;
 use crate::store::sql::kind_stats;
@@ -52,23 +52,13 @@ pub fn answer(
     let reserve = Cost::of(&Value::Object(head.clone()).to_string()).plus(Cost::of(",\"entries\":[]"));
     let context = errors_only.then_some(ErrorContext { conn, args });
     let found_ids: Vec<i64> = found.iter().map(|f| f.0).collect();
-    let mut failure = None;
     let (entries, cut) = fit(&found_ids, budget.minus(reserve), false, |i| {
         let (_, text, tab, ts) = &found[i];
         match &context {
-            Some(ctx) => match ctx.json(*tab, *ts) {
-                Ok(c) => splice_context(text, &c),
-                Err(e) => {
-                    failure = Some(e);
-                    text.clone()
-                }
-            },
-            None => text.clone(),
+            Some(ctx) => ctx.whole(text, *tab, *ts),
+            None => Ok(text.clone()),
         }
-    });
-    if let Some(e) = failure {
-        return Err(e);
-    }
+    })?;
     let shown: Vec<i64> = entries.iter().map(|(id, _)| *id).collect();
     let omitted: Vec<i64> = found_ids.iter().copied().filter(|id| !shown.contains(id)).collect();
     let clipped = entries.iter().any(|(_, t)| t.contains("\"_clipped\":true"));

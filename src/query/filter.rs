@@ -49,7 +49,7 @@ impl Where {
     }
 
     /// Only the filters every kind takes (`tabId`, `since`): for reading several kinds at once.
-    pub fn for_kind(_kind: &Kind, args: &ObserveArgs) -> Self {
+    pub fn common(args: &ObserveArgs) -> Self {
         let mut common = args.clone();
         common.filters.retain(|f| COMMON_FILTERS.iter().any(|c| c.arg == f.filter.arg));
         Where::new(false, &common)

@@ -66,9 +66,17 @@ struct Plan {
     page_size: Option<i64>,
 }
 
+/// A whole stored entry: its id, text, tab and time.
+struct Whole {
+    id: i64,
+    text: String,
+    tab: Option<i64>,
+    ts: Option<i64>,
+}
+
 /// Rows as read: whole stored entries, or compact items.
 enum Rows {
-    Full(Vec<(i64, String)>),
+    Full(Vec<Whole>),
     Compact(Vec<Item>),
 }
 
@@ -93,7 +101,7 @@ impl Rows {
 
     fn ids(&self) -> Vec<i64> {
         match self {
-            Rows::Full(r) => r.iter().map(|(id, _)| *id).collect(),
+            Rows::Full(r) => r.iter().map(|w| w.id).collect(),
             Rows::Compact(r) => r.iter().map(|i| i.id).collect(),
         }
     }
@@ -109,16 +117,17 @@ impl ErrorContext<'_> {
     pub fn json(&self, tab: Option<i64>, ts: Option<i64>) -> Result<String, QueryError> {
         context::of_error(self.conn, tab, ts, self.args.context_ms, self.args.context)
     }
-}
 
-/// `,"context":{…}` spliced before the closing brace of a whole entry.
-pub(super) fn splice_context(entry_text: &str, context: &str) -> String {
-    let mut out = String::with_capacity(entry_text.len() + context.len() + 12);
-    out.push_str(&entry_text[..entry_text.len().saturating_sub(1)]);
-    out.push_str(",\"context\":");
-    out.push_str(context);
-    out.push('}');
-    out
+    /// A whole entry's text with `,"context":{…}` spliced before its closing brace.
+    pub fn whole(&self, entry_text: &str, tab: Option<i64>, ts: Option<i64>) -> Result<String, QueryError> {
+        let context = self.json(tab, ts)?;
+        let mut out = String::with_capacity(entry_text.len() + context.len() + 12);
+        out.push_str(&entry_text[..entry_text.len().saturating_sub(1)]);
+        out.push_str(",\"context\":");
+        out.push_str(&context);
+        out.push('}');
+        Ok(out)
+    }
 }
 
 pub fn answer(
@@ -234,17 +243,8 @@ pub fn answer(
     let reserve = Cost::of(&serde_json::to_string(&meta).map_err(internal)?).plus(Cost::of(",\"entries\":[]"));
     let ids = rows.ids();
     let errors = errors_only.then_some(ErrorContext { conn, args });
-    let mut failure = None;
-    let (mut entries, cut) = fit(&ids, budget.minus(reserve), plan.keep_newest, |i| {
-        let made = make_entry(&rows, i, &common, errors.as_ref());
-        made.unwrap_or_else(|e| {
-            failure = Some(e);
-            String::new()
-        })
-    });
-    if let Some(e) = failure {
-        return Err(e);
-    }
+    let (mut entries, cut) =
+        fit(&ids, budget.minus(reserve), plan.keep_newest, |i| make_entry(&rows, i, &common, errors.as_ref()))?;
 
     loop {
         let text = finish(&mut meta, &entries, cut, args, kind, offset, total, more_beyond, last_issued)?;
@@ -262,17 +262,10 @@ pub fn answer(
 
 fn make_entry(rows: &Rows, i: usize, common: &Common, errors: Option<&ErrorContext<'_>>) -> Result<String, QueryError> {
     Ok(match rows {
-        Rows::Full(r) => {
-            let (_, text) = &r[i];
-            match errors {
-                Some(ctx) => {
-                    let v: Value = serde_json::from_str(text).map_err(internal)?;
-                    let context = ctx.json(v["tabId"].as_i64(), v["ts"].as_i64())?;
-                    splice_context(text, &context)
-                }
-                None => text.clone(),
-            }
-        }
+        Rows::Full(r) => match errors {
+            Some(ctx) => ctx.whole(&r[i].text, r[i].tab, r[i].ts)?,
+            None => r[i].text.clone(),
+        },
         Rows::Compact(items) => match errors {
             Some(ctx) => {
                 let mut item = items[i].clone();
@@ -423,7 +416,12 @@ fn read_rows(conn: &Connection, kind: &Kind, plan: &Plan, layout: Option<&Layout
     while let Some(row) = rows.next()? {
         match (&mut out, layout) {
             (Rows::Compact(items), Some(layout)) => items.push(layout.item(kind, row)?),
-            (Rows::Full(full), _) => full.push((row.get::<_, i64>(0)?, entry::entry_json(kind, row)?)),
+            (Rows::Full(full), _) => full.push(Whole {
+                id: row.get(0)?,
+                text: entry::entry_json(kind, row)?,
+                tab: row.get(1)?,
+                ts: row.get(2)?,
+            }),
             (Rows::Compact(_), None) => {}
         }
         if out.len() as i64 >= plan.max_rows {

@@ -53,7 +53,7 @@ pub fn tabs(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError>
     let reserve = Cost::of(&head.to_string()).plus(Cost::of(",\"tabs\":[]"));
     let texts: Vec<String> = tabs.iter().map(Value::to_string).collect();
     let ids: Vec<i64> = tabs.iter().map(|t| t["tabId"].as_i64().unwrap_or(0)).collect();
-    let (kept, cut) = fit(&ids, budget_of(args).minus(reserve), false, |i| texts[i].clone());
+    let (kept, cut) = fit(&ids, budget_of(args).minus(reserve), false, |i| Ok::<_, QueryError>(texts[i].clone()))?;
     head["count"] = json!(kept.len());
     head["truncated"] = json!(cut);
     if cut || (total as usize) > kept.len() {

@@ -15,7 +15,7 @@ use super::compact::{self, number};
 use super::filter::{Where, field_expr};
 use super::fingerprint;
 use super::{QueryError, internal};
-use crate::kind::{KINDS, Kind, LOGS, NETWORK_BODIES, NETWORK_WATERFALL};
+use crate::kind::{KINDS, Kind, NETWORK_BODIES, NETWORK_WATERFALL};
 
 /// Characters of a group's example message.
 const EXAMPLE: usize = 160;
@@ -98,7 +98,7 @@ pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>)
     let reserve = Cost::of(&Value::Object(head.clone()).to_string()).plus(Cost::of(&"x".repeat(300)));
     let texts: Vec<String> = all.iter().take(wanted).map(|g| serde_json::to_string(g).unwrap_or_default()).collect();
     let ids: Vec<i64> = all.iter().take(wanted).map(|g| g.first_id).collect();
-    let (kept, cut) = fit(&ids, budget.minus(reserve), false, |i| texts[i].clone());
+    let (kept, cut) = fit(&ids, budget.minus(reserve), false, |i| Ok::<_, QueryError>(texts[i].clone()))?;
     let shown = kept.len();
     head.insert("count".into(), json!(shown));
     head.insert("truncated".into(), json!(cut));
@@ -121,9 +121,47 @@ pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>)
     Ok(out)
 }
 
-/// Requests of one network kind, summarised.
-fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs, top: usize) -> Result<Value, QueryError> {
-    let filter = Where::for_kind(kind, args);
+/// Most items of a list a summary shows (fewer when the answer would not fit).
+const TOP: usize = 5;
+/// Most of the slowest requests a summary shows.
+const SLOWEST: usize = 3;
+
+/// Requests of one network kind, read once and shown at any length.
+struct Network {
+    by_status: Map<String, Value>,
+    /// Hosts, most requests first.
+    hosts: Vec<(String, i64)>,
+    failed_count: i64,
+    /// The latest failures, newest first (at most TOP).
+    failed: Vec<Value>,
+    /// The slowest requests, slowest first (at most SLOWEST).
+    slowest: Vec<Value>,
+}
+
+impl Network {
+    /// The kind's summary with at most `top` items per list.
+    fn render(&self, top: usize) -> Value {
+        let mut host_map = Map::new();
+        for (h, n) in self.hosts.iter().take(top) {
+            host_map.insert(h.clone(), json!(n));
+        }
+        let more_hosts = self.hosts.len().saturating_sub(top);
+        if more_hosts > 0 {
+            host_map.insert(format!("({more_hosts} more hosts)"), Value::Null);
+        }
+        json!({
+            "by_status": self.by_status,
+            "by_host": host_map,
+            "failed_count": self.failed_count,
+            "failed": self.failed.iter().take(top).collect::<Vec<_>>(),
+            "slowest": self.slowest.iter().take(top.min(SLOWEST)).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Reads the requests of one network kind for the summary.
+fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result<Network, QueryError> {
+    let filter = Where::common(args);
     let sql = format!(
         "SELECT id, url, status, duration, {}, {} FROM {}{} ORDER BY id",
         field_expr(kind, "method"),
@@ -172,32 +210,22 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs, top: usiz
         }
     }
     // The most recent failures and the slowest requests.
-    let failed: Vec<Value> = failed.into_iter().rev().take(top).collect();
+    let failed: Vec<Value> = failed.into_iter().rev().take(TOP).collect();
     timed.sort_by(|a, b| b.0.total_cmp(&a.0));
     let slowest: Vec<Value> = timed
         .into_iter()
-        .take(top.min(3))
+        .take(SLOWEST)
         .map(|(d, id, url)| json!({ "id": id, "url": cut(&url, 120), "duration": serde_json::from_str::<Value>(&number(d)).unwrap_or(Value::Null) }))
         .collect();
     let mut hosts: Vec<(String, i64)> = by_host.into_iter().collect();
     hosts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let more_hosts = hosts.len().saturating_sub(top);
-    let mut host_map = Map::new();
-    for (h, n) in hosts.into_iter().take(top) {
-        host_map.insert(h, json!(n));
-    }
-    if more_hosts > 0 {
-        host_map.insert(format!("({more_hosts} more hosts)"), Value::Null);
-    }
     let mut status_map = Map::new();
     for class in ["1xx", "2xx", "3xx", "4xx", "5xx", "failed", "unknown"] {
         if let Some(n) = by_status.get(class) {
             status_map.insert(class.into(), json!(n));
         }
     }
-    Ok(
-        json!({ "by_status": status_map, "by_host": host_map, "failed_count": failed_count, "failed": failed, "slowest": slowest }),
-    )
+    Ok(Network { by_status: status_map, hosts, failed_count, failed, slowest })
 }
 
 fn host(url: &str) -> &str {
@@ -218,8 +246,9 @@ fn cut(s: &str, n: usize) -> String {
 pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> Result<String, QueryError> {
     let budget = Budget { chars: args.max_chars, tokens: args.max_tokens };
     let mut kinds = Map::new();
+    // tabId and since apply to every kind alike.
+    let filter = Where::common(args);
     for kind in KINDS {
-        let filter = Where::for_kind(kind, args);
         let sql = format!("SELECT count(*), min(id), max(id) FROM {}{}", kind.name, filter.clause(None));
         let (count, first, last): (i64, Option<i64>, Option<i64>) = conn
             .prepare_cached(&sql)?
@@ -227,15 +256,16 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         kinds.insert(kind.name.into(), json!({ "count": count, "first_id": first, "last_id": last }));
     }
     let logs_filter = {
-        let mut w = Where::for_kind(&LOGS, args);
+        let mut w = filter.clone();
         w.push_condition("level <> 'error'");
         w
     };
     let log_groups = groups(conn, &logs_filter, true)?;
     let error_groups = groups(conn, &Where::new(true, args), false)?;
-    let waterfall = NETWORK_WATERFALL.name;
+    let waterfall = network(conn, &NETWORK_WATERFALL, args)?;
+    let bodies = network(conn, &NETWORK_BODIES, args)?;
     // Fewer items per list until the answer fits.
-    for top in [5usize, 3, 2, 1, 0] {
+    for top in [TOP, 3, 2, 1, 0] {
         let mut answer = Map::new();
         answer.insert("what".into(), json!("summary"));
         if let Some(tab) = args.tab_id {
@@ -247,8 +277,8 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         answer.insert("kinds".into(), Value::Object(kinds.clone()));
         answer.insert("logs".into(), group_list(&log_groups, top));
         answer.insert("errors".into(), group_list(&error_groups, top));
-        answer.insert(waterfall.into(), network(conn, &NETWORK_WATERFALL, args, top)?);
-        answer.insert(NETWORK_BODIES.name.into(), network(conn, &NETWORK_BODIES, args, top)?);
+        answer.insert(NETWORK_WATERFALL.name.into(), waterfall.render(top));
+        answer.insert(NETWORK_BODIES.name.into(), bodies.render(top));
         answer.insert(
             "hint".into(),
             json!("drill down with observe what=<kind> id=<id>; list error groups with what=errors group=true; recent entries with offset=-20"),
