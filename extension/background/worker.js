@@ -8,6 +8,7 @@ importScripts(
   "settings.js",
   "normalize.js",
   "queue_store.js",
+  "page_marks.js",
   "delivery.js",
   "webrequest.js",
   "request_join.js",
@@ -18,6 +19,7 @@ const { withDefaults } = globalThis.GasolineSettings;
 const { normalize } = globalThis.GasolineNormalize;
 const { Delivery } = globalThis.GasolineDelivery;
 const { QueueStore } = globalThis.GasolineQueueStore;
+const { PageMarks } = globalThis.GasolinePageMarks;
 const { RequestTracker, listen: listenWebRequest } = globalThis.GasolineWebRequest;
 const { RequestJoin } = globalThis.GasolineRequestJoin;
 
@@ -38,6 +40,9 @@ function applySettings(stored) {
 
 // ---- delivery -----------------------------------------------------------------
 const lifetime = { sent: {}, dropped: {}, lastError: null, lastSuccess: null };
+const queueStore = new QueueStore(chrome.storage.local);
+/** How far each page's relay got: what it sends again is taken once. */
+const pageMarks = new PageMarks(queueStore);
 /** Longest a POST may take before it is aborted and retried. */
 const POST_TIMEOUT_MS = 15000;
 
@@ -77,7 +82,7 @@ const delivery = new Delivery(
     setTimer: (fn, ms) => setTimeout(fn, ms),
     clearTimer: (handle) => clearTimeout(handle),
     log: extensionLog,
-    storage: new QueueStore(chrome.storage.local),
+    storage: queueStore,
     random: () => crypto.randomUUID(),
     sent(kind, n) {
       lifetime.sent[kind] = (lifetime.sent[kind] || 0) + n;
@@ -219,10 +224,16 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     // Only content scripts of this extension, in a tab: the tab id is Chrome's, never the page's.
     if (sender.id !== chrome.runtime.id || !sender.tab || !Number.isInteger(sender.tab.id)) return false;
     const tabId = sender.tab.id;
-    // Answered once every event is in storage: a page that gets no answer may send again.
-    ready.then(async () => {
+    // Answered once every event is in storage: a page that gets no answer sends again,
+    // and what it had already got stored is skipped by its mark.
+    const page = typeof message.page === "string" ? message.page : undefined;
+    Promise.all([ready, pageMarks.load()]).then(async () => {
       const stored = [];
+      let last;
       for (const event of message.events) {
+        if (!event || typeof event !== "object") continue;
+        if (Number.isFinite(event.id)) last = Math.max(last ?? event.id, event.id);
+        if (pageMarks.seen(page, event.id)) continue;
         try {
           stored.push(fromPage(String(event.kind), event.entry, tabId, sender.url));
         } catch (e) {
@@ -230,6 +241,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
         }
       }
       await Promise.all(stored);
+      if (last !== undefined) await pageMarks.record(page, last);
       reply({ stored: true });
     });
     return true;

@@ -5,40 +5,110 @@
 // forwards the page's events to the service worker and pushes the user's
 // settings to the page. Only page kinds are forwarded: `extension_logs` come
 // from the service worker alone.
+//
+// Delivery to the worker is acknowledged: the worker answers `{stored: true}`
+// once the events are in its persisted queues. Until then they stay here and
+// go again (after the worker was stopped mid-message, or did not answer in
+// time), one message in flight at a time, each event numbered within this
+// page's life (`page`, `id`), so a worker that stored them but whose answer was
+// lost skips them. Events that arrive meanwhile join the next message.
 (function () {
   "use strict";
   const PORT_EVENT = "gasoline:port";
   const PAGE_KINDS = new Set(["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "tabs", "vitals"]);
-  const MAX_EVENTS = 1000; // per message from the page
+  const MAX_EVENTS = 1000; // per message from the page, and per message to the worker
+  const MAX_WAITING = 5000; // events held here while the worker does not answer
+  const REPLY_TIMEOUT_MS = 20000;
+  const MAX_BACKOFF_MS = 10000;
+  const page = crypto.randomUUID();
   const { port1, port2 } = new MessageChannel();
   let connected = true;
+  let nextId = 0;
+  const waiting = []; // {id, kind, entry}, oldest first
+  let inflight = false;
+  let backoff = 0;
+  let lost = {}; // kind → events this relay had to give up, not yet reported
 
   port1.onmessage = (message) => {
     const data = message.data;
     if (data && !Array.isArray(data) && typeof data === "object" && data.dropped && typeof data.dropped === "object") {
       for (const [kind, count] of Object.entries(data.dropped)) {
-        if (!connected || !PAGE_KINDS.has(kind) || !Number.isInteger(count) || count <= 0) continue;
-        try {
-          const reason = "the page made events faster than they could be built (5,000 waiting)";
-          chrome.runtime.sendMessage({ type: "dropped", kind, count, reason }).catch(() => {});
-        } catch {
-          connected = false;
-        }
+        if (!PAGE_KINDS.has(kind) || !Number.isInteger(count) || count <= 0) continue;
+        report(kind, count, "the page made events faster than they could be built (5,000 waiting)");
       }
       return;
     }
-    const events = Array.isArray(message.data) ? message.data.slice(0, MAX_EVENTS) : [];
-    const valid = events.filter(
-      (e) => e && typeof e === "object" && PAGE_KINDS.has(e.kind) && e.entry && typeof e.entry === "object",
-    );
-    if (!connected || valid.length === 0) return;
+    const events = Array.isArray(data) ? data.slice(0, MAX_EVENTS) : [];
+    for (const e of events) {
+      if (!e || typeof e !== "object" || !PAGE_KINDS.has(e.kind) || !e.entry || typeof e.entry !== "object") continue;
+      if (waiting.length >= MAX_WAITING) {
+        const oldest = waiting.shift();
+        lost[oldest.kind] = (lost[oldest.kind] || 0) + 1;
+      }
+      waiting.push({ id: ++nextId, kind: e.kind, entry: e.entry });
+    }
+    pump();
+  };
+
+  /** Sends the oldest waiting events, once the previous message is answered. */
+  function pump() {
+    if (!connected || inflight || waiting.length === 0) return;
+    inflight = true;
+    const batch = waiting.slice(0, MAX_EVENTS);
+    let settled = false;
+    const finish = (stored) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      inflight = false;
+      if (stored) {
+        // Only what was sent goes: the queue may have lost its oldest meanwhile (MAX_WAITING).
+        const last = batch[batch.length - 1].id;
+        while (waiting.length && waiting[0].id <= last) waiting.shift();
+        backoff = 0;
+        reportLost();
+        pump();
+      } else if (connected) {
+        backoff = Math.min(Math.max(backoff * 2, 250), MAX_BACKOFF_MS);
+        setTimeout(pump, backoff);
+      }
+    };
+    const timer = setTimeout(() => finish(false), REPLY_TIMEOUT_MS);
     try {
-      chrome.runtime.sendMessage({ type: "events", events: valid }).catch(() => {});
+      chrome.runtime.sendMessage({ type: "events", page, events: batch }).then(
+        (reply) => finish(Boolean(reply && reply.stored === true)),
+        (e) => {
+          if (invalidated(e)) connected = false;
+          finish(false);
+        },
+      );
+    } catch (e) {
+      if (invalidated(e)) connected = false;
+      finish(false);
+    }
+  }
+
+  /** The extension was reloaded or removed: this page's bridge is dead until it reloads. */
+  function invalidated(e) {
+    return /context invalidated/i.test(String(e && e.message));
+  }
+
+  function reportLost() {
+    const counts = lost;
+    lost = {};
+    for (const [kind, count] of Object.entries(counts)) {
+      report(kind, count, `the service worker did not take them in time (${MAX_WAITING} waiting in the page)`);
+    }
+  }
+
+  function report(kind, count, reason) {
+    if (!connected) return;
+    try {
+      chrome.runtime.sendMessage({ type: "dropped", kind, count, reason }).catch(() => {});
     } catch {
-      // The extension was reloaded or removed: this page's bridge is dead until it reloads.
       connected = false;
     }
-  };
+  }
 
   function pushSettings(settings) {
     const s = settings && typeof settings === "object" ? settings : {};
