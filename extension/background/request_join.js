@@ -12,8 +12,9 @@
 //
 // Matching is by tab, frame, method (for bodies) and URL (without its
 // fragment, both sides through `matchUrl`, which redacts as the page did).
-// Of two identical requests, a body takes the row whose outcome agrees with
-// its own (same status, or both failed), else the oldest; each row once.
+// Of two identical requests, a body takes the one whose outcome agrees with
+// its own (same status, or both failed), else one still in flight whose
+// status is not known yet, else the oldest; each request once.
 // Pure: the clock, the timers and the requests in flight are injected.
 (function (root) {
   /** Resource-timing fields merged into a row; the browser's own url, status and duration win. */
@@ -88,20 +89,27 @@
       const url = this.matchUrl(body.url);
       const fits = (row, t) =>
         t === tabId && row.method === body.method && (frameId === undefined || row.frameId === frameId) && this.key(row) === url;
-      const finished = this.recent.concat(this.held).filter((h) => !h.claimed && fits(h.row, h.tabId));
-      const agrees = finished.find((h) => outcome(h.row.responseStatus, h.row.error) === outcome(body.status, body.error));
-      if (agrees || finished.length) {
-        const item = agrees || finished[0];
-        item.claimed = true;
-        return item.row.requestId;
+      const candidates = [];
+      for (const h of this.recent.concat(this.held)) {
+        if (h.claimed || !fits(h.row, h.tabId)) continue;
+        candidates.push({ id: h.row.requestId, outcome: outcome(h.row.responseStatus, h.row.error), take: () => (h.claimed = true) });
       }
       for (const r of this.io.inFlight ? this.io.inFlight() : []) {
         if (this.claimed.has(r.requestId) || !fits(r, r.tabId)) continue;
-        this.claimed.add(r.requestId);
-        if (this.claimed.size > MAX_CLAIMED) this.claimed.delete(this.claimed.values().next().value);
-        return r.requestId;
+        // Its status once its headers are in; how it ends is not known yet.
+        candidates.push({ id: r.requestId, outcome: r.status || undefined, take: () => this.claim(r.requestId) });
       }
-      return undefined;
+      const mine = outcome(body.status, body.error);
+      const pick =
+        candidates.find((c) => c.outcome === mine) || candidates.find((c) => c.outcome === undefined) || candidates[0];
+      if (!pick) return undefined;
+      pick.take();
+      return pick.id;
+    }
+
+    claim(requestId) {
+      this.claimed.add(requestId);
+      if (this.claimed.size > MAX_CLAIMED) this.claimed.delete(this.claimed.values().next().value);
     }
 
     key(row) {

@@ -205,6 +205,14 @@ test("a body that comes before its request ends joins the request in flight, and
   assert.equal(join.requestIdFor({ method: "GET", url: "http://a/stream", status: 200 }, 1, 0), undefined, "its row was taken in flight");
 });
 
+test("a body whose twin finished first with another status joins its own request, still in flight", () => {
+  const open = [{ requestId: "first", url: "http://a/twin", method: "GET", tabId: 1, frameId: 0, status: 200 }];
+  const join = new RequestJoin({ queue: () => {}, setTimer: () => {}, inFlight: () => open.values() });
+  join.row({ url: "http://a/twin", method: "GET", requestId: "second", frameId: 0, responseStatus: 201 }, 1);
+  assert.equal(join.requestIdFor({ method: "GET", url: "http://a/twin", status: 200 }, 1, 0), "first");
+  assert.equal(join.requestIdFor({ method: "GET", url: "http://a/twin", status: 201 }, 1, 0), "second");
+});
+
 test("an iframe's load timed by its parent joins the frame's document row, and the frame's own timing is not a second row", () => {
   const j = joiner();
   j.join.row({ url: "http://b/frame.html", method: "GET", type: "sub_frame", requestId: "f", frameId: 7, parentFrameId: 0 }, 1);
