@@ -24,8 +24,10 @@ const INVALID_HOST = "gasoline-e2e.invalid";
 /** One origin of the fixture: the same routes on each. */
 function serve(host) {
   let twins = 0;
-  const json = (res, body, status = 200, extra = {}) => {
-    res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...extra });
+  let hanging = false; // /net/hang has arrived
+  const waitingForHang = [];
+  const json = (res, body, status = 200) => {
+    res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
     res.end(JSON.stringify(body));
   };
   const server = http.createServer((req, res) => {
@@ -41,7 +43,13 @@ function serve(host) {
       res.writeHead(302, { location: "/net/final.json" });
       res.end();
     } else if (p === "/net/hang") {
-      req.on("close", () => res.destroy()); // never answers: the page aborts
+      // Never answered: the page aborts it once it is here (so the browser has surely seen it start).
+      hanging = true;
+      waitingForHang.splice(0).forEach((r) => json(r, { hanging }));
+      req.on("close", () => res.destroy());
+    } else if (p === "/net/hang-arrived") {
+      if (hanging) json(res, { hanging });
+      else waitingForHang.push(res);
     } else if (p === "/net/twin") {
       const n = ++twins;
       // The first to arrive is answered last, and with another status.
@@ -104,6 +112,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       `${invalid}/net/x.json`,
       c("/net/nocors.json"),
       t("/net/hang"),
+      t("/net/hang-arrived"),
       t("/net/twin"),
       t("/net/beacon"),
       t("/net/sse"),
@@ -125,6 +134,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       `${invalid}/net/x.json`,
       c("/net/nocors.json"),
       t("/net/hang"),
+      t("/net/hang-arrived"),
       t("/net/twin"),
       t("/net/frame.json?who=same"),
       c("/net/frame.json?who=cross"),
@@ -179,6 +189,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       [`${invalid}/net/x.json`]: { type: "xmlhttprequest", frame: "top", error: /^net::ERR_NAME_NOT_RESOLVED$/ },
       [c("/net/nocors.json")]: { type: "xmlhttprequest", frame: "top", error: /^net::ERR_FAILED \(CORS: the response from .* has no Access-Control-Allow-Origin header/ },
       [t("/net/hang")]: { type: "xmlhttprequest", frame: "top", error: /^net::ERR_ABORTED$/ },
+      [t("/net/hang-arrived")]: { type: "xmlhttprequest", frame: "top", status: 200 },
       [t("/net/beacon")]: { type: "ping", frame: "top", status: 204, method: "POST" },
       [t("/net/sse")]: { type: "xmlhttprequest", frame: "top", status: 200 }, // Chrome types EventSource so
       [t("/network-worker.js")]: { type: "script", frame: "top", status: 200 },
