@@ -143,7 +143,8 @@ const sessionPrefix = chrome.storage.session.get("requestPrefix").then(async (st
 const join = new RequestJoin({
   queue: (row, tabId) =>
     ready.then(async () => {
-      row.requestId = `${await sessionPrefix}${row.requestId}`;
+      // A row of the page's resource timing alone (source "page") has no id of the browser's.
+      if (row.requestId !== undefined) row.requestId = `${await sessionPrefix}${row.requestId}`;
       scrubRequest(row);
       return accept("network_waterfall", row, tabId);
     }),

@@ -99,6 +99,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.equal(done.beacon, true);
     assert.match(done.worker, /worker\.json/);
     assert.equal(done["service worker"], "ready");
+    assert.equal(done["answered by the service worker"], '{"from":"service worker"}');
 
     const t = (p) => `${top.origin}${p}`;
     const c = (p) => `${cross.origin}${p}`;
@@ -126,6 +127,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       c("/network-frame.html?who=cross"),
       c("/network-frame.js"),
       c("/net/frame.json?who=cross"),
+      t("/net/answered-by-sw.json"),
     ];
     const withBody = [
       t("/net/top.json"),
@@ -151,6 +153,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
           expected.every((u) => rows.some((r) => r.url === u)) &&
           rows.filter((r) => r.url === t("/net/twin")).length === 2 &&
           withBody.every((u) => bodies.some((b) => b.url === u && b.requestId)) &&
+          bodies.some((b) => b.url === t("/net/answered-by-sw.json")) &&
           bodies.filter((b) => b.url === t("/net/twin")).length === 2
         );
       },
@@ -168,8 +171,13 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       Object.fromEntries(expected.map((u) => [u, u === t("/net/twin") ? 2 : 1])),
       "each request is one row",
     );
-    assert.equal(new Set(rows.map((r) => r.requestId)).size, rows.length, "request ids are unique");
     const row = (url) => rows.find((r) => r.url === url);
+    // What the service worker answered never reached the browser's network: the page's timing alone says it.
+    const bySw = row(t("/net/answered-by-sw.json"));
+    assert.deepEqual([bySw.source, bySw.requestId, bySw.initiatorType], ["page", undefined, "fetch"], JSON.stringify(bySw));
+    const browserRows = rows.filter((r) => r !== bySw);
+    assert.ok(browserRows.every((r) => /^[0-9a-f]{8}-\d+$/.test(r.requestId)), "every browser row has its session's id");
+    assert.equal(new Set(browserRows.map((r) => r.requestId)).size, browserRows.length, "request ids are unique");
     const tabId = row(pageUrl).tabId;
     assert.ok(Number.isInteger(tabId));
 
@@ -244,7 +252,11 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.equal(row(t("/net/missing.png")).initiatorType, "img");
     log(`network page: ${rows.length} rows, each request once, with its frame, type, reason or chain`);
 
-    // Every body joins its row by requestId: same URL, method, frame, and the outcome it saw.
+    // Every body joins its row by requestId: same URL, method, frame, and the outcome it saw;
+    // the service worker's answer has no row of the browser's to join.
+    const swBody = bodies.find((b) => b.url === t("/net/answered-by-sw.json"));
+    assert.deepEqual([swBody.requestId, swBody.responseBody], [undefined, '{"from":"service worker"}']);
+    bodies.splice(bodies.indexOf(swBody), 1);
     assert.equal(bodies.length, withBody.length + 1, `one body per fetch and XHR: ${bodies.map((b) => b.url)}`);
     assert.equal(new Set(bodies.map((b) => b.requestId)).size, bodies.length, "each row has one body");
     const frameOfBody = { [t("/net/frame.json?who=same")]: "same", [c("/net/frame.json?who=cross")]: "cross" };
