@@ -127,6 +127,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       c("/network-frame.html?who=cross"),
       c("/network-frame.js"),
       c("/net/frame.json?who=cross"),
+      t("/net/srcdoc.json"),
       t("/net/answered-by-sw.json"),
     ];
     const withBody = [
@@ -140,6 +141,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       t("/net/twin"),
       t("/net/frame.json?who=same"),
       c("/net/frame.json?who=cross"),
+      t("/net/srcdoc.json"),
     ];
     const read = async () => ({
       rows: (await all(client, "network_waterfall")).filter((e) => ours(e.url)),
@@ -184,9 +186,11 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     // Frames: the top one is 0, each iframe its own, with its document's URL.
     const same = row(t("/network-frame.html?who=same"));
     const crossFrame = row(c("/network-frame.html?who=cross"));
-    const frameOf = { top: 0, same: same.frameId, cross: crossFrame.frameId };
-    assert.ok(frameOf.same > 0 && frameOf.cross > 0 && frameOf.same !== frameOf.cross, JSON.stringify(frameOf));
-    const urlOf = { top: pageUrl, same: same.url, cross: crossFrame.url };
+    // A srcdoc frame makes no request of its own: its id is the one its fetch's row names.
+    const frameOf = { top: 0, same: same.frameId, cross: crossFrame.frameId, srcdoc: row(t("/net/srcdoc.json")).frameId };
+    assert.equal(new Set(Object.values(frameOf)).size, 4, `four frames: ${JSON.stringify(frameOf)}`);
+    assert.ok(frameOf.same > 0 && frameOf.cross > 0 && frameOf.srcdoc > 0, JSON.stringify(frameOf));
+    const urlOf = { top: pageUrl, same: same.url, cross: crossFrame.url, srcdoc: "about:srcdoc" };
     const want = {
       [pageUrl]: { type: "main_frame", frame: "top", status: 200 },
       [t("/network.js")]: { type: "script", frame: "top", status: 200 },
@@ -210,6 +214,8 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       [crossFrame.url]: { type: "sub_frame", frame: "cross", parent: "top", status: 200 },
       [c("/network-frame.js")]: { type: "script", frame: "cross", parent: "top", status: 200 },
       [c("/net/frame.json?who=cross")]: { type: "xmlhttprequest", frame: "cross", parent: "top", status: 200 },
+      // No document request of its own, so the browser's side knows no URL for the frame.
+      [t("/net/srcdoc.json")]: { type: "xmlhttprequest", frame: "srcdoc", parent: "top", status: 200, noFrameUrl: true },
     };
     for (const [url, w] of Object.entries(want)) {
       const r = row(url);
@@ -225,7 +231,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
         assert.equal(r.tabId, tabId, what);
         assert.equal(r.frameId, frameOf[w.frame], what);
         assert.equal(r.parentFrameId, w.parent ? frameOf[w.parent] : -1, what);
-        assert.equal(r.frameUrl, urlOf[w.frame], what);
+        assert.equal(r.frameUrl, w.noFrameUrl ? undefined : urlOf[w.frame], what);
       }
       if (w.error) {
         assert.match(r.error, w.error, what);
@@ -249,6 +255,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.equal(row(t("/net/top.json")).initiatorType, "fetch");
     assert.equal(row(t("/net/frame.json?who=same")).initiatorType, "fetch");
     assert.equal(row(c("/net/frame.json?who=cross")).initiatorType, "xmlhttprequest");
+    assert.equal(row(t("/net/srcdoc.json")).initiatorType, "fetch");
     assert.equal(row(t("/net/missing.png")).initiatorType, "img");
     log(`network page: ${rows.length} rows, each request once, with its frame, type, reason or chain`);
 
@@ -259,7 +266,11 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     bodies.splice(bodies.indexOf(swBody), 1);
     assert.equal(bodies.length, withBody.length + 1, `one body per fetch and XHR: ${bodies.map((b) => b.url)}`);
     assert.equal(new Set(bodies.map((b) => b.requestId)).size, bodies.length, "each row has one body");
-    const frameOfBody = { [t("/net/frame.json?who=same")]: "same", [c("/net/frame.json?who=cross")]: "cross" };
+    const frameOfBody = {
+      [t("/net/frame.json?who=same")]: "same",
+      [c("/net/frame.json?who=cross")]: "cross",
+      [t("/net/srcdoc.json")]: "srcdoc", // its relative URL made absolute against its parent's
+    };
     for (const b of bodies) {
       const r = rows.find((x) => x.requestId === b.requestId);
       const what = `${b.url}: ${JSON.stringify({ ...b, requestHeaders: undefined, responseHeaders: undefined })} → ${JSON.stringify(r)}`;
@@ -283,7 +294,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       [1, 200],
       [2, 201],
     ]);
-    log("network page: every body (top frame, same- and cross-origin iframe, failed, aborted, redirected, twins) joins its row");
+    log("network page: every body (top frame, same- and cross-site iframe, srcdoc frame, failed, aborted, redirected, twins) joins its row");
 
     // A frame's logs name the frame; the tab's URL stays the top frame's.
     const logs = await waitFor("the frames' logs", async () => {
