@@ -38,7 +38,7 @@
       this.holdMs = options.holdMs ?? 1000;
       this.matchUrl = io.matchUrl || ((url) => String(url).split("#")[0]);
       this.held = []; // { row, tabId, timed, claimed }
-      this.timings = []; // { entry, tabId, frameId }
+      this.timings = []; // { entry, tabId, frameId, url (its matchUrl) }
       this.recent = []; // { row, tabId, timed, claimed }
       this.claimed = new Set(); // ids of requests in flight that a body already took
       this.keys = new WeakMap(); // row → its matchUrl, computed once
@@ -47,7 +47,7 @@
     /** A finished request from the browser. */
     row(row, tabId) {
       const item = { row, tabId, timed: false, claimed: this.claimed.delete(row.requestId) };
-      const i = this.timings.findIndex((t) => t.tabId === tabId && inFrame(row, t.frameId) && this.key(row) === this.matchUrl(t.entry.url));
+      const i = this.timings.findIndex((t) => t.tabId === tabId && inFrame(row, t.frameId) && this.key(row) === t.url);
       if (i >= 0) merge(item, this.timings.splice(i, 1)[0].entry);
       this.held.push(item);
       this.io.setTimer(() => this.release(item), this.holdMs);
@@ -71,7 +71,7 @@
       if (held) return merge(held, entry);
       // Its row is already queued: one row per request, so the timing is not sent as a second.
       if (this.held.some(same) || this.recent.some(same)) return;
-      const waiting = { entry, tabId, frameId };
+      const waiting = { entry, tabId, frameId, url };
       this.timings.push(waiting);
       this.io.setTimer(() => {
         const i = this.timings.indexOf(waiting);
