@@ -1,11 +1,12 @@
 // Joins what a page knows about a request to the browser's row for it.
 //
-// A finished request's row (from webrequest.js) is held `holdMs` before it is
-// queued, so the page's resource timing of the same request (which arrives
-// through the page's own batching) is merged into it rather than becoming a
-// second row. Resource timing that matches no row is kept `holdMs` for a row
-// still to come, then queued alone (a request the browser did not show, like
-// one served from the page's memory cache), marked `source: "page"`.
+// A finished request's row (from webrequest.js) is held until the page's
+// resource timing of the same request (which arrives through the page's own
+// batching, late when the page is busy) is merged into it, at most `holdMs`,
+// rather than becoming a second row. Resource timing that matches no row is
+// kept `holdMs` for a row still to come, then queued alone (a request the
+// browser did not show, like one served from the page's memory cache or its
+// service worker), marked `source: "page"`.
 // Body entries (network_bodies) get the `requestId` of their row, so an agent
 // goes from a failed request to its body by id: a finished row, or a request
 // still in flight (a stream whose body entry comes before its end).
@@ -35,22 +36,24 @@
      */
     constructor(io, options = {}) {
       this.io = io;
-      this.holdMs = options.holdMs ?? 1000;
+      this.holdMs = options.holdMs ?? 3000;
       this.matchUrl = io.matchUrl || ((url) => String(url).split("#")[0]);
-      this.held = []; // { row, tabId, timed, claimed }
+      this.held = []; // { row, tabId, claimed }: rows waiting for their timing
       this.timings = []; // { entry, tabId, frameId, url (its matchUrl) }
-      this.recent = []; // { row, tabId, timed, claimed }
+      this.recent = []; // { row, tabId, claimed }
       this.claimed = new Set(); // ids of requests in flight that a body already took
       this.keys = new WeakMap(); // row → its matchUrl, computed once
     }
 
     /** A finished request from the browser. */
     row(row, tabId) {
-      const item = { row, tabId, timed: false, claimed: this.claimed.delete(row.requestId) };
+      const item = { row, tabId, claimed: this.claimed.delete(row.requestId) };
       const i = this.timings.findIndex((t) => t.tabId === tabId && inFrame(row, t.frameId) && this.key(row) === t.url);
-      if (i >= 0) merge(item, this.timings.splice(i, 1)[0].entry);
       this.held.push(item);
-      this.io.setTimer(() => this.release(item), this.holdMs);
+      if (i >= 0) {
+        merge(item, this.timings.splice(i, 1)[0].entry);
+        this.release(item); // nothing more to wait for
+      } else this.io.setTimer(() => this.release(item), this.holdMs);
     }
 
     release(item) {
@@ -67,10 +70,13 @@
       const url = this.matchUrl(entry.url);
       // Resource timing never describes a CORS preflight.
       const same = (h) => h.tabId === tabId && h.row.method !== "OPTIONS" && inFrame(h.row, frameId) && this.key(h.row) === url;
-      const held = this.held.find((h) => same(h) && !h.timed);
-      if (held) return merge(held, entry);
+      const held = this.held.find(same);
+      if (held) {
+        merge(held, entry);
+        return this.release(held);
+      }
       // Its row is already queued: one row per request, so the timing is not sent as a second.
-      if (this.held.some(same) || this.recent.some(same)) return;
+      if (this.recent.some(same)) return;
       const waiting = { entry, tabId, frameId, url };
       this.timings.push(waiting);
       this.io.setTimer(() => {
@@ -134,7 +140,6 @@
   }
 
   function merge(item, entry) {
-    item.timed = true;
     for (const [key, value] of Object.entries(entry)) {
       if (!TIMING_SKIP.has(key) && item.row[key] === undefined) item.row[key] = value;
     }

@@ -161,8 +161,8 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       },
       30000,
     );
-    // Longer than request_join.js holds a row or a lone timing entry: anything sent twice is in by now.
-    await new Promise((r) => setTimeout(r, 2500));
+    // Longer than request_join.js holds a row or a lone timing entry (3 s): anything sent twice is in by now.
+    await new Promise((r) => setTimeout(r, 3500));
     const { rows, bodies } = await read();
 
     // Each request once (twice for the two identical GETs): no second row from the page's resource timing.
@@ -257,6 +257,13 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.equal(row(c("/net/frame.json?who=cross")).initiatorType, "xmlhttprequest");
     assert.equal(row(t("/net/srcdoc.json")).initiatorType, "fetch");
     assert.equal(row(t("/net/missing.png")).initiatorType, "img");
+    // Where the time went, from the page's timing (same origin: exposed); a cross-origin one without
+    // Timing-Allow-Origin does not show its phases.
+    const phases = row(t("/net/top.json")).phases;
+    assert.deepEqual(Object.keys(phases).sort(), ["connect", "dns", "download", "redirect", "waiting"], JSON.stringify(phases));
+    assert.ok(Object.values(phases).every((v) => typeof v === "number" && v >= 0), JSON.stringify(phases));
+    assert.ok(row(t("/net/r1")).phases.redirect > 0, "the chain's redirect time");
+    assert.equal(row(c("/network-frame.html?who=cross")).phases, undefined, "a cross-origin frame's phases are not the page's to see");
     log(`network page: ${rows.length} rows, each request once, with its frame, type, reason or chain`);
 
     // Every body joins its row by requestId: same URL, method, frame, and the outcome it saw;
