@@ -263,7 +263,8 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.deepEqual(Object.keys(phases).sort(), ["connect", "dns", "download", "redirect", "waiting"], JSON.stringify(phases));
     assert.ok(Object.values(phases).every((v) => typeof v === "number" && v >= 0), JSON.stringify(phases));
     assert.ok(row(t("/net/r1")).phases.redirect > 0, "the chain's redirect time");
-    assert.equal(row(c("/network-frame.html?who=cross")).phases, undefined, "a cross-origin frame's phases are not the page's to see");
+    const refused = row(c("/net/nocors.json"));
+    assert.deepEqual([refused.initiatorType, refused.phases], ["fetch", undefined], "a cross-origin request's phases are not the page's to see");
     log(`network page: ${rows.length} rows, each request once, with its frame, type, reason or chain`);
 
     // Every body joins its row by requestId: same URL, method, frame, and the outcome it saw;
