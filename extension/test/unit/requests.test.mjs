@@ -146,6 +146,16 @@ test("resource timing joins its row instead of making a second one, whichever co
   );
 });
 
+test("a row goes as soon as its timing has joined; one without timing waits the hold", () => {
+  const j = joiner();
+  j.join.row({ url: "http://a/slow-timing", method: "GET", requestId: "r1", frameId: 0 }, 1);
+  j.join.row({ url: "http://a/no-timing", method: "GET", requestId: "r2", frameId: 0 }, 1);
+  j.join.timing({ url: "http://a/slow-timing", initiatorType: "fetch" }, 1, 0);
+  assert.deepEqual(j.queued.map((q) => q.row.requestId), ["r1"], "joined: queued at once");
+  j.expire();
+  assert.deepEqual(j.queued.map((q) => q.row.requestId), ["r1", "r2"]);
+});
+
 test("timing the browser never showed is queued alone, marked as the page's; late timing is not a second row", () => {
   const j = joiner();
   j.join.timing({ url: "http://a/cached.png", initiatorType: "img" }, 1);
