@@ -112,6 +112,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       t("/net/r1"),
       `${invalid}/net/x.json`,
       c("/net/nocors.json"),
+      c("/net/preflighted.json"),
       t("/net/hang"),
       t("/net/hang-arrived"),
       t("/net/twin"),
@@ -136,6 +137,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       t("/net/r1"),
       `${invalid}/net/x.json`,
       c("/net/nocors.json"),
+      c("/net/preflighted.json"),
       t("/net/hang"),
       t("/net/hang-arrived"),
       t("/net/twin"),
@@ -154,6 +156,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
         return (
           expected.every((u) => rows.some((r) => r.url === u)) &&
           rows.filter((r) => r.url === t("/net/twin")).length === 2 &&
+          rows.filter((r) => r.url === c("/net/preflighted.json")).length === 2 &&
           withBody.every((u) => bodies.some((b) => b.url === u && b.requestId)) &&
           bodies.some((b) => b.url === t("/net/answered-by-sw.json")) &&
           bodies.filter((b) => b.url === t("/net/twin")).length === 2
@@ -165,12 +168,14 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     await new Promise((r) => setTimeout(r, 3500));
     const { rows, bodies } = await read();
 
-    // Each request once (twice for the two identical GETs): no second row from the page's resource timing.
+    // Each request once (two identical GETs are two; a preflighted PUT comes with its OPTIONS):
+    // no second row from the page's resource timing.
     const counts = {};
     for (const r of rows) counts[r.url] = (counts[r.url] || 0) + 1;
+    const twice = [t("/net/twin"), c("/net/preflighted.json")];
     assert.deepEqual(
       counts,
-      Object.fromEntries(expected.map((u) => [u, u === t("/net/twin") ? 2 : 1])),
+      Object.fromEntries(expected.map((u) => [u, twice.includes(u) ? 2 : 1])),
       "each request is one row",
     );
     const row = (url) => rows.find((r) => r.url === url);
@@ -242,6 +247,13 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       }
       assert.equal(r.redirects === undefined, url !== t("/net/r1"), `only the chain has redirects: ${what}`);
     }
+    // The preflight is a row of its own, and the refusal of the PUT after it says why.
+    const preflighted = rows.filter((r) => r.url === c("/net/preflighted.json"));
+    const put = preflighted.find((r) => r.method === "PUT");
+    const options = preflighted.find((r) => r.method === "OPTIONS");
+    assert.ok(put && options, JSON.stringify(preflighted));
+    assert.match(put.error, /^net::ERR_FAILED \(CORS: the preflight \(OPTIONS\) response from .* has no Access-Control-Allow-Origin header/);
+    assert.deepEqual([options.responseStatus, options.error, options.frameId, options.tabId], [200, undefined, 0, tabId]);
     const chain = row(t("/net/r1"));
     assert.deepEqual(
       chain.redirects.map((h) => [h.url, h.status, h.location]),
