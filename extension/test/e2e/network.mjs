@@ -73,7 +73,7 @@ function serve(host) {
     }
   });
   return new Promise((resolve, reject) => {
-    server.on("error", reject);
+    server.on("error", (e) => reject(new Error(`the network fixture cannot listen on ${host} (loopback 127.0.0.0/8 expected): ${e.message}`)));
     server.listen(0, host, () => resolve({ server, origin: `http://${host}:${server.address().port}` }));
   });
 }
