@@ -42,7 +42,11 @@
       if (redirected && redirected.current === d.url) return;
       if (!this.wanted(d)) return;
       if (this.open.size >= MAX_OPEN) this.open.delete(this.open.keys().next().value);
-      this.open.set(d.requestId, {
+      this.open.set(d.requestId, this.record(d, d.timeStamp));
+    }
+
+    record(d, startedAt) {
+      return {
         requestId: `${this.io.idPrefix}${d.requestId}`,
         url: d.url,
         current: d.url,
@@ -52,9 +56,19 @@
         frameId: d.frameId,
         parentFrameId: d.parentFrameId,
         initiator: d.initiator,
-        startedAt: d.timeStamp,
+        startedAt,
         redirects: [],
-      });
+      };
+    }
+
+    /**
+     * A request that ends without this tracker having seen it start: it began
+     * before this service worker was started again (Chrome stops an idle one),
+     * like a long stream. Its end says what it was; its start and redirects are lost.
+     */
+    unseen(d) {
+      if (typeof d.url !== "string" || typeof d.method !== "string" || !this.wanted(d)) return undefined;
+      return this.record(d, undefined);
     }
 
     onHeadersReceived(d) {
@@ -86,7 +100,23 @@
 
     onResponseStarted(d) {
       const r = this.open.get(d.requestId);
-      if (r) r.responseAt = d.timeStamp;
+      if (!r) return;
+      r.responseAt = d.timeStamp;
+      // The frame's document has arrived: its requests from now on are of this URL.
+      if (r.type === "main_frame" || r.type === "sub_frame") this.frameLoaded(r, d.frameId);
+    }
+
+    frameLoaded(r, frameId) {
+      if (r.tabId === null) return;
+      const key = `${r.tabId}:${frameId}`;
+      this.frames.delete(key); // the newest last, so the oldest is the one given up
+      this.frames.set(key, r.current);
+      if (this.frames.size > MAX_OPEN) this.frames.delete(this.frames.keys().next().value);
+    }
+
+    /** Requests started and not yet finished, oldest first (for request_join.js). */
+    inFlight() {
+      return this.open.values();
     }
 
     onCompleted(d) {
@@ -98,19 +128,17 @@
     }
 
     finish(d, error) {
-      const r = this.open.get(d.requestId);
+      let r = this.open.get(d.requestId);
+      if (r) this.open.delete(d.requestId);
+      else r = this.unseen(d);
       if (!r) return;
-      this.open.delete(d.requestId);
       const status = d.statusCode || r.status;
       if (r.method === "OPTIONS") {
         // Perhaps a CORS preflight: what it allowed explains a refusal of the request after it.
         this.preflights.set(`${r.tabId}:${r.current}`, { allowOrigin: r.allowOrigin, status });
         if (this.preflights.size > 100) this.preflights.delete(this.preflights.keys().next().value);
       }
-      if (!error && (r.type === "main_frame" || r.type === "sub_frame") && r.tabId !== null) {
-        this.frames.set(`${r.tabId}:${d.frameId}`, r.current);
-        if (this.frames.size > MAX_OPEN) this.frames.delete(this.frames.keys().next().value);
-      }
+      if (!error && (r.type === "main_frame" || r.type === "sub_frame")) this.frameLoaded(r, d.frameId);
       const row = {
         url: r.url,
         method: r.method,
@@ -127,8 +155,9 @@
         startedAt: r.startedAt,
         responseAt: r.responseAt,
         endedAt: d.timeStamp,
-        duration: d.timeStamp - r.startedAt,
-        ts: Math.round(r.startedAt),
+        duration: r.startedAt === undefined ? undefined : d.timeStamp - r.startedAt,
+        ts: Math.round(r.startedAt ?? d.timeStamp),
+        startUnknown: r.startedAt === undefined || undefined,
       };
       if (r.redirects.length) {
         row.redirects = r.redirects;

@@ -146,17 +146,21 @@ const sessionPrefix = chrome.storage.session.get("requestPrefix").then(async (st
   return prefix;
 });
 const join = new RequestJoin({
-  queue: (row, tabId) => accept("network_waterfall", row, tabId),
+  queue: (row, tabId) =>
+    ready.then(async () => {
+      // A row of the page's resource timing alone (source "page") has no id of the browser's.
+      if (row.requestId !== undefined) row.requestId = `${await sessionPrefix}${row.requestId}`;
+      scrubRequest(row);
+      return accept("network_waterfall", row, tabId);
+    }),
   setTimer: (fn, ms) => setTimeout(fn, ms),
+  inFlight: () => tracker.inFlight(),
+  // The page redacted its URLs; the browser's are redacted the same way to compare them.
+  matchUrl: (url) => redact.redactUrl(String(url), policy).split("#")[0],
 });
 const tracker = new RequestTracker({
   idPrefix: "",
-  emit: (row, tabId) =>
-    ready.then(async () => {
-      row.requestId = `${await sessionPrefix}${row.requestId}`;
-      scrubRequest(row);
-      join.row(row, tabId);
-    }),
+  emit: (row, tabId) => join.row(row, tabId),
   // The extension's own requests (its POSTs to gasoline) are not the page's.
   ignore: (d) => typeof d.initiator === "string" && d.initiator.startsWith("chrome-extension://"),
 });
@@ -192,20 +196,34 @@ function accept(kind, entry, tabId) {
 // from this worker (extensionLog above), never from a page.
 const PAGE_KINDS = new Set(["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "tabs", "vitals"]);
 
-/** An event from a page: resource timing joins its request's row, a body gets its request id. */
-function fromPage(kind, entry, tabId, frameUrl) {
+/**
+ * An event from a page's frame (`frame`: Chrome's frameId and URL of the sender):
+ * resource timing joins its request's row, a body gets its request id. A
+ * subframe's entries say which frame (frameId, frameUrl); the tab's url, title
+ * and vitals are the top frame's alone.
+ */
+function fromPage(kind, entry, tabId, frame, prefix) {
   if (!PAGE_KINDS.has(kind) || !entry || typeof entry !== "object") return undefined;
+  if (frame.id !== 0) {
+    if (kind === "tabs" || kind === "vitals") return undefined;
+    entry.frameId = frame.id;
+    const found = Array.isArray(entry.redacted) ? entry.redacted : [];
+    entry.frameUrl = redact.redactUrl(frame.url, policy, found, "frameUrl");
+    if (found.length) entry.redacted = found;
+  }
   if ((kind === "network_waterfall" || kind === "network_bodies") && typeof entry.url === "string") {
-    entry.url = absolute(entry.url, frameUrl);
+    entry.url = absolute(entry.url, frame.url);
   }
   if (kind === "network_waterfall" && tabId !== null) {
     if (settings.capture.network_waterfall === false) return undefined;
-    join.timing(entry, tabId);
+    join.timing(entry, tabId, frame.id);
     return undefined;
   }
-  if (kind === "network_bodies" && entry.requestId === undefined) {
-    const id = join.requestIdFor(String(entry.method || "GET").toUpperCase(), entry.url, tabId);
-    if (id) entry.requestId = id;
+  if (kind === "network_bodies") {
+    // The id is the browser's, never the page's.
+    const body = { method: String(entry.method || "GET").toUpperCase(), url: entry.url, status: entry.status, error: entry.error };
+    const id = join.requestIdFor(body, tabId, frame.id);
+    entry.requestId = id === undefined ? undefined : `${prefix}${id}`;
   }
   return accept(kind, entry, tabId);
 }
@@ -227,7 +245,9 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     // Answered once every event is in storage: a page that gets no answer sends again,
     // and what it had already got stored is skipped by its mark.
     const page = typeof message.page === "string" ? message.page : undefined;
+    const frame = { id: Number.isInteger(sender.frameId) ? sender.frameId : 0, url: String(sender.url || "") };
     Promise.all([ready, pageMarks.load()]).then(async () => {
+      const prefix = await sessionPrefix;
       const stored = [];
       let last;
       for (const event of message.events) {
@@ -235,7 +255,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
         if (Number.isFinite(event.id)) last = Math.max(last ?? event.id, event.id);
         if (pageMarks.seen(page, event.id)) continue;
         try {
-          stored.push(fromPage(String(event.kind), event.entry, tabId, sender.url));
+          stored.push(fromPage(String(event.kind), event.entry, tabId, frame, prefix));
         } catch (e) {
           console.warn("gasoline: event skipped", e);
         }

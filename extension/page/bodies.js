@@ -135,5 +135,22 @@
     return out;
   }
 
-  G.bodies = { TEXTUAL, STREAMING, describeBody, readCapped, bodyFields, headersToObject, parseRawHeaders };
+  // Taken before any page script runs: a page may replace URL or baseURI later.
+  const NativeURL = URL;
+  const baseURIOf = typeof Node === "function" ? Object.getOwnPropertyDescriptor(Node.prototype, "baseURI").get : null;
+
+  /**
+   * A request's URL made absolute as the browser makes it, at the call (a
+   * later pushState or <base> changes what a relative URL means), so that a
+   * body entry's url is its request row's, also in about:blank and srcdoc frames.
+   */
+  function absoluteUrl(url) {
+    try {
+      return new NativeURL(url, baseURIOf ? G.core.apply(baseURIOf, document, []) : undefined).href;
+    } catch {
+      return url;
+    }
+  }
+
+  G.bodies = { TEXTUAL, STREAMING, describeBody, readCapped, bodyFields, headersToObject, parseRawHeaders, absoluteUrl };
 })();

@@ -11,7 +11,7 @@
     const { apply, fill, perfNow, Promise, then, requestIdleCallback, setTimeout } = core;
     const idle = () =>
       new Promise((resolve) => (requestIdleCallback ? requestIdleCallback(resolve, { timeout: 500 }) : setTimeout(resolve, 0)));
-    const { describeBody, readCapped, bodyFields, headersToObject, TEXTUAL, STREAMING } = bodies;
+    const { describeBody, readCapped, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
     if (typeof window.fetch !== "function") return;
 
     function describeRequest(input, init) {
@@ -20,7 +20,7 @@
       const info = {
         start: perfNow(),
         method: String((init && init.method) || (isRequest && input.method) || "GET").toUpperCase(),
-        url: String(isRequest ? input.url : input),
+        url: isRequest ? input.url : absoluteUrl(String(input)),
         headers,
       };
       if (init && init.body !== undefined && init.body !== null) {

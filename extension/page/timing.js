@@ -1,5 +1,7 @@
 // Resource timing and the document's navigation timing → `network_waterfall`,
-// buffered so that what loaded before the extension counts.
+// buffered so that what loaded before the extension counts, with the phases
+// of each request where the page may see them (merged into the browser's row
+// of the same request by background/request_join.js).
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
@@ -35,7 +37,29 @@
         nextHopProtocol: e.nextHopProtocol || undefined,
       };
       if (typeof e.responseStatus === "number" && e.responseStatus > 0) entry.responseStatus = e.responseStatus;
+      const phases = phasesOf(e);
+      if (phases) entry.phases = phases;
       return entry;
+    }
+
+    /**
+     * Where the time went (ms), as DevTools splits it; only when the page may
+     * see it (same origin, or Timing-Allow-Origin: otherwise the marks are 0).
+     * `connect` includes `tls`; `waiting` is from the request sent to its first byte.
+     */
+    function phasesOf(e) {
+      if (!(e.requestStart > 0) || !(e.responseEnd > 0)) return undefined;
+      const span = (from, to) => (from > 0 && to >= from ? Math.round((to - from) * 10) / 10 : 0);
+      const phases = {
+        redirect: span(e.redirectStart, e.redirectEnd),
+        dns: span(e.domainLookupStart, e.domainLookupEnd),
+        connect: span(e.connectStart, e.connectEnd),
+        waiting: span(e.requestStart, e.responseStart),
+        download: span(e.responseStart, e.responseEnd),
+      };
+      if (e.secureConnectionStart > 0) phases.tls = span(e.secureConnectionStart, e.connectEnd);
+      if (e.workerStart > 0) phases.serviceWorker = span(e.workerStart, e.fetchStart);
+      return phases;
     }
     // A buffered observer can be handed the same entry twice (Chromium gives the
     // document's navigation entry once from the buffer and once when it completes).

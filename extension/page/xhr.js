@@ -9,7 +9,7 @@
 
   G.sources.xhr = function install({ core, outbox, bodies, limits }) {
     const { apply, fill, listen, perfNow } = core;
-    const { describeBody, bodyFields, parseRawHeaders } = bodies;
+    const { describeBody, bodyFields, parseRawHeaders, absoluteUrl } = bodies;
     if (typeof XMLHttpRequest !== "function") return;
     const XHR_READ_LIMIT = 4 * limits.BODY_CAP; // bytes received
     const proto = XMLHttpRequest.prototype;
@@ -18,7 +18,7 @@
     fill(proto, "open", (original) => ({
       open(method, url) {
         try {
-          state.set(this, { method: String(method).toUpperCase(), url: String(url), headers: {} });
+          state.set(this, { method: String(method).toUpperCase(), url: absoluteUrl(String(url)), headers: {} });
         } catch {
           // ignore
         }

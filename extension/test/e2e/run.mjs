@@ -20,6 +20,7 @@ import { chromium } from "playwright-core";
 import { WebSocketServer } from "ws";
 
 import { hostilePage } from "./hostile.mjs";
+import { networkPage } from "./network.mjs";
 import { plantedSecrets, SECRETS } from "./secrets.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -382,6 +383,9 @@ try {
 
   // ---- a hostile page: private channel, native-looking wrappers, bounded reads, every secret ----
   await hostilePage({ context, client, all, waitFor, log, origin: fixture.origin, db });
+
+  // ---- every request of a tab: frames, workers, failures, redirects; bodies joined by id ----
+  await networkPage({ context, client, all, observe, waitFor, log });
 
   // ---- the server restarts while the page keeps logging ----
   await stopGasoline(client, port);

@@ -91,15 +91,30 @@ test("the extension's own requests and the browser's are not recorded; a page's 
   assert.deepEqual(rows.map((r) => [r.row.url, r.tabId]), [["http://x/sw", null]]);
 });
 
+test("a request that ends unseen (started before the service worker did) still makes its row", () => {
+  const { t, rows } = tracker();
+  t.onCompleted({ ...base, requestId: "9", url: "http://127.0.0.1:8001/stream", method: "GET", type: "xmlhttprequest", statusCode: 200, timeStamp: 5000 });
+  t.onErrorOccurred({ tabId: -1, frameId: -1, requestId: "10", url: "http://x/", method: "GET", type: "other", error: "net::ERR_ABORTED", timeStamp: 1 });
+  assert.equal(rows.length, 1, "the browser's own request is still not recorded");
+  const { row } = rows[0];
+  assert.equal(row.url, "http://127.0.0.1:8001/stream");
+  assert.equal(row.responseStatus, 200);
+  assert.equal(row.startUnknown, true);
+  assert.equal(row.duration, undefined);
+  assert.equal(row.ts, 5000);
+});
+
 test("the frame's URL comes from the frame's own document request", () => {
   const { t, rows } = tracker();
   t.onBeforeRequest({ ...base, requestId: "1", url: "http://127.0.0.1:8002/frame.html", method: "GET", type: "sub_frame", frameId: 9, parentFrameId: 0, timeStamp: 1 });
-  t.onCompleted({ requestId: "1", statusCode: 200, frameId: 9, timeStamp: 2 });
+  t.onResponseStarted({ requestId: "1", frameId: 9, timeStamp: 2 });
+  // The frame's script fetches while its document is still arriving.
   t.onBeforeRequest({ ...base, requestId: "2", url: "http://127.0.0.1:8002/in-frame.json", method: "GET", type: "xmlhttprequest", frameId: 9, parentFrameId: 0, timeStamp: 3 });
   t.onCompleted({ requestId: "2", statusCode: 200, frameId: 9, timeStamp: 4 });
-  assert.equal(rows[1].row.frameUrl, "http://127.0.0.1:8002/frame.html");
-  assert.equal(rows[1].row.frameId, 9);
-  assert.equal(rows[1].row.parentFrameId, 0);
+  t.onCompleted({ requestId: "1", statusCode: 200, frameId: 9, timeStamp: 5 });
+  assert.equal(rows[0].row.frameUrl, "http://127.0.0.1:8002/frame.html");
+  assert.equal(rows[0].row.frameId, 9);
+  assert.equal(rows[0].row.parentFrameId, 0);
 });
 
 function joiner() {
@@ -131,6 +146,16 @@ test("resource timing joins its row instead of making a second one, whichever co
   );
 });
 
+test("a row goes as soon as its timing has joined; one without timing waits the hold", () => {
+  const j = joiner();
+  j.join.row({ url: "http://a/slow-timing", method: "GET", requestId: "r1", frameId: 0 }, 1);
+  j.join.row({ url: "http://a/no-timing", method: "GET", requestId: "r2", frameId: 0 }, 1);
+  j.join.timing({ url: "http://a/slow-timing", initiatorType: "fetch" }, 1, 0);
+  assert.deepEqual(j.queued.map((q) => q.row.requestId), ["r1"], "joined: queued at once");
+  j.expire();
+  assert.deepEqual(j.queued.map((q) => q.row.requestId), ["r1", "r2"]);
+});
+
 test("timing the browser never showed is queued alone, marked as the page's; late timing is not a second row", () => {
   const j = joiner();
   j.join.timing({ url: "http://a/cached.png", initiatorType: "img" }, 1);
@@ -146,14 +171,80 @@ test("timing the browser never showed is queued alone, marked as the page's; lat
 
 test("a body gets the request id of its row, oldest first, each row once", () => {
   const j = joiner();
-  j.join.row({ url: "http://a/api", method: "POST", requestId: "r1" }, 1);
-  j.join.row({ url: "http://a/api", method: "POST", requestId: "r2" }, 1);
+  j.join.row({ url: "http://a/api", method: "POST", requestId: "r1", frameId: 0, responseStatus: 200 }, 1);
+  j.join.row({ url: "http://a/api", method: "POST", requestId: "r2", frameId: 0, responseStatus: 200 }, 1);
   j.expire();
-  assert.equal(j.join.requestIdFor("POST", "http://a/api", 2), undefined, "another tab's");
-  assert.equal(j.join.requestIdFor("GET", "http://a/api", 1), undefined, "another method");
-  assert.equal(j.join.requestIdFor("POST", "http://a/api", 1), "r1");
-  assert.equal(j.join.requestIdFor("POST", "http://a/api", 1), "r2");
-  assert.equal(j.join.requestIdFor("POST", "http://a/api", 1), undefined);
+  const body = { method: "POST", url: "http://a/api", status: 200 };
+  assert.equal(j.join.requestIdFor(body, 2, 0), undefined, "another tab's");
+  assert.equal(j.join.requestIdFor({ ...body, method: "GET" }, 1, 0), undefined, "another method");
+  assert.equal(j.join.requestIdFor(body, 1, 3), undefined, "another frame's");
+  assert.equal(j.join.requestIdFor({ ...body, url: "http://a/api#top" }, 1, 0), "r1", "a fragment is never sent");
+  assert.equal(j.join.requestIdFor(body, 1, 0), "r2");
+  assert.equal(j.join.requestIdFor(body, 1, 0), undefined);
+});
+
+test("each frame's body joins its own frame's row of the same URL", () => {
+  const j = joiner();
+  j.join.row({ url: "http://a/data", method: "GET", requestId: "top", frameId: 0, responseStatus: 200 }, 1);
+  j.join.row({ url: "http://a/data", method: "GET", requestId: "frame", frameId: 7, parentFrameId: 0, responseStatus: 200 }, 1);
+  const body = { method: "GET", url: "http://a/data", status: 200 };
+  assert.equal(j.join.requestIdFor(body, 1, 7), "frame");
+  assert.equal(j.join.requestIdFor(body, 1, 0), "top");
+});
+
+test("of two identical requests in flight, a body takes the one whose outcome agrees with its own", () => {
+  const j = joiner();
+  // The one that started first finished last, with another status; then one failed.
+  j.join.row({ url: "http://a/twin", method: "GET", requestId: "second", frameId: 0, responseStatus: 201 }, 1);
+  j.join.row({ url: "http://a/twin", method: "GET", requestId: "first", frameId: 0, responseStatus: 200 }, 1);
+  j.join.row({ url: "http://a/twin", method: "GET", requestId: "third", frameId: 0, error: "net::ERR_ABORTED" }, 1);
+  const twin = { method: "GET", url: "http://a/twin" };
+  assert.equal(j.join.requestIdFor({ ...twin, status: 200 }, 1, 0), "first");
+  assert.equal(j.join.requestIdFor({ ...twin, error: "AbortError: aborted" }, 1, 0), "third");
+  assert.equal(j.join.requestIdFor({ ...twin, status: 0 }, 1, 0), "second", "none agrees: the oldest left");
+});
+
+test("a body that comes before its request ends joins the request in flight, and its row is not given twice", () => {
+  const open = [{ requestId: "s1", url: "http://a/stream", method: "GET", tabId: 1, frameId: 0 }];
+  const queued = [];
+  const join = new RequestJoin({ queue: (row) => queued.push(row), setTimer: () => {}, inFlight: () => open.values() });
+  assert.equal(join.requestIdFor({ method: "GET", url: "http://a/stream", status: 200 }, 1, 0), "s1");
+  assert.equal(join.requestIdFor({ method: "GET", url: "http://a/stream", status: 200 }, 1, 0), undefined, "taken");
+  open.pop();
+  join.row({ url: "http://a/stream", method: "GET", requestId: "s1", frameId: 0, responseStatus: 200 }, 1);
+  assert.equal(join.requestIdFor({ method: "GET", url: "http://a/stream", status: 200 }, 1, 0), undefined, "its row was taken in flight");
+});
+
+test("a body whose twin finished first with another status joins its own request, still in flight", () => {
+  const open = [{ requestId: "first", url: "http://a/twin", method: "GET", tabId: 1, frameId: 0, status: 200 }];
+  const join = new RequestJoin({ queue: () => {}, setTimer: () => {}, inFlight: () => open.values() });
+  join.row({ url: "http://a/twin", method: "GET", requestId: "second", frameId: 0, responseStatus: 201 }, 1);
+  assert.equal(join.requestIdFor({ method: "GET", url: "http://a/twin", status: 200 }, 1, 0), "first");
+  assert.equal(join.requestIdFor({ method: "GET", url: "http://a/twin", status: 201 }, 1, 0), "second");
+});
+
+test("an iframe's load timed by its parent joins the frame's document row, and the frame's own timing is not a second row", () => {
+  const j = joiner();
+  j.join.row({ url: "http://b/frame.html", method: "GET", type: "sub_frame", requestId: "f", frameId: 7, parentFrameId: 0 }, 1);
+  j.join.timing({ url: "http://b/frame.html", initiatorType: "iframe", transferSize: 10 }, 1, 0);
+  j.join.timing({ url: "http://b/frame.html", initiatorType: "navigation" }, 1, 7);
+  j.join.timing({ url: "http://b/frame.html", initiatorType: "iframe" }, 1, 3); // another frame's iframe of the same URL
+  j.expire();
+  assert.deepEqual(j.queued.map((q) => [q.row.requestId, q.row.initiatorType, q.row.source]), [
+    ["f", "iframe", undefined],
+    [undefined, "iframe", "page"],
+  ]);
+});
+
+test("URLs are compared as matchUrl makes them (redacted as the page did)", () => {
+  const queued = [];
+  const join = new RequestJoin({
+    queue: (row) => queued.push(row),
+    setTimer: () => {},
+    matchUrl: (u) => u.replace(/token=[^&#]*/, "token=[redacted]").split("#")[0],
+  });
+  join.row({ url: "http://a/x?token=abc", method: "GET", requestId: "r", frameId: 0, responseStatus: 200 }, 1);
+  assert.equal(join.requestIdFor({ method: "GET", url: "http://a/x?token=[redacted]", status: 200 }, 1, 0), "r");
 });
 
 test("the queue store folds the writes of one task into one remove and one set, in order", async () => {
