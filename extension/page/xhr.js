@@ -58,6 +58,7 @@
     fill(proto, "send", (original) => ({
       send(body) {
         let send;
+        const before = sending.get(this); // a send in flight, if this one is refused
         try {
           const o = opened.get(this);
           if (o) {
@@ -72,7 +73,11 @@
         try {
           return apply(original, this, arguments);
         } catch (e) {
-          if (send && sending.get(this) === send) sending.delete(this); // refused (not opened, sent twice): no request
+          // Refused (not opened, sent twice): no request, and the one in flight stays.
+          if (send && sending.get(this) === send) {
+            if (before) sending.set(this, before);
+            else sending.delete(this);
+          }
           throw e;
         }
       },
