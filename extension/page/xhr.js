@@ -19,18 +19,26 @@
     // (so every send() gives exactly one entry, with its own open's method and url).
     const opened = new WeakMap();
     const sending = new WeakMap();
-    const watched = new WeakSet(); // our two listeners are added once per XHR, at its first send
+    const watched = new WeakSet(); // our listeners are added once per XHR, at its first send
 
     fill(proto, "open", (original) => ({
       open(method, url) {
+        try {
+          // A page that opens again from its own load/loadend/readystatechange
+          // handler (added before ours) does it before our loadend listener runs:
+          // the send that finished is taken here, before open() clears its response.
+          // An open() during a send ends that send without a loadend: its entry says so.
+          const last = sending.get(this);
+          if (last) {
+            sending.delete(this);
+            if (this.readyState === 4) ended(this, last, last.loaded || 0);
+            else ended(this, last, undefined, "aborted by open()");
+          }
+        } catch {
+          // ignore
+        }
         const result = apply(original, this, arguments);
         try {
-          // An open() during a send ends that send without a loadend: its entry says so.
-          const cut = sending.get(this);
-          if (cut) {
-            sending.delete(this);
-            ended(this, cut, undefined, "aborted by open()");
-          }
           opened.set(this, { method: String(method).toUpperCase(), url: String(url), headers: {} });
         } catch {
           // ignore
@@ -90,21 +98,27 @@
         const send = sending.get(xhr);
         if (send && send.headersAt === undefined && xhr.readyState >= 2) send.headersAt = perfNow();
       });
+      listen(xhr, "progress", (event) => {
+        const send = sending.get(xhr);
+        if (send) send.loaded = event.loaded; // bytes so far (the last one comes before readyState 4)
+      });
       listen(xhr, "loadend", (event) => {
         const send = sending.get(xhr);
-        if (!send) return;
+        // Not DONE: a page handler before ours already opened (and maybe sent) the next request.
+        if (!send || xhr.readyState !== 4) return;
         sending.delete(xhr);
-        ended(xhr, send, event);
+        ended(xhr, send, event.loaded);
       });
     }
 
-    /** The entry of `send`, ended by its loadend `event` or cut short by `error`. */
-    function ended(xhr, send, event, error) {
+    /** The entry of `send`: done with `loaded` bytes received, or cut short by `error`. */
+    function ended(xhr, send, loaded, error) {
+      const done = !error;
       const duration = perfNow() - send.start;
-      const response = event ? readResponse(xhr, event.loaded) : undefined;
-      const rawHeaders = event ? xhr.getAllResponseHeaders() : "";
-      const status = event ? xhr.status : 0;
-      const statusText = event ? xhr.statusText : "";
+      const response = done ? readResponse(xhr, loaded) : undefined;
+      const rawHeaders = done ? xhr.getAllResponseHeaders() : "";
+      const status = done ? xhr.status : 0;
+      const statusText = done ? xhr.statusText : "";
       const headersMs = send.headersAt === undefined ? undefined : send.headersAt - send.start;
       const emit = (requestBody) =>
         outbox.emit("network_bodies", () => {

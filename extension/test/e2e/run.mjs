@@ -19,6 +19,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { chromium } from "playwright-core";
 import { WebSocketServer } from "ws";
 
+import { figuresPage } from "./figures.mjs";
 import { hostilePage } from "./hostile.mjs";
 import { plantedSecrets, SECRETS } from "./secrets.mjs";
 
@@ -79,7 +80,10 @@ function startFixture() {
     "/hostile.html": ["hostile.html", "text/html"],
     "/hostile-first.js": ["hostile-first.js", "text/javascript"],
     "/hostile.js": ["hostile.js", "text/javascript"],
+    "/figures.html": ["figures.html", "text/html"],
+    "/figures.js": ["figures.js", "text/javascript"],
   };
+  const streams = new Map(); // /slow-stream id → starts its body (figures.mjs)
   const bigJson = JSON.stringify({ items: Array.from({ length: 20000 }, (_, i) => ({ id: i, name: `item ${i}` })) });
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://x");
@@ -112,6 +116,25 @@ function startFixture() {
       let n = 0;
       const tick = setInterval(() => (++n > 100 ? (clearInterval(tick), res.end()) : res.write(`data: tick ${n}\n\n`)), 100);
       res.on("close", () => clearInterval(tick));
+    } else if (url.pathname === "/slow-stream") {
+      // Headers and 100 characters now; 15 × 100 more over 1.5 s once /release-stream is asked.
+      res.writeHead(200, { "content-type": "text/plain", "cache-control": "no-store" });
+      res.write("s".repeat(100));
+      streams.set(url.searchParams.get("id"), () => {
+        for (let i = 1; i <= 15; i++) setTimeout(() => (res.write("s".repeat(100)), i === 15 && res.end()), i * 100);
+      });
+    } else if (url.pathname === "/release-stream") {
+      const start = streams.get(url.searchParams.get("id"));
+      streams.delete(url.searchParams.get("id"));
+      if (start) start();
+      res.writeHead(start ? 204 : 404);
+      res.end();
+    } else if (url.pathname === "/reuse") {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.end(`reuse ${url.searchParams.get("n")}`);
+      });
     } else if ((url.pathname === "/submit" || url.pathname === "/graphql") && req.method === "POST") {
       req.resume();
       req.on("end", () => {
@@ -382,6 +405,9 @@ try {
 
   // ---- a hostile page: private channel, native-looking wrappers, bounded reads, every secret ----
   await hostilePage({ context, client, all, waitFor, log, origin: fixture.origin, db });
+
+  // ---- the figures page: fetch and XHR durations, per-send entries, click targets, vitals per route ----
+  await figuresPage({ context, client, all, observe, waitFor, log, origin: fixture.origin, tabIdOf });
 
   // ---- the server restarts while the page keeps logging ----
   await stopGasoline(client, port);

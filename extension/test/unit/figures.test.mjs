@@ -95,7 +95,9 @@ function advance(ms) {
 // An XMLHttpRequest stand-in: open → send → (later) readystatechange 2, 4, loadend.
 class FakeXHR extends EventTarget {
   open(method, url) {
-    this.readyState = 1;
+    this.readyState = 1; // and the last response is gone
+    this.status = 0;
+    this.responseText = "";
     this.sent = false;
     this.url = url;
   }
@@ -106,11 +108,14 @@ class FakeXHR extends EventTarget {
     this.pending = () => {
       this.readyState = 2;
       this.dispatchEvent(new Event("readystatechange"));
-      this.readyState = 4;
       this.status = 200;
       this.statusText = "OK";
       this.responseType = "";
       this.responseText = `answer of ${this.url}`;
+      const progress = new Event("progress");
+      progress.loaded = this.responseText.length;
+      this.dispatchEvent(progress);
+      this.readyState = 4;
       this.dispatchEvent(new Event("readystatechange"));
       const end = new Event("loadend");
       end.loaded = this.responseText.length;
@@ -162,6 +167,26 @@ test("a reused XMLHttpRequest gives exactly one entry per send, each with its ow
       ["/slow", "aborted by open()"],
       ["/fast", undefined],
     ],
+  );
+
+  // The page's own loadend listener, added before ours, opens and sends the next
+  // request: the send that finished still gets its own response.
+  emitted.length = 0;
+  const chained = new XMLHttpRequest();
+  const urls = ["/chain?n=1", "/chain?n=2", "/chain?n=3"];
+  chained.addEventListener("loadend", () => {
+    if (!urls.length) return;
+    chained.open("GET", urls.shift());
+    chained.send();
+    queueMicrotask(() => chained.pending());
+  });
+  chained.open("GET", urls.shift());
+  chained.send();
+  chained.pending();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(
+    emitted.map((e) => [e.entry.url, e.entry.status, e.entry.responseBody, e.entry.error]),
+    [1, 2, 3].map((n) => [`/chain?n=${n}`, 200, `answer of /chain?n=${n}`, undefined]),
   );
   delete globalThis.XMLHttpRequest;
 });
