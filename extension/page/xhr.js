@@ -104,8 +104,9 @@
       });
       listen(xhr, "loadend", (event) => {
         const send = sending.get(xhr);
-        // Not DONE: a page handler before ours already opened (and maybe sent) the next request.
-        if (!send || xhr.readyState !== 4) return;
+        // OPENED: a page handler before ours already opened (our open() took this
+        // loadend's send) and maybe sent the next request, whose record this is.
+        if (!send || xhr.readyState === 1) return;
         sending.delete(xhr);
         ended(xhr, send, event.loaded);
       });
