@@ -106,10 +106,11 @@
         reportLeft(); // two route changes within a second: the first page is final now
         clearTimeout(page.timer);
         page.timer = undefined;
-        left = page;
-        left.countEnd = interactionCount();
+        const leaving = page;
+        leaving.countEnd = interactionCount();
+        left = leaving;
         page = newPage(to, how, perfNow());
-        setTimeout(reportLeft, REPORT_AFTER_MS);
+        setTimeout(() => left === leaving && reportLeft(), REPORT_AFTER_MS);
       });
     }
 

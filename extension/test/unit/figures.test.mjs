@@ -1,6 +1,7 @@
 // The figures the page-world scripts compute: INP as web-vitals defines it
 // (lib/inp.js), one XHR entry per send() of a reused XMLHttpRequest (page/xhr.js
-// over a stand-in XHR) and vitals per soft navigation (page/vitals.js fed
+// over a stand-in XHR), fetch's duration to the end of the body (page/fetch.js
+// over node's own Response and streams) and vitals per soft navigation (page/vitals.js fed
 // performance entries by hand).
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -77,6 +78,7 @@ Object.assign(G.core, {
 });
 require("../../page/bodies.js");
 require("../../page/xhr.js");
+require("../../page/fetch.js");
 require("../../page/vitals.js");
 delete globalThis.__gasoline;
 const outbox = { emit: (kind, build) => emitted.push({ kind, entry: build() }), flushAll() {} };
@@ -245,4 +247,63 @@ test("vitals: a route change reports the page left with its final values, then a
   delete globalThis.location;
   delete globalThis.window;
   delete globalThis.document;
+});
+
+test("fetch: duration runs to the end of the body, headersMs to the headers, and the page's body stays the page's", async () => {
+  const encoder = new TextEncoder();
+  /** A body of `chunks` chunks of `size` bytes, each arriving 500 ms after the one before. */
+  const pulls = {};
+  const slowBody = (chunks, size, name) => {
+    let n = 0;
+    pulls[name] = 0;
+    return new ReadableStream({
+      pull(controller) {
+        pulls[name]++;
+        clock += 500;
+        controller.enqueue(encoder.encode("x".repeat(size)));
+        if (++n === chunks) controller.close();
+      },
+    }, { highWaterMark: 0 }); // nothing arrives before it is read
+  };
+  const answers = {
+    "/stream": () => new Response(slowBody(4, 100, "stream"), { headers: { "content-type": "text/plain" } }),
+    "/endless": () => new Response(slowBody(Infinity, 1024, "endless"), { headers: { "content-type": "text/plain" } }),
+    "/events": () => new Response(slowBody(Infinity, 10, "events"), { headers: { "content-type": "text/event-stream" } }),
+  };
+  globalThis.window = {
+    async fetch(url) {
+      clock += 10; // the headers take 10 ms
+      return answers[url]();
+    },
+  };
+  G.sources.fetch({ core: G.core, outbox, bodies: G.bodies, limits });
+  emitted.length = 0;
+  clock = 0;
+  const streamed = await window.fetch("/stream");
+  assert.equal((await streamed.text()).length, 400, "the page reads its whole body");
+  const entry = async (url) => {
+    for (let i = 0; i < 100 && !emitted.some((e) => e.entry.url === url); i++) await new Promise((r) => setTimeout(r, 5));
+    return emitted.find((e) => e.entry.url === url).entry;
+  };
+  const s = await entry("/stream");
+  assert.deepEqual([s.headersMs, s.duration, s.durationTo, s.responseBody.length], [10, 2010, "body", 400]);
+
+  const endless = await window.fetch("/endless"); // never read by the page
+  const e = await entry("/endless");
+  assert.equal(e.durationTo, "cap", "an endless body: our read stops at the cap, and says so");
+  assert.equal(e.responseBodyTruncated, true);
+  assert.equal(e.responseBody.length, limits.BODY_CAP);
+  const chunks = limits.BODY_CAP / 1024 + 1; // up to the chunk that passed the cap
+  assert.ok(pulls.endless <= chunks + 1, `${pulls.endless} chunks pulled for a cap of ${chunks - 1}`);
+  assert.equal(e.duration - e.headersMs, 500 * pulls.endless, "duration ends where our read stopped");
+  assert.equal(endless.bodyUsed, false, "the page's body is untouched");
+  const first = await endless.body.getReader().read();
+  assert.equal(first.value.length, 1024, "and still the page's to read");
+
+  const events = await window.fetch("/events");
+  const v = await entry("/events");
+  assert.deepEqual([v.durationTo, v.responseBody, v.duration === v.headersMs], ["headers", "[stream]", true], "a streaming type is not read");
+  assert.equal(events.bodyUsed, false);
+  assert.equal(pulls.events, 0, "nothing of it was pulled");
+  delete globalThis.window;
 });
