@@ -14,6 +14,27 @@
     return value && value.length <= 80 ? `${el.tagName.toLowerCase()}[${name}="${value.replace(/"/g, '\\"')}"]` : null;
   }
 
+  const MAX_SIBLINGS = 1000; // walked per element: a click in a 100,000-row list stays cheap
+
+  /**
+   * `el`'s position among its siblings of the same tag when it has any (0 when
+   * it has none, or when that would mean walking past MAX_SIBLINGS).
+   */
+  function nthOfType(el) {
+    let before = 0;
+    let walked = 0;
+    for (let s = el.previousElementSibling; s; s = s.previousElementSibling) {
+      if (++walked > MAX_SIBLINGS) return 0;
+      if (s.tagName === el.tagName) before++;
+    }
+    if (before) return before + 1;
+    for (let s = el.nextElementSibling; s; s = s.nextElementSibling) {
+      if (++walked > MAX_SIBLINGS) return 0;
+      if (s.tagName === el.tagName) return 1;
+    }
+    return 0;
+  }
+
   /** The shortest part that names `el` on its own among its siblings. */
   function part(el) {
     const tag = el.tagName.toLowerCase();
@@ -26,11 +47,8 @@
       .filter((c) => c && !GENERATED.test(c))
       .slice(0, 2);
     let text = tag + classes.map((c) => `.${cssEscape(c)}`).join("");
-    const parent = el.parentElement;
-    if (parent) {
-      const same = Array.from(parent.children).filter((c) => c.tagName === el.tagName);
-      if (same.length > 1) text += `:nth-of-type(${same.indexOf(el) + 1})`;
-    }
+    const n = nthOfType(el);
+    if (n) text += `:nth-of-type(${n})`;
     return { text, unique: false };
   }
 

@@ -1,6 +1,8 @@
 // Clicks, typing (after a pause), changes, submits and Enter/Escape/Tab →
-// `actions`. Passive capture listeners that read nothing that forces layout;
-// the selector and visible text are built later, in the outbox's slice.
+// `actions`. Passive capture listeners on `window`, added at document_start
+// before any page script, so they run before every handler of the page: the
+// target's selector, tag and text (from its text nodes, bounded: nothing that
+// forces layout) are taken then, before a handler can re-render or remove it.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
@@ -22,18 +24,18 @@
       return c.truncated ? { value: c.text, valueTruncated: true } : { value: c.text };
     }
 
-    function action(type, el, extra) {
-      outbox.emit("actions", () =>
-        Object.assign(
-          {
-            type,
-            selector: selector.cssSelector(el),
-            tag: el && el.tagName ? el.tagName.toLowerCase() : undefined,
-            url: location.href,
-          },
-          extra ? extra() : {},
-        ),
-      );
+    /** What the user acted on, as it is now: the page's handlers have not run yet. */
+    function describe(el) {
+      return {
+        selector: selector.cssSelector(el),
+        tag: el && el.tagName ? el.tagName.toLowerCase() : undefined,
+        url: location.href,
+      };
+    }
+
+    /** Queues an action; `fields` were all read at the event, the entry is built later. */
+    function action(type, described, fields) {
+      outbox.emit("actions", () => Object.assign({ type }, described, fields));
     }
 
     function on(type, handler) {
@@ -53,32 +55,35 @@
 
     on("click", (e) => {
       const el = target(e);
-      const { clientX: x, clientY: y } = e;
-      action("click", el, () => ({ text: selector.visibleText(el), x, y }));
+      action("click", describe(el), { text: selector.visibleText(el), x: e.clientX, y: e.clientY });
     });
-    // Typing is recorded once the user pauses, not per keystroke.
+    // Typing is recorded once the user pauses, not per keystroke: the element is
+    // described at the first keystroke of a burst, its value read at the pause.
     const typing = new WeakMap();
     on("input", (e) => {
       const el = target(e);
-      clearTimeout(typing.get(el));
-      typing.set(el, setTimeout(() => action("input", el, () => ({ inputType: el.type, ...fieldValue(el) })), 400));
+      const burst = typing.get(el);
+      if (burst) clearTimeout(burst.timer);
+      const described = burst ? burst.described : describe(el);
+      const timer = setTimeout(() => {
+        typing.delete(el);
+        action("input", described, { inputType: el.type, ...fieldValue(el) });
+      }, 400);
+      typing.set(el, { timer, described });
     });
     on("change", (e) => {
       const el = target(e);
-      action("change", el, () => ({ inputType: el.type, ...fieldValue(el) }));
+      action("change", describe(el), { inputType: el.type, ...fieldValue(el) });
     });
     on("submit", (e) => {
       const form = target(e);
-      action("submit", form, () => ({
+      action("submit", describe(form), {
         action: String(form.action || location.href),
         method: String(form.method || "get").toUpperCase(),
-      }));
+      });
     });
     on("keydown", (e) => {
-      if (e.key === "Enter" || e.key === "Escape" || e.key === "Tab") {
-        const key = e.key;
-        action("keydown", target(e), () => ({ key }));
-      }
+      if (e.key === "Enter" || e.key === "Escape" || e.key === "Tab") action("keydown", describe(target(e)), { key: e.key });
     });
   };
 })();

@@ -65,7 +65,8 @@
 
   /**
    * Reads at most the cap of a stream that is ours (a clone's), then cancels
-   * it: `{text, size, truncated}`. Gives up after READ_TIMEOUT_MS.
+   * it: `{text, size, truncated, ended}`, where `ended` says what stopped the
+   * read: "body" (the stream ended), "cap" or "timeout" (READ_TIMEOUT_MS).
    */
   async function readCapped(stream, knownSize) {
     const reader = stream.getReader();
@@ -73,12 +74,16 @@
     let text = "";
     let bytes = 0;
     let complete = false;
+    let timedOut = false;
     let timer;
     const giveUp = new Promise((resolve) => (timer = setTimeout(() => resolve({ timeout: true }), READ_TIMEOUT_MS)));
     try {
       for (;;) {
         const step = await Promise.race([reader.read(), giveUp]);
-        if (step.timeout) break;
+        if (step.timeout) {
+          timedOut = true;
+          break;
+        }
         if (step.done) {
           complete = true;
           text += decoder.decode();
@@ -93,7 +98,8 @@
       if (!complete) reader.cancel().catch(() => {});
     }
     const size = complete ? bytes : knownSize;
-    return { text: text.slice(0, CAP), size, truncated: !complete || text.length > CAP };
+    const ended = complete ? "body" : timedOut ? "timeout" : "cap";
+    return { text: text.slice(0, CAP), size, truncated: !complete || text.length > CAP, ended };
   }
 
   /** Entry fields for a body described by describeBody/readCapped, under `prefix`. */

@@ -1,16 +1,16 @@
 // fetch → `network_bodies`. The page gets a promise of its own that settles
 // with the original's outcome, so our observation of the original never marks
 // the page's promise handled: an un-awaited fetch that rejects still fires
-// `unhandledrejection`. The response body is read from a clone, up to the cap.
+// `unhandledrejection`. The response body is read from a clone, up to the cap,
+// as it arrives: `duration` runs to the end of the body (or of our read, which
+// `durationTo` names), `headersMs` to the response's headers.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
   G.sources.fetch = function install({ core, outbox, bodies, limits }) {
-    const { apply, fill, perfNow, Promise, then, requestIdleCallback, setTimeout } = core;
-    const idle = () =>
-      new Promise((resolve) => (requestIdleCallback ? requestIdleCallback(resolve, { timeout: 500 }) : setTimeout(resolve, 0)));
+    const { apply, fill, perfNow, Promise, then } = core;
     const { describeBody, readCapped, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
     if (typeof window.fetch !== "function") return;
 
@@ -33,30 +33,50 @@
       return info;
     }
 
+    /**
+     * The response body as we read it from a clone, and when it ended:
+     * `{body, end, to}` with `to` one of "body" (the whole body arrived),
+     * "cap" (our read stopped at the cap), "timeout", "error" (the body failed
+     * mid-way) or "headers" (a body we do not read: streaming, binary, opaque).
+     */
+    function readResponse(response, type, size, headersAt) {
+      const now = (body, to) => Promise.resolve({ body, end: headersAt, to });
+      if (!response.body) return now(undefined, "body");
+      if (response.type === "opaque") return now(undefined, "headers");
+      if (STREAMING.test(type)) return now({ note: "[stream]", stream: true, size }, "headers");
+      if (!TEXTUAL.test(type)) return now(size ? { note: `[${type || "binary"} ${size} bytes not captured]`, size } : undefined, "headers");
+      // Read now, as the body arrives, so that its end is timed: small and of
+      // known size whole (at most the cap), any other through the capped reader.
+      const read =
+        size !== undefined && size <= limits.BODY_CAP
+          ? response
+              .clone()
+              .text()
+              .then((text) => ({ text, size: text.length, truncated: false, ended: "body" }))
+          : readCapped(response.clone().body, size);
+      return read.then(
+        (body) => ({ body, end: perfNow(), to: body.ended }),
+        () => ({ body: undefined, end: perfNow(), to: "error" }),
+      );
+    }
+
     function observe(info, response) {
-      const duration = perfNow() - info.start;
+      const headersAt = perfNow();
       // Only what decides whether to clone is read now; the rest when the entry is built.
       const type = response.headers.get("content-type") || "";
       const length = response.headers.get("content-length");
       const size = length !== null && Number.isFinite(Number(length)) ? Number(length) : undefined;
-      let body;
-      if (!response.body || response.type === "opaque") body = undefined;
-      else if (STREAMING.test(type)) body = { note: "[stream]", stream: true, size };
-      else if (!TEXTUAL.test(type)) body = size ? { note: `[${type || "binary"} ${size} bytes not captured]`, size } : undefined;
-      else if (size !== undefined && size <= limits.BODY_CAP) {
-        // Small and of known size: the clone's whole text is within the cap, and holding it
-        // unread costs at most the cap, so it is read when the page is idle.
-        const clone = response.clone();
-        body = { later: idle().then(() => clone.text()).then((text) => ({ text, size: text.length, truncated: false })) };
-      } else body = { later: readCapped(response.clone().body, size) };
-      settle([info.body, body]).then(([requestBody, responseBody]) =>
+      const read = readResponse(response, type, size, headersAt);
+      Promise.all([settle([info.body]), read]).then(([[requestBody], { body, end, to }]) =>
         outbox.emit("network_bodies", () => ({
-          ...entryOf(info, requestBody, duration),
+          ...entryOf(info, requestBody, end - info.start),
+          headersMs: headersAt - info.start,
+          durationTo: to,
           status: response.status,
           statusText: response.statusText,
           responseHeaders: headersToObject(response.headers),
           contentType: type || undefined,
-          ...bodyFields("response", responseBody),
+          ...bodyFields("response", body),
         })),
       );
     }
@@ -64,7 +84,7 @@
     function failed(info, error) {
       const duration = perfNow() - info.start;
       settle([info.body]).then(([requestBody]) =>
-        outbox.emit("network_bodies", () => ({ ...entryOf(info, requestBody, duration), error: String(error) })),
+        outbox.emit("network_bodies", () => ({ ...entryOf(info, requestBody, duration), durationTo: "error", error: String(error) })),
       );
     }
 

@@ -1,9 +1,18 @@
 // Navigation inside the page (pushState, replaceState, popstate, hashchange)
 // → `actions` of type "navigate", and the tab's url and title → `tabs`.
+// Other sources hear of each one through `G.routes.onChange` (vitals.js starts
+// a new soft page on a route change).
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
+  const routeListeners = [];
+  G.routes = {
+    /** `fn({how, from, to})` after every navigation inside the page. */
+    onChange(fn) {
+      routeListeners.push(fn);
+    },
+  };
 
   G.sources.navigation = function install({ core, outbox }) {
     const { apply, fill, listen } = core;
@@ -19,6 +28,13 @@
       lastUrl = url;
       outbox.emit("actions", () => ({ type: "navigate", how, url, from }));
       reportTab();
+      for (const fn of routeListeners) {
+        try {
+          fn({ how, from, to: url });
+        } catch {
+          // one listener failing must not stop the others
+        }
+      }
     }
 
     for (const name of ["pushState", "replaceState"]) {

@@ -1,79 +1,177 @@
-// LCP, CLS, INP, FCP and TTFB of the page → `vitals`, reported a second after
-// the last change and when the page is hidden.
+// LCP, CLS, INP, FCP and TTFB → `vitals`, per page: the document's load, then
+// each soft navigation (a route change seen by navigation.js) starts a fresh
+// page with no LCP, CLS or INP. Every performance entry counts for the page
+// during which it began (its startTime), so the click that navigated counts
+// for the page it was made on even though the browser reports it after the
+// route changed. A page is reported a second after its last change, once more
+// when it is left (its final values, under its own URL) and when the tab is
+// hidden. FCP and TTFB belong to the load only.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
   G.sources.vitals = function install({ core, outbox }) {
-    const { listen, setTimeout, clearTimeout } = core;
+    const { listen, setTimeout, clearTimeout, perfNow } = core;
     const observe = G.observePerformance;
-    const vitals = { lcp: null, cls: null, inp: null, fcp: null, ttfb: null };
-    let timer;
+    const { createInp, createInteractionCounter, DURATION_THRESHOLD } = G.inp;
+    const REPORT_AFTER_MS = 1000; // quiet time before a report; also how long a left page takes late entries
 
-    function changed() {
-      clearTimeout(timer);
-      timer = setTimeout(report, 1000);
+    // The browser's interaction count when it has one, else web-vitals' estimate from the ids.
+    const counter = createInteractionCounter();
+    const countGetter = (() => {
+      try {
+        const d = Object.getOwnPropertyDescriptor(Performance.prototype, "interactionCount");
+        return d && typeof d.get === "function" ? d.get : null;
+      } catch {
+        return null;
+      }
+    })();
+    const interactionCount = () => {
+      const n = countGetter ? countGetter.call(performance) : undefined;
+      return typeof n === "number" ? n : counter.count();
+    };
+
+    function newPage(url, how, start) {
+      return {
+        url,
+        how,
+        start, // performance time the page began
+        countBase: interactionCount(), // interactions before it
+        countEnd: null, // interactions when it was left
+        lcp: null,
+        fcp: null,
+        ttfb: null,
+        cls: null,
+        session: 0, // CLS: the current session window
+        sessionStart: 0,
+        previous: 0,
+        inp: createInp(),
+        timer: undefined,
+      };
     }
-    function report() {
-      clearTimeout(timer);
-      if (Object.values(vitals).every((v) => v === null)) return;
-      const snapshot = Object.assign({}, vitals);
-      outbox.emit("vitals", () => Object.assign({ url: location.href }, snapshot));
+    let page = newPage(location.href, "load", 0);
+    let left = null; // the page just left, still taking entries that began on it
+
+    /** The page during which something that began at `startTime` happened. */
+    function pageAt(startTime) {
+      if (startTime >= page.start) return page;
+      if (left && startTime >= left.start) return left;
+      return null; // before a page already reported as left
+    }
+
+    function snapshot(p) {
+      const count = (p.countEnd === null ? interactionCount() : p.countEnd) - p.countBase;
+      return { url: p.url, lcp: p.lcp, cls: p.cls, inp: p.inp.value(count), fcp: p.fcp, ttfb: p.ttfb, navigation: p.how };
+    }
+
+    function report(p) {
+      clearTimeout(p.timer);
+      p.timer = undefined;
+      const values = snapshot(p);
+      if (["lcp", "cls", "inp", "fcp", "ttfb"].every((k) => values[k] === null)) return;
+      outbox.emit("vitals", () => values);
+    }
+
+    /** Reports the left page first: the server keeps the latest URL's row, so order matters. */
+    function reportLeft() {
+      if (!left) return;
+      const p = left;
+      left = null;
+      report(p);
+    }
+
+    function changed(p) {
+      if (p !== page) return; // a left page is reported on its own timer
+      clearTimeout(p.timer);
+      p.timer = setTimeout(() => {
+        reportLeft();
+        report(page);
+      }, REPORT_AFTER_MS);
+    }
+
+    // A new route starts a new page; a query-only change or an in-page anchor does not.
+    function routeOf(url) {
+      try {
+        const u = new URL(url);
+        const hashRoute = /^#!?\//.test(u.hash) ? u.hash.replace(/\?.*$/, "") : "";
+        return u.origin + u.pathname + hashRoute;
+      } catch {
+        return String(url);
+      }
+    }
+    if (G.routes) {
+      G.routes.onChange(({ how, from, to }) => {
+        if (routeOf(from) === routeOf(to)) return;
+        reportLeft(); // two route changes within a second: the first page is final now
+        clearTimeout(page.timer);
+        page.timer = undefined;
+        const leaving = page;
+        leaving.countEnd = interactionCount();
+        left = leaving;
+        page = newPage(to, how, perfNow());
+        setTimeout(() => left === leaving && reportLeft(), REPORT_AFTER_MS);
+      });
     }
 
     observe("navigation", (entries) =>
       entries.forEach((e) => {
-        if (e.responseStart > 0) {
-          vitals.ttfb = e.responseStart;
-          changed();
+        const p = pageAt(0);
+        if (p && p.how === "load" && e.responseStart > 0) {
+          p.ttfb = e.responseStart;
+          changed(p);
         }
       }),
     );
     observe("paint", (entries) =>
       entries.forEach((e) => {
-        if (e.name === "first-contentful-paint") {
-          vitals.fcp = e.startTime;
-          changed();
+        const p = pageAt(0);
+        if (p && p.how === "load" && e.name === "first-contentful-paint") {
+          p.fcp = e.startTime;
+          changed(p);
         }
       }),
     );
-    observe("largest-contentful-paint", (entries) => {
-      const last = entries[entries.length - 1];
-      if (last) {
-        vitals.lcp = last.startTime;
-        changed();
-      }
-    });
-    // CLS: the largest session window of shifts (gaps < 1 s, windows < 5 s).
-    let session = 0;
-    let sessionStart = 0;
-    let previous = 0;
-    observe("layout-shift", (entries) => {
-      for (const e of entries) {
-        if (e.hadRecentInput) continue;
-        if (session && e.startTime - previous < 1000 && e.startTime - sessionStart < 5000) session += e.value;
-        else {
-          session = e.value;
-          sessionStart = e.startTime;
+    observe("largest-contentful-paint", (entries) =>
+      entries.forEach((e) => {
+        const p = pageAt(e.startTime);
+        if (p) {
+          p.lcp = e.startTime - p.start; // the latest candidate is the largest; from the page's start
+          changed(p);
         }
-        previous = e.startTime;
-        vitals.cls = Math.max(vitals.cls || 0, session);
-      }
-      changed();
-    });
-    // INP: the slowest interaction (exact below 50 interactions, close above).
-    observe(
-      "event",
-      (entries) => {
-        for (const e of entries) if (e.interactionId && e.duration > (vitals.inp || 0)) vitals.inp = e.duration;
-        changed();
-      },
-      { durationThreshold: 16 },
+      }),
     );
+    // CLS: the largest session window of shifts (gaps < 1 s, windows < 5 s).
+    observe("layout-shift", (entries) =>
+      entries.forEach((e) => {
+        const p = pageAt(e.startTime);
+        if (!p || e.hadRecentInput) return;
+        if (p.session && e.startTime - p.previous < 1000 && e.startTime - p.sessionStart < 5000) p.session += e.value;
+        else {
+          p.session = e.value;
+          p.sessionStart = e.startTime;
+        }
+        p.previous = e.startTime;
+        p.cls = Math.max(p.cls || 0, p.session);
+        changed(p);
+      }),
+    );
+    // INP: interactions from Event Timing (lib/inp.js); first-input comes whatever its duration.
+    const interaction = (entries) =>
+      entries.forEach((e) => {
+        counter.add(e);
+        const p = pageAt(e.startTime);
+        if (!p || !e.interactionId) return;
+        p.inp.add(e);
+        changed(p);
+      });
+    observe("event", interaction, { durationThreshold: DURATION_THRESHOLD });
+    observe("first-input", interaction);
+
     const hidden = () => {
       try {
-        report();
+        reportLeft();
+        report(page);
         outbox.flushAll();
       } catch {
         // ignore

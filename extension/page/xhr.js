@@ -1,4 +1,5 @@
-// XMLHttpRequest → `network_bodies`. Wraps open/setRequestHeader/send on the
+// XMLHttpRequest → `network_bodies`, one entry per send(), also when the page
+// reuses one XHR for many requests. Wraps open/setRequestHeader/send on the
 // prototype (the constructor is untouched). An XHR cannot hand over part of
 // its text, so a response is read only when it is small (XHR_READ_LIMIT);
 // larger ones are recorded by size.
@@ -13,74 +14,135 @@
     if (typeof XMLHttpRequest !== "function") return;
     const XHR_READ_LIMIT = 4 * limits.BODY_CAP; // bytes received
     const proto = XMLHttpRequest.prototype;
-    const state = new WeakMap();
+    // An XHR can be opened and sent again and again: `opened` holds what the last
+    // open() said, `sending` the one send() in flight, which its loadend takes
+    // (so every send() gives exactly one entry, with its own open's method and url).
+    const opened = new WeakMap();
+    const sending = new WeakMap();
+    const watched = new WeakSet(); // our listeners are added once per XHR, at its first send
 
     fill(proto, "open", (original) => ({
       open(method, url) {
         try {
-          state.set(this, { method: String(method).toUpperCase(), url: absoluteUrl(String(url)), headers: {} });
+          // A page that opens again from its own load/loadend/readystatechange
+          // handler (added before ours) does it before our loadend listener runs:
+          // the send that finished is taken here, before open() clears its response.
+          // An open() during a send ends that send without a loadend: its entry says so.
+          const last = sending.get(this);
+          if (last) {
+            sending.delete(this);
+            if (this.readyState === 4) ended(this, last, last.loaded || 0);
+            else ended(this, last, undefined, "aborted by open()");
+          }
         } catch {
           // ignore
         }
-        return apply(original, this, arguments);
+        const result = apply(original, this, arguments);
+        try {
+          opened.set(this, { method: String(method).toUpperCase(), url: absoluteUrl(String(url)), headers: {} });
+        } catch {
+          // ignore
+        }
+        return result;
       },
     }).open);
 
     fill(proto, "setRequestHeader", (original) => ({
       setRequestHeader(name, value) {
+        const result = apply(original, this, arguments);
         try {
-          const s = state.get(this);
-          if (s) s.headers[String(name).toLowerCase()] = String(value);
+          const o = opened.get(this);
+          if (o) {
+            const key = String(name).toLowerCase();
+            o.headers[key] = key in o.headers ? `${o.headers[key]}, ${value}` : String(value);
+          }
         } catch {
           // ignore
         }
-        return apply(original, this, arguments);
+        return result;
       },
     }).setRequestHeader);
 
     fill(proto, "send", (original) => ({
       send(body) {
+        let send;
+        const before = sending.get(this); // a send in flight, if this one is refused
         try {
-          const s = state.get(this);
-          if (s) {
-            s.start = perfNow();
-            s.body = describeBody(body, s.headers["content-type"]);
-            const xhr = this;
-            listen(xhr, "loadend", (event) => {
-              const duration = perfNow() - s.start;
-              const loaded = event.loaded;
-              const response = readResponse(xhr, loaded);
-              const rawHeaders = xhr.getAllResponseHeaders();
-              const status = xhr.status;
-              const statusText = xhr.statusText;
-              const later = s.body && s.body.later ? s.body.later.catch(() => undefined) : undefined;
-              const emit = (requestBody) =>
-                outbox.emit("network_bodies", () => {
-                  const headers = parseRawHeaders(rawHeaders);
-                  return {
-                    method: s.method,
-                    url: s.url,
-                    initiator: "xhr",
-                    status,
-                    statusText,
-                    duration,
-                    requestHeaders: s.headers,
-                    responseHeaders: headers,
-                    contentType: headers["content-type"],
-                    ...bodyFields("request", requestBody),
-                    ...bodyFields("response", response),
-                  };
-                });
-              if (later) later.then(emit);
-              else emit(s.body);
-            });
+          const o = opened.get(this);
+          if (o) {
+            send = { method: o.method, url: o.url, headers: Object.assign({}, o.headers), start: perfNow() };
+            send.body = describeBody(body, send.headers["content-type"]);
+            watch(this);
+            sending.set(this, send); // before the original: a synchronous XHR ends inside it
           }
         } catch {
           // ignore
         }
-        return apply(original, this, arguments);
+        try {
+          return apply(original, this, arguments);
+        } catch (e) {
+          // Refused (not opened, sent twice): no request, and the one in flight stays.
+          if (send && sending.get(this) === send) {
+            if (before) sending.set(this, before);
+            else sending.delete(this);
+          }
+          throw e;
+        }
       },
     }).send);
+
+    function watch(xhr) {
+      if (watched.has(xhr)) return;
+      watched.add(xhr);
+      listen(xhr, "readystatechange", () => {
+        const send = sending.get(xhr);
+        if (send && send.headersAt === undefined && xhr.readyState >= 2) send.headersAt = perfNow();
+      });
+      listen(xhr, "progress", (event) => {
+        const send = sending.get(xhr);
+        if (send) send.loaded = event.loaded; // bytes so far (the last one comes before readyState 4)
+      });
+      listen(xhr, "loadend", (event) => {
+        const send = sending.get(xhr);
+        // OPENED: a page handler before ours already opened (our open() took this
+        // loadend's send) and maybe sent the next request, whose record this is.
+        if (!send || xhr.readyState === 1) return;
+        sending.delete(xhr);
+        ended(xhr, send, event.loaded);
+      });
+    }
+
+    /** The entry of `send`: done with `loaded` bytes received, or cut short by `error`. */
+    function ended(xhr, send, loaded, error) {
+      const done = !error;
+      const duration = perfNow() - send.start;
+      const response = done ? readResponse(xhr, loaded) : undefined;
+      const rawHeaders = done ? xhr.getAllResponseHeaders() : "";
+      const status = done ? xhr.status : 0;
+      const statusText = done ? xhr.statusText : "";
+      const headersMs = send.headersAt === undefined ? undefined : send.headersAt - send.start;
+      const emit = (requestBody) =>
+        outbox.emit("network_bodies", () => {
+          const headers = parseRawHeaders(rawHeaders);
+          return {
+            method: send.method,
+            url: send.url,
+            initiator: "xhr",
+            status,
+            statusText,
+            duration,
+            headersMs,
+            requestHeaders: send.headers,
+            responseHeaders: headers,
+            contentType: headers["content-type"],
+            ...bodyFields("request", requestBody),
+            ...bodyFields("response", response),
+            error,
+          };
+        });
+      if (send.body && send.body.later) send.body.later.catch(() => undefined).then(emit);
+      else emit(send.body);
+    }
 
     function readResponse(xhr, loaded) {
       try {

@@ -19,6 +19,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { chromium } from "playwright-core";
 import { WebSocketServer } from "ws";
 
+import { figuresPage } from "./figures.mjs";
 import { hostilePage } from "./hostile.mjs";
 import { networkPage } from "./network.mjs";
 import { plantedSecrets, SECRETS } from "./secrets.mjs";
@@ -80,7 +81,10 @@ function startFixture() {
     "/hostile.html": ["hostile.html", "text/html"],
     "/hostile-first.js": ["hostile-first.js", "text/javascript"],
     "/hostile.js": ["hostile.js", "text/javascript"],
+    "/figures.html": ["figures.html", "text/html"],
+    "/figures.js": ["figures.js", "text/javascript"],
   };
+  const streams = new Map(); // /slow-stream id → starts its body (figures.mjs)
   const bigJson = JSON.stringify({ items: Array.from({ length: 20000 }, (_, i) => ({ id: i, name: `item ${i}` })) });
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://x");
@@ -113,6 +117,25 @@ function startFixture() {
       let n = 0;
       const tick = setInterval(() => (++n > 100 ? (clearInterval(tick), res.end()) : res.write(`data: tick ${n}\n\n`)), 100);
       res.on("close", () => clearInterval(tick));
+    } else if (url.pathname === "/slow-stream") {
+      // Headers and 100 characters now; 15 × 100 more over 1.5 s once /release-stream is asked.
+      res.writeHead(200, { "content-type": "text/plain", "cache-control": "no-store" });
+      res.write("s".repeat(100));
+      streams.set(url.searchParams.get("id"), () => {
+        for (let i = 1; i <= 15; i++) setTimeout(() => (res.write("s".repeat(100)), i === 15 && res.end()), i * 100);
+      });
+    } else if (url.pathname === "/release-stream") {
+      const start = streams.get(url.searchParams.get("id"));
+      streams.delete(url.searchParams.get("id"));
+      if (start) start();
+      res.writeHead(start ? 204 : 404);
+      res.end();
+    } else if (url.pathname === "/reuse") {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.end(`reuse ${url.searchParams.get("n")}`);
+      });
     } else if ((url.pathname === "/submit" || url.pathname === "/graphql") && req.method === "POST") {
       req.resume();
       req.on("end", () => {
@@ -386,6 +409,9 @@ try {
 
   // ---- every request of a tab: frames, workers, failures, redirects; bodies joined by id ----
   await networkPage({ context, client, all, observe, waitFor, log });
+
+  // ---- the figures page: fetch and XHR durations, per-send entries, click targets, vitals per route ----
+  await figuresPage({ context, client, all, observe, waitFor, log, origin: fixture.origin, tabIdOf });
 
   // ---- the server restarts while the page keeps logging ----
   await stopGasoline(client, port);

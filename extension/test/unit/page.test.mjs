@@ -80,7 +80,8 @@ test("a stream is read up to the cap, then cancelled", async () => {
   assert.ok(pulls <= limits.BODY_CAP / 1024 + 3, `pulled ${pulls} chunks of 1 KiB for a 16 KiB cap`);
   assert.ok(cancelled, "the rest is never read");
   const small = await bodies.readCapped(new Blob(["hello"]).stream());
-  assert.deepEqual(small, { text: "hello", size: 5, truncated: false });
+  assert.deepEqual(small, { text: "hello", size: 5, truncated: false, ended: "body" });
+  assert.equal(read.ended, "cap");
   assert.deepEqual(bodies.bodyFields("request", { note: "[stream]", stream: true }), { requestBody: "[stream]", requestBodyStream: true });
 });
 

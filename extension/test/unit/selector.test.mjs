@@ -19,6 +19,10 @@ function el(tagName, attrs = {}, children = []) {
     children,
   };
   for (const child of children) child.parentElement = node;
+  children.forEach((c, i) => {
+    c.previousElementSibling = children[i - 1] || null;
+    c.nextElementSibling = children[i + 1] || null;
+  });
   // Child nodes as the DOM links them: a text node for `text`, then the elements.
   const nodes = [...(attrs.text !== undefined ? [{ nodeType: 3, nodeValue: attrs.text }] : []), ...children];
   nodes.forEach((n, i) => (n.previousSibling = nodes[i - 1] || null));
@@ -53,4 +57,21 @@ test("visible text is trimmed and bounded, and never a typed value", () => {
   assert.ok(selector.visibleText(el("p", { text: "y".repeat(500) })).length <= 121);
   const card = el("div", {}, [el("h2", { text: "Title" }), el("p", { text: "Body text" }), el("script", { text: "var x" })]);
   assert.equal(selector.visibleText(card), "Title Body text", "text nodes in order, scripts skipped, no layout read");
+});
+
+test("a row of a huge list is named without walking the whole list", () => {
+  const rows = Array.from({ length: 50000 }, () => el("li"));
+  el("body", {}, [el("ul", { id: "rows" }, rows)]);
+  assert.equal(selector.cssSelector(rows[2]), "#rows > li:nth-of-type(3)");
+  assert.equal(selector.cssSelector(rows[0]), "#rows > li:nth-of-type(1)");
+  let walked = 0;
+  for (const r of rows) {
+    const prev = r.previousElementSibling;
+    Object.defineProperty(r, "previousElementSibling", { get: () => (walked++, prev) });
+  }
+  assert.equal(selector.cssSelector(rows[40000]), "#rows > li", "past 1,000 siblings the position is left out");
+  assert.ok(walked <= 1001, `walked ${walked} siblings`);
+  const only = el("span");
+  el("body", {}, [el("p", { id: "solo" }, [only, el("b")])]);
+  assert.equal(selector.cssSelector(only), "#solo > span", "no position when no sibling shares the tag");
 });
