@@ -3,9 +3,10 @@
 // browser took it). The payload is described like a fetch body (bodies.js):
 // a string or form cut at the cap while it is walked, a Blob sliced before it
 // is read (later, never synchronously), binary data by size. A beacon sent
-// while the page is being hidden (the usual moment: pagehide,
-// visibilitychange) is flushed at once, since the page may not get idle time
-// again.
+// while the page is hidden (the usual moment: visibilitychange) is flushed at
+// once rather than in idle time, which a hidden page gets late. One sent
+// while the document unloads (pagehide of a navigation) is lost: the channel
+// to the content script delivers in a task the unloading document never runs.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

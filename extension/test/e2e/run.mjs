@@ -21,6 +21,7 @@ import { WebSocketServer } from "ws";
 
 import { hostilePage } from "./hostile.mjs";
 import { plantedSecrets, SECRETS } from "./secrets.mjs";
+import { sourcesPage, sourcesRoute } from "./sources.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const extensionDir = path.resolve(here, "../..");
@@ -118,6 +119,8 @@ function startFixture() {
         res.writeHead(200, { "content-type": "application/json" });
         res.end('{"ok":true}');
       });
+    } else if (sourcesRoute(req, res, url)) {
+      // EventSource, beacon and CSP fixture (sources.mjs)
     } else {
       res.writeHead(404);
       res.end();
@@ -382,6 +385,9 @@ try {
 
   // ---- a hostile page: private channel, native-looking wrappers, bounded reads, every secret ----
   await hostilePage({ context, client, all, waitFor, log, origin: fixture.origin, db });
+
+  // ---- EventSource, sendBeacon, CSP violations and failed element loads ----
+  await sourcesPage({ context, client, all, waitFor, log, origin: fixture.origin, db });
 
   // ---- the server restarts while the page keeps logging ----
   await stopGasoline(client, port);
