@@ -144,7 +144,7 @@ export async function sourcesPage({ context, client, all, waitFor, log, origin, 
   // ---- CSP violations and failed loads in logs ----
   const logs = await waitFor("the CSP violations and failed loads", async () => {
     const entries = (await all(client, "logs")).filter((e) => e.url === pageUrl && (e.source === "csp" || e.source === "resource"));
-    return entries.filter((e) => e.source === "csp").length >= 3 && entries.filter((e) => e.source === "resource").length >= 3 && entries;
+    return entries.filter((e) => e.source === "csp").length >= 3 && entries.filter((e) => e.source === "resource").length >= 4 && entries;
   });
   const csp = logs.filter((e) => e.source === "csp");
   const local = `http://localhost:${new URL(origin).port}`;
