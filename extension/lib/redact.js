@@ -225,7 +225,7 @@
 
   // Which fields of each kind hold what. Bodies find their content type in a header field.
   const ENTRY_FIELDS = {
-    logs: { text: ["message", "stack", "location"], url: ["url"] },
+    logs: { text: ["message", "stack", "location", "sample"], url: ["url", "blockedURI", "resourceUrl"] },
     network_bodies: {
       url: ["url"],
       headers: ["requestHeaders", "responseHeaders"],
@@ -236,7 +236,7 @@
       text: ["error", "statusText"],
     },
     network_waterfall: { url: ["url"] },
-    websocket_events: { url: ["url"], body: [["data"]], text: ["reason", "protocol"] },
+    websocket_events: { url: ["url"], body: [["data"]], text: ["reason", "protocol", "lastEventId"] },
     actions: { url: ["url", "from", "action"], text: ["text", "value", "selector"] },
     tabs: { url: ["url"], text: ["title"] },
     vitals: { url: ["url"] },

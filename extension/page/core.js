@@ -1,14 +1,17 @@
 // The page world's small core, shared by every source in page/: the
 // built-ins taken before any page script runs (a page may replace them
-// later), `fill` to wrap a function so that it still looks native, and
-// `listen` to add listeners the page cannot see through a patched
-// addEventListener. Loaded after lib/ and before every other page/ file.
+// later), `fill` to wrap a function so that it still looks native,
+// `wrapConstructor` to watch every instance of a built-in class (WebSocket,
+// EventSource) without the page seeing a difference, and `listen` to add
+// listeners the page cannot see through a patched addEventListener. Loaded
+// after lib/ and before every other page/ file.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || G.core) return;
 
   const apply = Reflect.apply;
+  const construct = Reflect.construct;
   const defineProperty = Object.defineProperty;
   const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
   const addEventListener = EventTarget.prototype.addEventListener;
@@ -49,6 +52,45 @@
     return d.value;
   }
 
+  /**
+   * Replaces the global class `name` by a function that builds the original
+   * and hands each new instance to `watch`. Nothing the page can check
+   * changes: `x.constructor === Name`, `instanceof`, the prototype (shared,
+   * untouched but for its `constructor`), static members, subclasses, and
+   * toString/name/length are the original's. Calling it without `new` throws
+   * as the original does. Returns the original class, or null.
+   */
+  function wrapConstructor(name, watch) {
+    const Original = globalThis[name];
+    if (typeof Original !== "function" || !Original.prototype) return null;
+    const Wrapper = function () {
+      if (!new.target) return apply(Original, this, arguments); // throws as the original does
+      const instance = construct(Original, arguments, new.target === Wrapper ? Original : new.target);
+      try {
+        watch(instance);
+      } catch {
+        // never disturb the page
+      }
+      return instance;
+    };
+    disguise(Wrapper, Original);
+    Object.setPrototypeOf(Wrapper, Object.getPrototypeOf(Original));
+    for (const key of Reflect.ownKeys(Original)) {
+      if (key === "prototype" || key === "name" || key === "length") continue;
+      defineProperty(Wrapper, key, getOwnPropertyDescriptor(Original, key));
+    }
+    defineProperty(Wrapper, "prototype", { value: Original.prototype, writable: false });
+    const ctor = getOwnPropertyDescriptor(Original.prototype, "constructor");
+    defineProperty(Original.prototype, "constructor", { ...ctor, value: Wrapper });
+    defineProperty(globalThis, name, { ...getOwnPropertyDescriptor(globalThis, name), value: Wrapper });
+    return Original;
+  }
+
+  // Connection ids, unique in the page across WebSocket and EventSource.
+  const idPrefix = Math.random().toString(36).slice(2, 8);
+  let connections = 0;
+  const connectionId = () => `${idPrefix}-${++connections}`;
+
   /** addEventListener with the original, so page patches of it never see ours. */
   function listen(target, type, fn, options) {
     apply(addEventListener, target, [type, fn, options]);
@@ -72,6 +114,8 @@
     apply,
     fill,
     disguise,
+    wrapConstructor,
+    connectionId,
     listen,
     unlisten,
     guard,

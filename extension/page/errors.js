@@ -13,7 +13,7 @@
       "error",
       (event) => {
         try {
-          if (!(event instanceof ErrorEvent)) return; // resource errors show in the waterfall
+          if (!(event instanceof ErrorEvent)) return; // an element that failed to load: page/resources.js
           const { error, message, filename, lineno, colno } = event;
           outbox.emit("logs", () => ({
             level: "error",

@@ -19,7 +19,7 @@
     selector: G.selector,
     redact: G.redact,
   };
-  for (const name of ["console", "errors", "fetch", "xhr", "websocket", "actions", "navigation", "timing", "vitals"]) {
+  for (const name of ["console", "errors", "fetch", "xhr", "websocket", "eventsource", "beacon", "csp", "resources", "actions", "navigation", "timing", "vitals"]) {
     try {
       G.sources[name](context);
     } catch {

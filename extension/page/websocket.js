@@ -1,19 +1,16 @@
-// WebSocket → `websocket_events`. The constructor is replaced by a function
-// that builds the original (so `ws.constructor === WebSocket`, `instanceof`
-// and the prototype are as before, and subclasses still work); `send` is
-// wrapped on the prototype. Frames are cut to WS_DATA_CAP before anything else.
+// WebSocket → `websocket_events` (`transport: "websocket"`). The constructor
+// is replaced by one that builds the original (core.wrapConstructor: so
+// `ws.constructor === WebSocket`, `instanceof` and the prototype are as
+// before, and subclasses still work); `send` is wrapped on the prototype.
+// Frames are cut to WS_DATA_CAP before anything else.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
   G.sources.websocket = function install({ core, outbox, serialize, limits }) {
-    const { apply, fill, disguise, listen } = core;
-    const Original = window.WebSocket;
-    if (typeof Original !== "function") return;
+    const { apply, fill, listen, wrapConstructor, connectionId } = core;
     const ids = new WeakMap();
-    const prefix = Math.random().toString(36).slice(2, 8);
-    let connections = 0;
 
     function frame(data) {
       if (typeof data === "string") {
@@ -27,11 +24,12 @@
 
     function record(ws, event, extra) {
       const url = ws.url;
-      outbox.emit("websocket_events", () => Object.assign({ connectionId: ids.get(ws), event, url }, extra()));
+      const id = ids.get(ws);
+      outbox.emit("websocket_events", () => Object.assign({ transport: "websocket", connectionId: id, event, url }, extra()));
     }
 
     function watch(ws) {
-      ids.set(ws, `${prefix}-${++connections}`);
+      ids.set(ws, connectionId());
       listen(ws, "open", () => record(ws, "open", () => ({ protocol: ws.protocol })));
       listen(ws, "message", (e) => {
         const data = frame(e.data);
@@ -44,28 +42,8 @@
       listen(ws, "error", () => record(ws, "error", () => ({})));
     }
 
-    const WebSocket = function WebSocket(url) {
-      if (!new.target) return apply(Original, this, arguments); // throws as the original does
-      const ws = Reflect.construct(Original, arguments, new.target === WebSocket ? Original : new.target);
-      try {
-        watch(ws);
-      } catch {
-        // ignore
-      }
-      return ws;
-    };
-    disguise(WebSocket, Original);
-    Object.setPrototypeOf(WebSocket, Object.getPrototypeOf(Original));
-    for (const key of Reflect.ownKeys(Original)) {
-      if (key === "prototype" || key === "name" || key === "length") continue;
-      Object.defineProperty(WebSocket, key, Object.getOwnPropertyDescriptor(Original, key));
-    }
-    Object.defineProperty(WebSocket, "prototype", { value: Original.prototype, writable: false });
-    const ctor = Object.getOwnPropertyDescriptor(Original.prototype, "constructor");
-    Object.defineProperty(Original.prototype, "constructor", { ...ctor, value: WebSocket });
-    const own = Object.getOwnPropertyDescriptor(window, "WebSocket");
-    Object.defineProperty(window, "WebSocket", { ...own, value: WebSocket });
-
+    const Original = wrapConstructor("WebSocket", watch);
+    if (!Original) return;
     fill(Original.prototype, "send", (original) => ({
       send(data) {
         try {

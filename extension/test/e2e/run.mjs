@@ -23,6 +23,7 @@ import { figuresPage } from "./figures.mjs";
 import { hostilePage } from "./hostile.mjs";
 import { networkPage } from "./network.mjs";
 import { plantedSecrets, SECRETS } from "./secrets.mjs";
+import { sourcesPage, sourcesRoute } from "./sources.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const extensionDir = path.resolve(here, "../..");
@@ -142,6 +143,8 @@ function startFixture() {
         res.writeHead(200, { "content-type": "application/json" });
         res.end('{"ok":true}');
       });
+    } else if (sourcesRoute(req, res, url)) {
+      // EventSource, beacon and CSP fixture (sources.mjs)
     } else {
       res.writeHead(404);
       res.end();
@@ -412,6 +415,9 @@ try {
 
   // ---- the figures page: fetch and XHR durations, per-send entries, click targets, vitals per route ----
   await figuresPage({ context, client, all, observe, waitFor, log, origin: fixture.origin, tabIdOf });
+
+  // ---- EventSource, sendBeacon, CSP violations and failed element loads ----
+  await sourcesPage({ context, client, all, waitFor, log, origin: fixture.origin, db });
 
   // ---- the server restarts while the page keeps logging ----
   await stopGasoline(client, port);

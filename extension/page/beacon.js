@@ -1,0 +1,71 @@
+// navigator.sendBeacon → `network_bodies` (`initiator: "beacon"`, method
+// POST, the absolute URL, `queued`: what sendBeacon returned, i.e. whether the
+// browser took it). The payload is described like a fetch body (bodies.js):
+// a string or form cut at the cap while it is walked, a Blob sliced before it
+// is read (later, never synchronously), binary data by size. A beacon sent
+// while the page is hidden (the usual moment: visibilitychange) is flushed at
+// once rather than in idle time, which a hidden page gets late. One sent
+// while the document unloads (pagehide of a navigation) is lost: the channel
+// to the content script delivers in a task the unloading document never runs.
+(function () {
+  "use strict";
+  const G = globalThis.__gasoline;
+  if (!G || !G.sources) return;
+
+  G.sources.beacon = function install({ core, outbox, bodies }) {
+    const { apply, fill, now, then } = core;
+    const { describeBody, bodyFields } = bodies;
+    const proto = typeof Navigator === "function" ? Navigator.prototype : null;
+    if (!proto || typeof proto.sendBeacon !== "function") return;
+    const URL_ = URL;
+    const hrefOf = Object.getOwnPropertyDescriptor(URL_.prototype, "href").get;
+    const visibilityOf = Object.getOwnPropertyDescriptor(Document.prototype, "visibilityState").get;
+
+    /** What the call says, before the browser takes it; undefined if the URL is invalid (the call throws). */
+    function describe(url, data, hasData) {
+      const text = typeof url === "string" ? url : url instanceof URL_ ? apply(hrefOf, url, []) : String(url);
+      return {
+        ts: now(),
+        url: apply(hrefOf, new URL_(text, document.baseURI), []),
+        body: hasData ? describeBody(data, undefined) : undefined,
+      };
+    }
+
+    function record(info, queued) {
+      const emit = (requestBody) =>
+        outbox.emit("network_bodies", () => ({
+          ts: info.ts,
+          method: "POST",
+          url: info.url,
+          initiator: "beacon",
+          queued,
+          ...bodyFields("request", requestBody),
+        }));
+      const body = info.body;
+      if (body && body.later) {
+        apply(then, body.later, [emit, () => emit(undefined)]);
+        return;
+      }
+      emit(body);
+      if (apply(visibilityOf, document, []) === "hidden") outbox.flushAll();
+    }
+
+    fill(proto, "sendBeacon", (original) => ({
+      sendBeacon(url, data) {
+        let info;
+        try {
+          info = describe(url, data, arguments.length > 1);
+        } catch {
+          info = undefined;
+        }
+        const queued = apply(original, this, arguments);
+        try {
+          if (info) record(info, queued === true);
+        } catch {
+          // ignore
+        }
+        return queued;
+      },
+    }).sendBeacon);
+  };
+})();

@@ -1,0 +1,75 @@
+// Elements that failed to load (img, script, link, video, audio, source,
+// track, iframe) → `logs` with `source: "resource"`, level error, a message
+// like "Failed to load image: <url>", the element's `tag`, its `selector` and
+// `resourceUrl`. Their `error` events do not bubble, so they are caught on
+// window in the capture phase (before the page's own handlers, which often
+// remove the broken element: the selector is taken then). Elements that are
+// not in the document (`new Image()`), or in a shadow root, are not seen. The
+// browser's side of the same request (status, net::ERR_…) is its
+// network_waterfall row.
+(function () {
+  "use strict";
+  const G = globalThis.__gasoline;
+  if (!G || !G.sources) return;
+
+  const KIND = { IMG: "image", SCRIPT: "script", VIDEO: "video", AUDIO: "audio", SOURCE: "media source", TRACK: "text track", IFRAME: "frame" };
+  const MEDIA_ERRORS = [undefined, "MEDIA_ERR_ABORTED", "MEDIA_ERR_NETWORK", "MEDIA_ERR_DECODE", "MEDIA_ERR_SRC_NOT_SUPPORTED"];
+
+  /** What failed: "image", "stylesheet", "link rel=preload"…, or undefined for an element we do not report. */
+  function kindOf(el) {
+    if (el.tagName !== "LINK") return KIND[el.tagName];
+    const rel = String(el.rel || "").toLowerCase();
+    if (/\bstylesheet\b/.test(rel)) return "stylesheet";
+    if (/\bicon\b/.test(rel)) return "icon";
+    return `link rel=${rel || "(none)"}`;
+  }
+
+  /** The URL the element tried (properties give it absolute; none of them forces layout). */
+  function urlOf(el) {
+    switch (el.tagName) {
+      case "LINK":
+        return el.href;
+      case "IMG":
+      case "VIDEO":
+      case "AUDIO":
+        return el.currentSrc || el.src;
+      default:
+        return el.src;
+    }
+  }
+
+  G.sources.resources = function install({ core, outbox, selector }) {
+    const { listen } = core;
+    listen(
+      window,
+      "error",
+      (e) => {
+        try {
+          const el = e.target;
+          if (!el || el.nodeType !== 1 || typeof el.tagName !== "string") return; // script errors are ErrorEvents on window
+          const what = kindOf(el);
+          if (!what) return;
+          const resourceUrl = String(urlOf(el) || "");
+          const tag = el.tagName.toLowerCase();
+          const where = selector.cssSelector(el);
+          const mediaError = el.error && typeof el.error.code === "number" ? el.error : null;
+          const reason = mediaError ? mediaError.message || MEDIA_ERRORS[mediaError.code] : undefined;
+          const url = location.href;
+          outbox.emit("logs", () => ({
+            level: "error",
+            message: `Failed to load ${what}: ${resourceUrl || "(no URL)"}`,
+            source: "resource",
+            url,
+            resourceUrl: resourceUrl || undefined,
+            tag,
+            selector: where,
+            reason,
+          }));
+        } catch {
+          // ignore
+        }
+      },
+      true,
+    );
+  };
+})();
