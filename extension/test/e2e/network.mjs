@@ -144,6 +144,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       t("/net/frame.json?who=same"),
       c("/net/frame.json?who=cross"),
       t("/net/srcdoc.json"),
+      t("/net/beacon"), // its payload, from page/beacon.js
     ];
     const read = async () => ({
       rows: (await all(client, "network_waterfall")).filter((e) => ours(e.url)),
@@ -284,7 +285,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     const swBody = bodies.find((b) => b.url === t("/net/answered-by-sw.json"));
     assert.deepEqual([swBody.requestId, swBody.responseBody], [undefined, '{"from":"service worker"}']);
     bodies.splice(bodies.indexOf(swBody), 1);
-    assert.equal(bodies.length, withBody.length + 1, `one body per fetch and XHR: ${bodies.map((b) => b.url)}`);
+    assert.equal(bodies.length, withBody.length + 1, `one body per fetch, XHR and beacon: ${bodies.map((b) => b.url)}`);
     assert.equal(new Set(bodies.map((b) => b.requestId)).size, bodies.length, "each row has one body");
     const frameOfBody = {
       [t("/net/frame.json?who=same")]: "same",
@@ -302,6 +303,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       assert.equal(b.frameId, frame === "top" ? undefined : frameOf[frame], `only a subframe's entries name their frame: ${what}`);
       assert.equal(b.frameUrl, frame === "top" ? undefined : urlOf[frame], what);
       if (b.error) assert.ok(r.error, what);
+      else if (b.initiator === "beacon") assert.equal(b.queued, true, what); // the page never sees a beacon's answer
       else assert.equal(b.status, r.responseStatus, what);
     }
     const body = (url) => bodies.find((b) => b.url === url);

@@ -115,7 +115,7 @@ export async function sourcesPage({ context, client, all, waitFor, log, origin, 
 
   // ---- beacons in network_bodies ----
   const beacons = await waitFor("every beacon", async () => {
-    const entries = (await all(client, "network_bodies")).filter((e) => e.initiator === "beacon");
+    const entries = (await all(client, "network_bodies")).filter((e) => e.initiator === "beacon" && e.url.includes("/beacon?kind="));
     return entries.length >= 6 && entries;
   });
   const kinds = beacons.map((e) => new URL(e.url).searchParams.get("kind"));
