@@ -71,12 +71,17 @@
       return this.record(d, undefined);
     }
 
+    /** The response's headers (also of each redirect): its status, and when the response began. */
     onHeadersReceived(d) {
       const r = this.open.get(d.requestId);
       if (!r) return;
       r.status = d.statusCode;
       r.statusLine = d.statusLine;
       r.allowOrigin = header(d.responseHeaders, "access-control-allow-origin");
+      r.responseAt = d.timeStamp;
+      // A frame's document has arrived: its requests from now on are of this URL.
+      const redirect = d.statusCode >= 300 && d.statusCode < 400 && header(d.responseHeaders, "location") !== undefined;
+      if (!redirect && (r.type === "main_frame" || r.type === "sub_frame")) this.frameLoaded(r, d.frameId);
     }
 
     onBeforeRedirect(d) {
@@ -96,14 +101,7 @@
       r.status = undefined;
       r.statusLine = undefined;
       r.allowOrigin = undefined;
-    }
-
-    onResponseStarted(d) {
-      const r = this.open.get(d.requestId);
-      if (!r) return;
-      r.responseAt = d.timeStamp;
-      // The frame's document has arrived: its requests from now on are of this URL.
-      if (r.type === "main_frame" || r.type === "sub_frame") this.frameLoaded(r, d.frameId);
+      r.responseAt = undefined;
     }
 
     frameLoaded(r, frameId) {
@@ -205,18 +203,24 @@
     return h ? h.value : undefined;
   }
 
-  /** Attaches `tracker` to chrome.webRequest for every URL, without blocking anything. */
+  /**
+   * Attaches `tracker` to chrome.webRequest for every URL, without blocking
+   * anything, with as few events per request as the row needs: its start, its
+   * headers, its redirects, its end or failure (onResponseStarted would add
+   * nothing the headers do not say, at the cost of one more event per request).
+   *
+   * `extraHeaders` on the headers listener: CORS preflights are shown only to
+   * a listener that asks for it, and the response's Access-Control-Allow-Origin
+   * tells a CORS refusal apart. It has a price: Chrome then routes every
+   * request's headers through the browser process (BENCHMARKS.md). Without it,
+   * Chromium 156 reported neither the preflights nor, in our runs, the requests
+   * of the page's service worker (test/e2e/network.mjs).
+   */
   function listen(webRequest, tracker) {
     const filter = { urls: ["<all_urls>"] };
     webRequest.onBeforeRequest.addListener((d) => tracker.onBeforeRequest(d), filter);
-    // extraHeaders: CORS preflights are visible only to a listener that asks for it,
-    // and the response's Access-Control-Allow-Origin tells a CORS refusal apart.
-    webRequest.onHeadersReceived.addListener((d) => tracker.onHeadersReceived(d), filter, [
-      "responseHeaders",
-      "extraHeaders",
-    ]);
+    webRequest.onHeadersReceived.addListener((d) => tracker.onHeadersReceived(d), filter, ["responseHeaders", "extraHeaders"]);
     webRequest.onBeforeRedirect.addListener((d) => tracker.onBeforeRedirect(d), filter);
-    webRequest.onResponseStarted.addListener((d) => tracker.onResponseStarted(d), filter);
     webRequest.onCompleted.addListener((d) => tracker.onCompleted(d), filter);
     webRequest.onErrorOccurred.addListener((d) => tracker.onErrorOccurred(d), filter);
   }

@@ -150,10 +150,16 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       rows: (await all(client, "network_waterfall")).filter((e) => ours(e.url)),
       bodies: (await all(client, "network_bodies")).filter((e) => ours(e.url)),
     });
+    let missing = [];
     await waitFor(
       "a row for every request of the network page and a body for every fetch and XHR",
       async () => {
         const { rows, bodies } = await read();
+        missing = [
+          ...expected.filter((u) => !rows.some((r) => r.url === u)).map((u) => `row ${u}`),
+          ...withBody.filter((u) => !bodies.some((b) => b.url === u && b.requestId)).map((u) => `joined body ${u}`),
+        ];
+        if (missing.length) throw new Error(`missing: ${missing.join(", ")}`);
         return (
           expected.every((u) => rows.some((r) => r.url === u)) &&
           rows.filter((r) => r.url === t("/net/twin")).length === 2 &&

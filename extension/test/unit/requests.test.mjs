@@ -25,8 +25,7 @@ test("a 302 → 302 → 200 chain is one row with its chain", () => {
   t.onBeforeRequest({ ...base, requestId: "7", url: "http://127.0.0.1:8001/b", method: "GET", type: "xmlhttprequest", timeStamp: 1005 });
   t.onBeforeRedirect({ requestId: "7", statusCode: 302, statusLine: "HTTP/1.1 302 Found", redirectUrl: "http://127.0.0.1:8001/c", ip: "127.0.0.1", fromCache: false });
   t.onBeforeRequest({ ...base, requestId: "7", url: "http://127.0.0.1:8001/c", method: "GET", type: "xmlhttprequest", timeStamp: 1010 });
-  t.onHeadersReceived({ requestId: "7", statusCode: 200, statusLine: "HTTP/1.1 200 OK" });
-  t.onResponseStarted({ requestId: "7", timeStamp: 1020 });
+  t.onHeadersReceived({ requestId: "7", statusCode: 200, statusLine: "HTTP/1.1 200 OK", timeStamp: 1020 });
   t.onCompleted({ requestId: "7", statusCode: 200, statusLine: "HTTP/1.1 200 OK", ip: "127.0.0.1", fromCache: false, frameId: 0, timeStamp: 1030 });
   assert.equal(rows.length, 1);
   const { row, tabId } = rows[0];
@@ -107,7 +106,7 @@ test("a request that ends unseen (started before the service worker did) still m
 test("the frame's URL comes from the frame's own document request", () => {
   const { t, rows } = tracker();
   t.onBeforeRequest({ ...base, requestId: "1", url: "http://127.0.0.1:8002/frame.html", method: "GET", type: "sub_frame", frameId: 9, parentFrameId: 0, timeStamp: 1 });
-  t.onResponseStarted({ requestId: "1", frameId: 9, timeStamp: 2 });
+  t.onHeadersReceived({ requestId: "1", statusCode: 200, frameId: 9, timeStamp: 2 });
   // The frame's script fetches while its document is still arriving.
   t.onBeforeRequest({ ...base, requestId: "2", url: "http://127.0.0.1:8002/in-frame.json", method: "GET", type: "xmlhttprequest", frameId: 9, parentFrameId: 0, timeStamp: 3 });
   t.onCompleted({ requestId: "2", statusCode: 200, frameId: 9, timeStamp: 4 });

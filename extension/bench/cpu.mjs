@@ -1,0 +1,292 @@
+// Gasoline's cost to a page, measured in headless Chromium with the real
+// extension delivering to the real server, against the same browser without
+// the extension. Pages are opened through the DevTools protocol *without
+// attaching to them* (an attached debugger makes every console call cost
+// hundreds of µs and would drown the figure); each page runs its scenario by
+// itself and reports to this script's server. Runs are interleaved (without,
+// with; then with, without; ...) so that the machine's drift moves both alike;
+// each figure is the median of the per-round differences. Timings are
+// printed, never asserted.
+//
+//   GASOLINE_BIN=target/release/gasoline node extension/bench/run.mjs   (ROUNDS=15, CHROMIUM optional)
+//
+// Reports: added synchronous cost per console.log (µs), the 300-fetch page's
+// slowdown (%), and long tasks (> 50 ms) added per page.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+import WebSocket from "ws";
+import * as require_fs from "node:fs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const extensionDir = process.env.EXTENSION || path.resolve(here, ".."); // another build to compare
+const repo = path.resolve(extensionDir, "..");
+const bin =
+  process.env.GASOLINE_BIN ||
+  [path.join(repo, "target/release/gasoline"), path.join(repo, "target/debug/gasoline")].find((f) => existsSync(f));
+const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
+const ROUNDS = Number(process.env.ROUNDS || 15);
+if (!bin || !existsSync(bin)) throw new Error("no gasoline binary: cargo build --release, or set GASOLINE_BIN");
+
+// Whatever happens (a page that never reports, Ctrl-C), the browsers and the server go with us.
+const children = [];
+process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
+process.on("SIGINT", () => process.exit(130));
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+// ---- the bench site: the page, a small JSON for the fetches, and /result ----------
+const item = JSON.stringify({ id: 1, name: "item", tags: ["a", "b", "c"], price: 9.99, text: "x".repeat(800) });
+const waiting = new Map(); // page id → resolve
+const site = http.createServer((req, res) => {
+  if (req.url.startsWith("/item.json")) {
+    res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+    res.end(item);
+  } else if (req.url === "/result") {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const result = JSON.parse(body);
+      waiting.get(result.id)?.(result);
+      res.end();
+    });
+  } else {
+    res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
+    res.end(readFileSync(path.join(here, "page.html")));
+  }
+});
+await new Promise((r) => site.listen(0, "127.0.0.1", r));
+const origin = `http://127.0.0.1:${site.address().port}`;
+
+// ---- the real server ------------------------------------------------------------------
+const work = mkdtempSync(path.join(tmpdir(), "gasoline-bench-"));
+const port = await freePort();
+const server = spawn(bin, ["serve", "--port", String(port), "--db", path.join(work, "bench.db")], {
+  stdio: ["ignore", "ignore", "inherit"],
+  env: { ...process.env, RUST_LOG: "warn" },
+});
+children.push(server);
+for (let i = 0; ; i++) {
+  try {
+    if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) break;
+  } catch {
+    if (i > 100) throw new Error("gasoline did not start");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// ---- two browsers, driven over the DevTools protocol at the browser level only ---------
+async function browser(name, extra) {
+  const proc = spawn(
+    browserPath,
+    [
+      "--headless",
+      "--remote-debugging-port=0",
+      `--user-data-dir=${path.join(work, name)}`,
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+      ...extra,
+      "about:blank",
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  children.push(proc);
+  const url = await new Promise((resolve, reject) => {
+    let err = "";
+    proc.stderr.on("data", (d) => {
+      err += d;
+      const m = err.match(/DevTools listening on (ws:\/\/\S+)/);
+      if (m) resolve(m[1]);
+    });
+    proc.on("exit", () => reject(new Error(`${browserPath} exited: ${err}`)));
+  });
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  await new Promise((r) => ws.on("open", r));
+  let next = 0;
+  const calls = new Map();
+  ws.on("message", (data) => {
+    const msg = JSON.parse(data);
+    if (msg.id && calls.has(msg.id)) {
+      calls.get(msg.id)(msg);
+      calls.delete(msg.id);
+    }
+  });
+  const send = (method, params = {}, sessionId) =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      calls.set(id, (msg) => (msg.error ? reject(new Error(`${method}: ${msg.error.message}`)) : resolve(msg.result)));
+      ws.send(JSON.stringify({ id, method, params, sessionId }));
+    });
+  return { name, proc, ws, send };
+}
+
+const plain = await browser("plain", ["--disable-extensions"]);
+const withExt = await browser("ext", [`--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`]);
+
+// Point the extension at the server: evaluate in its service worker (pages stay unattached).
+for (let i = 0; ; i++) {
+  const { targetInfos } = await withExt.send("Target.getTargets");
+  const sw = targetInfos.find((t) => t.type === "service_worker" && t.url.endsWith("background/worker.js"));
+  if (sw) {
+    const { sessionId } = await withExt.send("Target.attachToTarget", { targetId: sw.targetId, flatten: true });
+    await withExt.send("Runtime.enable", {}, sessionId);
+    let set;
+    for (let tries = 0; tries < 50; tries++) {
+      set = await withExt.send(
+        "Runtime.evaluate",
+        {
+          expression: `chrome.storage.local.set({ settings: { serverUrl: "http://127.0.0.1:${port}" } })
+            .then(() => chrome.storage.local.get("settings")).then((s) => s.settings.serverUrl)`,
+          awaitPromise: true,
+          returnByValue: true,
+        },
+        sessionId,
+      );
+      if (!set.exceptionDetails) break;
+      await new Promise((r) => setTimeout(r, 100)); // the worker's context is not there yet
+    }
+    if (set.result.value !== `http://127.0.0.1:${port}`) throw new Error(`could not set the server URL: ${JSON.stringify(set)}`);
+    await withExt.send("Target.detachFromTarget", { sessionId });
+    break;
+  }
+  if (i > 100) throw new Error("the extension's service worker did not start");
+  await new Promise((r) => setTimeout(r, 100));
+}
+
+function cpuOf(rootPid) {
+  // utime+stime (ticks) of rootPid and all its descendants
+  const { readdirSync, readFileSync: rf } = require_fs;
+  const kids = new Map();
+  const types = new Map();
+  const by = {};
+  const stat = new Map();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const t = rf(`/proc/${d}/stat`, "utf8");
+      const rest = t.slice(t.lastIndexOf(")") + 2).split(" ");
+      const ppid = Number(rest[1]);
+      stat.set(Number(d), Number(rest[11]) + Number(rest[12]));
+      let cmd = "";
+      try { cmd = rf(`/proc/${d}/cmdline`, "utf8"); } catch {}
+      const m = cmd.match(/--type=([a-z-]+)/);
+      let type = m ? m[1] : "browser";
+      if (cmd.includes("--extension-process")) type = "ext-renderer";
+      if (cmd.includes("--utility-sub-type=network")) type = "network";
+      if (cmd.includes("storage.mojom")) type = "storage";
+      types.set(Number(d), type);
+      if (!kids.has(ppid)) kids.set(ppid, []);
+      kids.get(ppid).push(Number(d));
+    } catch {}
+  }
+  let sum = 0;
+  const stack = [rootPid];
+  while (stack.length) {
+    const p = stack.pop();
+    sum += stat.get(p) || 0;
+    by[types.get(p)] = (by[types.get(p)] || 0) + (stat.get(p) || 0);
+    stack.push(...(kids.get(p) || []));
+  }
+  lastBy = by;
+  return sum;
+}
+let lastBy = {};
+const byTotals = { plain: {}, ext: {} };
+let pages = 0;
+/** Opens the bench page for `scenario` in `b` and waits for its report. */
+async function measure(b, scenario) {
+  const id = `${b.name}-${++pages}`;
+  const result = new Promise((resolve, reject) => {
+    waiting.set(id, resolve);
+    setTimeout(() => reject(new Error(`page ${id} (${scenario}) did not report within 60 s`)), 60000).unref();
+  });
+  const s0 = b.name === "ext" ? cpuOf(server.pid) : 0;
+  const c0 = cpuOf(b.proc.pid) + s0;
+  const by0 = lastBy;
+  const { targetId } = await b.send("Target.createTarget", { url: `${origin}/?scenario=${scenario}&id=${id}` });
+  const r = await result;
+  waiting.delete(id);
+  await b.send("Target.closeTarget", { targetId });
+  const s1 = b.name === "ext" ? cpuOf(server.pid) : 0;
+  const cpu = cpuOf(b.proc.pid) + s1 - c0;
+  const T = byTotals[b.name];
+  for (const [k, v] of Object.entries(lastBy)) T[k] = (T[k] || 0) + v - (by0[k] || 0);
+  T.gasoline = (T.gasoline || 0) + s1 - s0;
+  return { ms: r.ms, longTasks: r.longTasks.length, cpu };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmt = (x, d = 1) => x.toFixed(d);
+const range = (xs) => `${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}`;
+
+const SCENARIOS = (process.env.SCENARIOS || "consoleAB,console,fetch").split(",");
+if (SCENARIOS.includes("consoleAB")) {
+  // Within one page of the extension's browser: wrapped console vs the bare console of a frame.
+  const perCall = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const { ms } = await measure(withExt, "consoleAB");
+    for (let k = 0; k < ms.wrapped.length; k++) perCall.push(ms.wrapped[k] - ms.unwrapped[k]);
+  }
+  console.log(`\nconsole, same page, wrapped vs a frame's bare console (${perCall.length} pairs of 1,000 calls)`);
+  console.log(`  added per console.log: median ${fmt(median(perCall), 2)} µs (pairs ${range(perCall)})`);
+}
+for (const scenario of SCENARIOS.filter((s) => s !== "consoleAB")) {
+  await measure(plain, scenario); // warm-up, not counted
+  await measure(withExt, scenario);
+  const rows = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const r = {};
+    for (const b of round % 2 ? [withExt, plain] : [plain, withExt]) r[b.name] = await measure(b, scenario);
+    rows.push(r);
+  }
+  const plainMs = rows.map((r) => r.plain.ms);
+  const extMs = rows.map((r) => r.ext.ms);
+  const diff = rows.map((r) => r.ext.ms - r.plain.ms);
+  const added = rows.map((r) => r.ext.longTasks - r.plain.longTasks);
+  console.log(`\n${scenario} (${ROUNDS} interleaved rounds)`);
+  console.log(`  cpu ticks per page: without median ${median(rows.map((r) => r.plain.cpu))}, with median ${median(rows.map((r) => r.ext.cpu))}`);
+  console.log(`  without: median ${fmt(median(plainMs), 2)} ms (${range(plainMs)})`);
+  console.log(`  with:    median ${fmt(median(extMs), 2)} ms (${range(extMs)})`);
+  if (scenario === "console") {
+    const perCall = diff.map((d) => (d * 1000) / 3000);
+    console.log(`  added per console.log: median ${fmt(median(perCall), 2)} µs (rounds ${range(perCall)}; target ≤ 10 µs)`);
+  } else {
+    const pct = diff.map((d, i) => (d / plainMs[i]) * 100);
+    console.log(`  slower by: median ${fmt(median(pct))}% (rounds ${range(pct)}; target ≤ 10%)`);
+  }
+  console.log(
+    `  long tasks per page: without [${rows.map((r) => r.plain.longTasks)}], with [${rows.map((r) => r.ext.longTasks)}]; ` +
+      `added: median ${median(added)}, total ${added.reduce((a, b) => a + b, 0)} (target 0)`,
+  );
+}
+
+console.log("cpu by process type (ticks, all pages)", JSON.stringify(byTotals));
+const health = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.json());
+const counts = Object.fromEntries(Object.entries(health.kinds || {}).map(([k, v]) => [k, v.count]));
+console.log(`\nstored by the server during the run: ${JSON.stringify(counts)}`);
+for (const b of [plain, withExt]) {
+  b.ws.close();
+  b.proc.kill("SIGTERM");
+}
+server.kill("SIGTERM");
+site.close();
+await new Promise((r) => setTimeout(r, 500));
+rmSync(work, { recursive: true, force: true });
