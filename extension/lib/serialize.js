@@ -1,8 +1,28 @@
 // Turning whatever a page logs into bounded text, without ever throwing:
-// circular objects, DOM nodes, Errors with their stack, getters that throw,
-// very long strings.
+// circular objects, DOM nodes, Errors with their stack and causes, getters that
+// throw, very long strings, huge arrays and typed arrays.
+//
+// Two steps, so that a console call shows its arguments as they were when it
+// was made while doing little on the page's call: `snapshot` copies them on the
+// call (at most SNAPSHOT_VALUES values; an Error, and whatever lies past that
+// budget, is kept as a `Later` reference), and `formatArg` turns a snapshot —
+// or any value — into text when the entry is built, in the outbox's time slice.
 (function (root) {
-  const limits = typeof module === "object" && module.exports ? require("./limits.js") : root.__gasoline.limits;
+  const inNode = typeof module === "object" && module.exports;
+  const limits = inNode ? require("./limits.js") : root.__gasoline.limits;
+  const causes = inNode ? require("./causes.js") : root.__gasoline.causes;
+  const stringify = JSON.stringify;
+  const isArray = Array.isArray;
+  const isView = ArrayBuffer.isView;
+  const HasNode = typeof Node === "function" ? Node : null;
+
+  /** A value left to be read when the entry is built, `depth` levels down its argument. */
+  class Later {
+    constructor(ref, depth) {
+      this.ref = ref;
+      this.depth = depth;
+    }
+  }
 
   /** Cuts `text` to `cap` characters: {text, truncated, size}. */
   function cut(text, cap) {
@@ -19,22 +39,26 @@
         : "";
       return `<${node.tagName.toLowerCase()}${id}${cls}>`;
     }
-    if (node.nodeType === 3) return `#text ${JSON.stringify(String(node.textContent).slice(0, 80))}`;
+    if (node.nodeType === 3) return `#text ${stringify(String(node.textContent).slice(0, 80))}`;
     if (node.nodeType === 9) return "#document";
     return `[${node.nodeName}]`;
   }
 
   function isNode(v) {
-    return typeof Node === "function" && v instanceof Node;
+    return HasNode !== null && v instanceof HasNode;
   }
 
+  /** An Error with its stack, cause chain and AggregateError members. */
   function describeError(e) {
-    const head = `${e.name || "Error"}: ${e.message}`;
-    const stack = typeof e.stack === "string" ? e.stack : "";
-    return stack.startsWith(head) ? stack : stack ? `${head}\n${stack}` : head;
+    return causes.describeError(e, { stacks: true, describe: formatArg });
   }
 
-  /** A JSON-safe copy of `value`, bounded in depth, width and total size. */
+  /**
+   * A JSON-safe copy of `value`, bounded in depth, width and total size.
+   * `state`: {seen, budget (objects), maxDepth, lazy, values}. When `lazy`
+   * (a snapshot on the page's call), Errors and every object met once
+   * `values` copied values are spent become `Later`s.
+   */
   function toPlain(value, depth, state) {
     switch (typeof value) {
       case "string":
@@ -53,28 +77,48 @@
         return `[Function ${value.name || "anonymous"}]`;
     }
     if (value === null) return null;
-    if (value instanceof Error) return describeError(value);
+    if (value instanceof Later) return toPlain(value.ref, value.depth, state);
+    if (value instanceof Error) return state.lazy ? new Later(value, depth) : describeError(value);
     if (isNode(value)) return describeNode(value);
     if (state.seen.has(value)) return "[Circular]";
+    if (state.lazy && state.values <= 0) return new Later(value, depth);
     // Shared (not circular) references could otherwise multiply the work.
-    if (depth >= limits.ARG_DEPTH || --state.budget < 0) return Array.isArray(value) ? "[Array]" : "[Object]";
+    if (depth >= state.maxDepth || --state.budget < 0) return isArray(value) ? "[Array]" : "[Object]";
     state.seen.add(value);
     try {
-      if (Array.isArray(value)) {
-        const out = value.slice(0, limits.ARG_KEYS).map((v) => toPlain(v, depth + 1, state));
-        if (value.length > limits.ARG_KEYS) out.push(`… ${value.length - limits.ARG_KEYS} more`);
+      if (isArray(value) || (isView(value) && !(value instanceof DataView))) {
+        const n = value.length;
+        const shown = Math.min(n, limits.ARG_KEYS);
+        const out = new Array(shown);
+        state.values -= shown;
+        for (let i = 0; i < shown; i++) out[i] = toPlain(value[i], depth + 1, state);
+        if (n > shown) out.push(`… ${n - shown} more`);
         return out;
       }
-      if (value instanceof Map) return { "[Map]": toPlain([...value.entries()], depth + 1, state) };
-      if (value instanceof Set) return { "[Set]": toPlain([...value.values()], depth + 1, state) };
+      if (value instanceof Map || value instanceof Set) {
+        const items = [];
+        let n = 0;
+        for (const item of value instanceof Map ? value.entries() : value.values()) {
+          if (n++ >= limits.ARG_KEYS) break;
+          items.push(item);
+        }
+        const shown = toPlain(items, depth + 1, state);
+        if (isArray(shown) && value.size > items.length) shown.push(`… ${value.size - items.length} more`);
+        const out = Object.create(null);
+        out[value instanceof Map ? "[Map]" : "[Set]"] = shown;
+        return out;
+      }
       if (value instanceof Date) return isNaN(value) ? "Invalid Date" : value.toISOString();
-      const out = {};
+      if (value instanceof ArrayBuffer) return `[ArrayBuffer ${value.byteLength} bytes]`;
+      if (value instanceof DataView) return `[DataView ${value.byteLength} bytes]`;
+      const out = Object.create(null); // a "__proto__" key stays a key
       let n = 0;
       for (const key in value) {
         if (n++ >= limits.ARG_KEYS) {
           out["…"] = "more keys";
           break;
         }
+        state.values--;
         let v;
         try {
           v = value[key];
@@ -89,32 +133,98 @@
     }
   }
 
-  /** One console argument as text: strings as they are, the rest as JSON. */
-  function formatArg(value) {
+  function buildState() {
+    return { seen: new Set(), budget: limits.ARG_NODES, maxDepth: limits.ARG_DEPTH, lazy: false, values: 0 };
+  }
+
+  /** State of one call's snapshot: `values` copied at most, objects `maxDepth` deep. */
+  function snapshotState(values = limits.SNAPSHOT_VALUES, maxDepth = limits.ARG_DEPTH) {
+    return { seen: new Set(), budget: limits.ARG_NODES, maxDepth, lazy: true, values };
+  }
+
+  /** `value` as it is now, cheaply: primitives as they are, objects copied within `state`. */
+  function snapshot(value, state = snapshotState()) {
+    if (value === null || (typeof value !== "object" && typeof value !== "function")) return value;
     try {
-      if (typeof value === "string") return value;
-      if (value instanceof Error) return describeError(value);
-      const plain = toPlain(value, 0, { seen: new Set(), budget: limits.ARG_NODES });
-      return typeof plain === "string" ? plain : JSON.stringify(plain);
+      return toPlain(value, 0, state);
     } catch (e) {
       return `[unserialisable: ${e && e.message}]`;
     }
   }
 
-  /** A console call's arguments as one bounded message. */
+  /** A console call's arguments as they are now (one budget for them all). */
+  function snapshotArgs(args, state = snapshotState()) {
+    const out = new Array(args.length);
+    for (let i = 0; i < args.length; i++) out[i] = snapshot(args[i], state);
+    return out;
+  }
+
+  /** A snapshot, or any value, made JSON-safe (what a `Later` holds is read now). */
+  function plain(value) {
+    try {
+      return toPlain(value, 0, buildState());
+    } catch (e) {
+      return `[unserialisable: ${e && e.message}]`;
+    }
+  }
+
+  /** One console argument (or its snapshot) as text: strings as they are, the rest as JSON. */
+  function formatArg(value) {
+    try {
+      if (typeof value === "string") return value;
+      const p = toPlain(value, 0, buildState());
+      return typeof p === "string" ? p : stringify(p);
+    } catch (e) {
+      return `[unserialisable: ${e && e.message}]`;
+    }
+  }
+
+  /** A console call's arguments joined as one bounded message (no format specifiers: see format.js). */
   function formatMessage(args) {
     const parts = [];
     for (const arg of args) parts.push(formatArg(arg));
     return cut(parts.join(" "), limits.MESSAGE_CAP);
   }
 
-  /** Stack of the first Error among `args`, if any. */
-  function stackOf(args) {
-    for (const arg of args) if (arg instanceof Error && typeof arg.stack === "string") return arg.stack;
+  /** The Error among `args` (or their snapshots), if any. */
+  function errorOf(args) {
+    for (const arg of args) {
+      const e = arg instanceof Later ? arg.ref : arg;
+      if (e instanceof Error) return e;
+    }
     return undefined;
   }
 
-  const serialize = { cut, formatArg, formatMessage, stackOf, describeNode, describeError };
-  if (typeof module === "object" && module.exports) module.exports = serialize;
+  /** Stack of the first Error among `args`, with its causes and members, cut to MESSAGE_CAP. */
+  function stackOf(args) {
+    const e = errorOf(args);
+    if (!e) return undefined;
+    if (!causes.hasChain(e)) {
+      let stack;
+      try {
+        stack = e.stack;
+      } catch {
+        // a getter that throws
+      }
+      return typeof stack === "string" ? cut(stack, limits.MESSAGE_CAP).text : undefined;
+    }
+    return cut(describeError(e), limits.MESSAGE_CAP).text;
+  }
+
+  const serialize = {
+    Later,
+    cut,
+    snapshot,
+    snapshotArgs,
+    snapshotState,
+    plain,
+    formatArg,
+    formatMessage,
+    errorOf,
+    stackOf,
+    describeNode,
+    describeError,
+  };
+  if (inNode) module.exports = serialize;
   else root.__gasoline.serialize = serialize;
 })(globalThis);
