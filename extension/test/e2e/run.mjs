@@ -19,6 +19,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { chromium } from "playwright-core";
 import { WebSocketServer } from "ws";
 
+import { consolePage } from "./console.mjs";
 import { hostilePage } from "./hostile.mjs";
 import { plantedSecrets, SECRETS } from "./secrets.mjs";
 
@@ -79,6 +80,8 @@ function startFixture() {
     "/hostile.html": ["hostile.html", "text/html"],
     "/hostile-first.js": ["hostile-first.js", "text/javascript"],
     "/hostile.js": ["hostile.js", "text/javascript"],
+    "/console.html": ["console.html", "text/html"],
+    "/console-fixture.js": ["console-fixture.js", "text/javascript"],
   };
   const bigJson = JSON.stringify({ items: Array.from({ length: 20000 }, (_, i) => ({ id: i, name: `item ${i}` })) });
   const server = http.createServer((req, res) => {
@@ -382,6 +385,9 @@ try {
 
   // ---- a hostile page: private channel, native-looking wrappers, bounded reads, every secret ----
   await hostilePage({ context, client, all, waitFor, log, origin: fixture.origin, db });
+
+  // ---- console output as DevTools shows it: formats, call-time arguments, table/count/time/group, causes ----
+  await consolePage({ context, client, all, waitFor, log, origin: fixture.origin, db });
 
   // ---- the server restarts while the page keeps logging ----
   await stopGasoline(client, port);
