@@ -14,6 +14,10 @@
   const stringify = JSON.stringify;
   const isArray = Array.isArray;
   const isView = ArrayBuffer.isView;
+  const getPrototypeOf = Object.getPrototypeOf;
+  const defineProperty = Object.defineProperty;
+  const ObjectProto = Object.prototype;
+  const ArrayProto = Array.prototype;
   const HasNode = typeof Node === "function" ? Node : null;
 
   /** A value left to be read when the entry is built, `depth` levels down its argument. */
@@ -77,16 +81,23 @@
         return `[Function ${value.name || "anonymous"}]`;
     }
     if (value === null) return null;
-    if (value instanceof Later) return toPlain(value.ref, value.depth, state);
-    if (value instanceof Error) return state.lazy ? new Later(value, depth) : describeError(value);
-    if (isNode(value)) return describeNode(value);
-    if (state.seen.has(value)) return "[Circular]";
+    // Plain objects and arrays, most of what is logged, skip the other checks.
+    const proto = getPrototypeOf(value);
+    const plainObject = proto === ObjectProto || proto === null;
+    const array = !plainObject && (proto === ArrayProto || isArray(value));
+    if (!plainObject && !array) {
+      if (value instanceof Later) return toPlain(value.ref, value.depth, state);
+      if (value instanceof Error) return state.lazy ? new Later(value, depth) : describeError(value);
+      if (isNode(value)) return describeNode(value);
+    }
+    if (state.seen.includes(value)) return "[Circular]";
     if (state.lazy && state.values <= 0) return new Later(value, depth);
     // Shared (not circular) references could otherwise multiply the work.
-    if (depth >= state.maxDepth || --state.budget < 0) return isArray(value) ? "[Array]" : "[Object]";
-    state.seen.add(value);
+    if (depth >= state.maxDepth || --state.budget < 0) return array ? "[Array]" : "[Object]";
+    state.seen.push(value);
     try {
-      if (isArray(value) || (isView(value) && !(value instanceof DataView))) {
+      if (plainObject) return copyObject(value, depth, state);
+      if (array || (isView(value) && !(value instanceof DataView))) {
         const n = value.length;
         const shown = Math.min(n, limits.ARG_KEYS);
         const out = new Array(shown);
@@ -104,42 +115,48 @@
         }
         const shown = toPlain(items, depth + 1, state);
         if (isArray(shown) && value.size > items.length) shown.push(`… ${value.size - items.length} more`);
-        const out = Object.create(null);
+        const out = {};
         out[value instanceof Map ? "[Map]" : "[Set]"] = shown;
         return out;
       }
       if (value instanceof Date) return isNaN(value) ? "Invalid Date" : value.toISOString();
       if (value instanceof ArrayBuffer) return `[ArrayBuffer ${value.byteLength} bytes]`;
       if (value instanceof DataView) return `[DataView ${value.byteLength} bytes]`;
-      const out = Object.create(null); // a "__proto__" key stays a key
-      let n = 0;
-      for (const key in value) {
-        if (n++ >= limits.ARG_KEYS) {
-          out["…"] = "more keys";
-          break;
-        }
-        state.values--;
-        let v;
-        try {
-          v = value[key];
-        } catch (e) {
-          v = `[getter threw ${e && e.name}]`;
-        }
-        out[key] = toPlain(v, depth + 1, state);
-      }
-      return out;
+      return copyObject(value, depth, state);
     } finally {
-      state.seen.delete(value);
+      state.seen.pop();
     }
   }
 
+  /** The enumerable properties of `value`, at most ARG_KEYS of them. */
+  function copyObject(value, depth, state) {
+    const out = {};
+    let n = 0;
+    for (const key in value) {
+      if (n++ >= limits.ARG_KEYS) {
+        out["…"] = "more keys";
+        break;
+      }
+      state.values--;
+      let v;
+      try {
+        v = value[key];
+      } catch (e) {
+        v = `[getter threw ${e && e.name}]`;
+      }
+      if (key === "__proto__") defineProperty(out, key, { value: toPlain(v, depth + 1, state), enumerable: true, writable: true, configurable: true });
+      else out[key] = toPlain(v, depth + 1, state);
+    }
+    return out;
+  }
+
   function buildState() {
-    return { seen: new Set(), budget: limits.ARG_NODES, maxDepth: limits.ARG_DEPTH, lazy: false, values: 0 };
+    return { seen: [], budget: limits.ARG_NODES, maxDepth: limits.ARG_DEPTH, lazy: false, values: 0 };
   }
 
   /** State of one call's snapshot: `values` copied at most, objects `maxDepth` deep. */
   function snapshotState(values = limits.SNAPSHOT_VALUES, maxDepth = limits.ARG_DEPTH) {
-    return { seen: new Set(), budget: limits.ARG_NODES, maxDepth, lazy: true, values };
+    return { seen: [], budget: limits.ARG_NODES, maxDepth, lazy: true, values };
   }
 
   /** `value` as it is now, cheaply: primitives as they are, objects copied within `state`. */
