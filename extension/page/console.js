@@ -58,12 +58,14 @@
       return cut([head, ...frames].join("\n"), limits.MESSAGE_CAP).text;
     }
 
-    function groupLabel(frame) {
-      if (frame.label === undefined) {
-        frame.label = frame.args.length ? cut(format.formatMessage(frame.args).text, limits.LABEL_CAP).text : "console.group";
-      }
-      return frame.label;
+    const message = (s) => cut(s, limits.MESSAGE_CAP);
+
+    /** A group's label: {text, truncated, size}, made once for the group's entry and those inside it. */
+    function groupMessage(frame) {
+      if (frame.msg === undefined) frame.msg = frame.args.length ? format.formatMessage(frame.args) : message("console.group");
+      return frame.msg;
     }
+    const groupLabel = (frame) => cut(groupMessage(frame).text, limits.LABEL_CAP).text;
 
     /** The entry's common part; `msg` is {text, truncated, size}. */
     function entryOf(level, method, msg, site, path) {
@@ -86,7 +88,6 @@
       });
     }
 
-    const message = (s) => cut(s, limits.MESSAGE_CAP);
     const warn = (method, site, text) => emit("warn", method, site, () => message(text));
 
     /** log/info/warn/error/debug, dirxml: the arguments, formatted. */
@@ -181,8 +182,8 @@
 
     function opener(method) {
       return (args, site) => {
-        const frame = { args: snapshotArgs(args), label: undefined };
-        emit("log", method, site, () => message(groupLabel(frame)));
+        const frame = { args: snapshotArgs(args), msg: undefined };
+        emit("log", method, site, () => groupMessage(frame));
         if (groups.length < limits.GROUP_DEPTH) groups = groups.concat([frame]);
         else deeper++;
       };

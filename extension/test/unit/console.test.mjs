@@ -163,6 +163,16 @@ test("groups nested without end stay bounded", () => {
   assert.equal(entries.at(-1).group, undefined, "every groupEnd is matched, also past the kept depth");
 });
 
+test("a long group label: whole in the group's entry, cut in `group`", () => {
+  const long = "L".repeat(300);
+  c.group(long);
+  c.log("under a long label");
+  c.groupEnd();
+  const [group, inside] = built();
+  assert.equal(group.message, long);
+  assert.deepEqual(inside.group, [long.slice(0, limits.LABEL_CAP)]);
+});
+
 test("console.table: the rows as a Markdown table, DevTools' columns", () => {
   const people = [{ name: "ann", age: 31 }, { name: "bob|jr", city: "Oslo\nNorway" }, "just text"];
   c.table(people);
