@@ -57,13 +57,8 @@
     return causes.describeError(e, { stacks: true, describe: formatArg });
   }
 
-  /**
-   * A JSON-safe copy of `value`, bounded in depth, width and total size.
-   * `state`: {seen, budget (objects), maxDepth, lazy, values}. When `lazy`
-   * (a snapshot on the page's call), Errors and every object met once
-   * `values` copied values are spent become `Later`s.
-   */
-  function toPlain(value, depth, state) {
+  /** A primitive (or a function) as JSON-safe data. */
+  function primitive(value) {
     switch (typeof value) {
       case "string":
         return value.length > limits.MESSAGE_CAP ? value.slice(0, limits.MESSAGE_CAP) + "…" : value;
@@ -80,7 +75,29 @@
       case "function":
         return `[Function ${value.name || "anonymous"}]`;
     }
-    if (value === null) return null;
+    return null;
+  }
+
+  /**
+   * One property's value: objects copied, primitives (and functions) kept as
+   * they are in a snapshot (immutable: made JSON-safe when built), or made
+   * JSON-safe now.
+   */
+  function child(value, depth, state) {
+    if (value !== null && typeof value === "object") return toPlain(value, depth, state);
+    return state.lazy ? value : primitive(value);
+  }
+
+  /**
+   * A JSON-safe copy of `value`, bounded in depth, width and total size.
+   * `state`: {seen (the path of objects), budget (objects), maxDepth, lazy,
+   * values}. When `lazy` (a snapshot on the page's call), Errors and every
+   * object met once `values` copied values are spent become `Later`s, and
+   * primitives are kept as they are. Throws only what the page's objects
+   * throw outside getters (a revoked Proxy): callers catch.
+   */
+  function toPlain(value, depth, state) {
+    if (value === null || typeof value !== "object") return primitive(value);
     // Plain objects and arrays, most of what is logged, skip the other checks.
     const proto = getPrototypeOf(value);
     const plainObject = proto === ObjectProto || proto === null;
@@ -95,37 +112,20 @@
     // Shared (not circular) references could otherwise multiply the work.
     if (depth >= state.maxDepth || --state.budget < 0) return array ? "[Array]" : "[Object]";
     state.seen.push(value);
-    try {
-      if (plainObject) return copyObject(value, depth, state);
-      if (array || (isView(value) && !(value instanceof DataView))) {
-        const n = value.length;
-        const shown = Math.min(n, limits.ARG_KEYS);
-        const out = new Array(shown);
-        state.values -= shown;
-        for (let i = 0; i < shown; i++) out[i] = toPlain(value[i], depth + 1, state);
-        if (n > shown) out.push(`… ${n - shown} more`);
-        return out;
-      }
-      if (value instanceof Map || value instanceof Set) {
-        const items = [];
-        let n = 0;
-        for (const item of value instanceof Map ? value.entries() : value.values()) {
-          if (n++ >= limits.ARG_KEYS) break;
-          items.push(item);
-        }
-        const shown = toPlain(items, depth + 1, state);
-        if (isArray(shown) && value.size > items.length) shown.push(`… ${value.size - items.length} more`);
-        const out = {};
-        out[value instanceof Map ? "[Map]" : "[Set]"] = shown;
-        return out;
-      }
-      if (value instanceof Date) return isNaN(value) ? "Invalid Date" : value.toISOString();
-      if (value instanceof ArrayBuffer) return `[ArrayBuffer ${value.byteLength} bytes]`;
-      if (value instanceof DataView) return `[DataView ${value.byteLength} bytes]`;
-      return copyObject(value, depth, state);
-    } finally {
-      state.seen.pop();
-    }
+    const out = plainObject ? copyObject(value, depth, state) : array ? copyList(value, depth, state) : copyOther(value, depth, state);
+    state.seen.pop();
+    return out;
+  }
+
+  /** The first ARG_KEYS items of an array or typed array, and how many more there are. */
+  function copyList(value, depth, state) {
+    const n = value.length;
+    const shown = Math.min(n, limits.ARG_KEYS);
+    const out = new Array(shown);
+    state.values -= shown;
+    for (let i = 0; i < shown; i++) out[i] = child(value[i], depth + 1, state);
+    if (n > shown) out.push(`… ${n - shown} more`);
+    return out;
   }
 
   /** The enumerable properties of `value`, at most ARG_KEYS of them. */
@@ -144,10 +144,32 @@
       } catch (e) {
         v = `[getter threw ${e && e.name}]`;
       }
-      if (key === "__proto__") defineProperty(out, key, { value: toPlain(v, depth + 1, state), enumerable: true, writable: true, configurable: true });
-      else out[key] = toPlain(v, depth + 1, state);
+      if (key === "__proto__") defineProperty(out, key, { value: child(v, depth + 1, state), enumerable: true, writable: true, configurable: true });
+      else out[key] = child(v, depth + 1, state);
     }
     return out;
+  }
+
+  /** Typed arrays, Maps, Sets, Dates, buffers, class instances. */
+  function copyOther(value, depth, state) {
+    if (isView(value) && !(value instanceof DataView)) return copyList(value, depth, state);
+    if (value instanceof Map || value instanceof Set) {
+      const items = [];
+      let n = 0;
+      for (const item of value instanceof Map ? value.entries() : value.values()) {
+        if (n++ >= limits.ARG_KEYS) break;
+        items.push(item);
+      }
+      const shown = toPlain(items, depth + 1, state);
+      if (isArray(shown) && value.size > items.length) shown.push(`… ${value.size - items.length} more`);
+      const out = {};
+      out[value instanceof Map ? "[Map]" : "[Set]"] = shown;
+      return out;
+    }
+    if (value instanceof Date) return isNaN(value) ? "Invalid Date" : value.toISOString();
+    if (value instanceof ArrayBuffer) return `[ArrayBuffer ${value.byteLength} bytes]`;
+    if (value instanceof DataView) return `[DataView ${value.byteLength} bytes]`;
+    return copyObject(value, depth, state);
   }
 
   function buildState() {
@@ -159,9 +181,9 @@
     return { seen: [], budget: limits.ARG_NODES, maxDepth, lazy: true, values };
   }
 
-  /** `value` as it is now, cheaply: primitives as they are, objects copied within `state`. */
+  /** `value` as it is now, cheaply: primitives (and functions) as they are, objects copied within `state`. */
   function snapshot(value, state = snapshotState()) {
-    if (value === null || (typeof value !== "object" && typeof value !== "function")) return value;
+    if (value === null || typeof value !== "object") return value;
     try {
       return toPlain(value, 0, state);
     } catch (e) {
