@@ -3,7 +3,7 @@
 // arguments that follow (%s %d %i %f %o %O; %c and %_ take one and show
 // nothing, so styles are dropped; %% is a percent sign; ANSI colour escapes
 // are dropped), then the arguments left over are appended, separated by
-// spaces. Works on snapshots (serialize.snapshot) as on plain values.
+// spaces. Works on the arguments a snapshot.js tape gives back as on plain values.
 (function (root) {
   const inNode = typeof module === "object" && module.exports;
   const limits = inNode ? require("./limits.js") : root.__gasoline.limits;

@@ -1,12 +1,8 @@
 // Turning whatever a page logs into bounded text, without ever throwing:
 // circular objects, DOM nodes, Errors with their stack and causes, getters that
-// throw, very long strings, huge arrays and typed arrays.
-//
-// Two steps, so that a console call shows its arguments as they were when it
-// was made while doing little on the page's call: `snapshot` copies them on the
-// call (at most SNAPSHOT_VALUES values; an Error, and whatever lies past that
-// budget, is kept as a `Later` reference), and `formatArg` turns a snapshot —
-// or any value — into text when the entry is built, in the outbox's time slice.
+// throw, very long strings, huge arrays and typed arrays. Runs when an entry is
+// built, in the outbox's time slice; what a console call copies on the call is
+// lib/snapshot.js, whose copies come back here as plain data and `Later`s.
 (function (root) {
   const inNode = typeof module === "object" && module.exports;
   const limits = inNode ? require("./limits.js") : root.__gasoline.limits;
@@ -19,6 +15,10 @@
   const ObjectProto = Object.prototype;
   const ArrayProto = Array.prototype;
   const HasNode = typeof Node === "function" ? Node : null;
+
+  // Objects and arrays a snapshot gave back: already bounded, their "… N more" markers included.
+  const copies = new WeakSet();
+  const copied = (value) => (copies.add(value), value);
 
   /** A value left to be read when the entry is built, `depth` levels down its argument. */
   class Later {
@@ -78,23 +78,16 @@
     return null;
   }
 
-  /**
-   * One property's value: objects copied, primitives (and functions) kept as
-   * they are in a snapshot (immutable: made JSON-safe when built), or made
-   * JSON-safe now.
-   */
+  /** One property's value: objects copied, primitives made JSON-safe. */
   function child(value, depth, state) {
-    if (value !== null && typeof value === "object") return toPlain(value, depth, state);
-    return state.lazy ? value : primitive(value);
+    return value !== null && typeof value === "object" ? toPlain(value, depth, state) : primitive(value);
   }
 
   /**
    * A JSON-safe copy of `value`, bounded in depth, width and total size.
-   * `state`: {seen (the path of objects), budget (objects), maxDepth, lazy,
-   * values}. When `lazy` (a snapshot on the page's call), Errors and every
-   * object met once `values` copied values are spent become `Later`s, and
-   * primitives are kept as they are. Throws only what the page's objects
-   * throw outside getters (a revoked Proxy): callers catch.
+   * `state`: {seen (the path of objects), budget (objects)}. A `Later` (from
+   * a snapshot) is read now, from where it was left. Throws only what the
+   * page's objects throw outside getters (a revoked Proxy): callers catch.
    */
   function toPlain(value, depth, state) {
     if (value === null || typeof value !== "object") return primitive(value);
@@ -104,13 +97,12 @@
     const array = !plainObject && (proto === ArrayProto || isArray(value));
     if (!plainObject && !array) {
       if (value instanceof Later) return toPlain(value.ref, value.depth, state);
-      if (value instanceof Error) return state.lazy ? new Later(value, depth) : describeError(value);
+      if (value instanceof Error) return describeError(value);
       if (isNode(value)) return describeNode(value);
     }
     if (state.seen.includes(value)) return "[Circular]";
-    if (state.lazy && state.values <= 0) return new Later(value, depth);
     // Shared (not circular) references could otherwise multiply the work.
-    if (depth >= state.maxDepth || --state.budget < 0) return array ? "[Array]" : "[Object]";
+    if (depth >= limits.ARG_DEPTH || --state.budget < 0) return array ? "[Array]" : "[Object]";
     state.seen.push(value);
     const out = plainObject ? copyObject(value, depth, state) : array ? copyList(value, depth, state) : copyOther(value, depth, state);
     state.seen.pop();
@@ -120,9 +112,8 @@
   /** The first ARG_KEYS items of an array or typed array, and how many more there are. */
   function copyList(value, depth, state) {
     const n = value.length;
-    const shown = Math.min(n, limits.ARG_KEYS);
+    const shown = copies.has(value) ? n : Math.min(n, limits.ARG_KEYS);
     const out = new Array(shown);
-    state.values -= shown;
     for (let i = 0; i < shown; i++) out[i] = child(value[i], depth + 1, state);
     if (n > shown) out.push(`… ${n - shown} more`);
     return out;
@@ -131,13 +122,13 @@
   /** The enumerable properties of `value`, at most ARG_KEYS of them. */
   function copyObject(value, depth, state) {
     const out = {};
+    const cap = copies.has(value) ? Infinity : limits.ARG_KEYS;
     let n = 0;
     for (const key in value) {
-      if (n++ >= limits.ARG_KEYS) {
+      if (n++ >= cap) {
         out["…"] = "more keys";
         break;
       }
-      state.values--;
       let v;
       try {
         v = value[key];
@@ -173,29 +164,7 @@
   }
 
   function buildState() {
-    return { seen: [], budget: limits.ARG_NODES, maxDepth: limits.ARG_DEPTH, lazy: false, values: 0 };
-  }
-
-  /** State of one call's snapshot: `values` copied at most, objects `maxDepth` deep. */
-  function snapshotState(values = limits.SNAPSHOT_VALUES, maxDepth = limits.ARG_DEPTH) {
-    return { seen: [], budget: limits.ARG_NODES, maxDepth, lazy: true, values };
-  }
-
-  /** `value` as it is now, cheaply: primitives (and functions) as they are, objects copied within `state`. */
-  function snapshot(value, state = snapshotState()) {
-    if (value === null || typeof value !== "object") return value;
-    try {
-      return toPlain(value, 0, state);
-    } catch (e) {
-      return `[unserialisable: ${e && e.message}]`;
-    }
-  }
-
-  /** A console call's arguments as they are now (one budget for them all). */
-  function snapshotArgs(args, state = snapshotState()) {
-    const out = new Array(args.length);
-    for (let i = 0; i < args.length; i++) out[i] = snapshot(args[i], state);
-    return out;
+    return { seen: [], budget: limits.ARG_NODES };
   }
 
   /** A snapshot, or any value, made JSON-safe (what a `Later` holds is read now). */
@@ -252,10 +221,8 @@
 
   const serialize = {
     Later,
+    copied,
     cut,
-    snapshot,
-    snapshotArgs,
-    snapshotState,
     plain,
     formatArg,
     formatMessage,

@@ -1,5 +1,5 @@
 // console.table as text. `capture` copies the rows on the page's call (at most
-// TABLE_ROWS of them and TABLE_VALUES values, as a snapshot); `text` lays them
+// TABLE_ROWS of them and TABLE_VALUES values, as a snapshot.js tape); `text` lays them
 // out when the entry is built, as a Markdown table with DevTools' columns:
 // "(index)" (the array index or object key; "(iteration index)" for a Map or
 // Set), then each property met in the rows (at most TABLE_COLUMNS; only the
@@ -11,6 +11,7 @@
   const inNode = typeof module === "object" && module.exports;
   const limits = inNode ? require("./limits.js") : root.__gasoline.limits;
   const serialize = inNode ? require("./serialize.js") : root.__gasoline.serialize;
+  const snapshot = inNode ? require("./snapshot.js") : root.__gasoline.snapshot;
   const stringify = JSON.stringify;
   const isArray = Array.isArray;
   const REDACTED = "[redacted]";
@@ -18,14 +19,16 @@
   /** The rows of `data` as they are now, or null when `data` is not tabular (then it is logged as is). */
   function capture(data, columns) {
     if (data === null || typeof data !== "object") return null;
-    const state = serialize.snapshotState(limits.TABLE_VALUES, 3);
-    const snap = (v) => serialize.snapshot(v, state);
-    const rows = [];
+    const labels = [];
+    const rows = []; // the page's values, copied below
     let total = 0;
     let iteration = false;
     if (isArray(data) || (ArrayBuffer.isView(data) && !(data instanceof DataView))) {
       total = data.length;
-      for (let i = 0; i < total && i < limits.TABLE_ROWS; i++) rows.push([String(i), snap(data[i])]);
+      for (let i = 0; i < total && i < limits.TABLE_ROWS; i++) {
+        labels.push(String(i));
+        rows.push(data[i]);
+      }
     } else if (data instanceof Map || data instanceof Set) {
       iteration = true;
       total = data.size;
@@ -33,9 +36,10 @@
       for (const item of isMap ? data.entries() : data.values()) {
         if (rows.length >= limits.TABLE_ROWS) break;
         const row = Object.create(null);
-        if (isMap) row.Key = snap(item[0]);
-        row.Values = snap(isMap ? item[1] : item);
-        rows.push([String(rows.length), row]);
+        if (isMap) row.Key = item[0];
+        row.Values = isMap ? item[1] : item;
+        labels.push(String(rows.length));
+        rows.push(row);
       }
     } else {
       for (const key in data) {
@@ -46,11 +50,13 @@
         } catch (e) {
           v = `[getter threw ${e && e.name}]`;
         }
-        rows.push([key, snap(v)]);
+        labels.push(key);
+        rows.push(v);
       }
     }
     const picked = isArray(columns) ? columns.slice(0, limits.TABLE_COLUMNS).map(String) : null;
-    return { rows, total, iteration, columns: picked };
+    // Rows 0 deep, cells 1, what cells hold 2.
+    return { labels, tape: snapshot.take(rows, limits.TABLE_VALUES, 3), total, iteration, columns: picked };
   }
 
   const isObject = (v) => v !== null && typeof v === "object";
@@ -67,7 +73,7 @@
    * whether a column or row name holds secrets; `redacted` names them.
    */
   function text(table, isSecret = () => false) {
-    const rows = table.rows.map(([index, value]) => [index, serialize.plain(value)]);
+    const rows = snapshot.values(table.tape).map((value, i) => [table.labels[i], serialize.plain(value)]);
     let columns = table.columns;
     let valueColumn = false;
     if (!columns) {

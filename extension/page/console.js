@@ -1,6 +1,6 @@
 // The console → `logs`, as DevTools shows it. On the page's call a wrapper
 // takes an Error for the call site (3 frames; its stack is read later) and a
-// bounded snapshot of the arguments (serialize.snapshot), so an object changed
+// bounded copy of the arguments (lib/snapshot.js), so an object changed
 // after logging is recorded as it was; the message (format specifiers applied:
 // lib/format.js), the call site (lib/callsite.js) and tables (lib/table.js)
 // are made later, when the outbox builds the entry.
@@ -20,9 +20,9 @@
   G.sources.console = function install({ core, outbox, serialize, redact, limits }) {
     const { apply, fill, Error, perfNow } = core;
     // lib/ files only the console uses (loaded with the others, kept by this closure).
-    const { format, table, callsite } = G;
-    const { cut, snapshotArgs, snapshot, formatArg } = serialize;
-    const slice = Array.prototype.slice;
+    const { format, table, callsite, snapshot } = G;
+    const { cut, formatArg } = serialize;
+    const { take, values } = snapshot;
     const SITE_FRAMES = 3; // the wrapper, the page's caller and its caller
     const OURS = "gasoline://page/console.js"; // see the end of this file
 
@@ -62,7 +62,10 @@
 
     /** A group's label: {text, truncated, size}, made once for the group's entry and those inside it. */
     function groupMessage(frame) {
-      if (frame.msg === undefined) frame.msg = frame.args.length ? format.formatMessage(frame.args) : message("console.group");
+      if (frame.msg === undefined) {
+        const args = values(frame.tape);
+        frame.msg = args.length ? format.formatMessage(args) : message("console.group");
+      }
       return frame.msg;
     }
     const groupLabel = (frame) => cut(groupMessage(frame).text, limits.LABEL_CAP).text;
@@ -90,14 +93,19 @@
 
     const warn = (method, site, text) => emit("warn", method, site, () => message(text));
 
-    /** log/info/warn/error/debug, dirxml: the arguments, formatted. */
+    /** log/info/warn/error/debug, dirxml: the arguments, formatted (one closure: the hot path). */
     const logged = (level, method) => (args, site) => {
-      const snap = snapshotArgs(args);
-      emit(level, method, site, () => format.formatMessage(snap), () => {
-        const stack = serialize.stackOf(snap);
-        return stack ? { stack } : undefined;
-      });
+      const tape = take(args);
+      const path = groups;
+      outbox.emit("logs", () => buildLogged(level, method, site, path, tape));
     };
+    function buildLogged(level, method, site, path, tape) {
+      const args = values(tape);
+      const entry = entryOf(level, method, format.formatMessage(args), site, path);
+      const stack = serialize.stackOf(args);
+      if (stack) entry.stack = stack;
+      return entry;
+    }
 
     const handlers = {
       log: logged("log"),
@@ -107,14 +115,14 @@
       debug: logged("debug"),
       dirxml: logged("log", "dirxml"),
       trace(args, site) {
-        const snap = snapshotArgs(args);
-        emit("debug", "trace", site, () => (snap.length ? format.formatMessage(snap) : message("console.trace")), () => ({
+        const tape = take(args);
+        emit("debug", "trace", site, () => (tape.length ? format.formatMessage(values(tape)) : message("console.trace")), () => ({
           stack: pageStack(site, "console.trace"),
         }));
       },
       dir(args, site) {
-        const snap = snapshot(args[0]);
-        emit("log", "dir", site, () => message(formatArg(snap)));
+        const tape = take([args[0]]);
+        emit("log", "dir", site, () => message(formatArg(values(tape)[0])));
       },
       table(args, site) {
         const rows = table.capture(args[0], args[1]);
@@ -151,8 +159,10 @@
         const label = labelOf(args[0]);
         if (!timers.has(label)) return warn("timeLog", site, `Timer '${label}' does not exist`);
         const elapsed = now - timers.get(label);
-        const rest = snapshotArgs(slice.call(args, 1));
-        emit("log", "timeLog", site, () => message([`${label}: ${+elapsed.toFixed(3)} ms`, ...rest.map(formatArg)].join(" ")));
+        const tape = take(args); // the label too: cheaper than a slice, skipped when built
+        emit("log", "timeLog", site, () =>
+          message([`${label}: ${+elapsed.toFixed(3)} ms`, ...values(tape).slice(1).map(formatArg)].join(" ")),
+        );
       },
       timeEnd(args, site) {
         const now = perfNow();
@@ -169,12 +179,15 @@
         else if (groups.length) groups = groups.slice(0, -1);
       },
       assert(args, site) {
-        const rest = snapshotArgs(slice.call(args, 1));
+        const tape = take(args);
         emit(
           "error",
           "assert",
           site,
-          () => message(rest.length ? `Assertion failed: ${format.formatMessage(rest).text}` : "Assertion failed"),
+          () => {
+            const rest = values(tape).slice(1);
+            return message(rest.length ? `Assertion failed: ${format.formatMessage(rest).text}` : "Assertion failed");
+          },
           () => ({ stack: pageStack(site, "Assertion failed") }),
         );
       },
@@ -182,7 +195,7 @@
 
     function opener(method) {
       return (args, site) => {
-        const frame = { args: snapshotArgs(args), msg: undefined };
+        const frame = { tape: take(args), msg: undefined };
         emit("log", method, site, () => groupMessage(frame));
         if (groups.length < limits.GROUP_DEPTH) groups = groups.concat([frame]);
         else deeper++;

@@ -10,7 +10,7 @@
 
   G.sources.errors = function install({ core, outbox, serialize, limits }) {
     const { listen } = core;
-    const { causes } = G; // a lib/ file only errors and serialize use
+    const { causes, snapshot } = G; // lib/ files the sources' context does not carry
     const { cut } = serialize;
 
     /** {message, stack} of a thrown or rejected Error: heads of the whole chain, stacks of the whole chain. */
@@ -38,8 +38,9 @@
           if (!(event instanceof ErrorEvent)) return; // resource errors show in the waterfall
           const { error, message, filename, lineno, colno } = event;
           // A thrown non-Error (`throw {code: 1}`) is copied now, as console arguments are.
-          const thrown = error instanceof Error || error === undefined || error === null ? error : serialize.snapshot(error);
+          const copy = error instanceof Error || error === undefined || error === null ? null : snapshot.take([error]);
           outbox.emit("logs", () => {
+            const thrown = copy ? snapshot.values(copy)[0] : error;
             const entry =
               thrown instanceof Error
                 ? described(thrown)
@@ -62,8 +63,9 @@
     listen(window, "unhandledrejection", (event) => {
       try {
         const reason = event.reason;
-        const kept = reason instanceof Error ? reason : serialize.snapshot(reason);
+        const copy = reason instanceof Error ? null : snapshot.take([reason]);
         outbox.emit("logs", () => {
+          const kept = copy ? snapshot.values(copy)[0] : reason;
           const entry = kept instanceof Error ? described(kept) : { message: serialize.formatArg(kept) };
           entry.message = "Unhandled rejection: " + entry.message;
           return bounded(Object.assign(entry, { level: "error", source: "unhandledrejection", url: location.href }));

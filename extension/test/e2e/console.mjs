@@ -14,6 +14,7 @@ export async function consolePage({ context, client, all, waitFor, log, origin, 
   const url = `${origin}/console.html`;
   await page.goto(url);
   await page.waitForFunction(() => window.done);
+  assert.deepEqual(await page.evaluate(() => window.notNative), [], "wrapped console methods that do not look native");
 
   const logs = await waitFor("the console page's logs", async () => {
     const entries = (await all(client, "logs")).filter((e) => e.url === url);

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 
-import { limits, serialize, format, table, callsite, redact } from "./load.mjs";
+import { limits, serialize, snapshot, format, table, callsite, redact } from "./load.mjs";
 
 const require = createRequire(import.meta.url);
 const METHODS = ["log", "info", "warn", "error", "debug", "trace", "dir", "dirxml", "table", "count", "countReset",
@@ -26,7 +26,7 @@ const core = {
   Error,
   perfNow: () => clock,
 };
-globalThis.__gasoline = { sources: {}, format, table, callsite };
+globalThis.__gasoline = { sources: {}, format, table, callsite, snapshot };
 require("../../page/console.js");
 const install = globalThis.__gasoline.sources.console;
 delete globalThis.__gasoline;

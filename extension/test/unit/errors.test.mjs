@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 
-import { limits, serialize, causes, redact } from "./load.mjs";
+import { limits, serialize, snapshot, causes, redact } from "./load.mjs";
 
 const require = createRequire(import.meta.url);
 const listeners = {};
@@ -15,7 +15,7 @@ class ErrorEvent {
     Object.assign(this, init);
   }
 }
-globalThis.__gasoline = { sources: {}, causes };
+globalThis.__gasoline = { sources: {}, causes, snapshot };
 require("../../page/errors.js");
 const install = globalThis.__gasoline.sources.errors;
 delete globalThis.__gasoline;

@@ -2,7 +2,7 @@
 // plain values and on snapshots taken at call time.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { format, serialize, limits } from "./load.mjs";
+import { format, snapshot, limits } from "./load.mjs";
 
 const fmt = (...args) => format.formatMessage(args).text;
 
@@ -51,10 +51,10 @@ test("only a first argument that is a string is a format", () => {
 
 test("snapshots format like the values they copy", () => {
   const user = { name: "ann", roles: ["admin"] };
-  const snap = serialize.snapshotArgs(["%s logged in as %o (%d)", "ann", user, 3]);
+  const tape = snapshot.take(["%s logged in as %o (%d)", "ann", user, 3]);
   user.name = "changed";
   user.roles.push("root");
-  assert.equal(format.formatMessage(snap).text, 'ann logged in as {"name":"ann","roles":["admin"]} (3)');
+  assert.equal(format.formatMessage(snapshot.values(tape)).text, 'ann logged in as {"name":"ann","roles":["admin"]} (3)');
 });
 
 test("the formatted message is cut to the cap and says its size", () => {

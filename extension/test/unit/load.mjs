@@ -5,6 +5,7 @@ const require = createRequire(import.meta.url);
 export const limits = require("../../lib/limits.js");
 export const serialize = require("../../lib/serialize.js");
 export const causes = require("../../lib/causes.js");
+export const snapshot = require("../../lib/snapshot.js");
 export const format = require("../../lib/format.js");
 export const table = require("../../lib/table.js");
 export const callsite = require("../../lib/callsite.js");
