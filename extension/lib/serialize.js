@@ -16,9 +16,12 @@
   const ArrayProto = Array.prototype;
   const HasNode = typeof Node === "function" ? Node : null;
 
-  // Objects and arrays a snapshot gave back: already bounded, their "… N more" markers included.
-  const copies = new WeakSet();
-  const copied = (value) => (copies.add(value), value);
+  /** An argument a snapshot gave back already JSON-safe and bounded: used as it is. */
+  class Plain {
+    constructor(value) {
+      this.value = value;
+    }
+  }
 
   /** A value left to be read when the entry is built, `depth` levels down its argument. */
   class Later {
@@ -96,6 +99,7 @@
     const plainObject = proto === ObjectProto || proto === null;
     const array = !plainObject && (proto === ArrayProto || isArray(value));
     if (!plainObject && !array) {
+      if (value instanceof Plain) return value.value;
       if (value instanceof Later) return toPlain(value.ref, value.depth, state);
       if (value instanceof Error) return describeError(value);
       if (isNode(value)) return describeNode(value);
@@ -112,7 +116,7 @@
   /** The first ARG_KEYS items of an array or typed array, and how many more there are. */
   function copyList(value, depth, state) {
     const n = value.length;
-    const shown = copies.has(value) ? n : Math.min(n, limits.ARG_KEYS);
+    const shown = Math.min(n, limits.ARG_KEYS);
     const out = new Array(shown);
     for (let i = 0; i < shown; i++) out[i] = child(value[i], depth + 1, state);
     if (n > shown) out.push(`… ${n - shown} more`);
@@ -122,10 +126,9 @@
   /** The enumerable properties of `value`, at most ARG_KEYS of them. */
   function copyObject(value, depth, state) {
     const out = {};
-    const cap = copies.has(value) ? Infinity : limits.ARG_KEYS;
     let n = 0;
     for (const key in value) {
-      if (n++ >= cap) {
+      if (n++ >= limits.ARG_KEYS) {
         out["…"] = "more keys";
         break;
       }
@@ -180,7 +183,7 @@
   function formatArg(value) {
     try {
       if (typeof value === "string") return value;
-      const p = toPlain(value, 0, buildState());
+      const p = value instanceof Plain ? value.value : toPlain(value, 0, buildState());
       return typeof p === "string" ? p : stringify(p);
     } catch (e) {
       return `[unserialisable: ${e && e.message}]`;
@@ -221,7 +224,10 @@
 
   const serialize = {
     Later,
-    copied,
+    Plain,
+    primitive,
+    toPlain,
+    buildState,
     cut,
     plain,
     formatArg,

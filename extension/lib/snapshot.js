@@ -12,7 +12,7 @@
   const inNode = typeof module === "object" && module.exports;
   const limits = inNode ? require("./limits.js") : root.__gasoline.limits;
   const serialize = inNode ? require("./serialize.js") : root.__gasoline.serialize;
-  const { Later, describeNode, copied } = serialize;
+  const { Later, Plain, describeNode, primitive, toPlain, buildState } = serialize;
   const isArray = Array.isArray;
   const isView = ArrayBuffer.isView;
   const getPrototypeOf = Object.getPrototypeOf;
@@ -98,9 +98,11 @@
   function putList(tape, list, depth, s) {
     const n = list.length;
     const shown = Math.min(n, limits.ARG_KEYS);
-    s.values -= shown;
     tape.push(ARRAY);
-    for (let i = 0; i < shown; i++) put(tape, list[i], depth + 1, s);
+    for (let i = 0; i < shown; i++) {
+      s.values--;
+      put(tape, list[i], depth + 1, s);
+    }
     if (n > shown) tape.push(`… ${n - shown} more`);
     tape.push(END);
   }
@@ -148,13 +150,14 @@
     else putObject(tape, value, depth, s);
   }
 
-  function read(tape, at) {
+  /** The value at `at.i`, JSON-safe: what a `Later` holds is read now, within `state`. */
+  function read(tape, at, depth, state) {
     const t = tape[at.i++];
     if (t === OBJECT) {
-      const out = copied({});
+      const out = {};
       while (tape[at.i] !== END) {
         const key = tape[at.i++];
-        const v = read(tape, at);
+        const v = read(tape, at, depth + 1, state);
         if (key === "__proto__") defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
         else out[key] = v;
       }
@@ -162,25 +165,43 @@
       return out;
     }
     if (t === ARRAY) {
-      const out = copied([]);
-      while (tape[at.i] !== END) out.push(read(tape, at));
+      const out = [];
+      while (tape[at.i] !== END) out.push(read(tape, at, depth + 1, state));
       at.i++;
       return out;
     }
     if (t === LATER) {
       const ref = tape[at.i++];
-      return new Later(ref, tape[at.i++]);
+      return toPlain(ref, tape[at.i++], state);
     }
-    return t;
+    return primitive(t);
   }
 
-  /** The arguments of a tape: primitives as they were, objects as plain copies, `Later`s. */
+  /**
+   * The arguments of a tape, when the entry is built: primitives as they
+   * were (for %d, %s), objects as `Plain` JSON-safe copies, and an Error or an
+   * object past the budget as a `Later`, read by serialize.js.
+   */
   function values(tape) {
     const out = [];
     const at = { i: 0 };
     while (at.i < tape.length) {
       at.i++; // ARG
-      out.push(read(tape, at));
+      const t = tape[at.i];
+      if (t === OBJECT || t === ARRAY) {
+        try {
+          out.push(new Plain(read(tape, at, 0, buildState())));
+        } catch (e) {
+          out.push(`[unserialisable: ${e && e.message}]`);
+          while (at.i < tape.length && tape[at.i] !== ARG) at.i++;
+        }
+      } else if (t === LATER) {
+        out.push(new Later(tape[at.i + 1], tape[at.i + 2]));
+        at.i += 3;
+      } else {
+        out.push(t);
+        at.i++;
+      }
     }
     return out;
   }

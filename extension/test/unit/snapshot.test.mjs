@@ -27,17 +27,22 @@ test("primitives, objects, arrays, Maps, Sets and Dates as they were on the call
   assert.deepEqual([n, nul, undef], [42, null, undefined], "primitives come back as they are, for %d and %s");
 });
 
-test("past the budget, what is left is read when built (a Later); Errors always are", () => {
+test("past the budget, what is left is read when built; Errors always are", () => {
   const big = { head: "copied", rows: Array.from({ length: 100 }, (_, i) => ({ i, more: { x: i } })) };
   const error = new Error("boom");
-  const [copy, err] = values(take([big, error], 50));
-  assert.ok(err instanceof serialize.Later && err.ref === error);
-  assert.equal(copy.head, "copied");
-  assert.ok(copy.rows.some((r) => r instanceof serialize.Later), "rows past 50 values are references");
+  const tape = take([big, error], 50);
+  big.head = "changed";
+  big.rows[0].i = "changed";
   big.rows[99].i = "late";
-  assert.match(serialize.formatArg(copy), /"i":"late"/);
+  const [copy, err] = values(tape); // when the entry is built
+  assert.ok(err instanceof serialize.Later && err.ref === error, "an Error is kept as it is");
   assert.equal(serialize.formatArg(err).split("\n")[0], "Error: boom");
-  assert.equal(JSON.parse(serialize.formatArg(copy)).rows.length, 100);
+  assert.ok(copy instanceof serialize.Plain);
+  const shown = JSON.parse(serialize.formatArg(copy));
+  assert.equal(shown.head, "copied");
+  assert.equal(shown.rows[0].i, 0, "the first 50 values are copied on the call");
+  assert.equal(shown.rows[99].i, "late", "values past the budget are read when built, as DevTools expands an object");
+  assert.equal(shown.rows.length, 100);
 });
 
 test("circular references, depth, width, typed arrays and buffers are bounded", () => {
