@@ -93,12 +93,13 @@
 
     const warn = (method, site, text) => emit("warn", method, site, () => message(text));
 
-    /** log/info/warn/error/debug, dirxml: the arguments, formatted (one closure: the hot path). */
+    /** dirxml, and table of what is not tabular: the arguments, formatted. */
     const logged = (level, method) => (args, site) => {
       const tape = take(args);
       const path = groups;
       outbox.emit("logs", () => buildLogged(level, method, site, path, tape));
     };
+    /** The entry of log/info/warn/error/debug (and the methods logging like them), when built. */
     function buildLogged(level, method, site, path, tape) {
       const args = values(tape);
       const entry = entryOf(level, method, format.formatMessage(args), site, path);
@@ -108,11 +109,6 @@
     }
 
     const handlers = {
-      log: logged("log"),
-      info: logged("info"),
-      warn: logged("warn"),
-      error: logged("error"),
-      debug: logged("debug"),
       dirxml: logged("log", "dirxml"),
       trace(args, site) {
         const tape = take(args);
@@ -202,11 +198,36 @@
       };
     }
 
-    // How much stack each call needs: none (groupEnd, a passing assert), its
-    // caller, or the page's whole stack (trace, a failing assert).
+    // log/info/warn/error/debug, the methods pages call most: everything inline.
+    const LEVELS = ["log", "info", "warn", "error", "debug"];
+    for (const level of LEVELS) {
+      fill(console, level, (original) => ({
+        [level]() {
+          if (!busy) {
+            busy = true;
+            try {
+              // Only the caller's frame is needed: 3 frames instead of the default 10 halve the Error's cost.
+              const limit = Error.stackTraceLimit;
+              Error.stackTraceLimit = SITE_FRAMES;
+              const site = new Error();
+              Error.stackTraceLimit = limit;
+              const tape = take(arguments);
+              const path = groups;
+              outbox.emit("logs", () => buildLogged(level, undefined, site, path, tape));
+            } catch {
+              // never let capture break logging
+            }
+            busy = false;
+          }
+          return apply(original, this, arguments);
+        },
+      })[level]);
+    }
+
+    // The others. How much stack each needs: none (groupEnd, a passing
+    // assert), its caller, or the page's whole stack (trace, a failing assert).
     const FULL = { trace: true, assert: true };
     const needsSite = (method, args) => (method === "assert" ? !args[0] : method !== "groupEnd");
-
     for (const method of Object.keys(handlers)) {
       const handle = handlers[method];
       fill(console, method, (original) => ({
@@ -218,7 +239,6 @@
               if (needsSite(method, arguments)) {
                 if (FULL[method]) site = new Error();
                 else {
-                  // Only the caller's frame is needed: 3 frames instead of the default 10 halve the Error's cost.
                   const limit = Error.stackTraceLimit;
                   Error.stackTraceLimit = SITE_FRAMES;
                   site = new Error();
