@@ -178,6 +178,7 @@ pub static LOGS: Kind = Kind {
         "messageTruncated",
         "messageSize",
         "args",
+        "method",
         "count",
         "group",
         "frameId",

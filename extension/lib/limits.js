@@ -9,6 +9,16 @@
     ARG_DEPTH: 5, // nesting shown of a logged object
     ARG_KEYS: 100, // keys or items shown per object or array
     ARG_NODES: 2000, // objects visited per logged argument
+    SNAPSHOT_VALUES: 200, // values of a console call's arguments copied on the call (the rest when built)
+    CAUSE_DEPTH: 5, // errors shown along a cause chain / AggregateError nesting
+    ERROR_MEMBERS: 10, // members of an AggregateError shown
+    TABLE_ROWS: 50, // rows of a console.table shown
+    TABLE_COLUMNS: 20, // columns of a console.table shown
+    TABLE_CELL: 80, // characters of one table cell
+    TABLE_VALUES: 1000, // values of a console.table's data copied on the call
+    GROUP_DEPTH: 16, // open console.group labels kept
+    LABEL_CAP: 100, // characters of a count, timer or group label
+    LABELS: 1000, // count and timer labels remembered per page
     VALUE_CAP: 1024, // an input's value
     TEXT_CAP: 120, // visible text of a clicked element
   };

@@ -225,7 +225,7 @@
 
   // Which fields of each kind hold what. Bodies find their content type in a header field.
   const ENTRY_FIELDS = {
-    logs: { text: ["message", "stack", "location", "sample"], url: ["url", "blockedURI", "resourceUrl"] },
+    logs: { text: ["message", "stack", "location", "sample"], url: ["url", "blockedURI", "resourceUrl"], lists: ["group"] },
     network_bodies: {
       url: ["url"],
       headers: ["requestHeaders", "responseHeaders"],
@@ -249,6 +249,9 @@
     const found = Array.isArray(entry.redacted) ? entry.redacted.filter((n) => typeof n === "string") : [];
     for (const f of fields.url || []) if (typeof entry[f] === "string") entry[f] = redactUrl(entry[f], p, found, f);
     for (const f of fields.text || []) if (typeof entry[f] === "string") entry[f] = redactText(entry[f], p, found, f);
+    for (const f of fields.lists || []) {
+      if (Array.isArray(entry[f])) entry[f] = entry[f].map((s) => (typeof s === "string" ? redactText(s, p, found, f) : s));
+    }
     for (const f of fields.headers || []) {
       if (entry[f] && typeof entry[f] === "object") entry[f] = redactHeaders(entry[f], p, found, f);
     }

@@ -1,8 +1,35 @@
 // Turning whatever a page logs into bounded text, without ever throwing:
-// circular objects, DOM nodes, Errors with their stack, getters that throw,
-// very long strings.
+// circular objects, DOM nodes, Errors with their stack and causes, getters that
+// throw, very long strings, huge arrays and typed arrays. Runs when an entry is
+// built, in the outbox's time slice; what a console call copies on the call is
+// lib/snapshot.js, whose copies come back here as plain data and `Later`s.
 (function (root) {
-  const limits = typeof module === "object" && module.exports ? require("./limits.js") : root.__gasoline.limits;
+  const inNode = typeof module === "object" && module.exports;
+  const limits = inNode ? require("./limits.js") : root.__gasoline.limits;
+  const causes = inNode ? require("./causes.js") : root.__gasoline.causes;
+  const stringify = JSON.stringify;
+  const isArray = Array.isArray;
+  const isView = ArrayBuffer.isView;
+  const getPrototypeOf = Object.getPrototypeOf;
+  const defineProperty = Object.defineProperty;
+  const ObjectProto = Object.prototype;
+  const ArrayProto = Array.prototype;
+  const HasNode = typeof Node === "function" ? Node : null;
+
+  /** An argument a snapshot gave back already JSON-safe and bounded: used as it is. */
+  class Plain {
+    constructor(value) {
+      this.value = value;
+    }
+  }
+
+  /** A value left to be read when the entry is built, `depth` levels down its argument. */
+  class Later {
+    constructor(ref, depth) {
+      this.ref = ref;
+      this.depth = depth;
+    }
+  }
 
   /** Cuts `text` to `cap` characters: {text, truncated, size}. */
   function cut(text, cap) {
@@ -19,23 +46,22 @@
         : "";
       return `<${node.tagName.toLowerCase()}${id}${cls}>`;
     }
-    if (node.nodeType === 3) return `#text ${JSON.stringify(String(node.textContent).slice(0, 80))}`;
+    if (node.nodeType === 3) return `#text ${stringify(String(node.textContent).slice(0, 80))}`;
     if (node.nodeType === 9) return "#document";
     return `[${node.nodeName}]`;
   }
 
   function isNode(v) {
-    return typeof Node === "function" && v instanceof Node;
+    return HasNode !== null && v instanceof HasNode;
   }
 
+  /** An Error with its stack, cause chain and AggregateError members. */
   function describeError(e) {
-    const head = `${e.name || "Error"}: ${e.message}`;
-    const stack = typeof e.stack === "string" ? e.stack : "";
-    return stack.startsWith(head) ? stack : stack ? `${head}\n${stack}` : head;
+    return causes.describeError(e, { stacks: true, describe: formatArg });
   }
 
-  /** A JSON-safe copy of `value`, bounded in depth, width and total size. */
-  function toPlain(value, depth, state) {
+  /** A primitive (or a function) as JSON-safe data. */
+  function primitive(value) {
     switch (typeof value) {
       case "string":
         return value.length > limits.MESSAGE_CAP ? value.slice(0, limits.MESSAGE_CAP) + "…" : value;
@@ -52,69 +78,165 @@
       case "function":
         return `[Function ${value.name || "anonymous"}]`;
     }
-    if (value === null) return null;
-    if (value instanceof Error) return describeError(value);
-    if (isNode(value)) return describeNode(value);
-    if (state.seen.has(value)) return "[Circular]";
-    // Shared (not circular) references could otherwise multiply the work.
-    if (depth >= limits.ARG_DEPTH || --state.budget < 0) return Array.isArray(value) ? "[Array]" : "[Object]";
-    state.seen.add(value);
-    try {
-      if (Array.isArray(value)) {
-        const out = value.slice(0, limits.ARG_KEYS).map((v) => toPlain(v, depth + 1, state));
-        if (value.length > limits.ARG_KEYS) out.push(`… ${value.length - limits.ARG_KEYS} more`);
-        return out;
-      }
-      if (value instanceof Map) return { "[Map]": toPlain([...value.entries()], depth + 1, state) };
-      if (value instanceof Set) return { "[Set]": toPlain([...value.values()], depth + 1, state) };
-      if (value instanceof Date) return isNaN(value) ? "Invalid Date" : value.toISOString();
-      const out = {};
-      let n = 0;
-      for (const key in value) {
-        if (n++ >= limits.ARG_KEYS) {
-          out["…"] = "more keys";
-          break;
-        }
-        let v;
-        try {
-          v = value[key];
-        } catch (e) {
-          v = `[getter threw ${e && e.name}]`;
-        }
-        out[key] = toPlain(v, depth + 1, state);
-      }
-      return out;
-    } finally {
-      state.seen.delete(value);
-    }
+    return null;
   }
 
-  /** One console argument as text: strings as they are, the rest as JSON. */
-  function formatArg(value) {
-    try {
-      if (typeof value === "string") return value;
+  /** One property's value: objects copied, primitives made JSON-safe. */
+  function child(value, depth, state) {
+    return value !== null && typeof value === "object" ? toPlain(value, depth, state) : primitive(value);
+  }
+
+  /**
+   * A JSON-safe copy of `value`, bounded in depth, width and total size.
+   * `state`: {seen (the path of objects), budget (objects)}. A `Later` (from
+   * a snapshot) is read now, from where it was left. Throws only what the
+   * page's objects throw outside getters (a revoked Proxy): callers catch.
+   */
+  function toPlain(value, depth, state) {
+    if (value === null || typeof value !== "object") return primitive(value);
+    // Plain objects and arrays, most of what is logged, skip the other checks.
+    const proto = getPrototypeOf(value);
+    const plainObject = proto === ObjectProto || proto === null;
+    const array = !plainObject && (proto === ArrayProto || isArray(value));
+    if (!plainObject && !array) {
+      if (value instanceof Plain) return value.value;
+      if (value instanceof Later) return toPlain(value.ref, value.depth, state);
       if (value instanceof Error) return describeError(value);
-      const plain = toPlain(value, 0, { seen: new Set(), budget: limits.ARG_NODES });
-      return typeof plain === "string" ? plain : JSON.stringify(plain);
+      if (isNode(value)) return describeNode(value);
+    }
+    if (state.seen.includes(value)) return "[Circular]";
+    // Shared (not circular) references could otherwise multiply the work.
+    if (depth >= limits.ARG_DEPTH || --state.budget < 0) return array ? "[Array]" : "[Object]";
+    state.seen.push(value);
+    const out = plainObject ? copyObject(value, depth, state) : array ? copyList(value, depth, state) : copyOther(value, depth, state);
+    state.seen.pop();
+    return out;
+  }
+
+  /** The first ARG_KEYS items of an array or typed array, and how many more there are. */
+  function copyList(value, depth, state) {
+    const n = value.length;
+    const shown = Math.min(n, limits.ARG_KEYS);
+    const out = new Array(shown);
+    for (let i = 0; i < shown; i++) out[i] = child(value[i], depth + 1, state);
+    if (n > shown) out.push(`… ${n - shown} more`);
+    return out;
+  }
+
+  /** The enumerable properties of `value`, at most ARG_KEYS of them. */
+  function copyObject(value, depth, state) {
+    const out = {};
+    let n = 0;
+    for (const key in value) {
+      if (n++ >= limits.ARG_KEYS) {
+        out["…"] = "more keys";
+        break;
+      }
+      let v;
+      try {
+        v = value[key];
+      } catch (e) {
+        v = `[getter threw ${e && e.name}]`;
+      }
+      if (key === "__proto__") defineProperty(out, key, { value: child(v, depth + 1, state), enumerable: true, writable: true, configurable: true });
+      else out[key] = child(v, depth + 1, state);
+    }
+    return out;
+  }
+
+  /** Typed arrays, Maps, Sets, Dates, buffers, class instances. */
+  function copyOther(value, depth, state) {
+    if (isView(value) && !(value instanceof DataView)) return copyList(value, depth, state);
+    if (value instanceof Map || value instanceof Set) {
+      const items = [];
+      let n = 0;
+      for (const item of value instanceof Map ? value.entries() : value.values()) {
+        if (n++ >= limits.ARG_KEYS) break;
+        items.push(item);
+      }
+      const shown = toPlain(items, depth + 1, state);
+      if (isArray(shown) && value.size > items.length) shown.push(`… ${value.size - items.length} more`);
+      const out = {};
+      out[value instanceof Map ? "[Map]" : "[Set]"] = shown;
+      return out;
+    }
+    if (value instanceof Date) return isNaN(value) ? "Invalid Date" : value.toISOString();
+    if (value instanceof ArrayBuffer) return `[ArrayBuffer ${value.byteLength} bytes]`;
+    if (value instanceof DataView) return `[DataView ${value.byteLength} bytes]`;
+    return copyObject(value, depth, state);
+  }
+
+  function buildState() {
+    return { seen: [], budget: limits.ARG_NODES };
+  }
+
+  /** A snapshot, or any value, made JSON-safe (what a `Later` holds is read now). */
+  function plain(value) {
+    try {
+      return toPlain(value, 0, buildState());
     } catch (e) {
       return `[unserialisable: ${e && e.message}]`;
     }
   }
 
-  /** A console call's arguments as one bounded message. */
+  /** One console argument (or its snapshot) as text: strings as they are, the rest as JSON. */
+  function formatArg(value) {
+    try {
+      if (typeof value === "string") return value;
+      const p = value instanceof Plain ? value.value : toPlain(value, 0, buildState());
+      return typeof p === "string" ? p : stringify(p);
+    } catch (e) {
+      return `[unserialisable: ${e && e.message}]`;
+    }
+  }
+
+  /** A console call's arguments joined as one bounded message (no format specifiers: see format.js). */
   function formatMessage(args) {
     const parts = [];
     for (const arg of args) parts.push(formatArg(arg));
     return cut(parts.join(" "), limits.MESSAGE_CAP);
   }
 
-  /** Stack of the first Error among `args`, if any. */
-  function stackOf(args) {
-    for (const arg of args) if (arg instanceof Error && typeof arg.stack === "string") return arg.stack;
+  /** The Error among `args` (or their snapshots), if any. */
+  function errorOf(args) {
+    for (const arg of args) {
+      const e = arg instanceof Later ? arg.ref : arg;
+      if (e instanceof Error) return e;
+    }
     return undefined;
   }
 
-  const serialize = { cut, formatArg, formatMessage, stackOf, describeNode, describeError };
-  if (typeof module === "object" && module.exports) module.exports = serialize;
+  /** Stack of the first Error among `args`, with its causes and members, cut to MESSAGE_CAP. */
+  function stackOf(args) {
+    const e = errorOf(args);
+    if (!e) return undefined;
+    if (!causes.hasChain(e)) {
+      let stack;
+      try {
+        stack = e.stack;
+      } catch {
+        // a getter that throws
+      }
+      return typeof stack === "string" ? cut(stack, limits.MESSAGE_CAP).text : undefined;
+    }
+    return cut(describeError(e), limits.MESSAGE_CAP).text;
+  }
+
+  const serialize = {
+    Later,
+    Plain,
+    primitive,
+    toPlain,
+    buildState,
+    cut,
+    plain,
+    formatArg,
+    formatMessage,
+    errorOf,
+    stackOf,
+    describeNode,
+    describeError,
+  };
+  if (inNode) module.exports = serialize;
   else root.__gasoline.serialize = serialize;
 })(globalThis);

@@ -1,77 +1,260 @@
-// console.log/info/warn/error/debug/trace/assert → `logs`. On the page's call
-// only an Error is made (its stack, the call site, is formatted later, when
-// the entry is built); arguments are serialised in the outbox's time slice.
+// The console → `logs`, as DevTools shows it. On the page's call a wrapper
+// takes an Error for the call site (3 frames; its stack is read later) and a
+// bounded copy of the arguments (lib/snapshot.js), so an object changed
+// after logging is recorded as it was; the message (format specifiers applied:
+// lib/format.js), the call site (lib/callsite.js) and tables (lib/table.js)
+// are made later, when the outbox builds the entry.
+//
+// log/info/warn/error/debug: the formatted message, its level.
+// trace, dir, dirxml, table, count, countReset, time, timeLog, timeEnd, group,
+// groupCollapsed, assert: an entry with `method` naming the call, as DevTools
+// would print it ("label: 3", "label: 12.3 ms", the table's rows, the group's
+// label, "Assertion failed: …"), and DevTools' warnings for a count or timer
+// label that does not exist. Entries made inside console.group carry `group`:
+// the labels of the open groups, outermost first.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.console = function install({ core, outbox, serialize }) {
-    const { apply, fill, Error } = core;
-    const SOURCE_URL = "gasoline://page/console.js"; // see the end of this file
-    const LEVELS = { log: "log", info: "info", warn: "warn", error: "error", debug: "debug", trace: "debug" };
+  G.sources.console = function install({ core, outbox, serialize, redact, limits }) {
+    const { apply, fill, Error, perfNow } = core;
+    // lib/ files only the console uses (loaded with the others, kept by this closure).
+    const { format, table, callsite, snapshot } = G;
+    const { cut, formatArg } = serialize;
+    const { take, values } = snapshot;
+    const SITE_FRAMES = 3; // the wrapper, the page's caller and its caller
+    const OURS = "gasoline://page/console.js"; // see the end of this file
 
-    /** "file:line:col" of the first frame outside the extension. */
-    function callSite(stack) {
-      if (typeof stack !== "string") return undefined;
-      for (const line of stack.split("\n").slice(1)) {
-        if (line.includes("chrome-extension://") || line.includes(SOURCE_URL)) continue;
-        const m = line.match(/\(?((?:https?|file|blob):[^\s)]+:\d+:\d+)\)?\s*$/);
-        return m ? m[1] : undefined;
-      }
-      return undefined;
+    const counts = new Map(); // label → count
+    const timers = new Map(); // label → start (performance.now())
+    let groups = []; // open groups, outermost first: replaced on change, never mutated, so entries keep theirs
+    let deeper = 0; // groups open past GROUP_DEPTH
+    let busy = false; // a getter read while copying arguments may log: that call is not recorded
+
+    /** `map.set(key, value)`, forgetting the oldest key past LABELS keys. */
+    function remember(map, key, value) {
+      if (!map.has(key) && map.size >= limits.LABELS) map.delete(map.keys().next().value);
+      map.set(key, value);
     }
 
-    for (const method of Object.keys(LEVELS)) {
+    function labelOf(value) {
+      return cut(value === undefined ? "default" : String(value), limits.LABEL_CAP).text;
+    }
+
+    function stackOf(site) {
+      try {
+        return site.stack;
+      } catch {
+        return undefined;
+      }
+    }
+
+    /** A whole stack without our own frames, under `head` (console.trace, assert). */
+    function pageStack(site, head) {
+      const stack = stackOf(site);
+      if (typeof stack !== "string") return undefined;
+      const frames = stack.split("\n").slice(1).filter((line) => !line.includes(OURS));
+      return cut([head, ...frames].join("\n"), limits.MESSAGE_CAP).text;
+    }
+
+    const message = (s) => cut(s, limits.MESSAGE_CAP);
+
+    /** A group's label: {text, truncated, size}, made once for the group's entry and those inside it. */
+    function groupMessage(frame) {
+      if (frame.msg === undefined) {
+        const args = values(frame.tape);
+        frame.msg = args.length ? format.formatMessage(args) : message("console.group");
+      }
+      return frame.msg;
+    }
+    const groupLabel = (frame) => cut(groupMessage(frame).text, limits.LABEL_CAP).text;
+
+    /** The entry's common part; `msg` is {text, truncated, size}. */
+    function entryOf(level, method, msg, site, path) {
+      const entry = { level, message: msg.text, source: "console", url: location.href };
+      if (method) entry.method = method;
+      if (msg.truncated) Object.assign(entry, { messageTruncated: true, messageSize: msg.size });
+      const where = callsite.callSite(stackOf(site));
+      if (where) entry.location = where;
+      if (path.length) entry.group = path.map(groupLabel);
+      return entry;
+    }
+
+    /** Queues an entry whose message is `text(policy)`, made later. */
+    function emit(level, method, site, text, extra) {
+      const path = groups;
+      outbox.emit("logs", (policy) => {
+        const made = text(policy);
+        const entry = entryOf(level, method, made.msg || made, site, path);
+        return extra ? Object.assign(entry, extra(made)) : entry;
+      });
+    }
+
+    const warn = (method, site, text) => emit("warn", method, site, () => message(text));
+
+    /** dirxml, and table of what is not tabular: the arguments, formatted. */
+    const logged = (level, method) => (args, site) => {
+      const tape = take(args);
+      const path = groups;
+      outbox.emit("logs", () => buildLogged(level, method, site, path, tape));
+    };
+    /** The entry of log/info/warn/error/debug (and the methods logging like them), when built. */
+    function buildLogged(level, method, site, path, tape) {
+      const args = values(tape);
+      const entry = entryOf(level, method, format.formatMessage(args), site, path);
+      const stack = serialize.stackOf(args);
+      if (stack) entry.stack = stack;
+      return entry;
+    }
+
+    const handlers = {
+      dirxml: logged("log", "dirxml"),
+      trace(args, site) {
+        const tape = take(args);
+        emit("debug", "trace", site, () => (tape.length ? format.formatMessage(values(tape)) : message("console.trace")), () => ({
+          stack: pageStack(site, "console.trace"),
+        }));
+      },
+      dir(args, site) {
+        const tape = take([args[0]]);
+        emit("log", "dir", site, () => message(formatArg(values(tape)[0])));
+      },
+      table(args, site) {
+        const rows = table.capture(args[0], args[1]);
+        if (!rows) return logged("log", "table")(args, site); // not tabular: logged as is, as DevTools does
+        emit(
+          "log",
+          "table",
+          site,
+          (policy) => {
+            const t = table.text(rows, (name) => redact.isSecretKey(name, policy));
+            return { msg: message(t.text), redacted: t.redacted };
+          },
+          (made) => (made.redacted.length ? { redacted: made.redacted } : undefined),
+        );
+      },
+      count(args, site) {
+        const label = labelOf(args[0]);
+        const n = (counts.get(label) || 0) + 1;
+        remember(counts, label, n);
+        emit("log", "count", site, () => message(`${label}: ${n}`), () => ({ count: n }));
+      },
+      countReset(args, site) {
+        const label = labelOf(args[0]);
+        if (counts.has(label)) counts.set(label, 0);
+        else warn("countReset", site, `Count for '${label}' does not exist`);
+      },
+      time(args, site) {
+        const label = labelOf(args[0]);
+        if (timers.has(label)) warn("time", site, `Timer '${label}' already exists`);
+        else remember(timers, label, perfNow());
+      },
+      timeLog(args, site) {
+        const now = perfNow();
+        const label = labelOf(args[0]);
+        if (!timers.has(label)) return warn("timeLog", site, `Timer '${label}' does not exist`);
+        const elapsed = now - timers.get(label);
+        const tape = take(args); // the label too: cheaper than a slice, skipped when built
+        emit("log", "timeLog", site, () =>
+          message([`${label}: ${+elapsed.toFixed(3)} ms`, ...values(tape).slice(1).map(formatArg)].join(" ")),
+        );
+      },
+      timeEnd(args, site) {
+        const now = perfNow();
+        const label = labelOf(args[0]);
+        if (!timers.has(label)) return warn("timeEnd", site, `Timer '${label}' does not exist`);
+        const elapsed = now - timers.get(label);
+        timers.delete(label);
+        emit("log", "timeEnd", site, () => message(`${label}: ${+elapsed.toFixed(3)} ms`));
+      },
+      group: opener("group"),
+      groupCollapsed: opener("groupCollapsed"),
+      groupEnd() {
+        if (deeper > 0) deeper--;
+        else if (groups.length) groups = groups.slice(0, -1);
+      },
+      assert(args, site) {
+        const tape = take(args);
+        emit(
+          "error",
+          "assert",
+          site,
+          () => {
+            const rest = values(tape).slice(1);
+            return message(rest.length ? `Assertion failed: ${format.formatMessage(rest).text}` : "Assertion failed");
+          },
+          () => ({ stack: pageStack(site, "Assertion failed") }),
+        );
+      },
+    };
+
+    function opener(method) {
+      return (args, site) => {
+        const frame = { tape: take(args), msg: undefined };
+        emit("log", method, site, () => groupMessage(frame));
+        if (groups.length < limits.GROUP_DEPTH) groups = groups.concat([frame]);
+        else deeper++;
+      };
+    }
+
+    // log/info/warn/error/debug, the methods pages call most: everything inline.
+    const LEVELS = ["log", "info", "warn", "error", "debug"];
+    for (const level of LEVELS) {
+      fill(console, level, (original) => ({
+        [level]() {
+          if (!busy) {
+            busy = true;
+            try {
+              // Only the caller's frame is needed: 3 frames instead of the default 10 halve the Error's cost.
+              const limit = Error.stackTraceLimit;
+              Error.stackTraceLimit = SITE_FRAMES;
+              const site = new Error();
+              Error.stackTraceLimit = limit;
+              const tape = take(arguments);
+              const path = groups;
+              outbox.emit("logs", () => buildLogged(level, undefined, site, path, tape));
+            } catch {
+              // never let capture break logging
+            }
+            busy = false;
+          }
+          return apply(original, this, arguments);
+        },
+      })[level]);
+    }
+
+    // The others. How much stack each needs: none (groupEnd, a passing
+    // assert), its caller, or the page's whole stack (trace, a failing assert).
+    const FULL = { trace: true, assert: true };
+    const needsSite = (method, args) => (method === "assert" ? !args[0] : method !== "groupEnd");
+    for (const method of Object.keys(handlers)) {
+      const handle = handlers[method];
       fill(console, method, (original) => ({
         [method]() {
-          try {
-            const args = arguments;
-            // Only the caller's frame is needed (console.trace keeps the page's whole stack):
-            // capturing 3 frames instead of the default 10 halves the cost of the Error.
-            const limit = Error.stackTraceLimit;
-            const shorten = method !== "trace" && typeof limit === "number" && limit > 3;
-            if (shorten) Error.stackTraceLimit = 3;
-            const site = new Error();
-            if (shorten) Error.stackTraceLimit = limit;
-            outbox.emit("logs", () => {
-              const msg = serialize.formatMessage(args);
-              const stack = site.stack;
-              const entry = { level: LEVELS[method], message: msg.text, source: "console", url: location.href };
-              const where = callSite(stack);
-              if (where) entry.location = where;
-              const errStack = serialize.stackOf(args);
-              if (errStack) entry.stack = errStack;
-              if (method === "trace") entry.stack = stack;
-              if (msg.truncated) Object.assign(entry, { messageTruncated: true, messageSize: msg.size });
-              return entry;
-            });
-          } catch {
-            // never let capture break logging
+          if (!busy) {
+            busy = true;
+            try {
+              let site;
+              if (needsSite(method, arguments)) {
+                if (FULL[method]) site = new Error();
+                else {
+                  const limit = Error.stackTraceLimit;
+                  Error.stackTraceLimit = SITE_FRAMES;
+                  site = new Error();
+                  Error.stackTraceLimit = limit;
+                }
+              }
+              if (method !== "assert" || site) handle(arguments, site);
+            } catch {
+              // never let capture break logging
+            }
+            busy = false;
           }
           return apply(original, this, arguments);
         },
       })[method]);
     }
-
-    fill(console, "assert", (original) => ({
-      assert(condition) {
-        try {
-          if (!condition) {
-            const args = Array.prototype.slice.call(arguments, 1);
-            outbox.emit("logs", () => ({
-              level: "error",
-              message: "Assertion failed: " + serialize.formatMessage(args).text,
-              source: "console",
-              url: location.href,
-            }));
-          }
-        } catch {
-          // ignore
-        }
-        return apply(original, this, arguments);
-      },
-    }).assert);
   };
 })();
 // Named so that console messages made through the wrappers do not come from a

@@ -1,13 +1,35 @@
 // Uncaught errors and unhandled rejections → `logs` (source "exception" and
 // "unhandledrejection"). Listens only; never handles, so the page's own
 // handlers and error trackers see exactly what they would without Gasoline.
+// An Error's `cause` chain and an AggregateError's members are kept: their
+// head lines in `message`, their stacks in `stack` (lib/causes.js).
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.errors = function install({ core, outbox, serialize }) {
+  G.sources.errors = function install({ core, outbox, serialize, limits }) {
     const { listen } = core;
+    const { causes, snapshot } = G; // lib/ files the sources' context does not carry
+    const { cut } = serialize;
+
+    /** {message, stack} of a thrown or rejected Error: heads of the whole chain, stacks of the whole chain. */
+    function described(error) {
+      return {
+        message: causes.describeError(error, { stacks: false, describe: serialize.formatArg }),
+        stack: causes.describeError(error, { stacks: true, describe: serialize.formatArg }),
+      };
+    }
+
+    /** `entry` with its message and stack cut to MESSAGE_CAP. */
+    function bounded(entry) {
+      const msg = cut(entry.message, limits.MESSAGE_CAP);
+      entry.message = msg.text;
+      if (msg.truncated) Object.assign(entry, { messageTruncated: true, messageSize: msg.size });
+      if (typeof entry.stack === "string") entry.stack = cut(entry.stack, limits.MESSAGE_CAP).text;
+      return entry;
+    }
+
     listen(
       window,
       "error",
@@ -15,14 +37,23 @@
         try {
           if (!(event instanceof ErrorEvent)) return; // an element that failed to load: page/resources.js
           const { error, message, filename, lineno, colno } = event;
-          outbox.emit("logs", () => ({
-            level: "error",
-            message: error instanceof Error ? `${error.name}: ${error.message}` : String(message),
-            source: "exception",
-            url: location.href,
-            location: filename ? `${filename}:${lineno}:${colno}` : undefined,
-            stack: error && typeof error.stack === "string" ? error.stack : undefined,
-          }));
+          // A thrown non-Error (`throw {code: 1}`) is copied now, as console arguments are.
+          const copy = error instanceof Error || error === undefined || error === null ? null : snapshot.take([error]);
+          outbox.emit("logs", () => {
+            const thrown = copy ? snapshot.values(copy)[0] : error;
+            const entry =
+              thrown instanceof Error
+                ? described(thrown)
+                : { message: thrown === undefined || thrown === null ? String(message) : `Uncaught ${serialize.formatArg(thrown)}` };
+            return bounded(
+              Object.assign(entry, {
+                level: "error",
+                source: "exception",
+                url: location.href,
+                location: filename ? `${filename}:${lineno}:${colno}` : undefined,
+              }),
+            );
+          });
         } catch {
           // ignore
         }
@@ -32,13 +63,13 @@
     listen(window, "unhandledrejection", (event) => {
       try {
         const reason = event.reason;
-        outbox.emit("logs", () => ({
-          level: "error",
-          message: "Unhandled rejection: " + serialize.formatArg(reason),
-          source: "unhandledrejection",
-          url: location.href,
-          stack: reason instanceof Error && typeof reason.stack === "string" ? reason.stack : undefined,
-        }));
+        const copy = reason instanceof Error ? null : snapshot.take([reason]);
+        outbox.emit("logs", () => {
+          const kept = copy ? snapshot.values(copy)[0] : reason;
+          const entry = kept instanceof Error ? described(kept) : { message: serialize.formatArg(kept) };
+          entry.message = "Unhandled rejection: " + entry.message;
+          return bounded(Object.assign(entry, { level: "error", source: "unhandledrejection", url: location.href }));
+        });
       } catch {
         // ignore
       }

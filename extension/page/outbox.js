@@ -62,7 +62,7 @@
 
   function buildOne(item) {
     if (!isOn(item.kind)) return null;
-    const entry = item.build();
+    const entry = item.build(policy); // the policy for what a source redacts itself (table cells by column)
     if (!entry || typeof entry !== "object") return null;
     if (entry.ts === undefined) entry.ts = item.ts;
     redact.redactEntry(item.kind, entry, policy);

@@ -19,6 +19,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { chromium } from "playwright-core";
 import { WebSocketServer } from "ws";
 
+import { consolePage } from "./console.mjs";
 import { figuresPage } from "./figures.mjs";
 import { hostilePage } from "./hostile.mjs";
 import { networkPage } from "./network.mjs";
@@ -82,6 +83,8 @@ function startFixture() {
     "/hostile.html": ["hostile.html", "text/html"],
     "/hostile-first.js": ["hostile-first.js", "text/javascript"],
     "/hostile.js": ["hostile.js", "text/javascript"],
+    "/console.html": ["console.html", "text/html"],
+    "/console-fixture.js": ["console-fixture.js", "text/javascript"],
     "/figures.html": ["figures.html", "text/html"],
     "/figures.js": ["figures.js", "text/javascript"],
   };
@@ -420,6 +423,9 @@ try {
 
   // ---- EventSource, sendBeacon, CSP violations and failed element loads ----
   await sourcesPage({ context, client, all, waitFor, log, origin: fixture.origin, db });
+
+  // ---- console output as DevTools shows it: formats, call-time arguments, table/count/time/group, causes ----
+  await consolePage({ context, client, all, waitFor, log, origin: fixture.origin, db });
 
   // ---- the server restarts while the page keeps logging ----
   await stopGasoline(client, port);

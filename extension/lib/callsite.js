@@ -1,0 +1,74 @@
+// The call site of a console call: "url:line:col" of the first frame of a V8
+// stack that is the page's, whatever the scheme its bundler or server uses
+// (http(s), webpack-internal:///, webpack://, Vite's /@fs/…?v=…, blob:, file:,
+// data:, a sourceURL name, <anonymous>), and eval'd code as "where eval was
+// called (eval <anonymous>:line:col)". Frames of extensions (ours included)
+// and frames without a position (native code) are passed over.
+(function (root) {
+  const LOCATION_CAP = 300; // a data: URL can be a whole script
+  const POSITION = /:\d+:\d+$|:wasm-function\[\d+\]:0x[0-9a-f]+$/;
+  const SKIP = /^(?:chrome-extension|moz-extension|gasoline|extensions?):/;
+
+  /** The location part of one frame line ("    at fn (LOC)" or "    at LOC"), or undefined. */
+  function locationOf(line) {
+    let s = line.trim();
+    if (!s.startsWith("at ")) return undefined;
+    s = s.slice(3);
+    if (s.endsWith(")")) {
+      // "fn (LOC)": LOC runs from the "(" matching the last ")"; names can hold parentheses too.
+      let depth = 0;
+      for (let i = s.length - 1; i >= 0; i--) {
+        if (s[i] === ")") depth++;
+        else if (s[i] === "(" && --depth === 0) {
+          s = s.slice(i + 1, -1);
+          break;
+        }
+      }
+    }
+    return s;
+  }
+
+  /** "url:line:col" of eval'd code's origin, the innermost frame that is not itself eval. */
+  function evalOrigin(loc) {
+    const re = /\(([^()]+)\)/g;
+    for (let m; (m = re.exec(loc)); ) if (!m[1].startsWith("eval at ") && POSITION.test(m[1])) return m[1];
+    return undefined;
+  }
+
+  function bounded(loc) {
+    if (loc.length <= LOCATION_CAP) return loc;
+    const pos = loc.match(POSITION)[0];
+    return loc.slice(0, LOCATION_CAP - pos.length - 1) + "…" + pos;
+  }
+
+  /** The page's location in one frame line: a string, or null for a frame to pass over. */
+  function frameLocation(line) {
+    const loc = locationOf(line);
+    if (loc === undefined) return null;
+    if (loc.startsWith("eval at ")) {
+      // "eval at fn (ORIGIN), <anonymous>:1:9", nested for eval inside eval
+      const origin = evalOrigin(loc);
+      const at = loc.lastIndexOf("), ");
+      const pos = at >= 0 ? loc.slice(at + 3) : "";
+      if (!origin || SKIP.test(origin)) return null;
+      return bounded(origin) + (POSITION.test(pos) ? ` (eval ${bounded(pos)})` : " (eval)");
+    }
+    if (!POSITION.test(loc) || SKIP.test(loc)) return null;
+    return bounded(loc);
+  }
+
+  /** "url:line:col" of the first frame of `stack` (its first line is the message) outside any extension. */
+  function callSite(stack) {
+    if (typeof stack !== "string") return undefined;
+    const lines = stack.split("\n");
+    for (let i = 1; i < lines.length; i++) {
+      const where = frameLocation(lines[i]);
+      if (where) return where;
+    }
+    return undefined;
+  }
+
+  const callsite = { callSite, frameLocation };
+  if (typeof module === "object" && module.exports) module.exports = callsite;
+  else root.__gasoline.callsite = callsite;
+})(globalThis);

@@ -1,0 +1,62 @@
+// Call sites (lib/callsite.js): the page's first frame, whatever the URL
+// scheme its bundler or server uses, with our own and other extensions'
+// frames and native frames passed over.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { callsite } from "./load.mjs";
+
+const ours = "    at console.log (gasoline://page/console.js:171:26)";
+const site = (...frames) => callsite.callSite(["Error", ours, ...frames].join("\n"));
+
+test("every URL scheme a bundler or server uses", () => {
+  const cases = [
+    ["    at App (webpack-internal:///./src/App.js:12:11)", "webpack-internal:///./src/App.js:12:11"],
+    ["    at eval (webpack:///./src/index.js?:5:9)", "webpack:///./src/index.js?:5:9"],
+    ["    at main (http://localhost:5173/@fs/home/ann/proj/src/main.ts?v=4f1a2b3c:10:5)", "http://localhost:5173/@fs/home/ann/proj/src/main.ts?v=4f1a2b3c:10:5"],
+    ["    at http://localhost:5173/src/App.tsx?t=1700000000000:3:4", "http://localhost:5173/src/App.tsx?t=1700000000000:3:4"],
+    ["    at https://cdn.example.com/app.min.js:1:20345", "https://cdn.example.com/app.min.js:1:20345"],
+    ["    at blob:http://127.0.0.1:8080/6c1e2d3a-1111-2222-3333-444455556666:3:9", "blob:http://127.0.0.1:8080/6c1e2d3a-1111-2222-3333-444455556666:3:9"],
+    ["    at run (file:///home/ann/site/app.js:7:3)", "file:///home/ann/site/app.js:7:3"],
+    ["    at data:text/javascript,console.log('from%20data'):1:9", "data:text/javascript,console.log('from%20data'):1:9"],
+    ["    at f (data:text/javascript,function f(){console.log(1)};f():1:20)", "data:text/javascript,function f(){console.log(1)};f():1:20"],
+    ["    at <anonymous>:1:5", "<anonymous>:1:5"],
+    ["    at eval (generated-by-sourceURL.js:4:1)", "generated-by-sourceURL.js:4:1"],
+    ["    at async load (http://x.test/a.js:4:2)", "http://x.test/a.js:4:2"],
+    ["    at new Widget (http://x.test/w(1).js:8:2)", "http://x.test/w(1).js:8:2"],
+    ["    at Object.<anonymous> (http://x.test/a.js:9:9)", "http://x.test/a.js:9:9"],
+  ];
+  for (const [frame, want] of cases) assert.equal(site(frame), want, frame);
+});
+
+test("eval'd code is located where eval was called, with its position inside", () => {
+  assert.equal(site("    at eval (eval at load (http://127.0.0.1/app.js:3:5), <anonymous>:1:9)"), "http://127.0.0.1/app.js:3:5 (eval <anonymous>:1:9)");
+  assert.equal(site("    at Object.eval [as fn] (eval at create (http://x.test/a.js:1:1), <anonymous>:3:1)"), "http://x.test/a.js:1:1 (eval <anonymous>:3:1)");
+  assert.equal(
+    site("    at eval (eval at f (eval at g (http://x.test/a.js:1:1), <anonymous>:2:3), <anonymous>:1:1)"),
+    "http://x.test/a.js:1:1 (eval <anonymous>:1:1)",
+    "eval inside eval: the outermost real file",
+  );
+  // A real V8 stack of eval'd code.
+  const stack = eval("new Error().stack"); // eslint-disable-line no-eval
+  assert.match(callsite.callSite(stack), /^file:\/\/\/.*callsite\.test\.mjs:\d+:\d+ \(eval <anonymous>:1:1\)$/);
+});
+
+test("frames of extensions and native frames are passed over", () => {
+  assert.equal(
+    site("    at overrideMethod (chrome-extension://fmkadmapgofadopljbjfkapdkoienihi/build/installHook.js:1:143823)", "    at warn (http://localhost:3000/static/js/bundle.js:100:7)"),
+    "http://localhost:3000/static/js/bundle.js:100:7",
+  );
+  assert.equal(site("    at Array.forEach (<anonymous>)", "    at http://x.test/a.js:2:3"), "http://x.test/a.js:2:3");
+  assert.equal(site("    at async Promise.all (index 0)", "    at http://x.test/b.js:1:1"), "http://x.test/b.js:1:1");
+  assert.equal(site("    at eval (eval at inject (chrome-extension://abc/x.js:1:1), <anonymous>:1:1)", "    at http://x.test/c.js:5:5"), "http://x.test/c.js:5:5");
+  assert.equal(site("    at chrome-extension://abc/content.js:1:1"), undefined, "nothing of the page's");
+  assert.equal(callsite.callSite(undefined), undefined);
+  assert.equal(callsite.callSite([{ getFileName() {} }]), undefined, "a stack a page's prepareStackTrace made");
+});
+
+test("a long data: URL is cut in the middle and keeps its position", () => {
+  const url = `data:text/javascript,${"x".repeat(1000)}`;
+  const where = site(`    at ${url}:1:30`);
+  assert.ok(where.length <= 300, `${where.length} characters`);
+  assert.ok(where.startsWith("data:text/javascript,xxx") && where.endsWith("…:1:30"), where);
+});

@@ -1,0 +1,73 @@
+// page/errors.js with the test's own window: uncaught errors and unhandled
+// rejections keep their cause chain and AggregateError members (heads in
+// `message`, stacks in `stack`), built later as the outbox builds them.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+
+import { limits, serialize, snapshot, causes, redact } from "./load.mjs";
+
+const require = createRequire(import.meta.url);
+const listeners = {};
+const queued = [];
+class ErrorEvent {
+  constructor(init) {
+    Object.assign(this, init);
+  }
+}
+globalThis.__gasoline = { sources: {}, causes, snapshot };
+require("../../page/errors.js");
+const install = globalThis.__gasoline.sources.errors;
+delete globalThis.__gasoline;
+Object.assign(globalThis, { window: {}, ErrorEvent, location: { href: "http://app.test/" } });
+install({
+  core: { listen: (target, type, fn) => (listeners[type] = fn) },
+  outbox: { emit: (kind, build) => queued.push(build) },
+  serialize,
+  limits,
+});
+const built = () => queued.splice(0).map((build) => redact.redactEntry("logs", build()));
+
+test("an uncaught error keeps its cause chain", () => {
+  const error = new Error("checkout failed", { cause: new TypeError("price is undefined", { cause: "stale cart" }) });
+  listeners.error(new ErrorEvent({ error, message: "Uncaught Error: checkout failed", filename: "http://app.test/app.js", lineno: 3, colno: 9 }));
+  const [e] = built();
+  assert.equal(e.source, "exception");
+  assert.equal(e.level, "error");
+  assert.equal(e.message, "Error: checkout failed\nCaused by: TypeError: price is undefined\nCaused by: stale cart");
+  assert.equal(e.location, "http://app.test/app.js:3:9");
+  assert.match(e.stack, /^Error: checkout failed\n {4}at [^]*\nCaused by: TypeError: price is undefined\n {4}at [^]*\nCaused by: stale cart$/);
+});
+
+test("an unhandled AggregateError keeps its members", () => {
+  const reason = new AggregateError([new Error("mirror 1 down"), new Error("mirror 2 token=abc123secret")], "all mirrors failed");
+  listeners.unhandledrejection({ reason });
+  const [e] = built();
+  assert.equal(e.source, "unhandledrejection");
+  assert.equal(e.message, "Unhandled rejection: AggregateError: all mirrors failed\n  [0] Error: mirror 1 down\n  [1] Error: mirror 2 token=[redacted]");
+  assert.match(e.stack, /\n {2}\[1\] Error: mirror 2 token=\[redacted\]\n {6}at /);
+  assert.ok(!JSON.stringify(e).includes("abc123secret"));
+});
+
+test("a rejected or thrown non-Error is recorded as it was then", () => {
+  const reason = { code: 503, retry: true };
+  listeners.unhandledrejection({ reason });
+  reason.code = 0;
+  const thrown = { kind: "validation" };
+  listeners.error(new ErrorEvent({ error: thrown, message: "Uncaught [object Object]" }));
+  thrown.kind = "changed";
+  listeners.error(new ErrorEvent({ error: null, message: "Script error." }));
+  const [rejection, exception, opaque] = built();
+  assert.equal(rejection.message, 'Unhandled rejection: {"code":503,"retry":true}');
+  assert.equal(rejection.stack, undefined);
+  assert.equal(exception.message, 'Uncaught {"kind":"validation"}');
+  assert.equal(opaque.message, "Script error.");
+});
+
+test("a very long error is cut and says so", () => {
+  listeners.error(new ErrorEvent({ error: new Error("z".repeat(3 * limits.MESSAGE_CAP)), message: "" }));
+  const [e] = built();
+  assert.equal(e.message.length, limits.MESSAGE_CAP);
+  assert.equal(e.messageTruncated, true);
+  assert.ok(e.stack.length <= limits.MESSAGE_CAP);
+});

@@ -1,0 +1,88 @@
+// Console arguments copied on the call (lib/snapshot.js): as they were then,
+// bounded, and given back as plain data and `Later`s for serialize.js.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { snapshot, serialize, limits } from "./load.mjs";
+
+const { take, values } = snapshot;
+const shown = (args) => values(take(args)).map(serialize.formatArg);
+
+test("primitives, objects, arrays, Maps, Sets and Dates as they were on the call", () => {
+  const user = { name: "ann", tags: ["a"], when: new Date(0), prefs: new Map([["theme", { dark: true }]]), seen: new Set([1, 2]) };
+  const tape = take(["user", user, 42, null, undefined, 10n, NaN]);
+  user.name = "bob";
+  user.tags.push("b");
+  user.prefs.get("theme").dark = false;
+  user.seen.add(3);
+  assert.deepEqual(values(tape).map(serialize.formatArg), [
+    "user",
+    '{"name":"ann","tags":["a"],"when":"1970-01-01T00:00:00.000Z","prefs":{"[Map]":[["theme",{"dark":true}]]},"seen":{"[Set]":[1,2]}}',
+    "42",
+    "null",
+    "undefined",
+    "10n",
+    "NaN",
+  ]);
+  const [, , n, nul, undef] = values(tape);
+  assert.deepEqual([n, nul, undef], [42, null, undefined], "primitives come back as they are, for %d and %s");
+});
+
+test("past the budget, what is left is read when built; Errors always are", () => {
+  const big = { head: "copied", rows: Array.from({ length: 100 }, (_, i) => ({ i, more: { x: i } })) };
+  const error = new Error("boom");
+  const tape = take([big, error], 50);
+  big.head = "changed";
+  big.rows[0].i = "changed";
+  big.rows[99].i = "late";
+  const [copy, err] = values(tape); // when the entry is built
+  assert.ok(err instanceof serialize.Later && err.ref === error, "an Error is kept as it is");
+  assert.equal(serialize.formatArg(err).split("\n")[0], "Error: boom");
+  assert.ok(copy instanceof serialize.Plain);
+  const shown = JSON.parse(serialize.formatArg(copy));
+  assert.equal(shown.head, "copied");
+  assert.equal(shown.rows[0].i, 0, "the first 50 values are copied on the call");
+  assert.equal(shown.rows[99].i, "late", "values past the budget are read when built, as DevTools expands an object");
+  assert.equal(shown.rows.length, 100);
+});
+
+test("circular references, depth, width, typed arrays and buffers are bounded", () => {
+  const loop = { name: "loop" };
+  loop.self = loop;
+  let deep = {};
+  const root = deep;
+  for (let i = 0; i < 20; i++) deep = deep.next = {};
+  const wide = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, i]));
+  const [l, d, w, typed, buffer, longList] = shown([loop, root, wide, new Uint8Array(500), new ArrayBuffer(8), Array.from({ length: 150 }, () => 0)]);
+  assert.equal(l, '{"name":"loop","self":"[Circular]"}');
+  assert.match(d, /"next":"\[Object\]"/);
+  assert.equal(Object.keys(JSON.parse(w)).length, limits.ARG_KEYS + 1);
+  assert.equal(JSON.parse(typed).at(-1), `… ${500 - limits.ARG_KEYS} more`);
+  assert.equal(buffer, "[ArrayBuffer 8 bytes]");
+  assert.equal(JSON.parse(longList).at(-1), `… ${150 - limits.ARG_KEYS} more`);
+  const many = new Map(Array.from({ length: 150 }, (_, i) => [i, i]));
+  assert.equal(JSON.parse(shown([many])[0])["[Map]"].at(-1), `… ${150 - limits.ARG_KEYS} more`);
+});
+
+test("a __proto__ key stays a key; getters that throw and revoked proxies do not break the call", () => {
+  const parsed = JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}');
+  assert.equal(shown([parsed])[0], '{"__proto__":{"polluted":true},"ok":1}');
+  assert.equal({}.polluted, undefined);
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  const tricky = { get bad() { throw new TypeError("no"); }, fn: function named() {} };
+  assert.deepEqual(shown(["a", revoked.proxy, tricky, "z"]), [
+    "a",
+    "[unserialisable: Cannot perform 'getPrototypeOf' on a proxy that has been revoked]",
+    '{"bad":"[getter threw TypeError]","fn":"[Function named]"}',
+    "z",
+  ]);
+});
+
+test("a getter that takes a snapshot while one is being taken gets its own", () => {
+  let inner;
+  const outer = { get x() { inner = take([{ y: 2 }]); return 1; }, z: 3 };
+  const tape = take([outer]);
+  assert.equal(shown([outer])[0], '{"x":1,"z":3}');
+  assert.equal(serialize.formatArg(values(tape)[0]), '{"x":1,"z":3}');
+  assert.equal(serialize.formatArg(values(inner)[0]), '{"y":2}');
+});
