@@ -4,9 +4,13 @@
 // resource timing of the same request (which arrives through the page's own
 // batching, late when the page is busy) is merged into it, at most `holdMs`,
 // rather than becoming a second row. Resource timing that matches no row is
-// kept `holdMs` for a row still to come, then queued alone (a request the
-// browser did not show, like one served from the page's memory cache or its
-// service worker), marked `source: "page"`.
+// kept `timingHoldMs` for a row still to come, then queued alone (a request
+// the browser did not show, like one served from the page's memory cache or
+// its service worker), marked `source: "page"`. That wait is the longer one:
+// when the worker is busy, the browser's row of a request can come seconds
+// after the page's timing of it, and a lone timing sent too early would make
+// the request two rows; a row is held less, since a late timing that finds
+// its row already queued is dropped, not sent as a second row.
 // Body entries (network_bodies) get the `requestId` of their row, so an agent
 // goes from a failed request to its body by id: a finished row, or a request
 // still in flight (a stream whose body entry comes before its end).
@@ -37,6 +41,7 @@
     constructor(io, options = {}) {
       this.io = io;
       this.holdMs = options.holdMs ?? 3000;
+      this.timingHoldMs = options.timingHoldMs ?? 8000;
       this.matchUrl = io.matchUrl || ((url) => String(url).split("#")[0]);
       this.held = []; // { row, tabId, claimed }: rows waiting for their timing
       this.timings = []; // { entry, tabId, frameId, url (its matchUrl) }
@@ -84,7 +89,7 @@
         if (i < 0) return;
         this.timings.splice(i, 1);
         this.io.queue(Object.assign({ source: "page" }, entry), tabId);
-      }, this.holdMs);
+      }, this.timingHoldMs);
     }
 
     /**

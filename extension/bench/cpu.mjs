@@ -278,6 +278,20 @@ for (const scenario of SCENARIOS.filter((s) => s !== "consoleAB")) {
   );
 }
 
+{
+  const { targetInfos } = await withExt.send("Target.getTargets");
+  const sw = targetInfos.find((t) => t.type === "service_worker" && t.url.endsWith("background/worker.js"));
+  if (!sw) console.log("DIAG: no service worker target");
+  else {
+    const { sessionId } = await withExt.send("Target.attachToTarget", { targetId: sw.targetId, flatten: true });
+    const r = await withExt.send("Runtime.evaluate", { expression: `JSON.stringify({ stats: delivery.stats(), lifetime, url: settings.serverUrl, prefix: String(sessionPrefix) })`, returnByValue: true }, sessionId);
+    console.log("DIAG:", JSON.stringify(r.result.value || r));
+    const r2 = await withExt.send("Runtime.evaluate", { expression: `sessionPrefix.then(String, (e) => "REJECTED " + e)`, awaitPromise: true, returnByValue: true }, sessionId);
+    console.log("DIAG prefix:", JSON.stringify(r2.result.value || r2));
+    const r3 = await withExt.send("Runtime.evaluate", { expression: `Promise.race([pageMarks.load().then(() => "marks ok"), new Promise((r) => setTimeout(() => r("marks HANG"), 2000))])`, awaitPromise: true, returnByValue: true }, sessionId);
+    console.log("DIAG marks:", JSON.stringify(r3.result.value || r3));
+  }
+}
 console.log("cpu by process type (ticks, all pages)", JSON.stringify(byTotals));
 const health = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.json());
 const counts = Object.fromEntries(Object.entries(health.kinds || {}).map(([k, v]) => [k, v.count]));

@@ -171,8 +171,8 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       },
       30000,
     );
-    // Longer than request_join.js holds a row or a lone timing entry (3 s): anything sent twice is in by now.
-    await new Promise((r) => setTimeout(r, 3500));
+    // Longer than request_join.js holds a row (3 s) or a lone timing entry (8 s): anything sent twice is in by now.
+    await new Promise((r) => setTimeout(r, 8500));
     const { rows, bodies } = await read();
 
     // Each request once (two identical GETs are two; a preflighted PUT comes with its OPTIONS):

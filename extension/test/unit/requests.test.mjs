@@ -270,3 +270,11 @@ test("the queue store folds the writes of one task into one remove and one set, 
   assert.deepEqual(await store.get(), { "q:2": 2, "b:logs": 3 }, "only the queues' own keys, without the prefix");
   assert.equal(data.get("settings").keep, true);
 });
+
+test("a lone timing waits longer for its row than a row waits for its timing", () => {
+  const waits = [];
+  const join = new RequestJoin({ queue() {}, setTimer: (fn, ms) => waits.push(ms) });
+  join.row({ url: "http://a/x.js", method: "GET", requestId: "r1" }, 1);
+  join.timing({ url: "http://a/cached.png", initiatorType: "img" }, 1);
+  assert.deepEqual(waits, [3000, 8000]);
+});
