@@ -223,9 +223,31 @@
     return redactText(text, p, found, field);
   }
 
+  // A token the cut went through: letters, digits and what base64, JWTs and URL-encoding use.
+  const CUT_TOKEN = /[A-Za-z0-9+/=_.~%-]{1,2048}$/;
+
+  /**
+   * `text` that was cut (at a cap) without the token the cut went through: a
+   * secret split by the cut no longer matches its pattern, so its first part
+   * would be stored as it is. A longer run (a base64 blob) is left alone. What
+   * is left ends with a separator, so a second pass takes nothing more.
+   */
+  function dropCutToken(text, found, field) {
+    const m = CUT_TOKEN.exec(text);
+    if (!m || (m.index > 0 && CUT_TOKEN.test(text[m.index - 1]))) return text;
+    note(found, `${field}:cut`);
+    return text.slice(0, m.index);
+  }
+
   // Which fields of each kind hold what. Bodies find their content type in a header field.
+  // `cut`: a text field and the field that says it was cut.
   const ENTRY_FIELDS = {
-    logs: { text: ["message", "stack", "location", "sample"], url: ["url", "blockedURI", "resourceUrl"], lists: ["group"] },
+    logs: {
+      text: ["message", "stack", "location", "sample"],
+      url: ["url", "blockedURI", "resourceUrl"],
+      lists: ["group"],
+      cut: [["message", "messageTruncated"]],
+    },
     network_bodies: {
       url: ["url"],
       headers: ["requestHeaders", "responseHeaders"],
@@ -234,9 +256,13 @@
         ["responseBody", "responseHeaders"],
       ],
       text: ["error", "statusText"],
+      cut: [
+        ["requestBody", "requestBodyTruncated"],
+        ["responseBody", "responseBodyTruncated"],
+      ],
     },
     network_waterfall: { url: ["url"] },
-    websocket_events: { url: ["url"], body: [["data"]], text: ["reason", "protocol", "lastEventId"] },
+    websocket_events: { url: ["url"], body: [["data"]], text: ["reason", "protocol", "lastEventId"], cut: [["data", "truncated"]] },
     actions: { url: ["url", "from", "action"], text: ["text", "value", "selector"] },
     tabs: { url: ["url"], text: ["title"] },
     vitals: { url: ["url"] },
@@ -247,6 +273,9 @@
     const fields = ENTRY_FIELDS[kind];
     if (!fields || !entry || typeof entry !== "object") return entry;
     const found = Array.isArray(entry.redacted) ? entry.redacted.filter((n) => typeof n === "string") : [];
+    for (const [f, flag] of fields.cut || []) {
+      if (entry[flag] === true && typeof entry[f] === "string") entry[f] = dropCutToken(entry[f], found, f);
+    }
     for (const f of fields.url || []) if (typeof entry[f] === "string") entry[f] = redactUrl(entry[f], p, found, f);
     for (const f of fields.text || []) if (typeof entry[f] === "string") entry[f] = redactText(entry[f], p, found, f);
     for (const f of fields.lists || []) {

@@ -184,3 +184,26 @@ test("password, card and secret inputs are recognised", () => {
   assert.ok(!redact.isSecretInput(input({ name: "email" })));
   assert.ok(!redact.isSecretInput(null));
 });
+
+test("a secret the cap cut through is not stored in part; a long blob and a second pass are left alone", () => {
+  const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+  const cutAt = 30; // inside the JWT's payload: the pattern no longer matches what is left
+  const body = `{"note":"ok","session":{"id":1},"bearer_for_later":"x","data":"${jwt}"}`.slice(0, 60 + cutAt);
+  const entry = { method: "POST", url: "http://a/x", requestBody: body, requestBodyTruncated: true };
+  redact.redactEntry("network_bodies", entry);
+  assert.ok(!entry.requestBody.includes(jwt.slice(0, 12)), entry.requestBody);
+  assert.ok(entry.requestBody.endsWith('"data":"'), entry.requestBody);
+  assert.ok(entry.redacted.includes("requestBody:cut"));
+  const again = structuredClone(entry);
+  redact.redactEntry("network_bodies", again);
+  assert.equal(again.requestBody, entry.requestBody, "a second pass (the service worker's) takes nothing more");
+  const uncut = { method: "GET", url: "http://a/x", responseBody: "plain words ending here" };
+  redact.redactEntry("network_bodies", uncut);
+  assert.equal(uncut.responseBody, "plain words ending here", "only a cut text loses its last token");
+  const blob = { event: "message", connectionId: "c", direction: "incoming", data: "A".repeat(5000), truncated: true };
+  redact.redactEntry("websocket_events", blob);
+  assert.equal(blob.data.length, 5000, "a run longer than any secret is a blob, kept");
+  const log = { level: "log", message: `token sk_live_${"a".repeat(10)}`, messageTruncated: true };
+  redact.redactEntry("logs", log);
+  assert.equal(log.message, "token ");
+});
