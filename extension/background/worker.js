@@ -25,12 +25,18 @@ const { RequestJoin } = globalThis.GasolineRequestJoin;
 
 let settings = withDefaults(undefined);
 let policy = redact.policy(settings.redactHeaders, settings.redactBodyKeys);
+// A change heard before the first read answers is newer than what that read saw:
+// the read's answer must not take it back (it did: the worker kept the default
+// server URL when the settings were saved while it started).
+let settingsChanged = false;
 const ready = chrome.storage.local.get("settings").then(
-  (stored) => applySettings(stored.settings),
+  (stored) => settingsChanged || applySettings(stored.settings),
   () => {},
 );
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === "local" && changes.settings) applySettings(changes.settings.newValue);
+  if (area !== "local" || !changes.settings) return;
+  settingsChanged = true;
+  applySettings(changes.settings.newValue);
 });
 
 function applySettings(stored) {

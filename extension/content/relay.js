@@ -122,12 +122,16 @@
   document.dispatchEvent(new MessageEvent(PORT_EVENT, { ports: [port2] }));
 
   try {
+    // A change heard before the first read answers is newer than what the read saw.
+    let changed = false;
     chrome.storage.local.get("settings").then(
-      (stored) => pushSettings(stored.settings),
-      () => pushSettings(undefined),
+      (stored) => changed || pushSettings(stored.settings),
+      () => changed || pushSettings(undefined),
     );
     chrome.storage.onChanged.addListener((changes, area) => {
-      if (area === "local" && changes.settings) pushSettings(changes.settings.newValue);
+      if (area !== "local" || !changes.settings) return;
+      changed = true;
+      pushSettings(changes.settings.newValue);
     });
   } catch {
     connected = false;

@@ -51,7 +51,7 @@ function worker(store, script) {
 }
 
 /** Loads relay.js in a context of its own; returns the page's end of the channel. */
-function relay(w) {
+function relay(w, storage = { local: { get: async () => ({}) }, onChanged: { addListener() {} } }) {
   let pagePort;
   const context = vm.createContext({
     MessageChannel,
@@ -62,7 +62,7 @@ function relay(w) {
     document: { dispatchEvent: (event) => (pagePort = event.ports[0]) },
     chrome: {
       runtime: { sendMessage: (message) => w.onMessage(structuredClone(message)) },
-      storage: { local: { get: async () => ({}) }, onChanged: { addListener() {} } },
+      storage,
     },
   });
   vm.runInContext(source, context);
@@ -81,10 +81,11 @@ async function until(what, check, ms = 10000) {
   }
 }
 
-test("events the worker got no answer for are sent again and stored once, in order", async () => {
+test("events the worker got no answer for are sent again and stored once, in order", async (t) => {
   const store = memoryStore();
   const w = worker(store, ["lost-reply", "stopped", "ok", "lost-reply", "ok"]);
   const port = relay(w);
+  t.after(() => port.close());
   port.postMessage(logs(0, 5));
   await until("the first batch stored", () => w.stored.length >= 5 && w.calls >= 3);
   port.postMessage(logs(5, 8));
@@ -96,7 +97,7 @@ test("events the worker got no answer for are sent again and stored once, in ord
   port.close();
 });
 
-test("a new worker knows the marks its predecessor stored", async () => {
+test("a new worker knows the marks its predecessor stored", async (t) => {
   const store = memoryStore();
   const first = worker(store, ["lost-reply"]);
   const ids = [];
@@ -109,6 +110,7 @@ test("a new worker knows the marks its predecessor stored", async () => {
   };
   second = worker(store, ["ok"]);
   const port = relay(first);
+  t.after(() => port.close());
   port.postMessage(logs(0, 3));
   await until("a second message", () => second.calls >= 1);
   assert.deepEqual(first.stored, ["m0", "m1", "m2"]);
@@ -130,4 +132,22 @@ test("marks are bounded and forget the pages heard from least recently", async (
   assert.equal(marks.seen("a", 7), false);
   assert.deepEqual([...store.map.keys()].sort(), ["m:a", "m:c"]);
   assert.equal(marks.seen(undefined, 1), false, "events without a page are never skipped");
+});
+
+test("settings saved while the relay starts are not taken back by its first read's older answer", async (t) => {
+  let answer;
+  let onChanged;
+  const storage = {
+    local: { get: () => new Promise((resolve) => (answer = resolve)) },
+    onChanged: { addListener: (fn) => (onChanged = fn) },
+  };
+  const port = relay(worker(memoryStore(), []), storage);
+  t.after(() => port.close());
+  const seen = [];
+  port.onmessage = (m) => seen.push(m.data.redactBodyKeys);
+  onChanged({ settings: { newValue: { redactBodyKeys: ["new"] } } }, "local");
+  answer({ settings: { redactBodyKeys: ["old"] } });
+  await until("the page got its settings", () => seen.length >= 1);
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(seen, [["new"]]);
 });
