@@ -379,6 +379,42 @@ async fn page_tabs_and_vitals() {
     assert_eq!(mcp.observe(json!({"what": "vitals"})).await["vitals"], Value::Null, "tab 5 has no vitals yet");
 }
 
+/// A single-page app's routes are pages too: each new URL starts fresh vitals, and the
+/// pages before it (their final values) stay in `previous`, newest first, five at most.
+#[tokio::test]
+async fn vitals_keep_the_tabs_earlier_pages() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::stdio(&db.path, server.port).await;
+    for route in 0..7 {
+        let url = format!("http://app/route{route}");
+        server.post("vitals", &json!({"tabId": 9, "url": url, "cls": 0.01, "navigation": "pushState"})).await;
+        // The route's final report, as the extension sends it when the route is left.
+        server.post("vitals", &json!({"tabId": 9, "url": url, "inp": 100.0 + f64::from(route)})).await;
+    }
+    let vitals = mcp.observe(json!({"what": "vitals", "tabId": 9})).await;
+    let v = &vitals["vitals"];
+    assert_eq!(
+        (v["url"].as_str(), v["inp"].as_f64(), v["cls"].as_f64()),
+        (Some("http://app/route6"), Some(106.0), Some(0.01))
+    );
+    assert_eq!(v["extra"], json!({"navigation": "pushState"}), "previous is not extra data");
+    let previous = v["previous"].as_array().expect("previous pages");
+    let seen: Vec<(&str, f64)> =
+        previous.iter().map(|p| (p["url"].as_str().unwrap(), p["inp"].as_f64().unwrap())).collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("http://app/route5", 105.0),
+            ("http://app/route4", 104.0),
+            ("http://app/route3", 103.0),
+            ("http://app/route2", 102.0),
+            ("http://app/route1", 101.0),
+        ]
+    );
+    assert!(previous.iter().all(|p| p["cls"].as_f64() == Some(0.01) && p["lcp"].is_null()));
+}
+
 #[tokio::test]
 async fn configure_capacity_clear_and_status() {
     let db = TempDb::new();

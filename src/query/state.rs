@@ -91,9 +91,16 @@ fn vitals_json(conn: &Connection, tab: i64) -> Result<Option<Value>, QueryError>
                     "ttfb": r.get::<_, Option<f64>>(6)?,
                     "updated_at": r.get::<_, i64>(7)?,
                 });
-                let extra = serde_json::from_str::<Value>(&data).ok().and_then(|e| e.as_object().cloned());
-                if let (Some(extra), Some(map)) = (extra.filter(|e| !e.is_empty()), v.as_object_mut()) {
-                    map.insert("extra".into(), Value::Object(extra));
+                let mut extra = serde_json::from_str::<Value>(&data).ok().and_then(|e| e.as_object().cloned());
+                // The tab's earlier pages (loads and single-page-app routes), newest first.
+                let previous = extra.as_mut().and_then(|e| e.remove("previous"));
+                if let Some(map) = v.as_object_mut() {
+                    if let Some(extra) = extra.filter(|e| !e.is_empty()) {
+                        map.insert("extra".into(), Value::Object(extra));
+                    }
+                    if let Some(previous @ Value::Array(_)) = previous {
+                        map.insert("previous".into(), previous);
+                    }
                 }
                 with_cuts(&mut v, r.get(9)?);
                 Ok(v)

@@ -79,9 +79,14 @@ pub(super) fn upsert_tabs(conn: &Connection, tabs: &[TabInfo], now: i64) -> Resu
     Ok(tabs.len())
 }
 
+/// How many earlier pages of a tab its vitals row keeps in `previous`.
+const PREVIOUS_PAGES: i64 = 5;
+
 pub(super) fn upsert_vitals(conn: &Connection, vitals: &[Vitals], now: i64) -> Result<usize, StoreError> {
-    // A new URL starts a new page: its metrics replace the old ones. On the same URL,
-    // metrics arrive one at a time, so a missing one keeps its previous value.
+    // A new URL starts a new page (a load, or a single-page app's route): its metrics
+    // replace the old ones, which join `previous` (newest first, the last PREVIOUS_PAGES
+    // pages of the tab). On the same URL, metrics arrive one at a time, so a missing one
+    // keeps its previous value.
     let mut stmt = conn.prepare_cached(
         "INSERT INTO vitals (tab_id, url, lcp, cls, inp, fcp, ttfb, updated_at, data, truncated)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
@@ -91,7 +96,15 @@ pub(super) fn upsert_vitals(conn: &Connection, vitals: &[Vitals], now: i64) -> R
            inp  = CASE WHEN excluded.url IS NOT url THEN excluded.inp  ELSE coalesce(excluded.inp, inp) END,
            fcp  = CASE WHEN excluded.url IS NOT url THEN excluded.fcp  ELSE coalesce(excluded.fcp, fcp) END,
            ttfb = CASE WHEN excluded.url IS NOT url THEN excluded.ttfb ELSE coalesce(excluded.ttfb, ttfb) END,
-           data = CASE WHEN excluded.url IS NOT url THEN excluded.data ELSE json_patch(data, excluded.data) END,
+           data = CASE WHEN excluded.url IS NOT url THEN json_set(excluded.data, '$.previous', (
+               SELECT json_group_array(json(page)) FROM (
+                 SELECT 0 AS n, json_object('url', url, 'lcp', lcp, 'cls', cls, 'inp', inp, 'fcp', fcp,
+                   'ttfb', ttfb, 'updated_at', updated_at) AS page
+                 UNION ALL
+                 SELECT 1 + key, value FROM json_each(coalesce(json_extract(data, '$.previous'), '[]'))
+                   WHERE key < ?11 - 1
+                 ORDER BY n)))
+             ELSE json_patch(data, excluded.data) END,
            truncated = CASE WHEN excluded.url IS NOT url THEN excluded.truncated
              ELSE nullif(json_patch(coalesce(truncated, '{}'), coalesce(excluded.truncated, '{}')), '{}') END,
            url = excluded.url,
@@ -99,7 +112,7 @@ pub(super) fn upsert_vitals(conn: &Connection, vitals: &[Vitals], now: i64) -> R
     )?;
     for v in vitals {
         let [lcp, cls, inp, fcp, ttfb] = v.metrics;
-        stmt.execute(params![v.tab_id, v.url, lcp, cls, inp, fcp, ttfb, now, v.data, v.truncated])?;
+        stmt.execute(params![v.tab_id, v.url, lcp, cls, inp, fcp, ttfb, now, v.data, v.truncated, PREVIOUS_PAGES])?;
     }
     Ok(vitals.len())
 }

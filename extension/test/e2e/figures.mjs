@@ -87,9 +87,18 @@ export async function figuresPage({ context, client, all, observe, waitFor, log,
 
   // The click that leaves the second route is the second route's interaction.
   await page.click("#nav"); // 150 ms of work, then pushState to /figures/three
+  // The row is the third route's by now, or soon: the second's final values are then the newest of `previous`.
+  const pageOf = async (want) => {
+    const v = (await observe(client, { what: "vitals", tabId: tab })).vitals;
+    return v && [v, ...(v.previous || [])].find(want);
+  };
   const left = await waitFor("the second route's final vitals, with the click that left it", () =>
-    vitalsOf((v) => v.url === two && v.inp !== null),
+    pageOf((v) => v.url === two && v.inp !== null),
   );
+  const load = await waitFor("the load's final vitals among the tab's earlier pages", () =>
+    pageOf((v) => v.url === url && v.inp !== null),
+  );
+  assert.ok(load.cls >= first.cls && load.inp >= first.inp, `the load's values, kept when the route changed: ${JSON.stringify(load)}`);
   assert.ok(left.inp >= 120, `the navigating click's latency: ${left.inp} ms`);
   assert.equal(left.cls, second.cls, "the same page, its final values");
   assert.deepEqual(pageErrors, [], "the page saw no errors");
