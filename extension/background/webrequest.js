@@ -212,9 +212,10 @@
    * `extraHeaders` on the headers listener: CORS preflights are shown only to
    * a listener that asks for it, and the response's Access-Control-Allow-Origin
    * tells a CORS refusal apart. It has a price: Chrome then routes every
-   * request's headers through the browser process (BENCHMARKS.md). Without it,
-   * Chromium 156 reported neither the preflights nor, in our runs, the requests
-   * of the page's service worker (test/e2e/network.mjs).
+   * request's headers through the browser process (BENCHMARKS.md). Chrome
+   * reports a preflight through the headers route of the request it precedes,
+   * so asking for `extraHeaders` only for some types (tried: "other") shows no
+   * preflight at all (test/e2e/network.mjs checks the preflight's row).
    */
   function listen(webRequest, tracker) {
     const filter = { urls: ["<all_urls>"] };

@@ -54,6 +54,7 @@ async function waitFor(what, check, ms = 20000) {
     try {
       const value = await check();
       if (value) return value;
+      last = undefined; // a timeout then says nothing stale about an earlier try
     } catch (e) {
       last = e;
     }

@@ -150,24 +150,22 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       rows: (await all(client, "network_waterfall")).filter((e) => ours(e.url)),
       bodies: (await all(client, "network_bodies")).filter((e) => ours(e.url)),
     });
-    let missing = [];
     await waitFor(
       "a row for every request of the network page and a body for every fetch and XHR",
       async () => {
         const { rows, bodies } = await read();
-        missing = [
+        // Every unmet condition, named: the message of the last try is the one a timeout shows.
+        const count = (list, url) => list.filter((x) => x.url === url).length;
+        const missing = [
           ...expected.filter((u) => !rows.some((r) => r.url === u)).map((u) => `row ${u}`),
           ...withBody.filter((u) => !bodies.some((b) => b.url === u && b.requestId)).map((u) => `joined body ${u}`),
+          ...(count(rows, t("/net/twin")) === 2 ? [] : [`2 twin rows (${count(rows, t("/net/twin"))})`]),
+          ...(count(rows, c("/net/preflighted.json")) === 2 ? [] : [`the preflight's row and its request's (${count(rows, c("/net/preflighted.json"))})`]),
+          ...(count(bodies, t("/net/answered-by-sw.json")) > 0 ? [] : ["the body the service worker answered"]),
+          ...(count(bodies, t("/net/twin")) === 2 ? [] : [`2 twin bodies (${count(bodies, t("/net/twin"))})`]),
         ];
         if (missing.length) throw new Error(`missing: ${missing.join(", ")}`);
-        return (
-          expected.every((u) => rows.some((r) => r.url === u)) &&
-          rows.filter((r) => r.url === t("/net/twin")).length === 2 &&
-          rows.filter((r) => r.url === c("/net/preflighted.json")).length === 2 &&
-          withBody.every((u) => bodies.some((b) => b.url === u && b.requestId)) &&
-          bodies.some((b) => b.url === t("/net/answered-by-sw.json")) &&
-          bodies.filter((b) => b.url === t("/net/twin")).length === 2
-        );
+        return true;
       },
       30000,
     );

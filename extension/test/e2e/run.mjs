@@ -56,6 +56,7 @@ async function waitFor(what, check, ms = 15000) {
     try {
       const value = await check();
       if (value) return value;
+      last = undefined; // a timeout then says nothing stale about an earlier try
     } catch (e) {
       last = e;
     }
