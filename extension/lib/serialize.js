@@ -8,13 +8,17 @@
   const limits = inNode ? require("./limits.js") : root.__gasoline.limits;
   const causes = inNode ? require("./causes.js") : root.__gasoline.causes;
   const stringify = JSON.stringify;
-  const isArray = Array.isArray;
-  const isView = ArrayBuffer.isView;
-  const getPrototypeOf = Object.getPrototypeOf;
-  const defineProperty = Object.defineProperty;
-  const ObjectProto = Object.prototype;
-  const ArrayProto = Array.prototype;
-  const HasNode = typeof Node === "function" ? Node : null;
+  // Built-ins as they were before any page script ran (lib/snapshot.js takes the same ones).
+  const natives = {
+    isArray: Array.isArray,
+    isView: ArrayBuffer.isView,
+    getPrototypeOf: Object.getPrototypeOf,
+    defineProperty: Object.defineProperty,
+    ObjectProto: Object.prototype,
+    ArrayProto: Array.prototype,
+    HasNode: typeof Node === "function" ? Node : null,
+  };
+  const { isArray, isView, getPrototypeOf, defineProperty, ObjectProto, ArrayProto, HasNode } = natives;
 
   /** An argument a snapshot gave back already JSON-safe and bounded: used as it is. */
   class Plain {
@@ -223,6 +227,7 @@
   }
 
   const serialize = {
+    natives,
     Later,
     Plain,
     primitive,

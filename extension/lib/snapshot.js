@@ -13,13 +13,7 @@
   const limits = inNode ? require("./limits.js") : root.__gasoline.limits;
   const serialize = inNode ? require("./serialize.js") : root.__gasoline.serialize;
   const { Later, Plain, describeNode, primitive, toPlain, buildState } = serialize;
-  const isArray = Array.isArray;
-  const isView = ArrayBuffer.isView;
-  const getPrototypeOf = Object.getPrototypeOf;
-  const defineProperty = Object.defineProperty;
-  const ObjectProto = Object.prototype;
-  const ArrayProto = Array.prototype;
-  const HasNode = typeof Node === "function" ? Node : null;
+  const { isArray, isView, getPrototypeOf, defineProperty, ObjectProto, ArrayProto, HasNode } = serialize.natives;
 
   // Tokens no page value can be (private objects).
   const OBJECT = { token: "object" };
