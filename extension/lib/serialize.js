@@ -136,12 +136,7 @@
         out["…"] = "more keys";
         break;
       }
-      let v;
-      try {
-        v = value[key];
-      } catch (e) {
-        v = `[getter threw ${e && e.name}]`;
-      }
+      const v = readProperty(value, key);
       if (key === "__proto__") defineProperty(out, key, { value: child(v, depth + 1, state), enumerable: true, writable: true, configurable: true });
       else out[key] = child(v, depth + 1, state);
     }
@@ -226,8 +221,18 @@
     return cut(describeError(e), limits.MESSAGE_CAP).text;
   }
 
+  /** `object[key]`, or what its getter threw, named: reading a page's value never throws. */
+  function readProperty(object, key) {
+    try {
+      return object[key];
+    } catch (e) {
+      return `[getter threw ${e && e.name}]`;
+    }
+  }
+
   const serialize = {
     natives,
+    readProperty,
     Later,
     Plain,
     primitive,

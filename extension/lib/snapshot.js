@@ -110,12 +110,7 @@
         break;
       }
       s.values--;
-      let v;
-      try {
-        v = object[key];
-      } catch (e) {
-        v = `[getter threw ${e && e.name}]`;
-      }
+      const v = serialize.readProperty(object, key);
       tape.push(key);
       put(tape, v, depth + 1, s);
     }

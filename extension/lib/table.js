@@ -44,12 +44,7 @@
     } else {
       for (const key in data) {
         if (total++ >= limits.TABLE_ROWS) continue; // counted, not read
-        let v;
-        try {
-          v = data[key];
-        } catch (e) {
-          v = `[getter threw ${e && e.name}]`;
-        }
+        const v = serialize.readProperty(data, key);
         labels.push(key);
         rows.push(v);
       }
