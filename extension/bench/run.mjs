@@ -12,7 +12,7 @@
 //
 // Reports: added synchronous cost per console.log (µs), the 300-fetch page's
 // slowdown (%), and long tasks (> 50 ms) added per page.
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -133,14 +133,38 @@ async function browser(name, extra) {
   return { name, proc, ws, send };
 }
 
+/**
+ * FLOOR=<listeners>: instead of Gasoline, an extension that does nothing but hold Chrome's
+ * webRequest listeners, empty (a comma list of onBeforeRequest, onHeadersReceived,
+ * onBeforeRedirect, onCompleted, onErrorOccurred, each optionally with `+extra` for
+ * ["responseHeaders", "extraHeaders"]; `none` for none). It has Gasoline's permissions, so it
+ * measures what Chrome itself charges a page for them, whatever an extension's code does.
+ * `bare`: no listeners and no webRequest permission either.
+ */
+function writeFloor(spec, dir) {
+  const listeners = spec === "none" || spec === "bare" ? [] : spec.split(",");
+  const lines = listeners.map((l) => {
+    const [event, extra] = l.split("+");
+    const spec = extra ? `, ["responseHeaders", "extraHeaders"]` : "";
+    return `chrome.webRequest.${event}.addListener(() => {}, { urls: ["<all_urls>"] }${spec});`;
+  });
+  mkdirSync(path.join(dir, "background"), { recursive: true });
+  writeFileSync(path.join(dir, "background/worker.js"), `${lines.join("\n")}\n`);
+  const { permissions, host_permissions } = JSON.parse(readFileSync(path.join(extensionDir, "manifest.json"), "utf8"));
+  const allowed = spec === "bare" ? permissions.filter((p) => p !== "webRequest") : permissions;
+  const manifest = { manifest_version: 3, name: `floor ${spec}`, version: "1", permissions: allowed, host_permissions };
+  writeFileSync(path.join(dir, "manifest.json"), JSON.stringify({ ...manifest, background: { service_worker: "background/worker.js" } }));
+}
+
 const plain = await browser("plain", ["--disable-extensions"]);
 // The extension as it is, except that it stays out of about:blank frames (as it did before it ran in
 // every frame), so that consoleAB's frame keeps a bare console to compare with. Pages without
 // frames (every other scenario) run exactly the extension's code either way.
 const loaded = path.join(work, "extension");
-cpSync(extensionDir, loaded, { recursive: true, filter: (src) => !/[\\/](node_modules|test|bench)$/.test(src) });
+if (process.env.FLOOR) writeFloor(process.env.FLOOR, loaded);
+else cpSync(extensionDir, loaded, { recursive: true, filter: (src) => !/[\\/](node_modules|test|bench)$/.test(src) });
 const manifest = JSON.parse(readFileSync(path.join(loaded, "manifest.json"), "utf8"));
-for (const script of manifest.content_scripts) Object.assign(script, { match_about_blank: false, match_origin_as_fallback: false });
+for (const script of manifest.content_scripts || []) Object.assign(script, { match_about_blank: false, match_origin_as_fallback: false });
 writeFileSync(path.join(loaded, "manifest.json"), JSON.stringify(manifest, null, 2));
 const withExt = await browser("ext", [`--disable-extensions-except=${loaded}`, `--load-extension=${loaded}`]);
 
@@ -235,6 +259,50 @@ for (const scenario of SCENARIOS.filter((s) => s !== "consoleAB")) {
     `  long tasks per page: without [${rows.map((r) => r.plain.longTasks)}], with [${rows.map((r) => r.ext.longTasks)}]; ` +
       `added: median ${median(added)}, total ${added.reduce((a, b) => a + b, 0)} (target 0)`,
   );
+}
+
+// PROFILE=fetch: one more page of that scenario in the extension's browser, with the V8 sampling
+// profiler on in the page and in the service worker; prints where each spent its time (self time
+// by function, top 25). The page is attached to the profiler, so its timings are not the bench's.
+if (process.env.PROFILE) for (const b of [plain, withExt]) await profile(b, process.env.PROFILE);
+
+/** Self time per function (file:line name) of a V8 CPU profile, largest first. */
+function selfTimes(prof, top = 25) {
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const totals = new Map();
+  const dt = prof.timeDeltas;
+  for (let i = 0; i < prof.samples.length; i++) {
+    const f = byId.get(prof.samples[i]).callFrame;
+    const key = `${f.functionName || "(anonymous)"} ${f.url.split("/").slice(-2).join("/")}:${f.lineNumber + 1}`;
+    totals.set(key, (totals.get(key) || 0) + (dt[i] || 0));
+  }
+  const all = [...totals.values()].reduce((a, b) => a + b, 0);
+  const rows = [...totals].sort((a, b) => b[1] - a[1]).slice(0, top);
+  return [`  total ${fmt(all / 1000)} ms`, ...rows.map(([k, us]) => `  ${fmt(us / 1000, 1).padStart(8)} ms  ${k}`)].join("\n");
+}
+
+async function profile(b, scenario) {
+  const { targetInfos } = await b.send("Target.getTargets");
+  const sw = targetInfos.find((t) => t.type === "service_worker" && t.url.endsWith("background/worker.js"));
+  const sessions = [];
+  if (sw) sessions.push(["service worker", (await b.send("Target.attachToTarget", { targetId: sw.targetId, flatten: true })).sessionId]);
+  const id = `${b.name}-${++pages}`;
+  const result = new Promise((resolve) => waiting.set(id, resolve));
+  const { targetId } = await b.send("Target.createTarget", { url: "about:blank" });
+  sessions.unshift(["page", (await b.send("Target.attachToTarget", { targetId, flatten: true })).sessionId]);
+  for (const [, s] of sessions) {
+    await b.send("Profiler.enable", {}, s);
+    await b.send("Profiler.setSamplingInterval", { interval: 100 }, s);
+    await b.send("Profiler.start", {}, s);
+  }
+  await b.send("Page.navigate", { url: `${origin}/?scenario=${scenario}&id=${id}` }, sessions[0][1]);
+  const r = await result;
+  for (const [name, s] of sessions) {
+    const { profile: prof } = await b.send("Profiler.stop", {}, s);
+    console.log(`\nprofile of the ${name} in ${b.name} (${scenario}, measured ${fmt(r.ms)} ms while profiled):\n${selfTimes(prof)}`);
+  }
+  for (const [, s] of sessions.slice(1)) await b.send("Target.detachFromTarget", { sessionId: s });
+  await b.send("Target.closeTarget", { targetId });
 }
 
 const health = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.json());
