@@ -11,7 +11,9 @@
 //   GASOLINE_BIN=target/release/gasoline node extension/bench/run.mjs   (ROUNDS=15, CHROMIUM optional)
 //
 // Reports: added synchronous cost per console.log (µs), the 300-fetch page's
-// slowdown (%), and long tasks (> 50 ms) added per page.
+// slowdown (%), and long tasks (> 50 ms) added per page. FLOOR=... measures an
+// extension with only Chrome's webRequest listeners instead (Chrome's own
+// cost), PROFILE=fetch prints where the page's and the worker's time goes.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -145,8 +147,8 @@ function writeFloor(spec, dir) {
   const listeners = spec === "none" || spec === "bare" ? [] : spec.split(",");
   const lines = listeners.map((l) => {
     const [event, extra] = l.split("+");
-    const spec = extra ? `, ["responseHeaders", "extraHeaders"]` : "";
-    return `chrome.webRequest.${event}.addListener(() => {}, { urls: ["<all_urls>"] }${spec});`;
+    const info = extra ? `, ["responseHeaders", "extraHeaders"]` : "";
+    return `chrome.webRequest.${event}.addListener(() => {}, { urls: ["<all_urls>"] }${info});`;
   });
   mkdirSync(path.join(dir, "background"), { recursive: true });
   writeFileSync(path.join(dir, "background/worker.js"), `${lines.join("\n")}\n`);
@@ -261,8 +263,8 @@ for (const scenario of SCENARIOS.filter((s) => s !== "consoleAB")) {
   );
 }
 
-// PROFILE=fetch: one more page of that scenario in the extension's browser, with the V8 sampling
-// profiler on in the page and in the service worker; prints where each spent its time (self time
+// PROFILE=fetch: one more page of that scenario in each browser, with the V8 sampling profiler on
+// in the page (and in the extension's service worker); prints where each spent its time (self time
 // by function, top 25). The page is attached to the profiler, so its timings are not the bench's.
 if (process.env.PROFILE) for (const b of [plain, withExt]) await profile(b, process.env.PROFILE);
 
