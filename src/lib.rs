@@ -1,16 +1,23 @@
 //! Gasoline: a local browser-telemetry store for AI coding agents.
 //! See ARCHITECTURE.md for the map.
 
+#[cfg(feature = "app")]
 pub mod cli;
+#[cfg(feature = "app")]
 pub mod commands;
+#[cfg(feature = "app")]
 pub mod export;
 pub mod fuzz;
+#[cfg(feature = "app")]
 pub mod http;
 pub mod ingest;
 pub mod kind;
+#[cfg(feature = "app")]
 pub mod mcp;
+#[cfg(feature = "app")]
 pub mod probe;
 pub mod query;
 pub mod rows;
+#[cfg(feature = "app")]
 pub mod run;
 pub mod store;
