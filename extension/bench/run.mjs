@@ -203,16 +203,21 @@ for (let i = 0; ; i++) {
 let pages = 0;
 /** Opens the bench page for `scenario` in `b` and waits for its report. */
 async function measure(b, scenario) {
-  const id = `${b.name}-${++pages}`;
-  const result = new Promise((resolve, reject) => {
-    waiting.set(id, resolve);
-    setTimeout(() => reject(new Error(`page ${id} (${scenario}) did not report within 60 s`)), 60000).unref();
-  });
-  const { targetId } = await b.send("Target.createTarget", { url: `${origin}/?scenario=${scenario}&id=${id}` });
-  const r = await result;
-  waiting.delete(id);
+  const { url, report } = nextPage(b, scenario);
+  const { targetId } = await b.send("Target.createTarget", { url });
+  const r = await report;
   await b.send("Target.closeTarget", { targetId });
   return { ms: r.ms, longTasks: r.longTasks.length };
+}
+
+/** A new page of `b` for `scenario`: its URL, and its report (rejected after 60 s without one). */
+function nextPage(b, scenario) {
+  const id = `${b.name}-${++pages}`;
+  const report = new Promise((resolve, reject) => {
+    waiting.set(id, resolve);
+    setTimeout(() => reject(new Error(`page ${id} (${scenario}) did not report within 60 s`)), 60000).unref();
+  }).finally(() => waiting.delete(id));
+  return { id, url: `${origin}/?scenario=${scenario}&id=${id}`, report };
 }
 
 const median = (xs) => {
@@ -288,8 +293,7 @@ async function profile(b, scenario) {
   const sw = targetInfos.find((t) => t.type === "service_worker" && t.url.endsWith("background/worker.js"));
   const sessions = [];
   if (sw) sessions.push(["service worker", (await b.send("Target.attachToTarget", { targetId: sw.targetId, flatten: true })).sessionId]);
-  const id = `${b.name}-${++pages}`;
-  const result = new Promise((resolve) => waiting.set(id, resolve));
+  const { url, report } = nextPage(b, scenario);
   const { targetId } = await b.send("Target.createTarget", { url: "about:blank" });
   sessions.unshift(["page", (await b.send("Target.attachToTarget", { targetId, flatten: true })).sessionId]);
   for (const [, s] of sessions) {
@@ -297,8 +301,8 @@ async function profile(b, scenario) {
     await b.send("Profiler.setSamplingInterval", { interval: 100 }, s);
     await b.send("Profiler.start", {}, s);
   }
-  await b.send("Page.navigate", { url: `${origin}/?scenario=${scenario}&id=${id}` }, sessions[0][1]);
-  const r = await result;
+  await b.send("Page.navigate", { url }, sessions[0][1]);
+  const r = await report;
   for (const [name, s] of sessions) {
     const { profile: prof } = await b.send("Profiler.stop", {}, s);
     console.log(`\nprofile of the ${name} in ${b.name} (${scenario}, measured ${fmt(r.ms)} ms while profiled):\n${selfTimes(prof)}`);
