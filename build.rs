@@ -1,5 +1,5 @@
-// refinery embeds migrations at compile time; without this, a new file in
-// migrations/ would not trigger a rebuild (shared/notes/stack.md, pitfall 2).
+// refinery embeds migrations at compile time and does not notice a new file in
+// migrations/ by itself: without this line the binary would be built without it.
 fn main() {
     println!("cargo:rerun-if-changed=migrations");
 }

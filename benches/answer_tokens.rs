@@ -1,6 +1,7 @@
 //! What an answer costs an agent, in tokens as a BPE tokenizer counts them
-//! (cl100k, from tiktoken-rs): the logs page of shared/notes/agents.md (a page
-//! logging `console.log('event i of the flood', {i, user: {id, name}, tags})`),
+//! (cl100k, from tiktoken-rs): the last 100 logs of a page logging
+//! `console.log('event i of the flood', {i, user: {id, name}, tags: ['a', 'b']})`
+//! ("agents.md page" below, after the notes that first described it),
 //! compact by default and whole with `fields=["all"]`, beside the figure
 //! measured for chrome-devtools-mcp's console list. Counts are deterministic:
 //! this bench prints them for BENCHMARKS.md rather than timing anything.

@@ -191,7 +191,8 @@ async fn compact_entries_keep_the_logged_objects_and_all_or_id_return_everything
         assert_eq!(e["t"].as_i64().unwrap() + last["common"]["t0"].as_i64().unwrap(), 1_732_380_000_000 + n as i64);
     }
     // Target: at most 40 tokens per entry (median), the objects' content kept, for the
-    // page of shared/notes/agents.md (100 logs of `console.log('event i of the flood', {…})`).
+    // last 100 logs of a page logging
+    // `console.log('event i of the flood', {i, user: {id, name}, tags: ['a', 'b']})`.
     let flood_page = within_budget(&Mcp::http(&page).await, json!({"what": "logs", "offset": -100})).await;
     assert_eq!(flood_page["count"], 100);
     let median = median_tokens(&flood_page);

@@ -84,8 +84,9 @@ fn stack(rng: &mut Rng) -> String {
     s
 }
 
-/// The console of a busy page: the "event i of the flood" object logs of
-/// shared/notes/agents.md, React-style warnings, errors with stacks, non-ASCII.
+/// The console of a busy page: object logs like
+/// `console.log('event i of the flood', {i, user: {id, name}, tags})`,
+/// React-style warnings, errors with stacks, non-ASCII.
 pub fn logs(rng: &mut Rng, n: usize, tab: i64) -> Vec<Value> {
     (0..n)
         .map(|i| {
