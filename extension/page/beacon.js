@@ -12,7 +12,7 @@
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.beacon = function install({ core, outbox, bodies }) {
+  G.sources.beacon = function install({ core, outbox, bodies, requests }) {
     const { apply, fill, now, then } = core;
     const { describeBody, bodyFields } = bodies;
     const proto = typeof Navigator === "function" ? Navigator.prototype : null;
@@ -60,7 +60,11 @@
         }
         const queued = apply(original, this, arguments);
         try {
-          if (info) record(info, queued === true);
+          if (info) {
+            record(info, queued === true);
+            // The browser sends it later; the page never learns the answer, so no status.
+            requests.end(requests.start("POST", info.url, "beacon"), queued === true ? {} : { failed: true, error: "sendBeacon refused it" });
+          }
         } catch {
           // ignore
         }

@@ -13,7 +13,7 @@
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.eventsource = function install({ core, outbox, serialize, limits }) {
+  G.sources.eventsource = function install({ core, outbox, serialize, limits, requests }) {
     const { apply, fill, listen, guard, wrapConstructor, connectionId } = core;
     const Original = globalThis.EventSource;
     if (typeof Original !== "function" || !Original.prototype) return;
@@ -53,6 +53,10 @@
         });
       });
       watched.set(es, s);
+      // Its first request as a waterfall row: 200 once open, failed if it errs before.
+      const request = requests.start("GET", s.url, "eventsource");
+      listen(es, "open", guard(() => requests.end(request, { status: 200 })));
+      listen(es, "error", guard(() => requests.end(request, { failed: true, error: "EventSource connection failed" })));
       listen(es, "open", guard(() => record(s, "open", {})));
       listen(es, "message", s.onMessage);
       listen(

@@ -9,7 +9,7 @@
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.fetch = function install({ core, outbox, bodies, limits }) {
+  G.sources.fetch = function install({ core, outbox, bodies, limits, requests }) {
     const { apply, fill, perfNow, Promise, then } = core;
     const { describeBody, readCapped, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
     if (typeof window.fetch !== "function") return;
@@ -67,6 +67,8 @@
       const length = response.headers.get("content-length");
       const size = length !== null && Number.isFinite(Number(length)) ? Number(length) : undefined;
       const read = readResponse(response, type, size, headersAt);
+      // The waterfall row ends where our read of the body ended (its timing entry comes then too).
+      apply(then, read, [() => requests.end(info.request, { status: response.status })]);
       Promise.all([settle([info.body]), read]).then(([[requestBody], { body, end, to }]) =>
         outbox.emit("network_bodies", () => ({
           ...entryOf(info, requestBody, end - info.start),
@@ -83,6 +85,7 @@
 
     function failed(info, error) {
       const duration = perfNow() - info.start;
+      requests.end(info.request, { failed: true, error: String(error) });
       settle([info.body]).then(([requestBody]) =>
         outbox.emit("network_bodies", () => ({ ...entryOf(info, requestBody, duration), durationTo: "error", error: String(error) })),
       );
@@ -109,6 +112,7 @@
         let info;
         try {
           info = describeRequest(input, init);
+          info.request = requests.start(info.method, info.url, "fetch");
         } catch {
           info = undefined;
         }

@@ -38,7 +38,7 @@
     }
   }
 
-  G.sources.resources = function install({ core, outbox, selector }) {
+  G.sources.resources = function install({ core, outbox, selector, requests }) {
     const { listen } = core;
     listen(
       window,
@@ -55,6 +55,7 @@
           const mediaError = el.error && typeof el.error.code === "number" ? el.error : null;
           const reason = mediaError ? mediaError.message || MEDIA_ERRORS[mediaError.code] : undefined;
           const url = location.href;
+          if (resourceUrl) requests.elementFailed(resourceUrl, tag);
           outbox.emit("logs", () => ({
             level: "error",
             message: `Failed to load ${what}: ${resourceUrl || "(no URL)"}`,

@@ -18,6 +18,7 @@
     serialize: G.serialize,
     selector: G.selector,
     redact: G.redact,
+    requests: G.requests,
   };
   for (const name of ["console", "errors", "fetch", "xhr", "websocket", "eventsource", "beacon", "csp", "resources", "actions", "navigation", "timing", "vitals"]) {
     try {

@@ -8,7 +8,7 @@
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.websocket = function install({ core, outbox, serialize, limits }) {
+  G.sources.websocket = function install({ core, outbox, serialize, limits, requests }) {
     const { apply, fill, listen, wrapConstructor, connectionId } = core;
     const ids = new WeakMap();
 
@@ -30,6 +30,10 @@
 
     function watch(ws) {
       ids.set(ws, connectionId());
+      // Its handshake as a waterfall row: 101 once open, failed if it errs before.
+      const request = requests.start("GET", ws.url, "websocket");
+      listen(ws, "open", () => requests.end(request, { status: 101 }));
+      listen(ws, "error", () => requests.end(request, { failed: true, error: "WebSocket connection failed" }));
       listen(ws, "open", () => record(ws, "open", () => ({ protocol: ws.protocol })));
       listen(ws, "message", (e) => {
         const data = frame(e.data);

@@ -8,7 +8,7 @@
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.xhr = function install({ core, outbox, bodies, limits }) {
+  G.sources.xhr = function install({ core, outbox, bodies, limits, requests }) {
     const { apply, fill, listen, perfNow } = core;
     const { describeBody, bodyFields, parseRawHeaders, absoluteUrl } = bodies;
     if (typeof XMLHttpRequest !== "function") return;
@@ -71,6 +71,7 @@
           const o = opened.get(this);
           if (o) {
             send = { method: o.method, url: o.url, headers: Object.assign({}, o.headers), start: perfNow() };
+            send.request = requests.start(o.method, o.url, "xmlhttprequest");
             send.body = describeBody(body, send.headers["content-type"]);
             watch(this);
             sending.set(this, send); // before the original: a synchronous XHR ends inside it
@@ -120,6 +121,8 @@
       const rawHeaders = done ? xhr.getAllResponseHeaders() : "";
       const status = done ? xhr.status : 0;
       const statusText = done ? xhr.statusText : "";
+      // An XHR ends with status 0 only after an error, an abort or a timeout: the page knows it failed.
+      requests.end(send.request, status > 0 ? { status } : { failed: true, error: error || "network error (XHR status 0)" });
       const headersMs = send.headersAt === undefined ? undefined : send.headersAt - send.start;
       const emit = (requestBody) =>
         outbox.emit("network_bodies", () => {

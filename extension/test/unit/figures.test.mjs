@@ -56,6 +56,8 @@ test("without performance.interactionCount, interactions are counted from the sp
 
 let clock = 0;
 const timers = [];
+// The waterfall's join (page/requests.js) has its own tests (page_requests.test.mjs).
+const noRequests = { start: () => ({}), end() {}, elementFailed() {}, timing() {} };
 let timerIds = 0;
 const emitted = [];
 const observers = {}; // entry type → the callback vitals.js gave
@@ -131,7 +133,7 @@ class FakeXHR extends EventTarget {
 
 test("a reused XMLHttpRequest gives exactly one entry per send, each with its own open's method and url", async () => {
   globalThis.XMLHttpRequest = FakeXHR;
-  G.sources.xhr({ core: G.core, outbox, bodies: G.bodies, limits });
+  G.sources.xhr({ core: G.core, outbox, bodies: G.bodies, limits, requests: noRequests });
   emitted.length = 0;
   const xhr = new XMLHttpRequest();
   const sent = [
@@ -276,7 +278,7 @@ test("fetch: duration runs to the end of the body, headersMs to the headers, and
       return answers[url]();
     },
   };
-  G.sources.fetch({ core: G.core, outbox, bodies: G.bodies, limits });
+  G.sources.fetch({ core: G.core, outbox, bodies: G.bodies, limits, requests: noRequests });
   emitted.length = 0;
   clock = 0;
   const streamed = await window.fetch("/stream");

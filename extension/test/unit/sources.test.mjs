@@ -81,10 +81,12 @@ const outbox = {
 globalThis.__gasoline = { limits, serialize, redact, selector };
 require("../../page/core.js");
 require("../../page/bodies.js");
+globalThis.__gasoline.outbox = outbox;
+require("../../page/requests.js");
 for (const file of ["eventsource", "beacon", "csp", "resources"]) require(`../../page/${file}.js`);
 const G = globalThis.__gasoline;
 delete globalThis.__gasoline;
-const context = { core: G.core, outbox, bodies: G.bodies, limits, serialize, selector, redact };
+const context = { core: G.core, outbox, bodies: G.bodies, limits, serialize, selector, redact, requests: G.requests };
 G.sources.eventsource(context);
 G.sources.beacon(context);
 

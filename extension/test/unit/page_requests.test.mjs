@@ -1,0 +1,160 @@
+// page/requests.js: the page's own waterfall, one row per request, joined from
+// a wrapper's half (method, status, failure) and the Resource Timing half,
+// whichever comes first; failed only when the page knows it failed.
+import { test, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+
+let timers = [];
+let clock = 0;
+const rows = [];
+const core = {
+  apply: Reflect.apply,
+  setTimeout: (fn, ms) => timers.push({ fn, at: clock + ms }),
+  perfNow: () => clock,
+  listen: () => {},
+};
+const outbox = { emit: (kind, build) => rows.push({ kind, entry: build() }) };
+globalThis.__gasoline = { core, outbox };
+require("../../page/requests.js");
+const { requests } = globalThis.__gasoline;
+delete globalThis.__gasoline;
+
+/** Moves the clock by `ms`, running the timers that come due. */
+function advance(ms) {
+  clock += ms;
+  for (;;) {
+    const due = timers.filter((t) => t.at <= clock);
+    if (!due.length) return;
+    timers = timers.filter((t) => t.at > clock);
+    due.forEach((t) => t.fn());
+  }
+}
+
+function entry(url, fields = {}) {
+  return {
+    name: url,
+    entryType: "resource",
+    initiatorType: "fetch",
+    startTime: 10,
+    duration: 25,
+    transferSize: 300,
+    encodedBodySize: 100,
+    decodedBodySize: 100,
+    nextHopProtocol: "http/1.1",
+    responseStatus: 200,
+    requestStart: 12,
+    responseStart: 30,
+    responseEnd: 35,
+    ...fields,
+  };
+}
+
+beforeEach(() => {
+  advance(60000); // whatever an earlier test left waiting
+  rows.length = 0;
+});
+
+test("a fetch and its timing entry make one row, whichever comes first", () => {
+  const a = requests.start("POST", "http://app.localhost/api/a", "fetch");
+  requests.end(a, { status: 201 });
+  assert.equal(rows.length, 0, "the ended request waits for its timing");
+  requests.timing(entry("http://app.localhost/api/a"));
+  const b = requests.start("GET", "http://app.localhost/api/b#frag", "fetch");
+  requests.timing(entry("http://app.localhost/api/b"));
+  requests.end(b, { status: 200 });
+  advance(60000);
+  assert.equal(rows.length, 2);
+  const [ra, rb] = rows.map((r) => r.entry);
+  assert.equal(rows[0].kind, "network_waterfall");
+  assert.equal(ra.source, "page");
+  assert.equal(ra.method, "POST");
+  assert.equal(ra.responseStatus, 201, "the wrapper's status wins");
+  assert.equal(ra.initiatorType, "fetch");
+  assert.equal(ra.duration, 25);
+  assert.equal(ra.transferSize, 300);
+  assert.deepEqual(ra.phases, { redirect: 0, dns: 0, connect: 0, waiting: 18, download: 5 });
+  assert.equal(ra.failed, undefined);
+  assert.equal(rb.url, "http://app.localhost/api/b#frag");
+  assert.equal(rb.method, "GET");
+});
+
+test("a fetch whose body is never read has no timing entry: its row goes alone, and a late entry is no second row", () => {
+  const r = requests.start("GET", "http://app.localhost/unread", "fetch");
+  advance(5);
+  requests.end(r, { status: 200 });
+  advance(1499);
+  assert.equal(rows.length, 0);
+  advance(1);
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0].entry.responseStatus, 200);
+  assert.equal(rows[0].entry.duration, 5);
+  requests.timing(entry("http://app.localhost/unread"));
+  advance(60000);
+  assert.equal(rows.length, 1, "one row per request");
+});
+
+test("a request the page saw fail is failed, with the page's words", () => {
+  const r = requests.start("GET", "http://gone.invalid/x", "fetch");
+  requests.end(r, { failed: true, error: "TypeError: Failed to fetch" });
+  requests.timing(entry("http://gone.invalid/x", { responseStatus: 0, transferSize: 0, requestStart: 0 }));
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0].entry.failed, true);
+  assert.equal(rows[0].entry.error, "TypeError: Failed to fetch");
+  assert.equal(rows[0].entry.responseStatus, undefined);
+});
+
+test("a timing entry with a status is a row at once, method unknown", () => {
+  requests.timing(entry("http://app.localhost/app.js", { initiatorType: "script" }));
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0].entry.method, null);
+  assert.equal(rows[0].entry.initiatorType, "script");
+  assert.equal(rows[0].entry.responseStatus, 200);
+});
+
+test("status 0 alone is not a failure; an element's error event makes it one", () => {
+  requests.timing(entry("https://cdn.example/opaque.png", { initiatorType: "img", responseStatus: 0 }));
+  requests.timing(entry("http://app.localhost/missing.png", { initiatorType: "img", responseStatus: 0 }));
+  assert.equal(rows.length, 0, "status 0 waits to hear how it ended");
+  requests.elementFailed("http://app.localhost/missing.png", "img");
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0].entry.failed, true);
+  assert.equal(rows[0].entry.initiatorType, "img");
+  advance(1000);
+  assert.equal(rows.length, 2);
+  assert.equal(rows[1].entry.url, "https://cdn.example/opaque.png");
+  assert.equal(rows[1].entry.failed, undefined, "an opaque response is unknown, not failed");
+  assert.equal(rows[1].entry.responseStatus, undefined);
+});
+
+test("an element error before its timing entry waits for it", () => {
+  requests.elementFailed("http://app.localhost/broken.css", "link");
+  requests.timing(entry("http://app.localhost/broken.css", { initiatorType: "link", responseStatus: 0 }));
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0].entry.failed, true);
+  assert.equal(rows[0].entry.duration, 25, "with the entry's timing");
+});
+
+test("the document's row carries its DOMContentLoaded and load times", () => {
+  requests.timing(
+    entry("http://app.localhost/", { entryType: "navigation", initiatorType: "navigation", domContentLoadedEventStart: 120.04, loadEventStart: 300, loadEventEnd: 301 }),
+  );
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0].entry.domContentLoaded, 120);
+  assert.equal(rows[0].entry.load, 300);
+  assert.equal(rows[0].entry.initiatorType, "navigation");
+});
+
+test("twin requests to one URL make two rows", () => {
+  const a = requests.start("GET", "http://app.localhost/twin", "fetch");
+  const b = requests.start("GET", "http://app.localhost/twin", "fetch");
+  requests.end(b, { status: 201 });
+  requests.end(a, { status: 200 });
+  requests.timing(entry("http://app.localhost/twin"));
+  requests.timing(entry("http://app.localhost/twin"));
+  advance(60000);
+  assert.equal(rows.length, 2);
+  assert.deepEqual(rows.map((r) => r.entry.responseStatus).sort(), [200, 201]);
+});
