@@ -14,7 +14,7 @@
     const s = stored && typeof stored === "object" ? stored : {};
     const list = (v, d) => (Array.isArray(v) ? v.map(String).filter(Boolean) : [...d]);
     return {
-      serverUrl: normalizeUrl(s.serverUrl) || DEFAULTS.serverUrl,
+      serverUrl: (isLoopbackUrl(s.serverUrl) && normalizeUrl(s.serverUrl)) || DEFAULTS.serverUrl,
       capture: Object.fromEntries(KINDS.map((k) => [k, !(s.capture && s.capture[k] === false)])),
       redactHeaders: list(s.redactHeaders, DEFAULTS.redactHeaders),
       redactBodyKeys: list(s.redactBodyKeys, DEFAULTS.redactBodyKeys),
@@ -32,6 +32,21 @@
     }
   }
 
+  /**
+   * Whether `url` is an http(s) address on this machine (127.0.0.0/8,
+   * localhost, [::1]): captured pages go nowhere else, so any other server URL
+   * is refused by the options page and ignored if stored.
+   */
+  function isLoopbackUrl(url) {
+    try {
+      const u = new URL(String(url).trim());
+      if (u.protocol !== "http:" && u.protocol !== "https:") return false;
+      return u.hostname === "localhost" || u.hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(u.hostname);
+    } catch {
+      return false;
+    }
+  }
+
   /** "a, b\nc" → ["a", "b", "c"] */
   function splitList(text) {
     return String(text || "")
@@ -40,7 +55,7 @@
       .filter(Boolean);
   }
 
-  const settings = { KINDS, DEFAULTS, withDefaults, normalizeUrl, splitList };
+  const settings = { KINDS, DEFAULTS, withDefaults, normalizeUrl, isLoopbackUrl, splitList };
   if (typeof module === "object" && module.exports) module.exports = settings;
   else root.GasolineSettings = settings;
 })(globalThis);

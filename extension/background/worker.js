@@ -1,17 +1,20 @@
-// The service worker: receives events from the content scripts of every tab,
+// The service worker: keeps the page-side scripts registered for the capture
+// scope (local development origins, the sites the person turned on, nothing
+// while paused), receives events from the content scripts of in-scope frames,
 // stamps them with the tab's id, redacts again with the user's lists, and
 // delivers them to the gasoline server through per-kind queues.
 importScripts(
   "../lib/limits.js",
   "../lib/secrets.js",
   "../lib/redact.js",
+  "../lib/scope.js",
   "settings.js",
+  "registration.js",
+  "capture_state.js",
   "normalize.js",
   "queue_store.js",
   "page_marks.js",
   "delivery.js",
-  "webrequest.js",
-  "request_join.js",
 );
 
 const { redact } = globalThis.__gasoline;
@@ -20,8 +23,9 @@ const { normalize } = globalThis.GasolineNormalize;
 const { Delivery } = globalThis.GasolineDelivery;
 const { QueueStore } = globalThis.GasolineQueueStore;
 const { PageMarks } = globalThis.GasolinePageMarks;
-const { RequestTracker, listen: listenWebRequest } = globalThis.GasolineWebRequest;
-const { RequestJoin } = globalThis.GasolineRequestJoin;
+const Scope = globalThis.GasolineScope;
+const { Registrar } = globalThis.GasolineRegistration;
+const { CaptureState } = globalThis.GasolineCaptureState;
 
 let settings = withDefaults(undefined);
 let policy = redact.policy(settings.redactHeaders, settings.redactBodyKeys);
@@ -29,14 +33,28 @@ let policy = redact.policy(settings.redactHeaders, settings.redactBodyKeys);
 // the read's answer must not take it back (it did: the worker kept the default
 // server URL when the settings were saved while it started).
 let settingsChanged = false;
-const ready = chrome.storage.local.get("settings").then(
-  (stored) => settingsChanged || applySettings(stored.settings),
+/** The capture scope: `{paused, sites}` (chrome.storage.local "scope"). */
+let scope = Scope.scopeWithDefaults(undefined);
+let scopeChanged = false;
+const ready = chrome.storage.local.get(["settings", "scope"]).then(
+  (stored) => {
+    if (!settingsChanged) applySettings(stored.settings);
+    if (!scopeChanged) scope = Scope.scopeWithDefaults(stored.scope);
+    scopeApplied();
+  },
   () => {},
 );
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area !== "local" || !changes.settings) return;
-  settingsChanged = true;
-  applySettings(changes.settings.newValue);
+  if (area !== "local") return;
+  if (changes.settings) {
+    settingsChanged = true;
+    applySettings(changes.settings.newValue);
+  }
+  if (changes.scope) {
+    scopeChanged = true;
+    scope = Scope.scopeWithDefaults(changes.scope.newValue);
+  }
+  if (changes.settings || changes.scope) scopeApplied();
 });
 
 function applySettings(stored) {
@@ -137,50 +155,91 @@ setInterval(() => {
 }, 20000);
 const RETRY_ALARM = "gasoline-deliver";
 chrome.alarms.onAlarm.addListener((alarm) => {
-  if (alarm.name === RETRY_ALARM) delivery.start();
+  if (alarm.name !== RETRY_ALARM) return;
+  delivery.start();
+  ready.then(reportCapture); // a server started since (or on a new database) learns the scope
 });
 chrome.alarms.create(RETRY_ALARM, { periodInMinutes: 1 });
 chrome.runtime.onStartup.addListener(() => delivery.start());
 chrome.runtime.onInstalled.addListener(() => delivery.start()); // also after an update or a reload
 
-// ---- every request of every tab, from the browser's side ----------------------------
-// Chrome's request ids restart with the browser; this session's prefix keeps them unique.
-const sessionPrefix = chrome.storage.session.get("requestPrefix").then(async (stored) => {
-  if (typeof stored.requestPrefix === "string") return stored.requestPrefix;
-  const prefix = `${crypto.randomUUID().slice(0, 8)}-`;
-  await chrome.storage.session.set({ requestPrefix: prefix });
-  return prefix;
+// ---- the capture scope ------------------------------------------------------------
+const registrar = new Registrar(chrome.scripting);
+const captureState = new CaptureState({
+  post: (body) =>
+    fetch(`${settings.serverUrl}/capture`, { method: "PUT", headers: { "content-type": "application/json" }, body }),
+  log: extensionLog,
 });
-const join = new RequestJoin({
-  queue: (row, tabId) =>
-    ready.then(async () => {
-      // A row of the page's resource timing alone (source "page") has no id of the browser's.
-      if (row.requestId !== undefined) row.requestId = `${await sessionPrefix}${row.requestId}`;
-      scrubRequest(row);
-      return accept("network_waterfall", row, tabId);
-    }),
-  setTimer: (fn, ms) => setTimeout(fn, ms),
-  inFlight: () => tracker.inFlight(),
-  // The page redacted its URLs; the browser's are redacted the same way to compare them.
-  matchUrl: (url) => redact.redactUrl(String(url), policy).split("#")[0],
-});
-const tracker = new RequestTracker({
-  idPrefix: "",
-  emit: (row, tabId) => join.row(row, tabId),
-  // The extension's own requests (its POSTs to gasoline) are not the page's.
-  ignore: (d) => typeof d.initiator === "string" && d.initiator.startsWith("chrome-extension://"),
-});
-listenWebRequest(chrome.webRequest, tracker);
 
-/** The user's URL redaction on every URL of a request row. */
-function scrubRequest(row) {
-  const url = (u) => (typeof u === "string" ? redact.redactUrl(u, policy) : u);
-  row.url = url(row.url);
-  row.finalUrl = url(row.finalUrl);
-  row.frameUrl = url(row.frameUrl);
-  if (row.redirects) for (const r of row.redirects) Object.assign(r, { url: url(r.url), location: url(r.location) });
-  for (const key of Object.keys(row)) if (row[key] === undefined) delete row[key];
+/** Whether a frame of this origin (or URL) is captured now. */
+function inScope(url) {
+  return Scope.inScope(url, scope, settings.serverUrl);
 }
+
+/**
+ * The scope changed (or the worker started): the page scripts registered for
+ * it from the next navigation, frames already open told at their next message,
+ * the icon, and the server told what is captured.
+ */
+function scopeApplied() {
+  const matches = scope.paused ? [] : Scope.patterns(scope);
+  registrar
+    .sync(matches, Scope.serverExclusions(settings.serverUrl))
+    .catch((e) => extensionLog("error", `could not register the page scripts for ${matches.join(", ")}: ${e.message}`));
+  chrome.action.setBadgeText({ text: scope.paused ? "off" : "" });
+  chrome.action.setBadgeBackgroundColor({ color: "#777" });
+  chrome.action.setTitle({ title: scope.paused ? "Gasoline: capture paused" : "Gasoline" });
+  reportCapture();
+}
+
+function reportCapture() {
+  captureState.report({
+    origins: Scope.patterns(scope),
+    paused: scope.paused,
+    deep_tabs: [],
+    server_origin: new URL(settings.serverUrl).origin,
+  });
+}
+
+/** Saves a change of the scope; every context hears it through chrome.storage. */
+async function saveScope(change) {
+  await ready;
+  scope = Scope.scopeWithDefaults({ ...scope, ...change });
+  scopeChanged = true;
+  await chrome.storage.local.set({ scope });
+  scopeApplied();
+}
+
+/** A site turned on (its permission granted, by Chrome's prompt in the popup) or off (its permission given back). */
+async function setSite(pattern, on) {
+  if (Scope.sitePattern(String(pattern).replace("/*", "/")) !== pattern) return { error: `not a site: ${pattern}` };
+  await ready;
+  if (on) {
+    if (!(await chrome.permissions.contains({ origins: [pattern] }))) return { error: `Chrome has not granted ${pattern}` };
+    if (!scope.sites.includes(pattern)) await saveScope({ sites: [...scope.sites, pattern] });
+    return { ok: true };
+  }
+  await saveScope({ sites: scope.sites.filter((p) => p !== pattern) });
+  // A permission the test build holds as required cannot be removed; the scope alone decides then.
+  await chrome.permissions.remove({ origins: [pattern] }).catch(() => false);
+  return { ok: true };
+}
+
+// A site whose permission the person took back in chrome://extensions is off.
+chrome.permissions.onRemoved.addListener(({ origins }) => {
+  const gone = (origins || []).filter((p) => scope.sites.includes(p));
+  if (gone.length) saveScope({ sites: scope.sites.filter((p) => !gone.includes(p)) });
+});
+
+// ---- what each tab sent (the popup's counts) ---------------------------------------
+const tabCounts = new Map(); // tabId → {kind: n}
+function countFor(tabId, kind) {
+  if (!Number.isInteger(tabId)) return;
+  const counts = tabCounts.get(tabId) || {};
+  counts[kind] = (counts[kind] || 0) + 1;
+  tabCounts.set(tabId, counts);
+}
+chrome.tabs.onRemoved.addListener((tabId) => tabCounts.delete(tabId));
 
 // ---- events from the pages ------------------------------------------------------
 const CAPTURE_SWITCH = { tabs: null, extension_logs: null }; // always on
@@ -195,6 +254,7 @@ function accept(kind, entry, tabId) {
   // The page redacted with the lists it had when it built the entry; apply the
   // user's current lists again (the rules are the same, so this only adds).
   redact.redactEntry(kind, e, policy);
+  countFor(tabId, kind);
   return delivery.add(kind, e, Number.isInteger(tabId) ? tabId : null);
 }
 
@@ -208,7 +268,7 @@ const PAGE_KINDS = new Set(["logs", "network_waterfall", "network_bodies", "webs
  * subframe's entries say which frame (frameId, frameUrl); the tab's url, title
  * and vitals are the top frame's alone.
  */
-function fromPage(kind, entry, tabId, frame, prefix) {
+function fromPage(kind, entry, tabId, frame) {
   if (!PAGE_KINDS.has(kind) || !entry || typeof entry !== "object") return undefined;
   if (frame.id !== 0) {
     if (kind === "tabs" || kind === "vitals") return undefined;
@@ -219,17 +279,6 @@ function fromPage(kind, entry, tabId, frame, prefix) {
   }
   if ((kind === "network_waterfall" || kind === "network_bodies") && typeof entry.url === "string") {
     entry.url = absolute(entry.url, frame.url);
-  }
-  if (kind === "network_waterfall" && tabId !== null) {
-    if (settings.capture.network_waterfall === false) return undefined;
-    join.timing(entry, tabId, frame.id);
-    return undefined;
-  }
-  if (kind === "network_bodies") {
-    // The id is the browser's, never the page's.
-    const body = { method: String(entry.method || "GET").toUpperCase(), url: entry.url, status: entry.status, error: entry.error };
-    const id = join.requestIdFor(body, tabId, frame.id);
-    entry.requestId = id === undefined ? undefined : `${prefix}${id}`;
   }
   return accept(kind, entry, tabId);
 }
@@ -248,12 +297,15 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     // Only content scripts of this extension, in a tab: the tab id is Chrome's, never the page's.
     if (sender.id !== chrome.runtime.id || !sender.tab || !Number.isInteger(sender.tab.id)) return false;
     const tabId = sender.tab.id;
+    // A frame outside the scope (a site just turned off, capture paused) gives
+    // nothing more: its events are dropped and its relay told to stop.
+    const origin = sender.origin && sender.origin !== "null" ? `${sender.origin}/` : String(sender.url || "");
     // Answered once every event is in storage: a page that gets no answer sends again,
     // and what it had already got stored is skipped by its mark.
     const page = typeof message.page === "string" ? message.page : undefined;
     const frame = { id: Number.isInteger(sender.frameId) ? sender.frameId : 0, url: String(sender.url || "") };
     Promise.all([ready, pageMarks.load()]).then(async () => {
-      const prefix = await sessionPrefix;
+      if (!inScope(origin)) return reply({ stored: true, stop: true });
       const stored = [];
       let last;
       for (const event of message.events) {
@@ -261,7 +313,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
         if (Number.isFinite(event.id)) last = Math.max(last ?? event.id, event.id);
         if (pageMarks.seen(page, event.id)) continue;
         try {
-          stored.push(fromPage(String(event.kind), event.entry, tabId, frame, prefix));
+          stored.push(fromPage(String(event.kind), event.entry, tabId, frame));
         } catch (e) {
           console.warn("gasoline: event skipped", e);
         }
@@ -278,6 +330,32 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     const kind = String(message.kind || "events");
     if (Number.isFinite(n) && n > 0) delivery.dropped(kind, Math.round(n), String(message.reason || "dropped in the page"));
     return false;
+  }
+  // From the popup and the options page (extension pages only).
+  if (sender.id !== chrome.runtime.id || !String(sender.url || "").startsWith(chrome.runtime.getURL(""))) return false;
+  if (message.type === "site") {
+    setSite(String(message.pattern), message.on === true).then(reply, (e) => reply({ error: e.message }));
+    return true;
+  }
+  if (message.type === "pause") {
+    saveScope({ paused: message.paused === true }).then(() => reply({ ok: true }), (e) => reply({ error: e.message }));
+    return true;
+  }
+  if (message.type === "tab") {
+    // What the popup shows of one tab: in scope or not, and what it sent.
+    ready.then(async () => {
+      const tab = await chrome.tabs.get(Number(message.tabId)).catch(() => null);
+      const url = tab ? tab.url || tab.pendingUrl || "" : "";
+      reply({
+        url,
+        site: Scope.sitePattern(url),
+        scope: Scope.scopeOf(url, scope, settings.serverUrl),
+        paused: scope.paused,
+        sites: scope.sites,
+        counts: tabCounts.get(Number(message.tabId)) || {},
+      });
+    });
+    return true;
   }
   if (message.type === "status") {
     ready.then(() =>

@@ -12,6 +12,12 @@
 // time), one message in flight at a time, each event numbered within this
 // page's life (`page`, `id`), so a worker that stored them but whose answer was
 // lost skips them. Events that arrive meanwhile join the next message.
+//
+// Capture stops here at once when the person pauses it or turns this frame's
+// site off (the worker drops anything that still comes): the page is told
+// every capture switch is off, and what waits is given up. Nothing on this
+// path needs a secure context (a site on plain http:// is captured like any
+// other once it is turned on): no crypto.randomUUID, no crypto.subtle.
 (function () {
   "use strict";
   const PORT_EVENT = "gasoline:port";
@@ -20,7 +26,13 @@
   const MAX_WAITING = 5000; // events held here while the worker does not answer
   const REPLY_TIMEOUT_MS = 20000;
   const MAX_BACKOFF_MS = 10000;
-  const page = crypto.randomUUID();
+  const page = pageId();
+  const { scopeWithDefaults, inScope } = globalThis.GasolineScope;
+  // This frame's origin (an about:blank or srcdoc frame has its creator's).
+  const here = `${globalThis.origin}/`;
+  // null until storage answers (events are held meanwhile), then whether this
+  // frame is in scope and capture not paused (events are dropped while not).
+  let active = null;
   const { port1, port2 } = new MessageChannel();
   let connected = true;
   let nextId = 0;
@@ -38,6 +50,7 @@
       }
       return;
     }
+    if (active === false) return;
     const events = Array.isArray(data) ? data.slice(0, MAX_EVENTS) : [];
     for (const e of events) {
       if (!e || typeof e !== "object" || !PAGE_KINDS.has(e.kind) || !e.entry || typeof e.entry !== "object") continue;
@@ -52,15 +65,17 @@
 
   /** Sends the oldest waiting events, once the previous message is answered. */
   function pump() {
-    if (!connected || inflight || waiting.length === 0) return;
+    if (!connected || !active || inflight || waiting.length === 0) return;
     inflight = true;
     const batch = waiting.slice(0, MAX_EVENTS);
     let settled = false;
+    let reply;
     const finish = (stored) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       inflight = false;
+      if (reply && reply.stop) stop();
       if (stored) {
         // Only what was sent goes: the queue may have lost its oldest meanwhile (MAX_WAITING).
         const last = batch[batch.length - 1].id;
@@ -76,7 +91,10 @@
     const timer = setTimeout(() => finish(false), REPLY_TIMEOUT_MS);
     try {
       chrome.runtime.sendMessage({ type: "events", page, events: batch }).then(
-        (reply) => finish(Boolean(reply && reply.stored === true)),
+        (answer) => {
+          reply = answer;
+          finish(Boolean(answer && answer.stored === true));
+        },
         (e) => {
           if (invalidated(e)) connected = false;
           finish(false);
@@ -110,6 +128,31 @@
     }
   }
 
+  /** A random id for this page's life, from getRandomValues (which, unlike randomUUID, non-secure contexts have). */
+  function pageId() {
+    const words = crypto.getRandomValues(new Uint32Array(4));
+    return Array.from(words, (w) => w.toString(16).padStart(8, "0")).join("-");
+  }
+
+  /** Capture off in this frame: the page records nothing more, and what waits is dropped. */
+  function stop() {
+    active = false;
+    waiting.length = 0;
+    port1.postMessage({ capture: OFF });
+  }
+
+  const OFF = Object.fromEntries([...PAGE_KINDS].map((k) => [k, false]));
+
+  /** Applies the stored settings and scope: capture on (with the user's switches) or off here. */
+  function apply(settings, scope) {
+    const serverUrl = settings && typeof settings === "object" ? settings.serverUrl : undefined;
+    const on = inScope(here, scopeWithDefaults(scope), serverUrl || "http://127.0.0.1:7890");
+    if (!on) return stop();
+    active = true;
+    pushSettings(settings);
+    pump();
+  }
+
   function pushSettings(settings) {
     const s = settings && typeof settings === "object" ? settings : {};
     port1.postMessage({
@@ -122,16 +165,18 @@
   document.dispatchEvent(new MessageEvent(PORT_EVENT, { ports: [port2] }));
 
   try {
-    // A change heard before the first read answers is newer than what the read saw.
-    let changed = false;
-    chrome.storage.local.get("settings").then(
-      (stored) => changed || pushSettings(stored.settings),
-      () => changed || pushSettings(undefined),
-    );
+    // Every change reads both again; only the newest read applies (reads answer in order).
+    let reads = 0;
+    const load = () => {
+      const n = ++reads;
+      chrome.storage.local.get(["settings", "scope"]).then(
+        (stored) => n === reads && apply(stored.settings, stored.scope),
+        () => n === reads && apply(undefined, undefined),
+      );
+    };
+    load();
     chrome.storage.onChanged.addListener((changes, area) => {
-      if (area !== "local" || !changes.settings) return;
-      changed = true;
-      pushSettings(changes.settings.newValue);
+      if (area === "local" && (changes.settings || changes.scope)) load();
     });
   } catch {
     connected = false;

@@ -1,5 +1,8 @@
-// The options page: server URL, capture switches per kind, redaction lists.
-const { KINDS, withDefaults, normalizeUrl, splitList } = globalThis.GasolineSettings;
+// The options page: server URL (loopback only), capture switches per kind,
+// redaction lists, and the sites turned on with their off switches.
+const { KINDS, withDefaults, normalizeUrl, isLoopbackUrl, splitList } = globalThis.GasolineSettings;
+const { scopeWithDefaults } = globalThis.GasolineScope;
+const { renderSites } = globalThis.GasolineSites;
 const $ = (id) => document.getElementById(id);
 
 async function load() {
@@ -23,8 +26,9 @@ async function load() {
 $("form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const serverUrl = normalizeUrl($("serverUrl").value);
-  if (!serverUrl) {
-    $("saved").textContent = "The server URL must be an http:// address, e.g. http://127.0.0.1:7890";
+  if (!serverUrl || !isLoopbackUrl(serverUrl)) {
+    // Captured pages go only to this machine: the server listens on loopback alone.
+    $("saved").textContent = "The server URL must be a loopback http:// address (127.0.0.1, localhost or [::1]), e.g. http://127.0.0.1:7890";
     return;
   }
   const settings = {
@@ -37,4 +41,11 @@ $("form").addEventListener("submit", async (e) => {
   $("saved").textContent = "Saved.";
 });
 
+async function loadSites() {
+  const { scope } = await chrome.storage.local.get("scope");
+  renderSites($("sites"), $("no-sites"), scopeWithDefaults(scope).sites, loadSites);
+}
+chrome.storage.onChanged.addListener((changes, area) => area === "local" && changes.scope && loadSites());
+
 load();
+loadSites();

@@ -1,10 +1,16 @@
-// The popup: is the server reachable, and how many events of each kind went
-// out, wait in the queue, or were dropped.
-const KINDS = ["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "extension_logs", "tabs", "vitals"];
+// The popup: is the server reachable; is this page captured, with "Capture
+// this site" / "Stop capturing this site"; the deep view of this tab; what this
+// tab sent; pause; the sites turned on; counts since install. The tab is the
+// active one, or `?tab=<id>` (how the tests open the popup as a page).
+const { KINDS } = globalThis.GasolineSettings;
+const { patternHost } = globalThis.GasolineScope;
+const { renderSites } = globalThis.GasolineSites;
+const $ = (id) => document.getElementById(id);
+const ALL_KINDS = [...KINDS.filter((k) => k !== "vitals"), "extension_logs", "tabs", "vitals"];
 
-function row(kind, sent, queued, dropped) {
+function row(cells) {
   const tr = document.createElement("tr");
-  for (const text of [kind, sent, queued, dropped]) {
+  for (const text of cells) {
     const td = document.createElement("td");
     td.textContent = String(text);
     tr.appendChild(td);
@@ -23,9 +29,47 @@ async function health(serverUrl) {
   }
 }
 
-async function render() {
+async function currentTabId() {
+  const asked = Number(new URLSearchParams(location.search).get("tab"));
+  if (Number.isInteger(asked) && asked > 0) return asked;
+  const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  return tab ? tab.id : undefined;
+}
+
+const SCOPE_TEXT = {
+  default: (host) => `✓ ${host} is captured: a local development origin.`,
+  site: (host) => `✓ ${host} is captured: you turned this site on.`,
+  paused: (host) => `Capture is paused: nothing from ${host} is recorded.`,
+  server: () => "This is Gasoline's own page: it is never captured.",
+  off: (host) => (host ? `${host} is not captured.` : "Not a web page: nothing here is captured."),
+};
+
+let tabId;
+let state;
+
+async function renderTab() {
+  if (tabId === undefined) return;
+  state = await chrome.runtime.sendMessage({ type: "tab", tabId });
+  const host = state.site ? patternHost(state.site) : "";
+  const scopeLine = $("page-scope");
+  scopeLine.textContent = SCOPE_TEXT[state.scope](host);
+  scopeLine.className = state.scope === "default" || state.scope === "site" ? "ok" : "";
+  const isSite = state.site && state.sites.includes(state.site);
+  $("site-on").hidden = !(state.scope === "off" && state.site);
+  $("site-off").hidden = !isSite;
+  $("deep-label").hidden = !(state.scope === "default" || state.scope === "site");
+  $("deep").checked = state.deep === true;
+  $("pause").textContent = state.paused ? "Resume capture" : "Pause capture";
+  const counts = $("tab-counts");
+  counts.replaceChildren();
+  for (const kind of ALL_KINDS) if (state.counts[kind]) counts.appendChild(row([kind, state.counts[kind]]));
+  if (!counts.children.length) counts.appendChild(row(["nothing yet", ""]));
+  renderSites($("sites"), $("no-sites"), state.sites, renderTab);
+}
+
+async function renderStatus() {
   const status = await chrome.runtime.sendMessage({ type: "status" });
-  const server = document.getElementById("server");
+  const server = $("server");
   const h = await health(status.serverUrl);
   if (typeof h === "string") {
     server.textContent = `✗ ${status.serverUrl} ${h}. Start it with: gasoline serve`;
@@ -40,21 +84,66 @@ async function render() {
     server.textContent = `✓ ${status.serverUrl} — gasoline ${h.version}, database ${h.db}`;
     server.className = "ok";
   }
-  const body = document.getElementById("kinds");
+  const body = $("kinds");
   body.replaceChildren();
-  for (const kind of KINDS) {
+  for (const kind of ALL_KINDS) {
     const q = status.queues[kind] || { queued: 0, dropped: 0 };
     const dropped = status.dropped ? status.dropped[kind] || 0 : q.dropped; // since install, and why: extension_logs
-    body.appendChild(row(kind, status.sent[kind] || 0, q.queued, dropped));
+    body.appendChild(row([kind, status.sent[kind] || 0, q.queued, dropped]));
   }
-  const error = document.getElementById("error");
+  const error = $("error");
   error.hidden = !status.lastError;
   error.textContent = status.lastError ? `Last problem: ${status.lastError}` : "";
 }
 
-document.getElementById("options").addEventListener("click", (e) => {
+// Chrome's own prompt for the site: it must be asked from the click itself.
+$("site-on").addEventListener("click", async () => {
+  const pattern = state.site;
+  let granted = false;
+  try {
+    granted = await chrome.permissions.request({ origins: [pattern] });
+  } catch (e) {
+    $("page-scope").textContent = `Chrome refused: ${e.message}`;
+  }
+  if (granted) await chrome.runtime.sendMessage({ type: "site", pattern, on: true });
+  renderTab();
+});
+$("site-off").addEventListener("click", async () => {
+  await chrome.runtime.sendMessage({ type: "site", pattern: state.site, on: false });
+  renderTab();
+});
+$("pause").addEventListener("click", async () => {
+  await chrome.runtime.sendMessage({ type: "pause", paused: !state.paused });
+  renderTab();
+});
+$("deep").addEventListener("change", async () => {
+  const on = $("deep").checked;
+  const problem = $("deep-error");
+  problem.hidden = true;
+  // The debugger permission is asked only when deep mode is turned on, and given back when no tab uses it.
+  if (on && !(await chrome.permissions.request({ permissions: ["debugger"] }).catch(() => false))) {
+    $("deep").checked = false;
+    return;
+  }
+  const answer = await chrome.runtime.sendMessage({ type: "deep", tabId, on });
+  if (answer && answer.error) {
+    problem.textContent = answer.error;
+    problem.hidden = false;
+  }
+  if (!on && answer && answer.deepTabs && answer.deepTabs.length === 0) {
+    await chrome.permissions.remove({ permissions: ["debugger"] }).catch(() => false);
+  }
+  renderTab();
+});
+$("options").addEventListener("click", (e) => {
   e.preventDefault();
   chrome.runtime.openOptionsPage();
 });
-render();
-setInterval(render, 1000);
+
+currentTabId().then((id) => {
+  tabId = id;
+  renderTab();
+  setInterval(renderTab, 1000);
+});
+renderStatus();
+setInterval(renderStatus, 1000);

@@ -12,6 +12,7 @@ import vm from "node:vm";
 const require = createRequire(import.meta.url);
 const { PageMarks } = require("../../background/page_marks.js");
 const source = readFileSync(new URL("../../content/relay.js", import.meta.url), "utf8");
+const scopeSource = readFileSync(new URL("../../lib/scope.js", import.meta.url), "utf8");
 
 function memoryStore() {
   const map = new Map();
@@ -51,22 +52,27 @@ function worker(store, script) {
 }
 
 /** Loads relay.js in a context of its own; returns the page's end of the channel. */
-function relay(w, storage = { local: { get: async () => ({}) }, onChanged: { addListener() {} } }) {
+function relay(w, storage = { local: { get: async () => ({}) }, onChanged: { addListener() {} } }, origin = "http://127.0.0.1:8000") {
   let pagePort;
   const context = vm.createContext({
     MessageChannel,
     MessageEvent,
     setTimeout,
     clearTimeout,
-    crypto,
+    origin,
+    URL,
+    // What a page on plain http:// (not a secure context) has: no randomUUID, no subtle.
+    crypto: { getRandomValues: (a) => crypto.getRandomValues(a) },
     document: { dispatchEvent: (event) => (pagePort = event.ports[0]) },
     chrome: {
       runtime: { sendMessage: (message) => w.onMessage(structuredClone(message)) },
       storage,
     },
   });
+  vm.runInContext(scopeSource, context);
   vm.runInContext(source, context);
-  pagePort.onmessage = () => {}; // settings from the relay
+  pagePort.settings = [];
+  pagePort.onmessage = (m) => pagePort.settings.push(m.data); // settings from the relay
   return pagePort;
 }
 
@@ -135,10 +141,10 @@ test("marks are bounded and forget the pages heard from least recently", async (
 });
 
 test("settings saved while the relay starts are not taken back by its first read's older answer", async (t) => {
-  let answer;
+  const answers = [];
   let onChanged;
   const storage = {
-    local: { get: () => new Promise((resolve) => (answer = resolve)) },
+    local: { get: () => new Promise((resolve) => answers.push(resolve)) },
     onChanged: { addListener: (fn) => (onChanged = fn) },
   };
   const port = relay(worker(memoryStore(), []), storage);
@@ -146,8 +152,68 @@ test("settings saved while the relay starts are not taken back by its first read
   const seen = [];
   port.onmessage = (m) => seen.push(m.data.redactBodyKeys);
   onChanged({ settings: { newValue: { redactBodyKeys: ["new"] } } }, "local");
-  answer({ settings: { redactBodyKeys: ["old"] } });
+  answers[1]({ settings: { redactBodyKeys: ["new"] } }); // the read after the change
+  answers[0]({ settings: { redactBodyKeys: ["old"] } }); // the first read, answering late
   await until("the page got its settings", () => seen.length >= 1);
   await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(seen, [["new"]]);
+});
+
+/** chrome.storage with `scope` stored, whose changes the test makes. */
+function scopeStorage(scope) {
+  const listeners = [];
+  let items = { scope };
+  return {
+    local: { get: async () => ({ ...items }) },
+    onChanged: { addListener: (fn) => listeners.push(fn) },
+    change(next) {
+      items = { ...items, scope: next };
+      listeners.forEach((fn) => fn({ scope: { newValue: next } }, "local"));
+    },
+  };
+}
+
+test("a site outside the scope sends nothing and its page is told to record nothing", async (t) => {
+  const w = worker(memoryStore(), []);
+  const port = relay(w, scopeStorage(undefined), "http://shop.example");
+  t.after(() => port.close());
+  await until("the settings reach the page", () => port.settings.length > 0);
+  assert.equal(port.settings.at(-1).capture.logs, false);
+  port.postMessage(logs(0, 3));
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(w.calls, 0);
+});
+
+test("a site turned on is captured on plain http; pausing stops it at once, resuming starts again", async (t) => {
+  const w = worker(memoryStore(), []);
+  const storage = scopeStorage({ sites: ["http://shop.example/*"] });
+  const port = relay(w, storage, "http://shop.example");
+  t.after(() => port.close());
+  await until("the settings reach the page", () => port.settings.length > 0);
+  assert.notEqual(port.settings.at(-1).capture.logs, false);
+  port.postMessage(logs(0, 2));
+  await until("stored", () => w.stored.length === 2);
+  storage.change({ sites: ["http://shop.example/*"], paused: true });
+  await until("the page is told to stop", () => port.settings.at(-1).capture.logs === false);
+  port.postMessage(logs(2, 4));
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(w.stored.length, 2, "nothing while paused");
+  storage.change({ sites: ["http://shop.example/*"], paused: false });
+  await until("the page is told to record again", () => port.settings.at(-1).capture.logs !== false);
+  port.postMessage(logs(4, 5));
+  await until("stored after resuming", () => w.stored.length === 3);
+  assert.deepEqual(w.stored, ["m0", "m1", "m4"]);
+});
+
+test("the worker's stop answer ends capture in that frame", async (t) => {
+  const w = worker(memoryStore(), []);
+  const answer = w.onMessage;
+  w.onMessage = async (m) => ({ ...(await answer(m)), stop: true });
+  const port = relay(w);
+  t.after(() => port.close());
+  port.postMessage(logs(0, 1));
+  await until("the page is told to stop", () => port.settings.some((s) => s.capture.logs === false));
+  port.postMessage(logs(1, 2));
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(w.calls, 1);
 });
