@@ -82,6 +82,11 @@ pub struct TailArgs {
     /// Only requests with at least this HTTP status.
     #[arg(long)]
     pub status_min: Option<i64>,
+    /// Only failed requests: an error from the browser or the page, or a status of 400 or
+    /// more (a status of 0 or none without an error is unknown, not failed) [kinds default
+    /// to network_waterfall and network_bodies].
+    #[arg(long)]
+    pub failed: bool,
     /// How many entries to print (the newest).
     #[arg(short = 'n', long = "lines", default_value_t = 20)]
     pub lines: usize,

@@ -7,6 +7,7 @@ use rusqlite::{Connection, params_from_iter};
 
 use crate::kind::{Kind, levels_at_least};
 use crate::query::entry::entry_json;
+use crate::query::outcome::{failed_sql, is_request_kind};
 use crate::store::StoreError;
 
 /// What narrows the rows of a kind. Each field applies to the kinds that have
@@ -22,7 +23,8 @@ pub struct Filter {
     pub min_level: Option<&'static str>,
     /// HTTP status at least this.
     pub status_min: Option<i64>,
-    /// Only failed requests: status >= 400, or no status at all (a network error).
+    /// Only failed requests, as [`crate::query::outcome`] defines them: an error
+    /// reported by the browser or the page, or a status of 400 or more.
     pub failed_only: bool,
     /// A column of the kind equals this text (`connection_id`, `type`).
     pub equals: Option<(&'static str, String)>,
@@ -38,8 +40,11 @@ impl Filter {
         if self.min_level.is_some() && !has("level") {
             return Some("--level");
         }
-        if (self.status_min.is_some() || self.failed_only) && !has("status") {
+        if self.status_min.is_some() && !is_request_kind(kind) {
             return Some("--status-min");
+        }
+        if self.failed_only && !is_request_kind(kind) {
+            return Some("--failed");
         }
         None
     }
@@ -64,12 +69,13 @@ impl Filter {
             let quoted: Vec<String> = levels_at_least(level).unwrap_or(&[]).iter().map(|l| format!("'{l}'")).collect();
             conditions.push(format!("level IN ({})", quoted.join(", ")));
         }
-        if kind.column("status").is_some() {
+        if is_request_kind(kind) {
             if let Some(min) = self.status_min {
                 conditions.push("status >= ?".into());
                 params.push(SqlValue::Integer(min));
-            } else if self.failed_only {
-                conditions.push("(status >= 400 OR status IS NULL OR status = 0)".into());
+            }
+            if self.failed_only {
+                conditions.push(failed_sql(kind));
             }
         }
         if let Some((column, value)) = self.equals.as_ref().filter(|(c, _)| kind.column(c).is_some()) {

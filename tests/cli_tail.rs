@@ -141,3 +141,82 @@ async fn tail_refuses_bad_input_with_one_line() {
     std::fs::write(&text, "not a database at all, just some words that are long enough").unwrap();
     fails(&["tail", "--db", &db_arg(&text)], "is not a SQLite database");
 }
+
+/// `gasoline tail --failed` and `observe what=summary` read the same stored rows and
+/// agree on every one: failed is an error (from the browser or the page, with any
+/// status) or a status of 400 or more; a status of 0 or none without an error is unknown.
+#[tokio::test]
+async fn tail_failed_and_the_summary_agree_on_which_requests_failed() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    // (path, status, error, failed flag, failed?)
+    type Case = (&'static str, Option<i64>, Option<&'static str>, bool, bool);
+    let cases: [Case; 7] = [
+        ("zero", Some(0), None, false, false),
+        ("none", None, None, false, false),
+        ("error-200", Some(200), Some("net::ERR_BLOCKED_BY_CLIENT"), false, true),
+        ("page-failed", None, None, true, true),
+        ("not-found", Some(404), None, false, true),
+        ("server-error", Some(500), None, false, true),
+        ("ok", Some(200), None, false, false),
+    ];
+    let mut expected: Vec<(&str, i64, bool)> = Vec::new();
+    for (kind, status_field) in [("network_waterfall", "responseStatus"), ("network_bodies", "status")] {
+        let entries: Vec<Value> = cases
+            .iter()
+            .enumerate()
+            .map(|(i, (path, status, error, flag, _))| {
+                let mut e = json!({"tabId": 3, "ts": T0 + i as i64, "method": "GET", "url": format!("http://shop.test/{path}")});
+                if let Some(s) = status {
+                    e[status_field] = json!(s);
+                }
+                if let Some(text) = error {
+                    e["error"] = json!(text);
+                }
+                if *flag {
+                    e["failed"] = json!(true);
+                    e["source"] = json!("page");
+                }
+                e
+            })
+            .collect();
+        let (first, _) = server.ingest(kind, entries).await;
+        expected.extend(cases.iter().enumerate().map(|(i, c)| (kind, first + i as i64, c.4)));
+    }
+
+    let out = ok(&["tail", "--failed", "--json", "-n", "100", "--db", &db_arg(&db.path)]);
+    let tailed: Vec<(String, i64)> = out
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("a JSON line"))
+        .map(|v| (v["kind"].as_str().unwrap_or_default().to_owned(), v["id"].as_i64().unwrap_or(0)))
+        .collect();
+
+    let mcp = common::Mcp::http(&server).await;
+    let summary = mcp.observe(json!({"what": "summary"})).await;
+    for (kind, id, failed) in &expected {
+        let in_tail = tailed.contains(&((*kind).to_owned(), *id));
+        let listed = summary[kind]["failed"].as_array().unwrap().iter().any(|f| f["id"] == *id);
+        assert_eq!(in_tail, *failed, "tail --failed on {kind} {id}: {out}");
+        assert_eq!(listed, *failed, "summary's failed {kind} {id}: {}", summary[kind]);
+    }
+    for kind in ["network_waterfall", "network_bodies"] {
+        assert_eq!(summary[kind]["failed_count"], 4, "{}", summary[kind]);
+        assert_eq!(
+            summary[kind]["by_status"],
+            json!({"2xx": 1, "4xx": 1, "5xx": 1, "failed": 2, "unknown": 2}),
+            "{}",
+            summary[kind]
+        );
+    }
+    // The default tail (logs and failed fetches) and the 'failed' view agree too.
+    let default = ok(&["tail", "--json", "-n", "100", "--db", &db_arg(&db.path)]);
+    let bodies: Vec<i64> = default
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| v["id"].as_i64().unwrap_or(0))
+        .collect();
+    let failed_bodies: Vec<i64> = expected.iter().filter(|e| e.0 == "network_bodies" && e.2).map(|e| e.1).collect();
+    assert_eq!(bodies, failed_bodies, "{default}");
+    mcp.close().await;
+    server.stop();
+}

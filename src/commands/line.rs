@@ -6,6 +6,8 @@ use anstyle::{AnsiColor, Style};
 use chrono::{DateTime, Local};
 use serde_json::Value;
 
+use crate::kind::{Kind, NETWORK_BODIES, NETWORK_WATERFALL};
+use crate::query::outcome::Outcome;
 use crate::rows::Entry;
 
 /// How bad an entry is, which picks its colour.
@@ -78,13 +80,14 @@ fn level_severity(level: &str) -> Severity {
     }
 }
 
-fn status_severity(status: Option<i64>, failed: bool) -> Severity {
-    match status {
-        _ if failed => Severity::Error,
-        Some(s) if s >= 500 || s == 0 => Severity::Error,
-        Some(s) if s >= 400 => Severity::Warn,
-        None => Severity::Error,
-        Some(_) => Severity::Normal,
+/// A request's severity by its outcome (`query::outcome`): reported errors and 5xx
+/// are errors, 4xx warnings, an unknown outcome (status 0 or none) is not a failure.
+fn request_severity(kind: &Kind, v: &Value) -> Severity {
+    match Outcome::of_entry(kind, v) {
+        Outcome::Error => Severity::Error,
+        Outcome::Status(s) if s >= 500 => Severity::Error,
+        Outcome::Status(s) if s >= 400 => Severity::Warn,
+        Outcome::Status(_) | Outcome::Unknown => Severity::Normal,
     }
 }
 
@@ -112,15 +115,18 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
             if let Some(e) = error {
                 text.push_str(&format!(" ({e})"));
             }
-            let severity = status_severity(status, error.is_some());
+            let severity = request_severity(&NETWORK_BODIES, v);
             ("request", level_word(severity), severity, text)
         }
         "network_waterfall" => {
             let status = v.get("responseStatus").and_then(Value::as_i64);
             let shown = status.map_or_else(|| "-".into(), |s| s.to_string());
             let initiator = str_of(v, "initiatorType");
-            let text = format!("{} {shown}{} {initiator}", str_of(v, "url"), duration(v));
-            let severity = if status.is_some() { status_severity(status, false) } else { Severity::Normal };
+            let mut text = format!("{} {shown}{} {initiator}", str_of(v, "url"), duration(v));
+            if let Some(e) = v.get("error").and_then(Value::as_str) {
+                text = format!("{} ({e})", text.trim_end());
+            }
+            let severity = request_severity(&NETWORK_WATERFALL, v);
             ("resource", level_word(severity), severity, text.trim_end().to_owned())
         }
         "websocket_events" => {

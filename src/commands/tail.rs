@@ -107,13 +107,15 @@ fn sources(args: &TailArgs) -> Result<Vec<Source>, CommandError> {
         ..Filter::default()
     };
     let defaulted = args.kinds.is_empty();
-    let chosen: Vec<(TailKind, bool)> = if defaulted {
-        vec![
-            (TailKind { kind: &kind::LOGS, errors_only: false }, false),
-            (TailKind { kind: &kind::NETWORK_BODIES, errors_only: false }, true),
-        ]
+    let request = |kind| (TailKind { kind, errors_only: false }, true);
+    let chosen: Vec<(TailKind, bool)> = if defaulted && args.failed {
+        vec![request(&kind::NETWORK_WATERFALL), request(&kind::NETWORK_BODIES)]
+    } else if defaulted {
+        // Failed requests by default, unless --status-min says which.
+        let bodies = (TailKind { kind: &kind::NETWORK_BODIES, errors_only: false }, args.status_min.is_none());
+        vec![(TailKind { kind: &kind::LOGS, errors_only: false }, false), bodies]
     } else {
-        args.kinds.iter().map(|k| (*k, false)).collect()
+        args.kinds.iter().map(|k| (*k, args.failed)).collect()
     };
     let mut out: Vec<Source> = Vec::new();
     for (tk, failed_only) in chosen {

@@ -7,18 +7,12 @@ use rusqlite::Connection;
 use super::QueryError;
 use super::args::{ContextMode, Fields};
 use super::compact::{Common, Layout};
-use super::filter::{field_expr, select_list};
+use super::filter::select_list;
+use super::outcome;
 use crate::kind::{ACTIONS, Kind, NETWORK_BODIES, NETWORK_WATERFALL};
 
 /// Most failed requests named per kind.
 const MAX_FAILED: i64 = 10;
-
-/// How a kind says that a request failed: a status of 400 or more, or an error
-/// (fetch/XHR answer status 0 when the request never got a response).
-fn failed_condition(kind: &Kind) -> String {
-    let zero = if kind.name == NETWORK_BODIES.name { " OR status = 0" } else { "" };
-    format!("(status >= 400{zero} OR {} IS NOT NULL)", field_expr(kind, "error"))
-}
 
 /// The `context` object of an error of `tab` at `ts`, as JSON text.
 pub fn of_error(
@@ -37,7 +31,7 @@ pub fn of_error(
         let sql = format!(
             "SELECT id FROM {} WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {} ORDER BY ts, id LIMIT {MAX_FAILED}",
             kind.name,
-            failed_condition(kind)
+            outcome::failed_sql(kind)
         );
         let ids: Vec<i64> =
             conn.prepare_cached(&sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?;

@@ -17,6 +17,7 @@ pub mod entry;
 mod filter;
 mod fingerprint;
 mod navigation;
+pub mod outcome;
 mod paged;
 mod state;
 mod summary;

@@ -14,6 +14,7 @@ use super::budget::{Budget, Cost, fit};
 use super::compact::{self, number};
 use super::filter::{Where, field_expr};
 use super::fingerprint;
+use super::outcome::{self, Outcome};
 use super::{QueryError, internal};
 use crate::kind::{KINDS, Kind, NETWORK_BODIES, NETWORK_WATERFALL};
 
@@ -162,10 +163,10 @@ impl Network {
 /// Reads the requests of one network kind for the summary.
 fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result<Network, QueryError> {
     let filter = Where::common(args);
+    let [status, error, failed_flag] = outcome::outcome_columns(kind);
     let sql = format!(
-        "SELECT id, url, status, duration, {}, {} FROM {}{} ORDER BY id",
+        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag} FROM {}{} ORDER BY id",
         field_expr(kind, "method"),
-        field_expr(kind, "error"),
         kind.name,
         filter.clause(None)
     );
@@ -182,16 +183,17 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
         let status: Option<i64> = row.get(2)?;
         let duration: Option<f64> = row.get(3)?;
         let method: Option<String> = row.get(4)?;
-        let error: Option<String> = row.get(5)?;
-        let class = match (status, &error) {
-            (_, Some(_)) => "failed",
-            (Some(s), None) if (100..600).contains(&s) => ["1xx", "2xx", "3xx", "4xx", "5xx"][(s / 100 - 1) as usize],
-            (Some(0), None) if kind.name == NETWORK_BODIES.name => "failed",
-            _ => "unknown",
+        // An error is text; anything else stored there still says that one was reported.
+        let error: Option<String> = match row.get_ref(5)? {
+            rusqlite::types::ValueRef::Null => None,
+            rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
+            other => Some(format!("{:?}", other.data_type())),
         };
-        *by_status.entry(class).or_default() += 1;
+        let failed_flag = row.get::<_, Option<i64>>(6).ok().flatten() == Some(1);
+        let outcome = Outcome::new(status, error.is_some(), failed_flag);
+        *by_status.entry(outcome.class()).or_default() += 1;
         *by_host.entry(host(&url).to_string()).or_default() += 1;
-        if class == "failed" || status.is_some_and(|s| s >= 400) {
+        if outcome.failed() {
             failed_count += 1;
             let mut f = json!({ "id": id, "url": cut(&url, 120) });
             if let Some(m) = method {
@@ -202,6 +204,9 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
             }
             if let Some(e) = error {
                 f["error"] = json!(cut(&e, 80));
+            }
+            if failed_flag {
+                f["failed"] = json!(true);
             }
             failed.push(f);
         }

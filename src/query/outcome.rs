@@ -1,0 +1,142 @@
+//! What became of a request: the one definition of "failed" that every reader
+//! uses (`tail` and export filters, an error's context, the summary, a tail line).
+//!
+//! A request FAILED when the browser or the page reports an error — the entry
+//! has an `error`, or `failed: true` (a page-side row that knows it failed
+//! without a reason) — or its status is 400 or more. A status of 0, or none,
+//! without an error is UNKNOWN (a request still in flight, an opaque response,
+//! a row without its status yet), never failed.
+//!
+//! Both request kinds keep the status in the `status` column (`responseStatus`
+//! on the wire for network_waterfall, `status` for network_bodies).
+
+use serde_json::Value;
+
+use super::filter::field_expr;
+use crate::kind::Kind;
+
+/// The SQL column holding a request kind's HTTP status.
+const STATUS_COLUMN: &str = "status";
+
+/// The outcome of one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The browser or the page reported an error (`error`, or `failed: true`), whatever the status.
+    Error,
+    /// An HTTP status (100 or more).
+    Status(i64),
+    /// No error, and no status or a status below 100 (0: no response seen).
+    Unknown,
+}
+
+impl Outcome {
+    /// The outcome of a request with this status, error text (present or not) and `failed` flag.
+    pub fn new(status: Option<i64>, has_error: bool, failed_flag: bool) -> Self {
+        match status {
+            _ if has_error || failed_flag => Outcome::Error,
+            Some(s) if s >= 100 => Outcome::Status(s),
+            _ => Outcome::Unknown,
+        }
+    }
+
+    /// The outcome of a stored entry of `kind`, as observe's entry JSON.
+    pub fn of_entry(kind: &Kind, entry: &Value) -> Self {
+        let status = status_field(kind).and_then(|f| entry.get(f)).and_then(Value::as_i64);
+        let has_error = entry.get("error").is_some_and(|e| !e.is_null());
+        let failed_flag = entry.get("failed").and_then(Value::as_bool).unwrap_or(false);
+        Outcome::new(status, has_error, failed_flag)
+    }
+
+    /// True when the request failed: an error was reported, or the status is 400 or more.
+    pub fn failed(self) -> bool {
+        match self {
+            Outcome::Error => true,
+            Outcome::Status(s) => s >= 400,
+            Outcome::Unknown => false,
+        }
+    }
+
+    /// The summary's class: `1xx` … `5xx`, `failed` (an error, or a status past 599), `unknown`.
+    pub fn class(self) -> &'static str {
+        match self {
+            Outcome::Error => "failed",
+            Outcome::Status(s) if s < 600 => ["1xx", "2xx", "3xx", "4xx", "5xx"][(s / 100 - 1) as usize],
+            Outcome::Status(_) => "failed",
+            Outcome::Unknown => "unknown",
+        }
+    }
+}
+
+/// The wire name of a kind's status field (`responseStatus`, `status`), if it has one.
+pub fn status_field(kind: &Kind) -> Option<&'static str> {
+    kind.column(STATUS_COLUMN).map(|c| c.field)
+}
+
+/// True when `kind` holds requests (it has a status).
+pub fn is_request_kind(kind: &Kind) -> bool {
+    status_field(kind).is_some()
+}
+
+/// The SQL condition "this request failed" over a row of `kind` (a request kind):
+/// the same definition as [`Outcome::failed`].
+pub fn failed_sql(kind: &Kind) -> String {
+    format!(
+        "({} IS NOT NULL OR {} = 1 OR {STATUS_COLUMN} >= 400)",
+        field_expr(kind, "error"),
+        field_expr(kind, "failed")
+    )
+}
+
+/// SQL expressions that read what [`Outcome::new`] takes, in its order: status,
+/// error (NULL when none), failed flag (1 when true).
+pub fn outcome_columns(kind: &Kind) -> [String; 3] {
+    [STATUS_COLUMN.to_string(), field_expr(kind, "error"), field_expr(kind, "failed")]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kind::{NETWORK_BODIES, NETWORK_WATERFALL};
+    use serde_json::json;
+
+    #[test]
+    fn failed_means_an_error_or_a_status_of_400_or_more() {
+        let cases = [
+            (Some(0), false, false, false, "unknown"),
+            (None, false, false, false, "unknown"),
+            (Some(200), true, false, true, "failed"),
+            (None, false, true, true, "failed"),
+            (Some(404), false, false, true, "4xx"),
+            (Some(500), false, false, true, "5xx"),
+            (Some(204), false, false, false, "2xx"),
+            (Some(0), true, false, true, "failed"),
+        ];
+        for (status, error, flag, failed, class) in cases {
+            let o = Outcome::new(status, error, flag);
+            assert_eq!(o.failed(), failed, "{status:?} {error} {flag}");
+            assert_eq!(o.class(), class, "{status:?} {error} {flag}");
+        }
+    }
+
+    #[test]
+    fn entries_are_read_by_their_kind_s_status_field() {
+        let w = json!({"responseStatus": 503});
+        assert_eq!(Outcome::of_entry(&NETWORK_WATERFALL, &w), Outcome::Status(503));
+        let b = json!({"status": 0, "failed": true});
+        assert!(Outcome::of_entry(&NETWORK_BODIES, &b).failed());
+        let b = json!({"status": 0, "error": null});
+        assert_eq!(Outcome::of_entry(&NETWORK_BODIES, &b), Outcome::Unknown);
+    }
+
+    #[test]
+    fn the_sql_reads_the_same_fields() {
+        assert_eq!(
+            failed_sql(&NETWORK_WATERFALL),
+            "(error IS NOT NULL OR json_extract(data, '$.failed') = 1 OR status >= 400)"
+        );
+        assert_eq!(
+            failed_sql(&NETWORK_BODIES),
+            "(json_extract(data, '$.error') IS NOT NULL OR json_extract(data, '$.failed') = 1 OR status >= 400)"
+        );
+    }
+}
