@@ -35,6 +35,8 @@ pub enum Command {
     Clear(ClearArgs),
     /// Show which browser extension gasoline is paired with; --reset forgets it.
     Pair(PairArgs),
+    /// Print every kind with the fields it declares and its columns, as JSON (for the extension's tests).
+    Kinds,
 }
 
 #[derive(Debug, Args, Clone)]

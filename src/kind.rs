@@ -192,6 +192,7 @@ pub static LOGS: Kind = Kind {
         "tag",
         "selector",
         "reason",
+        "original",
         "redacted",
     ],
     compact: &[
@@ -220,9 +221,11 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         filter("method", "method", Equals, Text),
         filter("error", "error", Contains, Text),
     ],
-    description: "one entry per request of the tab as the browser saw it (documents, frames, workers, \
-                  beacons, images, scripts ...): method, status, Chrome's error for a failed one \
-                  (net::ERR_...), redirect chain, frame, timings",
+    description: "one entry per request of the tab (documents, frames, workers, beacons, images, scripts ...), \
+                  `source` \"browser\" or \"page\" by who saw it: method, status, Chrome's error for a failed \
+                  one (net::ERR_...) or `failed: true`, redirect chain, frame, timings, a document's \
+                  domContentLoaded and load (ms, may come later). Failed = an error or a status >= 400; \
+                  status 0 or none without an error is unknown",
     data_fields: &[
         "type",
         "requestId",
@@ -246,6 +249,9 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         "nextHopProtocol",
         "phases",
         "startUnknown",
+        "failed",
+        "domContentLoaded",
+        "load",
         "redacted",
     ],
     compact: &[
@@ -271,7 +277,7 @@ pub static NETWORK_BODIES: Kind = Kind {
     ],
     filters: &[URL_FILTER, filter("method", "method", Equals, Text), STATUS_FILTERS[0], STATUS_FILTERS[1]],
     description: "fetch/XHR requests (every frame) and sendBeacon payloads with headers and bodies, joined to \
-                  network_waterfall by requestId",
+                  network_waterfall by requestId; failed = an `error`, `failed: true` or a status >= 400",
     data_fields: &[
         "initiator",
         "statusText",
@@ -296,6 +302,7 @@ pub static NETWORK_BODIES: Kind = Kind {
         "queued",
         "requestBodyStream",
         "responseBodyStream",
+        "failed",
         "redacted",
     ],
     compact: &[
@@ -367,10 +374,13 @@ pub static ACTIONS: Kind = Kind {
         "y",
         "inputType",
         "value",
+        "valueTruncated",
         "checked",
         "key",
         "how",
         "from",
+        "action",
+        "method",
         "frameId",
         "frameUrl",
         "redacted",

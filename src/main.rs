@@ -32,6 +32,7 @@ fn main() -> ExitCode {
             Command::Export(args) => gasoline::commands::export(args).await.map_err(|e| e.to_string()),
             Command::Clear(args) => gasoline::commands::clear(args).await.map_err(|e| e.to_string()),
             Command::Pair(args) => gasoline::run::pair(args).await.map_err(|e| e.to_string()),
+            Command::Kinds => gasoline::commands::kinds().await.map_err(|e| e.to_string()),
         }
     });
     // Do not wait for a blocked stdin reader or idle blocking threads.

@@ -1,9 +1,11 @@
 //! The tools for the person beside the agent: `tail`, `status`, `export`,
-//! `clear`. Thin: each parses nothing (clap did), reads through `rows` and
+//! `clear`, and `kinds` (what the server declares, for the extension's
+//! tests). Thin: each parses nothing (clap did), reads through `rows` and
 //! `store`, and prints. All but `clear` open the database read-only.
 
 mod clear;
 mod export;
+mod kinds;
 mod line;
 mod server;
 mod status;
@@ -13,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 pub use clear::clear;
 pub use export::export;
+pub use kinds::{declared as declared_kinds, kinds};
 pub use status::status;
 pub use tail::tail;
 

@@ -1,0 +1,50 @@
+//! `gasoline kinds`: every kind `kind.rs` declares, with the field names it
+//! knows and its columns, as one JSON object on stdout. The extension's tests
+//! read it to check that every field they emit is one the server declares, so
+//! its shape and order are stable (kinds in `KINDS` order, fields in
+//! `Kind::field_names` order, columns in table order).
+
+use std::io::Write;
+
+use serde_json::{Value, json};
+
+use super::{CommandError, is_closed_pipe};
+use crate::kind::{ColumnType, KINDS, Kind, Required};
+
+/// `{"kinds":[{"name":..,"fields":[..],"columns":[{"field":..,"type":..,"required":..,"one_of":[..]}]}]}`.
+pub fn declared() -> Value {
+    json!({ "kinds": KINDS.iter().map(|k| kind_json(k)).collect::<Vec<_>>() })
+}
+
+fn kind_json(kind: &Kind) -> Value {
+    let columns: Vec<Value> = kind
+        .columns
+        .iter()
+        .map(|c| {
+            json!({
+                "field": c.field,
+                "type": match c.ty {
+                    ColumnType::Text => "text",
+                    ColumnType::Integer => "integer",
+                    ColumnType::Real => "real",
+                },
+                "required": match c.required {
+                    Required::No => json!(false),
+                    Required::Yes => json!(true),
+                    Required::When(field, value) => json!({ "when": { "field": field, "equals": value } }),
+                },
+                "one_of": c.one_of,
+            })
+        })
+        .collect();
+    json!({ "name": kind.name, "fields": kind.field_names(), "columns": columns })
+}
+
+pub async fn kinds() -> Result<(), CommandError> {
+    let text = format!("{}\n", declared());
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if !is_closed_pipe(&e) => Err(CommandError::Stdout(e)),
+        _ => Ok(()),
+    }
+}
