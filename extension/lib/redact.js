@@ -261,7 +261,7 @@
         ["responseBody", "responseBodyTruncated"],
       ],
     },
-    network_waterfall: { url: ["url"] },
+    network_waterfall: { url: ["url", "finalUrl", "frameUrl"], text: ["error"] },
     websocket_events: { url: ["url"], body: [["data"]], text: ["reason", "protocol", "lastEventId"], cut: [["data", "truncated"]] },
     actions: { url: ["url", "from", "action"], text: ["text", "value", "selector"] },
     tabs: { url: ["url"], text: ["title"] },

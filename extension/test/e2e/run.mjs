@@ -9,71 +9,42 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { chromium } from "playwright-core";
 import { WebSocketServer } from "ws";
 
 import { consolePage } from "./console.mjs";
 import { figuresPage } from "./figures.mjs";
+import {
+  all,
+  checkPrerequisites,
+  freePort,
+  launch,
+  observe,
+  serviceWorker,
+  startGasoline,
+  stopGasoline,
+  testBuild,
+  waitFor,
+} from "./harness.mjs";
 import { hostilePage } from "./hostile.mjs";
 import { networkPage } from "./network.mjs";
 import { plantedSecrets, SECRETS } from "./secrets.mjs";
 import { sourcesPage, sourcesRoute } from "./sources.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const extensionDir = path.resolve(here, "../..");
-const bin = process.env.GASOLINE_BIN || path.resolve(extensionDir, "../target/debug/gasoline");
-const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const FIXTURE_SECRETS = ["AUTH-SECRET-123", "FORM-SECRET-456", "hunter2-PASSWORD", "RESPONSE-SECRET-789"];
-
-for (const [what, file, fix] of [
-  ["gasoline binary", bin, "build it with `cargo build` or set GASOLINE_BIN"],
-  ["Chromium", browserPath, "install Debian's chromium: scripts/setup.sh"],
-]) {
-  if (!existsSync(file)) fail(`${what} not found at ${file}: ${fix}`);
-}
 
 function fail(message) {
   console.error(`e2e FAILED: ${message}`);
   process.exit(1);
 }
+checkPrerequisites(fail);
 
 function log(message) {
   console.log(`e2e: ${message}`);
-}
-
-/** Polls `check` until it returns a truthy value; fails with `what` after `ms`. */
-async function waitFor(what, check, ms = 15000) {
-  const deadline = Date.now() + ms;
-  let last;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value) return value;
-      last = undefined; // a timeout then says nothing stale about an earlier try
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ""}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 // ---- the fixture site: page, JSON, form endpoint, WebSocket echo --------------
@@ -161,55 +132,6 @@ function startFixture() {
   );
 }
 
-// ---- gasoline through MCP over stdio ---------------------------------------------
-async function startGasoline(port, db, extra = []) {
-  const transport = new StdioClientTransport({
-    command: bin,
-    args: ["mcp", "--port", String(port), "--db", db, ...extra],
-    env: { ...process.env, RUST_LOG: "warn" },
-    stderr: "inherit",
-  });
-  const client = new Client({ name: "gasoline-e2e", version: "1.0.0" });
-  await client.connect(transport);
-  const health = await waitFor("gasoline to listen", async () => {
-    const r = await fetch(`http://127.0.0.1:${port}/health`);
-    return r.ok && (await r.json());
-  });
-  assert.equal(health.db, db, "the server writes the test's database");
-  return client;
-}
-
-async function observe(client, args) {
-  const result = await client.callTool({ name: "observe", arguments: args });
-  const text = result.content.map((c) => c.text).join("");
-  if (result.isError) throw new Error(`observe ${JSON.stringify(args)}: ${text}`);
-  return JSON.parse(text);
-}
-
-/** Every entry of a kind (following the cursor, so it is never cut by the budget). */
-async function all(client, what, extra = {}) {
-  const entries = [];
-  let cursor = 0;
-  for (;;) {
-    const page = await observe(client, { what, after_cursor: cursor, limit: 500, fields: "all", max_chars: 1_000_000, max_tokens: 100_000, ...extra });
-    entries.push(...page.entries);
-    if (!page.has_more) return entries;
-    cursor = page.cursor;
-  }
-}
-
-async function stopGasoline(client, port) {
-  await client.close();
-  await waitFor("the old server to let go of its port", async () => {
-    try {
-      await fetch(`http://127.0.0.1:${port}/health`);
-      return false;
-    } catch {
-      return true;
-    }
-  });
-}
-
 // ---- the run ----------------------------------------------------------------------------
 const work = mkdtempSync(path.join(tmpdir(), "gasoline-e2e-"));
 const db = path.join(work, "gasoline.db");
@@ -219,20 +141,8 @@ let client = await startGasoline(port, db);
 let context;
 
 try {
-  context = await chromium.launchPersistentContext(path.join(work, "profile"), {
-    executablePath: browserPath,
-    headless: true, // Playwright passes --headless (the new headless mode, which runs extensions)
-    args: [
-      `--disable-extensions-except=${extensionDir}`,
-      `--load-extension=${extensionDir}`,
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run",
-    ],
-  });
-  const worker = context.serviceWorkers()[0] || (await context.waitForEvent("serviceworker", { timeout: 15000 }));
+  context = await launch(path.join(work, "profile"), testBuild(work));
+  const worker = await serviceWorker(context);
   await worker.evaluate(
     (serverUrl) =>
       chrome.storage.local.set({ settings: { serverUrl, redactBodyKeys: ["password", "token", "secret", "x_custom_secret"] } }),

@@ -1,0 +1,170 @@
+// What the end-to-end scripts share: the gasoline binary through MCP over
+// stdio, polling for a condition, a free port, the test build of the extension
+// and Chromium with it loaded.
+import assert from "node:assert/strict";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const extensionDir = path.resolve(here, "../..");
+export const bin = process.env.GASOLINE_BIN || path.resolve(extensionDir, "../target/debug/gasoline");
+export const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
+
+/** The origins the test build holds as granted (Chrome's prompt cannot be answered headless). */
+export const TEST_SITES = ["http://shop.example/*", "http://127.0.0.2/*"];
+
+export function checkPrerequisites(fail) {
+  for (const [what, file, fix] of [
+    ["gasoline binary", bin, "build it with `cargo build` or set GASOLINE_BIN"],
+    ["Chromium", browserPath, "install Debian's chromium: scripts/setup.sh"],
+  ]) {
+    if (!existsSync(file)) fail(`${what} not found at ${file}: ${fix}`);
+  }
+}
+
+/**
+ * A copy of the extension whose manifest holds the test sites as required
+ * host permissions and `debugger` as a required permission, so that "Capture
+ * this site" and the deep view resolve without Chrome's prompt, which headless
+ * Chromium never answers. Everything else is the shipped extension: the scope
+ * still starts with local origins only, and a test site is captured only once
+ * turned on through the popup.
+ */
+export function testBuild(work) {
+  const dir = path.join(work, "extension");
+  cpSync(extensionDir, dir, {
+    recursive: true,
+    filter: (src) => !/[/\\](node_modules|test|bench)([/\\]|$)/.test(path.relative(extensionDir, src) ? `/${path.relative(extensionDir, src)}` : ""),
+  });
+  const manifest = JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8"));
+  manifest.host_permissions = [...manifest.host_permissions, ...TEST_SITES];
+  manifest.permissions = [...manifest.permissions, ...manifest.optional_permissions];
+  delete manifest.optional_permissions;
+  writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest, null, 2));
+  return dir;
+}
+
+/** Chromium with the extension at `dir` loaded, on the profile `profile`; `hosts` maps names to 127.0.0.1. */
+export function launch(profile, dir, hosts = ["shop.example"]) {
+  return chromium.launchPersistentContext(profile, {
+    executablePath: browserPath,
+    headless: true, // Playwright passes --headless (the new headless mode, which runs extensions)
+    args: [
+      `--disable-extensions-except=${dir}`,
+      `--load-extension=${dir}`,
+      `--host-resolver-rules=${hosts.map((h) => `MAP ${h} 127.0.0.1`).join(", ")}`,
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+    ],
+  });
+}
+
+/** The extension's service worker in `context`. */
+export async function serviceWorker(context) {
+  return context.serviceWorkers()[0] || (await context.waitForEvent("serviceworker", { timeout: 15000 }));
+}
+
+/** Polls `check` until it returns a truthy value; fails with `what` after `ms`. */
+export async function waitFor(what, check, ms = 15000) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value;
+      last = undefined; // a timeout then says nothing stale about an earlier try
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ""}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** `gasoline mcp` on `port` and `db`, with an MCP client over its stdio. */
+export async function startGasoline(port, db, extra = []) {
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ["mcp", "--port", String(port), "--db", db, ...extra],
+    env: { ...process.env, RUST_LOG: "warn" },
+    stderr: "inherit",
+  });
+  const client = new Client({ name: "gasoline-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  const health = await waitFor("gasoline to listen", async () => {
+    const r = await fetch(`http://127.0.0.1:${port}/health`);
+    return r.ok && (await r.json());
+  });
+  assert.equal(health.db, db, "the server writes the test's database");
+  return client;
+}
+
+export async function stopGasoline(client, port) {
+  await client.close();
+  await waitFor("the old server to let go of its port", async () => {
+    try {
+      await fetch(`http://127.0.0.1:${port}/health`);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
+export async function observe(client, args) {
+  const result = await client.callTool({ name: "observe", arguments: args });
+  const text = result.content.map((c) => c.text).join("");
+  if (result.isError) throw new Error(`observe ${JSON.stringify(args)}: ${text}`);
+  return JSON.parse(text);
+}
+
+/** Every entry of a kind (following the cursor, so it is never cut by the budget). */
+export async function all(client, what, extra = {}) {
+  const entries = [];
+  let cursor = 0;
+  for (;;) {
+    const page = await observe(client, {
+      what,
+      after_cursor: cursor,
+      limit: 500,
+      fields: "all",
+      max_chars: 1_000_000,
+      max_tokens: 100_000,
+      ...extra,
+    });
+    entries.push(...page.entries);
+    if (!page.has_more) return entries;
+    cursor = page.cursor;
+  }
+}
+
+/** The URLs of every script of our extension that ran in `page`'s main frame (page world or isolated). */
+export async function extensionScripts(page) {
+  const cdp = await page.context().newCDPSession(page);
+  const urls = [];
+  cdp.on("Debugger.scriptParsed", (e) => e.url.startsWith("chrome-extension://") && urls.push(e.url));
+  await cdp.send("Debugger.enable"); // reports every script already parsed
+  await cdp.send("Debugger.disable");
+  await cdp.detach();
+  return urls;
+}

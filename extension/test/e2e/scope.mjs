@@ -1,0 +1,238 @@
+// Capture only where the person points: the real extension (its test build,
+// which holds shop.example as granted because headless Chromium cannot answer
+// Chrome's prompt) in headless Chromium, the real server, one fixture server
+// reached as 127.0.0.1, app.localhost and shop.example (host mapping).
+// - shop.example, a plain-http site outside the scope: no script of ours in it,
+//   no entry of any kind, not even its tab's title;
+// - turned on from the popup ("Capture this site"), its next load is captured
+//   whole, although http://shop.example is not a secure context;
+// - after a browser restart it is still captured;
+// - turned off from the popup: the open page sends nothing more;
+// - pause in the popup: nothing is captured until resumed;
+// - the Gasoline server's own origin is never captured;
+// - the server knows the capture in force, and observe says how to turn a site on.
+//
+//   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/scope.mjs
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import {
+  all,
+  checkPrerequisites,
+  extensionScripts,
+  freePort,
+  launch,
+  observe,
+  serviceWorker,
+  startGasoline,
+  testBuild,
+  waitFor,
+} from "./harness.mjs";
+
+function fail(message) {
+  console.error(`scope e2e FAILED: ${message}`);
+  process.exit(1);
+}
+const log = (message) => console.log(`scope e2e: ${message}`);
+checkPrerequisites(fail);
+
+const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Scope fixture</title>
+<link rel="icon" href="data:,"><script src="/scope.js"></script></head><body><h1>scope</h1></body></html>`;
+const SCRIPT = `
+window.fetchLooksNative = fetch.toString().includes("[native code]");
+const marker = new URLSearchParams(location.search).get("m") || "none";
+console.log("scope page " + location.hostname + " " + marker);
+fetch("/scope.json?m=" + marker).then((r) => r.json()).then((j) => { window.fetched = j; });
+window.say = (text) => console.log(text);
+`;
+
+function startFixture() {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, "http://x");
+    if (url.pathname === "/scope.html") {
+      res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
+      res.end(PAGE);
+    } else if (url.pathname === "/scope.js") {
+      res.writeHead(200, { "content-type": "text/javascript", "cache-control": "no-store" });
+      res.end(SCRIPT);
+    } else if (url.pathname === "/scope.json") {
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+      res.end(JSON.stringify({ ok: true, host: req.headers.host }));
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, port: server.address().port })));
+}
+
+const work = mkdtempSync(path.join(tmpdir(), "gasoline-scope-"));
+const db = path.join(work, "gasoline.db");
+const profile = path.join(work, "profile");
+const fixture = await startFixture();
+const port = await freePort();
+const serverUrl = `http://127.0.0.1:${port}`;
+const client = await startGasoline(port, db);
+const build = testBuild(work);
+let context;
+
+/** Every entry of every kind whose text mentions `needle`. */
+async function mentioning(needle) {
+  const found = [];
+  for (const what of ["logs", "network_waterfall", "network_bodies", "websocket_events", "actions"]) {
+    for (const e of await all(client, what)) if (JSON.stringify(e).includes(needle)) found.push({ what, e });
+  }
+  const tabs = await observe(client, { what: "tabs" });
+  for (const t of tabs.tabs || tabs.entries || []) if (JSON.stringify(t).includes(needle)) found.push({ what: "tabs", e: t });
+  return found;
+}
+
+async function open(url) {
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.waitForFunction(() => window.fetched);
+  return page;
+}
+
+async function start() {
+  context = await launch(profile, build, ["shop.example"]);
+  const worker = await serviceWorker(context);
+  await worker.evaluate((url) => chrome.storage.local.set({ settings: { serverUrl: url } }), serverUrl);
+  return worker;
+}
+
+/** The popup as a page, about the tab of `page`. */
+async function popupFor(worker, page) {
+  const url = page.url();
+  const tabId = await waitFor("the tab's id", async () => {
+    const ids = await worker.evaluate(async (u) => (await chrome.tabs.query({})).filter((t) => t.url === u).map((t) => t.id), url);
+    return ids.length === 1 && ids[0];
+  });
+  const popup = await context.newPage();
+  const origin = worker.url().split("/").slice(0, 3).join("/");
+  await popup.goto(`${origin}/popup/popup.html?tab=${tabId}`);
+  await popup.waitForFunction(() => document.getElementById("page-scope").textContent !== "…");
+  return { popup, tabId };
+}
+
+/** Logs `barrier` in an in-scope page and waits for it: what was sent before it from any page has been handled. */
+async function barrier(local, text) {
+  await local.evaluate((t) => window.say(t), text);
+  await waitFor(`the barrier "${text}"`, async () => (await mentioning(text)).length > 0);
+}
+
+try {
+  let worker = await start();
+  const shop = `http://shop.example:${fixture.port}/scope.html`;
+  const local = `http://127.0.0.1:${fixture.port}/scope.html`;
+  const sub = `http://app.localhost:${fixture.port}/scope.html`;
+
+  // ---- local development origins: captured by default ----
+  const localPage = await open(`${local}?m=local-1`);
+  const subPage = await open(`${sub}?m=sub-1`);
+  await waitFor("both local pages' logs, requests and tabs", async () => {
+    const a = await mentioning("local-1");
+    const b = await mentioning("sub-1");
+    const kinds = (f) => new Set(f.map((x) => x.what));
+    return ["logs", "network_waterfall", "network_bodies"].every((k) => kinds(a).has(k) && kinds(b).has(k));
+  });
+  assert.ok((await extensionScripts(localPage)).some((u) => u.endsWith("/page/core.js")), "the page world runs our scripts");
+  const row = (await all(client, "network_waterfall")).find((e) => e.url.endsWith("/scope.json?m=local-1"));
+  assert.equal(row.source, "page");
+  assert.equal(row.method, "GET");
+  assert.equal(row.responseStatus, 200);
+  log("127.0.0.1 and app.localhost are captured by default, rows from the page");
+
+  // ---- a site outside the scope: nothing of ours, nothing stored ----
+  const shopPage = await open(`${shop}?m=shop-off-1`);
+  assert.deepEqual(await extensionScripts(shopPage), [], "no script of ours in shop.example");
+  assert.equal(await shopPage.evaluate(() => window.fetchLooksNative), true);
+  await shopPage.evaluate(() => window.say("shop-off-2"));
+  await barrier(localPage, "barrier-1");
+  assert.deepEqual(await mentioning("shop.example"), [], "no row of any kind mentions shop.example");
+  let { popup, tabId: shopTab } = await popupFor(worker, shopPage);
+  assert.equal(await popup.textContent("#page-scope"), "shop.example is not captured.");
+  assert.equal(await popup.isVisible("#site-on"), true);
+  // The agent asking about it is told how to turn it on.
+  const empty = await observe(client, { what: "network_waterfall", url: "shop.example" });
+  assert.equal(empty.entries.length, 0);
+  assert.match(empty.hint || "", /shop\.example is not captured: open the Gasoline popup on it and choose Capture this site/);
+  assert.ok(empty.capture && empty.capture.origins.includes("http://localhost/*") && empty.capture.paused === false, JSON.stringify(empty.capture));
+  log("shop.example: no script, no entry, no tab row; the popup offers to capture it; observe says how");
+
+  // ---- turned on from the popup: captured from its next load, on plain http ----
+  await popup.click("#site-on");
+  await popup.waitForFunction(() => document.getElementById("page-scope").textContent.includes("you turned this site on"));
+  assert.deepEqual(await popup.$$eval("#sites input", (els) => els.map((e) => e.dataset.site)), ["http://shop.example/*"]);
+  await shopPage.goto(`${shop}?m=shop-on-1`);
+  await shopPage.waitForFunction(() => window.fetched);
+  assert.equal(await shopPage.evaluate(() => window.isSecureContext), false, "http://shop.example is not a secure context");
+  await waitFor("shop.example captured: log, request row, body, tab title", async () => {
+    const found = await mentioning("shop-on-1");
+    const kinds = new Set(found.map((x) => x.what));
+    const tabs = await observe(client, { what: "tabs" });
+    const tab = (tabs.tabs || tabs.entries || []).find((t) => t.tabId === shopTab);
+    return ["logs", "network_waterfall", "network_bodies"].every((k) => kinds.has(k)) && tab && tab.title === "Scope fixture";
+  });
+  await waitFor("the popup counts this tab's logs", async () => Number((await popup.textContent("#tab-counts")).match(/logs\s*(\d+)/)?.[1]) >= 1);
+  const stated = await observe(client, { what: "logs", limit: 1 });
+  assert.ok(stated.capture.origins.includes("http://shop.example/*"), "the server knows the site is on");
+  log("Capture this site: the next load of shop.example is captured, on a non-secure origin");
+
+  // ---- a browser restart keeps the site on ----
+  await context.close();
+  worker = await start();
+  const again = await open(`${shop}?m=shop-restart`);
+  await waitFor("shop.example captured after the restart", async () => (await mentioning("shop-restart")).some((x) => x.what === "logs"));
+  const localAgain = await open(`${local}?m=local-2`);
+  log("after a browser restart the site is still captured");
+
+  // ---- turned off from the popup: nothing more from the open page ----
+  ({ popup } = await popupFor(worker, again));
+  await popup.click("#site-off");
+  await popup.waitForFunction(() => document.getElementById("page-scope").textContent === "shop.example is not captured.");
+  await again.evaluate(() => window.say("shop-after-off"));
+  await again.evaluate(() => fetch("/scope.json?m=shop-after-off-fetch"));
+  await barrier(localAgain, "barrier-2");
+  assert.deepEqual(await mentioning("shop-after-off"), [], "nothing from the open page after the site is turned off");
+  assert.equal((await observe(client, { what: "logs", limit: 1 })).capture.origins.includes("http://shop.example/*"), false);
+  log("Stop capturing this site: the open page sends nothing more");
+
+  // ---- pause ----
+  ({ popup } = await popupFor(worker, localAgain));
+  await popup.click("#pause");
+  await popup.waitForFunction(() => document.getElementById("page-scope").textContent.startsWith("Capture is paused"));
+  assert.equal(await worker.evaluate(() => chrome.action.getBadgeText({})), "off", "the icon shows the pause");
+  await localAgain.evaluate(() => window.say("while-paused"));
+  const pausedPage = await context.newPage();
+  await pausedPage.goto(`${local}?m=paused-load`);
+  await pausedPage.waitForFunction(() => window.fetched);
+  assert.deepEqual(await extensionScripts(pausedPage), [], "a page loaded while paused gets no script");
+  assert.equal((await observe(client, { what: "logs", limit: 1 })).capture.paused, true);
+  await popup.click("#pause");
+  await popup.waitForFunction(() => document.getElementById("page-scope").textContent.includes("is captured"));
+  await barrier(localAgain, "after-resume");
+  assert.deepEqual(await mentioning("while-paused"), [], "nothing logged while paused");
+  assert.deepEqual(await mentioning("paused-load"), [], "nothing of a page loaded while paused");
+  log("pause: nothing captured until resumed");
+
+  // ---- the server's own origin ----
+  const own = await context.newPage();
+  await own.goto(`${serverUrl}/health`);
+  assert.deepEqual(await extensionScripts(own), [], "no script of ours on the server's own origin");
+  await barrier(localAgain, "barrier-3");
+  assert.deepEqual(await mentioning(`${serverUrl}/health`), [], "the server's own pages leave no row");
+  log("the server's own origin is never captured");
+  log("PASSED");
+} catch (e) {
+  fail(e.stack || String(e));
+} finally {
+  if (context) await context.close().catch(() => {});
+  await client.close().catch(() => {});
+  fixture.server.close();
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(0);
