@@ -63,7 +63,7 @@ fn open_path(db: Option<&std::path::Path>, options: &OpenOptions) -> Result<Stor
         None => {
             let p = default_db_path().ok_or(RunError::NoDataDirectory)?;
             if let Some(dir) = p.parent() {
-                std::fs::create_dir_all(dir)
+                crate::store::create_private_dir(dir)
                     .map_err(|source| RunError::CreateDirectory { dir: dir.to_path_buf(), source })?;
             }
             p

@@ -115,9 +115,10 @@ pub fn to_file(
     };
     let mut builder = tempfile::Builder::new();
     builder.prefix(".gasoline-export");
-    // A file for people to share: the usual mode (after the umask), not a temp file's 0600.
+    // What was captured (bodies, headers, console output) is the user's alone: 0600, also
+    // when it replaces a file that was readable by others.
     #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600));
     let mut temp = builder.tempfile_in(dir).map_err(cannot)?;
     let written = {
         let mut buffered = std::io::BufWriter::with_capacity(256 * 1024, temp.as_file_mut());

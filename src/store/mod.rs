@@ -20,7 +20,7 @@ use rusqlite::Connection;
 use crate::ingest::{Row, TabInfo, Vitals};
 use crate::kind::Kind;
 pub use batch_keys::{BatchKey, Outcome};
-pub use open::{OpenOptions, open_read_only};
+pub use open::{OpenOptions, create_private_dir, open_read_only};
 pub use sql::{Inserted, KindStats};
 pub use writer::Admission;
 

@@ -59,6 +59,7 @@ pub(super) fn open(path: &Path, options: &OpenOptions) -> Result<(Connection, Po
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {
         return Err(StoreError::MissingDirectory(dir.to_path_buf()));
     }
+    create_private_file(path);
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| classify_open(e, path))?;
     conn.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS.into())).map_err(|e| classify_open(e, path))?;
@@ -111,6 +112,29 @@ pub(super) fn open(path: &Path, options: &OpenOptions) -> Result<(Connection, Po
         });
     let pool = r2d2::Pool::builder().max_size(options.readers.max(1)).test_on_check_out(false).build(manager)?;
     Ok((conn, pool))
+}
+
+/// Creates the database file readable and writable by its owner only (0600), when it
+/// does not exist yet: SQLite creates the `-wal` and `-shm` files with the main
+/// file's mode, so they are private too. What is captured (bodies, console
+/// output, URLs) is the user's alone. A failure here is left to SQLite's own
+/// open to report.
+fn create_private_file(path: &Path) {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let _ = options.open(path);
+}
+
+/// Creates `dir` and its missing parents readable by their owner only (0700): the
+/// data directory and its exports.
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
 }
 
 /// Returns the free pages (from a lowered `--capacity`, or left by the last run) to the

@@ -1,0 +1,99 @@
+//! What gasoline writes is readable by its owner only: the database and its
+//! `-wal`/`-shm` (0600), the data directory it creates (0700), and every export
+//! file (0600), checked by stat after a real server run and real exports.
+#![cfg(unix)]
+
+mod cli;
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cli::{db_arg, ok};
+use common::{BIN, Mcp, Server, TempDb, logs, wal_path};
+use serde_json::json;
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap_or_else(|e| panic!("stat {}: {e}", path.display())).permissions().mode() & 0o777
+}
+
+fn shm_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push("-shm");
+    PathBuf::from(name)
+}
+
+#[tokio::test]
+async fn the_data_directory_database_wal_and_shm_are_the_owner_s_only() {
+    let home = tempfile::tempdir().expect("temp dir");
+    // No --db: the server creates its data directory under XDG_DATA_HOME.
+    let data = home.path().join("xdg");
+    let mut cmd = Command::new(BIN);
+    cmd.args(["serve", "--port", "0"])
+        .env_remove("GASOLINE_DB")
+        .env("XDG_DATA_HOME", &data)
+        .env("HOME", home.path())
+        .env("RUST_LOG", "info");
+    let dir = data.join("gasoline");
+    let db = dir.join("gasoline.db");
+    let server = Server::spawn(cmd, &db);
+    server.ingest("logs", logs(3, 0, Some(1))).await;
+
+    assert_eq!(mode(&dir), 0o700, "the data directory");
+    assert_eq!(mode(&db), 0o600, "the database");
+    assert_eq!(mode(&wal_path(&db)), 0o600, "the WAL, while the server runs");
+    assert_eq!(mode(&shm_path(&db)), 0o600, "the shared-memory index, while the server runs");
+    server.stop();
+    assert_eq!(mode(&db), 0o600, "the database after a clean stop");
+    for left in [wal_path(&db), shm_path(&db)] {
+        if left.exists() {
+            assert_eq!(mode(&left), 0o600, "{}", left.display());
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_database_named_by_db_is_created_private_too() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", logs(3, 0, Some(1))).await;
+    assert_eq!(mode(&db.path), 0o600);
+    assert_eq!(mode(&wal_path(&db.path)), 0o600);
+    server.stop();
+}
+
+#[tokio::test]
+async fn every_export_file_is_the_owner_s_only() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", logs(3, 0, Some(1))).await;
+    server
+        .ingest(
+            "network_bodies",
+            vec![json!({"tabId": 1, "ts": 1, "method": "GET", "url": "http://a.test/", "status": 200})],
+        )
+        .await;
+    let d = db_arg(&db.path);
+
+    let har = db.dir.path().join("capture.har");
+    ok(&["export", "--har", &har.display().to_string(), "--db", &d]);
+    assert_eq!(mode(&har), 0o600, "gasoline export --har");
+
+    // A file that was readable by others is replaced by a private one.
+    let jsonl = db.dir.path().join("capture.jsonl");
+    std::fs::write(&jsonl, "old").expect("write");
+    std::fs::set_permissions(&jsonl, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    ok(&["export", "--jsonl", &jsonl.display().to_string(), "--db", &d]);
+    assert_eq!(mode(&jsonl), 0o600, "gasoline export --jsonl over a 0644 file");
+
+    let mcp = Mcp::http(&server).await;
+    for format in ["har", "jsonl"] {
+        let answer = mcp.ok("configure", json!({"action": "export", "format": format})).await;
+        let path = PathBuf::from(answer["path"].as_str().expect("a path"));
+        assert_eq!(mode(&path), 0o600, "configure action=export format={format}");
+        assert_eq!(mode(path.parent().expect("its directory")), 0o700, "the exports directory");
+    }
+    mcp.close().await;
+    server.stop();
+}
