@@ -1,0 +1,563 @@
+// A deep tab's requests as the browser saw them: the DevTools protocol's
+// Network events (through chrome.debugger, see deep.js) → one network_waterfall
+// row per request, `source: "browser"`, with the fields the webRequest rows had:
+// method, absolute url, type (webRequest's names), frame, status and status
+// line, fromCache, server IP, start/response/end times, the redirect chain,
+// Chrome's reason for a failure with CORS refusals explained; and the
+// browser's own console messages (Log domain, browser_log.js) as logs entries.
+//
+// One tracker per deep tab, fed every event of the tab's session and of the
+// sessions auto-attached under it (workers, out-of-process iframes, the page's
+// service worker). What the protocol gives, measured on Chromium 156:
+//   - Request ids are unique across a tab's sessions and one request can span
+//     two: a dedicated worker's script is requested in the page's session (its
+//     frameId the frame that started it, documentURL the worker's URL) and
+//     answered in the worker's session. So requests are keyed by id alone.
+//   - A redirect is another requestWillBeSent under the same id, carrying the
+//     hop's response in `redirectResponse`.
+//   - A CORS preflight is a request of its own: requestWillBeSent with method
+//     OPTIONS, type "Other", initiator {type: "preflight", requestId: the
+//     request it precedes}, no frameId, documentURL its own URL (so its frame
+//     is the one of the request it precedes); responseReceived says "Preflight".
+//   - A CORS refusal is loadingFailed {errorText: "net::ERR_FAILED",
+//     corsErrorStatus: {corsError, failedParameter}} with no responseReceived;
+//     a refused preflight's request the same with "Preflight…" errors.
+//   - DNS failure / refused connection / abort: loadingFailed errorText
+//     net::ERR_NAME_NOT_RESOLVED / net::ERR_CONNECTION_REFUSED /
+//     net::ERR_ABORTED (canceled: true). A CSP refusal: blockedReason "csp"
+//     and an empty errorText.
+//   - A request the page's service worker answers is seen with
+//     response.fromServiceWorker (webRequest never saw those).
+//   - Times: requestWillBeSent has wallTime (s since the epoch) and timestamp
+//     (s, a monotonic clock shared by every session); later events only the
+//     monotonic one, so wall = timestamp + (wallTime − timestamp) of a start.
+//   - An out-of-process iframe's document is requested in its parent's session
+//     under the iframe's frameId (= its target id); its target attaches later
+//     with an empty url.
+//
+// Scope: the debugger sees every origin, so every row and message is dropped
+// unless the document it belongs to (the frame's, a worker's own URL) is in the
+// capture scope; a frame of another origin follows its own origin's scope, an
+// about:srcdoc/about:blank frame or a data: worker its parent's. The top frame
+// going to a document outside the scope is reported (`leftScope`) at its request
+// (or commit, for a page restored from the back/forward cache).
+// Pure: fed event objects; the unit tests drive it with recorded sequences.
+(function (root) {
+  const browserLog =
+    typeof module === "object" && module.exports ? require("./browser_log.js").browserLog : root.GasolineBrowserLog.browserLog;
+
+  /** Rows longer than this many redirects keep the first ones. */
+  const MAX_REDIRECTS = 20;
+  /** Requests followed at once; the oldest is given up past this (a leak guard). */
+  const MAX_OPEN = 5000;
+  /** Frames remembered per tab. */
+  const MAX_FRAMES = 2000;
+  /** Finished requests remembered for the Log entries that name them (they come just after). */
+  const RECENT = 300;
+
+  /** The protocol's resource types as webRequest named them (the rows' `type` is unchanged). */
+  const TYPES = {
+    Stylesheet: "stylesheet",
+    Image: "image",
+    Media: "media",
+    Font: "font",
+    Script: "script",
+    XHR: "xmlhttprequest",
+    Fetch: "xmlhttprequest",
+    EventSource: "xmlhttprequest", // as Chrome's webRequest typed it
+    WebSocket: "websocket",
+    Ping: "ping",
+    CSPViolationReport: "csp_report",
+  };
+  const PROTOCOLS = { "http/0.9": "HTTP/0.9", "http/1.0": "HTTP/1.0", "http/1.1": "HTTP/1.1", h2: "HTTP/2", h3: "HTTP/3" };
+  const NETWORK_URL = /^(https?|wss?):/i;
+  const WORKERS = new Set(["worker", "shared_worker", "service_worker"]);
+
+  class DeepRequests {
+    /**
+     * @param {object} io
+     * @param {number} io.tabId
+     * @param {string} [io.mainFrame]  the protocol's id of the tab's top frame (the tab target's id)
+     * @param {(url: string|undefined) => boolean} io.inScope
+     * @param {(row: object, tabId: number|null, where: object) => void} io.emitRow
+     * @param {(entry: object, tabId: number|null, where: object) => void} io.emitLog
+     * @param {(url: string) => void} [io.leftScope]  the top frame is going out of the scope
+     * @param {() => number} [io.now]
+     */
+    constructor(io) {
+      this.io = io;
+      this.now = io.now || Date.now;
+      this.open = new Map(); // request id → record
+      this.recent = new Map(); // request id → finished record, for Log entries
+      this.frames = new Map(); // frame id → { parent, url }
+      this.sessions = new Map(); // child session id → { type, url, targetId, frame }
+      this.offset = undefined; // wall ms − monotonic ms
+    }
+
+    /** One event: `sessionId` undefined or "" for the tab's own session. */
+    event(sessionId, method, params) {
+      const handle = HANDLERS[method];
+      if (handle) handle.call(this, sessionId || "", params || {});
+    }
+
+    /** What is known before any event: a frame and its document (the tab's page when attached). */
+    seedFrame(id, parent, url) {
+      if (typeof id === "string" && id) this.setFrame(id, { parent, url });
+    }
+
+    /**
+     * Whether a child session's document is in the scope: true, false, or
+     * undefined while its URL is not known yet (an iframe attaches before it commits).
+     */
+    sessionInScope(sessionId) {
+      const s = this.sessions.get(sessionId);
+      if (!s) return undefined;
+      if (s.type === "iframe") {
+        // Its own document decides (another site's, or it would not be a target of its own):
+        // committed, or still being requested in its parent's session.
+        let url = this.frameUrl(s.frame) || s.url;
+        for (const r of this.open.values()) if (r.type === "sub_frame" && r.frame === s.frame) url = r.current;
+        return url ? this.inScope(this.scopeUrl(url)) : undefined;
+      }
+      const scope = this.scopeUrl(s.url, s.frame);
+      return scope === undefined ? undefined : this.io.inScope(scope);
+    }
+
+    /** Requests started and not finished, oldest first, shaped for request_join.js. */
+    *inFlight() {
+      for (const r of this.open.values()) {
+        if (r.preflight || r.method === undefined) continue;
+        yield { requestId: r.id, tabId: r.serviceWorker ? null : this.io.tabId, method: r.method, url: r.url, status: r.status, frameUrl: this.rowFrameUrl(r) };
+      }
+    }
+
+    // ---- frames and sessions ------------------------------------------------------
+    setFrame(id, info) {
+      const old = this.frames.get(id);
+      this.frames.delete(id); // the newest last, so the oldest is the one given up
+      this.frames.set(id, { parent: info.parent ?? (old && old.parent), url: info.url || (old && old.url) });
+      if (this.frames.size > MAX_FRAMES) this.frames.delete(this.frames.keys().next().value);
+    }
+
+    frameUrl(id) {
+      const f = id && this.frames.get(id);
+      return f ? f.url : undefined;
+    }
+
+    /** The frame a session's events without a frame of their own belong to. */
+    sessionFrame(sessionId) {
+      if (!sessionId) return this.io.mainFrame;
+      const s = this.sessions.get(sessionId);
+      return s ? s.frame : undefined;
+    }
+
+    /**
+     * The URL whose origin decides whether a document is in the scope: its own
+     * when it is a network URL (a blob: URL's inner one), else its frame's, else
+     * the nearest ancestor frame's (about:srcdoc, about:blank, a data: worker).
+     */
+    scopeUrl(url, frame) {
+      const chain = [url];
+      for (let f = frame, i = 0; f && i < 32; f = this.frames.get(f) && this.frames.get(f).parent, i++) {
+        chain.push(this.frameUrl(f));
+      }
+      for (const u of chain) {
+        if (typeof u !== "string") continue;
+        if (NETWORK_URL.test(u)) return u;
+        if (/^blob:/i.test(u)) return u.slice(5);
+      }
+      return undefined;
+    }
+
+    inScope(url) {
+      return url !== undefined && this.io.inScope(url);
+    }
+
+    isTop(frame) {
+      return frame !== undefined && frame === this.io.mainFrame;
+    }
+
+    wall(timestamp) {
+      return Number.isFinite(timestamp) && this.offset !== undefined ? timestamp * 1000 + this.offset : this.now();
+    }
+
+    // ---- requests ------------------------------------------------------------------
+    request(s, p) {
+      const req = p.request || {};
+      const url = req.url;
+      if (Number.isFinite(p.wallTime) && Number.isFinite(p.timestamp)) this.offset = p.wallTime * 1000 - p.timestamp * 1000;
+      const known = this.open.get(p.requestId);
+      if (known) {
+        if (p.redirectResponse) this.redirect(known, p.redirectResponse, url);
+        return;
+      }
+      // data:, blob:, chrome-extension: … are not the network (webRequest never showed them).
+      if (typeof url !== "string" || !NETWORK_URL.test(url)) return;
+      const session = s ? this.sessions.get(s) : undefined;
+      const worker = session && WORKERS.has(session.type) ? session : undefined;
+      let frame = p.frameId || undefined;
+      let docUrl = p.documentURL;
+      let type = TYPES[p.type] || "other";
+      const initiator = p.initiator || {};
+      const preflight = initiator.type === "preflight";
+      if (preflight) {
+        // The frame and document are those of the request it precedes.
+        const main = this.open.get(initiator.requestId);
+        if (main) ({ frame, docUrl, type } = main);
+      }
+      if (!frame) frame = this.sessionFrame(s);
+      if (p.type === "Document") {
+        docUrl = url;
+        type = this.isTop(frame) ? "main_frame" : "sub_frame";
+        if (type === "main_frame" && !this.inScope(url)) return this.left(url);
+      } else if (frame && p.frameId && docUrl && !this.frameUrl(frame)) {
+        this.setFrame(frame, { url: docUrl });
+      }
+      if (worker && !docUrl) docUrl = worker.url;
+      if (this.open.size >= MAX_OPEN) this.open.delete(this.open.keys().next().value);
+      this.open.set(p.requestId, {
+        id: p.requestId,
+        url,
+        current: url,
+        method: req.method,
+        type,
+        frame,
+        docUrl,
+        preflight,
+        serviceWorker: worker !== undefined && worker.type === "service_worker",
+        startedAt: Number.isFinite(p.wallTime) ? p.wallTime * 1000 : this.wall(p.timestamp),
+        redirects: [],
+      });
+    }
+
+    redirect(r, response, next) {
+      if (r.redirects.length < MAX_REDIRECTS) {
+        r.redirects.push({
+          url: r.current,
+          status: response.status,
+          statusLine: statusLine(response),
+          location: next,
+          ip: response.remoteIPAddress || undefined,
+          fromCache: fromCache(response) || undefined,
+        });
+      }
+      r.current = next;
+      if (r.type === "main_frame" || r.type === "sub_frame") r.docUrl = next;
+      if (r.type === "main_frame" && !this.inScope(next)) {
+        this.open.delete(r.id);
+        this.left(next);
+      }
+    }
+
+    response(s, p) {
+      const response = p.response || {};
+      const r = this.open.get(p.requestId) || this.unseen(s, p);
+      if (!r) return;
+      r.status = response.status;
+      r.statusLine = statusLine(response);
+      r.ip = response.remoteIPAddress || undefined;
+      r.fromCache = r.fromCache || fromCache(response);
+      if (response.fromServiceWorker) r.fromServiceWorker = true;
+      r.responseAt = this.wall(p.timestamp);
+      if (p.type === "Preflight") r.preflight = true;
+    }
+
+    /**
+     * A response to a request this tracker did not see start: it began before
+     * the tab was attached (or before the service worker started again). Its
+     * response says what it was; its start, method and redirects are lost.
+     */
+    unseen(s, p) {
+      const response = p.response || {};
+      if (typeof response.url !== "string" || !NETWORK_URL.test(response.url)) return undefined;
+      const session = s ? this.sessions.get(s) : undefined;
+      const frame = p.frameId || this.sessionFrame(s);
+      const r = {
+        id: p.requestId,
+        url: response.url,
+        current: response.url,
+        type: p.type === "Document" ? (this.isTop(frame) ? "main_frame" : "sub_frame") : TYPES[p.type] || "other",
+        frame,
+        docUrl: p.type === "Document" ? response.url : this.frameUrl(frame) || (session && session.url),
+        serviceWorker: session !== undefined && session.type === "service_worker",
+        redirects: [],
+      };
+      this.open.set(p.requestId, r);
+      return r;
+    }
+
+    finish(p, error) {
+      const r = this.open.get(p.requestId);
+      if (!r) return;
+      this.open.delete(p.requestId);
+      this.recent.set(r.id, r);
+      if (this.recent.size > RECENT) this.recent.delete(this.recent.keys().next().value);
+      r.scope = this.scopeUrl(r.docUrl, r.frame);
+      // Another origin's frame or worker outside the scope leaves no row.
+      if (!this.inScope(r.scope)) return;
+      const endedAt = this.wall(p.timestamp);
+      const page = origin(r.scope);
+      const row = {
+        url: r.url,
+        method: r.method,
+        type: r.type,
+        requestId: r.id,
+        source: "browser",
+        frameUrl: r.serviceWorker ? undefined : this.rowFrameUrl(r),
+        initiator: this.initiatorOf(r, page),
+        responseStatus: r.status || undefined,
+        statusLine: r.statusLine,
+        fromCache: r.fromCache || false,
+        fromServiceWorker: r.fromServiceWorker,
+        ip: r.ip,
+        startedAt: r.startedAt,
+        responseAt: r.responseAt,
+        endedAt,
+        duration: r.startedAt === undefined ? undefined : endedAt - r.startedAt,
+        ts: Math.round(r.startedAt ?? endedAt),
+        startUnknown: r.startedAt === undefined || undefined,
+      };
+      if (r.redirects.length) {
+        row.redirects = r.redirects;
+        row.finalUrl = r.current;
+      }
+      if (error) row.error = error(r, page);
+      for (const key of Object.keys(row)) if (row[key] === undefined) delete row[key];
+      if (r.type === "sub_frame" && !error) this.setFrame(r.frame, { url: r.current });
+      this.io.emitRow(row, r.serviceWorker ? null : this.io.tabId, this.where(r.serviceWorker ? undefined : r.frame, r.serviceWorker));
+    }
+
+    /** A frame's document row names its own document; any other its frame's. */
+    rowFrameUrl(r) {
+      if (r.type === "main_frame" || r.type === "sub_frame") return r.current;
+      return this.frameUrl(r.frame) || r.docUrl;
+    }
+
+    initiatorOf(r, page) {
+      if (r.type === "main_frame") return undefined;
+      if (r.type === "sub_frame") {
+        const parent = this.frames.get(r.frame);
+        return origin(this.scopeUrl(undefined, parent && parent.parent));
+      }
+      return page;
+    }
+
+    /** Which frame a row or message is of, for the caller to turn into Chrome's frame ids. */
+    where(frame, serviceWorker) {
+      if (serviceWorker || frame === undefined) return { serviceWorker: !!serviceWorker };
+      const f = this.frames.get(frame);
+      const parent = f && f.parent;
+      return {
+        frame,
+        frameUrl: this.frameUrl(frame),
+        top: this.isTop(frame),
+        parentFrame: parent,
+        parentFrameUrl: this.frameUrl(parent),
+        parentTop: this.isTop(parent),
+      };
+    }
+
+    left(url) {
+      if (this.io.leftScope) this.io.leftScope(url);
+    }
+
+    // ---- WebSockets: a row for the handshake, as webRequest made one ------------------------
+    socket(s, p) {
+      if (typeof p.url !== "string" || !NETWORK_URL.test(p.url)) return;
+      const frame = this.sessionFrame(s);
+      const session = s ? this.sessions.get(s) : undefined;
+      this.open.set(p.requestId, {
+        id: p.requestId,
+        url: p.url,
+        current: p.url,
+        method: "GET",
+        type: "websocket",
+        frame,
+        docUrl: this.frameUrl(frame) || (session && session.url),
+        serviceWorker: session !== undefined && session.type === "service_worker",
+        startedAt: this.now(),
+        redirects: [],
+      });
+    }
+
+    // ---- the browser's console messages ---------------------------------------------------
+    log(s, p) {
+      const e = p.entry;
+      if (!e || typeof e !== "object") return;
+      const session = s ? this.sessions.get(s) : undefined;
+      const r = e.networkRequestId !== undefined ? this.open.get(e.networkRequestId) || this.recent.get(e.networkRequestId) : undefined;
+      let frame;
+      let scope;
+      let serviceWorker;
+      if (r) {
+        frame = r.frame;
+        scope = r.scope || this.scopeUrl(r.docUrl, r.frame);
+        serviceWorker = r.serviceWorker;
+      } else {
+        frame = this.sessionFrame(s);
+        serviceWorker = session !== undefined && session.type === "service_worker";
+        // A message about a document names it: a same-process subframe's is its own.
+        const named = typeof e.url === "string" && !(session && WORKERS.has(session.type)) ? this.frameOfUrl(e.url) : undefined;
+        if (named) frame = named;
+        const docUrl = session && WORKERS.has(session.type) ? session.url : this.frameUrl(frame) || (session && session.url);
+        scope = this.scopeUrl(docUrl, frame);
+      }
+      if (!this.inScope(scope)) return;
+      const entry = browserLog(e, this.now);
+      if (r) entry.requestId = r.id;
+      this.io.emitLog(entry, serviceWorker ? null : this.io.tabId, this.where(serviceWorker ? undefined : frame, serviceWorker));
+    }
+
+    frameOfUrl(url) {
+      const bare = url.split("#")[0];
+      let found;
+      for (const [id, f] of this.frames) {
+        if (f.url !== bare) continue;
+        if (found !== undefined) return undefined; // two frames show it: the session's own frame then
+        found = id;
+      }
+      return found;
+    }
+
+    // ---- targets: workers, out-of-process iframes, the page's service worker -----------------
+    attached(s, p) {
+      const info = p.targetInfo || {};
+      if (typeof p.sessionId !== "string") return;
+      const frame = info.type === "iframe" ? info.targetId : info.parentFrameId || (WORKERS.has(info.type) ? undefined : this.sessionFrame(s));
+      this.sessions.set(p.sessionId, { type: info.type, url: info.url || undefined, targetId: info.targetId, frame });
+      if (info.type === "iframe") this.setFrame(info.targetId, { parent: info.parentFrameId, url: info.url || undefined });
+    }
+
+    changed(s, p) {
+      const info = p.targetInfo || {};
+      for (const session of this.sessions.values()) {
+        if (session.targetId === info.targetId && info.url) session.url = info.url;
+      }
+      if (info.type === "iframe" && info.url && this.frames.has(info.targetId)) this.setFrame(info.targetId, { url: info.url });
+    }
+  }
+
+  const HANDLERS = {
+    "Network.requestWillBeSent": DeepRequests.prototype.request,
+    "Network.responseReceived": DeepRequests.prototype.response,
+    "Network.requestServedFromCache"(s, p) {
+      const r = this.open.get(p.requestId);
+      if (r) r.fromCache = true;
+    },
+    "Network.loadingFinished"(s, p) {
+      this.finish(p, null);
+    },
+    "Network.loadingFailed"(s, p) {
+      this.finish(p, (r, page) => failure(p, r, page));
+    },
+    "Network.webSocketCreated": DeepRequests.prototype.socket,
+    "Network.webSocketWillSendHandshakeRequest"(s, p) {
+      const r = this.open.get(p.requestId);
+      if (r && Number.isFinite(p.wallTime)) r.startedAt = p.wallTime * 1000;
+    },
+    "Network.webSocketHandshakeResponseReceived"(s, p) {
+      const r = this.open.get(p.requestId);
+      if (!r) return;
+      const response = p.response || {};
+      r.status = response.status;
+      r.statusLine = response.status ? `HTTP/1.1 ${response.status}${response.statusText ? ` ${response.statusText}` : ""}` : undefined;
+      r.responseAt = this.wall(p.timestamp);
+      this.finish(p, null); // the socket's life is websocket_events'
+    },
+    "Network.webSocketClosed"(s, p) {
+      // Closed before its handshake was answered.
+      if (this.open.has(p.requestId)) this.finish(p, () => "net::ERR_CONNECTION_FAILED (WebSocket handshake)");
+    },
+    "Log.entryAdded": DeepRequests.prototype.log,
+    "Page.frameAttached"(s, p) {
+      if (p.frameId) this.setFrame(p.frameId, { parent: p.parentFrameId });
+    },
+    "Page.frameNavigated"(s, p) {
+      const f = p.frame || {};
+      if (!f.id) return;
+      this.setFrame(f.id, { parent: f.parentId, url: f.url });
+      // A page restored from the back/forward cache commits without a request.
+      if (this.isTop(f.id) && !this.inScope(f.url)) this.left(f.url);
+    },
+    "Page.navigatedWithinDocument"(s, p) {
+      if (p.frameId && typeof p.url === "string") this.setFrame(p.frameId, { url: p.url.split("#")[0] });
+    },
+    "Page.frameDetached"(s, p) {
+      // "swap": the frame went to another process and lives on there.
+      if (p.frameId && p.reason !== "swap") this.frames.delete(p.frameId);
+    },
+    "Target.attachedToTarget": DeepRequests.prototype.attached,
+    "Target.targetInfoChanged": DeepRequests.prototype.changed,
+    "Target.detachedFromTarget"(s, p) {
+      this.sessions.delete(p.sessionId);
+    },
+  };
+
+  /** "HTTP/1.1 200 OK", as webRequest's statusLine read (HTTP/2 has no reason phrase). */
+  function statusLine(response) {
+    if (!response || !response.status) return undefined;
+    const protocol = PROTOCOLS[String(response.protocol || "").toLowerCase()];
+    if (!protocol) return undefined;
+    return `${protocol} ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+  }
+
+  function fromCache(response) {
+    return !!(response.fromDiskCache || response.fromPrefetchCache || response.fromEarlyHints);
+  }
+
+  function origin(url) {
+    try {
+      const o = new URL(url).origin;
+      return o === "null" ? undefined : o;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Chrome's reason, with what it means where Chrome says only net::ERR_FAILED or nothing. */
+  function failure(p, r, page) {
+    let error = p.errorText || (p.canceled ? "net::ERR_ABORTED" : "");
+    if (p.corsErrorStatus) return `${error || "net::ERR_FAILED"} (CORS: ${cors(p.corsErrorStatus, r, page)})`;
+    if (p.blockedReason) return error ? `${error} (blocked:${p.blockedReason})` : `blocked:${p.blockedReason}`;
+    return error || "net::ERR_FAILED";
+  }
+
+  /** A CORS refusal in words (the protocol's CorsError names what failed). */
+  function cors(status, r, page) {
+    const what = String(status.corsError || "");
+    const param = status.failedParameter || "";
+    const target = origin(r.current) || r.current;
+    const pre = what.startsWith("Preflight");
+    const response = pre ? `the preflight (OPTIONS) response from ${target}` : `the response from ${target}`;
+    const forPage = page ? ` for ${page}` : "";
+    switch (what.replace(/^Preflight/, "")) {
+      case "MissingAllowOriginHeader":
+        return `${response} has no Access-Control-Allow-Origin header${forPage}`;
+      case "AllowOriginMismatch":
+        return `${response} allows '${param}', not ${page || "this origin"}`;
+      case "MultipleAllowOriginValues":
+        return `${response} has more than one Access-Control-Allow-Origin value ('${param}')`;
+      case "InvalidAllowOriginValue":
+        return `${response} has an invalid Access-Control-Allow-Origin value ('${param}')`;
+      case "WildcardOriginNotAllowed":
+        return `${response} allows '*', which a request with credentials may not use`;
+      case "InvalidAllowCredentials":
+        return `${response} has Access-Control-Allow-Credentials '${param}', not 'true'`;
+      case "InvalidStatus":
+        return `${response} has status ${param || "other than 2xx"}`;
+      case "DisallowedRedirect":
+        return `the preflight (OPTIONS) request to ${target} was redirected`;
+      default:
+        break;
+    }
+    if (what === "MethodDisallowedByPreflightResponse") return `the preflight (OPTIONS) response from ${target} does not allow the method ${param}`;
+    if (what === "HeaderDisallowedByPreflightResponse") return `the preflight (OPTIONS) response from ${target} does not allow the header ${param}`;
+    if (what === "DisallowedByMode") return `the request's mode forbids a cross-origin request to ${target}`;
+    if (what === "CorsDisabledScheme") return `${r.current}'s scheme does not support CORS`;
+    return param ? `${what} '${param}'` : what || "refused";
+  }
+
+  const api = { DeepRequests, statusLine, failure };
+  if (typeof module === "object" && module.exports) module.exports = api;
+  else root.GasolineDeepRequests = api;
+})(globalThis);

@@ -1,0 +1,324 @@
+// deep_requests.js and browser_log.js, fed event sequences as Chromium 156
+// sends them through chrome.debugger (recorded on the network e2e page, ids and
+// times shortened).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const { DeepRequests } = require("../../background/deep_requests.js");
+const { browserLog } = require("../../background/browser_log.js");
+
+const TOP = "E63FE65E537B7C6178B14CC4224BBECA"; // the tab target's id is its top frame's
+const PAGE = "http://127.0.0.1:8001/network.html";
+const CROSS = "http://127.0.0.2:8002";
+const IN_SCOPE = /^https?:\/\/(localhost|[^/]*\.localhost|127\.0\.0\.1|\[::1\])(:\d+)?\//;
+
+function tracker() {
+  const out = { rows: [], logs: [], left: [] };
+  out.t = new DeepRequests({
+    tabId: 7,
+    mainFrame: TOP,
+    inScope: (url) => IN_SCOPE.test(url),
+    emitRow: (row, tabId, where) => out.rows.push({ row, tabId, where }),
+    emitLog: (entry, tabId, where) => out.logs.push({ entry, tabId, where }),
+    leftScope: (url) => out.left.push(url),
+    now: () => 1_700_000_009_000,
+  });
+  out.t.seedFrame(TOP, undefined, PAGE);
+  out.send = (session, method, params) => out.t.event(session, method, params);
+  out.row = (url, method = "GET") => out.rows.find((r) => r.row.url === url && r.row.method === method);
+  return out;
+}
+
+// Monotonic seconds and wall seconds of the same instant: the protocol's two clocks.
+const T0 = 500;
+const WALL0 = 1_700_000_000;
+const at = (ms) => ({ timestamp: T0 + ms / 1000, wallTime: WALL0 + ms / 1000 });
+const end = (ms) => ({ timestamp: T0 + ms / 1000 });
+
+function willSend(id, url, { method = "GET", type = "Fetch", frameId = TOP, documentURL = PAGE, ms = 0, initiator = { type: "script" }, redirectResponse } = {}) {
+  return { requestId: id, loaderId: "L", documentURL, frameId, type, initiator, request: { url, method, headers: {} }, redirectResponse, ...at(ms) };
+}
+function response(id, { status = 200, statusText = "OK", type = "Fetch", ms = 0, ip = "127.0.0.1", ...extra } = {}) {
+  return { requestId: id, type, ...end(ms), response: { url: "", status, statusText, protocol: "http/1.1", remoteIPAddress: ip, fromDiskCache: false, fromServiceWorker: false, ...extra } };
+}
+
+test("a 302 → 302 → 200 chain is one row with its hops, times on the wall clock", () => {
+  const { send, rows } = tracker();
+  const url = (p) => `http://127.0.0.1:8001${p}`;
+  send(undefined, "Network.requestWillBeSent", willSend("1.10", url("/net/r1"), { ms: 0 }));
+  send(undefined, "Network.requestWillBeSent", willSend("1.10", url("/net/r2"), { ms: 5, redirectResponse: { status: 302, statusText: "Found", protocol: "http/1.1", remoteIPAddress: "127.0.0.1", headers: { Location: "/net/r2" } } }));
+  send(undefined, "Network.requestWillBeSent", willSend("1.10", url("/net/final.json"), { ms: 9, redirectResponse: { status: 302, statusText: "Found", protocol: "http/1.1", remoteIPAddress: "127.0.0.1" } }));
+  send(undefined, "Network.responseReceived", response("1.10", { ms: 20 }));
+  send(undefined, "Network.loadingFinished", { requestId: "1.10", ...end(30), encodedDataLength: 56 });
+  assert.equal(rows.length, 1);
+  const { row, tabId, where } = rows[0];
+  assert.equal(tabId, 7);
+  assert.deepEqual(where.top, true);
+  assert.deepEqual(
+    row.redirects.map((h) => [h.url, h.status, h.statusLine, h.location]),
+    [
+      [url("/net/r1"), 302, "HTTP/1.1 302 Found", url("/net/r2")],
+      [url("/net/r2"), 302, "HTTP/1.1 302 Found", url("/net/final.json")],
+    ],
+  );
+  assert.equal(row.finalUrl, url("/net/final.json"));
+  assert.deepEqual(
+    [row.url, row.method, row.type, row.source, row.responseStatus, row.statusLine, row.ip, row.fromCache, row.frameUrl, row.initiator],
+    [url("/net/r1"), "GET", "xmlhttprequest", "browser", 200, "HTTP/1.1 200 OK", "127.0.0.1", false, PAGE, "http://127.0.0.1:8001"],
+  );
+  assert.equal(row.startedAt, WALL0 * 1000);
+  assert.equal(Math.round(row.responseAt - row.startedAt), 20);
+  assert.equal(Math.round(row.duration), 30);
+  assert.equal(row.ts, WALL0 * 1000);
+  assert.equal(row.requestId, "1.10");
+  assert.equal(row.error, undefined);
+});
+
+test("a CORS refusal and a preflighted PUT refused by its preflight: the preflight is a row, both refusals explained", () => {
+  const { send, rows, logs } = tracker();
+  send(undefined, "Network.requestWillBeSent", willSend("1.12", `${CROSS}/net/nocors.json`, { ms: 0 }));
+  send(undefined, "Network.requestWillBeSent", willSend("1.13", `${CROSS}/net/preflighted.json`, { method: "PUT", ms: 1 }));
+  // The preflight: its own id, no frame, its own URL as documentURL, the PUT as initiator.
+  send(undefined, "Network.requestWillBeSent", {
+    requestId: "6EC1B6F2",
+    loaderId: "",
+    documentURL: `${CROSS}/net/preflighted.json`,
+    type: "Other",
+    initiator: { type: "preflight", requestId: "1.13", url: `${CROSS}/net/preflighted.json` },
+    request: { url: `${CROSS}/net/preflighted.json`, method: "OPTIONS", headers: { "Access-Control-Request-Method": "PUT" } },
+    ...at(2),
+  });
+  send(undefined, "Network.responseReceived", response("6EC1B6F2", { type: "Preflight", ms: 8, ip: "127.0.0.2" }));
+  send(undefined, "Network.loadingFinished", { requestId: "6EC1B6F2", ...end(9) });
+  const cspLog = (text, extra) => ({ entry: { level: "error", source: "javascript", category: "cors", text, timestamp: WALL0 * 1000 + 10, url: PAGE, ...extra } });
+  send(undefined, "Log.entryAdded", cspLog("Access to fetch at 'http://127.0.0.2:8002/net/preflighted.json' from origin 'http://127.0.0.1:8001' has been blocked by CORS policy: Response to preflight request doesn't pass access control check: No 'Access-Control-Allow-Origin' header is present on the requested resource."));
+  send(undefined, "Network.loadingFailed", { requestId: "1.13", ...end(10), errorText: "net::ERR_FAILED", canceled: false, type: "Fetch", corsErrorStatus: { corsError: "PreflightMissingAllowOriginHeader", failedParameter: "" } });
+  send(undefined, "Log.entryAdded", { entry: { level: "error", source: "network", category: "cors", networkRequestId: "1.13", text: "Failed to load resource: net::ERR_FAILED", timestamp: WALL0 * 1000 + 11, url: `${CROSS}/net/preflighted.json` } });
+  send(undefined, "Network.loadingFailed", { requestId: "1.12", ...end(12), errorText: "net::ERR_FAILED", canceled: false, type: "Fetch", corsErrorStatus: { corsError: "MissingAllowOriginHeader", failedParameter: "" } });
+
+  const options = rows.find((r) => r.row.method === "OPTIONS").row;
+  assert.deepEqual(
+    [options.url, options.type, options.responseStatus, options.error, options.frameUrl, options.ip],
+    [`${CROSS}/net/preflighted.json`, "xmlhttprequest", 200, undefined, PAGE, "127.0.0.2"],
+  );
+  assert.equal(rows.find((r) => r.row.method === "OPTIONS").where.top, true, "the preflight is of the PUT's frame");
+  const put = rows.find((r) => r.row.method === "PUT").row;
+  assert.equal(put.error, `net::ERR_FAILED (CORS: the preflight (OPTIONS) response from ${CROSS} has no Access-Control-Allow-Origin header for http://127.0.0.1:8001)`);
+  assert.equal(put.responseStatus, undefined);
+  const get = rows.find((r) => r.row.url === `${CROSS}/net/nocors.json`).row;
+  assert.equal(get.error, `net::ERR_FAILED (CORS: the response from ${CROSS} has no Access-Control-Allow-Origin header for http://127.0.0.1:8001)`);
+
+  // The browser's own messages, as DevTools shows them; the one about a request names its row.
+  assert.equal(logs.length, 2);
+  assert.deepEqual(
+    logs.map((l) => [l.entry.level, l.entry.source, l.entry.category, l.entry.requestId, l.tabId]),
+    [
+      ["error", "browser", "cors", undefined, 7],
+      ["error", "browser", "cors", "1.13", 7],
+    ],
+  );
+  assert.match(logs[0].entry.message, /has been blocked by CORS policy/);
+  assert.equal(logs[0].entry.url, PAGE);
+  assert.equal(logs[0].entry.ts, WALL0 * 1000 + 10);
+});
+
+test("DNS failure, refused connection, abort, CSP block: Chrome's reason", () => {
+  const { send, rows } = tracker();
+  const fail = (id, url, failed) => {
+    send(undefined, "Network.requestWillBeSent", willSend(id, url, { type: failed.type || "Fetch" }));
+    send(undefined, "Network.loadingFailed", { requestId: id, ...end(3), canceled: false, type: "Fetch", ...failed });
+  };
+  fail("1", "http://gasoline-e2e.invalid/net/x.json", { errorText: "net::ERR_NAME_NOT_RESOLVED" });
+  fail("2", "http://127.0.0.1:1/refused", { errorText: "net::ERR_CONNECTION_REFUSED" });
+  fail("3", "http://127.0.0.1:8001/net/hang", { errorText: "net::ERR_ABORTED", canceled: true });
+  fail("4", `${CROSS}/net/csp.png`, { errorText: "", blockedReason: "csp", type: "Image" });
+  assert.deepEqual(
+    rows.map((r) => [r.row.type, r.row.error, r.row.responseStatus]),
+    [
+      ["xmlhttprequest", "net::ERR_NAME_NOT_RESOLVED", undefined],
+      ["xmlhttprequest", "net::ERR_CONNECTION_REFUSED", undefined],
+      ["xmlhttprequest", "net::ERR_ABORTED", undefined],
+      ["image", "blocked:csp", undefined],
+    ],
+  );
+});
+
+test("cache: a disk-cache response and one served from memory say fromCache", () => {
+  const { send, rows } = tracker();
+  send(undefined, "Network.requestWillBeSent", willSend("1", "http://127.0.0.1:8001/a.js", { type: "Script" }));
+  send(undefined, "Network.responseReceived", response("1", { type: "Script", fromDiskCache: true }));
+  send(undefined, "Network.loadingFinished", { requestId: "1", ...end(2) });
+  send(undefined, "Network.requestWillBeSent", willSend("2", "http://127.0.0.1:8001/b.png", { type: "Image" }));
+  send(undefined, "Network.requestServedFromCache", { requestId: "2" });
+  send(undefined, "Network.responseReceived", response("2", { type: "Image" }));
+  send(undefined, "Network.loadingFinished", { requestId: "2", ...end(2) });
+  send(undefined, "Network.requestWillBeSent", willSend("3", "http://127.0.0.1:8001/c.css", { type: "Stylesheet" }));
+  send(undefined, "Network.responseReceived", response("3", { type: "Stylesheet" }));
+  send(undefined, "Network.loadingFinished", { requestId: "3", ...end(2) });
+  assert.deepEqual(rows.map((r) => [r.row.type, r.row.fromCache]), [["script", true], ["image", true], ["stylesheet", false]]);
+});
+
+test("a dedicated worker's requests are its frame's; the page's service worker's belong to no tab", () => {
+  const { send, rows } = tracker();
+  const W = "B6ED3DE7"; // the worker's target id, also its script request's id
+  const SW = "B97A77A8";
+  // The worker's script is requested in the page's session and answered in the worker's.
+  send(undefined, "Network.requestWillBeSent", willSend(W, "http://127.0.0.1:8001/network-worker.js", { type: "Script", documentURL: "http://127.0.0.1:8001/network-worker.js", initiator: { type: "other" } }));
+  send(undefined, "Target.attachedToTarget", {
+    sessionId: "S-W",
+    targetInfo: { targetId: W, type: "worker", url: "http://127.0.0.1:8001/network-worker.js", parentFrameId: TOP, parentId: TOP },
+    waitingForDebugger: true,
+  });
+  send("S-W", "Network.responseReceived", response(W, { type: "Script" }));
+  send("S-W", "Network.loadingFinished", { requestId: W, ...end(5) });
+  send("S-W", "Network.requestWillBeSent", willSend("1.27", "http://127.0.0.1:8001/net/worker.json", { frameId: undefined, documentURL: "http://127.0.0.1:8001/network-worker.js", ms: 6 }));
+  send("S-W", "Network.responseReceived", response("1.27", { ms: 8 }));
+  send("S-W", "Network.loadingFinished", { requestId: "1.27", ...end(9) });
+  // The page's service worker is attached under the tab too.
+  send(undefined, "Target.attachedToTarget", {
+    sessionId: "S-SW",
+    targetInfo: { targetId: SW, type: "service_worker", url: "http://127.0.0.1:8001/network-sw.js" },
+    waitingForDebugger: true,
+  });
+  send("S-SW", "Network.requestWillBeSent", willSend(SW, "http://127.0.0.1:8001/network-sw.js", { type: "Script", frameId: undefined, documentURL: "http://127.0.0.1:8001/network-sw.js", initiator: { type: "other", url: PAGE } }));
+  send("S-SW", "Network.responseReceived", response(SW, { type: "Script" }));
+  send("S-SW", "Network.loadingFinished", { requestId: SW, ...end(3) });
+  send("S-SW", "Network.requestWillBeSent", willSend("1.28", "http://127.0.0.1:8001/net/sw.json", { frameId: undefined, documentURL: "http://127.0.0.1:8001/network-sw.js" }));
+  send("S-SW", "Network.responseReceived", response("1.28"));
+  send("S-SW", "Network.loadingFinished", { requestId: "1.28", ...end(4) });
+
+  const byUrl = Object.fromEntries(rows.map((r) => [r.row.url.replace("http://127.0.0.1:8001", ""), r]));
+  for (const path of ["/network-worker.js", "/net/worker.json"]) {
+    const r = byUrl[path];
+    assert.equal(r.tabId, 7, path);
+    assert.equal(r.where.top, true, `${path}: the frame that started the worker`);
+    assert.equal(r.row.frameUrl, PAGE, path);
+    assert.equal(r.row.responseStatus, 200, path);
+  }
+  assert.equal(byUrl["/network-worker.js"].row.type, "script");
+  for (const path of ["/network-sw.js", "/net/sw.json"]) {
+    const r = byUrl[path];
+    assert.equal(r.tabId, null, path);
+    assert.deepEqual(r.where, { serviceWorker: true }, path);
+    assert.equal(r.row.frameUrl, undefined, path);
+    assert.equal(r.row.initiator, "http://127.0.0.1:8001", path);
+  }
+});
+
+test("a frame of an origin outside the scope leaves no rows and no messages; the page's requests to that origin stay", () => {
+  const { t, send, rows, logs } = tracker();
+  const OOPIF = "BCDBB905";
+  const SAME = "DA7A62FC";
+  const SRCDOC = "F9E2F3AA";
+  send(undefined, "Page.frameAttached", { frameId: SAME, parentFrameId: TOP });
+  send(undefined, "Page.frameAttached", { frameId: SRCDOC, parentFrameId: TOP });
+  send(undefined, "Page.frameAttached", { frameId: OOPIF, parentFrameId: TOP });
+  // The cross-site frame's document is requested in the page's session, under the frame's id.
+  send(undefined, "Network.requestWillBeSent", willSend("6955", `${CROSS}/network-frame.html?who=cross`, { type: "Document", frameId: OOPIF, documentURL: `${CROSS}/network-frame.html?who=cross` }));
+  send(undefined, "Target.attachedToTarget", {
+    sessionId: "S-F",
+    targetInfo: { targetId: OOPIF, type: "iframe", url: "", parentFrameId: TOP, parentId: TOP },
+    waitingForDebugger: true,
+  });
+  assert.equal(t.sessionInScope("S-F"), false, "the frame's own origin decides, before it commits");
+  send(undefined, "Network.responseReceived", response("6955", { type: "Document" }));
+  send("S-F", "Network.loadingFinished", { requestId: "6955", ...end(4) });
+  send("S-F", "Network.requestWillBeSent", willSend("2.4", `${CROSS}/net/frame.json?who=cross`, { type: "XHR", frameId: OOPIF, documentURL: `${CROSS}/network-frame.html?who=cross` }));
+  send("S-F", "Network.responseReceived", response("2.4", { type: "XHR" }));
+  send("S-F", "Network.loadingFinished", { requestId: "2.4", ...end(6) });
+  send("S-F", "Log.entryAdded", { entry: { level: "error", source: "network", text: "Failed to load resource", url: `${CROSS}/x`, timestamp: 1 } });
+  // A worker that frame started is its origin's too.
+  send("S-F", "Target.attachedToTarget", { sessionId: "S-FW", targetInfo: { targetId: "FW", type: "worker", url: `${CROSS}/w.js`, parentFrameId: OOPIF } });
+  assert.equal(t.sessionInScope("S-FW"), false);
+  // The page's own request to the other origin, a same-origin frame's, and a srcdoc frame's (its parent's origin) stay.
+  send(undefined, "Network.requestWillBeSent", willSend("1.12", `${CROSS}/net/nocors.json`));
+  send(undefined, "Network.responseReceived", response("1.12"));
+  send(undefined, "Network.loadingFinished", { requestId: "1.12", ...end(7) });
+  send(undefined, "Network.requestWillBeSent", willSend("60ED", "http://127.0.0.1:8001/network-frame.html?who=same", { type: "Document", frameId: SAME, documentURL: "http://127.0.0.1:8001/network-frame.html?who=same" }));
+  send(undefined, "Network.responseReceived", response("60ED", { type: "Document" }));
+  send(undefined, "Network.loadingFinished", { requestId: "60ED", ...end(8) });
+  send(undefined, "Network.requestWillBeSent", willSend("1.21", "http://127.0.0.1:8001/net/srcdoc.json", { frameId: SRCDOC, documentURL: "about:srcdoc" }));
+  send(undefined, "Network.responseReceived", response("1.21"));
+  send(undefined, "Network.loadingFinished", { requestId: "1.21", ...end(9) });
+
+  assert.deepEqual(
+    rows.map((r) => [r.row.url, r.row.type, r.row.frameUrl, r.where.top, r.where.parentTop]),
+    [
+      [`${CROSS}/net/nocors.json`, "xmlhttprequest", PAGE, true, false],
+      ["http://127.0.0.1:8001/network-frame.html?who=same", "sub_frame", "http://127.0.0.1:8001/network-frame.html?who=same", false, true],
+      ["http://127.0.0.1:8001/net/srcdoc.json", "xmlhttprequest", "about:srcdoc", false, true],
+    ],
+  );
+  assert.equal(rows[1].row.initiator, "http://127.0.0.1:8001", "a frame's document is requested by its parent");
+  assert.deepEqual(logs, []);
+});
+
+test("the top frame going out of the scope is reported and leaves no row", () => {
+  const { send, rows, left } = tracker();
+  send(undefined, "Network.requestWillBeSent", willSend("D1", "http://127.0.0.1:8001/next.html", { type: "Document", documentURL: "http://127.0.0.1:8001/next.html" }));
+  send(undefined, "Network.requestWillBeSent", willSend("D1", "https://example.com/", { type: "Document", documentURL: "https://example.com/", redirectResponse: { status: 302, protocol: "http/1.1" } }));
+  send(undefined, "Network.loadingFinished", { requestId: "D1", ...end(3) });
+  send(undefined, "Network.requestWillBeSent", willSend("D2", "https://example.org/", { type: "Document", documentURL: "https://example.org/" }));
+  // Back to a page in the back/forward cache: no request, only the commit.
+  send(undefined, "Page.frameNavigated", { frame: { id: TOP, url: "https://example.net/", loaderId: "x" }, type: "BackForwardCacheRestore" });
+  assert.deepEqual(left, ["https://example.com/", "https://example.org/", "https://example.net/"]);
+  assert.deepEqual(rows, []);
+});
+
+test("requests in flight are offered to bodies; a response to a request seen mid-way still makes a row", () => {
+  const { t, send, rows } = tracker();
+  send(undefined, "Network.requestWillBeSent", willSend("1.40", "http://127.0.0.1:8001/stream", { type: "Fetch" }));
+  send(undefined, "Network.responseReceived", response("1.40"));
+  assert.deepEqual([...t.inFlight()], [{ requestId: "1.40", tabId: 7, method: "GET", url: "http://127.0.0.1:8001/stream", status: 200, frameUrl: PAGE }]);
+  // Attached while this one was already under way.
+  send(undefined, "Network.responseReceived", { ...response("1.41", { type: "Script", ms: 40 }), frameId: TOP, response: { url: "http://127.0.0.1:8001/late.js", status: 200, statusText: "OK", protocol: "http/1.1" } });
+  send(undefined, "Network.loadingFinished", { requestId: "1.41", ...end(50) });
+  assert.deepEqual([rows[0].row.url, rows[0].row.startUnknown, rows[0].row.duration, rows[0].row.type], ["http://127.0.0.1:8001/late.js", true, undefined, "script"]);
+  // data: and the like are not the network.
+  send(undefined, "Network.requestWillBeSent", willSend("1.42", "data:image/png;base64,AAAA", { type: "Image" }));
+  send(undefined, "Network.loadingFinished", { requestId: "1.42", ...end(51) });
+  assert.equal(rows.length, 1);
+});
+
+test("a WebSocket's handshake is a row", () => {
+  const { send, rows } = tracker();
+  send(undefined, "Network.webSocketCreated", { requestId: "9.1", url: "ws://127.0.0.1:8001/echo", initiator: { type: "script" } });
+  send(undefined, "Network.requestWillBeSent", willSend("0.0", "http://127.0.0.1:8001/ignored-for-clock"));
+  send(undefined, "Network.webSocketWillSendHandshakeRequest", { requestId: "9.1", ...at(1), request: { headers: {} } });
+  send(undefined, "Network.webSocketHandshakeResponseReceived", { requestId: "9.1", ...end(4), response: { status: 101, statusText: "Switching Protocols", headers: {} } });
+  assert.deepEqual(
+    [rows[0].row.type, rows[0].row.responseStatus, rows[0].row.statusLine, Math.round(rows[0].row.duration)],
+    ["websocket", 101, "HTTP/1.1 101 Switching Protocols", 3],
+  );
+});
+
+test("a browser message is attributed to a same-process frame by its document's URL", () => {
+  const { send, logs } = tracker();
+  send(undefined, "Page.frameAttached", { frameId: "SUB", parentFrameId: TOP });
+  send(undefined, "Page.frameNavigated", { frame: { id: "SUB", parentId: TOP, url: "http://127.0.0.1:8001/sub.html" } });
+  send(undefined, "Log.entryAdded", { entry: { level: "warning", source: "security", text: "Mixed content", url: "http://127.0.0.1:8001/sub.html", timestamp: 5 } });
+  send(undefined, "Log.entryAdded", { entry: { level: "verbose", source: "violation", text: "[Violation] 'load' handler took 200ms", timestamp: 6 } });
+  assert.deepEqual(logs.map((l) => [l.entry.level, l.where.frame, l.where.top]), [["warn", "SUB", false], ["debug", TOP, true]]);
+});
+
+test("browserLog: levels as the logs kind has them, the line counted from 1, the stack as text, a long message cut", () => {
+  const e = browserLog({
+    source: "intervention",
+    level: "warning",
+    text: "x".repeat(20000),
+    timestamp: 1700000000123.6,
+    url: "http://127.0.0.1:8001/app.js",
+    lineNumber: 9,
+    stackTrace: { callFrames: [{ functionName: "", url: "http://127.0.0.1:8001/app.js", lineNumber: 9, columnNumber: 4 }] },
+  });
+  assert.deepEqual(
+    [e.level, e.source, e.category, e.ts, e.line, e.stack, e.message.length, e.messageTruncated],
+    ["warn", "browser", "intervention", 1700000000124, 10, "    at <anonymous> (http://127.0.0.1:8001/app.js:10:5)", 16384, true],
+  );
+  assert.deepEqual(
+    ["verbose", "info", "warning", "error", "other"].map((level) => browserLog({ level, text: "", timestamp: 1 }).level),
+    ["debug", "info", "warn", "error", "log"],
+  );
+});
