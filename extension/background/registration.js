@@ -13,7 +13,7 @@
 (function (root) {
   /** The page-world files, in load order: helpers, then the core, then one file per source, start.js last. */
   const PAGE_FILES = Object.freeze([
-    "lib/limits.js", "lib/causes.js", "lib/serialize.js", "lib/snapshot.js", "lib/format.js", "lib/table.js",
+    "lib/limits.js", "lib/kinds.js", "lib/causes.js", "lib/serialize.js", "lib/snapshot.js", "lib/format.js", "lib/table.js",
     "lib/callsite.js", "lib/secrets.js", "lib/redact.js", "lib/selector.js", "lib/inp.js",
     "page/core.js", "page/channel.js", "page/outbox.js", "page/bodies.js", "page/requests.js",
     "page/console.js", "page/errors.js", "page/fetch.js", "page/xhr.js", "page/websocket.js",
@@ -21,7 +21,7 @@
     "page/actions.js", "page/navigation.js", "page/timing.js", "page/vitals.js",
     "page/start.js",
   ]);
-  const RELAY_FILES = Object.freeze(["lib/scope.js", "content/relay.js"]);
+  const RELAY_FILES = Object.freeze(["lib/kinds.js", "lib/scope.js", "content/relay.js"]);
   const PAGE_ID = "gasoline-page";
   const RELAY_ID = "gasoline-relay";
 

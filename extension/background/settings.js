@@ -1,7 +1,8 @@
 // The user's settings (options page) with their defaults. Shared by the
 // service worker, the options page and the popup.
 (function (root) {
-  const KINDS = ["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "vitals"];
+  const { SWITCHABLE: KINDS } =
+    typeof module === "object" && module.exports ? require("../lib/kinds.js") : root.__gasoline.kinds;
   const DEFAULTS = Object.freeze({
     serverUrl: "http://127.0.0.1:7890",
     capture: Object.freeze(Object.fromEntries(KINDS.map((k) => [k, true]))),

@@ -5,6 +5,7 @@
 // delivers them to the gasoline server through per-kind queues.
 importScripts(
   "../lib/limits.js",
+  "../lib/kinds.js",
   "../lib/secrets.js",
   "../lib/redact.js",
   "../lib/scope.js",
@@ -260,7 +261,7 @@ function accept(kind, entry, tabId) {
 
 // What a content script may send: its page's kinds. `extension_logs` come only
 // from this worker (extensionLog above), never from a page.
-const PAGE_KINDS = new Set(["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "tabs", "vitals"]);
+const PAGE_KINDS = new Set(globalThis.__gasoline.kinds.PAGE_KINDS);
 
 /**
  * An event from a page's frame (`frame`: Chrome's frameId and URL of the sender):

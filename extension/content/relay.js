@@ -21,7 +21,7 @@
 (function () {
   "use strict";
   const PORT_EVENT = "gasoline:port";
-  const PAGE_KINDS = new Set(["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "tabs", "vitals"]);
+  const PAGE_KINDS = new Set(globalThis.__gasoline.kinds.PAGE_KINDS);
   const MAX_EVENTS = 1000; // per message from the page, and per message to the worker
   const MAX_WAITING = 5000; // events held here while the worker does not answer
   const REPLY_TIMEOUT_MS = 20000;

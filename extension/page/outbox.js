@@ -18,7 +18,7 @@
   const MAX_BATCH = 500; // events per message to the relay
   const IDLE_WAIT_MS = 500; // longest wait for idle time
 
-  const ALL_ON = { logs: true, network_waterfall: true, network_bodies: true, websocket_events: true, actions: true, vitals: true };
+  const ALL_ON = Object.fromEntries(G.kinds.SWITCHABLE.map((k) => [k, true]));
   let enabled = ALL_ON;
   let policy = redact.policy();
   let ready = false;

@@ -2,11 +2,10 @@
 // this site" / "Stop capturing this site"; the deep view of this tab; what this
 // tab sent; pause; the sites turned on; counts since install. The tab is the
 // active one, or `?tab=<id>` (how the tests open the popup as a page).
-const { KINDS } = globalThis.GasolineSettings;
 const { patternHost } = globalThis.GasolineScope;
 const { renderSites } = globalThis.GasolineSites;
 const $ = (id) => document.getElementById(id);
-const ALL_KINDS = [...KINDS.filter((k) => k !== "vitals"), "extension_logs", "tabs", "vitals"];
+const ALL_KINDS = globalThis.__gasoline.kinds.ALL;
 
 function row(cells) {
   const tr = document.createElement("tr");

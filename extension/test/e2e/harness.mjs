@@ -2,6 +2,7 @@
 // stdio, polling for a condition, a free port, the test build of the extension
 // and Chromium with it loaded.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -167,4 +168,22 @@ export async function extensionScripts(page) {
   await cdp.send("Debugger.disable");
   await cdp.detach();
   return urls;
+}
+
+/**
+ * Every field of every stored entry is one the server's kind.rs declares
+ * (`gasoline kinds`): what the extension emits and what the server describes
+ * to agents (`fields`, the schema) cannot drift apart unnoticed. `entries` maps
+ * a kind to the entries read back with `fields: "all"`.
+ */
+export function assertDeclared(entries) {
+  const { kinds } = JSON.parse(execFileSync(bin, ["kinds"], { encoding: "utf8" }));
+  const undeclared = [];
+  for (const [kind, list] of Object.entries(entries)) {
+    const declared = kinds.find((k) => k.name === kind);
+    assert.ok(declared, `kind ${kind} is not declared by the server`);
+    const fields = new Set(declared.fields);
+    for (const e of list) for (const key of Object.keys(e)) if (!fields.has(key)) undeclared.push(`${kind}.${key}`);
+  }
+  assert.deepEqual([...new Set(undeclared)].sort(), [], "fields the extension sends that src/kind.rs does not declare");
 }

@@ -19,6 +19,7 @@ import { consolePage } from "./console.mjs";
 import { figuresPage } from "./figures.mjs";
 import {
   all,
+  assertDeclared,
   checkPrerequisites,
   freePort,
   launch,
@@ -392,9 +393,12 @@ try {
 
   // ---- nothing sent twice, no secret stored anywhere ----
   const everything = [];
+  const byKind = {};
   for (const what of ["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "extension_logs"]) {
-    everything.push(...(await all(client, what)));
+    byKind[what] = await all(client, what);
+    everything.push(...byKind[what]);
   }
+  assertDeclared(byKind);
   const fixtureLogs = everything.filter((e) => typeof e.message === "string" && e.message.startsWith("fixture "));
   assert.equal(new Set(fixtureLogs.map((e) => e.message)).size, fixtureLogs.length, "no log delivered twice");
   await stopGasoline(client, port);

@@ -33,6 +33,7 @@ const sent = [];
 const droppedReports = [];
 let settingsListener = null;
 globalThis.__gasoline = {
+  kinds: require("../../lib/kinds.js"),
   limits,
   serialize,
   redact,

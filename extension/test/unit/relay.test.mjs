@@ -13,6 +13,7 @@ const require = createRequire(import.meta.url);
 const { PageMarks } = require("../../background/page_marks.js");
 const source = readFileSync(new URL("../../content/relay.js", import.meta.url), "utf8");
 const scopeSource = readFileSync(new URL("../../lib/scope.js", import.meta.url), "utf8");
+const kindsSource = readFileSync(new URL("../../lib/kinds.js", import.meta.url), "utf8");
 
 function memoryStore() {
   const map = new Map();
@@ -69,6 +70,7 @@ function relay(w, storage = { local: { get: async () => ({}) }, onChanged: { add
       storage,
     },
   });
+  vm.runInContext(kindsSource, context);
   vm.runInContext(scopeSource, context);
   vm.runInContext(source, context);
   pagePort.settings = [];

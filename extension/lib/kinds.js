@@ -1,0 +1,16 @@
+// The kinds of event, named once for the whole extension. EVENT_KINDS are the
+// server's rings (src/kind.rs `KINDS`, in its order: a unit test compares them
+// with `gasoline kinds`); tabs and vitals are the server's per-tab state. Loaded
+// in the page world (as __gasoline.kinds, removed from the page's global with
+// the rest by page/start.js), the relay, the service worker and the popup.
+(function (root) {
+  const EVENT_KINDS = Object.freeze(["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "extension_logs"]);
+  const STATE_KINDS = Object.freeze(["tabs", "vitals"]);
+  /** What a page may send: every kind but the extension's own logs, which come from its worker alone. */
+  const PAGE_KINDS = Object.freeze([...EVENT_KINDS.filter((k) => k !== "extension_logs"), ...STATE_KINDS]);
+  /** What the person can switch off in the options (a tab's url and title always go with its events). */
+  const SWITCHABLE = Object.freeze(PAGE_KINDS.filter((k) => k !== "tabs"));
+  const kinds = { EVENT_KINDS, STATE_KINDS, PAGE_KINDS, SWITCHABLE, ALL: Object.freeze([...EVENT_KINDS, ...STATE_KINDS]) };
+  if (typeof module === "object" && module.exports) module.exports = kinds;
+  else root.__gasoline = Object.assign(root.__gasoline || {}, { kinds });
+})(globalThis);
