@@ -1,30 +1,52 @@
-// Joins what a page knows about a request to the browser's row for it.
+// Joins what a page knows about a request to the browser's row for it, in a
+// deep tab (deep.js): the browser's rows come from the DevTools protocol, the
+// page's rows (page/requests.js: its wrappers and resource timing) and bodies
+// from the page. A tab that is not deep stores its page rows as they are.
 //
-// A finished request's row (from webrequest.js) is held until the page's
-// resource timing of the same request (which arrives through the page's own
-// batching, late when the page is busy) is merged into it, at most `holdMs`,
-// rather than becoming a second row. Resource timing that matches no row is
-// kept `timingHoldMs` for a row still to come, then queued alone (a request
-// the browser did not show, like one served from the page's memory cache or
-// its service worker), marked `source: "page"`. That wait is the longer one:
-// when the worker is busy, the browser's row of a request can come seconds
-// after the page's timing of it, and a lone timing sent too early would make
-// the request two rows; a row is held less, since a late timing that finds
-// its row already queued is dropped, not sent as a second row.
+// A finished request's row is held until the page's row of the same request
+// (which arrives through the page's own batching, late when the page is busy)
+// is merged into it, at most `holdMs`, rather than becoming a second row. A
+// page row that matches no browser row is kept `timingHoldMs` for one still
+// to come, then queued alone as it is (`source: "page"`: a request the browser
+// did not show, or one that ended before the tab was attached). That wait is
+// the longer one: when the worker is busy, the browser's row can come seconds
+// after the page's, and a page row sent too early would make the request two
+// rows; a browser row is held less, since a late page row that finds its
+// browser row already queued is dropped, not sent as a second row.
 // Body entries (network_bodies) get the `requestId` of their row, so an agent
 // goes from a failed request to its body by id: a finished row, or a request
 // still in flight (a stream whose body entry comes before its end).
 //
-// Matching is by tab, frame, method (for bodies) and URL (without its
-// fragment, both sides through `matchUrl`, which redacts as the page did).
+// Matching is by tab, frame, method and URL (without its fragment, both sides
+// through `matchUrl`, which redacts as the page did). Frames: the protocol
+// names them by tokens, the page's entries by Chrome's integer frameId and the
+// sender's URL; a row's frame (`where`, from deep_requests.js) is the page's
+// frame 0 when it is the top one, else the frame Chrome's id was learned for
+// (`frameOf`), else the one showing the same document URL; each match teaches
+// `learn` the pair. A frame's document row also takes its parent's timing of it.
 // Of two identical requests, a body takes the one whose outcome agrees with
 // its own (same status, or both failed), else one still in flight whose
 // status is not known yet, else the oldest; each request once.
 // Pure: the clock, the timers and the requests in flight are injected.
 (function (root) {
-  /** Resource-timing fields merged into a row; the browser's own url, status and duration win. */
-  const TIMING_SKIP = new Set(["url", "responseStatus", "duration", "ts", "tabId", "frameId", "frameUrl", "redacted"]);
-  /** Rows remembered after they are queued, for bodies that arrive late. */
+  /** Page-row fields merged into a browser row; the browser's own say on the request wins. */
+  const TIMING_SKIP = new Set([
+    "url",
+    "method",
+    "responseStatus",
+    "failed",
+    "error",
+    "duration",
+    "ts",
+    "tabId",
+    "frameId",
+    "frameUrl",
+    "parentFrameId",
+    "requestId",
+    "source",
+    "redacted",
+  ]);
+  /** Rows remembered after they are queued, for bodies and page rows that arrive late. */
   const RECENT = 500;
   /** Requests in flight whose body came first, remembered until their row comes. */
   const MAX_CLAIMED = 1000;
@@ -32,31 +54,39 @@
   class RequestJoin {
     /**
      * @param {object} io
-     * @param {(row: object, tabId: number|null) => void} io.queue  hands a row to delivery
+     * @param {(row: object, tabId: number|null, where?: object) => void} io.queue  hands a row to delivery
+     *   (`where` undefined for a page row queued alone)
      * @param {(fn: () => void, ms: number) => any} io.setTimer
-     * @param {() => Iterable<object>} [io.inFlight]  requests started and not finished, oldest
-     *   first, shaped like rows ({requestId, tabId, frameId, method, url, status})
+     * @param {() => Iterable<object>} [io.inFlight]  requests started and not finished, oldest first:
+     *   {requestId, tabId, method, url, status, where}
      * @param {(url: string) => string} [io.matchUrl]  a URL as both sides can compare it
+     * @param {(tabId: number, token: string) => number|undefined} [io.frameOf]  Chrome's id of a protocol frame, when learned
+     * @param {(tabId: number, token: string, id: number) => void} [io.learn]
      */
     constructor(io, options = {}) {
       this.io = io;
       this.holdMs = options.holdMs ?? 3000;
       this.timingHoldMs = options.timingHoldMs ?? 8000;
       this.matchUrl = io.matchUrl || ((url) => String(url).split("#")[0]);
-      this.held = []; // { row, tabId, claimed }: rows waiting for their timing
-      this.timings = []; // { entry, tabId, frameId, url (its matchUrl) }
-      this.recent = []; // { row, tabId, claimed }
+      this.held = []; // { row, tabId, where, claimed }: rows waiting for their page row
+      this.timings = []; // { entry, tabId, frame, url (its matchUrl) }
+      this.recent = []; // { row, tabId, where, claimed }
       this.claimed = new Set(); // ids of requests in flight that a body already took
       this.keys = new WeakMap(); // row → its matchUrl, computed once
     }
 
-    /** A finished request from the browser. */
-    row(row, tabId) {
-      const item = { row, tabId, claimed: this.claimed.delete(row.requestId) };
-      const i = this.timings.findIndex((t) => t.tabId === tabId && inFrame(row, t.frameId) && this.key(row) === t.url);
+    /** Whether the join holds anything of this tab (a tab no longer deep still finishes its joins). */
+    has(tabId) {
+      return this.held.some((h) => h.tabId === tabId) || this.timings.some((t) => t.tabId === tabId);
+    }
+
+    /** A finished request from the browser; `where` says its frame (deep_requests.js). */
+    row(row, tabId, where) {
+      const item = { row, tabId, where, claimed: this.claimed.delete(row.requestId) };
+      const i = this.timings.findIndex((t) => t.tabId === tabId && this.fits(item, t.entry, t.frame, t.url));
       this.held.push(item);
       if (i >= 0) {
-        merge(item, this.timings.splice(i, 1)[0].entry);
+        this.merge(item, this.timings.splice(i, 1)[0]);
         this.release(item); // nothing more to wait for
       } else this.io.setTimer(() => this.release(item), this.holdMs);
     }
@@ -67,22 +97,21 @@
       this.held.splice(i, 1);
       this.recent.push(item);
       if (this.recent.length > RECENT) this.recent.shift();
-      this.io.queue(item.row, item.tabId);
+      this.io.queue(item.row, item.tabId, item.where);
     }
 
-    /** A resource-timing entry from a page's frame (`frameId` as Chrome numbers it, its url made absolute). */
-    timing(entry, tabId, frameId) {
+    /** A page's row of a request (its url absolute) from the frame `frame` ({id: Chrome's frameId, url}). */
+    timing(entry, tabId, frame) {
       const url = this.matchUrl(entry.url);
-      // Resource timing never describes a CORS preflight.
-      const same = (h) => h.tabId === tabId && h.row.method !== "OPTIONS" && inFrame(h.row, frameId) && this.key(h.row) === url;
+      const same = (h) => h.tabId === tabId && this.fits(h, entry, frame, url);
       const held = this.held.find(same);
       if (held) {
-        merge(held, entry);
+        this.merge(held, { entry, frame });
         return this.release(held);
       }
-      // Its row is already queued: one row per request, so the timing is not sent as a second.
+      // Its row is already queued: one row per request, so the page's is not sent as a second.
       if (this.recent.some(same)) return;
-      const waiting = { entry, tabId, frameId, url };
+      const waiting = { entry, tabId, frame, url };
       this.timings.push(waiting);
       this.io.setTimer(() => {
         const i = this.timings.indexOf(waiting);
@@ -92,30 +121,83 @@
       }, this.timingHoldMs);
     }
 
+    /** Whether a page row (of `frame`, its matchUrl `url`) describes the browser's row `item`. */
+    fits(item, entry, frame, url) {
+      const row = item.row;
+      // Resource timing never describes a CORS preflight; a wrapper names its method.
+      const method = entry.method ? String(entry.method).toUpperCase() : undefined;
+      if (method ? row.method !== method : row.method === "OPTIONS") return false;
+      return this.key(row) === url && this.inFrame(item, frame) !== undefined;
+    }
+
+    /**
+     * The protocol frame of `item` that a page entry of `frame` belongs to (its
+     * own, or its parent for a frame's document), or undefined.
+     */
+    inFrame(item, frame) {
+      const where = item.where;
+      if (!where || !frame) return where ? where.frame ?? null : null;
+      if (this.sameFrame(item.tabId, where.frame, where.top, where.frameUrl, frame)) return where.frame ?? null;
+      if (item.row.type === "sub_frame" && where.parentFrame !== undefined && this.sameFrame(item.tabId, where.parentFrame, where.parentTop, where.parentFrameUrl, frame)) {
+        return where.parentFrame;
+      }
+      return undefined;
+    }
+
+    sameFrame(tabId, token, top, url, frame) {
+      if (top) return frame.id === 0;
+      if (frame.id === 0 || token === undefined) return false;
+      const known = this.io.frameOf ? this.io.frameOf(tabId, token) : undefined;
+      if (known !== undefined) return known === frame.id;
+      return url !== undefined && this.matchUrl(url) === this.matchUrl(frame.url);
+    }
+
+    /** Teaches the frame mapping what a match showed. */
+    taught(item, frame) {
+      const token = this.inFrame(item, frame);
+      if (typeof token === "string" && frame && this.io.learn) this.io.learn(item.tabId, token, frame.id);
+    }
+
     /**
      * The request id of the row a body entry belongs to, or undefined; each row is given once.
      * @param {{method: string, url: string, status?: number, error?: string}} body  its url absolute
+     * @param {{id: number, url: string}} [frame]  the frame that sent it
      */
-    requestIdFor(body, tabId, frameId) {
+    requestIdFor(body, tabId, frame) {
       const url = this.matchUrl(body.url);
-      const fits = (row, t) =>
-        t === tabId && row.method === body.method && (frameId === undefined || row.frameId === frameId) && this.key(row) === url;
+      const fits = (item) => item.tabId === tabId && item.row.method === body.method && this.key(item.row) === url && this.inFrameOnly(item, frame);
       const candidates = [];
       for (const h of this.recent.concat(this.held)) {
-        if (h.claimed || !fits(h.row, h.tabId)) continue;
-        candidates.push({ id: h.row.requestId, outcome: outcome(h.row.responseStatus, h.row.error), take: () => (h.claimed = true) });
+        if (h.claimed || !fits(h)) continue;
+        candidates.push({ item: h, id: h.row.requestId, outcome: outcome(h.row.responseStatus, h.row.error), take: () => (h.claimed = true) });
       }
       for (const r of this.io.inFlight ? this.io.inFlight() : []) {
-        if (this.claimed.has(r.requestId) || !fits(r, r.tabId)) continue;
+        const item = { row: r, tabId: r.tabId, where: r.where };
+        if (this.claimed.has(r.requestId) || !fits(item)) continue;
         // Its status once its headers are in; how it ends is not known yet.
-        candidates.push({ id: r.requestId, outcome: r.status || undefined, take: () => this.claim(r.requestId) });
+        candidates.push({ item, id: r.requestId, outcome: r.status || undefined, take: () => this.claim(r.requestId) });
       }
       const mine = outcome(body.status, body.error);
       const pick =
         candidates.find((c) => c.outcome === mine) || candidates.find((c) => c.outcome === undefined) || candidates[0];
       if (!pick) return undefined;
       pick.take();
+      this.taught(pick.item, frame);
       return pick.id;
+    }
+
+    /** A body is of the frame that made the request (never its parent's). */
+    inFrameOnly(item, frame) {
+      const where = item.where;
+      if (!where || !frame) return true;
+      return this.sameFrame(item.tabId, where.frame, where.top, where.frameUrl, frame);
+    }
+
+    merge(item, { entry, frame }) {
+      this.taught(item, frame);
+      for (const [key, value] of Object.entries(entry)) {
+        if (!TIMING_SKIP.has(key) && item.row[key] === undefined) item.row[key] = value;
+      }
     }
 
     claim(requestId) {
@@ -130,24 +212,9 @@
     }
   }
 
-  /**
-   * Whether a row is of the frame a page entry came from: its own, or the
-   * frame's parent's for a frame's document (the parent's resource timing
-   * describes the iframe's load).
-   */
-  function inFrame(row, frameId) {
-    return frameId === undefined || row.frameId === frameId || (row.type === "sub_frame" && row.parentFrameId === frameId);
-  }
-
   /** "failed" (no status, or 0 as an XHR says it), or the status. */
   function outcome(status, error) {
     return error || !status ? "failed" : status;
-  }
-
-  function merge(item, entry) {
-    for (const [key, value] of Object.entries(entry)) {
-      if (!TIMING_SKIP.has(key) && item.row[key] === undefined) item.row[key] = value;
-    }
   }
 
   const api = { RequestJoin };
