@@ -104,7 +104,10 @@ $("site-on").addEventListener("click", async () => {
   } catch (e) {
     $("page-scope").textContent = `Chrome refused: ${e.message}`;
   }
-  if (granted) await chrome.runtime.sendMessage({ type: "site", pattern, on: true });
+  if (granted) {
+    await chrome.runtime.sendMessage({ type: "site", pattern, on: true });
+    $("reload-note").hidden = false;
+  }
   renderTab();
 });
 $("site-off").addEventListener("click", async () => {
