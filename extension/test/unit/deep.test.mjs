@@ -322,3 +322,153 @@ test("browserLog: levels as the logs kind has them, the line counted from 1, the
     ["debug", "info", "warn", "error", "log"],
   );
 });
+
+// ---- deep.js: the debugger sessions, with a fake chrome.debugger -------------------------
+const { Deep } = require("../../background/deep.js");
+
+function fakeDebugger(targets) {
+  const d = { attached: new Set(), commands: [], events: [], detaches: [], failAttach: null };
+  d.api = {
+    onEvent: { addListener: (fn) => (d.emit = fn) },
+    onDetach: { addListener: (fn) => (d.detachEvent = fn) },
+    getTargets: async () => targets,
+    attach: async ({ tabId }) => {
+      if (d.failAttach) throw new Error(d.failAttach);
+      if (d.attached.has(tabId)) throw new Error(`Another debugger is already attached to the tab with id: ${tabId}.`);
+      d.attached.add(tabId);
+    },
+    detach: async ({ tabId }) => {
+      if (!d.attached.delete(tabId)) throw new Error("Debugger is not attached");
+      d.detaches.push(tabId);
+    },
+    sendCommand: async (debuggee, method, params) => {
+      d.commands.push([debuggee.sessionId || debuggee.tabId, method, params]);
+    },
+  };
+  return d;
+}
+
+function deepWith(targets, stored = {}) {
+  const d = fakeDebugger(targets);
+  const session = new Map(Object.entries(stored));
+  const out = { d, rows: [], logs: [], changes: [], messages: [], session };
+  out.deep = new Deep({
+    debugger: () => d.api,
+    storage: { get: async (k) => ({ [k]: session.get(k) }), set: async (o) => Object.entries(o).forEach(([k, v]) => session.set(k, v)) },
+    inScope: (url) => IN_SCOPE.test(url),
+    excluded: (url) => url.startsWith("http://127.0.0.1:7890/") || url.startsWith("chrome-extension://"),
+    emitRow: (row, tabId, where) => out.rows.push({ row, tabId, where }),
+    emitLog: (entry, tabId, where) => out.logs.push({ entry, tabId, where }),
+    log: (level, message) => out.messages.push([level, message]),
+  });
+  out.deep.onChange((c) => out.changes.push(c));
+  return out;
+}
+
+const page = (tabId, url, id = `T${tabId}`) => ({ id, tabId, type: "page", url, attached: false });
+
+test("deep: attaches a tab in scope with Page, Network, Log and auto-attach; refuses one outside it or excluded", async () => {
+  const { deep, d, changes, session } = deepWith([page(1, PAGE), page(2, "https://example.com/"), page(3, "http://127.0.0.1:7890/health")]);
+  await deep.start();
+  assert.deepEqual(await deep.attach(1), { ok: true });
+  assert.deepEqual(
+    d.commands.map((c) => c.slice(0, 2)),
+    [[1, "Page.enable"], [1, "Network.enable"], [1, "Log.enable"], [1, "Target.setAutoAttach"]],
+  );
+  assert.deepEqual(d.commands[3][2], { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+  assert.match((await deep.attach(2)).error, /https:\/\/example\.com is outside the capture scope/);
+  assert.match((await deep.attach(3)).error, /never watched/);
+  assert.match((await deep.attach(4)).error, /no tab 4/);
+  assert.deepEqual([deep.isDeep(1), deep.isDeep(2), deep.deepTabs()], [true, false, [1]]);
+  assert.deepEqual(changes, [{ tabId: 1, deep: true, reason: "attached" }]);
+  assert.deepEqual(session.get("deepTabs"), [1]);
+});
+
+test("deep: a worker and an in-scope iframe are enabled and resumed, an out-of-scope iframe only resumed", async () => {
+  const { deep, d, rows } = deepWith([page(1, PAGE, TOP)]);
+  await deep.attach(1);
+  d.commands.length = 0;
+  d.emit({ tabId: 1 }, "Target.attachedToTarget", { sessionId: "W", waitingForDebugger: true, targetInfo: { targetId: "w", type: "worker", url: "http://127.0.0.1:8001/w.js", parentFrameId: TOP } });
+  d.emit({ tabId: 1 }, "Network.requestWillBeSent", willSend("D", `${CROSS}/f.html`, { type: "Document", frameId: "OOPIF", documentURL: `${CROSS}/f.html` }));
+  d.emit({ tabId: 1 }, "Target.attachedToTarget", { sessionId: "F", waitingForDebugger: true, targetInfo: { targetId: "OOPIF", type: "iframe", url: "", parentFrameId: TOP } });
+  d.emit({ tabId: 1 }, "Target.attachedToTarget", { sessionId: "G", waitingForDebugger: true, targetInfo: { targetId: "G1", type: "iframe", url: "", parentFrameId: TOP } });
+  assert.deepEqual(d.commands.map((c) => c.slice(0, 2)), [
+    ["W", "Network.enable"],
+    ["W", "Log.enable"],
+    ["W", "Target.setAutoAttach"],
+    ["W", "Runtime.runIfWaitingForDebugger"],
+    ["F", "Runtime.runIfWaitingForDebugger"],
+    // Not known yet: enabled, its rows judged one by one.
+    ["G", "Page.enable"],
+    ["G", "Network.enable"],
+    ["G", "Log.enable"],
+    ["G", "Target.setAutoAttach"],
+    ["G", "Runtime.runIfWaitingForDebugger"],
+  ]);
+  // The out-of-scope frame's document row is dropped; a worker's request reaches emitRow.
+  d.emit({ tabId: 1, sessionId: "F" }, "Network.loadingFinished", { requestId: "D", ...end(3) });
+  d.emit({ tabId: 1, sessionId: "W" }, "Network.requestWillBeSent", willSend("w1", "http://127.0.0.1:8001/x.json", { frameId: undefined, documentURL: "http://127.0.0.1:8001/w.js" }));
+  d.emit({ tabId: 1, sessionId: "W" }, "Network.loadingFinished", { requestId: "w1", ...end(4) });
+  assert.deepEqual(rows.map((r) => r.row.url), ["http://127.0.0.1:8001/x.json"]);
+});
+
+test("deep: one tab's session records the service worker both tabs share", async () => {
+  const { deep, d } = deepWith([page(1, PAGE, "T1"), page(2, PAGE, "T2")]);
+  await deep.attach(1);
+  await deep.attach(2);
+  d.commands.length = 0;
+  const sw = { targetId: "SW", type: "service_worker", url: "http://127.0.0.1:8001/sw.js" };
+  d.emit({ tabId: 1 }, "Target.attachedToTarget", { sessionId: "S1", waitingForDebugger: true, targetInfo: sw });
+  d.emit({ tabId: 2 }, "Target.attachedToTarget", { sessionId: "S2", waitingForDebugger: true, targetInfo: sw });
+  assert.deepEqual(d.commands.map((c) => c.slice(0, 2)), [
+    ["S1", "Network.enable"],
+    ["S1", "Log.enable"],
+    ["S1", "Runtime.runIfWaitingForDebugger"],
+    ["S2", "Runtime.runIfWaitingForDebugger"],
+  ]);
+});
+
+test("deep: the tab going out of scope detaches it; the banner closed is reported; the chosen tabs come back after a restart", async () => {
+  const targets = [page(1, PAGE, TOP), page(2, PAGE, "T2"), page(3, "http://localhost:3000/", "T3")];
+  const first = deepWith(targets);
+  await first.deep.attach(1);
+  await first.deep.attach(2);
+  await first.deep.attach(3);
+  first.d.emit({ tabId: 1 }, "Network.requestWillBeSent", willSend("N", "https://example.com/", { type: "Document", documentURL: "https://example.com/" }));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(first.d.detaches, [1]);
+  first.d.attached.delete(2);
+  first.d.detachEvent({ tabId: 2 }, "canceled_by_user");
+  assert.deepEqual(first.deep.deepTabs(), [3]);
+  assert.deepEqual(
+    first.changes.slice(3).map((c) => [c.tabId, c.deep, c.reason]),
+    [
+      [1, false, "the tab went to https://example.com, outside the capture scope"],
+      [2, false, "the debugging banner was closed, or DevTools took the tab"],
+    ],
+  );
+  assert.equal(first.messages.length, 1);
+  assert.match(first.messages[0][1], /deep view of tab 2 ended/);
+  // A new worker: tab 3 still chosen, its old session still held by this extension.
+  const again = deepWith(targets, { deepTabs: [3, 9] });
+  again.d.attached.add(3);
+  await again.deep.start();
+  assert.deepEqual(again.deep.deepTabs(), [3]);
+  assert.deepEqual(again.session.get("deepTabs"), [3]);
+  assert.deepEqual(again.changes, [{ tabId: 3, deep: true, reason: "restored after the service worker started again" }]);
+  assert.match(again.messages[0][1], /tab 9 not restored: no tab 9/);
+});
+
+test("deep: without the debugger permission nothing attaches; a scope change lets go of a tab now outside it", async () => {
+  const none = new Deep({ debugger: () => undefined, storage: { get: async () => ({}), set: async () => {} }, inScope: () => true, excluded: () => false, emitRow() {}, emitLog() {}, log() {} });
+  await none.start();
+  assert.match((await none.attach(1)).error, /permission/);
+  let scope = true;
+  const { deep, changes } = deepWith([page(1, PAGE)]);
+  deep.io.inScope = (url) => scope && IN_SCOPE.test(url);
+  await deep.attach(1);
+  scope = false;
+  await deep.recheck();
+  assert.deepEqual(deep.deepTabs(), []);
+  assert.match(changes[1].reason, /no longer in the capture scope/);
+});
