@@ -23,8 +23,10 @@
 
   /**
    * @param {object} entry  Log.LogEntry: {source, level, text, category?, timestamp, url?, lineNumber?, stackTrace?, networkRequestId?}
-   * @returns {object} a logs entry: level, message, source "browser", category (Chrome's source, or
-   *   "cors"), url, line, stack, ts; `networkRequestId` is left to the caller to turn into a row's id
+   * @returns {object} a logs entry of the fields the server declares for logs (src/kind.rs): level,
+   *   message, source "browser", url, location ("url:line" when Chrome names a line), stack, ts.
+   *   Chrome's own source ("network", "security", "violation"…) and category ("cors") are in the
+   *   words of the message already, as DevTools shows it.
    */
   function browserLog(entry, now = Date.now) {
     const text = typeof entry.text === "string" ? entry.text : String(entry.text ?? "");
@@ -32,13 +34,12 @@
       level: LEVELS[entry.level] || "log",
       message: text.length > MESSAGE_CAP ? text.slice(0, MESSAGE_CAP) : text,
       source: "browser",
-      category: typeof entry.category === "string" ? entry.category : typeof entry.source === "string" ? entry.source : undefined,
       url: typeof entry.url === "string" && entry.url !== "" ? entry.url : undefined,
       ts: Number.isFinite(entry.timestamp) ? Math.round(entry.timestamp) : now(),
     };
     if (text.length > MESSAGE_CAP) out.messageTruncated = true;
-    // 0-based in the protocol; people and the page's call sites count from 1.
-    if (Number.isInteger(entry.lineNumber) && out.url) out.line = entry.lineNumber + 1;
+    // 0-based in the protocol; the page's call sites count from 1, as people do.
+    if (Number.isInteger(entry.lineNumber) && out.url) out.location = `${out.url}:${entry.lineNumber + 1}`;
     const frames = entry.stackTrace && Array.isArray(entry.stackTrace.callFrames) ? entry.stackTrace.callFrames : [];
     if (frames.length) {
       out.stack = frames

@@ -257,7 +257,6 @@
       r.statusLine = statusLine(response);
       r.ip = response.remoteIPAddress || undefined;
       r.fromCache = r.fromCache || fromCache(response);
-      if (response.fromServiceWorker) r.fromServiceWorker = true;
       r.responseAt = this.wall(p.timestamp);
       if (p.type === "Preflight") r.preflight = true;
     }
@@ -308,7 +307,6 @@
         responseStatus: r.status || undefined,
         statusLine: r.statusLine,
         fromCache: r.fromCache || false,
-        fromServiceWorker: r.fromServiceWorker,
         ip: r.ip,
         startedAt: r.startedAt,
         responseAt: r.responseAt,
@@ -404,7 +402,6 @@
       }
       if (!this.inScope(scope)) return;
       const entry = browserLog(e, this.now);
-      if (r) entry.requestId = r.id;
       this.io.emitLog(entry, serviceWorker ? null : this.io.tabId, this.where(serviceWorker ? undefined : frame, serviceWorker));
     }
 

@@ -97,14 +97,13 @@
       this.join.row(row, tabId, where);
     }
 
-    /** A browser console message of a deep tab (deep.js's emitLog): stored like a page's, frame named if a subframe's. */
+    /** A browser console message of a deep tab (deep.js's emitLog): stored like a page's, its frame named if a subframe's. */
     fromBrowserLog(entry, tabId, where) {
       const { frameId } = this.frames.resolve(tabId, where);
       if (where && !where.top && !where.serviceWorker) {
         if (frameId !== undefined && frameId !== -1) entry.frameId = frameId;
         if (where.frameUrl) entry.frameUrl = this.io.redactUrl(where.frameUrl);
       }
-      if (entry.requestId !== undefined) entry.requestId = `${this.prefix}${entry.requestId}`;
       return this.io.accept("logs", entry, tabId);
     }
 

@@ -110,13 +110,13 @@ test("a CORS refusal and a preflighted PUT refused by its preflight: the preflig
   const get = rows.find((r) => r.row.url === `${CROSS}/net/nocors.json`).row;
   assert.equal(get.error, `net::ERR_FAILED (CORS: the response from ${CROSS} has no Access-Control-Allow-Origin header for http://127.0.0.1:8001)`);
 
-  // The browser's own messages, as DevTools shows them; the one about a request names its row.
+  // The browser's own messages, as DevTools shows them; the one about a request is of its frame.
   assert.equal(logs.length, 2);
   assert.deepEqual(
-    logs.map((l) => [l.entry.level, l.entry.source, l.entry.category, l.entry.requestId, l.tabId]),
+    logs.map((l) => [l.entry.level, l.entry.source, l.entry.url, l.tabId, l.where.top]),
     [
-      ["error", "browser", "cors", undefined, 7],
-      ["error", "browser", "cors", "1.13", 7],
+      ["error", "browser", PAGE, 7, true],
+      ["error", "browser", `${CROSS}/net/preflighted.json`, 7, true],
     ],
   );
   assert.match(logs[0].entry.message, /has been blocked by CORS policy/);
@@ -314,8 +314,8 @@ test("browserLog: levels as the logs kind has them, the line counted from 1, the
     stackTrace: { callFrames: [{ functionName: "", url: "http://127.0.0.1:8001/app.js", lineNumber: 9, columnNumber: 4 }] },
   });
   assert.deepEqual(
-    [e.level, e.source, e.category, e.ts, e.line, e.stack, e.message.length, e.messageTruncated],
-    ["warn", "browser", "intervention", 1700000000124, 10, "    at <anonymous> (http://127.0.0.1:8001/app.js:10:5)", 16384, true],
+    [e.level, e.source, e.ts, e.location, e.stack, e.message.length, e.messageTruncated],
+    ["warn", "browser", 1700000000124, "http://127.0.0.1:8001/app.js:10", "    at <anonymous> (http://127.0.0.1:8001/app.js:10:5)", 16384, true],
   );
   assert.deepEqual(
     ["verbose", "info", "warning", "error", "other"].map((level) => browserLog({ level, text: "", timestamp: 1 }).level),

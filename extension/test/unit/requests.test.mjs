@@ -235,17 +235,17 @@ test("network: in a deep tab the page's row joins the browser's, which leaves wi
   assert.equal(body.requestId, "0123abcd-1.10");
 });
 
-test("network: the browser's console messages are stored as logs, a subframe's naming it, a request's by its prefixed id", async () => {
+test("network: the browser's console messages are stored as logs, a subframe's naming it", async () => {
   const n = network();
   await n.net.ready;
-  n.net.fromBrowserLog({ level: "error", message: "Failed to load resource", source: "browser", requestId: "1.13" }, 7, TOP);
+  n.net.fromBrowserLog({ level: "error", message: "Failed to load resource", source: "browser" }, 7, TOP);
   n.net.sawFrame(7, { id: 4, url: "http://a/frame.html" });
   n.net.fromBrowserLog({ level: "warn", message: "x", source: "browser" }, 7, sub("F7", "http://a/frame.html"));
   n.net.fromBrowserLog({ level: "info", message: "y", source: "browser" }, null, { serviceWorker: true });
   assert.deepEqual(
     n.stored.map((s) => [s.kind, s.tabId, s.entry.requestId, s.entry.frameId, s.entry.frameUrl]),
     [
-      ["logs", 7, "0123abcd-1.13", undefined, undefined],
+      ["logs", 7, undefined, undefined, undefined],
       ["logs", 7, undefined, 4, "http://a/frame.html"],
       ["logs", null, undefined, undefined, undefined],
     ],
