@@ -1,6 +1,7 @@
 //! Gasoline: a local browser-telemetry store for AI coding agents.
 //! See ARCHITECTURE.md for the map.
 
+pub mod capture;
 #[cfg(feature = "app")]
 pub mod cli;
 #[cfg(feature = "app")]

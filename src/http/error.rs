@@ -5,6 +5,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
+use crate::capture::CaptureError;
 use crate::ingest::IngestError;
 use crate::kind;
 use crate::store::StoreError;
@@ -42,6 +43,12 @@ impl From<IngestError> for ApiError {
             IngestError::TooManyEntries { .. } => ApiError::TooLarge(e.to_string()),
             other => ApiError::BadRequest(other.to_string()),
         }
+    }
+}
+
+impl From<CaptureError> for ApiError {
+    fn from(e: CaptureError) -> Self {
+        ApiError::BadRequest(e.to_string())
     }
 }
 

@@ -70,7 +70,7 @@ fn cors(headers: &mut HeaderMap, origin: &str) {
         headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
     }
     headers.insert(header::VARY, HeaderValue::from_static("Origin"));
-    headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, POST, DELETE, OPTIONS"));
+    headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, POST, PUT, DELETE, OPTIONS"));
     headers.insert(
         header::ACCESS_CONTROL_ALLOW_HEADERS,
         HeaderValue::from_static("content-type, mcp-session-id, mcp-protocol-version, last-event-id"),

@@ -1,4 +1,5 @@
-//! The HTTP server: ingest, health, and MCP over streamable HTTP at `/mcp`.
+//! The HTTP server: ingest, the extension's capture state (`PUT /capture`), health,
+//! and MCP over streamable HTTP at `/mcp`.
 //! Handlers translate between the wire and the store; they hold no SQL.
 
 mod body;
@@ -15,12 +16,13 @@ use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::capture;
 use crate::ingest::{self, Limits};
 use crate::kind;
 use crate::mcp::GasolineMcp;
@@ -69,6 +71,7 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
     let allowed = guard::Allowed::new(port, pairing.clone());
     Router::new()
         .route("/events/{kind}", post(post_events))
+        .route("/capture", put(put_capture))
         .route("/health", get(health))
         .with_state(AppState { decoding, pairing, store, limits: options.limits, sessions })
         .merge(mcp)
@@ -161,7 +164,7 @@ async fn ingest_body(
             Target::Vitals => Batch::Vitals(ingest::decode_vitals(&b, &limits)?),
             Target::Events(kind) => Batch::Events(kind, ingest::decode_events(kind, &b, &limits, now)?),
         };
-        Ok((batch, key))
+        Ok::<_, ingest::IngestError>((batch, key))
     })
     .await?;
     drop(decoding);
@@ -199,11 +202,38 @@ fn answer(status: u16, body: String, replayed: bool) -> Response {
     response
 }
 
+/// `PUT /capture`: the capture state in force in the extension (`crate::capture`),
+/// stored through the writer so that it outlives a restart; 204 once committed.
+async fn put_capture(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
+    let declared =
+        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+        body::linger(body);
+        return closing(body::too_large());
+    }
+    let stored = async {
+        let body::Admitted { body, admission } = body::read(&state.store, body, declared).await?;
+        let decoding = state.decoding.room_for(&body).await?;
+        let report = decode(body, |b| capture::decode(&b)).await?;
+        drop(decoding);
+        state.store.set_capture(&report, admission).await?;
+        Ok::<_, ApiError>(StatusCode::NO_CONTENT.into_response())
+    };
+    match stored.await {
+        Ok(response) => response,
+        Err(e @ ApiError::TooLarge(_)) => closing(e),
+        Err(e) => e.into_response(),
+    }
+}
+
 /// Decodes small bodies inline and large ones on the blocking pool.
-async fn decode<T: Send + 'static>(
+async fn decode<T: Send + 'static, E: Send + 'static>(
     body: Bytes,
-    f: impl FnOnce(Bytes) -> Result<T, ingest::IngestError> + Send + 'static,
-) -> Result<T, ApiError> {
+    f: impl FnOnce(Bytes) -> Result<T, E> + Send + 'static,
+) -> Result<T, ApiError>
+where
+    ApiError: From<E>,
+{
     if body.len() <= DECODE_INLINE_BYTES {
         return Ok(f(body)?);
     }

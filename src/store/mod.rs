@@ -17,6 +17,7 @@ use std::time::Duration;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::Connection;
 
+use crate::capture::Capture;
 use crate::ingest::{Row, TabInfo, Vitals};
 use crate::kind::Kind;
 pub use batch_keys::{BatchKey, Outcome};
@@ -202,6 +203,20 @@ impl Store {
             return Err(StoreError::Invalid(format!("capacity must be at least 1, got {capacity}")));
         }
         self.inner.writer.run(Admission::default(), move |conn| sql::set_capacity(conn, kind, capacity)).await
+    }
+
+    /// Stores the capture state the extension reported, replacing the last one; answers
+    /// when it is committed, with the time it was stored (ms).
+    pub async fn set_capture(&self, capture: &Capture, admission: Admission) -> Result<i64, StoreError> {
+        let state = serde_json::to_string(capture).map_err(|e| StoreError::Invalid(e.to_string()))?;
+        let now = now_ms();
+        self.inner
+            .writer
+            .run(admission, move |conn| {
+                sql::set_capture(conn, &state, now)?;
+                Ok(now)
+            })
+            .await
     }
 
     pub async fn set_setting(&self, key: &'static str, value: Option<String>) -> Result<(), StoreError> {

@@ -156,6 +156,22 @@ pub fn setting(conn: &Connection, key: &str) -> Result<Option<String>, StoreErro
     Ok(stmt.query_row([key], |r| r.get(0)).optional()?.flatten())
 }
 
+/// Replaces the capture state the extension reported (one row, migrations/V6).
+pub(super) fn set_capture(conn: &Connection, state: &str, now: i64) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO capture (id, state, reported_at) VALUES (1, ?1, ?2)
+         ON CONFLICT (id) DO UPDATE SET state = excluded.state, reported_at = excluded.reported_at",
+    )?
+    .execute(params![state, now])?;
+    Ok(())
+}
+
+/// The capture state last reported (its JSON text) and when, if any was.
+pub fn capture(conn: &Connection) -> Result<Option<(String, i64)>, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT state, reported_at FROM capture WHERE id = 1")?;
+    Ok(stmt.query_row([], |r| Ok((r.get(0)?, r.get(1)?))).optional()?)
+}
+
 /// Runs a statement without parameters or rows (BEGIN, COMMIT, SAVEPOINT …), prepared
 /// once per connection: `execute_batch` parses it again on every call.
 pub fn exec_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {

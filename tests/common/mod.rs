@@ -112,6 +112,24 @@ impl Server {
         (reply["first_id"].as_i64().unwrap_or(0), reply["last_id"].as_i64().unwrap_or(0))
     }
 
+    /// PUTs a capture report (`PUT /capture`) with extra headers; returns the status and the JSON reply (Null when empty).
+    pub async fn put_capture(&self, body: &Value, headers: &[(&str, &str)]) -> (u16, Value) {
+        self.put_capture_raw(body.to_string().into_bytes(), headers).await
+    }
+
+    pub async fn put_capture_raw(&self, body: Vec<u8>, headers: &[(&str, &str)]) -> (u16, Value) {
+        let mut request = self.http.put(self.url("/capture")).body(body).header("content-type", "application/json");
+        for (k, v) in headers {
+            request = request.header(*k, *v);
+        }
+        let response = request.send().await.expect("PUT /capture");
+        let status = response.status().as_u16();
+        let text = response.text().await.unwrap_or_default();
+        let reply =
+            if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+        (status, reply)
+    }
+
     pub async fn health(&self) -> Value {
         self.http.get(self.url("/health")).send().await.expect("health").json().await.expect("health json")
     }
