@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use super::budget::{Budget, Cost};
 use crate::kind::{self, COMMON_FILTERS, ColumnType, Filter, Kind};
 
 /// What an observe call reads.
@@ -88,6 +89,25 @@ pub struct ObserveArgs {
     pub group: bool,
     pub context: ContextMode,
     pub context_ms: i64,
+    /// Set by `query::observe`, never parsed: what it adds around the answer.
+    pub extras: Extras,
+}
+
+/// What `observe` adds to an answer beside the caller's arguments.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extras {
+    /// Room the answer leaves for metadata spliced into it afterwards (`capture`).
+    pub reserved: Cost,
+    /// The hint of an answer that comes back empty (capture paused, or the page asked
+    /// about not captured).
+    pub empty_hint: Option<String>,
+}
+
+impl ObserveArgs {
+    /// The budget the answer is built in: `max_chars` and `max_tokens` less what is reserved.
+    pub fn budget(&self) -> Budget {
+        Budget { chars: self.max_chars, tokens: self.max_tokens }.minus(self.extras.reserved)
+    }
 }
 
 pub const DEFAULT_MAX_CHARS: usize = 40_000;
@@ -214,6 +234,7 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
         group,
         context,
         context_ms,
+        extras: Extras::default(),
     })
 }
 

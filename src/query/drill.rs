@@ -5,7 +5,7 @@ use rusqlite::Connection;
 use serde_json::{Map, Value, json};
 
 use super::args::ObserveArgs;
-use super::budget::{Budget, Cost, fit};
+use super::budget::{Cost, fit};
 use super::entry;
 use super::filter::{Where, select_list};
 use super::paged::ErrorContext;
@@ -48,7 +48,7 @@ pub fn answer(
     head.insert("newest_id".into(), json!(stats.newest_id));
     head.insert("truncated".into(), json!(true));
     head.insert("hint".into(), json!("x".repeat(300)));
-    let budget = Budget { chars: args.max_chars, tokens: args.max_tokens };
+    let budget = args.budget();
     let reserve = Cost::of(&Value::Object(head.clone()).to_string()).plus(Cost::of(",\"entries\":[]"));
     let context = errors_only.then_some(ErrorContext { conn, args });
     let found_ids: Vec<i64> = found.iter().map(|f| f.0).collect();

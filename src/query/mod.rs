@@ -9,6 +9,7 @@
 
 pub mod args;
 mod budget;
+mod capture;
 mod compact;
 mod context;
 mod count;
@@ -52,8 +53,11 @@ impl From<rusqlite::Error> for QueryError {
 /// Answers one observe call with the JSON text of the answer.
 pub fn observe(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError> {
     let tx = ReadTx::begin(conn)?;
-    let (args, navigation) = scope(conn, args)?;
+    let (mut args, navigation) = scope(conn, args)?;
     let scope_json = navigation.map(|n| serde_json::to_value(&n).unwrap_or(Value::Null));
+    // The capture state goes into every answer: its room is reserved first.
+    let note = capture::note(conn, &args)?;
+    args.extras = args::Extras { reserved: note.cost(), empty_hint: note.empty_hint.clone() };
     let answer = match args.what {
         What::Kind { errors_only: true, .. } if args.group => summary::error_groups(conn, &args, scope_json)?,
         What::Kind { kind, errors_only } if args.ids.is_some() => drill::answer(conn, kind, errors_only, &args)?,
@@ -64,7 +68,7 @@ pub fn observe(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         What::Vitals => state::vitals(conn, &args, scope_json)?,
     };
     tx.commit()?;
-    Ok(answer)
+    Ok(capture::splice(&answer, &note.field))
 }
 
 /// With `since_navigation`, the arguments narrowed to the tab's entries at or

@@ -7,7 +7,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::args::{self, ObserveArgs};
-use super::budget::{Budget, Cost, fit};
+use super::budget::{Cost, fit};
 use super::compact::{Common, Item, Layout};
 use super::context;
 use super::count::Counter;
@@ -239,7 +239,7 @@ pub fn answer(
         hint: Some("x".repeat(HINT_RESERVE)),
         common: common_json.as_deref().and_then(|c| RawValue::from_string(c.to_string()).ok()),
     };
-    let budget = Budget { chars: args.max_chars, tokens: args.max_tokens };
+    let budget = args.budget();
     let reserve = Cost::of(&serde_json::to_string(&meta).map_err(internal)?).plus(Cost::of(",\"entries\":[]"));
     let ids = rows.ids();
     let errors = errors_only.then_some(ErrorContext { conn, args });
@@ -439,6 +439,10 @@ fn read_rows(conn: &Connection, kind: &Kind, plan: &Plan, layout: Option<&Layout
 
 fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> Option<String> {
     let mut parts = Vec::new();
+    if meta.count == 0 && meta.total == 0 {
+        // Nothing matched: capture may be paused, or the page asked about not captured.
+        parts.extend(args.extras.empty_hint.clone());
+    }
     if let Some(n) = meta.evicted_since_cursor.filter(|n| *n > 0) {
         parts.push(format!(
             "{n} entries after your cursor were trimmed from the ring (capacity reached) before you read them; continuing from the oldest kept"

@@ -13,7 +13,7 @@ use crate::store::sql::tracked_tab;
 const TABS_SHOWN: i64 = 100;
 
 fn budget_of(args: &ObserveArgs) -> Budget {
-    Budget { chars: args.max_chars, tokens: args.max_tokens }
+    args.budget()
 }
 
 fn tab_json(row: &rusqlite::Row<'_>) -> rusqlite::Result<Value> {

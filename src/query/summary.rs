@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::args::ObserveArgs;
-use super::budget::{Budget, Cost, fit};
+use super::budget::{Cost, fit};
 use super::compact::{self, number};
 use super::filter::{Where, field_expr};
 use super::fingerprint;
@@ -95,7 +95,7 @@ pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>)
     if let Some(scope) = scope {
         head.insert("navigation".into(), scope);
     }
-    let budget = Budget { chars: args.max_chars, tokens: args.max_tokens };
+    let budget = args.budget();
     let reserve = Cost::of(&Value::Object(head.clone()).to_string()).plus(Cost::of(&"x".repeat(300)));
     let texts: Vec<String> = all.iter().take(wanted).map(|g| serde_json::to_string(g).unwrap_or_default()).collect();
     let ids: Vec<i64> = all.iter().take(wanted).map(|g| g.first_id).collect();
@@ -113,6 +113,8 @@ pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>)
         );
     } else if !all.is_empty() {
         head.insert("hint".into(), json!("drill into a group with observe what=errors id=<first_id or last_id>"));
+    } else if let Some(h) = &args.extras.empty_hint {
+        head.insert("hint".into(), json!(h));
     }
     let mut out = Value::Object(head).to_string();
     out.pop();
@@ -249,7 +251,7 @@ fn cut(s: &str, n: usize) -> String {
 
 /// `what=summary`.
 pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> Result<String, QueryError> {
-    let budget = Budget { chars: args.max_chars, tokens: args.max_tokens };
+    let budget = args.budget();
     let mut kinds = Map::new();
     // tabId and since apply to every kind alike.
     let filter = Where::common(args);
@@ -260,6 +262,7 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
             .query_row(rusqlite::params_from_iter(filter.params.iter()), |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         kinds.insert(kind.name.into(), json!({ "count": count, "first_id": first, "last_id": last }));
     }
+    let nothing = kinds.values().all(|k| k["count"] == 0);
     let logs_filter = {
         let mut w = filter.clone();
         w.push_condition("level <> 'error'");
@@ -284,10 +287,14 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         answer.insert("errors".into(), group_list(&error_groups, top));
         answer.insert(NETWORK_WATERFALL.name.into(), waterfall.render(top));
         answer.insert(NETWORK_BODIES.name.into(), bodies.render(top));
-        answer.insert(
-            "hint".into(),
-            json!("drill down with observe what=<kind> id=<id>; list error groups with what=errors group=true; recent entries with offset=-20"),
-        );
+        let hint = match &args.extras.empty_hint {
+            // Nothing at all: capture is paused, or the tab asked about is not captured.
+            Some(h) if nothing => h.as_str(),
+            _ => {
+                "drill down with observe what=<kind> id=<id>; list error groups with what=errors group=true; recent entries with offset=-20"
+            }
+        };
+        answer.insert("hint".into(), json!(hint));
         let text = serde_json::to_string(&answer).map_err(internal)?;
         if budget.admits(Cost::of(&text)) || top == 0 {
             return Ok(text);

@@ -1,0 +1,166 @@
+//! The capture state in every answer: what the extension last reported
+//! (`PUT /capture`) as a small `capture` object in the metadata, and the hint
+//! of an answer that is empty because capture is paused or the page the agent
+//! asked about is outside the capture scope.
+
+use rusqlite::{Connection, OptionalExtension};
+use serde_json::{Value, json};
+
+use super::QueryError;
+use super::args::ObserveArgs;
+use super::budget::{Budget, Cost};
+use crate::capture::{Asked, Capture, UrlParts};
+use crate::store::sql;
+
+/// Most match patterns and deep tabs an answer names (the rest are counted).
+const SHOWN: usize = 20;
+/// Longest pattern an answer names, in characters.
+const PATTERN_CHARS: usize = 80;
+/// Longest site name a hint repeats, in characters.
+const SITE_CHARS: usize = 100;
+
+/// What an answer carries about capture.
+#[derive(Debug, Clone)]
+pub struct Note {
+    /// `,"capture":{…}` (or `null`): spliced into the answer's metadata.
+    pub field: String,
+    /// What to say when the answer comes back empty.
+    pub empty_hint: Option<String>,
+}
+
+impl Note {
+    /// What the field costs in the answer (and a little for where it joins).
+    pub fn cost(&self) -> Cost {
+        let field = Cost::of(&self.field);
+        Cost { chars: field.chars, tokens: field.tokens + 2 }
+    }
+}
+
+/// The capture state last reported, and the hint for an empty answer to `args`.
+pub fn note(conn: &Connection, args: &ObserveArgs) -> Result<Note, QueryError> {
+    let reported = sql::capture(conn)?
+        .and_then(|(state, at)| serde_json::from_str::<Capture>(&state).ok().map(|capture| (capture, at)));
+    let Some((capture, reported_at)) = reported else {
+        return Ok(Note { field: ",\"capture\":null".into(), empty_hint: None });
+    };
+    // At most a quarter of the budget: fewer patterns and tabs named until it fits.
+    let room = Budget { chars: args.max_chars / 4, tokens: args.max_tokens / 4 };
+    let mut shown = SHOWN;
+    let field = loop {
+        let field = format!(",\"capture\":{}", metadata(&capture, reported_at, shown));
+        if shown == 0 || room.admits(Cost::of(&field)) {
+            break field;
+        }
+        shown /= 2;
+    };
+    let empty_hint = if capture.paused {
+        Some("capture is paused: switch it back on in the Gasoline popup".to_string())
+    } else {
+        asked_site(conn, args, &capture)?.map(|site| {
+            format!("{} is not captured: open the Gasoline popup on it and choose Capture this site", cut(&site))
+        })
+    };
+    Ok(Note { field, empty_hint })
+}
+
+/// `{"origins":[…],"paused":…,"deep_tabs":[…],"reported_at":…}`, at most `shown` of each
+/// list named and the rest counted.
+fn metadata(capture: &Capture, reported_at: i64, shown: usize) -> Value {
+    let origins: Vec<String> = capture
+        .origins
+        .iter()
+        .take(shown)
+        .map(|p| match p.char_indices().nth(PATTERN_CHARS) {
+            Some((at, _)) => format!("{}…", &p[..at]),
+            None => p.clone(),
+        })
+        .collect();
+    let mut meta = json!({
+        "origins": origins,
+        "paused": capture.paused,
+        "deep_tabs": capture.deep_tabs.iter().take(shown).collect::<Vec<_>>(),
+        "reported_at": reported_at,
+    });
+    if capture.origins.len() > shown {
+        meta["origins_omitted"] = json!(capture.origins.len() - shown);
+    }
+    if capture.deep_tabs.len() > shown {
+        meta["deep_tabs_omitted"] = json!(capture.deep_tabs.len() - shown);
+    }
+    meta
+}
+
+/// The site the agent asked about (its `url` filter, else the last known URL of the
+/// tab it named) when the capture scope does not take it.
+fn asked_site(conn: &Connection, args: &ObserveArgs, capture: &Capture) -> Result<Option<String>, QueryError> {
+    let filtered = args.filters.iter().find(|f| f.filter.arg == "url").and_then(|f| f.value.as_str());
+    if let Some(text) = filtered {
+        return Ok(Asked::from_filter(text).filter(|a| !a.is_covered(capture)).map(|a| a.site()));
+    }
+    let Some(tab) = args.tab_id else { return Ok(None) };
+    let url: Option<String> = conn
+        .prepare_cached("SELECT url FROM tabs WHERE tab_id = ?1")?
+        .query_row([tab], |r| r.get(0))
+        .optional()?
+        .flatten();
+    Ok(url
+        .as_deref()
+        .and_then(UrlParts::parse)
+        .filter(|u| matches!(u.scheme.as_str(), "http" | "https") && !u.host.is_empty() && !capture.covers(u))
+        .map(|u| u.site()))
+}
+
+fn cut(site: &str) -> String {
+    match site.char_indices().nth(SITE_CHARS) {
+        Some((at, _)) => format!("{}…", &site[..at]),
+        None => site.to_string(),
+    }
+}
+
+/// `answer` (a JSON object's text) with `field` spliced in after its `"what"`, or first.
+pub fn splice(answer: &str, field: &str) -> String {
+    const WHAT: &str = "{\"what\":\"";
+    let at = match answer.strip_prefix(WHAT).and_then(|rest| rest.find('"')) {
+        Some(end) => WHAT.len() + end + 1,
+        None if answer.starts_with('{') => {
+            // No "what" first: the field leads, and the object's first member follows it.
+            let body = &answer[1..];
+            let comma = if body.trim_start().starts_with('}') { "" } else { "," };
+            return format!("{{{}{comma}{body}", field.trim_start_matches(','));
+        }
+        None => return answer.to_string(),
+    };
+    let mut out = String::with_capacity(answer.len() + field.len());
+    out.push_str(&answer[..at]);
+    out.push_str(field);
+    out.push_str(&answer[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_field_goes_after_what() {
+        assert_eq!(
+            splice(r#"{"what":"logs","count":0}"#, r#","capture":null"#),
+            r#"{"what":"logs","capture":null,"count":0}"#
+        );
+        assert_eq!(splice(r#"{"count":0}"#, r#","capture":null"#), r#"{"capture":null,"count":0}"#);
+        assert_eq!(splice("{}", r#","capture":null"#), r#"{"capture":null}"#);
+    }
+
+    #[test]
+    fn the_metadata_stays_small_however_many_patterns_are_reported() {
+        let capture = Capture {
+            origins: (0..1000).map(|i| format!("https://site{i}.example/{}", "x".repeat(2000))).collect(),
+            paused: false,
+            deep_tabs: (0..1000).collect(),
+            server_origin: None,
+        };
+        let meta = metadata(&capture, 1, SHOWN).to_string();
+        assert!(meta.len() < 4_000, "{}", meta.len());
+        assert!(meta.contains("\"origins_omitted\":980") && meta.contains("\"deep_tabs_omitted\":980"), "{meta}");
+    }
+}

@@ -1,0 +1,222 @@
+//! `PUT /capture`, black-box: the real server takes the capture state the
+//! extension reports (only from the paired extension, strictly validated),
+//! keeps it across a restart, and every observe answer (over a real MCP client)
+//! carries it; an answer that is empty because capture is paused or the page
+//! asked about is not captured says how to turn capture on.
+
+mod common;
+
+use common::{Mcp, Server, TempDb, text_of};
+use serde_json::{Value, json};
+
+const OURS: &str = "aaaabbbbccccddddeeeeffffgggghhhh";
+const OTHER: &str = "ppppoooonnnnmmmmllllkkkkjjjjiiii";
+
+fn origin(id: &str) -> String {
+    format!("chrome-extension://{id}")
+}
+
+fn report(origins: &[&str], paused: bool) -> Value {
+    json!({"origins": origins, "paused": paused, "deep_tabs": [7], "server_origin": "http://127.0.0.1:7890"})
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+#[tokio::test]
+async fn the_paired_extension_reports_capture_and_every_answer_carries_it_across_a_restart() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &["--extension-id", OURS]);
+    let mcp = Mcp::http(&server).await;
+    // Nothing reported yet: every answer says so.
+    for what in ["logs", "summary", "tabs", "page", "vitals", "errors"] {
+        let answer = mcp.observe(json!({"what": what})).await;
+        assert_eq!(answer.get("capture"), Some(&Value::Null), "{what}: {answer}");
+    }
+
+    let before = now_ms();
+    let sent = report(&["http://localhost/*", "https://shop.example/*"], false);
+    let (status, reply) = server.put_capture(&sent, &[("origin", &origin(OURS))]).await;
+    assert_eq!((status, &reply), (204, &Value::Null));
+    let expected = |answer: &Value| {
+        let capture = &answer["capture"];
+        assert_eq!(capture["origins"], json!(["http://localhost/*", "https://shop.example/*"]), "{answer}");
+        assert_eq!(capture["paused"], false, "{answer}");
+        assert_eq!(capture["deep_tabs"], json!([7]), "{answer}");
+        let at = capture["reported_at"].as_i64().expect("reported_at");
+        assert!(at >= before && at <= now_ms(), "{answer}");
+        at
+    };
+    let mut reported_at = 0;
+    for args in [
+        json!({"what": "logs"}),
+        json!({"what": "summary"}),
+        json!({"what": "tabs"}),
+        json!({"what": "page"}),
+        json!({"what": "vitals"}),
+        json!({"what": "errors", "group": true}),
+        json!({"what": "network_bodies", "id": 1}),
+    ] {
+        reported_at = expected(&mcp.observe(args.clone()).await);
+    }
+    mcp.close().await;
+
+    // A second report replaces the first; unknown fields are ignored.
+    let mut next = report(&["<all_urls>"], true);
+    next["coming_later"] = json!({"anything": [1, 2]});
+    let (status, _) = server.put_capture(&next, &[("origin", &origin(OURS))]).await;
+    assert_eq!(status, 204);
+    server.stop();
+
+    let server = Server::start(&db.path, &["--extension-id", OURS]);
+    let mcp = Mcp::http(&server).await;
+    let answer = mcp.observe(json!({"what": "logs"})).await;
+    assert_eq!(answer["capture"]["origins"], json!(["<all_urls>"]), "survives a restart: {answer}");
+    assert_eq!(answer["capture"]["paused"], true, "{answer}");
+    assert!(answer["capture"]["reported_at"].as_i64() >= Some(reported_at), "{answer}");
+    assert!(answer["capture"].get("coming_later").is_none(), "{answer}");
+    mcp.close().await;
+    server.stop();
+}
+
+#[tokio::test]
+async fn only_the_paired_extension_may_report_and_a_bad_report_is_refused_with_what_to_send() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &["--extension-id", OURS]);
+    let good = report(&["http://localhost/*"], false);
+
+    let (status, reply) = server.put_capture(&good, &[("origin", "https://evil.example")]).await;
+    assert_eq!(status, 403, "{reply}");
+    assert!(reply["error"].as_str().unwrap_or_default().contains("web origin"), "{reply}");
+    let (status, reply) = server.put_capture(&good, &[("origin", &origin(OTHER))]).await;
+    assert_eq!(status, 403, "another extension: {reply}");
+    let (status, reply) = server.put_capture(&good, &[("host", "evil.example")]).await;
+    assert_eq!(status, 403, "a non-loopback Host: {reply}");
+
+    let many = |n: usize, item: Value| Value::Array(vec![item; n]);
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (b"{not json".to_vec(), "not JSON"),
+        (b"[1]".to_vec(), "JSON object"),
+        (json!({"origins": ["http://localhost/*"]}).to_string().into_bytes(), "`paused`"),
+        (json!({"paused": false}).to_string().into_bytes(), "`origins`"),
+        (json!({"origins": "http://localhost/*", "paused": false}).to_string().into_bytes(), "`origins`"),
+        (json!({"origins": ["localhost"], "paused": false}).to_string().into_bytes(), "not a match pattern"),
+        (json!({"origins": [3], "paused": false}).to_string().into_bytes(), "`origins[0]`"),
+        (json!({"origins": many(1001, json!("<all_urls>")), "paused": false}).to_string().into_bytes(), "at most 1000"),
+        (
+            json!({"origins": [format!("http://localhost/{}", "x".repeat(2040))], "paused": false})
+                .to_string()
+                .into_bytes(),
+            "longer than 2048",
+        ),
+        (
+            json!({"origins": [], "paused": false, "deep_tabs": many(1001, json!(1))}).to_string().into_bytes(),
+            "at most 1000",
+        ),
+        (json!({"origins": [], "paused": false, "deep_tabs": ["7"]}).to_string().into_bytes(), "`deep_tabs[0]`"),
+        (json!({"origins": [], "paused": "no"}).to_string().into_bytes(), "`paused`"),
+        (json!({"origins": [], "paused": false, "server_origin": 7890}).to_string().into_bytes(), "`server_origin`"),
+    ];
+    for (body, expected) in cases {
+        let shown = String::from_utf8_lossy(&body[..body.len().min(80)]).into_owned();
+        let (status, reply) = server.put_capture_raw(body, &[("origin", &origin(OURS))]).await;
+        assert_eq!(status, 400, "{shown}: {reply}");
+        let message = reply["error"].as_str().unwrap_or_default();
+        assert!(message.contains(expected), "{shown}: expected {expected:?} in {reply}");
+    }
+    // Nothing refused was stored.
+    let mcp = Mcp::http(&server).await;
+    assert_eq!(mcp.observe(json!({"what": "logs"})).await["capture"], Value::Null);
+
+    // At the bounds, accepted.
+    let full = json!({
+        "origins": many(1000, json!(format!("https://shop.example/{}", "x".repeat(2048 - 21)))),
+        "paused": false,
+        "deep_tabs": many(1000, json!(3)),
+    });
+    let (status, reply) = server.put_capture(&full, &[("origin", &origin(OURS))]).await;
+    assert_eq!(status, 204, "{reply}");
+    // Its metadata stays small: the smallest budget still holds a whole answer.
+    let answer = mcp.call("observe", json!({"what": "summary", "max_chars": 1000, "max_tokens": 500})).await;
+    let text = text_of(&answer);
+    assert!(text.chars().count() <= 1000, "{} chars: {text}", text.chars().count());
+    let answer: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(
+        answer["capture"]["origins_omitted"].as_i64().unwrap()
+            + answer["capture"]["origins"].as_array().unwrap().len() as i64,
+        1000
+    );
+    mcp.close().await;
+    server.stop();
+}
+
+fn hint(answer: &Value) -> String {
+    answer["hint"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn an_empty_answer_about_a_page_outside_capture_says_how_to_capture_it() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server
+        .ingest(
+            "network_waterfall",
+            vec![json!({"tabId": 1, "ts": 1, "url": "http://localhost:3000/api", "responseStatus": 200})],
+        )
+        .await;
+    server.post("tabs", &json!({"entries": [{"tabId": 1, "url": "http://localhost:3000/", "title": "App"}]})).await;
+    server
+        .post("tabs", &json!({"entries": [{"tabId": 9, "url": "https://shop.example/cart?id=3", "title": "Shop"}]}))
+        .await;
+    let mcp = Mcp::http(&server).await;
+    const NOT_CAPTURED: &str = "is not captured: open the Gasoline popup on it and choose Capture this site";
+
+    // Before any report, no such hint.
+    let answer = mcp.observe(json!({"what": "network_waterfall", "url": "shop.example"})).await;
+    assert!(!hint(&answer).contains(NOT_CAPTURED), "{answer}");
+
+    let (status, _) = server.put_capture(&report(&["http://localhost/*"], false), &[]).await;
+    assert_eq!(status, 204);
+
+    // By the agent's url filter: the host it asked about, and no other.
+    for url in ["shop.example", "https://shop.example/cart"] {
+        let answer = mcp.observe(json!({"what": "network_waterfall", "url": url})).await;
+        assert_eq!(answer["count"], 0, "{answer}");
+        let h = hint(&answer);
+        assert!(h.contains(&format!("shop.example {NOT_CAPTURED}")), "{url}: {answer}");
+        assert!(!h.contains("localhost"), "names only what was asked: {h}");
+    }
+    // By the tab it named: that tab's host.
+    for what in ["logs", "network_bodies", "summary"] {
+        let answer = mcp.observe(json!({"what": what, "tabId": 9})).await;
+        let h = hint(&answer);
+        assert!(h.contains(&format!("shop.example {NOT_CAPTURED}")), "{what}: {answer}");
+        assert!(!h.contains("cart") && !h.contains("localhost"), "{h}");
+    }
+    // A captured site with nothing matching, a substring naming no site, a non-empty answer: no such hint.
+    for args in [
+        json!({"what": "network_waterfall", "url": "localhost:3000/none"}),
+        json!({"what": "network_waterfall", "url": "/none"}),
+        json!({"what": "network_waterfall", "url": "localhost"}),
+        json!({"what": "logs", "tabId": 1}),
+        json!({"what": "logs", "tabId": 12345}),
+    ] {
+        let answer = mcp.observe(args.clone()).await;
+        assert!(!hint(&answer).contains("not captured"), "{args}: {answer}");
+    }
+
+    // Paused: an empty answer says so; one with entries does not.
+    let (status, _) = server.put_capture(&report(&["http://localhost/*"], true), &[]).await;
+    assert_eq!(status, 204);
+    const PAUSED: &str = "capture is paused: switch it back on in the Gasoline popup";
+    let empty = mcp.observe(json!({"what": "logs"})).await;
+    assert!(hint(&empty).contains(PAUSED), "{empty}");
+    let summary = mcp.observe(json!({"what": "summary", "tabId": 9})).await;
+    assert!(hint(&summary).contains(PAUSED), "{summary}");
+    let some = mcp.observe(json!({"what": "network_waterfall"})).await;
+    assert_eq!(some["count"], 1);
+    assert!(!hint(&some).contains("paused"), "{some}");
+    mcp.close().await;
+    server.stop();
+}
