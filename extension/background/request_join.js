@@ -85,10 +85,8 @@
       const item = { row, tabId, where, claimed: this.claimed.delete(row.requestId) };
       const i = this.timings.findIndex((t) => t.tabId === tabId && this.fits(item, t.entry, t.frame, t.url));
       this.held.push(item);
-      if (i >= 0) {
-        this.merge(item, this.timings.splice(i, 1)[0]);
-        this.release(item); // nothing more to wait for
-      } else this.io.setTimer(() => this.release(item), this.holdMs);
+      this.io.setTimer(() => this.release(item), this.holdMs);
+      if (i >= 0 && this.merge(item, this.timings.splice(i, 1)[0])) this.release(item); // nothing more to wait for
     }
 
     release(item) {
@@ -106,8 +104,8 @@
       const same = (h) => h.tabId === tabId && this.fits(h, entry, frame, url);
       const held = this.held.find(same);
       if (held) {
-        this.merge(held, { entry, frame });
-        return this.release(held);
+        if (this.merge(held, { entry, frame })) this.release(held);
+        return;
       }
       // Its row is already queued: one row per request, so the page's is not sent as a second.
       if (this.recent.some(same)) return;
@@ -193,11 +191,19 @@
       return this.sameFrame(item.tabId, where.frame, where.top, where.frameUrl, frame);
     }
 
+    /**
+     * Merges a page row into a held browser row; true when the row has nothing
+     * more to wait for. A frame's document row waits for the frame's own page
+     * row after its parent's (which says only that the iframe loaded): that one
+     * also tells Chrome's id of the frame, before the row leaves.
+     */
     merge(item, { entry, frame }) {
+      const token = this.inFrame(item, frame);
       this.taught(item, frame);
       for (const [key, value] of Object.entries(entry)) {
         if (!TIMING_SKIP.has(key) && item.row[key] === undefined) item.row[key] = value;
       }
+      return !(item.row.type === "sub_frame" && item.where && token === item.where.parentFrame && token !== item.where.frame);
     }
 
     claim(requestId) {

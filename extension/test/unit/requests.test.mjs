@@ -156,7 +156,9 @@ test("an iframe's load timed by its parent joins the frame's document row, and t
   const frame = sub("F7", "http://b/frame.html");
   j.join.row({ url: "http://b/frame.html", method: "GET", type: "sub_frame", requestId: "f" }, 1, frame);
   j.join.timing({ url: "http://b/frame.html", initiatorType: "iframe", transferSize: 10 }, 1, F0);
-  j.join.timing({ url: "http://b/frame.html", initiatorType: "navigation" }, 1, { id: 7, url: "http://b/frame.html" });
+  assert.deepEqual(j.queued, [], "held for the frame's own page row");
+  j.join.timing({ url: "http://b/frame.html", initiatorType: "navigation", domContentLoaded: 5 }, 1, { id: 7, url: "http://b/frame.html" });
+  assert.deepEqual([j.queued[0].row.domContentLoaded, j.frames.idOf(1, "F7", false)], [5, 7], "which taught the frame's id");
   j.join.timing({ url: "http://b/frame.html", initiatorType: "iframe" }, 1, { id: 3, url: "http://c/other.html" }); // another frame's iframe of the same URL
   j.expire();
   assert.deepEqual(j.queued.map((q) => [q.row.requestId, q.row.initiatorType, q.row.source]), [
