@@ -60,6 +60,11 @@ async fn the_paired_extension_reports_capture_and_every_answer_carries_it_across
     ] {
         reported_at = expected(&mcp.observe(args.clone()).await);
     }
+    // configure status shows the whole report, with the server it was sent to.
+    let status = mcp.ok("configure", json!({"action": "status"})).await;
+    let mut whole = sent.clone();
+    whole["reported_at"] = json!(reported_at);
+    assert_eq!(status["capture"], whole, "{status}");
     mcp.close().await;
 
     // A second report replaces the first; unknown fields are ignored.

@@ -143,12 +143,18 @@ fn kind_arg(name: &str) -> Result<&'static Kind, QueryError> {
 
 async fn status(store: &Store) -> Result<Value, QueryError> {
     let path = store.path().to_path_buf();
-    let (kinds, tracked, extension) = store
+    let (kinds, tracked, extension, capture) = store
         .read(|conn| {
             let kinds = KINDS.iter().map(|k| sql::kind_stats(conn, k)).collect::<Result<Vec<_>, _>>()?;
-            Ok((kinds, sql::tracked_tab(conn)?, sql::paired_extension(conn)?))
+            Ok((kinds, sql::tracked_tab(conn)?, sql::paired_extension(conn)?, sql::capture(conn)?))
         })
         .await?;
+    // As reported (the whole scope, with the server it was sent to), and when.
+    let capture = capture.and_then(|(state, at)| {
+        let mut state = serde_json::from_str::<Value>(&state).ok()?;
+        state["reported_at"] = json!(at);
+        Some(state)
+    });
     let size = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     let wal = std::path::PathBuf::from(format!("{}-wal", path.display()));
     Ok(json!({
@@ -157,6 +163,7 @@ async fn status(store: &Store) -> Result<Value, QueryError> {
         "wal_bytes": size(&wal),
         "tracked_tab_id": tracked,
         "extension_id": extension,
+        "capture": capture,
         "kinds": kinds,
     }))
 }

@@ -16,12 +16,15 @@ compact, oldest first: each entry has its `id` and `t` (ms after common.t0); val
 fields=[\"all\"]. Every answer fits max_tokens (default 8000) and max_chars (40000) and says total, has_more, \
 next_offset and cursor. Page with limit+offset (offset -N = last N) or after_cursor=<cursor> (never repeats or skips, \
 polls only what is new); before_cursor pages back (prev_cursor, has_older). Errors carry `context`: the same tab's \
-failed requests, last action and navigation just before. since_navigation=true: only since the tab's last reload.";
+failed requests, last action and navigation just before. since_navigation=true: only since the tab's last reload. \
+`capture` says which sites the extension captures and whether it is paused (null: it never reported); an empty \
+answer about a site outside it says how to capture it.";
 
 pub const CONFIGURE_DESCRIPTION: &str = "Configure Gasoline. action=track_tab (tabId, or null to stop) sets the tab \
 reported as tracked_tab_id; action=clear (what: a kind or \"all\") deletes captured entries (ids never restart, so \
 cursors stay valid); action=capacity (what: a kind, capacity: N to change it) reads or sets a ring's size; \
-action=status reports every ring's count, capacity and id range and the database path and size; \
+action=status reports every ring's count, capacity and id range, the database path and size, and the capture \
+state the extension last reported; \
 action=export (format: \"har\" or \"jsonl\"; optional tabId, since, url, and for jsonl what: a kind) writes a HAR 1.2 \
 file of the network capture or every entry as JSON lines under the data directory and answers its path and size, \
 for the user to open (Chrome DevTools' Network panel imports the HAR).";
