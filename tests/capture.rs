@@ -4,8 +4,10 @@
 //! carries it; an answer that is empty because capture is paused or the page
 //! asked about is not captured says how to turn capture on.
 
+mod cli;
 mod common;
 
+use cli::{db_arg, ok};
 use common::{Mcp, Server, TempDb, text_of};
 use serde_json::{Value, json};
 
@@ -29,6 +31,10 @@ async fn the_paired_extension_reports_capture_and_every_answer_carries_it_across
     let db = TempDb::new();
     let server = Server::start(&db.path, &["--extension-id", OURS]);
     let mcp = Mcp::http(&server).await;
+    let d = db_arg(&db.path);
+    let port = server.port.to_string();
+    let human = ok(&["status", "--db", &d, "--port", &port]);
+    assert!(human.contains("capture:   not reported by the extension yet"), "{human}");
     // Nothing reported yet: every answer says so.
     for what in ["logs", "summary", "tabs", "page", "vitals", "errors"] {
         let answer = mcp.observe(json!({"what": what})).await;
@@ -65,6 +71,11 @@ async fn the_paired_extension_reports_capture_and_every_answer_carries_it_across
     let mut whole = sent.clone();
     whole["reported_at"] = json!(reported_at);
     assert_eq!(status["capture"], whole, "{status}");
+    // So does gasoline status, for the person.
+    let json: Value = serde_json::from_str(&ok(&["status", "--json", "--db", &d, "--port", &port])).unwrap();
+    assert_eq!(json["capture"], whole, "{json}");
+    let human = ok(&["status", "--db", &d, "--port", &port]);
+    assert!(human.contains("capture:   http://localhost/*, https://shop.example/*, reported "), "{human}");
     mcp.close().await;
 
     // A second report replaces the first; unknown fields are ignored.

@@ -1,5 +1,5 @@
-//! `gasoline status`: the server, the database file, every ring, the tabs seen
-//! and the paired extension. Read-only; the same ring counts as
+//! `gasoline status`: the server, the database file, every ring, the tabs seen,
+//! the paired extension and the capture state it reported. Read-only; the same ring counts as
 //! `configure action=status`, whether or not a server runs.
 
 use std::io::Write;
@@ -8,7 +8,7 @@ use std::path::Path;
 use chrono::{DateTime, Local};
 use rusqlite::Connection;
 use serde::Serialize;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::server::{self, Running};
 use super::{CommandError, db_path, is_closed_pipe, open_reader};
@@ -37,6 +37,8 @@ struct Status {
     wal_bytes: u64,
     tracked_tab_id: Option<i64>,
     extension_id: Option<String>,
+    /// The capture state the extension last reported (as `configure action=status` shows it).
+    capture: Option<Value>,
     kinds: Vec<Ring>,
     tabs: Vec<TabSeen>,
 }
@@ -71,9 +73,28 @@ fn read(conn: &Connection, path: &Path, server: Option<Running>) -> Result<Statu
         wal_bytes: size(Path::new(&format!("{}-wal", path.display()))),
         tracked_tab_id: sql::tracked_tab(conn)?,
         extension_id: sql::setting(conn, EXTENSION_ID)?,
+        capture: capture(conn)?,
         kinds,
         tabs: rows::tabs(conn)?,
     })
+}
+
+/// The capture report with its time, or None; a database that no server of this
+/// version has opened yet has no capture table, and so no report.
+fn capture(conn: &Connection) -> Result<Option<Value>, CommandError> {
+    let exists: bool = conn
+        .query_row("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'capture')", [], |r| {
+            r.get(0)
+        })
+        .map_err(crate::store::StoreError::from)?;
+    if !exists {
+        return Ok(None);
+    }
+    Ok(sql::capture(conn)?.and_then(|(state, at)| {
+        let mut state = serde_json::from_str::<Value>(&state).ok()?;
+        state["reported_at"] = json!(at);
+        Some(state)
+    }))
 }
 
 fn when(ts: Option<i64>) -> String {
@@ -83,6 +104,16 @@ fn when(ts: Option<i64>) -> String {
 
 fn bytes(n: u64) -> String {
     indicatif::HumanBytes(n).to_string()
+}
+
+/// `http://localhost/*, https://shop.example/* (paused), reported 2026-11-24 10:00:00`.
+fn capture_line(capture: Option<&Value>) -> String {
+    let Some(c) = capture else { return "not reported by the extension yet".into() };
+    let origins: Vec<&str> =
+        c["origins"].as_array().map_or_else(Vec::new, |o| o.iter().filter_map(Value::as_str).collect());
+    let scope = if origins.is_empty() { "no sites".to_owned() } else { origins.join(", ") };
+    let paused = if c["paused"] == true { " (paused)" } else { "" };
+    format!("{scope}{paused}, reported {}", when(c["reported_at"].as_i64()))
 }
 
 fn human(s: &Status) -> String {
@@ -102,6 +133,7 @@ fn human(s: &Status) -> String {
         "extension: {}\n",
         s.extension_id.as_deref().map_or_else(|| "not paired".to_owned(), |id| format!("paired ({id})"))
     ));
+    out.push_str(&format!("capture:   {}\n", capture_line(s.capture.as_ref())));
     if let Some(tab) = s.tracked_tab_id {
         out.push_str(&format!("tracking:  tab {tab}\n"));
     }
