@@ -110,6 +110,18 @@ async fn only_the_paired_extension_may_report_and_a_bad_report_is_refused_with_w
     let (status, reply) = server.put_capture(&good, &[("host", "evil.example")]).await;
     assert_eq!(status, 403, "a non-loopback Host: {reply}");
 
+    // The paired extension's preflight is answered, PUT included.
+    let preflight = reqwest::Client::new()
+        .request(reqwest::Method::OPTIONS, server.url("/capture"))
+        .header("origin", origin(OURS))
+        .header("access-control-request-method", "PUT")
+        .send()
+        .await
+        .expect("preflight");
+    assert_eq!(preflight.status().as_u16(), 204);
+    let methods = preflight.headers().get("access-control-allow-methods").and_then(|v| v.to_str().ok());
+    assert!(methods.is_some_and(|m| m.contains("PUT")), "{methods:?}");
+
     let many = |n: usize, item: Value| Value::Array(vec![item; n]);
     let cases: Vec<(Vec<u8>, &str)> = vec![
         (b"{not json".to_vec(), "not JSON"),
