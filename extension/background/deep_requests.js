@@ -18,7 +18,8 @@
 //   - A CORS preflight is a request of its own: requestWillBeSent with method
 //     OPTIONS, type "Other", initiator {type: "preflight", requestId: the
 //     request it precedes}, no frameId, documentURL its own URL (so its frame
-//     is the one of the request it precedes); responseReceived says "Preflight".
+//     is the one of the request it precedes, which is announced after it);
+//     responseReceived says "Preflight".
 //   - A CORS refusal is loadingFailed {errorText: "net::ERR_FAILED",
 //     corsErrorStatus: {corsError, failedParameter}} with no responseReceived;
 //     a refused preflight's request the same with "Preflight…" errors.
@@ -201,9 +202,10 @@
       const initiator = p.initiator || {};
       const preflight = initiator.type === "preflight";
       if (preflight) {
-        // The frame and document are those of the request it precedes.
-        const main = this.open.get(initiator.requestId);
-        if (main) ({ frame, docUrl, type } = main);
+        // The frame and document are those of the request it precedes, which may be announced
+        // after it (measured: the preflight's requestWillBeSent came first); known at its end.
+        docUrl = undefined;
+        type = "other";
       }
       if (!frame) frame = this.sessionFrame(s);
       if (p.type === "Document") {
@@ -224,10 +226,26 @@
         frame,
         docUrl,
         preflight,
+        preflightOf: preflight ? initiator.requestId : undefined,
         serviceWorker: worker !== undefined && worker.type === "service_worker",
         startedAt: Number.isFinite(p.wallTime) ? p.wallTime * 1000 : this.wall(p.timestamp),
         redirects: [],
       });
+    }
+
+    /** A preflight takes the frame, document and type of the request it precedes, once known. */
+    precede(r, mainId) {
+      const main = this.open.get(mainId) || this.recent.get(mainId);
+      if (!main) return false;
+      r.frame = main.frame;
+      r.docUrl = main.docUrl;
+      r.type = main.type;
+      return true;
+    }
+
+    /** Its request never announced: the preflight is of its session's frame (never its own URL's origin). */
+    precedeUnknown(r) {
+      r.docUrl = this.frameUrl(r.frame);
     }
 
     redirect(r, response, next) {
@@ -289,6 +307,7 @@
       const r = this.open.get(p.requestId);
       if (!r) return;
       this.open.delete(p.requestId);
+      if (r.preflightOf !== undefined && !this.precede(r, r.preflightOf)) this.precedeUnknown(r);
       this.recent.set(r.id, r);
       if (this.recent.size > RECENT) this.recent.delete(this.recent.keys().next().value);
       r.scope = this.scopeUrl(r.docUrl, r.frame);

@@ -79,8 +79,8 @@ test("a 302 → 302 → 200 chain is one row with its hops, times on the wall cl
 test("a CORS refusal and a preflighted PUT refused by its preflight: the preflight is a row, both refusals explained", () => {
   const { send, rows, logs } = tracker();
   send(undefined, "Network.requestWillBeSent", willSend("1.12", `${CROSS}/net/nocors.json`, { ms: 0 }));
-  send(undefined, "Network.requestWillBeSent", willSend("1.13", `${CROSS}/net/preflighted.json`, { method: "PUT", ms: 1 }));
-  // The preflight: its own id, no frame, its own URL as documentURL, the PUT as initiator.
+  // The preflight, announced before the PUT it precedes: its own id, no frame, its own URL as
+  // documentURL (another origin's, outside the scope), the PUT as initiator.
   send(undefined, "Network.requestWillBeSent", {
     requestId: "6EC1B6F2",
     loaderId: "",
@@ -90,6 +90,7 @@ test("a CORS refusal and a preflighted PUT refused by its preflight: the preflig
     request: { url: `${CROSS}/net/preflighted.json`, method: "OPTIONS", headers: { "Access-Control-Request-Method": "PUT" } },
     ...at(2),
   });
+  send(undefined, "Network.requestWillBeSent", willSend("1.13", `${CROSS}/net/preflighted.json`, { method: "PUT", ms: 1 }));
   send(undefined, "Network.responseReceived", response("6EC1B6F2", { type: "Preflight", ms: 8, ip: "127.0.0.2" }));
   send(undefined, "Network.loadingFinished", { requestId: "6EC1B6F2", ...end(9) });
   const cspLog = (text, extra) => ({ entry: { level: "error", source: "javascript", category: "cors", text, timestamp: WALL0 * 1000 + 10, url: PAGE, ...extra } });
