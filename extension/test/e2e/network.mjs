@@ -1,14 +1,22 @@
-// Every request of a tab, recorded once, with its frame, its failure reason or
-// its redirect chain, and every body joined to its request row by id. The
-// fixture (fixture/network*.{html,js}) is served on two loopback origins of
+// The deep view of a tab (background/deep.js, chrome.debugger): every request
+// of the tab as the browser saw it, recorded once (`source: "browser"`), with
+// its frame, its failure reason or its redirect chain, every body joined to its
+// request row by id, and the browser's own console messages (a CORS refusal, a
+// CSP refusal, a failed image) as `source: "browser"` logs. A second tab on the
+// same page, not deep, gets the page's own rows only (`source: "page"`).
+// The fixture (fixture/network*.{html,js}) is served on two loopback origins of
 // its own (127.0.0.1 and 127.0.0.2, so the second frame is cross-site, in a
-// process of its own); its requests to `.invalid` go nowhere. Called by run.mjs
-// with the running browser and server.
+// process of its own); 127.0.0.2 is outside the default capture scope, so its
+// frame leaves no rows until the test turns that site on; requests to
+// `.invalid` go nowhere. Called by run.mjs with the running browser and server;
+// the deep view is turned on through the worker's `self.gasolineDeep`.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+
+import { serviceWorker } from "./harness.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const FILES = {
@@ -34,7 +42,9 @@ function serve(host) {
     const url = new URL(req.url, "http://x");
     const p = url.pathname;
     if (FILES[p]) {
-      res.writeHead(200, { "content-type": FILES[p], "cache-control": "no-store" });
+      // The top page refuses other origins' images: the browser says so in its console.
+      const csp = p === "/network.html" ? { "content-security-policy": "img-src 'self'" } : {};
+      res.writeHead(200, { "content-type": FILES[p], "cache-control": "no-store", ...csp });
       res.end(readFileSync(path.join(here, "fixture", p.slice(1))));
     } else if (p === "/net/r1") {
       res.writeHead(302, { location: "/net/r2" });
@@ -83,11 +93,35 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
   const cross = await serve("127.0.0.2");
   const invalid = `http://${INVALID_HOST}`;
   const ours = (url) => [top.origin, cross.origin, invalid].some((o) => typeof url === "string" && url.startsWith(`${o}/`));
+  const worker = await serviceWorker(context);
+  const tabIdOf = (url) =>
+    waitFor(`the tab of ${url}`, async () => {
+      const ids = await worker.evaluate(async (u) => (await chrome.tabs.query({})).filter((t) => t.url === u).map((t) => t.id), url);
+      return ids.length === 1 && ids[0];
+    });
+  const deep = (tabId, on) => worker.evaluate(([id, yes]) => (yes ? self.gasolineDeep.attach(id) : self.gasolineDeep.detach(id)), [tabId, on]);
+  const pages = [];
   try {
+    const t = (p) => `${top.origin}${p}`;
+    const c = (p) => `${cross.origin}${p}`;
+    const pageUrl = `${top.origin}/network.html?cross=${encodeURIComponent(cross.origin)}&invalid=${INVALID_HOST}`;
+
+    // ---- the deep view: only a tab in scope ----
+    const outside = await context.newPage();
+    pages.push(outside);
+    await outside.goto(c("/net/outside.json"));
+    const refused = await deep(await tabIdOf(c("/net/outside.json")), true);
+    assert.match(refused.error || "", /127\.0\.0\.2:\d+ is outside the capture scope/, JSON.stringify(refused));
+    await outside.close();
+
     const page = await context.newPage();
+    pages.push(page);
     const pageErrors = [];
     page.on("pageerror", (e) => pageErrors.push(e.message));
-    const pageUrl = `${top.origin}/network.html?cross=${encodeURIComponent(cross.origin)}&invalid=${INVALID_HOST}`;
+    await page.goto(t("/net/start.json"));
+    const tabId = await tabIdOf(t("/net/start.json"));
+    assert.deepEqual(await deep(tabId, true), { ok: true }, "the deep view of a tab in scope");
+    assert.deepEqual(await worker.evaluate(() => self.gasolineDeep.deepTabs()), [tabId]);
     await page.goto(pageUrl);
     const done = await page.waitForFunction(() => window.done, null, { timeout: 30000 }).then((h) => h.jsonValue());
     assert.deepEqual(pageErrors, [], "the page saw no errors");
@@ -100,9 +134,11 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.match(done.worker, /worker\.json/);
     assert.equal(done["service worker"], "ready");
     assert.equal(done["answered by the service worker"], '{"from":"service worker"}');
+    assert.equal(done["csp refused image"], "refused");
 
-    const t = (p) => `${top.origin}${p}`;
-    const c = (p) => `${cross.origin}${p}`;
+    // The cross-site frame (127.0.0.2, outside the scope) leaves no row of its own: its document,
+    // script and XHR are dropped. Its parent's resource timing of the iframe is the parent's.
+    const outOfScope = [c("/network-frame.html?who=cross"), c("/network-frame.js"), c("/net/frame.json?who=cross")];
     const expected = [
       pageUrl,
       t("/network.js"),
@@ -113,6 +149,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       `${invalid}/net/x.json`,
       c("/net/nocors.json"),
       c("/net/preflighted.json"),
+      c("/net/csp-refused.png"),
       t("/net/hang"),
       t("/net/hang-arrived"),
       t("/net/twin"),
@@ -125,9 +162,6 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       t("/network-frame.html?who=same"),
       t("/network-frame.js"),
       t("/net/frame.json?who=same"),
-      c("/network-frame.html?who=cross"),
-      c("/network-frame.js"),
-      c("/net/frame.json?who=cross"),
       t("/net/srcdoc.json"),
       t("/net/answered-by-sw.json"),
     ];
@@ -142,26 +176,28 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       t("/net/hang-arrived"),
       t("/net/twin"),
       t("/net/frame.json?who=same"),
-      c("/net/frame.json?who=cross"),
       t("/net/srcdoc.json"),
       t("/net/beacon"), // its payload, from page/beacon.js
+      t("/net/answered-by-sw.json"), // the browser sees what the service worker answered
     ];
+    // The deep tab's rows and the page's service worker's (no tab), not those of the page the tab
+    // showed first (its favicon may be asked for once the tab is deep).
+    const mine = (e) => (e.tabId === tabId || e.tabId === null) && ours(e.url) && ![t("/net/start.json"), t("/favicon.ico")].includes(e.url);
     const read = async () => ({
-      rows: (await all(client, "network_waterfall")).filter((e) => ours(e.url)),
-      bodies: (await all(client, "network_bodies")).filter((e) => ours(e.url)),
+      rows: (await all(client, "network_waterfall")).filter(mine),
+      bodies: (await all(client, "network_bodies")).filter(mine),
     });
     await waitFor(
-      "a row for every request of the network page and a body for every fetch and XHR",
+      "a row for every request of the deep tab and a body for every fetch and XHR",
       async () => {
         const { rows, bodies } = await read();
         // Every unmet condition, named: the message of the last try is the one a timeout shows.
         const count = (list, url) => list.filter((x) => x.url === url).length;
         const missing = [
-          ...expected.filter((u) => !rows.some((r) => r.url === u)).map((u) => `row ${u}`),
+          ...expected.filter((u) => !rows.some((r) => r.url === u && r.source === "browser")).map((u) => `browser row ${u}`),
           ...withBody.filter((u) => !bodies.some((b) => b.url === u && b.requestId)).map((u) => `joined body ${u}`),
           ...(count(rows, t("/net/twin")) === 2 ? [] : [`2 twin rows (${count(rows, t("/net/twin"))})`]),
           ...(count(rows, c("/net/preflighted.json")) === 2 ? [] : [`the preflight's row and its request's (${count(rows, c("/net/preflighted.json"))})`]),
-          ...(count(bodies, t("/net/answered-by-sw.json")) > 0 ? [] : ["the body the service worker answered"]),
           ...(count(bodies, t("/net/twin")) === 2 ? [] : [`2 twin bodies (${count(bodies, t("/net/twin"))})`]),
         ];
         if (missing.length) throw new Error(`missing: ${missing.join(", ")}`);
@@ -169,38 +205,42 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       },
       30000,
     );
-    // Longer than request_join.js holds a row (3 s) or a lone timing entry (8 s): anything sent twice is in by now.
+    // Longer than request_join.js holds a row (3 s) or a lone page row (8 s): anything sent twice is in by now.
     await new Promise((r) => setTimeout(r, 8500));
     const { rows, bodies } = await read();
 
     // Each request once (two identical GETs are two; a preflighted PUT comes with its OPTIONS):
-    // no second row from the page's resource timing.
+    // no second row from the page's own view of it.
     const counts = {};
     for (const r of rows) counts[r.url] = (counts[r.url] || 0) + 1;
-    const twice = [t("/net/twin"), c("/net/preflighted.json")];
-    assert.deepEqual(
-      counts,
-      Object.fromEntries(expected.map((u) => [u, twice.includes(u) ? 2 : 1])),
-      "each request is one row",
+    const frameByParent = rows.filter((r) => r.url === c("/network-frame.html?who=cross"));
+    assert.ok(
+      frameByParent.length <= 1 && frameByParent.every((r) => r.source === "page" && r.frameId === undefined && r.requestId === undefined),
+      `the cross-site frame's document only as its parent page timed it: ${JSON.stringify(frameByParent)}`,
     );
-    const row = (url) => rows.find((r) => r.url === url);
-    // What the service worker answered never reached the browser's network: the page's timing alone says it.
-    const bySw = row(t("/net/answered-by-sw.json"));
-    assert.deepEqual([bySw.source, bySw.requestId, bySw.initiatorType], ["page", undefined, "fetch"], JSON.stringify(bySw));
-    const browserRows = rows.filter((r) => r !== bySw);
-    assert.ok(browserRows.every((r) => /^[0-9a-f]{8}-\d+$/.test(r.requestId)), "every browser row has its session's id");
+    delete counts[c("/network-frame.html?who=cross")];
+    const twice = [t("/net/twin"), c("/net/preflighted.json")];
+    assert.deepEqual(counts, Object.fromEntries(expected.map((u) => [u, twice.includes(u) ? 2 : 1])), "each request is one row");
+    for (const u of outOfScope.slice(1)) assert.ok(!rows.some((r) => r.url === u), `no row of the frame outside the scope: ${u}`);
+    const browserRows = rows.filter((r) => r.url !== c("/network-frame.html?who=cross"));
+    assert.ok(browserRows.every((r) => r.source === "browser"), "every request is the browser's row");
+    assert.ok(browserRows.every((r) => /^[0-9a-f]{8}-[0-9A-F.]+$/.test(r.requestId)), `every browser row has its session's id: ${browserRows.map((r) => r.requestId)}`);
     assert.equal(new Set(browserRows.map((r) => r.requestId)).size, browserRows.length, "request ids are unique");
-    const tabId = row(pageUrl).tabId;
-    assert.ok(Number.isInteger(tabId));
+    const row = (url) => rows.find((r) => r.url === url);
 
-    // Frames: the top one is 0, each iframe its own, with its document's URL.
+    // Frames: the top one is 0, the same-origin iframe its own (as its logs say), the srcdoc
+    // frame its own (as its body says), each with its document's URL.
+    const frameLogs = await waitFor("the same-origin frame's log", async () => {
+      const entries = (await all(client, "logs", { tabId })).filter((e) => e.message.startsWith("network frame"));
+      return entries.some((e) => e.message === "network frame same") && entries;
+    });
+    const sameLog = frameLogs.find((e) => e.message === "network frame same");
+    const srcdocBody = bodies.find((b) => b.url === t("/net/srcdoc.json"));
     const same = row(t("/network-frame.html?who=same"));
-    const crossFrame = row(c("/network-frame.html?who=cross"));
-    // A srcdoc frame makes no request of its own: its id is the one its fetch's row names.
-    const frameOf = { top: 0, same: same.frameId, cross: crossFrame.frameId, srcdoc: row(t("/net/srcdoc.json")).frameId };
-    assert.equal(new Set(Object.values(frameOf)).size, 4, `four frames: ${JSON.stringify(frameOf)}`);
-    assert.ok(frameOf.same > 0 && frameOf.cross > 0 && frameOf.srcdoc > 0, JSON.stringify(frameOf));
-    const urlOf = { top: pageUrl, same: same.url, cross: crossFrame.url, srcdoc: "about:srcdoc" };
+    const frameOf = { top: 0, same: sameLog.frameId, srcdoc: srcdocBody.frameId };
+    assert.equal(new Set(Object.values(frameOf)).size, 3, `three frames: ${JSON.stringify(frameOf)}`);
+    assert.ok(frameOf.same > 0 && frameOf.srcdoc > 0, JSON.stringify(frameOf));
+    const urlOf = { top: pageUrl, same: same.url, srcdoc: "about:srcdoc" };
     const want = {
       [pageUrl]: { type: "main_frame", frame: "top", status: 200 },
       [t("/network.js")]: { type: "script", frame: "top", status: 200 },
@@ -210,10 +250,11 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       [t("/net/r1")]: { type: "xmlhttprequest", frame: "top", status: 200 },
       [`${invalid}/net/x.json`]: { type: "xmlhttprequest", frame: "top", error: /^net::ERR_NAME_NOT_RESOLVED$/ },
       [c("/net/nocors.json")]: { type: "xmlhttprequest", frame: "top", error: /^net::ERR_FAILED \(CORS: the response from .* has no Access-Control-Allow-Origin header/ },
+      [c("/net/csp-refused.png")]: { type: "image", frame: "top", error: /^blocked:csp$/ },
       [t("/net/hang")]: { type: "xmlhttprequest", frame: "top", error: /^net::ERR_ABORTED$/ },
       [t("/net/hang-arrived")]: { type: "xmlhttprequest", frame: "top", status: 200 },
       [t("/net/beacon")]: { type: "ping", frame: "top", status: 204, method: "POST" },
-      [t("/net/sse")]: { type: "xmlhttprequest", frame: "top", status: 200 }, // Chrome types EventSource so
+      [t("/net/sse")]: { type: "xmlhttprequest", frame: "top", status: 200 }, // as webRequest typed EventSource
       [t("/network-worker.js")]: { type: "script", frame: "top", status: 200 },
       [t("/net/worker.json")]: { type: "xmlhttprequest", frame: "top", status: 200 }, // the worker's, in its page's frame
       [t("/network-sw.js")]: { type: "script", serviceWorker: true, status: 200 },
@@ -221,11 +262,9 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       [same.url]: { type: "sub_frame", frame: "same", parent: "top", status: 200 },
       [t("/network-frame.js")]: { type: "script", frame: "same", parent: "top", status: 200 },
       [t("/net/frame.json?who=same")]: { type: "xmlhttprequest", frame: "same", parent: "top", status: 200 },
-      [crossFrame.url]: { type: "sub_frame", frame: "cross", parent: "top", status: 200 },
-      [c("/network-frame.js")]: { type: "script", frame: "cross", parent: "top", status: 200 },
-      [c("/net/frame.json?who=cross")]: { type: "xmlhttprequest", frame: "cross", parent: "top", status: 200 },
-      // No document request of its own, so the browser's side knows no URL for the frame.
-      [t("/net/srcdoc.json")]: { type: "xmlhttprequest", frame: "srcdoc", parent: "top", status: 200, noFrameUrl: true },
+      [t("/net/srcdoc.json")]: { type: "xmlhttprequest", frame: "srcdoc", parent: "top", status: 200 },
+      // Answered by the page's service worker: no server, no status text.
+      [t("/net/answered-by-sw.json")]: { type: "xmlhttprequest", frame: "top", status: 200, noStatusText: true },
     };
     for (const [url, w] of Object.entries(want)) {
       const r = row(url);
@@ -241,14 +280,14 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
         assert.equal(r.tabId, tabId, what);
         assert.equal(r.frameId, frameOf[w.frame], what);
         assert.equal(r.parentFrameId, w.parent ? frameOf[w.parent] : -1, what);
-        assert.equal(r.frameUrl, w.noFrameUrl ? undefined : urlOf[w.frame], what);
+        assert.equal(r.frameUrl, urlOf[w.frame], what);
       }
       if (w.error) {
         assert.match(r.error, w.error, what);
       } else {
         assert.equal(r.error, undefined, what);
         assert.equal(r.responseStatus, w.status, what);
-        assert.match(r.statusLine, new RegExp(`^HTTP/1\\.1 ${w.status} `), what);
+        assert.match(r.statusLine, new RegExp(`^HTTP/1\\.1 ${w.status}${w.noStatusText ? "$" : " "}`), what);
       }
       assert.equal(r.redirects === undefined, url !== t("/net/r1"), `only the chain has redirects: ${what}`);
     }
@@ -268,10 +307,9 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       ],
     );
     assert.equal(chain.finalUrl, t("/net/final.json"));
-    // The page's resource timing joined the browser's rows, in the frame that made each request.
+    // The page's own rows joined the browser's, in the frame that made each request.
     assert.equal(row(t("/net/top.json")).initiatorType, "fetch");
     assert.equal(row(t("/net/frame.json?who=same")).initiatorType, "fetch");
-    assert.equal(row(c("/net/frame.json?who=cross")).initiatorType, "xmlhttprequest");
     assert.equal(row(t("/net/srcdoc.json")).initiatorType, "fetch");
     assert.equal(row(t("/net/missing.png")).initiatorType, "img");
     // Where the time went, from the page's timing (same origin: exposed); a cross-origin one without
@@ -280,22 +318,14 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.deepEqual(Object.keys(phases).sort(), ["connect", "dns", "download", "redirect", "waiting"], JSON.stringify(phases));
     assert.ok(Object.values(phases).every((v) => typeof v === "number" && v >= 0), JSON.stringify(phases));
     assert.ok(row(t("/net/r1")).phases.redirect > 0, "the chain's redirect time");
-    const refused = row(c("/net/nocors.json"));
-    assert.deepEqual([refused.initiatorType, refused.phases], ["fetch", undefined], "a cross-origin request's phases are not the page's to see");
-    log(`network page: ${rows.length} rows, each request once, with its frame, type, reason or chain`);
+    const refusedRow = row(c("/net/nocors.json"));
+    assert.deepEqual([refusedRow.initiatorType, refusedRow.phases], ["fetch", undefined], "a cross-origin request's phases are not the page's to see");
+    log(`network page, deep: ${rows.length} rows, each request once, the browser's, with its frame, type, reason or chain; the frame outside the scope left none`);
 
-    // Every body joins its row by requestId: same URL, method, frame, and the outcome it saw;
-    // the service worker's answer has no row of the browser's to join.
-    const swBody = bodies.find((b) => b.url === t("/net/answered-by-sw.json"));
-    assert.deepEqual([swBody.requestId, swBody.responseBody], [undefined, '{"from":"service worker"}']);
-    bodies.splice(bodies.indexOf(swBody), 1);
+    // Every body joins its row by requestId: same URL, method, frame, and the outcome it saw.
     assert.equal(bodies.length, withBody.length + 1, `one body per fetch, XHR and beacon: ${bodies.map((b) => b.url)}`);
     assert.equal(new Set(bodies.map((b) => b.requestId)).size, bodies.length, "each row has one body");
-    const frameOfBody = {
-      [t("/net/frame.json?who=same")]: "same",
-      [c("/net/frame.json?who=cross")]: "cross",
-      [t("/net/srcdoc.json")]: "srcdoc", // its relative URL made absolute against its parent's
-    };
+    const frameOfBody = { [t("/net/frame.json?who=same")]: "same", [t("/net/srcdoc.json")]: "srcdoc" };
     for (const b of bodies) {
       const r = rows.find((x) => x.requestId === b.requestId);
       const what = `${b.url}: ${JSON.stringify({ ...b, requestHeaders: undefined, responseHeaders: undefined })} → ${JSON.stringify(r)}`;
@@ -305,7 +335,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       assert.equal(b.tabId, tabId, what);
       const frame = frameOfBody[b.url] || "top";
       assert.equal(b.frameId, frame === "top" ? undefined : frameOf[frame], `only a subframe's entries name their frame: ${what}`);
-      assert.equal(b.frameUrl, frame === "top" ? undefined : urlOf[frame], what);
+      assert.equal(r.frameId, frameOf[frame], what);
       if (b.error) assert.ok(r.error, what);
       else if (b.initiator === "beacon") assert.equal(b.queued, true, what); // the page never sees a beacon's answer
       else assert.equal(b.status, r.responseStatus, what);
@@ -313,31 +343,109 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     const body = (url) => bodies.find((b) => b.url === url);
     assert.deepEqual(JSON.parse(body(t("/net/r1")).responseBody), { path: "/net/final.json", host: "127.0.0.1" });
     assert.match(body(t("/net/hang")).error, /AbortError/);
-    assert.equal(JSON.parse(body(c("/net/frame.json?who=cross")).responseBody).who, "cross");
+    assert.equal(body(t("/net/answered-by-sw.json")).responseBody, '{"from":"service worker"}');
     // The two identical GETs: the first to reach the server was answered last, with 200.
     const twins = bodies.filter((b) => b.url === t("/net/twin")).map((b) => [JSON.parse(b.responseBody).twin, b.status]);
     assert.deepEqual(twins.sort(), [
       [1, 200],
       [2, 201],
     ]);
-    log("network page: every body (top frame, same- and cross-site iframe, srcdoc frame, failed, aborted, redirected, twins) joins its row");
+    log("network page, deep: every body (top frame, same-origin iframe, srcdoc frame, failed, aborted, redirected, twins, the service worker's answer) joins its row");
 
-    // A frame's logs name the frame; the tab's URL stays the top frame's.
-    const logs = await waitFor("the frames' logs", async () => {
-      const entries = (await all(client, "logs", { tabId })).filter((e) => e.message.startsWith("network frame"));
-      return entries.length === 2 && entries;
+    // The browser's own console messages, as DevTools shows them.
+    const browserLogs = await waitFor("the browser's messages: a CORS refusal, a CSP refusal, a failed image", async () => {
+      const entries = (await all(client, "logs", { tabId })).filter((e) => e.source === "browser");
+      const found = {
+        cors: entries.find((e) => /nocors\.json' from origin '.*' has been blocked by CORS policy: No 'Access-Control-Allow-Origin' header/.test(e.message)),
+        csp: entries.find((e) => /csp-refused\.png' violates the following Content Security Policy directive: "img-src 'self'"/.test(e.message)),
+        image: entries.find((e) => e.message === "Failed to load resource: the server responded with a status of 404 (Not Found)" && e.url === t("/net/missing.png")),
+      };
+      const missing = Object.keys(found).filter((k) => !found[k]);
+      if (missing.length) throw new Error(`missing ${missing.join(", ")} among ${JSON.stringify(entries.map((e) => e.message))}`);
+      return { found, entries };
     });
-    for (const who of ["same", "cross"]) {
-      const e = logs.find((x) => x.message === `network frame ${who}`);
-      assert.equal(e.frameId, frameOf[who], JSON.stringify(e));
-      assert.equal(e.frameUrl, urlOf[who], JSON.stringify(e));
+    for (const e of Object.values(browserLogs.found)) {
+      assert.equal(e.level, "error", JSON.stringify(e));
+      assert.equal(e.tabId, tabId, JSON.stringify(e));
+      assert.equal(e.frameId, undefined, `the top frame's: ${JSON.stringify(e)}`);
     }
+    assert.ok(!browserLogs.entries.some((e) => e.message.includes("network-frame.html?who=cross")), "nothing of the frame outside the scope");
+    // A frame's logs name the frame; the frame outside the scope logged nothing (no page scripts there).
+    assert.equal(sameLog.frameUrl, urlOf.same, JSON.stringify(sameLog));
+    assert.ok(!frameLogs.some((e) => e.message === "network frame cross"), "the cross-site frame outside the scope is not captured");
     const tabs = await observe(client, { what: "tabs" });
-    const mine = (tabs.tabs || tabs.entries || []).find((x) => x.tabId === tabId);
-    assert.equal(mine && mine.url, pageUrl, `the tab is its top frame: ${JSON.stringify(mine)}`);
-    log("network page: frames' logs carry frameId and frameUrl; the tab's url is the top frame's");
+    const tabRow = (tabs.tabs || tabs.entries || []).find((x) => x.tabId === tabId);
+    assert.equal(tabRow && tabRow.url, pageUrl, `the tab is its top frame: ${JSON.stringify(tabRow)}`);
+    log(`network page, deep: the browser's messages (${browserLogs.entries.length}: CORS, CSP, failed image) as source "browser" logs; frames' logs name their frame`);
+
+    // ---- a second tab on the same page, not deep: the page's own rows, nothing of the browser's ----
+    const second = await context.newPage();
+    pages.push(second);
+    const secondUrl = `${pageUrl}&tab=second`;
+    await second.goto(secondUrl);
+    await second.waitForFunction(() => window.done, null, { timeout: 30000 });
+    const secondTab = await tabIdOf(secondUrl);
+    assert.notEqual(secondTab, tabId);
+    assert.equal(await worker.evaluate((id) => self.gasolineDeep.isDeep(id), secondTab), false);
+    const pageOnly = [t("/net/top.json"), t("/net/xhr.json"), t("/net/r1"), t("/net/missing.png"), t("/net/frame.json?who=same"), t("/net/srcdoc.json")];
+    await waitFor(
+      "the second tab's page rows",
+      async () => {
+        const rows2 = (await all(client, "network_waterfall", { tabId: secondTab })).filter((e) => ours(e.url));
+        const missing = pageOnly.filter((u) => !rows2.some((r) => r.url === u));
+        if (missing.length) throw new Error(`missing ${missing.join(", ")}`);
+        return true;
+      },
+      20000,
+    );
+    await new Promise((r) => setTimeout(r, 3000)); // a browser row, were there one, would be in by now
+    const rows2 = (await all(client, "network_waterfall", { tabId: secondTab })).filter((e) => ours(e.url));
+    assert.deepEqual(rows2.filter((r) => r.source !== "page").map((r) => [r.url, r.source]), [], "only the page's rows in a tab that is not deep");
+    assert.ok(rows2.every((r) => r.requestId === undefined && r.statusLine === undefined), "nothing of the browser's");
+    const logs2 = await all(client, "logs", { tabId: secondTab });
+    assert.deepEqual(logs2.filter((e) => e.source === "browser").map((e) => e.message), [], "no browser messages in a tab that is not deep");
+    const bodies2 = (await all(client, "network_bodies", { tabId: secondTab })).filter((e) => ours(e.url));
+    assert.ok(bodies2.length > 0 && bodies2.every((b) => b.requestId === undefined), "bodies without a browser row to join");
+    log(`network page, second tab not deep: ${rows2.length} rows, all the page's own, no browser messages`);
+    await second.close();
+
+    // ---- the cross-site frame's site turned on: its frame is captured, its rows the browser's ----
+    const setSite = (on) => worker.evaluate(([p, yes]) => (typeof setSite === "function" ? setSite(p, yes) : { skipped: true }), ["http://127.0.0.2/*", on]);
+    const turnedOn = await setSite(true);
+    if (turnedOn && turnedOn.skipped) {
+      log("network page, deep: the worker has no setSite; the cross-site frame turned on is not checked");
+    } else {
+      assert.deepEqual(turnedOn, { ok: true });
+      const since = (await all(client, "network_waterfall")).length;
+      await page.reload();
+      await page.waitForFunction(() => window.done, null, { timeout: 30000 });
+      const inScope = await waitFor(
+        "the cross-site frame's rows, body and log once its site is on",
+        async () => {
+          const newRows = (await all(client, "network_waterfall")).slice(since).filter((e) => e.tabId === tabId);
+          const r = (u) => newRows.find((x) => x.url === u && x.source === "browser");
+          const b = (await all(client, "network_bodies", { tabId })).find((x) => x.url === c("/net/frame.json?who=cross") && x.requestId === (r(c("/net/frame.json?who=cross")) || {}).requestId);
+          const l = (await all(client, "logs", { tabId })).find((e) => e.message === "network frame cross");
+          const missing = [...outOfScope.filter((u) => !r(u)), ...(b ? [] : ["its body joined"]), ...(l ? [] : ["its log"])];
+          if (missing.length) throw new Error(`missing ${missing.join(", ")}`);
+          return { rows: outOfScope.map(r), log: l };
+        },
+        30000,
+      );
+      const [doc, script, xhr] = inScope.rows;
+      assert.deepEqual([doc.type, doc.parentFrameId, doc.frameUrl, doc.responseStatus], ["sub_frame", 0, c("/network-frame.html?who=cross"), 200], JSON.stringify(doc));
+      assert.ok(doc.frameId > 0 && doc.frameId === inScope.log.frameId, `the frame's id, as its log says: ${JSON.stringify([doc, inScope.log])}`);
+      for (const r of [script, xhr]) assert.deepEqual([r.frameId, r.parentFrameId, r.frameUrl], [doc.frameId, 0, doc.frameUrl], JSON.stringify(r));
+      assert.equal(xhr.initiatorType, "xmlhttprequest");
+      log("network page, deep: the cross-site frame, its site turned on, gives its own rows (out-of-process iframe session), body and log");
+      assert.deepEqual(await setSite(false), { ok: true });
+    }
+
+    assert.deepEqual(await deep(tabId, false), { ok: true });
+    assert.deepEqual(await worker.evaluate(() => self.gasolineDeep.deepTabs()), []);
     await page.close();
   } finally {
+    for (const p of pages) await p.close().catch(() => {});
     for (const s of [top, cross]) {
       s.server.closeAllConnections();
       s.server.close();
