@@ -262,6 +262,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         pick("size", &["transferSize", "encodedBodySize"]),
         pick("type", &["type", "initiatorType"]),
         pick("error", &["error"]),
+        pick("failed", &["failed"]),
         pick("finalUrl", &["finalUrl"]),
     ],
 };
@@ -312,6 +313,7 @@ pub static NETWORK_BODIES: Kind = Kind {
         pick("duration", &["duration"]),
         View { name: "size", from: &["responseBodySize", "responseBody"], shape: Shape::Length },
         pick("error", &["error"]),
+        pick("failed", &["failed"]),
     ],
 };
 

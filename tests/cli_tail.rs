@@ -208,6 +208,11 @@ async fn tail_failed_and_the_summary_agree_on_which_requests_failed() {
             summary[kind]
         );
     }
+    // A list shows that a request the page saw fail failed, though it has no status or error.
+    for kind in ["network_waterfall", "network_bodies"] {
+        let list = mcp.observe(json!({"what": kind, "url": "page-failed"})).await;
+        assert_eq!(common::entries(&list)[0]["failed"], true, "{list}");
+    }
     // The default tail (logs and failed fetches) and the 'failed' view agree too.
     let default = ok(&["tail", "--json", "-n", "100", "--db", &db_arg(&db.path)]);
     let bodies: Vec<i64> = default
