@@ -32,6 +32,9 @@
 //   - Times: requestWillBeSent has wallTime (s since the epoch) and timestamp
 //     (s, a monotonic clock shared by every session); later events only the
 //     monotonic one, so wall = timestamp + (wallTime − timestamp) of a start.
+//   - A worker's own script may finish without its response being reported to
+//     the worker's session (the service worker's: 1 run in 3, only
+//     requestWillBeSent and loadingFinished): its row then has no status.
 //   - An out-of-process iframe's document is requested in its parent's session
 //     under the iframe's frameId (= its target id); its target attaches later
 //     with an empty url.

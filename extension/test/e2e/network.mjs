@@ -255,9 +255,12 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       [t("/net/hang-arrived")]: { type: "xmlhttprequest", frame: "top", status: 200 },
       [t("/net/beacon")]: { type: "ping", frame: "top", status: 204, method: "POST" },
       [t("/net/sse")]: { type: "xmlhttprequest", frame: "top", status: 200 }, // as webRequest typed EventSource
-      [t("/network-worker.js")]: { type: "script", frame: "top", status: 200 },
+      // A worker's own script: Chromium 156 does not always report its response to the worker's
+      // session (1 run in 3 for the service worker's: requestWillBeSent and loadingFinished only),
+      // so its status may be unknown; never another one.
+      [t("/network-worker.js")]: { type: "script", frame: "top", status: 200, statusMayLack: true },
       [t("/net/worker.json")]: { type: "xmlhttprequest", frame: "top", status: 200 }, // the worker's, in its page's frame
-      [t("/network-sw.js")]: { type: "script", serviceWorker: true, status: 200 },
+      [t("/network-sw.js")]: { type: "script", serviceWorker: true, status: 200, statusMayLack: true },
       [t("/net/sw.json")]: { type: "xmlhttprequest", serviceWorker: true, status: 200 },
       [same.url]: { type: "sub_frame", frame: "same", parent: "top", status: 200 },
       [t("/network-frame.js")]: { type: "script", frame: "same", parent: "top", status: 200 },
@@ -284,6 +287,8 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       }
       if (w.error) {
         assert.match(r.error, w.error, what);
+      } else if (w.statusMayLack && r.responseStatus === undefined) {
+        assert.deepEqual([r.error, r.statusLine], [undefined, undefined], what);
       } else {
         assert.equal(r.error, undefined, what);
         assert.equal(r.responseStatus, w.status, what);
