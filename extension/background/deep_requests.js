@@ -494,9 +494,12 @@
     "Page.frameNavigated"(s, p) {
       const f = p.frame || {};
       if (!f.id) return;
-      this.setFrame(f.id, { parent: f.parentId, url: f.url });
+      // A failed load commits chrome-error://chromewebdata/ with unreachableUrl the page asked for
+      // (a local server restarting must not end the deep view).
+      const url = f.unreachableUrl || f.url;
+      this.setFrame(f.id, { parent: f.parentId, url });
       // A page restored from the back/forward cache commits without a request.
-      if (this.isTop(f.id) && !this.inScope(f.url)) this.left(f.url);
+      if (this.isTop(f.id) && !this.inScope(url)) this.left(url);
     },
     "Page.navigatedWithinDocument"(s, p) {
       if (p.frameId && typeof p.url === "string") this.setFrame(p.frameId, { url: p.url.split("#")[0] });

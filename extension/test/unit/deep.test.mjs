@@ -264,6 +264,8 @@ test("the top frame going out of the scope is reported and leaves no row", () =>
   send(undefined, "Network.requestWillBeSent", willSend("D2", "https://example.org/", { type: "Document", documentURL: "https://example.org/" }));
   // Back to a page in the back/forward cache: no request, only the commit.
   send(undefined, "Page.frameNavigated", { frame: { id: TOP, url: "https://example.net/", loaderId: "x" }, type: "BackForwardCacheRestore" });
+  // A local server that is down: the error page commits, the page asked for is still in scope.
+  send(undefined, "Page.frameNavigated", { frame: { id: TOP, url: "chrome-error://chromewebdata/", unreachableUrl: "http://localhost:5173/" } });
   assert.deepEqual(left, ["https://example.com/", "https://example.org/", "https://example.net/"]);
   assert.deepEqual(rows, []);
 });
