@@ -193,6 +193,8 @@ pub static LOGS: Kind = Kind {
         "selector",
         "reason",
         "original",
+        "sourcemap",
+        "frames",
         "redacted",
     ],
     compact: &[

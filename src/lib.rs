@@ -21,4 +21,6 @@ pub mod query;
 pub mod rows;
 #[cfg(feature = "app")]
 pub mod run;
+#[cfg(feature = "app")]
+pub mod sourcemap;
 pub mod store;

@@ -219,6 +219,18 @@ impl Store {
             .await
     }
 
+    /// Merges a JSON object into the `data` of each row of `kind` named by id, if it is still
+    /// stored (source-mapped frames written after the batch, `crate::sourcemap`); answers how
+    /// many rows were changed, once committed.
+    pub async fn patch_data(
+        &self,
+        kind: &'static Kind,
+        patches: Vec<(i64, String)>,
+        admission: Admission,
+    ) -> Result<usize, StoreError> {
+        self.inner.writer.run(admission, move |conn| sql::patch_data(conn, kind, &patches)).await
+    }
+
     pub async fn set_setting(&self, key: &'static str, value: Option<String>) -> Result<(), StoreError> {
         self.inner.writer.run(Admission::default(), move |conn| sql::set_setting(conn, key, value.as_deref())).await
     }

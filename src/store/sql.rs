@@ -172,6 +172,18 @@ pub fn capture(conn: &Connection) -> Result<Option<(String, i64)>, StoreError> {
     Ok(stmt.query_row([], |r| Ok((r.get(0)?, r.get(1)?))).optional()?)
 }
 
+/// Merges each JSON object into the `data` of the row of `kind` with that id; rows no longer
+/// stored are passed over. Only `data` changes, no column: no index or cached count moves.
+pub(super) fn patch_data(conn: &Connection, kind: &Kind, patches: &[(i64, String)]) -> Result<usize, StoreError> {
+    let mut stmt =
+        conn.prepare_cached(&format!("UPDATE {} SET data = json_patch(data, ?2) WHERE id = ?1", kind.name))?;
+    let mut changed = 0;
+    for (id, patch) in patches {
+        changed += stmt.execute(params![id, patch])?;
+    }
+    Ok(changed)
+}
+
 /// Runs a statement without parameters or rows (BEGIN, COMMIT, SAVEPOINT …), prepared
 /// once per connection: `execute_batch` parses it again on every call.
 pub fn exec_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {

@@ -1,0 +1,129 @@
+//! What was learned of a script: its map decoded (or why it has none), keyed by
+//! the script's URL and kept with the validators of the script and of its
+//! external map, so that the next use asks the dev server only "has it
+//! changed?" (a 304 keeps the entry). Bounded by entries and by the bytes the
+//! decoded maps hold; the least recently used goes first.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use url::Url;
+
+use super::Unmapped;
+use super::fetch::Validators;
+use super::parse::Parsed;
+
+/// Most scripts remembered.
+pub const MAX_ENTRIES: usize = 256;
+/// Most bytes the remembered maps may hold (a map's JSON size plus its mappings).
+pub const MAX_COST: usize = 128 * 1024 * 1024;
+/// How long an entry is used without asking the server again: entries of one
+/// batch share their scripts without a request each.
+pub const FRESH: Duration = Duration::from_secs(2);
+
+/// A script's map, decoded, and the URL its `sources` resolve against.
+#[derive(Debug)]
+pub struct Loaded {
+    pub parsed: Parsed,
+    pub map_url: Url,
+}
+
+/// What is known of one script.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub script: Validators,
+    /// The external map's URL and validators (None for an inline map or none).
+    pub map: Option<(Url, Validators)>,
+    pub outcome: Result<Arc<Loaded>, Unmapped>,
+    pub checked_at: Instant,
+}
+
+impl Entry {
+    fn cost(&self) -> usize {
+        self.outcome.as_ref().map_or(256, |l| l.parsed.cost)
+    }
+
+    pub fn is_fresh(&self, now: Instant) -> bool {
+        now.duration_since(self.checked_at) < FRESH
+    }
+}
+
+#[derive(Default)]
+pub struct Cache {
+    entries: HashMap<String, (Entry, u64)>,
+    cost: usize,
+    clock: u64,
+}
+
+impl Cache {
+    pub fn get(&mut self, url: &str) -> Option<Entry> {
+        self.clock += 1;
+        let clock = self.clock;
+        self.entries.get_mut(url).map(|(entry, used)| {
+            *used = clock;
+            entry.clone()
+        })
+    }
+
+    /// Remembers `entry`, dropping the least recently used past the bounds; an
+    /// entry larger than the whole budget is not kept.
+    pub fn put(&mut self, url: &str, entry: Entry) {
+        self.remove(url);
+        let cost = entry.cost();
+        if cost > MAX_COST {
+            return;
+        }
+        while !self.entries.is_empty() && (self.entries.len() >= MAX_ENTRIES || self.cost + cost > MAX_COST) {
+            let oldest = self.entries.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| k.clone());
+            match oldest {
+                Some(key) => self.remove(&key),
+                None => break,
+            }
+        }
+        self.clock += 1;
+        self.cost += cost;
+        self.entries.insert(url.to_string(), (entry, self.clock));
+    }
+
+    fn remove(&mut self, url: &str) {
+        if let Some((old, _)) = self.entries.remove(url) {
+            self.cost -= old.cost();
+        }
+    }
+
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    #[cfg(test)]
+    pub fn cost(&self) -> usize {
+        self.cost
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn missing() -> Entry {
+        Entry { script: Validators::default(), map: None, outcome: Err(Unmapped::NotFound), checked_at: Instant::now() }
+    }
+
+    #[test]
+    fn bounded_by_entries_least_recently_used_first() {
+        let mut cache = Cache::default();
+        for i in 0..MAX_ENTRIES {
+            cache.put(&format!("http://localhost/{i}.js"), missing());
+        }
+        assert!(cache.get("http://localhost/0.js").is_some(), "used: kept");
+        cache.put("http://localhost/new.js", missing());
+        assert_eq!(cache.len(), MAX_ENTRIES);
+        assert!(cache.get("http://localhost/0.js").is_some());
+        assert!(cache.get("http://localhost/1.js").is_none(), "the least recently used went");
+        cache.put("http://localhost/new.js", missing());
+        assert_eq!(cache.len(), MAX_ENTRIES, "replaced, not added");
+        assert_eq!(cache.cost(), MAX_ENTRIES * 256);
+    }
+}

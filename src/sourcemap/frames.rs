@@ -1,0 +1,143 @@
+//! The frames of a V8 stack (`Error.stack` text, as the extension stores it in
+//! `stack`) and the call site of a console call (`location`, "url:line:col"),
+//! with their 1-based line and column. Pure.
+
+/// Most frames of one entry that are resolved (an entry's stacks, cause chain
+/// included, are cut to the message cap by the extension; this bounds the work
+/// and what is written back).
+pub const MAX_FRAMES: usize = 32;
+
+/// One frame of a script position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// The position as the stack wrote it: "url:line:col".
+    pub at: String,
+    /// The function the stack names, if any ("App", "async load", "new Cart").
+    pub function: Option<String>,
+    /// The script's URL.
+    pub url: String,
+    /// 1-based, as V8 writes it.
+    pub line: u32,
+    /// 1-based, in UTF-16 code units as V8 counts them.
+    pub column: u32,
+}
+
+/// "url:line:col" → (url, line, col); None for anything else (no position,
+/// a zero line or column, a URL cut by the extension with "…").
+pub fn split_position(text: &str) -> Option<(&str, u32, u32)> {
+    let (rest, column) = text.rsplit_once(':')?;
+    let (url, line) = rest.rsplit_once(':')?;
+    let line: u32 = line.parse().ok().filter(|n| *n > 0)?;
+    let column: u32 = column.parse().ok().filter(|n| *n > 0)?;
+    if url.is_empty() || url.contains('…') {
+        return None;
+    }
+    Some((url, line, column))
+}
+
+/// The call site the extension stored in `location`: "url:line:col", or for
+/// eval'd code "url:line:col (eval …)", whose script position is where eval
+/// was called.
+pub fn location_frame(location: &str) -> Option<Frame> {
+    let at = location.split_once(" (eval").map_or(location, |(before, _)| before).trim();
+    let (url, line, column) = split_position(at)?;
+    Some(Frame { at: at.to_string(), function: None, url: url.to_string(), line, column })
+}
+
+/// The frames of every "    at …" line of a stack (a cause chain's stacks
+/// too), in order, at most [`MAX_FRAMES`]. Frames without a script position
+/// (native code, eval'd code, `<anonymous>`) are passed over.
+pub fn stack_frames(stack: &str) -> Vec<Frame> {
+    stack.lines().filter_map(frame_of_line).take(MAX_FRAMES).collect()
+}
+
+/// One "    at fn (url:line:col)" or "    at url:line:col" line.
+fn frame_of_line(line: &str) -> Option<Frame> {
+    let text = line.trim().strip_prefix("at ")?;
+    let (function, place) = match text.strip_suffix(')') {
+        Some(inner) => {
+            // "fn (LOC)": LOC runs from the "(" matching the last ")"; names can hold parentheses.
+            let open = matching_open(inner)?;
+            (Some(inner[..open].trim()), &inner[open + 1..])
+        }
+        None => (None, text),
+    };
+    if place.starts_with("eval at ") || place.contains("<anonymous>") {
+        return None;
+    }
+    let (url, line, column) = split_position(place)?;
+    let function = function.filter(|f| !f.is_empty()).map(str::to_string);
+    Some(Frame { at: place.to_string(), function, url: url.to_string(), line, column })
+}
+
+/// The index of the "(" that opens the group closed by the ")" just after `inner`.
+fn matching_open(inner: &str) -> Option<usize> {
+    let mut depth = 1usize;
+    for (i, c) in inner.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_split_from_the_right() {
+        assert_eq!(
+            split_position("http://localhost:5173/src/App.jsx?t=1:12:9"),
+            Some(("http://localhost:5173/src/App.jsx?t=1", 12, 9))
+        );
+        assert_eq!(split_position("http://[::1]:3000/a.js:1:20931"), Some(("http://[::1]:3000/a.js", 1, 20931)));
+        assert_eq!(split_position("http://x/a.js:0:1"), None);
+        assert_eq!(split_position("http://x/a.js"), None);
+        assert_eq!(split_position("data:text/javascript,…:1:5"), None);
+        assert_eq!(split_position(":1:2"), None);
+    }
+
+    #[test]
+    fn stacks_give_their_script_frames() {
+        let stack = "Error: boom\n    at App (http://localhost:5173/src/App.jsx?t=17:14:11)\n    at renderWithHooks (http://localhost:5173/node_modules/.vite/deps/react-dom_client.js?v=1:5:22)\n    at Array.map (<anonymous>)\n    at http://localhost:5173/main.js:3:1\n    at async load (http://localhost:5173/a.js:9:2)\n    at eval (eval at run (http://localhost:5173/a.js:1:5), <anonymous>:1:1)\n    at fn (weird (name)) (http://localhost:5173/b.js:2:3)\nCaused by: Error: inner\n    at inner (http://localhost:5173/c.js:7:8)";
+        let frames = stack_frames(stack);
+        let got: Vec<(Option<&str>, &str, u32, u32)> =
+            frames.iter().map(|f| (f.function.as_deref(), f.url.as_str(), f.line, f.column)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some("App"), "http://localhost:5173/src/App.jsx?t=17", 14, 11),
+                (
+                    Some("renderWithHooks"),
+                    "http://localhost:5173/node_modules/.vite/deps/react-dom_client.js?v=1",
+                    5,
+                    22
+                ),
+                (None, "http://localhost:5173/main.js", 3, 1),
+                (Some("async load"), "http://localhost:5173/a.js", 9, 2),
+                (Some("fn (weird (name))"), "http://localhost:5173/b.js", 2, 3),
+                (Some("inner"), "http://localhost:5173/c.js", 7, 8),
+            ]
+        );
+        assert_eq!(frames[0].at, "http://localhost:5173/src/App.jsx?t=17:14:11");
+        let many = (0..100).map(|i| format!("    at f (http://x/a.js:{}:1)", i + 1)).collect::<Vec<_>>().join("\n");
+        assert_eq!(stack_frames(&many).len(), MAX_FRAMES);
+    }
+
+    #[test]
+    fn a_location_is_its_script_position() {
+        let f = location_frame("http://localhost:3000/main.js:1:20931").expect("a frame");
+        assert_eq!((f.url.as_str(), f.line, f.column), ("http://localhost:3000/main.js", 1, 20931));
+        let f = location_frame("http://localhost:3000/a.js:4:2 (eval <anonymous>:1:9)").expect("eval's call site");
+        assert_eq!((f.url.as_str(), f.line, f.column), ("http://localhost:3000/a.js", 4, 2));
+        assert_eq!(location_frame("<anonymous>"), None);
+    }
+}

@@ -1,0 +1,227 @@
+//! A generated position (1-based, as `Error.stack` writes it) → the original
+//! one (1-based, as people read it) through a decoded map (0-based): the
+//! source as the map names it, resolved against the map's URL and
+//! `sourceRoot` and shown as a path, the name, up to three lines of context
+//! from `sourcesContent` (long lines cut to a window around the column), and
+//! whether the map's ignore list marks the source as library code. Pure.
+
+use serde::Serialize;
+use sourcemap::{DecodedMap, SourceMap};
+use url::Url;
+
+use super::Unmapped;
+use super::parse::MAX_SECTION_DEPTH;
+
+/// Characters of a context line kept around the column.
+pub const CONTEXT_WINDOW: usize = 160;
+/// Longest `source` and `name` kept, in characters.
+const MAX_NAME_CHARS: usize = 300;
+
+/// Where a generated position came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Original {
+    /// The source's path as the map names it (a URL of the page's origin shown as its path).
+    pub source: String,
+    /// 1-based.
+    pub line: u32,
+    /// 1-based.
+    pub column: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<Context>,
+    /// The map's ignore list marks the source (library code).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ignored: bool,
+}
+
+/// Lines of the original source around the position.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Context {
+    /// The 1-based line number of `lines[0]`.
+    pub start: u32,
+    pub lines: Vec<String>,
+}
+
+/// Looks up `line`:`column` (1-based) of the script the map belongs to.
+/// `map_url` is what `sources` resolve against (the script's URL for an
+/// inline map); `page` is the origin whose URLs are shown as paths.
+pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Url) -> Result<Original, Unmapped> {
+    let (line0, col0) =
+        (line.checked_sub(1).ok_or(Unmapped::OutOfRange)?, column.checked_sub(1).ok_or(Unmapped::OutOfRange)?);
+    let (sm, line0, col0) = regular_at(map, line0, col0, 0)?;
+    let token = sm.lookup_token(line0, col0).ok_or(Unmapped::OutOfRange)?;
+    // A token on an earlier line maps other code: this position has none.
+    if token.get_dst_line() != line0 || !token.has_source() {
+        return Err(Unmapped::OutOfRange);
+    }
+    let src_id = token.get_src_id();
+    let raw_source = sm.get_source(src_id).ok_or(Unmapped::OutOfRange)?;
+    let (src_line, src_col) = (token.get_src_line(), token.get_src_col());
+    if src_line == u32::MAX || src_col == u32::MAX {
+        return Err(Unmapped::OutOfRange);
+    }
+    let context = sm.get_source_contents(src_id).and_then(|text| context(text, src_line, src_col));
+    Ok(Original {
+        source: cut_chars(&display_source(raw_source, map_url, page), MAX_NAME_CHARS),
+        line: src_line.saturating_add(1),
+        column: src_col.saturating_add(1),
+        name: token.get_name().filter(|n| !n.is_empty()).map(|n| cut_chars(n, MAX_NAME_CHARS)),
+        context,
+        ignored: sm.ignore_list().any(|id| *id == src_id),
+    })
+}
+
+/// The regular map holding a position, and the position inside it, through
+/// the sections of an index map (at most [`MAX_SECTION_DEPTH`] deep).
+fn regular_at(map: &DecodedMap, line: u32, col: u32, depth: usize) -> Result<(&SourceMap, u32, u32), Unmapped> {
+    match map {
+        DecodedMap::Regular(sm) => Ok((sm, line, col)),
+        DecodedMap::Hermes(h) => Ok((&**h, line, col)),
+        DecodedMap::Index(index) => {
+            if depth >= MAX_SECTION_DEPTH {
+                return Err(Unmapped::Invalid);
+            }
+            // The last section starting at or before the position (sections are sorted).
+            let count = index.get_section_count();
+            let (mut lo, mut hi) = (0u32, count);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                let starts_before = index.get_section(mid).is_some_and(|s| s.get_offset() <= (line, col));
+                if starts_before { lo = mid + 1 } else { hi = mid }
+            }
+            let section = lo.checked_sub(1).and_then(|i| index.get_section(i)).ok_or(Unmapped::OutOfRange)?;
+            // A section naming its map by URL (not embedded) is not fetched.
+            let inner = section.get_sourcemap().ok_or(Unmapped::NotFound)?;
+            let (off_line, off_col) = section.get_offset();
+            let inner_col = if line == off_line { col - off_col } else { col };
+            regular_at(inner, line - off_line, inner_col, depth + 1)
+        }
+    }
+}
+
+/// How a source is shown: `webpack://`/`webpack-internal:///` names as the
+/// paths they are; a URL of the page's origin as its path ("src/App.jsx");
+/// a `file:` URL as its path; anything else as resolved.
+pub fn display_source(raw: &str, map_url: &Url, page: &Url) -> String {
+    for scheme in ["webpack-internal:///", "webpack://"] {
+        if let Some(rest) = raw.strip_prefix(scheme) {
+            // webpack://<namespace>/./src/App.js → src/App.js
+            let path = if scheme == "webpack://" { rest.split_once('/').map_or(rest, |(_, p)| p) } else { rest };
+            return path.trim_start_matches("./").to_string();
+        }
+    }
+    let Ok(resolved) = map_url.join(raw) else { return raw.to_string() };
+    let path = percent_decode(resolved.path());
+    match resolved.scheme() {
+        "http" | "https" if resolved.origin() == page.origin() => {
+            // Vite serves files outside the root under /@fs/<absolute path>.
+            match path.strip_prefix("/@fs/") {
+                Some(abs) => format!("/{abs}"),
+                None => path.trim_start_matches('/').to_string(),
+            }
+        }
+        "file" => path,
+        _ => raw.to_string(),
+    }
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: Option<&u8>| b.and_then(|b| (*b as char).to_digit(16)).map(|d| d as u8);
+        if bytes[i] == b'%'
+            && let (Some(h), Some(l)) = (hex(bytes.get(i + 1)), hex(bytes.get(i + 2)))
+        {
+            out.push(h << 4 | l);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The line before, the line and the line after (0-based `line`), each cut
+/// to [`CONTEXT_WINDOW`] characters around `col`. None when the source has
+/// no such line.
+fn context(text: &str, line: u32, col: u32) -> Option<Context> {
+    let line = line as usize;
+    let first = line.saturating_sub(1);
+    let lines: Vec<&str> = text.split('\n').skip(first).take(line - first + 2).collect();
+    if lines.len() <= line - first {
+        return None;
+    }
+    let lines = lines.iter().map(|l| window(l.trim_end_matches('\r'), col as usize)).collect();
+    Some(Context { start: first as u32 + 1, lines })
+}
+
+/// A line cut to [`CONTEXT_WINDOW`] characters around `col`, "…" where cut.
+fn window(line: &str, col: usize) -> String {
+    let chars = line.chars().count();
+    if chars <= CONTEXT_WINDOW {
+        return line.to_string();
+    }
+    let start = col.saturating_sub(CONTEXT_WINDOW / 2).min(chars - CONTEXT_WINDOW);
+    let mut out: String = line.chars().skip(start).take(CONTEXT_WINDOW).collect();
+    if start > 0 {
+        out.insert(0, '…');
+    }
+    if start + CONTEXT_WINDOW < chars {
+        out.push('…');
+    }
+    out
+}
+
+fn cut_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(u: &str) -> Url {
+        Url::parse(u).expect("a URL")
+    }
+
+    #[test]
+    fn sources_show_as_paths() {
+        let page = url("http://localhost:5173/");
+        let script = url("http://localhost:5173/src/App.jsx?t=1732400000000");
+        assert_eq!(display_source("App.jsx", &script, &page), "src/App.jsx");
+        let deps = url("http://localhost:5173/node_modules/.vite/deps/react-dom_client.js.map");
+        assert_eq!(
+            display_source("../../react-dom/cjs/react-dom-client.development.js", &deps, &page),
+            "node_modules/react-dom/cjs/react-dom-client.development.js"
+        );
+        assert_eq!(display_source("/@fs/home/me/lib/x.js", &script, &page), "/home/me/lib/x.js");
+        assert_eq!(display_source("webpack://my-app/./src/App.js", &script, &page), "src/App.js");
+        assert_eq!(display_source("webpack-internal:///./src/App.js", &script, &page), "src/App.js");
+        assert_eq!(display_source("file:///home/me/app/src/a.ts", &script, &page), "/home/me/app/src/a.ts");
+        assert_eq!(display_source("https://cdn.example/lib.js", &script, &page), "https://cdn.example/lib.js");
+        assert_eq!(display_source("my%20file.js", &script, &page), "src/my file.js");
+    }
+
+    #[test]
+    fn context_is_three_lines_cut_around_the_column() {
+        let text = "a\nb\nc\nd";
+        assert_eq!(context(text, 0, 0), Some(Context { start: 1, lines: vec!["a".into(), "b".into()] }));
+        assert_eq!(context(text, 2, 0), Some(Context { start: 2, lines: vec!["b".into(), "c".into(), "d".into()] }));
+        assert_eq!(context(text, 3, 0), Some(Context { start: 3, lines: vec!["c".into(), "d".into()] }));
+        assert_eq!(context(text, 9, 0), None);
+        let long = format!("{}X{}", "a".repeat(1000), "b".repeat(1000));
+        let cut = window(&long, 1000);
+        assert!(cut.starts_with('…') && cut.ends_with('…'), "{cut}");
+        assert!(cut.contains('X'));
+        assert_eq!(cut.chars().count(), CONTEXT_WINDOW + 2);
+        assert!(window(&long, 0).starts_with("aaa"));
+        assert!(window(&long, 5000).ends_with("bbb"));
+    }
+}

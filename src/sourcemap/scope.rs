@@ -1,0 +1,114 @@
+//! What the server may fetch to resolve an entry's frames: only http(s) URLs
+//! of the origin of the page that logged the entry, only while that page is in
+//! the capture scope the extension reported (`PUT /capture`, `crate::capture`;
+//! the extension's default scope, local development origins, until it has
+//! reported one), and never the server's own origin. A page naming
+//! `http://169.254.169.254/…`, another loopback address or a `file:` URL as its
+//! map gets `sourcemap: "not in scope"` and no request.
+
+use rusqlite::Connection;
+use url::{Origin, Url};
+
+use crate::capture::{Capture, UrlParts};
+use crate::store::{StoreError, sql};
+
+/// The extension's scope before it reports one (extension/lib/scope.js `DEFAULT_PATTERNS`).
+const DEFAULT_PATTERNS: [&str; 8] = [
+    "http://localhost/*",
+    "https://localhost/*",
+    "http://*.localhost/*",
+    "https://*.localhost/*",
+    "http://127.0.0.1/*",
+    "https://127.0.0.1/*",
+    "http://[::1]/*",
+    "https://[::1]/*",
+];
+
+/// The capture scope in force: the one reported, or the default.
+pub fn read_capture(conn: &Connection) -> Result<Capture, StoreError> {
+    let reported = sql::capture(conn)?.and_then(|(state, _)| serde_json::from_str::<Capture>(&state).ok());
+    Ok(reported.unwrap_or_else(|| Capture {
+        origins: DEFAULT_PATTERNS.iter().map(|p| (*p).to_string()).collect(),
+        paused: false,
+        deep_tabs: Vec::new(),
+        server_origin: None,
+    }))
+}
+
+/// The one origin fetches for an entry may go to.
+#[derive(Debug, Clone)]
+pub struct Allowed {
+    origin: Option<Origin>,
+}
+
+impl Allowed {
+    /// For an entry logged by `page_url`: its origin if the page is in `capture`
+    /// and is not the server itself (`server_port` on a loopback address).
+    pub fn for_page(page_url: &str, capture: &Capture, server_port: u16) -> Allowed {
+        let origin = Url::parse(page_url)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+            .filter(|u| UrlParts::parse(u.as_str()).is_some_and(|parts| capture.covers(&parts)))
+            .filter(|u| !is_server(u, server_port))
+            .map(|u| u.origin());
+        Allowed { origin }
+    }
+
+    /// True when `url` may be fetched.
+    pub fn permits(&self, url: &Url) -> bool {
+        matches!(url.scheme(), "http" | "https") && self.origin.as_ref().is_some_and(|o| *o == url.origin())
+    }
+
+    /// The page's origin, when it may be fetched from at all.
+    pub fn origin(&self) -> Option<&Origin> {
+        self.origin.as_ref()
+    }
+}
+
+fn is_server(url: &Url, server_port: u16) -> bool {
+    let loopback = match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(d)) => d == "localhost" || d.ends_with(".localhost"),
+        None => false,
+    };
+    loopback && url.port_or_known_default() == Some(server_port)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture(origins: &[&str]) -> Capture {
+        Capture {
+            origins: origins.iter().map(|o| (*o).to_string()).collect(),
+            paused: false,
+            deep_tabs: vec![],
+            server_origin: None,
+        }
+    }
+
+    fn url(u: &str) -> Url {
+        Url::parse(u).expect("a URL")
+    }
+
+    #[test]
+    fn only_the_page_origin_while_in_scope() {
+        let scope = capture(&["http://localhost/*", "http://127.0.0.1/*"]);
+        let allowed = Allowed::for_page("http://localhost:5173/app", &scope, 7890);
+        assert!(allowed.permits(&url("http://localhost:5173/src/App.jsx")));
+        assert!(!allowed.permits(&url("http://localhost:5174/src/App.jsx")), "another port is another origin");
+        assert!(!allowed.permits(&url("http://127.0.0.2:5173/secret.map")));
+        assert!(!allowed.permits(&url("http://169.254.169.254/latest/meta-data")));
+        assert!(!allowed.permits(&url("file:///etc/passwd")));
+        assert!(!allowed.permits(&url("https://localhost:5173/a.js")), "the scheme is part of the origin");
+
+        let outside = Allowed::for_page("http://shop.example/", &scope, 7890);
+        assert!(!outside.permits(&url("http://shop.example/a.js")), "a page outside the scope");
+        let server = Allowed::for_page("http://127.0.0.1:7890/viewer", &scope, 7890);
+        assert!(!server.permits(&url("http://127.0.0.1:7890/a.js")), "never the server itself");
+        let file = Allowed::for_page("file:///home/me/index.html", &capture(&["<all_urls>"]), 7890);
+        assert!(!file.permits(&url("file:///home/me/a.js")));
+        assert!(!Allowed::for_page("not a url", &scope, 7890).permits(&url("http://localhost/a.js")));
+    }
+}
