@@ -24,3 +24,5 @@ pub mod run;
 #[cfg(feature = "app")]
 pub mod sourcemap;
 pub mod store;
+#[cfg(feature = "app")]
+pub mod viewer;

@@ -17,12 +17,14 @@ use super::pairing::Pairing;
 pub struct Allowed {
     hosts: Vec<String>,
     pairing: Arc<Pairing>,
+    /// The server's own origins, admitted on the viewer's routes only.
+    own: [String; 3],
 }
 
 impl Allowed {
     pub fn new(port: u16, pairing: Arc<Pairing>) -> Arc<Self> {
         let hosts = ["127.0.0.1", "localhost", "[::1]"].iter().map(|h| format!("{h}:{port}")).collect();
-        Arc::new(Allowed { hosts, pairing })
+        Arc::new(Allowed { hosts, pairing, own: crate::viewer::own_origins(port) })
     }
 }
 
@@ -40,7 +42,19 @@ pub async fn guard(State(allowed): State<Arc<Allowed>>, request: Request, next: 
             .into_response();
         }
     }
-    let origin = match headers.get(header::ORIGIN).map(|o| o.to_str().unwrap_or("")) {
+    let origin = headers.get(header::ORIGIN).map(|o| o.to_str().unwrap_or(""));
+    if crate::viewer::is_viewer_path(request.uri().path()) {
+        // The viewer's pages: the server's own origin or none, never with CORS headers.
+        return match origin {
+            None => next.run(request).await,
+            Some(o) if allowed.own.iter().any(|own| own == o) => next.run(request).await,
+            Some(o) => ApiError::Forbidden(format!(
+                "the viewer's routes answer only the viewer's own pages, not requests from \"{o}\""
+            ))
+            .into_response(),
+        };
+    }
+    let origin = match origin {
         None => None,
         Some(o) if o.starts_with(EXTENSION_SCHEME) => Some(o.to_owned()),
         Some(o) => {

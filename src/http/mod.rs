@@ -56,6 +56,7 @@ struct AppState {
 /// The whole HTTP app for a server bound to `port`.
 pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationToken) -> Router {
     let mcp_store = store.clone();
+    let shutdown_viewer = shutdown.clone();
     let mut config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(["localhost", "127.0.0.1", "::1"])
         .with_cancellation_token(shutdown);
@@ -69,12 +70,14 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
     let decoding = Arc::new(body::Decoding::new(store.max_pending(), crate::store::DEFAULT_BUSY_WAIT));
     let pairing = Arc::new(pairing::Pairing::new(store.clone(), options.extension_id));
     let allowed = guard::Allowed::new(port, pairing.clone());
+    let viewer = crate::viewer::router(store.clone(), port, shutdown_viewer);
     Router::new()
         .route("/events/{kind}", post(post_events))
         .route("/capture", put(put_capture))
         .route("/health", get(health))
         .with_state(AppState { decoding, pairing, store, limits: options.limits, sessions })
         .merge(mcp)
+        .merge(viewer)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(allowed, guard::guard))
 }

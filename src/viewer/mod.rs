@@ -1,0 +1,124 @@
+//! The viewer: a web page at `/` that shows the capture as a person would look at
+//! it (overview, console, network with its waterfall, timeline), live.
+//!
+//! Static files are embedded in the binary ([`assets`]); every view reads through
+//! JSON twins under `/api/` ([`api`]) that call the same query layer as `observe`
+//! (no SQL here); `/api/events` is a Server-Sent Events stream of per-kind cursors
+//! ([`events`]) from which the page fetches new rows through those twins.
+//!
+//! Security: captured strings are hostile. Every viewer response carries a strict
+//! Content-Security-Policy and `nosniff`; `/api/` answers only the viewer's own
+//! pages (no CORS headers, `Sec-Fetch-Site` other than same-origin refused,
+//! `Cross-Origin-Resource-Policy: same-origin`); clearing takes a same-origin POST
+//! with a JSON body. The Host check and the Origin rule live in `http::guard`.
+
+mod api;
+mod assets;
+mod events;
+
+use axum::Router;
+use axum::extract::Request;
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::store::Store;
+
+/// The views the page routes to on the client; each path serves the page.
+pub const VIEWS: [&str; 4] = ["/overview", "/console", "/network", "/timeline"];
+
+/// What the viewer's handlers share.
+#[derive(Clone)]
+struct Viewer {
+    store: Store,
+    port: u16,
+    /// Cancelled when the server shuts down: event streams end then.
+    shutdown: CancellationToken,
+}
+
+/// The viewer's routes, for the HTTP server bound to `port`.
+pub fn router(store: Store, port: u16, shutdown: CancellationToken) -> Router {
+    let mut pages = Router::new().route("/", get(assets::index));
+    for view in VIEWS {
+        pages = pages.route(view, get(assets::index));
+    }
+    pages
+        .route("/static/{*file}", get(assets::file))
+        .route("/api/overview", get(api::overview))
+        .route("/api/summary", get(api::summary))
+        .route("/api/rows/{what}", get(api::rows))
+        .route("/api/rows/{what}/{id}", get(api::row))
+        .route("/api/events", get(events::stream))
+        .route("/api/clear", post(api::clear))
+        .route("/api/{*rest}", get(api::unknown).post(api::unknown))
+        .with_state(Viewer { store, port, shutdown })
+        .layer(axum::middleware::from_fn(secure))
+}
+
+/// Whether `path` is one of the viewer's routes: there (and only there) the
+/// server's own origin is admitted besides the extension's.
+pub fn is_viewer_path(path: &str) -> bool {
+    path == "/" || VIEWS.contains(&path) || path.starts_with("/static/") || path.starts_with("/api/")
+}
+
+/// The origins of the server's own pages on `port`.
+pub fn own_origins(port: u16) -> [String; 3] {
+    [format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}"), format!("http://[::1]:{port}")]
+}
+
+/// The policy of every viewer response: scripts, styles and fetches from the
+/// server itself only, no inline script, no framing, no plugins, no forms.
+pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+                       connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; \
+                       frame-ancestors 'none'";
+
+/// Security headers on every viewer response, and the refusal of `/api/`
+/// requests that a browser says come from another site.
+async fn secure(request: Request, next: Next) -> Response {
+    let api = request.uri().path().starts_with("/api/");
+    if api {
+        let site = request.headers().get("sec-fetch-site").and_then(|v| v.to_str().ok()).unwrap_or("none");
+        if site != "same-origin" && site != "none" {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                format!("the viewer's API answers only the viewer's own pages (Sec-Fetch-Site: {site})"),
+            );
+        }
+    }
+    let is_head_or_get = matches!(*request.method(), Method::GET | Method::HEAD);
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert("cross-origin-resource-policy", HeaderValue::from_static("same-origin"));
+    headers.insert("cross-origin-opener-policy", HeaderValue::from_static("same-origin"));
+    if api || !is_head_or_get {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    response
+}
+
+/// A JSON refusal `{"error": message}`.
+fn refuse(status: StatusCode, message: String) -> Response {
+    (status, axum::Json(json!({ "error": message }))).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn viewer_paths_are_the_pages_static_files_and_api_only() {
+        for p in ["/", "/overview", "/network", "/static/app.js", "/api/rows/logs"] {
+            assert!(is_viewer_path(p), "{p}");
+        }
+        for p in ["/mcp", "/events/logs", "/health", "/capture", "/apix", "/networks"] {
+            assert!(!is_viewer_path(p), "{p}");
+        }
+    }
+}

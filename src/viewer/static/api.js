@@ -1,0 +1,71 @@
+// The JSON twins: every view reads through these (the same query path as
+// observe); a refusal becomes an Error carrying the server's message.
+
+export async function get(path) {
+  const r = await fetch(path, { headers: { accept: "application/json" } });
+  const text = await r.text();
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = { error: text };
+  }
+  if (!r.ok) {
+    const e = new Error(body.error || `${r.status} ${r.statusText}`);
+    e.status = r.status;
+    throw e;
+  }
+  return body;
+}
+
+/** `/api/rows/{what}` with observe's arguments. */
+export function rows(what, args = {}) {
+  return get(`/api/rows/${encodeURIComponent(what)}?${query(args)}`);
+}
+
+export function row(what, id) {
+  return get(`/api/rows/${encodeURIComponent(what)}/${encodeURIComponent(id)}`);
+}
+
+export function overview() {
+  return get("/api/overview");
+}
+
+export async function clearAll() {
+  const r = await fetch("/api/clear", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ what: "all" }),
+  });
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(body.error || `${r.status}`);
+  return body;
+}
+
+export function query(args) {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(args)) if (v !== undefined && v !== null && v !== "") p.set(k, String(v));
+  return p.toString();
+}
+
+/**
+ * Every row of `what` after `cursor` (following `has_more`), or the newest
+ * `newest` rows when cursor is null. Resolves to { entries, cursor }.
+ */
+export async function after(what, args, cursor, newest = 500) {
+  const entries = [];
+  if (cursor === null) {
+    const page = await rows(what, { ...args, offset: -newest, limit: newest });
+    entries.push(...page.entries);
+    cursor = page.newest_id ?? 0;
+    if (page.cursor !== undefined && page.cursor > cursor) cursor = page.cursor;
+    return { entries, cursor: Math.max(cursor, ...entries.map((e) => e.id)) };
+  }
+  for (let i = 0; i < 50; i++) {
+    const page = await rows(what, { ...args, after_cursor: cursor, limit: 500 });
+    entries.push(...page.entries);
+    if (typeof page.cursor === "number") cursor = Math.max(cursor, page.cursor);
+    if (!page.has_more) break;
+  }
+  return { entries, cursor };
+}

@@ -1,0 +1,249 @@
+// The viewer's page: routes on the client (/overview, /console, /network,
+// /timeline), the whole state in the URL (?q=&tab=&level=&since=&sel=kind:id),
+// the filter bar, the keyboard, the clear button, and the live stream.
+import * as api from "./api.js";
+import { consoleView } from "./console.js";
+import * as detail from "./detail.js";
+import { el } from "./dom.js";
+import * as filter from "./filter.js";
+import { connect } from "./live.js";
+import { networkView } from "./network.js";
+import { Overview } from "./overview.js";
+import { timelineView } from "./timeline.js";
+
+const VIEWS = {
+  overview: (ctx) => new Overview(ctx),
+  console: consoleView,
+  network: networkView,
+  timeline: timelineView,
+};
+
+const $ = (id) => document.getElementById(id);
+const main = $("main");
+const pane = $("detail");
+const q = $("q");
+const tab = $("tab");
+const level = $("level");
+const since = $("since");
+
+let view = null;
+let parsed = filter.parse("");
+let kindFilters = {};
+let lastCursors = null;
+let generation = 0;
+
+function readState() {
+  const path = location.pathname.replace(/\/+$/, "") || "/overview";
+  const name = path === "/" ? "overview" : path.slice(1);
+  const p = new URLSearchParams(location.search);
+  return { name, q: p.get("q") || "", tab: p.get("tab") || "", level: p.get("level") || "", since: p.get("since") || "", sel: p.get("sel") || "" };
+}
+
+function writeState(changes, push = false) {
+  const s = { ...readState(), ...changes };
+  const p = new URLSearchParams();
+  for (const k of ["q", "tab", "level", "since", "sel"]) if (s[k]) p.set(k, s[k]);
+  const url = `/${s.name}${p.toString() ? `?${p}` : ""}`;
+  if (url === location.pathname + location.search) return;
+  if (push) history.pushState(null, "", url);
+  else history.replaceState(null, "", url);
+}
+
+function notice(text) {
+  const n = $("notice");
+  n.textContent = text || "";
+  n.hidden = !text;
+}
+
+/** The server-side arguments of `what` from the filter bar. */
+function args(what) {
+  const s = readState();
+  const a = {};
+  if (s.tab) a.tabId = s.tab;
+  if (s.since === "nav") a.since_navigation = true;
+  else if (s.since) a.since = s.since;
+  if (s.level && (what === "logs" || what === "extension_logs")) a.min_level = s.level;
+  const term = filter.serverTerm(parsed, kindFilters[what === "errors" ? "logs" : what] || []);
+  if (term) a[term[0]] = term[1];
+  return a;
+}
+
+/** Whether a row passes what the server could not filter. */
+function keep(row) {
+  const skip = new Set();
+  const term = filter.serverTerm(parsed, kindFilters[row._kind] || []);
+  if (term) skip.add(term[2]);
+  return filter.matches(parsed, row, skip);
+}
+
+const ctx = {
+  args,
+  keep,
+  open: (kind, row) => {
+    writeState({ sel: `${kind}:${row.id}` });
+    openDetail(kind, row);
+  },
+  selected: (kind, row) => writeState({ sel: `${kind}:${row.id}` }),
+  tabs: (tabs) => fillTabs(tabs),
+};
+
+async function openDetail(kind, row) {
+  try {
+    let entry = row;
+    if (!row || row.url === undefined && row.message === undefined && row.type === undefined) {
+      entry = (await api.row(kind, row.id)).entries[0];
+    }
+    await detail.show(pane, kind, entry, closeDetail);
+  } catch (e) {
+    notice(e.message);
+  }
+}
+
+function closeDetail() {
+  pane.hidden = true;
+  pane.replaceChildren();
+  writeState({ sel: "" });
+  const grid = main.querySelector("[role=grid]");
+  if (grid) grid.focus();
+}
+
+function fillTabs(tabs) {
+  const current = readState().tab;
+  const options = [el("option", { value: "", text: "all tabs" })];
+  const seen = new Set();
+  for (const t of tabs) {
+    seen.add(String(t.tabId));
+    options.push(el("option", { value: t.tabId, text: `${t.tabId}: ${(t.title || t.url || "").slice(0, 60)}` }));
+  }
+  if (current && !seen.has(current)) options.push(el("option", { value: current, text: `${current}` }));
+  tab.replaceChildren(...options);
+  tab.value = current;
+}
+
+async function show() {
+  const s = readState();
+  const gen = ++generation;
+  q.value = s.q;
+  level.value = s.level;
+  since.value = s.since;
+  parsed = filter.parse(s.q);
+  notice(parsed.errors.join("; "));
+  for (const a of document.querySelectorAll("nav a")) {
+    if (a.dataset.view === s.name) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  level.disabled = !(s.name === "console" || s.name === "timeline");
+  const make = VIEWS[s.name];
+  if (!make) {
+    view = null;
+    main.replaceChildren(el("h1", { text: "No such view" }), el("p", { text: `There is no view at ${location.pathname}: open Overview, Console, Network or Timeline above.` }));
+    return;
+  }
+  document.title = `Gasoline · ${s.name[0].toUpperCase()}${s.name.slice(1)}`;
+  view = make(ctx);
+  main.replaceChildren(view.root);
+  try {
+    await view.start();
+  } catch (e) {
+    if (gen === generation) notice(e.message);
+    return;
+  }
+  if (gen !== generation) return;
+  if (lastCursors) view.onCursors(lastCursors);
+  if (s.sel && view.list) {
+    const [kind, id] = s.sel.split(":");
+    if (!view.list.selectKey(`${kind}:${id}`, true)) {
+      // Not in the window: fetch it alone.
+      openDetail(kind, { id: Number(id) });
+    }
+  } else if (pane.hidden === false && !s.sel) closeDetail();
+}
+
+// ---- the filter bar -------------------------------------------------------
+let typing = null;
+q.addEventListener("input", () => {
+  clearTimeout(typing);
+  typing = setTimeout(() => {
+    writeState({ q: q.value });
+    show();
+  }, 200);
+});
+for (const [select, key] of [[tab, "tab"], [level, "level"], [since, "since"]]) {
+  select.addEventListener("change", () => {
+    writeState({ [key]: select.value });
+    show();
+  });
+}
+
+// ---- navigation without reloading ----------------------------------------
+document.addEventListener("click", (e) => {
+  const a = e.target.closest("a[data-view], a.brand");
+  if (!a || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+  e.preventDefault();
+  const name = a.dataset.view || "overview";
+  writeState({ name, sel: "" }, true);
+  pane.hidden = true;
+  show();
+});
+addEventListener("popstate", show);
+
+// ---- keyboard: / focuses the filter, Esc closes, arrows reach the table ----
+document.addEventListener("keydown", (e) => {
+  const typingInField = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement;
+  if (e.key === "/" && !typingInField) {
+    e.preventDefault();
+    q.focus();
+    q.select();
+  } else if (e.key === "Escape") {
+    if ($("confirm").open) return;
+    if (!pane.hidden) closeDetail();
+    else if (typingInField) {
+      e.target.blur();
+      const grid = main.querySelector("[role=grid]");
+      if (grid) grid.focus();
+    }
+  } else if ((e.key === "ArrowDown" || e.key === "ArrowUp") && !typingInField && view && view.list && !main.contains(e.target)) {
+    e.preventDefault();
+    view.list.root.focus();
+    view.list.onKey(e);
+  }
+});
+
+// ---- clear, with confirmation --------------------------------------------
+$("clear").addEventListener("click", () => $("confirm").showModal());
+$("confirm-no").addEventListener("click", () => $("confirm").close());
+$("confirm-yes").addEventListener("click", async () => {
+  $("confirm").close();
+  try {
+    const r = await api.clearAll();
+    notice(`Cleared ${r.cleared} entries.`);
+    show();
+  } catch (e) {
+    notice(`Could not clear: ${e.message}`);
+  }
+});
+
+// ---- live -------------------------------------------------------------------
+connect(
+  (data) => {
+    lastCursors = data;
+    if (view) view.onCursors(data).catch((e) => notice(e.message));
+  },
+  (state) => {
+    const live = $("live");
+    live.textContent = state === "live" ? "● live" : "reconnecting…";
+    live.dataset.state = state;
+  },
+);
+
+async function boot() {
+  try {
+    const o = await api.overview();
+    kindFilters = Object.fromEntries(o.kinds.map((k) => [k.kind, k.filters || []]));
+    fillTabs(o.tabs);
+  } catch (e) {
+    notice(e.message);
+  }
+  await show();
+}
+boot();

@@ -1,0 +1,99 @@
+// Console: logs and errors as DevTools shows them: level colours, repeated
+// messages grouped with a count, the call site; a click opens the stack,
+// arguments and cause. Above, the error groups of the summary.
+import * as api from "./api.js";
+import { clock, cut, el, replace, when } from "./dom.js";
+import { Feed } from "./live.js";
+import { TableView } from "./vlist.js";
+
+function sameMessage(a, b) {
+  return a.level === b.level && a.message === b.message && a.source === b.source && a.location === b.location && a.tabId === b.tabId;
+}
+
+/** Consecutive identical messages become one row with a count. */
+function group(rows) {
+  const out = [];
+  for (const r of rows) {
+    const last = out[out.length - 1];
+    if (last && sameMessage(last, r)) {
+      last._count += 1;
+      last._lastTs = r.ts;
+    } else {
+      out.push(Object.assign(Object.create(null), r, { _count: 1, _lastTs: r.ts }));
+    }
+  }
+  return out;
+}
+
+export function consoleView(ctx) {
+  const groups = el("details.groups", {}, el("summary", { text: "Error groups" }), el("div.groupbody", { text: "loading…" }));
+  const view = new TableView(ctx, {
+    label: "Console messages",
+    feeds: [new Feed("logs", ctx.args("logs"))],
+    display: group,
+    emptyText: "No console messages match.",
+    rowClass: (r) => `lvl-${r.level}`,
+    before: [groups],
+    columns: [
+      { title: "time", width: "8.5em", cell: (r) => el("time", { datetime: new Date(r.ts).toISOString(), text: clock(r.ts) }) },
+      { title: "level", width: "4.5em", cell: (r) => el(`span.level.lvl-${r.level}`, { text: r.level }) },
+      {
+        title: "message",
+        width: "minmax(10em, 1fr)",
+        cls: "msg",
+        cell: (r) => [r._count > 1 ? el("span.repeat", { "data-count": r._count, text: `${r._count}` }) : null, el("span.text", { text: cut(r.message, 500) })],
+      },
+      { title: "source", width: "14em", cls: "dim", cell: (r) => el("span.text", { text: cut(r.location || r.source || "", 120) }) },
+      { title: "tab", width: "3.5em", cls: "num", cell: (r) => String(r.tabId ?? "") },
+    ],
+  });
+  const loadGroups = async () => {
+    try {
+      const a = ctx.args("errors");
+      const g = await api.rows("errors", { tabId: a.tabId, since: a.since, since_navigation: a.since_navigation, group: true });
+      const list = g.groups || g.entries || [];
+      groups.firstElementChild.textContent = `Error groups (${list.length})`;
+      replace(
+        groups.lastElementChild,
+        list.length
+          ? el(
+              "table.grid",
+              {},
+              el("thead", {}, el("tr", {}, ["count", "message", "first seen", "last seen"].map((h) => el("th", { scope: "col", text: h })))),
+              el(
+                "tbody",
+                {},
+                list.map((x) =>
+                  el(
+                    "tr",
+                    {},
+                    el("td.num", { text: x.count }),
+                    el("td.text", { text: cut(x.example?.message ?? x.message ?? x.fingerprint ?? "", 300) }),
+                    el("td", { text: x.first_ts ? when(x.first_ts) : `#${x.first_id}` }),
+                    el("td", { text: x.last_ts ? when(x.last_ts) : `#${x.last_id}` }),
+                  ),
+                ),
+              ),
+            )
+          : el("p.dim", { text: "No errors." }),
+      );
+    } catch (e) {
+      replace(groups.lastElementChild, el("p.error", { text: e.message }));
+    }
+  };
+  const start = view.start.bind(view);
+  view.start = async () => {
+    await Promise.all([start(), loadGroups()]);
+  };
+  const onCursors = view.onCursors.bind(view);
+  let groupTimer = null;
+  view.onCursors = async (data) => {
+    await onCursors(data);
+    if (!groupTimer)
+      groupTimer = setTimeout(() => {
+        groupTimer = null;
+        loadGroups();
+      }, 1000);
+  };
+  return view;
+}

@@ -1,0 +1,172 @@
+// The detail pane: one entry whole. Headers as a table, bodies as text (JSON
+// pretty-printed, long ones shown in chunks), redirect hops, the error, a
+// socket's frames, a log's stack and arguments. Everything as text.
+import * as api from "./api.js";
+import { bytes, clock, el, longText, ms, replace, tree, when } from "./dom.js";
+import { phases, COLORS } from "./waterfall.js";
+
+function section(title, ...body) {
+  return el("section.dsec", {}, el("h3", { text: title }), ...body);
+}
+
+function kv(pairs) {
+  const rows = pairs.filter(([, v]) => v !== undefined && v !== null && v !== "");
+  return el(
+    "table.kv",
+    {},
+    el("tbody", {}, rows.map(([k, v]) => el("tr", {}, el("th", { scope: "row", text: k }), el("td", {}, v instanceof Node ? v : longText(String(v), "text"))))),
+  );
+}
+
+function headers(h) {
+  if (!h || typeof h !== "object") return el("p.dim", { text: "none captured" });
+  const pairs = Array.isArray(h) ? h.map((x) => [x.name, x.value]) : Object.entries(h);
+  return kv(pairs.map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+}
+
+/** A body: JSON pretty-printed when it parses, else as captured. */
+export function body(text) {
+  if (text === undefined || text === null) return el("p.dim", { text: "none captured" });
+  let shown = typeof text === "string" ? text : JSON.stringify(text, null, 2);
+  if (typeof text === "string") {
+    try {
+      const t = text.trim();
+      if (t.startsWith("{") || t.startsWith("[")) shown = JSON.stringify(JSON.parse(t), null, 2);
+    } catch {
+      // not JSON: as captured
+    }
+  }
+  return el("pre.body", {}, longText(shown, "text"));
+}
+
+/** Renders entry `e` of `kind` into `pane`. */
+export async function show(pane, kind, e, onClose) {
+  const title = `${kind} #${e.id}`;
+  const close = el("button.close", { type: "button", "aria-label": "Close details (Esc)", text: "×", onclick: onClose });
+  const content = el("div.dcontent");
+  replace(pane, el("div.dhead", {}, el("h2", { id: "detail-title", text: title }), close), content);
+  pane.hidden = false;
+  pane.setAttribute("aria-labelledby", "detail-title");
+  const parts = [];
+  if (kind === "network_waterfall") parts.push(...(await request(e)));
+  else if (kind === "network_bodies") parts.push(...bodies(e));
+  else if (kind === "logs" || kind === "extension_logs") parts.push(...log(e));
+  parts.push(section("Every stored field", tree(e)));
+  replace(content, parts);
+}
+
+function log(e) {
+  const out = [
+    section(
+      "Message",
+      el(`pre.body.lvl-${e.level}`, {}, longText(e.message || "", "text")),
+      kv([
+        ["level", e.level],
+        ["source", e.source],
+        ["location", e.location],
+        ["page", e.url],
+        ["time", when(e.ts)],
+        ["tab", e.tabId],
+      ]),
+    ),
+  ];
+  if (e.stack) out.push(section("Stack", el("pre.body", {}, longText(String(e.stack), "text"))));
+  if (e.original) out.push(section("As originally reported", tree(e.original)));
+  if (Array.isArray(e.args)) out.push(section("Arguments", el("div", {}, e.args.map((a, i) => tree(a, i)))));
+  return out;
+}
+
+function bodies(b) {
+  return [
+    section("Request", kv([["method", b.method], ["url", b.url], ["status", b.status], ["duration", ms(b.duration)], ["error", b.error]])),
+    section("Request headers", headers(b.requestHeaders)),
+    section("Request body", body(b.requestBody)),
+    section("Response headers", headers(b.responseHeaders)),
+    section(`Response body${b.responseBodySize ? ` (${bytes(b.responseBodySize)})` : ""}`, body(b.responseBody)),
+  ];
+}
+
+async function request(r) {
+  const out = [];
+  const failure = r.error || (r.failed ? "the request failed" : r.responseStatus >= 400 ? `HTTP ${r.responseStatus}` : "");
+  if (failure) out.push(section("Failed", el("p.error", {}, longText(String(failure), "text"))));
+  out.push(
+    section(
+      "Request",
+      kv([
+        ["url", r.url],
+        ["final url", r.finalUrl],
+        ["method", r.method],
+        ["status", r.responseStatus],
+        ["type", r.type || r.initiatorType],
+        ["protocol", r.nextHopProtocol],
+        ["transferred", bytes(r.transferSize)],
+        ["started", `${when(r.ts)}`],
+        ["duration", ms(r.duration)],
+        ["source", r.source],
+        ["tab", r.tabId],
+        ["DOMContentLoaded", r.domContentLoaded !== undefined ? ms(r.domContentLoaded) : undefined],
+        ["load", r.load !== undefined ? ms(r.load) : undefined],
+      ]),
+    ),
+  );
+  if (r.phases) {
+    out.push(
+      section(
+        "Timing",
+        el(
+          "table.kv",
+          {},
+          el(
+            "tbody",
+            {},
+            phases(r).map(([name, from, to]) => {
+              const swatch = el("span.swatch");
+              swatch.style.background = COLORS[name];
+              return el("tr", {}, el("th", { scope: "row" }, swatch, name === "stall" ? "queueing/stalled" : name), el("td", { text: `${ms(to - from)} (from ${ms(from)})` }));
+            }),
+          ),
+        ),
+      ),
+    );
+  }
+  if (Array.isArray(r.redirects) && r.redirects.length) {
+    out.push(
+      section(
+        `Redirects (${r.redirects.length})`,
+        el("ol.hops", {}, r.redirects.map((h) => el("li", {}, typeof h === "object" ? `${h.status ?? h.statusCode ?? ""} ${h.url ?? h.from ?? ""} → ${h.to ?? h.redirectUrl ?? ""}`.trim() : String(h)))),
+      ),
+    );
+  }
+  // The bodies and headers, when a fetch/XHR of this request was captured.
+  try {
+    const page = await api.rows("network_bodies", { url: r.url, tabId: r.tabId, limit: 50 });
+    const same = page.entries.filter((b) => b.url === r.url && (!r.method || b.method === r.method));
+    const match =
+      same.find((b) => r.requestId !== undefined && b.requestId === r.requestId) ||
+      same.sort((a, b) => Math.abs(a.ts - r.ts) - Math.abs(b.ts - r.ts))[0];
+    if (match) out.push(...bodies(match));
+    else out.push(section("Headers and bodies", el("p.dim", { text: "not captured for this request (only fetch, XHR and beacons carry them)" })));
+  } catch (err) {
+    out.push(section("Headers and bodies", el("p.error", { text: err.message })));
+  }
+  if (/^wss?:/i.test(r.url || "") || r.initiatorType === "websocket" || r.type === "websocket") {
+    try {
+      const page = await api.rows("websocket_events", { url: r.url, tabId: r.tabId, limit: 500 });
+      out.push(
+        section(
+          `WebSocket frames (${page.entries.length})`,
+          el(
+            "table.frames",
+            {},
+            el("thead", {}, el("tr", {}, ["time", "event", "direction", "data"].map((t) => el("th", { scope: "col", text: t })))),
+            el("tbody", {}, page.entries.map((f) => el("tr", {}, el("td", { text: clock(f.ts) }), el("td", { text: f.event }), el("td", { text: f.direction || "" }), el("td", {}, longText(String(f.data ?? f.reason ?? ""), "text"))))),
+          ),
+        ),
+      );
+    } catch (err) {
+      out.push(section("WebSocket frames", el("p.error", { text: err.message })));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,107 @@
+// The filter box, as DevTools reads it: words match text (all must), and the
+// property filters status-code:, method:, domain:, larger-than:, level:,
+// with a leading "-" negating any of them. Words the server can apply (observe's
+// `url` filter, or `search` where the server offers it) are sent to it; the rest
+// are applied to the rows the page holds.
+
+const PROPS = ["status-code", "method", "domain", "larger-than", "level", "kind", "tab"];
+
+export function parse(text) {
+  const terms = [];
+  const errors = [];
+  for (const raw of (text || "").match(/(?:[^\s"]+|"[^"]*")+/g) || []) {
+    let t = raw;
+    const neg = t.startsWith("-") && t.length > 1;
+    if (neg) t = t.slice(1);
+    const m = /^([a-z-]+):(.*)$/.exec(t);
+    if (m && PROPS.includes(m[1])) {
+      const value = m[2].replace(/^"|"$/g, "");
+      if (m[1] === "larger-than" && sizeOf(value) === null) errors.push(`larger-than: takes a size such as 10k or 2M, not "${value}"`);
+      terms.push({ prop: m[1], value, neg });
+    } else {
+      const raw = t.replace(/^"|"$/g, "");
+      terms.push({ word: raw.toLowerCase(), raw, neg });
+    }
+  }
+  return { terms, errors };
+}
+
+function sizeOf(v) {
+  const m = /^(\d+(?:\.\d+)?)([kKmM]?)[bB]?$/.exec(v);
+  if (!m) return null;
+  const n = Number(m[1]);
+  return m[2] === "" ? n : /k/i.test(m[2]) ? n * 1024 : n * 1024 * 1024;
+}
+
+function hostOf(url) {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return "";
+  }
+}
+
+/** The size DevTools' larger-than: compares: bytes transferred, else the body's size. */
+export function sizeOfRow(row) {
+  for (const k of ["transferSize", "encodedBodySize", "responseBodySize", "size"]) {
+    if (typeof row[k] === "number" && row[k] > 0) return row[k];
+  }
+  if (typeof row.responseBody === "string") return row.responseBody.length;
+  return 0;
+}
+
+function statusOf(row) {
+  return row.responseStatus ?? row.status;
+}
+
+/** The text a word is looked for in. */
+function haystack(row) {
+  const parts = [row.message, row.url, row.method, row.type, row.selector, row.text, row.value, row.error, row.source, row.connectionId, row.data, row.event];
+  return parts.filter((p) => typeof p === "string").join("\n").toLowerCase();
+}
+
+function test(term, row) {
+  if (term.word !== undefined) return haystack(row).includes(term.word);
+  const v = term.value;
+  switch (term.prop) {
+    case "status-code":
+      return String(statusOf(row) ?? "") === v;
+    case "method":
+      return (row.method || "").toUpperCase() === v.toUpperCase();
+    case "domain": {
+      const host = hostOf(row.url || "");
+      if (v.startsWith("*.")) return host.endsWith(v.slice(1)) || host === v.slice(2);
+      return host === v;
+    }
+    case "larger-than":
+      return sizeOfRow(row) > (sizeOf(v) ?? Infinity);
+    case "level":
+      return (row.level || "") === v;
+    case "kind":
+      return (row._kind || "") === v;
+    case "tab":
+      return String(row.tabId ?? "") === v;
+    default:
+      return true;
+  }
+}
+
+/** Whether `row` passes every term. `skip` holds terms already applied by the server. */
+export function matches(parsed, row, skip = new Set()) {
+  for (const t of parsed.terms) {
+    if (skip.has(t)) continue;
+    if (test(t, row) === t.neg) return false;
+  }
+  return true;
+}
+
+/**
+ * The one positive plain word the server can filter by for `kind` (its
+ * observe filters `search`, else `url`), as [argument, value, term].
+ */
+export function serverTerm(parsed, filters) {
+  const words = parsed.terms.filter((t) => t.word !== undefined && !t.neg);
+  if (words.length !== 1) return null;
+  const arg = filters.includes("search") ? "search" : filters.includes("url") ? "url" : null;
+  return arg ? [arg, words[0].raw, words[0]] : null;
+}

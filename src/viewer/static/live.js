@@ -1,0 +1,80 @@
+// Following the capture live. The server's event stream (/api/events) says
+// where each ring stands (its `id:` is those cursors, so a reconnecting
+// EventSource resumes with Last-Event-ID); a Feed then fetches the rows after
+// its own cursor through the JSON twin, one fetch at a time, so a row is
+// shown once however often or late the events come, across server restarts.
+import * as api from "./api.js";
+
+/** Opens the stream; calls onCursors(data) per event and onState("live" | "reconnecting"). */
+export function connect(onCursors, onState) {
+  let source;
+  let retry;
+  const open = () => {
+    source = new EventSource("/api/events");
+    source.addEventListener("cursors", (e) => {
+      onState("live");
+      try {
+        onCursors(JSON.parse(e.data));
+      } catch (err) {
+        console.error(err);
+      }
+    });
+    source.addEventListener("error", () => {
+      onState("reconnecting");
+      // EventSource retries by itself; one that gave up (closed) is opened again.
+      if (source.readyState === EventSource.CLOSED && !retry) {
+        retry = setTimeout(() => {
+          retry = undefined;
+          open();
+        }, 1000);
+      }
+    });
+  };
+  open();
+  return () => source.close();
+}
+
+/** The newest rows of one `what` under fixed arguments, kept to a window of `max`. */
+export class Feed {
+  constructor(what, args, { max = 5000, first = 1000 } = {}) {
+    this.what = what;
+    this.kind = what === "errors" ? "logs" : what;
+    this.args = args;
+    this.max = max;
+    this.first = first;
+    this.rows = [];
+    this.cursor = null;
+    this.busy = null;
+    this.again = false;
+    this.dropped = 0;
+  }
+
+  /** Fetches what is new (the newest `first` rows the first time); resolves to the rows added. */
+  async poll() {
+    if (this.busy) {
+      this.again = true;
+      return this.busy.then(() => []);
+    }
+    const run = async () => {
+      let added = [];
+      do {
+        this.again = false;
+        const { entries, cursor } = await api.after(this.what, this.args, this.cursor, this.first);
+        this.cursor = cursor;
+        const known = this.rows.length ? this.rows[this.rows.length - 1].id : -1;
+        const fresh = entries.filter((e) => e.id > known);
+        this.rows = this.rows.concat(fresh);
+        added = added.concat(fresh);
+        if (this.rows.length > this.max) {
+          this.dropped += this.rows.length - this.max;
+          this.rows = this.rows.slice(this.rows.length - this.max);
+        }
+      } while (this.again);
+      return added;
+    };
+    this.busy = run().finally(() => {
+      this.busy = null;
+    });
+    return this.busy;
+  }
+}

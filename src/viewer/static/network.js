@@ -1,0 +1,47 @@
+// Network: the table DevTools shows (name, method, status, type, size, time)
+// and the waterfall column, one bar per request on the axis all rows share.
+import { bytes, cut, el, ms } from "./dom.js";
+import { sizeOfRow } from "./filter.js";
+import { Feed } from "./live.js";
+import { TableView } from "./vlist.js";
+import { axis, bar, header, WIDTH } from "./waterfall.js";
+
+function failed(r) {
+  return !!(r.error || r.failed === true || (r.responseStatus ?? 0) >= 400);
+}
+
+function nameOf(url) {
+  try {
+    const u = new URL(url);
+    const last = u.pathname.split("/").filter(Boolean).pop();
+    return (last || u.host) + u.search;
+  } catch {
+    return url || "";
+  }
+}
+
+export function networkView(ctx) {
+  let ax = axis([]);
+  const axisCell = el("div.wfhead");
+  const view = new TableView(ctx, {
+    label: "Network requests",
+    feeds: [new Feed("network_waterfall", ctx.args("network_waterfall"))],
+    emptyText: "No requests match.",
+    rowClass: (r) => (failed(r) ? "failed" : ""),
+    display: (rows) => {
+      ax = axis(rows, WIDTH);
+      axisCell.replaceChildren(header(ax));
+      return rows;
+    },
+    columns: [
+      { title: "name", width: "minmax(12em, 1fr)", cls: "text", cell: (r) => el("span.text", { title: cut(r.url, 2000), text: cut(nameOf(r.url), 200) }) },
+      { title: "method", width: "5.5em", cell: (r) => r.method || "" },
+      { title: "status", width: "4.5em", cls: "num", cell: (r) => (failed(r) && !r.responseStatus ? "(failed)" : String(r.responseStatus ?? "")) },
+      { title: "type", width: "6.5em", cell: (r) => r.type || r.initiatorType || "" },
+      { title: "size", width: "5.5em", cls: "num", cell: (r) => bytes(sizeOfRow(r)) },
+      { title: "time", width: "5.5em", cls: "num", cell: (r) => ms(r.duration) },
+      { title: axisCell, width: `${WIDTH + 12}px`, cls: "wfcell", cell: (r) => bar(r, ax) },
+    ],
+  });
+  return view;
+}

@@ -1,0 +1,47 @@
+// Timeline: one tab's actions, navigations, errors and requests interleaved
+// in time, so "what did the user do just before this error" is one look.
+import { clock, cut, el, ms } from "./dom.js";
+import { Feed } from "./live.js";
+import { TableView } from "./vlist.js";
+
+function label(r) {
+  switch (r._kind) {
+    case "actions":
+      return r.type === "navigate" ? "navigation" : "action";
+    case "logs":
+      return r.level === "error" ? "error" : "warning";
+    default:
+      return r.initiatorType === "navigation" ? "navigation" : "request";
+  }
+}
+
+function what(r) {
+  switch (r._kind) {
+    case "actions":
+      if (r.type === "navigate") return `${r.how || "navigate"} → ${r.url || ""}`;
+      return `${r.type} ${r.selector || ""} ${r.text ? `"${r.text}"` : ""} ${r.value !== undefined ? `= ${r.value}` : r.key ? `key ${r.key}` : ""}`;
+    case "logs":
+      return r.message;
+    default: {
+      const status = r.error || (r.responseStatus ? String(r.responseStatus) : r.failed ? "failed" : "");
+      return `${r.method || "GET"} ${r.url} ${status} ${ms(r.duration)}`;
+    }
+  }
+}
+
+export function timelineView(ctx) {
+  const warn = { ...ctx.args("logs") };
+  if (!warn.level && !warn.min_level) warn.min_level = "warn";
+  return new TableView(ctx, {
+    label: "Timeline",
+    feeds: [new Feed("actions", ctx.args("actions")), new Feed("logs", warn), new Feed("network_waterfall", ctx.args("network_waterfall"))],
+    emptyText: "Nothing on the timeline matches.",
+    rowClass: (r) => `tl-${label(r)}`,
+    columns: [
+      { title: "time", width: "8.5em", cell: (r) => el("time", { datetime: new Date(r.ts).toISOString(), text: clock(r.ts) }) },
+      { title: "what", width: "7em", cell: (r) => el(`span.badge.tl-${label(r)}`, { text: label(r) }) },
+      { title: "detail", width: "minmax(10em, 1fr)", cls: "text", cell: (r) => el("span.text", { text: cut(what(r), 500) }) },
+      { title: "tab", width: "3.5em", cls: "num", cell: (r) => String(r.tabId ?? "") },
+    ],
+  });
+}

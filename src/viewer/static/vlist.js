@@ -1,0 +1,232 @@
+// A table that renders only the rows in view (a ring may hold a million), as
+// an ARIA grid: arrows move the selection, Enter opens it. It follows new rows
+// while scrolled to the bottom; scrolled up, it counts them in an "N new" marker.
+import { el, replace } from "./dom.js";
+
+export class VList {
+  /**
+   * columns: [{ title, width (CSS grid track), cell(row) → node|string, cls }]
+   * onOpen(row), onSelect(row): selection callbacks. key(row): a row's identity.
+   */
+  constructor({ label, columns, rowHeight = 24, onOpen, onSelect, key = (r) => r.id, rowClass = () => "" }) {
+    this.columns = columns;
+    this.rowHeight = rowHeight;
+    this.onOpen = onOpen;
+    this.onSelect = onSelect;
+    this.key = key;
+    this.rowClass = rowClass;
+    this.rows = [];
+    this.selected = -1;
+    this.follow = true;
+    this.unseen = 0;
+    const template = columns.map((c) => c.width || "1fr").join(" ");
+    this.template = template;
+    this.header = el(
+      "div.vrow.vhead",
+      { role: "row", "aria-rowindex": 1 },
+      columns.map((c) => el("div.vcell", { role: "columnheader" }, c.title)),
+    );
+    this.header.style.gridTemplateColumns = template;
+    this.sizer = el("div.vsizer", { role: "presentation" });
+    this.layer = el("div.vlayer", { role: "rowgroup" });
+    this.scroller = el("div.vscroll", { role: "presentation" }, this.sizer, this.layer);
+    this.marker = el("button.newmarker", { type: "button", hidden: true, onclick: () => this.toBottom() });
+    this.empty = el("div.empty", { role: "status" });
+    this.root = el(
+      "div.vlist",
+      { role: "grid", "aria-label": label, "aria-rowcount": 1, tabindex: 0, "aria-multiselectable": "false" },
+      el("div.vheadgroup", { role: "rowgroup" }, this.header),
+      this.scroller,
+      this.marker,
+      this.empty,
+    );
+    this.scroller.addEventListener("scroll", () => this.onScroll());
+    this.root.addEventListener("keydown", (e) => this.onKey(e));
+    new ResizeObserver(() => this.render()).observe(this.scroller);
+  }
+
+  /**
+   * Replaces the rows; `added` of them are new at the end (live), which the view
+   * follows when scrolled to the bottom and otherwise counts in the "N new" marker.
+   */
+  setRows(rows, emptyText = "No entries.", added = 0) {
+    const key = this.selected >= 0 && this.rows[this.selected] ? this.key(this.rows[this.selected]) : undefined;
+    this.rows = rows;
+    this.selected = key === undefined ? -1 : rows.findIndex((r) => this.key(r) === key);
+    if (!this.follow) this.unseen += added;
+    this.empty.textContent = rows.length ? "" : emptyText;
+    this.empty.hidden = rows.length > 0;
+    if (this.follow) this.toBottom();
+    else this.render();
+  }
+
+  toBottom() {
+    this.follow = true;
+    this.unseen = 0;
+    this.scroller.scrollTop = this.scroller.scrollHeight;
+    this.render();
+  }
+
+  onScroll() {
+    const s = this.scroller;
+    const atBottom = s.scrollTop + s.clientHeight >= s.scrollHeight - this.rowHeight;
+    if (atBottom) this.unseen = 0;
+    this.follow = atBottom;
+    this.render();
+  }
+
+  select(i, open = false) {
+    if (!this.rows.length) return;
+    this.selected = Math.max(0, Math.min(this.rows.length - 1, i));
+    const top = this.selected * this.rowHeight;
+    const s = this.scroller;
+    if (top < s.scrollTop) s.scrollTop = top;
+    else if (top + this.rowHeight > s.scrollTop + s.clientHeight) s.scrollTop = top + this.rowHeight - s.clientHeight;
+    this.render();
+    const row = this.rows[this.selected];
+    if (this.onSelect) this.onSelect(row);
+    if (open && this.onOpen) this.onOpen(row);
+  }
+
+  selectKey(key, open = false) {
+    const i = this.rows.findIndex((r) => this.key(r) === key);
+    if (i >= 0) {
+      this.follow = false;
+      this.select(i, open);
+    }
+    return i >= 0;
+  }
+
+  onKey(e) {
+    const page = Math.max(1, Math.floor(this.scroller.clientHeight / this.rowHeight) - 1);
+    const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
+    if (e.key in moves) {
+      e.preventDefault();
+      this.select(this.selected < 0 ? this.rows.length - 1 : this.selected + moves[e.key]);
+      this.follow = this.selected === this.rows.length - 1;
+    } else if (e.key === "Home") {
+      e.preventDefault();
+      this.select(0);
+    } else if (e.key === "End") {
+      e.preventDefault();
+      this.select(this.rows.length - 1);
+    } else if (e.key === "Enter" && this.selected >= 0) {
+      e.preventDefault();
+      this.select(this.selected, true);
+    }
+  }
+
+  render() {
+    const h = this.rowHeight;
+    const n = this.rows.length;
+    this.sizer.style.height = `${n * h}px`;
+    this.root.setAttribute("aria-rowcount", String(n + 1));
+    const s = this.scroller;
+    const first = Math.max(0, Math.floor(s.scrollTop / h) - 5);
+    const last = Math.min(n, Math.ceil((s.scrollTop + (s.clientHeight || 600)) / h) + 5);
+    this.layer.style.transform = `translateY(${first * h}px)`;
+    const nodes = [];
+    for (let i = first; i < last; i++) nodes.push(this.rowNode(i));
+    replace(this.layer, nodes);
+    this.marker.hidden = this.follow || this.unseen === 0;
+    this.marker.textContent = `${this.unseen} new ↓`;
+    if (this.selected >= 0) this.root.setAttribute("aria-activedescendant", `vrow-${this.selected}`);
+    else this.root.removeAttribute("aria-activedescendant");
+  }
+
+  rowNode(i) {
+    const row = this.rows[i];
+    const node = el(
+      "div.vrow",
+      {
+        role: "row",
+        id: `vrow-${i}`,
+        "aria-rowindex": i + 2,
+        "aria-selected": i === this.selected ? "true" : "false",
+        "data-id": this.key(row),
+        class: this.rowClass(row),
+        onclick: () => {
+          this.root.focus({ preventScroll: true });
+          this.follow = false;
+          this.select(i, true);
+        },
+      },
+      this.columns.map((c) => el("div.vcell", { role: "gridcell", class: c.cls }, c.cell(row))),
+    );
+    node.style.gridTemplateColumns = this.template;
+    node.style.height = `${h(this)}px`;
+    return node;
+  }
+}
+
+function h(list) {
+  return list.rowHeight;
+}
+
+/**
+ * A view made of feeds (one per `what`) shown in one VList: the rows of every
+ * feed merged by time, filtered by the filter box, optionally regrouped
+ * (`display`), refreshed from the event stream's cursors.
+ */
+export class TableView {
+  constructor(ctx, { label, feeds, columns, display = (rows) => rows, rowClass, emptyText = "No entries match.", before = [] }) {
+    this.ctx = ctx;
+    this.feeds = feeds;
+    this.display = display;
+    this.emptyText = emptyText;
+    this.counts = {};
+    this.list = new VList({
+      label,
+      columns,
+      rowClass,
+      key: (r) => `${r._kind}:${r.id}`,
+      onOpen: (r) => ctx.open(r._kind, r),
+      onSelect: (r) => ctx.selected(r._kind, r),
+    });
+    this.root = el("div.view", {}, before, this.list.root);
+    this.shown = 0;
+  }
+
+  async start() {
+    await Promise.all(this.feeds.map((f) => f.poll()));
+    this.render(0);
+  }
+
+  /** The event stream moved: fetch what is new for the kinds shown. */
+  async onCursors(data) {
+    let reset = false;
+    for (const f of this.feeds) {
+      const kind = f.kind;
+      const count = data.counts[kind];
+      if (this.counts[kind] !== undefined && count < this.counts[kind] && data.cursors[kind] <= (f.cursor ?? 0)) reset = true;
+      this.counts[kind] = count;
+    }
+    if (reset) {
+      // Cleared: start again from what is kept.
+      for (const f of this.feeds) {
+        f.rows = [];
+        f.cursor = null;
+      }
+      await this.start();
+      return;
+    }
+    const moved = this.feeds.filter((f) => f.cursor === null || data.cursors[f.kind] > f.cursor);
+    if (!moved.length) return;
+    const added = (await Promise.all(moved.map((f) => f.poll()))).flat();
+    if (added.length) this.render(added.length);
+  }
+
+  rows() {
+    const all = [];
+    for (const f of this.feeds) for (const r of f.rows) all.push(Object.assign(r, { _kind: f.kind }));
+    if (this.feeds.length > 1) all.sort((a, b) => (a.ts ?? 0) - (b.ts ?? 0) || a.id - b.id);
+    return all.filter((r) => this.ctx.keep(r));
+  }
+
+  render(added) {
+    const rows = this.display(this.rows());
+    const grew = Math.max(0, rows.length - this.shown);
+    this.shown = rows.length;
+    this.list.setRows(rows, this.emptyText, added ? Math.min(grew, added) : 0);
+  }
+}

@@ -1,0 +1,307 @@
+//! The viewer at `/`: its page and files, its JSON twins (which must answer what
+//! `observe` answers), its event stream, and who may use it. The real binary on
+//! an ephemeral port; the page itself in real Chromium at the end
+//! (`extension/test/e2e/viewer.mjs`).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Mcp, Server, TempDb};
+use serde_json::{Value, json};
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
+}
+
+async fn get(server: &Server, path: &str, headers: &[(&str, &str)]) -> reqwest::Response {
+    let mut request = reqwest::Client::new().get(server.url(path));
+    for (k, v) in headers {
+        request = request.header(*k, *v);
+    }
+    request.send().await.expect("GET")
+}
+
+async fn get_json(server: &Server, path: &str) -> (u16, Value) {
+    let r = get(server, path, &[]).await;
+    let status = r.status().as_u16();
+    (status, r.json().await.expect("JSON"))
+}
+
+async fn clear(server: &Server, headers: &[(&str, &str)], body: &str) -> (u16, Value) {
+    let mut request = reqwest::Client::new().post(server.url("/api/clear")).body(body.to_owned());
+    for (k, v) in headers {
+        request = request.header(*k, *v);
+    }
+    let r = request.send().await.expect("POST");
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+fn header<'a>(r: &'a reqwest::Response, name: &str) -> &'a str {
+    r.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
+}
+
+#[tokio::test]
+async fn the_page_and_its_files_are_served_with_a_strict_policy() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    for path in ["/", "/overview", "/console", "/network", "/timeline"] {
+        let r = get(&server, path, &[]).await;
+        assert_eq!(r.status(), 200, "{path}");
+        assert!(header(&r, "content-type").starts_with("text/html"), "{path}");
+        let csp = header(&r, "content-security-policy").to_owned();
+        for directive in ["default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "object-src 'none'"] {
+            assert!(csp.contains(directive), "{path}: {csp}");
+        }
+        assert!(!csp.contains("unsafe-inline") && !csp.contains("unsafe-eval"), "{csp}");
+        assert_eq!(header(&r, "x-content-type-options"), "nosniff");
+        assert_eq!(header(&r, "x-frame-options"), "DENY");
+        let html = r.text().await.unwrap();
+        // Every script comes from a file: none is inline.
+        for script in html.split("<script").skip(1) {
+            assert!(script.trim_start().starts_with("type=\"module\" src=\"/static/"), "inline script in {path}");
+        }
+    }
+    let r = get(&server, "/static/app.js", &[]).await;
+    assert_eq!(r.status(), 200);
+    assert!(header(&r, "content-type").starts_with("text/javascript"));
+    assert!(header(&r, "content-security-policy").contains("default-src 'self'"));
+    let r = get(&server, "/static/nope.js", &[]).await;
+    assert_eq!(r.status(), 404);
+    let r = get(&server, "/api/nothing-here", &[]).await;
+    assert_eq!(r.status(), 404);
+    assert!(r.text().await.unwrap().contains("/api/overview"), "the 404 lists the routes");
+}
+
+#[tokio::test]
+async fn the_json_twins_answer_what_observe_answers() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = now_ms();
+    let logs: Vec<Value> = (0..30)
+        .map(|i| {
+            json!({"level": if i % 3 == 0 { "error" } else { "log" }, "message": format!("message {i}"),
+                   "ts": t + i, "tabId": 1 + i % 2})
+        })
+        .collect();
+    server.ingest("logs", logs).await;
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                json!({"url": "http://a.test/", "method": "GET", "responseStatus": 200, "ts": t, "duration": 30.5, "tabId": 1}),
+                json!({"url": "http://a.test/api", "method": "POST", "responseStatus": 500, "ts": t + 5, "duration": 12, "tabId": 1}),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    for (query, args) in [
+        ("", json!({})),
+        ("tabId=1", json!({"tabId": 1})),
+        ("min_level=error", json!({"min_level": "error"})),
+        ("level=log&tabId=2", json!({"level": "log", "tabId": 2})),
+    ] {
+        let (status, twin) = get_json(&server, &format!("/api/rows/logs?limit=500&{query}")).await;
+        assert_eq!(status, 200, "{query}: {twin}");
+        let mut observe_args =
+            json!({"what": "logs", "limit": 500, "fields": "all", "max_chars": 1_000_000, "max_tokens": 100_000});
+        observe_args.as_object_mut().unwrap().extend(args.as_object().unwrap().clone());
+        let observed = mcp.observe(observe_args).await;
+        assert_eq!(twin["total"], observed["total"], "{query}");
+        assert_eq!(twin["entries"], observed["entries"], "{query}: the twin's rows are observe's");
+    }
+    // Paging by cursor, as the page follows live.
+    let (_, page) = get_json(&server, "/api/rows/logs?after_cursor=25").await;
+    let ids: Vec<i64> = page["entries"].as_array().unwrap().iter().map(|e| e["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, vec![26, 27, 28, 29, 30]);
+    // Network filters: status, method, url.
+    let (_, failed) = get_json(&server, "/api/rows/network_waterfall?status_min=400").await;
+    assert_eq!(failed["total"], 1);
+    assert_eq!(failed["entries"][0]["url"], "http://a.test/api");
+    let (_, by_url) = get_json(&server, "/api/rows/network_waterfall?url=%2Fapi&method=POST").await;
+    assert_eq!(by_url["total"], 1);
+    // One row by id; one that does not exist; bad input.
+    let (status, one) = get_json(&server, "/api/rows/logs/7").await;
+    assert_eq!(status, 200);
+    assert_eq!(one["entries"][0]["message"], "message 6");
+    let (status, missing) = get_json(&server, "/api/rows/logs/999").await;
+    assert_eq!(status, 404);
+    assert!(missing["error"].as_str().unwrap().contains("no logs entry 999"), "{missing}");
+    let (status, bad) = get_json(&server, "/api/rows/logs/seven").await;
+    assert_eq!(status, 400, "{bad}");
+    let (status, bad) = get_json(&server, "/api/rows/logs?tabId=one").await;
+    assert_eq!(status, 400);
+    assert!(bad["error"].as_str().unwrap().contains("tabId must be a whole number"), "{bad}");
+    let (status, bad) = get_json(&server, "/api/rows/cookies").await;
+    assert_eq!(status, 400);
+    assert!(bad["error"].as_str().unwrap().contains("unknown what"), "{bad}");
+    let (status, bad) = get_json(&server, "/api/rows/logs?status_min=400").await;
+    assert_eq!(status, 400, "a filter the kind does not have: {bad}");
+    // The summary and error groups come from observe too.
+    let (status, groups) = get_json(&server, "/api/rows/errors?group=true").await;
+    assert_eq!(status, 200, "{groups}");
+    let (status, summary) = get_json(&server, "/api/summary").await;
+    assert_eq!(status, 200);
+    assert_eq!(summary["kinds"]["logs"]["count"], 30, "{summary}");
+    // The overview: rings, tabs, the database.
+    let (status, overview) = get_json(&server, "/api/overview").await;
+    assert_eq!(status, 200);
+    let logs = overview["kinds"].as_array().unwrap().iter().find(|k| k["kind"] == "logs").unwrap();
+    assert_eq!(logs["count"], 30);
+    assert_eq!(logs["evicted"], 0);
+    assert_eq!(overview["db"]["path"], db.path.display().to_string());
+    assert!(overview["db"]["bytes"].as_u64().unwrap() > 0);
+    let tabs: Vec<i64> = overview["tabs"].as_array().unwrap().iter().map(|t| t["tabId"].as_i64().unwrap()).collect();
+    assert_eq!(tabs.len(), 2, "{tabs:?}");
+    mcp.close().await;
+}
+
+#[tokio::test]
+async fn the_overview_counts_what_the_ring_lost_to_eviction() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    mcp.ok("configure", json!({"action": "capacity", "what": "actions", "capacity": 10})).await;
+    let t = now_ms();
+    server.ingest("actions", (0..25).map(|i| json!({"type": "click", "ts": t + i})).collect()).await;
+    let (_, overview) = get_json(&server, "/api/overview").await;
+    let actions = overview["kinds"].as_array().unwrap().iter().find(|k| k["kind"] == "actions").unwrap();
+    assert_eq!(actions["count"], 10);
+    assert_eq!(actions["evicted"], 15, "{actions}");
+    mcp.close().await;
+}
+
+#[tokio::test]
+async fn other_origins_cannot_read_the_capture_or_clear_it() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", vec![json!({"level": "log", "message": "secret", "ts": now_ms()})]).await;
+    let own = format!("http://127.0.0.1:{}", server.port);
+    // Another site's page: refused, and never given CORS headers.
+    for headers in [
+        vec![("origin", "http://evil.test")],
+        vec![("origin", "null")],
+        vec![("origin", "http://127.0.0.1:3000")],
+        vec![("sec-fetch-site", "cross-site")],
+        vec![("sec-fetch-site", "same-site")],
+    ] {
+        for path in ["/api/rows/logs", "/api/overview", "/api/events", "/api/rows/logs/1"] {
+            let r = get(&server, path, &headers).await;
+            assert_eq!(r.status(), 403, "{path} {headers:?}");
+            assert!(r.headers().get("access-control-allow-origin").is_none(), "{path} {headers:?}");
+            assert!(!r.text().await.unwrap().contains("secret"));
+        }
+    }
+    // The viewer's own page reads, without CORS headers either.
+    let r = get(&server, "/api/rows/logs", &[("origin", &own), ("sec-fetch-site", "same-origin")]).await;
+    assert_eq!(r.status(), 200);
+    assert!(r.headers().get("access-control-allow-origin").is_none());
+    assert_eq!(header(&r, "cross-origin-resource-policy"), "same-origin");
+    // A wrong Host (DNS rebinding) is refused as on every route.
+    let r = get(&server, "/api/rows/logs", &[("host", "evil.test")]).await;
+    assert_eq!(r.status(), 403);
+    let r = get(&server, "/", &[("host", &format!("evil.test:{}", server.port))]).await;
+    assert_eq!(r.status(), 403);
+    // The server's own origin gets nothing more than the viewer: ingest and /mcp still refuse it.
+    let (status, _) = server.post_raw("logs", br#"{"entries":[]}"#.to_vec(), &[("origin", &own)]).await;
+    assert_eq!(status, 403, "ingest refuses the server's own origin");
+    let r = reqwest::Client::new()
+        .post(server.url("/mcp"))
+        .header("origin", &own)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403, "/mcp refuses the server's own origin");
+    // Clearing: only a same-origin JSON POST.
+    let json_type = ("content-type", "application/json");
+    let body = r#"{"what":"all"}"#;
+    assert_eq!(clear(&server, &[json_type], body).await.0, 403, "no origin at all (curl, a form without Origin)");
+    assert_eq!(clear(&server, &[json_type, ("origin", "http://evil.test")], body).await.0, 403);
+    assert_eq!(clear(&server, &[json_type, ("sec-fetch-site", "cross-site")], body).await.0, 403);
+    let form = ("content-type", "application/x-www-form-urlencoded");
+    assert_eq!(clear(&server, &[form, ("origin", &own)], "what=all").await.0, 415, "a form post");
+    assert_eq!(common::count(&db.path, "logs"), 1, "nothing was cleared by a refused request");
+    let (status, reply) = clear(&server, &[json_type, ("origin", &own)], r#"{"what":"nope"}"#).await;
+    assert_eq!(status, 400, "{reply}");
+    let (status, reply) = clear(&server, &[json_type, ("origin", &own)], body).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["cleared"], 1);
+    assert_eq!(common::count(&db.path, "logs"), 0);
+}
+
+/// Reads server-sent events from `response` until `want` accepts one (or 10 s pass).
+async fn next_event(
+    response: &mut reqwest::Response,
+    buffer: &mut String,
+    want: impl Fn(&Value) -> bool,
+) -> (String, Value) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        while let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            let mut id = String::new();
+            let mut data = String::new();
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("id: ").or_else(|| line.strip_prefix("id:")) {
+                    id = v.to_owned();
+                } else if let Some(v) = line.strip_prefix("data: ").or_else(|| line.strip_prefix("data:")) {
+                    data.push_str(v);
+                }
+            }
+            if data.is_empty() {
+                continue;
+            }
+            let value: Value = serde_json::from_str(&data).expect("event data is JSON");
+            if want(&value) {
+                return (id, value);
+            }
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        assert!(!left.is_zero(), "no matching event within 10 s; got so far: {buffer}");
+        let chunk = tokio::time::timeout(left, response.chunk()).await.expect("an event in time").expect("stream");
+        buffer.push_str(&String::from_utf8_lossy(&chunk.expect("the stream stays open")));
+    }
+}
+
+#[tokio::test]
+async fn the_event_stream_carries_cursors_and_resumes_from_last_event_id() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", vec![json!({"level": "log", "message": "one", "ts": now_ms()})]).await;
+    let mut r = get(&server, "/api/events", &[]).await;
+    assert_eq!(r.status(), 200);
+    assert!(header(&r, "content-type").starts_with("text/event-stream"));
+    let mut buf = String::new();
+    let (id, first) = next_event(&mut r, &mut buf, |_| true).await;
+    assert_eq!(first["cursors"]["logs"], 1, "{first}");
+    assert!(id.contains("logs=1"), "the id is the cursors: {id}");
+    // A row arrives: an event says the logs cursor moved.
+    server.ingest("network_waterfall", vec![json!({"url": "http://a.test/", "ts": now_ms()})]).await;
+    let (id2, moved) = next_event(&mut r, &mut buf, |v| v["cursors"]["network_waterfall"] == 1).await;
+    assert!(id2.contains("network_waterfall=1"), "{id2}");
+    assert_eq!(moved["counts"]["network_waterfall"], 1);
+    drop(r);
+    // Reconnecting with Last-Event-ID: the first event says where the client was and where the rings are.
+    server.ingest("logs", vec![json!({"level": "log", "message": "two", "ts": now_ms()})]).await;
+    let mut r = get(&server, "/api/events", &[("last-event-id", &id)]).await;
+    let mut buf = String::new();
+    let (_, resumed) = next_event(&mut r, &mut buf, |_| true).await;
+    assert_eq!(resumed["resumed_from"]["logs"], 1, "{resumed}");
+    assert_eq!(resumed["cursors"]["logs"], 2, "{resumed}");
+}
+
+#[tokio::test]
+async fn an_open_event_stream_does_not_hold_shutdown_hostage() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mut r = get(&server, "/api/events", &[]).await;
+    let mut buf = String::new();
+    next_event(&mut r, &mut buf, |_| true).await;
+    let started = Instant::now();
+    assert_eq!(server.stop(), Some(0));
+    assert!(started.elapsed() < Duration::from_secs(3), "stopped in {:?}", started.elapsed());
+}
