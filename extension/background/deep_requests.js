@@ -278,7 +278,10 @@
       r.statusLine = statusLine(response);
       r.ip = response.remoteIPAddress || undefined;
       r.fromCache = r.fromCache || fromCache(response);
-      r.responseAt = this.wall(p.timestamp);
+      // When its headers arrived by the network's clock (the event's own timestamp is when it was
+      // sent on, which measured later than the request's end at times).
+      const t = response.timing;
+      r.responseAt = this.wall(t && Number.isFinite(t.requestTime) && t.receiveHeadersEnd >= 0 ? t.requestTime + t.receiveHeadersEnd / 1000 : p.timestamp);
       if (p.type === "Preflight") r.preflight = true;
     }
 
@@ -316,7 +319,7 @@
       r.scope = this.scopeUrl(r.docUrl, r.frame);
       // Another origin's frame or worker outside the scope leaves no row.
       if (!this.inScope(r.scope)) return;
-      const endedAt = this.wall(p.timestamp);
+      const endedAt = Math.max(this.wall(p.timestamp), r.responseAt ?? -Infinity);
       const page = origin(r.scope);
       const row = {
         url: r.url,

@@ -50,7 +50,8 @@ test("a 302 → 302 → 200 chain is one row with its hops, times on the wall cl
   send(undefined, "Network.requestWillBeSent", willSend("1.10", url("/net/r1"), { ms: 0 }));
   send(undefined, "Network.requestWillBeSent", willSend("1.10", url("/net/r2"), { ms: 5, redirectResponse: { status: 302, statusText: "Found", protocol: "http/1.1", remoteIPAddress: "127.0.0.1", headers: { Location: "/net/r2" } } }));
   send(undefined, "Network.requestWillBeSent", willSend("1.10", url("/net/final.json"), { ms: 9, redirectResponse: { status: 302, statusText: "Found", protocol: "http/1.1", remoteIPAddress: "127.0.0.1" } }));
-  send(undefined, "Network.responseReceived", response("1.10", { ms: 20 }));
+  // Headers at 20 ms by the network's clock; the event itself is sent on later.
+  send(undefined, "Network.responseReceived", response("1.10", { ms: 29, timing: { requestTime: T0 + 0.009, receiveHeadersEnd: 11 } }));
   send(undefined, "Network.loadingFinished", { requestId: "1.10", ...end(30), encodedDataLength: 56 });
   assert.equal(rows.length, 1);
   const { row, tabId, where } = rows[0];
