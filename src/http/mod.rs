@@ -51,6 +51,8 @@ struct AppState {
     decoding: Arc<body::Decoding>,
     pairing: Arc<pairing::Pairing>,
     sessions: Arc<LocalSessionManager>,
+    /// Resolves the frames of stored logs entries through source maps, after they are stored.
+    sourcemaps: crate::sourcemap::Resolver,
 }
 
 /// The whole HTTP app for a server bound to `port`.
@@ -70,12 +72,13 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
     let decoding = Arc::new(body::Decoding::new(store.max_pending(), crate::store::DEFAULT_BUSY_WAIT));
     let pairing = Arc::new(pairing::Pairing::new(store.clone(), options.extension_id));
     let allowed = guard::Allowed::new(port, pairing.clone());
+    let sourcemaps = crate::sourcemap::Resolver::start(store.clone(), port);
     let viewer = crate::viewer::router(store.clone(), port, shutdown_viewer);
     Router::new()
         .route("/events/{kind}", post(post_events))
         .route("/capture", put(put_capture))
         .route("/health", get(health))
-        .with_state(AppState { decoding, pairing, store, limits: options.limits, sessions })
+        .with_state(AppState { decoding, pairing, store, limits: options.limits, sessions, sourcemaps })
         .merge(mcp)
         .merge(viewer)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -160,24 +163,40 @@ async fn ingest_body(
     let decoding = state.decoding.room_for(&body).await?;
     let limits = state.limits;
     let now = now_ms();
-    let (batch, key) = decode(body, move |b| {
+    let (batch, key, wanted) = decode(body, move |b| {
         let key = key.and_then(|k| BatchKey::new(&k, &kind_name, &b));
+        let mut wanted = Vec::new();
         let batch = match target {
             Target::Tabs => Batch::Tabs(ingest::decode_tabs(&b, &limits)?),
             Target::Vitals => Batch::Vitals(ingest::decode_vitals(&b, &limits)?),
-            Target::Events(kind) => Batch::Events(kind, ingest::decode_events(kind, &b, &limits, now)?),
+            Target::Events(kind) => {
+                let rows = ingest::decode_events(kind, &b, &limits, now)?;
+                wanted = crate::sourcemap::wanted(kind, &rows);
+                Batch::Events(kind, rows)
+            }
         };
-        Ok::<_, ingest::IngestError>((batch, key))
+        Ok::<_, ingest::IngestError>((batch, key, wanted))
     })
     .await?;
     drop(decoding);
     match state.store.write_batch(batch, key, admission).await? {
-        Outcome::Stored { status, body } => Ok(answer(status, body, false)),
+        Outcome::Stored { status, body } => {
+            // Committed and about to be acknowledged: frames are resolved in the background.
+            if let Some(first_id) = first_id(&body) {
+                state.sourcemaps.submit(first_id, wanted);
+            }
+            Ok(answer(status, body, false))
+        }
         Outcome::Replayed { status, body } => Ok(answer(status, body, true)),
         Outcome::Conflict { target } => Err(ApiError::Conflict(format!(
             "this Idempotency-Key was used for another batch (posted to {target}); give every batch its own key"
         ))),
     }
+}
+
+/// The first id of a stored events batch, from its answer (`{"accepted":n,"first_id":…}`).
+fn first_id(answer: &str) -> Option<i64> {
+    serde_json::from_str::<Value>(answer).ok()?.get("first_id")?.as_i64()
 }
 
 /// The batch's `Idempotency-Key`, if it has one; a key that cannot be one is refused.

@@ -25,7 +25,15 @@ enum Pick {
     Stored(&'static str),
     /// `ts` as stored (ms since the epoch).
     Ts,
+    /// `at`: the original location of a logs entry (`crate::sourcemap`), "src/App.jsx:12:9":
+    /// its call site's, else its first stack frame's outside library code.
+    At,
+    /// `frames`: a logs entry's original stack frames, library code left out.
+    Frames,
 }
+
+/// Original frames an error's compact entry lists.
+const COMPACT_FRAMES: usize = 4;
 
 /// The fields compact entries carry, resolved once per call.
 #[derive(Debug, Clone)]
@@ -42,10 +50,14 @@ impl Layout {
         let views: &'static [View] = if errors_only { &kind::ERRORS_COMPACT } else { kind.compact };
         match fields {
             Fields::All => None,
-            Fields::Compact => Some(Layout {
-                picks: std::iter::once(Pick::View(&TAB)).chain(views.iter().map(Pick::View)).collect(),
-                relative_time: true,
-            }),
+            Fields::Compact => {
+                // A logs entry's original location leads: it is the agent's own file.
+                let logs = kind.name == kind::LOGS.name;
+                let at = logs.then_some(Pick::At);
+                let frames = (logs && errors_only).then_some(Pick::Frames);
+                let picks = std::iter::once(Pick::View(&TAB)).chain(at).chain(views.iter().map(Pick::View));
+                Some(Layout { picks: picks.chain(frames).collect(), relative_time: true })
+            }
             Fields::Only(names) => {
                 let mut picks = Vec::new();
                 let mut relative_time = false;
@@ -100,6 +112,8 @@ impl Layout {
         for pick in &self.picks {
             let (name, value) = match pick {
                 Pick::Ts => ("ts", ts.map(|t| t.to_string())),
+                Pick::At => ("at", original_at(data.get("original").copied(), data.get("frames").copied())),
+                Pick::Frames => ("frames", original_frames(data.get("frames").copied())),
                 Pick::Stored(name) => (*name, lookup(name)?.map(|f| f.render(Shape::Whole))),
                 Pick::View(view) => {
                     let mut value = None;
@@ -211,6 +225,54 @@ pub fn utc(ms: i64) -> String {
     }
     let time = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64);
     humantime::format_rfc3339_millis(time).to_string()
+}
+
+/// "source:line:column" of an `original` object that is not library code (or of any, when `any`).
+fn original_text(original: &Value, any: bool) -> Option<String> {
+    let source = original.get("source")?.as_str()?;
+    if !any && original.get("ignored").and_then(Value::as_bool) == Some(true) {
+        return None;
+    }
+    let (line, column) = (original.get("line")?.as_u64()?, original.get("column")?.as_u64()?);
+    Some(format!("{}:{line}:{column}", cut(source)))
+}
+
+/// The `at` of a logs entry: its call site's original location, else its first
+/// original stack frame outside library code, else any original one.
+fn original_at(original: Option<&RawValue>, frames: Option<&RawValue>) -> Option<String> {
+    let original: Option<Value> = original.and_then(|raw| serde_json::from_str(raw.get()).ok());
+    let frames: Vec<Value> = frames.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default();
+    let originals = || original.iter().chain(frames.iter().filter_map(|f| f.get("original")));
+    let at = originals()
+        .find_map(|o| original_text(o, false))
+        .or_else(|| originals().find_map(|o| original_text(o, true)))?;
+    Some(json_string(&at))
+}
+
+/// An error's first original frames outside library code, one line each
+/// ("App src/App.jsx:12:9"), with how many library frames were left out.
+fn original_frames(frames: Option<&RawValue>) -> Option<String> {
+    let frames: Vec<Value> = serde_json::from_str(frames?.get()).ok()?;
+    let mut lines = Vec::new();
+    let mut library = 0;
+    for frame in &frames {
+        let Some(original) = frame.get("original") else { continue };
+        match original_text(original, false) {
+            Some(at) if lines.len() < COMPACT_FRAMES => {
+                let name = frame.get("fn").and_then(Value::as_str);
+                lines.push(name.map_or(at.clone(), |n| format!("{} {at}", cut(n))));
+            }
+            Some(_) => {}
+            None => library += 1,
+        }
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    if library > 0 {
+        lines.push(format!("… ({library} library frames left out)"));
+    }
+    Some(json_string(&lines.join("\n")))
 }
 
 /// A stored value found for a field.

@@ -1,12 +1,13 @@
 //! What was learned of a script: its map decoded (or why it has none), keyed by
 //! the script's URL and kept with the validators of the script and of its
-//! external map, so that the next use asks the dev server only "has it
-//! changed?" (a 304 keeps the entry). Bounded by entries and by the bytes the
-//! decoded maps hold; the least recently used goes first.
+//! external map, so that the next batch asks the dev server only "has it
+//! changed?" (a 304 keeps the entry): a dev server serves new code under the
+//! same URL after an edit. Within one batch a script is asked about once.
+//! Bounded by entries and by the bytes the decoded maps hold; the least
+//! recently used goes first.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use url::Url;
 
@@ -18,9 +19,6 @@ use super::parse::Parsed;
 pub const MAX_ENTRIES: usize = 256;
 /// Most bytes the remembered maps may hold (a map's JSON size plus its mappings).
 pub const MAX_COST: usize = 128 * 1024 * 1024;
-/// How long an entry is used without asking the server again: entries of one
-/// batch share their scripts without a request each.
-pub const FRESH: Duration = Duration::from_secs(2);
 
 /// A script's map, decoded, and the URL its `sources` resolve against.
 #[derive(Debug)]
@@ -36,7 +34,8 @@ pub struct Entry {
     /// The external map's URL and validators (None for an inline map or none).
     pub map: Option<(Url, Validators)>,
     pub outcome: Result<Arc<Loaded>, Unmapped>,
-    pub checked_at: Instant,
+    /// The batch (the resolver's count of them) in which the server last confirmed it.
+    pub checked_in: u64,
 }
 
 impl Entry {
@@ -44,8 +43,9 @@ impl Entry {
         self.outcome.as_ref().map_or(256, |l| l.parsed.cost)
     }
 
-    pub fn is_fresh(&self, now: Instant) -> bool {
-        now.duration_since(self.checked_at) < FRESH
+    /// Confirmed during batch `job`: used without asking again.
+    pub fn is_fresh(&self, job: u64) -> bool {
+        self.checked_in == job
     }
 }
 
@@ -108,7 +108,7 @@ mod tests {
     use super::*;
 
     fn missing() -> Entry {
-        Entry { script: Validators::default(), map: None, outcome: Err(Unmapped::NotFound), checked_at: Instant::now() }
+        Entry { script: Validators::default(), map: None, outcome: Err(Unmapped::NotFound), checked_in: 0 }
     }
 
     #[test]

@@ -4,7 +4,6 @@
 //! through the writer, in one job per batch.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
@@ -27,11 +26,13 @@ pub struct Worker {
     fetcher: Fetcher,
     cache: Cache,
     server_port: u16,
+    /// Batches handled so far: what a cache entry was last confirmed in.
+    jobs: u64,
 }
 
 impl Worker {
     pub fn new(store: Store, server_port: u16) -> Result<Worker, reqwest::Error> {
-        Ok(Worker { store, fetcher: Fetcher::new()?, cache: Cache::default(), server_port })
+        Ok(Worker { store, fetcher: Fetcher::new()?, cache: Cache::default(), server_port, jobs: 0 })
     }
 
     pub async fn run(mut self, mut rx: mpsc::Receiver<Job>) {
@@ -44,6 +45,7 @@ impl Worker {
     }
 
     async fn job(&mut self, job: Job) -> Result<(), StoreError> {
+        self.jobs += 1;
         let capture: Capture = self.store.read(scope::read_capture).await?;
         let mut patches = Vec::with_capacity(job.wanted.len());
         for wanted in &job.wanted {
@@ -95,10 +97,9 @@ impl Worker {
     /// The decoded map of the script at `url`: remembered, revalidated, or fetched.
     async fn script(&mut self, url: &Url, allowed: &Allowed) -> Result<Arc<Loaded>, Unmapped> {
         let key = url.as_str();
-        let now = Instant::now();
         let cached = self.cache.get(key);
         if let Some(entry) = &cached
-            && entry.is_fresh(now)
+            && entry.is_fresh(self.jobs)
         {
             return entry.outcome.clone();
         }
@@ -111,13 +112,11 @@ impl Worker {
             Ok(Fetched::Body(body)) => {
                 let script = body.validators.clone();
                 let (map, outcome) = self.load(body, allowed).await;
-                Entry { script, map, outcome, checked_at: Instant::now() }
+                Entry { script, map, outcome, checked_in: self.jobs }
             }
             // Nothing was asked of the network: nothing to remember.
             Err(Unmapped::NotInScope) => return Err(Unmapped::NotInScope),
-            Err(why) => {
-                Entry { script: Validators::default(), map: None, outcome: Err(why), checked_at: Instant::now() }
-            }
+            Err(why) => Entry { script: Validators::default(), map: None, outcome: Err(why), checked_in: self.jobs },
         };
         let outcome = entry.outcome.clone();
         self.cache.put(key, entry);
@@ -126,7 +125,7 @@ impl Worker {
 
     /// A script unchanged: its external map may still have changed.
     async fn revalidate_map(&mut self, mut entry: Entry, allowed: &Allowed) -> Entry {
-        entry.checked_at = Instant::now();
+        entry.checked_in = self.jobs;
         let Some((map_url, validators)) = entry.map.clone() else { return entry };
         let known = (!validators.is_empty()).then_some(&validators);
         match self.fetcher.get(&map_url, allowed, known).await {

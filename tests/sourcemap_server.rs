@@ -1,0 +1,318 @@
+//! Source-mapped frames, black-box: the real server, a dev server of our own on
+//! 127.0.0.1 serving the fixture bundles and their maps (tests/fixtures/sourcemap/),
+//! logs entries POSTed as the extension sends them. The stored entries get
+//! `original` beside their call site and `frames` beside their stack, written
+//! after the batch was acknowledged; what cannot be mapped says why. Nothing is
+//! fetched outside the page's origin: a server on 127.0.0.2 that pages name
+//! counts zero requests.
+
+mod common;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use common::{Mcp, Server, TempDb, entries};
+use serde_json::{Value, json};
+
+/// Files by path: the body and its version (the ETag).
+type Files = HashMap<String, (Vec<u8>, u64)>;
+
+/// A dev server: files by path, an ETag per version, every request counted.
+#[derive(Clone, Default)]
+struct Site {
+    files: Arc<Mutex<Files>>,
+    requests: Arc<AtomicUsize>,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Site {
+    fn put(&self, path: &str, body: impl Into<Vec<u8>>) {
+        let mut files = self.files.lock().expect("files");
+        let version = files.get(path).map_or(1, |(_, v)| v + 1);
+        files.insert(path.to_string(), (body.into(), version));
+    }
+
+    fn fixture(&self, path: &str) {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sourcemap").join(path);
+        self.put(&format!("/{path}"), std::fs::read(&file).unwrap_or_else(|e| panic!("{path}: {e}")));
+    }
+
+    fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+
+    async fn start(self, ip: &str) -> SocketAddr {
+        async fn serve(State(site): State<Site>, uri: Uri, headers: HeaderMap) -> Response {
+            site.requests.fetch_add(1, Ordering::SeqCst);
+            site.log.lock().expect("log").push(uri.to_string());
+            let Some((body, version)) = site.files.lock().expect("files").get(uri.path()).cloned() else {
+                return StatusCode::NOT_FOUND.into_response();
+            };
+            let etag = format!("\"v{version}\"");
+            if headers.get(header::IF_NONE_MATCH).is_some_and(|v| v.as_bytes() == etag.as_bytes()) {
+                return StatusCode::NOT_MODIFIED.into_response();
+            }
+            ([(header::ETAG, etag), (header::CONTENT_TYPE, "text/javascript".into())], body).into_response()
+        }
+        let listener = tokio::net::TcpListener::bind((ip, 0)).await.expect("bind the dev server");
+        let addr = listener.local_addr().expect("addr");
+        let app = Router::new().fallback(serve).with_state(self);
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        addr
+    }
+}
+
+/// The position of `needle` in a fixture script, as "line:col" (1-based).
+fn at(script: &str, needle: &str) -> String {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sourcemap").join(script);
+    let code = std::fs::read_to_string(file).expect("fixture");
+    let i = code.find(needle).unwrap_or_else(|| panic!("{needle} in {script}"));
+    let line = code[..i].matches('\n').count() + 1;
+    let col = i - code[..i].rfind('\n').map_or(0, |n| n + 1) + 1;
+    format!("{line}:{col}")
+}
+
+/// The line of `needle` in a fixture source (1-based).
+fn line_of(source: &str, needle: &str) -> u64 {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sourcemap/src").join(source);
+    let code = std::fs::read_to_string(file).expect("fixture");
+    code[..code.find(needle).expect("needle")].matches('\n').count() as u64 + 1
+}
+
+async fn report_scope(server: &Server, origins: &[&str]) {
+    let (status, reply) = server.put_capture(&json!({"origins": origins, "paused": false}), &[]).await;
+    assert_eq!(status, 204, "PUT /capture: {reply}");
+}
+
+/// Every logs entry once each has what `done` waits for (the resolver writes after the answer).
+async fn resolved(mcp: &Mcp, n: usize, done: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let answer = mcp.observe(json!({"what": "logs", "fields": "all", "limit": 100, "max_chars": 1_000_000})).await;
+        let list = entries(&answer);
+        if list.len() == n && list.iter().all(&done) {
+            return list;
+        }
+        assert!(Instant::now() < deadline, "entries not resolved in time: {list:#?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn has_result(e: &Value) -> bool {
+    (e.get("location").is_none() || e.get("original").is_some() || e.get("sourcemap").is_some())
+        && (e.get("stack").is_none() || e.get("frames").is_some())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stored_entries_get_their_original_frames_and_reasons() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    for f in [
+        "minified/app.min.js",
+        "minified/app.min.js.map",
+        "webpack/main.js",
+        "webpack/main.js.map",
+        "inline/charset.js",
+    ] {
+        site.fixture(f);
+    }
+    site.fixture("src/cart.js"); // a script without a map
+    site.put("/broken.js", "f()\n//# sourceMappingURL=broken.js.map\n");
+    site.put("/broken.js.map", "{\"version\":3,\"sources\":[\"a.js\"],\"names\":[],\"mappings\":\"AAAAC\"}");
+    let addr = site.clone().start("127.0.0.1").await;
+    report_scope(&server, &["http://127.0.0.1/*"]).await;
+    let origin = format!("http://127.0.0.1:{}", addr.port());
+    let page = format!("{origin}/index.html");
+    let min = format!("{origin}/minified/app.min.js");
+    let stack = format!(
+        "Error: checkout without a customer\n    at c ({min}:{})\n    at i ({min}:{})\n    at Array.map (<anonymous>)\n    at {origin}/src/cart.js:3:1\n    at {origin}/broken.js:1:1\n    at {origin}/missing.js:1:1",
+        at("minified/app.min.js", "throw new Error"),
+        at("minified/app.min.js", "return r()"),
+    );
+    let (first, _) = server
+        .ingest(
+            "logs",
+            vec![
+                json!({"ts": 1, "level": "error", "source": "exception", "url": page, "message": "Uncaught Error: checkout without a customer",
+                       "stack": stack, "location": format!("{min}:{}", at("minified/app.min.js", "throw new Error"))}),
+                json!({"ts": 2, "level": "error", "source": "console", "url": page, "message": "charging 5.00 EUR",
+                       "location": format!("{origin}/webpack/main.js:{}", at("webpack/main.js", "console.error"))}),
+                json!({"ts": 3, "level": "log", "source": "console", "url": page, "message": "inline",
+                       "location": format!("{origin}/inline/charset.js:{}", at("inline/charset.js", "euros.toFixed"))}),
+                json!({"ts": 4, "level": "log", "source": "console", "url": page, "message": "no stack, no location"}),
+                json!({"ts": 5, "level": "log", "source": "console", "url": "http://shop.example/", "message": "outside",
+                       "location": "http://shop.example/app.js:1:1"}),
+            ],
+        )
+        .await;
+    assert!(first > 0);
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 5, has_result).await;
+
+    let thrown = &list[0];
+    let original = &thrown["original"];
+    assert_eq!(original["source"], "src/cart.js", "{thrown:#}");
+    assert_eq!(original["line"], line_of("cart.js", "throw new Error"));
+    let context = original["context"]["lines"].as_array().expect("context lines");
+    assert!(context.iter().any(|l| l.as_str().is_some_and(|l| l.contains("throw new Error"))), "{context:?}");
+    let frames = thrown["frames"].as_array().expect("frames");
+    let summary: Vec<(String, Value)> = frames
+        .iter()
+        .map(|f| {
+            let at = f["at"].as_str().unwrap_or("").replace(&origin, "");
+            (at, f.get("original").map_or_else(|| f["sourcemap"].clone(), |o| o["source"].clone()))
+        })
+        .collect();
+    assert_eq!(summary.len(), 5, "native frames are passed over: {summary:?}");
+    assert_eq!(summary[0].1, "src/cart.js");
+    assert_eq!(frames[0]["fn"], "c");
+    assert_eq!(summary[1].1, "src/vendor.js");
+    assert_eq!(frames[1]["original"]["name"], Value::Null, "the minified name is not the original one here");
+    assert_eq!(summary[2].1, "not found", "a script without a map");
+    assert_eq!(summary[3].1, "invalid", "a map naming a name it does not hold");
+    assert_eq!(summary[4].1, "not found", "a script the server does not have");
+
+    assert_eq!(list[1]["original"]["source"], "src/cart.js", "webpack://my-app/./src/cart.js: {}", list[1]);
+    assert_eq!(list[1]["original"]["line"], line_of("cart.js", "console.error"));
+    assert_eq!(list[2]["original"]["source"], "inline/src/money.js");
+    assert_eq!(list[2]["original"]["line"], line_of("money.js", "euros.toFixed"));
+    assert!(list[3].get("original").is_none() && list[3].get("frames").is_none());
+    assert_eq!(list[4]["sourcemap"], "not in scope");
+
+    // The compact answer (the default) leads with the original location.
+    let compact = mcp.observe(json!({"what": "logs", "limit": 10})).await;
+    let compact = entries(&compact);
+    assert_eq!(
+        compact[0]["at"],
+        format!("src/cart.js:{}:{}", line_of("cart.js", "throw new Error"), original["column"])
+    );
+    mcp.close().await;
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_is_fetched_outside_the_page_origin() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let secret = Site::default();
+    secret.put("/secret.map", "{\"version\":3,\"sources\":[\"secret.js\"],\"names\":[],\"mappings\":\"AAAA\"}");
+    secret.put("/secret.js", "s()\n//# sourceMappingURL=secret.map\n");
+    let secret_addr = secret.clone().start("127.0.0.2").await;
+    let secret_origin = format!("http://127.0.0.2:{}", secret_addr.port());
+
+    let site = Site::default();
+    site.put("/evil.js", format!("e()\n//# sourceMappingURL={secret_origin}/secret.map\n"));
+    site.put("/file.js", "f()\n//# sourceMappingURL=file:///etc/passwd\n");
+    site.put("/meta.js", "m()\n//# sourceMappingURL=http://169.254.169.254/latest/meta-data\n");
+    site.put("/redirect.js", "r()\n//# sourceMappingURL=/go\n");
+    let addr = site.clone().start("127.0.0.1").await;
+    // The one page whose origin is in the scope: 127.0.0.1 only.
+    report_scope(&server, &["http://127.0.0.1/*"]).await;
+    let origin = format!("http://127.0.0.1:{}", addr.port());
+    let page = format!("{origin}/index.html");
+    let entry = |url: &str, location: String| json!({"ts": 1, "level": "error", "source": "console", "url": url, "message": "x", "location": location});
+    server
+        .ingest(
+            "logs",
+            vec![
+                entry(&page, format!("{origin}/evil.js:1:1")),
+                entry(&page, format!("{origin}/file.js:1:1")),
+                entry(&page, format!("{origin}/meta.js:1:1")),
+                entry(&page, format!("{secret_origin}/secret.js:1:1")),
+                entry(&page, "file:///etc/passwd:1:1".into()),
+                entry(&format!("{secret_origin}/index.html"), format!("{secret_origin}/secret.js:1:1")),
+                entry(&page, "http://169.254.169.254/latest/meta-data:1:1".into()),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 7, has_result).await;
+    let reasons: Vec<&str> = list.iter().map(|e| e["sourcemap"].as_str().unwrap_or("mapped?")).collect();
+    assert_eq!(reasons, vec!["not in scope"; 7], "{list:#?}");
+    assert_eq!(secret.requests(), 0, "the server on 127.0.0.2 was asked: {:?}", secret.log.lock().expect("log"));
+    assert!(site.requests() >= 3, "the page's own scripts were fetched");
+    mcp.close().await;
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_script_changed_under_the_same_url_is_mapped_with_its_new_map() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    let map = |line: u32| {
+        // One mapping at the start of generated line 1, to source line `line` (0-based in the VLQ).
+        let vlq = match line {
+            2 => "AAEA",
+            9 => "AASA",
+            _ => unreachable!(),
+        };
+        format!(
+            r#"{{"version":3,"sources":["app.js"],"sourcesContent":["1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11"],"names":[],"mappings":"{vlq}"}}"#
+        )
+    };
+    site.put("/app.js", "a()\n//# sourceMappingURL=app.js.map\n");
+    site.put("/app.js.map", map(2));
+    let addr = site.clone().start("127.0.0.1").await;
+    report_scope(&server, &["http://127.0.0.1/*"]).await;
+    let origin = format!("http://127.0.0.1:{}", addr.port());
+    let entry = |ts: i64| json!({"ts": ts, "level": "log", "source": "console", "url": format!("{origin}/"), "message": "m", "location": format!("{origin}/app.js:1:1")});
+    server.ingest("logs", vec![entry(1)]).await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 1, has_result).await;
+    assert_eq!(list[0]["original"]["line"], 3);
+    // The dev server rebuilds after an edit: same URLs, new map (and ETag).
+    site.put("/app.js", "a(1)\n//# sourceMappingURL=app.js.map\n");
+    site.put("/app.js.map", map(9));
+    server.ingest("logs", vec![entry(2)]).await;
+    let list = resolved(&mcp, 2, has_result).await;
+    assert_eq!(list[0]["original"]["line"], 3, "the first entry keeps what was resolved when it was stored");
+    assert_eq!(list[1]["original"]["line"], 10, "the second is mapped with the new map");
+    mcp.close().await;
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pathological_scripts_and_maps_leave_raw_frames_and_the_server_serving() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    site.put("/huge.js", format!("h()\n//{}\n", " ".repeat(21 * 1024 * 1024)));
+    site.put("/declared.js", "d()\n//# sourceMappingURL=declared.js.map\n");
+    let separators = ";".repeat(gasoline::sourcemap::parse::MAX_SEPARATORS + 1);
+    site.put("/declared.js.map", format!(r#"{{"version":3,"sources":["a.js"],"mappings":"{separators}"}}"#));
+    let mut deep = r#"{"version":3,"sources":["a.js"],"names":[],"mappings":"AAAA"}"#.to_string();
+    for _ in 0..100 {
+        deep = format!(r#"{{"version":3,"sections":[{{"offset":{{"line":0,"column":0}},"map":{deep}}}]}}"#);
+    }
+    site.put("/deep.js", "d()\n//# sourceMappingURL=deep.js.map\n");
+    site.put("/deep.js.map", deep);
+    site.put("/names.js", "n()\n//# sourceMappingURL=names.js.map\n");
+    site.put("/names.js.map", r#"{"version":3,"sources":["a.js"],"names":["x"],"mappings":"AAAAE"}"#);
+    site.put("/empty.js", "e()\n//# sourceMappingURL=data:application/json;base64,\n");
+    let addr = site.clone().start("127.0.0.1").await;
+    report_scope(&server, &["http://127.0.0.1/*"]).await;
+    let origin = format!("http://127.0.0.1:{}", addr.port());
+    let scripts = ["huge", "declared", "deep", "names", "empty"];
+    let list: Vec<Value> = scripts
+        .iter()
+        .map(|s| json!({"ts": 1, "level": "error", "source": "console", "url": format!("{origin}/"), "message": s, "location": format!("{origin}/{s}.js:1:1")}))
+        .collect();
+    server.ingest("logs", list).await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, scripts.len(), has_result).await;
+    let reasons: Vec<&str> = list.iter().map(|e| e["sourcemap"].as_str().unwrap_or("mapped?")).collect();
+    assert_eq!(reasons, ["too large", "too large", "invalid", "invalid", "invalid"], "{list:#?}");
+    assert_eq!(server.health().await["service"], "gasoline", "still serving");
+    mcp.close().await;
+    server.stop();
+}
