@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond the Rust toolchain, when missing:
 # Debian's Chromium (the extension's end-to-end test), the extension's npm
-# packages, cargo-fuzz (scripts/fuzz.sh), and for the reliability tests that
-# run as root (RELIABILITY.md) `chattr` (e2fsprogs) and `mount`/`umount`
-# (mount). Idempotent: quick when everything is already there.
+# packages and those of the Vite app the source-map e2e serves, cargo-fuzz
+# (scripts/fuzz.sh), and for the reliability tests that run as root
+# (RELIABILITY.md) `chattr` (e2fsprogs) and `mount`/`umount` (mount).
+# Idempotent: quick when everything is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,16 @@ if [ -f extension/package-lock.json ]; then
   if [ ! -f "$stamp" ] || [ extension/package-lock.json -nt "$stamp" ]; then
     echo "setup: npm ci in extension/"
     npm ci --prefix extension --no-audit --no-fund --loglevel=error
+  fi
+fi
+
+# The Vite app the source-map e2e serves (extension/test/e2e/vite.mjs).
+vite_app=extension/test/e2e/fixture/vite-app
+if [ -f "$vite_app/package-lock.json" ]; then
+  stamp="$vite_app/node_modules/.package-lock.json"
+  if [ ! -f "$stamp" ] || [ "$vite_app/package-lock.json" -nt "$stamp" ]; then
+    echo "setup: npm ci in $vite_app/"
+    npm ci --prefix "$vite_app" --no-audit --no-fund --loglevel=error
   fi
 fi
 

@@ -1,0 +1,136 @@
+// Source-mapped frames from a real Vite dev server: the fixture app
+// (fixture/vite-app/, create-vite's React template with React as plain
+// dependencies) served by Vite on 127.0.0.1 (a local development origin, so in
+// the default scope), the real extension (its test build) in headless
+// Chromium, the real server. A component throws while rendering: the stored
+// exception's top frame reads src/App.jsx at the line of the throw, with that
+// line in its context; the console.warn's call site maps to its line; React's
+// own frames (Vite's pre-bundled deps, in the map's x_google_ignoreList) are
+// flagged as library code; the compact answer leads with src/App.jsx.
+//
+//   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/vite.mjs
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { all, assertDeclared, checkPrerequisites, freePort, launch, observe, serviceWorker, startGasoline, testBuild, waitFor } from "./harness.mjs";
+
+function fail(message) {
+  console.error(`vite e2e FAILED: ${message}`);
+  process.exit(1);
+}
+const log = (message) => console.log(`vite e2e: ${message}`);
+checkPrerequisites(fail);
+
+const app = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixture/vite-app");
+const viteBin = path.join(app, "node_modules/vite/bin/vite.js");
+if (!existsSync(viteBin)) fail(`${viteBin} is missing: run scripts/setup.sh (npm ci in ${path.relative(process.cwd(), app)})`);
+
+/** The 1-based line of `needle` in the app's src/App.jsx, and that line's text. */
+function lineOf(needle) {
+  const lines = readFileSync(path.join(app, "src/App.jsx"), "utf8").split("\n");
+  const i = lines.findIndex((l) => l.includes(needle));
+  assert.ok(i >= 0, `${needle} in src/App.jsx`);
+  return { line: i + 1, text: lines[i] };
+}
+
+/** Vite's dev server on 127.0.0.1:`port`, ready. */
+async function startVite(port) {
+  const child = spawn(process.execPath, [viteBin, "--host", "127.0.0.1", "--port", String(port), "--strictPort", "--clearScreen", "false"], {
+    cwd: app,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  await waitFor("Vite to serve", async () => {
+    if (child.exitCode !== null) throw new Error(`vite exited: ${output}`);
+    const r = await fetch(`http://127.0.0.1:${port}/src/App.jsx`);
+    return r.ok;
+  }, 60000);
+  return { child, exited, output: () => output };
+}
+
+const work = mkdtempSync(path.join(tmpdir(), "gasoline-vite-"));
+const db = path.join(work, "gasoline.db");
+const port = await freePort();
+const vitePort = await freePort();
+const client = await startGasoline(port, db);
+const vite = await startVite(vitePort);
+const build = testBuild(work);
+let context;
+
+try {
+  context = await launch(path.join(work, "profile"), build, []);
+  const worker = await serviceWorker(context);
+  await worker.evaluate((url) => chrome.storage.local.set({ settings: { serverUrl: url } }), `http://127.0.0.1:${port}`);
+  const origin = `http://127.0.0.1:${vitePort}`;
+
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  // The scripts register for the page's next load once the scope is in force: load until captured.
+  await waitFor("the page's console captured", async () => {
+    await page.goto(`${origin}/?boom`);
+    await page.waitForFunction(() => document.readyState === "complete");
+    const logs = await all(client, "logs");
+    return logs.some((e) => e.source === "exception" && e.message.includes("boom from App"));
+  }, 60000);
+  assert.ok(pageErrors.some((m) => m.includes("boom from App")), `the page threw: ${pageErrors}`);
+
+  const thrown = lineOf('throw new Error("boom from App")');
+  const warned = lineOf("console.warn(");
+  const exception = await waitFor("the exception's frames resolved", async () => {
+    const logs = await all(client, "logs");
+    return logs.find((e) => e.source === "exception" && e.message.includes("boom from App") && e.frames);
+  });
+  const top = exception.frames[0];
+  assert.ok(top.at.startsWith(`${origin}/src/App.jsx`), `the raw top frame is Vite's module: ${JSON.stringify(top)}`);
+  assert.ok(top.original, `the top frame is mapped: ${JSON.stringify(exception.frames, null, 1)}`);
+  assert.equal(`${top.original.source}:${top.original.line}`, `src/App.jsx:${thrown.line}`);
+  assert.equal(top.fn, "App");
+  const context3 = top.original.context;
+  assert.equal(context3.lines[thrown.line - context3.start], thrown.text, `the line's source text in the context: ${JSON.stringify(context3)}`);
+  assert.ok(context3.lines.length === 3, JSON.stringify(context3));
+  const library = exception.frames.filter((f) => f.original && f.original.ignored);
+  assert.ok(library.length > 0, `React's frames are flagged as library code: ${JSON.stringify(exception.frames.map((f) => f.original?.source))}`);
+  assert.ok(library.every((f) => f.original.source.startsWith("node_modules/")), JSON.stringify(library.map((f) => f.original.source)));
+  log(`the exception's top frame reads src/App.jsx:${thrown.line} ("${thrown.text.trim()}"), ${library.length} React frames flagged as library code`);
+
+  const warning = await waitFor("the console.warn's call site resolved", async () => {
+    const logs = await all(client, "logs");
+    return logs.find((e) => e.level === "warn" && e.message.startsWith("App rendered with count") && (e.original || e.sourcemap));
+  });
+  assert.equal(warning.sourcemap, undefined, `mapped: ${JSON.stringify(warning)}`);
+  assert.equal(`${warning.original.source}:${warning.original.line}`, `src/App.jsx:${warned.line}`);
+  // V8 places a method call at its property name: the column of `warn`.
+  assert.equal(warning.original.column, warned.text.indexOf("warn(") + 1);
+  log(`the console.warn's call site reads src/App.jsx:${warned.line}:${warning.original.column}`);
+
+  // The compact answer (what an agent reads by default) leads with the agent's file.
+  const errors = await observe(client, { what: "errors" });
+  const compact = errors.entries.find((e) => (e.message || errors.common?.message || "").includes("boom from App"));
+  assert.ok(compact, JSON.stringify(errors));
+  assert.equal(Object.keys(compact).filter((k) => !["id", "t", "tabId"].includes(k))[0], "at", JSON.stringify(compact));
+  assert.equal(compact.at, `src/App.jsx:${thrown.line}:${top.original.column}`);
+  assert.ok(compact.frames.startsWith(`App src/App.jsx:${thrown.line}`), compact.frames);
+  log(`the compact error leads with at: ${compact.at}`);
+
+  assertDeclared({ logs: await all(client, "logs") });
+  log("every stored field is declared");
+  console.log("vite e2e: PASS");
+} catch (e) {
+  console.error(`vite output:\n${vite.output()}`);
+  fail(e.stack || e.message);
+} finally {
+  if (context) await context.close();
+  vite.child.kill("SIGTERM");
+  await vite.exited;
+  await client.close();
+  rmSync(work, { recursive: true, force: true });
+}
