@@ -21,7 +21,7 @@
     "page/actions.js", "page/navigation.js", "page/timing.js", "page/vitals.js",
     "page/start.js",
   ]);
-  const RELAY_FILES = Object.freeze(["lib/kinds.js", "lib/scope.js", "content/relay.js"]);
+  const RELAY_FILES = Object.freeze(["lib/scope.js", "content/relay.js"]);
   const PAGE_ID = "gasoline-page";
   const RELAY_ID = "gasoline-relay";
 

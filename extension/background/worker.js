@@ -16,6 +16,12 @@ importScripts(
   "queue_store.js",
   "page_marks.js",
   "delivery.js",
+  "browser_log.js",
+  "deep_requests.js",
+  "deep.js",
+  "deep_frames.js",
+  "request_join.js",
+  "network.js",
 );
 
 const { redact } = globalThis.__gasoline;
@@ -27,6 +33,8 @@ const { PageMarks } = globalThis.GasolinePageMarks;
 const Scope = globalThis.GasolineScope;
 const { Registrar } = globalThis.GasolineRegistration;
 const { CaptureState } = globalThis.GasolineCaptureState;
+const { Deep } = globalThis.GasolineDeep;
+const { Network } = globalThis.GasolineNetwork;
 
 let settings = withDefaults(undefined);
 let policy = redact.policy(settings.redactHeaders, settings.redactBodyKeys);
@@ -121,6 +129,8 @@ const delivery = new Delivery(
   { timeoutMs: POST_TIMEOUT_MS },
 );
 delivery.start();
+/** What the worker still holds, for the test harness (worker.evaluate): entries per kind not yet acknowledged. */
+globalThis.gasolineDebug = { pending: () => delivery.pending(), lifetime: () => lifetime };
 
 /** The extension's own warnings and errors, stored like any other kind. */
 function extensionLog(level, message) {
@@ -191,13 +201,14 @@ function scopeApplied() {
   chrome.action.setBadgeBackgroundColor({ color: "#777" });
   chrome.action.setTitle({ title: scope.paused ? "Gasoline: capture paused" : "Gasoline" });
   reportCapture();
+  deep.recheck(); // a deep tab now outside the scope is let go
 }
 
 function reportCapture() {
   captureState.report({
     origins: Scope.patterns(scope),
     paused: scope.paused,
-    deep_tabs: [],
+    deep_tabs: deep.deepTabs(),
     server_origin: new URL(settings.serverUrl).origin,
   });
 }
@@ -231,6 +242,31 @@ chrome.permissions.onRemoved.addListener(({ origins }) => {
   const gone = (origins || []).filter((p) => scope.sites.includes(p));
   if (gone.length) saveScope({ sites: scope.sites.filter((p) => !gone.includes(p)) });
 });
+
+// ---- the deep view (chrome.debugger, the tabs the person chose) and the network kinds ----
+const network = new Network({
+  accept,
+  isDeep: (tabId) => deep.isDeep(tabId),
+  inFlight: () => deep.inFlight(),
+  redactUrl: (url) => redact.redactUrl(url, policy),
+  storage: chrome.storage.session,
+  setTimer: (fn, ms) => setTimeout(fn, ms),
+  random: () => crypto.randomUUID().replace(/-/g, ""),
+});
+const deep = new Deep({
+  debugger: () => chrome.debugger, // an optional permission: undefined until granted
+  storage: chrome.storage.session,
+  inScope,
+  excluded: (url) => String(url).startsWith(chrome.runtime.getURL("")) || Scope.scopeOf(url, scope, settings.serverUrl) === "server",
+  emitRow: (row, tabId, where) => network.fromBrowser(row, tabId, where),
+  emitLog: (entry, tabId, where) => network.fromBrowserLog(entry, tabId, where),
+  log: extensionLog,
+});
+deep.listen(); // at the top level, as MV3 wants listeners
+chrome.permissions.onAdded.addListener(() => deep.listen());
+deep.onChange(() => ready.then(reportCapture));
+ready.then(() => deep.start()); // the tabs chosen before this worker started, if still open and in scope
+globalThis.gasolineDeep = deep; // the e2e's hook
 
 // ---- what each tab sent (the popup's counts) ---------------------------------------
 const tabCounts = new Map(); // tabId → {kind: n}
@@ -278,8 +314,12 @@ function fromPage(kind, entry, tabId, frame) {
     entry.frameUrl = redact.redactUrl(frame.url, policy, found, "frameUrl");
     if (found.length) entry.redacted = found;
   }
-  if ((kind === "network_waterfall" || kind === "network_bodies") && typeof entry.url === "string") {
-    entry.url = absolute(entry.url, frame.url);
+  if (kind === "network_waterfall" || kind === "network_bodies") {
+    if (typeof entry.url === "string") entry.url = absolute(entry.url, frame.url);
+    if (settings.capture[kind] === false) return undefined;
+    // In a deep tab a page row joins the browser's row (stored later, by the join), a body gets its requestId.
+    entry = network.fromPage(kind, entry, tabId, frame);
+    if (entry === undefined) return undefined;
   }
   return accept(kind, entry, tabId);
 }
@@ -305,8 +345,9 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     // and what it had already got stored is skipped by its mark.
     const page = typeof message.page === "string" ? message.page : undefined;
     const frame = { id: Number.isInteger(sender.frameId) ? sender.frameId : 0, url: String(sender.url || "") };
-    Promise.all([ready, pageMarks.load()]).then(async () => {
+    Promise.all([ready, pageMarks.load(), network.ready]).then(async () => {
       if (!inScope(origin)) return reply({ stored: true, stop: true });
+      network.sawFrame(tabId, frame);
       const stored = [];
       let last;
       for (const event of message.events) {
@@ -338,6 +379,15 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     setSite(String(message.pattern), message.on === true).then(reply, (e) => reply({ error: e.message }));
     return true;
   }
+  if (message.type === "deep") {
+    // The popup's "Deep view of this tab" (after chrome.permissions.request({permissions: ["debugger"]})).
+    const tabId = Number(message.tabId);
+    (message.on === true ? deep.attach(tabId) : deep.detach(tabId, "turned off")).then(
+      (answer) => reply({ ...answer, deepTabs: deep.deepTabs() }),
+      (e) => reply({ error: e.message }),
+    );
+    return true;
+  }
   if (message.type === "pause") {
     saveScope({ paused: message.paused === true }).then(() => reply({ ok: true }), (e) => reply({ error: e.message }));
     return true;
@@ -354,6 +404,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
         paused: scope.paused,
         sites: scope.sites,
         counts: tabCounts.get(Number(message.tabId)) || {},
+        deep: deep.isDeep(Number(message.tabId)),
       });
     });
     return true;

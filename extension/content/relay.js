@@ -21,7 +21,10 @@
 (function () {
   "use strict";
   const PORT_EVENT = "gasoline:port";
-  const PAGE_KINDS = new Set(globalThis.__gasoline.kinds.PAGE_KINDS);
+  // Which kinds a page may send is the worker's to check (it drops any other);
+  // here a kind is a short name. (Chrome injects a file once per frame, so the
+  // relay cannot load lib/kinds.js: the page world already did.)
+  const isKind = (k) => typeof k === "string" && /^[a-z_]{1,40}$/.test(k);
   const MAX_EVENTS = 1000; // per message from the page, and per message to the worker
   const MAX_WAITING = 5000; // events held here while the worker does not answer
   const REPLY_TIMEOUT_MS = 20000;
@@ -45,7 +48,7 @@
     const data = message.data;
     if (data && !Array.isArray(data) && typeof data === "object" && data.dropped && typeof data.dropped === "object") {
       for (const [kind, count] of Object.entries(data.dropped)) {
-        if (!PAGE_KINDS.has(kind) || !Number.isInteger(count) || count <= 0) continue;
+        if (!isKind(kind) || !Number.isInteger(count) || count <= 0) continue;
         report(kind, count, "the page made events faster than they could be built (5,000 waiting)");
       }
       return;
@@ -53,7 +56,7 @@
     if (active === false) return;
     const events = Array.isArray(data) ? data.slice(0, MAX_EVENTS) : [];
     for (const e of events) {
-      if (!e || typeof e !== "object" || !PAGE_KINDS.has(e.kind) || !e.entry || typeof e.entry !== "object") continue;
+      if (!e || typeof e !== "object" || !isKind(e.kind) || !e.entry || typeof e.entry !== "object") continue;
       if (waiting.length >= MAX_WAITING) {
         const oldest = waiting.shift();
         lost[oldest.kind] = (lost[oldest.kind] || 0) + 1;
@@ -138,10 +141,9 @@
   function stop() {
     active = false;
     waiting.length = 0;
-    port1.postMessage({ capture: OFF });
+    port1.postMessage({ off: true });
   }
 
-  const OFF = Object.fromEntries([...PAGE_KINDS].map((k) => [k, false]));
 
   /** Applies the stored settings and scope: capture on (with the user's switches) or off here. */
   function apply(settings, scope) {

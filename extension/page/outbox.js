@@ -20,6 +20,7 @@
 
   const ALL_ON = Object.fromEntries(G.kinds.SWITCHABLE.map((k) => [k, true]));
   let enabled = ALL_ON;
+  let off = false;
   let policy = redact.policy();
   let ready = false;
   let pending = [];
@@ -29,6 +30,8 @@
 
   G.channel.onSettings((s) => {
     if (!s || typeof s !== "object") return;
+    // `off`: this frame left the scope (paused, its site turned off): record nothing more.
+    off = s.off === true;
     enabled = Object.assign({}, ALL_ON, s.capture && typeof s.capture === "object" ? s.capture : {});
     const list = (v) => (Array.isArray(v) ? v.map(String) : []);
     policy = redact.policy(list(s.redactHeaders), list(s.redactBodyKeys));
@@ -40,7 +43,7 @@
     schedule();
   }, HOLD_MS);
 
-  const isOn = (kind) => kind === "tabs" || enabled[kind] !== false;
+  const isOn = (kind) => !off && (kind === "tabs" || enabled[kind] !== false);
 
   /** Queues an event of `kind`; `build` makes its entry later, off the page's call. */
   function emit(kind, build) {

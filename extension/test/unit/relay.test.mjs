@@ -13,7 +13,6 @@ const require = createRequire(import.meta.url);
 const { PageMarks } = require("../../background/page_marks.js");
 const source = readFileSync(new URL("../../content/relay.js", import.meta.url), "utf8");
 const scopeSource = readFileSync(new URL("../../lib/scope.js", import.meta.url), "utf8");
-const kindsSource = readFileSync(new URL("../../lib/kinds.js", import.meta.url), "utf8");
 
 function memoryStore() {
   const map = new Map();
@@ -70,7 +69,6 @@ function relay(w, storage = { local: { get: async () => ({}) }, onChanged: { add
       storage,
     },
   });
-  vm.runInContext(kindsSource, context);
   vm.runInContext(scopeSource, context);
   vm.runInContext(source, context);
   pagePort.settings = [];
@@ -180,7 +178,7 @@ test("a site outside the scope sends nothing and its page is told to record noth
   const port = relay(w, scopeStorage(undefined), "http://shop.example");
   t.after(() => port.close());
   await until("the settings reach the page", () => port.settings.length > 0);
-  assert.equal(port.settings.at(-1).capture.logs, false);
+  assert.equal(port.settings.at(-1).off, true);
   port.postMessage(logs(0, 3));
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(w.calls, 0);
@@ -192,16 +190,16 @@ test("a site turned on is captured on plain http; pausing stops it at once, resu
   const port = relay(w, storage, "http://shop.example");
   t.after(() => port.close());
   await until("the settings reach the page", () => port.settings.length > 0);
-  assert.notEqual(port.settings.at(-1).capture.logs, false);
+  assert.notEqual(port.settings.at(-1).off, true);
   port.postMessage(logs(0, 2));
   await until("stored", () => w.stored.length === 2);
   storage.change({ sites: ["http://shop.example/*"], paused: true });
-  await until("the page is told to stop", () => port.settings.at(-1).capture.logs === false);
+  await until("the page is told to stop", () => port.settings.at(-1).off === true);
   port.postMessage(logs(2, 4));
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(w.stored.length, 2, "nothing while paused");
   storage.change({ sites: ["http://shop.example/*"], paused: false });
-  await until("the page is told to record again", () => port.settings.at(-1).capture.logs !== false);
+  await until("the page is told to record again", () => port.settings.at(-1).off !== true);
   port.postMessage(logs(4, 5));
   await until("stored after resuming", () => w.stored.length === 3);
   assert.deepEqual(w.stored, ["m0", "m1", "m4"]);
@@ -214,7 +212,7 @@ test("the worker's stop answer ends capture in that frame", async (t) => {
   const port = relay(w);
   t.after(() => port.close());
   port.postMessage(logs(0, 1));
-  await until("the page is told to stop", () => port.settings.some((s) => s.capture.logs === false));
+  await until("the page is told to stop", () => port.settings.some((s) => s.off === true));
   port.postMessage(logs(1, 2));
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(w.calls, 1);
