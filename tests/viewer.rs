@@ -4,6 +4,7 @@
 //! (`extension/test/e2e/viewer.mjs`).
 
 mod common;
+mod node;
 
 use std::time::{Duration, Instant};
 
@@ -304,4 +305,13 @@ async fn an_open_event_stream_does_not_hold_shutdown_hostage() {
     let started = Instant::now();
     assert_eq!(server.stop(), Some(0));
     assert!(started.elapsed() < Duration::from_secs(3), "stopped in {:?}", started.elapsed());
+}
+
+/// The page itself in headless Chromium: a fixture capture in every view (counts
+/// compared with observe, waterfall bars at their times in DevTools' colours),
+/// hostile strings as text under the CSP, live rows, a server restart, other
+/// origins refused, axe-core, screenshots under target/viewer/.
+#[test]
+fn the_viewer_in_real_chromium() {
+    node::run_node(&["test/e2e/viewer.mjs"]);
 }

@@ -161,13 +161,15 @@ async function show() {
 
 // ---- the filter bar -------------------------------------------------------
 let typing = null;
-q.addEventListener("input", () => {
+const typed = () => {
   clearTimeout(typing);
   typing = setTimeout(() => {
+    if (q.value === readState().q) return;
     writeState({ q: q.value });
     show();
   }, 200);
-});
+};
+for (const event of ["input", "search", "change"]) q.addEventListener(event, typed);
 for (const [select, key] of [[tab, "tab"], [level, "level"], [since, "since"]]) {
   select.addEventListener("change", () => {
     writeState({ [key]: select.value });

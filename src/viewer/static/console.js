@@ -29,6 +29,7 @@ export function consoleView(ctx) {
   const groups = el("details.groups", {}, el("summary", { text: "Error groups" }), el("div.groupbody", { text: "loading…" }));
   const view = new TableView(ctx, {
     label: "Console messages",
+    noun: "messages",
     feeds: [new Feed("logs", ctx.args("logs"))],
     display: group,
     emptyText: "No console messages match.",

@@ -78,7 +78,7 @@ function log(e) {
 
 function bodies(b) {
   return [
-    section("Request", kv([["method", b.method], ["url", b.url], ["status", b.status], ["duration", ms(b.duration)], ["error", b.error]])),
+    section("Captured request", kv([["method", b.method], ["url", b.url], ["status", b.status], ["duration", ms(b.duration)], ["error", b.error]])),
     section("Request headers", headers(b.requestHeaders)),
     section("Request body", body(b.requestBody)),
     section("Response headers", headers(b.responseHeaders)),

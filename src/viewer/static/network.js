@@ -25,6 +25,7 @@ export function networkView(ctx) {
   const axisCell = el("div.wfhead");
   const view = new TableView(ctx, {
     label: "Network requests",
+    noun: "requests",
     feeds: [new Feed("network_waterfall", ctx.args("network_waterfall"))],
     emptyText: "No requests match.",
     rowClass: (r) => (failed(r) ? "failed" : ""),

@@ -90,10 +90,7 @@ export class VList {
 
   selectKey(key, open = false) {
     const i = this.rows.findIndex((r) => this.key(r) === key);
-    if (i >= 0) {
-      this.follow = false;
-      this.select(i, open);
-    }
+    if (i >= 0) this.select(i, open);
     return i >= 0;
   }
 
@@ -147,7 +144,6 @@ export class VList {
         class: this.rowClass(row),
         onclick: () => {
           this.root.focus({ preventScroll: true });
-          this.follow = false;
           this.select(i, true);
         },
       },
@@ -169,7 +165,7 @@ function h(list) {
  * (`display`), refreshed from the event stream's cursors.
  */
 export class TableView {
-  constructor(ctx, { label, feeds, columns, display = (rows) => rows, rowClass, emptyText = "No entries match.", before = [] }) {
+  constructor(ctx, { label, feeds, columns, display = (rows) => rows, rowClass, emptyText = "No entries match.", before = [], noun = "entries" }) {
     this.ctx = ctx;
     this.feeds = feeds;
     this.display = display;
@@ -183,7 +179,9 @@ export class TableView {
       onOpen: (r) => ctx.open(r._kind, r),
       onSelect: (r) => ctx.selected(r._kind, r),
     });
-    this.root = el("div.view", {}, before, this.list.root);
+    this.noun = noun;
+    this.status = el("div.statusline", { "data-count": 0 });
+    this.root = el("div.view", {}, before, this.list.root, this.status);
     this.shown = 0;
   }
 
@@ -224,7 +222,11 @@ export class TableView {
   }
 
   render(added) {
-    const rows = this.display(this.rows());
+    const raw = this.rows();
+    const dropped = this.feeds.reduce((n, f) => n + f.dropped, 0);
+    this.status.dataset.count = raw.length;
+    this.status.textContent = `${raw.length.toLocaleString()} ${this.noun}${dropped ? ` (the newest; ${dropped.toLocaleString()} older ones are not held by the page)` : ""}`;
+    const rows = this.display(raw);
     const grew = Math.max(0, rows.length - this.shown);
     this.shown = rows.length;
     this.list.setRows(rows, this.emptyText, added ? Math.min(grew, added) : 0);

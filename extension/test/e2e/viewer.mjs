@@ -1,0 +1,397 @@
+// The viewer (http://127.0.0.1:PORT/) in real Chromium, on a fixture capture
+// posted in the extension's wire format (what it sends for a page with console
+// errors, fetches that fail, a redirect, a WebSocket, actions, and hostile
+// strings; run.mjs checks that the extension sends it), so that the times the
+// waterfall must place are known exactly. Each view must show the
+// rows the database holds (compared with observe), the waterfall's bars must sit
+// where their times say, hostile text must stay text, the page must follow
+// live rows and a server restart, other origins must get nothing, and axe-core
+// must find no serious or critical violation. Screenshots of every view go to
+// target/viewer/ for people to look at.
+//
+//   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/viewer.mjs
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { chromium } from "playwright-core";
+
+import { all, browserPath, checkPrerequisites, extensionDir, freePort, observe, startGasoline, stopGasoline, waitFor } from "./harness.mjs";
+
+function fail(message) {
+  console.error(`viewer e2e FAILED: ${message}`);
+  process.exit(1);
+}
+checkPrerequisites(fail);
+const log = (m) => console.log(`viewer e2e: ${m}`);
+const shots = path.resolve(extensionDir, "../target/viewer");
+mkdirSync(shots, { recursive: true });
+
+// ---- hostile strings a page may log ------------------------------------------------
+const HOSTILE = [
+  `<img src=x onerror="window.top.__pwned='img'">`,
+  `</script><script>window.top.__pwned='script'</script>`,
+  `javascript:window.top.__pwned='link'`,
+  `\u202Eevil RTL override\u202C and zero\u200Bwidth\u200D joiners`,
+];
+
+// ---- the fixture capture -------------------------------------------------------------
+// What the extension sends for a page with console errors, a document load, a
+// JSON fetch with its bodies, a 404, a redirect, a refused connection, a
+// WebSocket and a click: the wire format of POST /events/{kind}.
+function capture(site, T) {
+  const tabId = 7;
+  const at = (ms) => Math.round(T + ms);
+  const doc = {
+    source: "page", url: `${site}/`, method: "GET", initiatorType: "navigation", startTime: 0, duration: 180.4,
+    phases: { redirect: 0, dns: 3.2, connect: 12.1, tls: 4, waiting: 60.5, download: 20.3 },
+    domContentLoaded: 150.2, load: 210.7, responseStatus: 200, transferSize: 1500, nextHopProtocol: "http/1.1",
+  };
+  const req = (startTime, fields) => ({ source: "page", startTime, ts: at(startTime), ...fields });
+  return {
+    tabs: [{ tabId, url: `${site}/`, title: "Viewer fixture" }],
+    logs: [
+      { level: "log", message: 'fixture starts {"n":1}', source: "console", location: `${site}/:3:9` },
+      { level: "info", message: "fixture info", source: "console" },
+      { level: "warn", message: "fixture warning", source: "console" },
+      { level: "error", message: "fixture error Error: fixture boom", source: "console", stack: `Error: fixture boom\n    at ${site}/:6:30` },
+      ...HOSTILE.map((message) => ({ level: "error", message, source: "console" })),
+      { level: "log", message: "x".repeat(1024 * 1024), source: "console" },
+      ...[0, 1, 2].map(() => ({ level: "log", message: "repeated message", source: "console" })),
+      { level: "error", message: "Uncaught TypeError: cannot read x", source: "exception", url: `javascript:alert(1)` },
+    ].map((e, i) => ({ ...e, tabId, ts: at(5 + i), url: e.url ?? `${site}/` })),
+    network_waterfall: [
+      { ...doc, ts: at(0) },
+      req(190, { url: `${site}/data.json`, method: "GET", initiatorType: "fetch", duration: 40, responseStatus: 200, transferSize: 340, phases: { dns: 0, connect: 0, waiting: 30, download: 5 } }),
+      req(240, { url: `${site}/missing`, method: "GET", initiatorType: "fetch", duration: 15, responseStatus: 404 }),
+      req(260, { url: `${site}/redirect`, method: "GET", initiatorType: "fetch", duration: 50, responseStatus: 200, finalUrl: `${site}/data.json?via=redirect`, redirects: [{ url: `${site}/redirect`, status: 302, to: `${site}/data.json?via=redirect` }] }),
+      req(320, { url: "http://127.0.0.1:9/refused", method: "GET", initiatorType: "fetch", duration: 2.5, failed: true, error: "TypeError: Failed to fetch" }),
+      req(330, { url: `ws://${new URL(site).host}/echo`, initiatorType: "websocket", duration: 12 }),
+      req(400, { url: `${site}/api/save`, method: "POST", initiatorType: "fetch", duration: 90, responseStatus: 500 }),
+    ].map((e) => ({ ...e, tabId })),
+    network_bodies: [
+      { method: "GET", url: `${site}/data.json`, status: 200, duration: 40, requestHeaders: { accept: "application/json" }, responseHeaders: { "content-type": "application/json" }, responseBody: '{"items":[1,2,3],"nested":{"ok":true}}', ts: at(190) },
+    ].map((e) => ({ ...e, tabId })),
+    websocket_events: [
+      { connectionId: "ws-1", event: "open", url: `ws://${new URL(site).host}/echo`, ts: at(335) },
+      { connectionId: "ws-1", event: "message", direction: "outgoing", data: "hello socket", ts: at(336) },
+      { connectionId: "ws-1", event: "message", direction: "incoming", data: "hello socket", ts: at(338) },
+      { connectionId: "ws-1", event: "close", code: 1000, ts: at(340) },
+    ].map((e) => ({ ...e, tabId })),
+    actions: [
+      { type: "navigate", how: "load", url: `${site}/`, ts: at(0) },
+      { type: "click", selector: "button#again", text: "Log again", url: `${site}/`, ts: at(500) },
+    ].map((e) => ({ ...e, tabId })),
+  };
+}
+
+/** POSTs entries as the extension does (no web Origin). */
+async function ingest(base, kind, entries) {
+  const r = await fetch(`${base}/events/${kind}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ entries }) });
+  assert.equal(r.status, 200, `ingest ${kind}: ${await r.text()}`);
+}
+
+let liveN = 0;
+/** One new log row, as a page would log it now. */
+function liveRow(base) {
+  return ingest(base, "logs", [{ level: "log", message: `live row ${++liveN}`, source: "console", tabId: 7, ts: Date.now() }]);
+}
+
+// ---- another origin: a plain page that tries to read and clear ------------------------
+function startFixture() {
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
+    res.end("<!doctype html><title>another site</title><h1>another site</h1>");
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}` })));
+}
+
+// ---- helpers --------------------------------------------------------------------------
+/** The observe total of `what`. */
+async function total(client, what, extra = {}) {
+  return (await observe(client, { what, limit: 1, ...extra })).total;
+}
+
+/** A host header the server must refuse (DNS rebinding). */
+function getWithHost(port, host, pathName) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, path: pathName, headers: { host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Empties the filter box as a person does: select all, delete. */
+async function clearFilter(page) {
+  await page.click("#q");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("Backspace");
+}
+
+async function axe(page, view) {
+  await page.evaluate(readFileSync(path.join(extensionDir, "node_modules/axe-core/axe.min.js"), "utf8"));
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+  const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  assert.deepEqual(
+    bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`),
+    [],
+    `axe-core on ${view}`,
+  );
+}
+
+// ---- the run ---------------------------------------------------------------------------
+const work = mkdtempSync(path.join(tmpdir(), "gasoline-viewer-"));
+const db = path.join(work, "gasoline.db");
+const fixture = await startFixture();
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+let client = await startGasoline(port, db);
+let context;
+let browser;
+try {
+  for (const [kind, entries] of Object.entries(capture(fixture.origin, Date.now() - 60_000))) await ingest(base, kind, entries);
+  log("capture stored");
+  browser = await chromium.launch({ executablePath: browserPath, headless: true, args: ["--no-sandbox", "--disable-gpu"] });
+  context = await browser.newContext();
+  const site = await context.newPage();
+  await site.goto(`${fixture.origin}/`);
+
+  // ---- the viewer ----
+  const viewer = await context.newPage();
+  await viewer.setViewportSize({ width: 1440, height: 900 });
+  const pageErrors = [];
+  viewer.on("pageerror", (e) => pageErrors.push(e.message));
+  viewer.on("console", (m) => m.type() === "error" && pageErrors.push(`console: ${m.text()}`));
+  viewer.on("dialog", (d) => {
+    pageErrors.push(`a dialog opened: ${d.message()}`);
+    d.dismiss();
+  });
+  await viewer.addInitScript(() => {
+    window.__violations = [];
+    document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+
+  // Overview: every ring's count is observe's total.
+  await viewer.goto(`${base}/`);
+  await viewer.waitForSelector("table.grid tr[data-kind=logs]");
+  for (const kind of ["logs", "network_waterfall", "websocket_events", "actions"]) {
+    const shown = await viewer.textContent(`tr[data-kind=${kind}] td[data-field=count]`);
+    assert.equal(Number(shown.replace(/\D/g, "")), await total(client, kind), `overview count of ${kind}`);
+  }
+  await viewer.screenshot({ path: path.join(shots, "overview.png") });
+  await axe(viewer, "overview");
+  log("overview matches observe");
+
+  // Console: the messages the database holds, hostile ones as text.
+  await viewer.click("nav a[data-view=console]");
+  await viewer.waitForURL(/\/console/);
+  await viewer.waitForSelector(".vlayer .vrow");
+  const logTotal = await total(client, "logs");
+  await waitFor("the console's count", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === logTotal);
+  // The repeated message is one row with a count of 3.
+  await viewer.fill("#q", "repeated");
+  await waitFor("the filter", async () => {
+    const texts = await viewer.$$eval(".vlayer .vrow .msg .text", (ns) => ns.map((n) => n.textContent));
+    return texts.length === 1 && texts[0] === "repeated message";
+  });
+  assert.equal(await viewer.textContent(".vlayer .vrow .repeat"), "3");
+  assert.match(viewer.url(), /q=repeated/, "the filter is in the URL");
+  // Hostile strings: each shown as the very text, nothing of theirs in the DOM or run.
+  for (const h of HOSTILE) {
+    await viewer.fill("#q", `"${h.slice(0, 12)}"`);
+    await waitFor(`the row of ${JSON.stringify(h.slice(0, 20))}`, async () => {
+      const texts = await viewer.$$eval(".vlayer .vrow .msg .text", (ns) => ns.map((n) => n.textContent));
+      return texts.includes(h);
+    });
+    await viewer.click(".vlayer .vrow");
+    await viewer.waitForSelector("#detail:not([hidden]) pre.body");
+    assert.equal(await viewer.textContent("#detail pre.body"), h, "the detail shows the message as text");
+    await viewer.keyboard.press("Escape");
+    await viewer.waitForSelector("#detail", { state: "hidden" });
+  }
+  assert.equal(await viewer.$$eval("img, iframe, object, embed, a[href^='javascript']", (n) => n.length), 0, "no element of theirs");
+  assert.equal(await viewer.evaluate(() => window.__pwned), undefined, "no script of theirs ran");
+  // The 1 MB line (cut by ingest to --field-cap, as stored): a row, and the detail shows all that is stored.
+  const stored = (await all(client, "logs")).find((e) => e.message.startsWith("xxxxxxxxxx"));
+  await viewer.fill("#q", "xxxxxxxxxx");
+  await waitFor("the long line's row alone", async () => {
+    const texts = await viewer.$$eval(".vlayer .vrow .msg .text", (ns) => ns.map((n) => n.textContent));
+    return texts.length === 1 && texts[0].startsWith("xxxxxxxxxx");
+  });
+  await viewer.keyboard.press("Escape"); // leaves the filter box for the table
+  await viewer.keyboard.press("ArrowDown");
+  await viewer.keyboard.press("Enter");
+  await viewer.waitForSelector("#detail:not([hidden]) pre.body");
+  assert.equal((await viewer.textContent("#detail pre.body")).length, stored.message.length, "the whole stored line");
+  assert.match(viewer.url(), /sel=logs%3A\d+|sel=logs:\d+/, "the selection is in the URL");
+  // A link opens the same view, filter and row.
+  const link = viewer.url();
+  const again = await context.newPage();
+  await again.goto(link);
+  await again.waitForSelector("#detail:not([hidden]) pre.body");
+  assert.equal(await again.inputValue("#q"), "xxxxxxxxxx");
+  assert.equal((await again.textContent("#detail h2")).trim(), `logs #${stored.id}`);
+  await again.close();
+  await viewer.keyboard.press("Escape");
+  await clearFilter(viewer);
+  await waitFor("the whole console again", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === logTotal).catch(async (e) => {
+    throw new Error(`${e.message}: ${await viewer.textContent(".statusline")} vs ${logTotal}, url ${viewer.url()}, q=${JSON.stringify(await viewer.inputValue("#q"))}, notice ${await viewer.textContent("#notice")}`);
+  });
+  await viewer.screenshot({ path: path.join(shots, "console.png") });
+  await axe(viewer, "console");
+  log("console matches observe; hostile strings stay text");
+
+  // Live: a row logged now appears without a reload.
+  await liveRow(base);
+  await viewer.waitForFunction(() => [...document.querySelectorAll(".vlayer .vrow .msg .text")].some((n) => n.textContent === "live row 1"));
+  log("a new row appeared live");
+  // Scrolled up, the view stops following and counts what came.
+  await ingest(base, "logs", Array.from({ length: 80 }, (_, i) => ({ level: "log", message: `bulk ${i}`, tabId: 7, ts: Date.now() })));
+  await waitFor("80 more rows", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === (await total(client, "logs")));
+  await viewer.$eval(".vscroll", (s) => (s.scrollTop = 0));
+  await viewer.dispatchEvent(".vscroll", "scroll");
+  await liveRow(base);
+  await viewer.waitForSelector(".newmarker:not([hidden])");
+  assert.match(await viewer.textContent(".newmarker"), /^1 new/);
+  await viewer.click(".newmarker");
+  await viewer.waitForFunction(() => [...document.querySelectorAll(".vlayer .vrow .msg .text")].some((n) => n.textContent === "live row 2"));
+  log("scrolled up: paused with an 'N new' marker");
+
+  // Network: the table and the waterfall.
+  await viewer.click("nav a[data-view=network]");
+  await viewer.waitForSelector(".vlayer .vrow g.bar");
+  const requests = await all(client, "network_waterfall");
+  assert.equal(requests.filter((r) => r.url.startsWith(base)).length, 0, "the viewer's own requests are never captured");
+  await waitFor("every request", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === requests.length);
+  const width = Number(await viewer.getAttribute(".vlayer .vrow svg.wf", "width"));
+  const t0 = Math.min(...requests.map((r) => r.ts));
+  let t1 = Math.max(...requests.map((r) => r.ts + (r.duration ?? 0)));
+  const doc = requests.find((r) => r.initiatorType === "navigation");
+  const originTs = doc.ts - doc.startTime;
+  for (const at of [doc.domContentLoaded, doc.load]) t1 = Math.max(t1, originTs + at);
+  const scale = width / (t1 - t0);
+  for (const r of requests) {
+    const rects = await viewer.$$eval(`g.bar[data-id="${r.id}"] rect`, (ns) =>
+      ns.map((n) => ({ x: Number(n.getAttribute("x")), w: Number(n.getAttribute("width")), fill: n.getAttribute("fill"), phase: n.dataset.phase })),
+    );
+    assert.ok(rects.length > 0, `a bar for request ${r.id} ${r.url}`);
+    const x = rects[0].x;
+    const end = rects[rects.length - 1].x + rects[rects.length - 1].w;
+    assert.ok(Math.abs(x - (r.ts - t0) * scale) <= 1, `request ${r.id} starts at its time: ${x} vs ${(r.ts - t0) * scale}`);
+    const want = Math.max((r.duration ?? 0) * scale, rects.length === 1 ? 1 : 0);
+    assert.ok(Math.abs(end - x - want) <= 1, `request ${r.id} is as long as its duration: ${end - x} vs ${want}`);
+    const colours = { stall: "#9E9E9E", dns: "#009688", connect: "#FF9800", tls: "#9C27B0", waiting: "#00C853", download: "#03A9F4", unknown: "#607D8B" };
+    for (const rect of rects) assert.equal(rect.fill, colours[rect.phase], `${rect.phase} in DevTools' colour`);
+    if (r.phases && r.duration > 0) {
+      const waiting = rects.find((q) => q.phase === "waiting");
+      if (r.phases.waiting > 0) assert.ok(waiting && Math.abs(waiting.w - r.phases.waiting * scale) <= 1, `request ${r.id}'s waiting phase`);
+    } else assert.equal(rects.length, 1, `request ${r.id}: one bar when phases are unknown`);
+    const failed = !!(r.error || r.failed || r.responseStatus >= 400);
+    assert.equal(await viewer.$eval(`g.bar[data-id="${r.id}"]`, (g) => g.dataset.failed === "true"), failed, `request ${r.id} marked failed: ${failed}`);
+  }
+  for (const [cls, at] of [["dcl", doc.domContentLoaded], ["load", doc.load]]) {
+    const x = Number(await viewer.getAttribute(`.wfaxis line.mark.${cls}`, "x1"));
+    assert.ok(Math.abs(x - (originTs + at - t0) * scale) <= 1, `the ${cls} line at its time`);
+  }
+  await viewer.screenshot({ path: path.join(shots, "network.png") });
+  await axe(viewer, "network");
+  // The detail pane: the JSON body pretty-printed, the failure's reason.
+  const data = requests.find((r) => r.url.endsWith("/data.json"));
+  await viewer.click(`.vlayer .vrow[data-id="network_waterfall:${data.id}"]`);
+  await viewer.waitForFunction(() => [...document.querySelectorAll("#detail pre.body")].some((p) => p.textContent.includes('\n  "items": [')));
+  await viewer.screenshot({ path: path.join(shots, "network-detail.png") });
+  await axe(viewer, "network detail");
+  const refused = requests.find((r) => r.url.includes("/refused"));
+  await viewer.click(`.vlayer .vrow[data-id="network_waterfall:${refused.id}"]`);
+  await viewer.waitForSelector("#detail .error");
+  await viewer.keyboard.press("Escape");
+  // DevTools' property filters.
+  await viewer.fill("#q", "status-code:404");
+  await waitFor("status-code:404", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === requests.filter((r) => r.responseStatus === 404).length);
+  await viewer.fill("#q", "-status-code:404");
+  await waitFor("-status-code:404", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === requests.filter((r) => r.responseStatus !== 404).length);
+  await clearFilter(viewer);
+  log("network: bars at their times in DevTools' colours, page lines, detail, filters");
+
+  // Timeline.
+  await viewer.click("nav a[data-view=timeline]");
+  await viewer.waitForSelector(".vlayer .vrow .badge.tl-action");
+  await viewer.waitForSelector(".vlayer .vrow .badge.tl-error");
+  await viewer.screenshot({ path: path.join(shots, "timeline.png") });
+  await axe(viewer, "timeline");
+  log("timeline");
+
+  // A server restart: the page reconnects and shows what came meanwhile, once.
+  await viewer.click("nav a[data-view=console]");
+  await viewer.waitForSelector(".vlayer .vrow");
+  // The page may not reconnect before the row is stored: its stream is held off until then.
+  await viewer.route("**/api/events", (route) => route.abort());
+  await stopGasoline(client, port);
+  await viewer.waitForSelector("#live[data-state=reconnecting]");
+  client = await startGasoline(port, db);
+  await liveRow(base); // "live row 3", stored while the page is away
+  await viewer.unroute("**/api/events");
+  await viewer.waitForFunction(() => [...document.querySelectorAll(".vlayer .vrow .msg .text")].some((n) => n.textContent === "live row 3"), null, { timeout: 20000 });
+  await waitFor("the console's count after the restart", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === (await total(client, "logs")));
+  const ids = await viewer.$$eval(".vlayer .vrow", (rows) => rows.map((r) => r.dataset.id));
+  assert.equal(new Set(ids).size, ids.length, "no row shown twice");
+  log("reconnected after a restart: the rows that came meanwhile, once");
+
+  // Another origin's page can neither read nor clear.
+  const before = await total(client, "logs");
+  const attempt = await site.evaluate(async (b) => {
+    const out = {};
+    try {
+      await (await fetch(`${b}/api/rows/logs`)).json();
+      out.read = "read";
+    } catch (e) {
+      out.read = `refused: ${e.message}`;
+    }
+    try {
+      await fetch(`${b}/api/clear`, { method: "POST", mode: "no-cors", body: '{"what":"all"}', headers: { "content-type": "text/plain" } });
+    } catch {}
+    const form = document.createElement("form");
+    form.method = "POST";
+    form.action = `${b}/api/clear`;
+    form.target = "sink";
+    const sink = document.createElement("iframe");
+    sink.name = "sink";
+    document.body.append(sink, form);
+    form.submit();
+    await new Promise((r) => setTimeout(r, 500));
+    return out;
+  }, base);
+  assert.match(attempt.read, /^refused/, "another origin cannot read /api/*");
+  assert.equal(await total(client, "logs"), before, "another origin cannot clear");
+  assert.equal(await getWithHost(port, `evil.test:${port}`, "/api/overview"), 403, "a wrong Host");
+  assert.equal(await getWithHost(port, `evil.test:${port}`, "/"), 403, "a wrong Host");
+  log("other origins refused, wrong Host refused");
+
+  // Clear, with confirmation.
+  await viewer.click("#clear");
+  await viewer.waitForSelector("#confirm[open]");
+  await axe(viewer, "the clear dialog");
+  await viewer.click("#confirm-no");
+  assert.equal(await total(client, "logs"), before, "cancel clears nothing");
+  await viewer.click("#clear");
+  await viewer.click("#confirm-yes");
+  await waitFor("cleared", async () => (await total(client, "logs")) === 0 && (await total(client, "network_waterfall")) === 0);
+  await waitFor("the console empty", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === 0);
+  log("clear asks first, then clears");
+
+  assert.deepEqual(await viewer.evaluate(() => window.__violations), [], "no CSP violation");
+  assert.deepEqual(pageErrors.filter((e) => !/Failed to load resource|ERR_CONNECTION_REFUSED|EventSource/.test(e)), [], "the viewer logged no error");
+  log(`passed; screenshots in ${shots}`);
+} catch (e) {
+  fail(e.stack || e.message);
+} finally {
+  if (browser) await browser.close().catch(() => {});
+  await client.close().catch(() => {});
+  fixture.server.close();
+  rmSync(work, { recursive: true, force: true });
+}
