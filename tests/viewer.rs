@@ -70,6 +70,13 @@ async fn the_page_and_its_files_are_served_with_a_strict_policy() {
     assert!(header(&r, "content-security-policy").contains("default-src 'self'"));
     let r = get(&server, "/static/nope.js", &[]).await;
     assert_eq!(r.status(), 404);
+    // An unknown path: a browser gets the page (which says there is no such view) with a 404.
+    let r = get(&server, "/no-such-view", &[("accept", "text/html")]).await;
+    assert_eq!(r.status(), 404);
+    assert!(header(&r, "content-security-policy").contains("default-src 'self'"));
+    assert!(r.text().await.unwrap().contains("/static/app.js"));
+    let r = get(&server, "/no-such-view", &[]).await;
+    assert_eq!(r.status(), 404);
     let r = get(&server, "/api/nothing-here", &[]).await;
     assert_eq!(r.status(), 404);
     assert!(r.text().await.unwrap().contains("/api/overview"), "the 404 lists the routes");

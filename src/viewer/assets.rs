@@ -54,6 +54,20 @@ pub(super) async fn index() -> Response {
     serve("index.html", StatusCode::OK)
 }
 
+/// Any path no route answers: for a browser, the page with a 404 (it says there is
+/// no such view); for anything else, a JSON 404.
+pub(super) async fn not_found(
+    method: axum::http::Method,
+    headers: axum::http::HeaderMap,
+    uri: axum::http::Uri,
+) -> Response {
+    let html = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.contains("text/html"));
+    if html && method == axum::http::Method::GET {
+        return serve("index.html", StatusCode::NOT_FOUND);
+    }
+    refuse(StatusCode::NOT_FOUND, format!("nothing at {}: the viewer is at /, the API at /api/", uri.path()))
+}
+
 /// `GET /static/{file}`.
 pub(super) async fn file(Path(name): Path<String>) -> Response {
     serve(&name, StatusCode::OK)

@@ -54,6 +54,7 @@ pub fn router(store: Store, port: u16, shutdown: CancellationToken) -> Router {
         .route("/api/events", get(events::stream))
         .route("/api/clear", post(api::clear))
         .route("/api/{*rest}", get(api::unknown).post(api::unknown))
+        .fallback(assets::not_found)
         .with_state(Viewer { store, port, shutdown })
         .layer(axum::middleware::from_fn(secure))
 }
