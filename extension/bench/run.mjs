@@ -17,7 +17,11 @@
 // the extension's deferred work is done), and long tasks (> 50 ms) added per
 // page. A scenario ending in `@out` runs on http://shop.example (mapped to
 // loopback), a site outside the capture scope; the others on 127.0.0.1, a local
-// development origin. FLOOR=... measures an extension with only Chrome's
+// development origin. `@deep` runs in a tab the extension watches through
+// chrome.debugger (the deep view; the bench's copy holds the debugger
+// permission, which the shipped extension asks for when deep mode is turned
+// on); `@beside` on the site outside the scope, in another tab while one idle
+// tab is deep (what deep mode costs the rest of the browser). FLOOR=... measures an extension with only Chrome's
 // webRequest listeners instead (Chrome's own cost), PROFILE=fetch prints where
 // the page's and the worker's time goes.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -74,7 +78,7 @@ const site = http.createServer((req, res) => {
   }
 });
 await new Promise((r) => site.listen(0, "127.0.0.1", r));
-const originOf = (scenario) => `http://${scenario.endsWith("@out") ? "shop.example" : "127.0.0.1"}:${site.address().port}`;
+const originOf = (scenario) => `http://${/@(out|beside)$/.test(scenario) ? "shop.example" : "127.0.0.1"}:${site.address().port}`;
 
 // ---- the real server ------------------------------------------------------------------
 const work = mkdtempSync(path.join(tmpdir(), "gasoline-bench-"));
@@ -178,37 +182,60 @@ else {
   const patched = source.replaceAll("matchOriginAsFallback: true", "matchOriginAsFallback: false").replaceAll("matchOriginAsFallback === true", "matchOriginAsFallback === false");
   if (patched === source) throw new Error("registration.js no longer says matchOriginAsFallback: the bench cannot keep about:blank frames bare");
   writeFileSync(registration, patched);
+  // The deep view's permission, granted at install as the tests' build does.
+  const manifestFile = path.join(loaded, "manifest.json");
+  const m = JSON.parse(readFileSync(manifestFile, "utf8"));
+  m.permissions = [...m.permissions, ...(m.optional_permissions || [])];
+  delete m.optional_permissions;
+  writeFileSync(manifestFile, JSON.stringify(m, null, 2));
 }
 const withExt = await browser("ext", [`--disable-extensions-except=${loaded}`, `--load-extension=${loaded}`]);
 
-// Point the extension at the server: evaluate in its service worker (pages stay unattached).
-for (let i = 0; ; i++) {
-  const { targetInfos } = await withExt.send("Target.getTargets");
-  const sw = targetInfos.find((t) => t.type === "service_worker" && t.url.endsWith("background/worker.js"));
-  if (sw) {
-    const { sessionId } = await withExt.send("Target.attachToTarget", { targetId: sw.targetId, flatten: true });
-    await withExt.send("Runtime.enable", {}, sessionId);
-    let set;
-    for (let tries = 0; tries < 50; tries++) {
-      set = await withExt.send(
-        "Runtime.evaluate",
-        {
-          expression: `chrome.storage.local.set({ settings: { serverUrl: "http://127.0.0.1:${port}" } })
-            .then(() => chrome.storage.local.get("settings")).then((s) => s.settings.serverUrl)`,
-          awaitPromise: true,
-          returnByValue: true,
-        },
-        sessionId,
-      );
-      if (!set.exceptionDetails) break;
-      await new Promise((r) => setTimeout(r, 100)); // the worker's context is not there yet
+/** Evaluates `expression` (awaited) in the extension's service worker of `b`; pages stay unattached. */
+async function inWorker(b, expression) {
+  for (let i = 0; ; i++) {
+    const { targetInfos } = await b.send("Target.getTargets");
+    const sw = targetInfos.find((t) => t.type === "service_worker" && t.url.endsWith("background/worker.js"));
+    if (sw) {
+      const { sessionId } = await b.send("Target.attachToTarget", { targetId: sw.targetId, flatten: true });
+      try {
+        await b.send("Runtime.enable", {}, sessionId);
+        for (let tries = 0; ; tries++) {
+          const r = await b.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, sessionId);
+          if (!r.exceptionDetails) return r.result.value;
+          if (tries > 50) throw new Error(`${expression}: ${JSON.stringify(r.exceptionDetails)}`);
+          await new Promise((res) => setTimeout(res, 100)); // the worker's context is not there yet
+        }
+      } finally {
+        await b.send("Target.detachFromTarget", { sessionId }).catch(() => {});
+      }
     }
-    if (set.result.value !== `http://127.0.0.1:${port}`) throw new Error(`could not set the server URL: ${JSON.stringify(set)}`);
-    await withExt.send("Target.detachFromTarget", { sessionId });
-    break;
+    if (i > 100) throw new Error("the extension's service worker did not start");
+    await new Promise((r) => setTimeout(r, 100));
   }
-  if (i > 100) throw new Error("the extension's service worker did not start");
-  await new Promise((r) => setTimeout(r, 100));
+}
+
+// Point the extension at the server.
+const serverSet = await inWorker(
+  withExt,
+  `chrome.storage.local.set({ settings: { serverUrl: "http://127.0.0.1:${port}" } })
+    .then(() => chrome.storage.local.get("settings")).then((s) => s.settings.serverUrl)`,
+);
+if (serverSet !== `http://127.0.0.1:${port}`) throw new Error(`could not set the server URL: ${serverSet}`);
+
+/** A tab of the extension's browser at the bench site, watched deep (attached before its scenario runs). */
+async function deepTab() {
+  const url = `${originOf("")}/?scenario=none`;
+  const answer = await inWorker(
+    withExt,
+    `(async () => {
+      const tab = await chrome.tabs.create({ url: ${JSON.stringify(url)}, active: false });
+      for (let i = 0; i < 100 && (await chrome.tabs.get(tab.id)).status !== "complete"; i++) await new Promise((r) => setTimeout(r, 50));
+      return { tabId: tab.id, ...(await globalThis.gasolineDeep.attach(tab.id)) };
+    })()`,
+  );
+  if (!answer || answer.error || !answer.ok) throw new Error(`could not watch a tab deep: ${JSON.stringify(answer)}`);
+  return answer.tabId;
 }
 
 let pages = 0;
@@ -238,8 +265,21 @@ function treeTicks(pid) {
   return total;
 }
 
-/** Opens the bench page for `scenario` in `b` and waits for its report; its wall time and the browser tree's CPU ticks. */
+/**
+ * Opens the bench page for `scenario` in `b` and waits for its report; its wall time and the
+ * browser tree's CPU ticks. `@deep` in the extension's browser: the page loads in a deep tab.
+ */
 async function measure(b, scenario) {
+  if (b === withExt && scenario.endsWith("@deep")) {
+    const tabId = await deepTab();
+    const { url, report } = nextPage(b, scenario);
+    const before = treeTicks(b.proc.pid);
+    await inWorker(b, `chrome.tabs.update(${tabId}, { url: ${JSON.stringify(url)} }).then(() => true)`);
+    const r = await report;
+    const cpu = treeTicks(b.proc.pid) - before;
+    await inWorker(b, `globalThis.gasolineDeep.detach(${tabId}, "bench").then(() => chrome.tabs.remove(${tabId})).then(() => true)`);
+    return { ms: r.ms, longTasks: r.longTasks.length, cpu };
+  }
   const { url, report } = nextPage(b, scenario);
   const before = treeTicks(b.proc.pid);
   const { targetId } = await b.send("Target.createTarget", { url });
@@ -267,7 +307,7 @@ const median = (xs) => {
 const fmt = (x, d = 1) => x.toFixed(d);
 const range = (xs) => `${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}`;
 
-const SCENARIOS = (process.env.SCENARIOS || "consoleAB,console,consolePlain,fetch,fetch@out,console@out").split(",");
+const SCENARIOS = (process.env.SCENARIOS || "consoleAB,console,consolePlain,console@out,fetch,fetch@out,fetch@deep,fetch@beside").split(",");
 if (SCENARIOS.includes("consoleAB")) {
   // Within one page of the extension's browser: wrapped console vs the bare console of a frame.
   const perCall = [];
@@ -279,6 +319,8 @@ if (SCENARIOS.includes("consoleAB")) {
   console.log(`  added per console.log: median ${fmt(median(perCall), 2)} µs (pairs ${range(perCall)})`);
 }
 for (const scenario of SCENARIOS.filter((s) => s !== "consoleAB")) {
+  // @beside: one idle tab stays deep in the extension's browser the whole time.
+  const beside = scenario.endsWith("@beside") ? await deepTab() : null;
   await measure(plain, scenario); // warm-up, not counted
   await measure(withExt, scenario);
   const rows = [];
@@ -310,6 +352,7 @@ for (const scenario of SCENARIOS.filter((s) => s !== "consoleAB")) {
     `  long tasks per page: without [${rows.map((r) => r.plain.longTasks)}], with [${rows.map((r) => r.ext.longTasks)}]; ` +
       `added: median ${median(added)}, total ${added.reduce((a, b) => a + b, 0)} (target 0)`,
   );
+  if (beside !== null) await inWorker(withExt, `globalThis.gasolineDeep.detach(${beside}, "bench").then(() => chrome.tabs.remove(${beside})).then(() => true)`);
 }
 
 // PROFILE=fetch: one more page of that scenario in each browser, with the V8 sampling profiler on
