@@ -7,6 +7,9 @@
 /// and what is written back).
 pub const MAX_FRAMES: usize = 32;
 
+/// Longest script URL resolved, in bytes (the extension cuts longer call sites with "…").
+pub const MAX_URL: usize = 2048;
+
 /// One frame of a script position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame {
@@ -29,7 +32,7 @@ pub fn split_position(text: &str) -> Option<(&str, u32, u32)> {
     let (url, line) = rest.rsplit_once(':')?;
     let line: u32 = line.parse().ok().filter(|n| *n > 0)?;
     let column: u32 = column.parse().ok().filter(|n| *n > 0)?;
-    if url.is_empty() || url.contains('…') {
+    if url.is_empty() || url.len() > MAX_URL || url.contains('…') {
         return None;
     }
     Some((url, line, column))

@@ -29,7 +29,7 @@ mod worker;
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use rusqlite::types::Value as SqlValue;
 use serde::Deserialize;
@@ -63,8 +63,14 @@ pub enum Unmapped {
     TimedOut,
 }
 
+/// The environment variable that turns resolution off (`off`, `0` or `false`).
+pub const OFF_VAR: &str = "GASOLINE_SOURCEMAPS";
+
 /// Batches waiting for the resolver; past this, new ones are not resolved.
 pub const QUEUE: usize = 64;
+/// Bytes of frames waiting for the resolver (what [`Wanted::size`] counts); past this, new
+/// batches are not resolved either: a queue of batches alone would not bound memory.
+pub const QUEUE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The frames of one stored entry to resolve.
 #[derive(Debug, Clone)]
@@ -75,6 +81,16 @@ pub struct Wanted {
     pub page_url: String,
     pub location: Option<Frame>,
     pub frames: Vec<Frame>,
+}
+
+impl Wanted {
+    /// About the bytes it holds.
+    pub fn size(&self) -> usize {
+        let frame = |f: &Frame| 64 + f.at.len() + f.url.len() + f.function.as_ref().map_or(0, String::len);
+        64 + self.page_url.len()
+            + self.location.iter().map(frame).sum::<usize>()
+            + self.frames.iter().map(frame).sum::<usize>()
+    }
 }
 
 #[derive(Deserialize)]
@@ -113,10 +129,23 @@ pub fn wanted(kind: &Kind, rows: &[Row]) -> Vec<Wanted> {
         .collect()
 }
 
-/// One stored batch's entries to resolve.
+/// One stored batch's entries to resolve, holding its share of the queue's bytes.
 struct Job {
     first_id: i64,
     wanted: Vec<Wanted>,
+    _queued: Queued,
+}
+
+/// Bytes a job holds in the queue, given back when it is dropped.
+struct Queued {
+    bytes: usize,
+    pending: Arc<AtomicUsize>,
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        self.pending.fetch_sub(self.bytes, Ordering::Relaxed);
+    }
 }
 
 /// The handle ingest hands stored entries to; cheap to clone.
@@ -124,24 +153,29 @@ struct Job {
 pub struct Resolver {
     tx: Option<mpsc::Sender<Job>>,
     dropped: Arc<AtomicU64>,
+    pending: Arc<AtomicUsize>,
 }
 
 impl Resolver {
     /// Starts the background resolver on the current Tokio runtime; a resolver
-    /// that resolves nothing when there is no runtime or no HTTP client.
+    /// that resolves nothing when there is no runtime or no HTTP client, or when
+    /// the environment says `GASOLINE_SOURCEMAPS=off` (the server then fetches nothing).
     pub fn start(store: Store, server_port: u16) -> Resolver {
         let dropped = Arc::new(AtomicU64::new(0));
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return Resolver { tx: None, dropped } };
+        let pending = Arc::new(AtomicUsize::new(0));
+        let off = std::env::var(OFF_VAR).is_ok_and(|v| matches!(v.as_str(), "off" | "0" | "false"));
+        let runtime = tokio::runtime::Handle::try_current().ok().filter(|_| !off);
+        let Some(runtime) = runtime else { return Resolver { tx: None, dropped, pending } };
         let worker = match worker::Worker::new(store, server_port) {
             Ok(worker) => worker,
             Err(e) => {
                 tracing::warn!("source maps will not be resolved: {e}");
-                return Resolver { tx: None, dropped };
+                return Resolver { tx: None, dropped, pending };
             }
         };
         let (tx, rx) = mpsc::channel(QUEUE);
         runtime.spawn(worker.run(rx));
-        Resolver { tx: Some(tx), dropped }
+        Resolver { tx: Some(tx), dropped, pending }
     }
 
     /// Queues the entries of a batch stored from `first_id` on; never waits.
@@ -150,11 +184,48 @@ impl Resolver {
         if wanted.is_empty() {
             return;
         }
-        if tx.try_send(Job { first_id, wanted }).is_err() {
+        let bytes = wanted.iter().map(Wanted::size).sum();
+        let before = self.pending.fetch_add(bytes, Ordering::Relaxed);
+        let queued = Queued { bytes, pending: self.pending.clone() };
+        if before + bytes > QUEUE_BYTES || tx.try_send(Job { first_id, wanted, _queued: queued }).is_err() {
             let n = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
             if n.is_power_of_two() {
                 tracing::warn!("source maps: {n} batches left unresolved (the resolver is behind)");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::{Limits, decode_events};
+    use crate::kind::{LOGS, NETWORK_WATERFALL};
+
+    #[test]
+    fn only_logs_entries_with_a_call_site_or_a_stack_are_wanted() {
+        let body = r#"{"entries":[
+            {"ts":1,"level":"log","message":"plain","url":"http://localhost:5173/"},
+            {"ts":2,"level":"warn","message":"w","url":"http://localhost:5173/","location":"http://localhost:5173/src/App.jsx?t=1:7:11"},
+            {"ts":3,"level":"error","message":"e","url":"http://localhost:5173/","source":"exception",
+             "stack":"Error: e\n    at App (http://localhost:5173/src/App.jsx:9:11)\n    at native (<anonymous>)"},
+            {"ts":4,"level":"log","message":"a \"location\" in the text only","url":"http://localhost:5173/"},
+            {"ts":5,"level":"log","message":"no url","location":"http://localhost:5173/a.js:1:1"}
+        ]}"#;
+        let rows = decode_events(&LOGS, body.as_bytes(), &Limits::default(), 0).expect("a batch");
+        let wanted = wanted(&LOGS, &rows);
+        let got: Vec<(usize, bool, usize)> =
+            wanted.iter().map(|w| (w.index, w.location.is_some(), w.frames.len())).collect();
+        assert_eq!(got, [(1, true, 0), (2, false, 1)]);
+        assert_eq!(wanted[0].page_url, "http://localhost:5173/");
+        assert!(wanted[1].size() > 64);
+        let requests = decode_events(
+            &NETWORK_WATERFALL,
+            br#"{"entries":[{"ts":1,"url":"http://localhost/a.js","location":"http://localhost/a.js:1:1"}]}"#,
+            &Limits::default(),
+            0,
+        )
+        .expect("a batch");
+        assert!(super::wanted(&NETWORK_WATERFALL, &requests).is_empty());
     }
 }
