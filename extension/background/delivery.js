@@ -7,7 +7,9 @@
 // the server acknowledges it the same entries go again under the same key, so
 // a batch whose reply was lost is answered by the server with its first answer
 // and stored once. One POST in flight per kind keeps each kind in order; a
-// POST that hangs is aborted after `timeoutMs` and retried.
+// POST that hangs is aborted after `timeoutMs` and retried. Only gasoline's own
+// answer acknowledges a batch: a 2xx whose body does not say it accepted the
+// batch's entries (another program on the port, a proxy's page) is retried.
 //
 // Bounded: at most `capacity` entries per kind and `maxBytes` in all. When a
 // bound is reached, the tab with the most queued entries loses its oldest (never
@@ -29,7 +31,8 @@
     /**
      * @param {object} io
      * @param {(kind: string, body: string, key: string, signal: AbortSignal) =>
-     *   Promise<{status: number, retryAfterMs?: number, error?: string}>} io.post
+     *   Promise<{status: number, retryAfterMs?: number, error?: string, answer?: object}>} io.post
+     *   `answer`: the reply's JSON body (gasoline's is `{accepted: n, ...}`)
      * @param {(fn: () => void, ms: number) => any} io.setTimer
      * @param {(handle: any) => void} io.clearTimer
      * @param {(level: string, message: string) => void} io.log  the extension's own log
@@ -280,7 +283,12 @@
       if (q.items.length && !q.timer) this.schedule(kind, q.items.length >= q.limit ? 0 : this.flushMs);
     }
 
-    async settle(kind, q, batch, { status, retryAfterMs, error }) {
+    async settle(kind, q, batch, { status, retryAfterMs, error, answer }) {
+      if (status >= 200 && status < 300 && !(answer && answer.accepted === batch.length)) {
+        // Not gasoline's acknowledgement of these entries: nothing says they are stored.
+        error = `HTTP ${status} with ${answer === undefined ? "no JSON" : JSON.stringify(answer).slice(0, 80)}: not gasoline's answer`;
+        status = 0;
+      }
       if (status >= 200 && status < 300) {
         await this.remove(kind, q, batch);
         q.sent += batch.length;

@@ -95,6 +95,14 @@ async function post(kind, body, key, signal) {
   }
   const retryAfter = Number(response.headers.get("retry-after"));
   let error;
+  let answer;
+  if (response.ok) {
+    try {
+      answer = JSON.parse(await response.text());
+    } catch {
+      answer = undefined; // not gasoline's answer: delivery sends the batch again
+    }
+  }
   if (!response.ok) {
     error = await response.text().catch(() => "");
     try {
@@ -106,7 +114,7 @@ async function post(kind, body, key, signal) {
   } else {
     lifetime.lastSuccess = Date.now();
   }
-  return { status: response.status, retryAfterMs: retryAfter > 0 ? retryAfter * 1000 : undefined, error };
+  return { status: response.status, retryAfterMs: retryAfter > 0 ? retryAfter * 1000 : undefined, error, answer };
 }
 
 const delivery = new Delivery(

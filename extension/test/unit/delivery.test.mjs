@@ -56,13 +56,16 @@ function harness(options = {}, answer = () => ({ status: 200 }), shared = {}) {
           h.bodies.set(key, body);
           const result = await h.answer(kind, entries, h, signal);
           h.posts.push({ kind, n: entries.length, at: h.now, status: result.status, key, entries });
-          if (result.status >= 200 && result.status < 300 || result.storedButLost) {
+          if ((result.status >= 200 && result.status < 300 && !result.notGasoline) || result.storedButLost) {
             if (!h.keys.has(key)) {
               h.keys.set(key, entries.length);
               (h.delivered[kind] ||= []).push(...entries.map((e) => e.n));
             }
           }
-          return result.storedButLost ? { status: 0, error: "connection reset" } : result;
+          if (result.storedButLost) return { status: 0, error: "connection reset" };
+          // gasoline's acknowledgement says how many entries it accepted (a replay: its first answer).
+          if (result.status >= 200 && result.status < 300 && !("answer" in result)) return { ...result, answer: { accepted: h.keys.get(key) } };
+          return result;
         },
         setTimer: (fn, ms) => {
           const t = { at: h.now + ms, fn };
@@ -228,7 +231,7 @@ test("a worker stopped while its POST was stored but unanswered: the next one re
   const h = harness({}, (kind, entries, h) => {
     if (!stall) return { status: 200 };
     // The server stores the batch, then the worker is stopped before the answer comes.
-    h.keys.set(h.pendingKey, 0);
+    h.keys.set(h.pendingKey, entries.length);
     (h.delivered[kind] ||= []).push(...entries.map((e) => e.n));
     return new Promise(() => {});
   });
@@ -363,4 +366,19 @@ test("keys never repeat, also after a restart", async () => {
   assert.equal(keys.length, 2);
   assert.notEqual(keys[0], keys[1]);
   assert.deepEqual(keys, ["life1-logs-1-3", "life2-logs-1-3"]);
+});
+
+test("a 2xx that is not gasoline's acknowledgement (another program on the port) acknowledges nothing", async () => {
+  let squatter = true;
+  const h = harness({}, () => (squatter ? { status: 200, answer: undefined, notGasoline: true } : { status: 200 }));
+  h.add("logs", 0, 3);
+  await h.advance(2000);
+  assert.ok(h.posts.length >= 2, "sent again while the answers are not gasoline's");
+  assert.deepEqual(h.delivery.pending(), { logs: 3 }, "still queued");
+  assert.ok(h.logs.some((l) => /not gasoline's answer/.test(l.message)), JSON.stringify(h.logs));
+  squatter = false;
+  await h.advance(10000);
+  assert.deepEqual(h.delivery.pending(), { logs: 0 });
+  assert.deepEqual(h.delivered.logs, [0, 1, 2], "stored once, by gasoline");
+  assert.equal(new Set(h.posts.map((p) => p.key)).size, 1, "always the same batch under its key");
 });
