@@ -215,10 +215,16 @@ async function inWorker(b, expression) {
   }
 }
 
+/** CAPTURE_OFF=network_bodies,...: kinds switched off in the options, to see what each costs. */
+function captureOff() {
+  const off = (process.env.CAPTURE_OFF || "").split(",").filter(Boolean);
+  return Object.fromEntries(off.map((k) => [k, false]));
+}
+
 // Point the extension at the server.
 const serverSet = await inWorker(
   withExt,
-  `chrome.storage.local.set({ settings: { serverUrl: "http://127.0.0.1:${port}" } })
+  `chrome.storage.local.set({ settings: { serverUrl: "http://127.0.0.1:${port}", capture: ${JSON.stringify(captureOff())} } })
     .then(() => chrome.storage.local.get("settings")).then((s) => s.settings.serverUrl)`,
 );
 if (serverSet !== `http://127.0.0.1:${port}`) throw new Error(`could not set the server URL: ${serverSet}`);

@@ -62,6 +62,11 @@
 
     function observe(info, response) {
       const headersAt = perfNow();
+      if (!outbox.isOn("network_bodies")) {
+        // Bodies are switched off: no clone is read, the row ends at the headers.
+        requests.end(info.request, { status: response.status });
+        return;
+      }
       // Only what decides whether to clone is read now; the rest when the entry is built.
       const type = response.headers.get("content-type") || "";
       const length = response.headers.get("content-length");

@@ -112,5 +112,5 @@
     for (let guard = 0; pending.length && guard < 100; guard++) drain(undefined);
   }
 
-  G.outbox = { emit, flushAll };
+  G.outbox = { emit, flushAll, isOn };
 })();

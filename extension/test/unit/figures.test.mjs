@@ -83,7 +83,7 @@ require("../../page/xhr.js");
 require("../../page/fetch.js");
 require("../../page/vitals.js");
 delete globalThis.__gasoline;
-const outbox = { emit: (kind, build) => emitted.push({ kind, entry: build() }), flushAll() {} };
+const outbox = { emit: (kind, build) => emitted.push({ kind, entry: build() }), flushAll() {}, isOn: () => true };
 
 /** Runs the timers due by `ms` from now, in order. */
 function advance(ms) {
