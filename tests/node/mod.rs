@@ -6,7 +6,14 @@
 use std::path::Path;
 use std::process::Command;
 
+#[allow(dead_code)] // each test binary includes this module; not all of them use both
 pub fn run_node(args: &[&str]) {
+    run_node_with(args, &[]);
+}
+
+/// `node ARGS` with these environment variables set too.
+#[allow(dead_code)]
+pub fn run_node_with(args: &[&str], env: &[(&str, &str)]) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("extension");
     assert!(
         dir.join("node_modules/playwright-core").is_dir(),
@@ -16,6 +23,7 @@ pub fn run_node(args: &[&str]) {
         .args(args)
         .current_dir(&dir)
         .env("GASOLINE_BIN", env!("CARGO_BIN_EXE_gasoline"))
+        .envs(env.iter().copied())
         .output()
         .unwrap_or_else(|e| panic!("cannot run node ({e}): run scripts/setup.sh to install Node.js"));
     let stdout = String::from_utf8_lossy(&output.stdout);
