@@ -219,6 +219,20 @@ try {
   assert.deepEqual(await mentioning("paused-load"), [], "nothing of a page loaded while paused");
   log("pause: nothing captured until resumed");
 
+  // ---- the deep view, turned on and off from the popup ----
+  const { popup: deepPopup, tabId: deepTabId } = await popupFor(worker, localAgain);
+  await deepPopup.check("#deep");
+  await waitFor("the tab to be deep", () => worker.evaluate((id) => globalThis.gasolineDeep.isDeep(id), deepTabId));
+  await waitFor("the server to know the deep tab", async () => (await observe(client, { what: "logs", limit: 1 })).capture.deep_tabs.includes(deepTabId));
+  await localAgain.evaluate(() => fetch("/scope.json?m=deep-fetch").then((r) => r.text()));
+  await waitFor("the browser's row of the deep tab's request", async () =>
+    (await all(client, "network_waterfall", { tabId: deepTabId })).some((e) => e.url.endsWith("m=deep-fetch") && e.source === "browser"),
+  );
+  await deepPopup.uncheck("#deep");
+  await waitFor("the tab no longer deep", async () => !(await worker.evaluate((id) => globalThis.gasolineDeep.isDeep(id), deepTabId)));
+  await waitFor("the server to know", async () => (await observe(client, { what: "logs", limit: 1 })).capture.deep_tabs.length === 0);
+  log("deep view from the popup: the browser's rows while on, the server told; off again");
+
   // ---- the server's own origin ----
   const own = await context.newPage();
   await own.goto(`${serverUrl}/health`);
