@@ -11,7 +11,7 @@
 use gasoline::ingest::{Limits, decode_events};
 use gasoline::kind::LOGS;
 use gasoline::query;
-use gasoline::store::{OpenOptions, Store};
+use gasoline::store::{Batch, OpenOptions, Store};
 use serde_json::{Value, json};
 
 fn flood(n: usize) -> Vec<u8> {
@@ -62,7 +62,7 @@ fn main() {
         let store = Store::open(&dir.path().join(format!("flood-{n}.db")), &OpenOptions::default()).expect("store");
         let rows = decode_events(&LOGS, &flood(n), &Limits::default(), 0).expect("valid batch");
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-        rt.block_on(store.insert(&LOGS, rows, Default::default())).expect("insert");
+        rt.block_on(store.write_batch(Batch::Events(&LOGS, rows), None, Default::default())).expect("insert");
         for (form, args) in [
             (
                 "compact (default)",

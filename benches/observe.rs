@@ -17,7 +17,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use gasoline::ingest::{Limits, decode_events};
 use gasoline::kind::LOGS;
 use gasoline::query::{self, ObserveArgs};
-use gasoline::store::{OpenOptions, Store, StoreError};
+use gasoline::store::{Batch, OpenOptions, Store, StoreError};
 use serde_json::{Value, json};
 
 const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
@@ -39,7 +39,7 @@ fn store_with(rows: usize) -> Store {
         for from in (0..rows).step_by(1_000) {
             let body = common::batch(from, 1_000, TABS);
             let rows = decode_events(&LOGS, &body, &Limits::default(), 0).expect("valid batch");
-            rt.block_on(store.insert(&LOGS, rows, Default::default())).expect("insert");
+            rt.block_on(store.write_batch(Batch::Events(&LOGS, rows), None, Default::default())).expect("insert");
         }
         eprintln!("built {} ({rows} rows) in {:.1?}", path.display(), started.elapsed());
     }

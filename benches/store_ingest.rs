@@ -1,7 +1,7 @@
 //! Store ingest against SQLite's own limit. In one run: (a) raw rusqlite
 //! inserts of the same rows into an identical `logs` table (same columns,
 //! indexes and pragmas) without the trimming trigger, one transaction per batch
-//! of 100; (b) the store's ingest path (`Store::insert`: the writer thread, group
+//! of 100; (b) the store's ingest path (`Store::write_batch`: the writer thread, group
 //! commit, savepoint, trigger) for the same batches with the ring full.
 //! Target: (b) at least 70% of (a). Also (a) without `auto_vacuum`, to show what
 //! the store's ability to give space back costs.
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use gasoline::ingest::{Limits, Row, decode_events};
 use gasoline::kind::LOGS;
-use gasoline::store::{Inserted, OpenOptions, Store, StoreError};
+use gasoline::store::{Batch, OpenOptions, Outcome, Store, StoreError};
 use rusqlite::{Connection, params_from_iter};
 
 const BATCH: usize = 100;
@@ -72,9 +72,9 @@ fn raw_insert(conn: &mut Connection, rows: &[Row]) {
 }
 
 /// What the HTTP handler does: room in the pending budget, then the write.
-async fn ingest(store: &Store, rows: Vec<Row>, weight: usize) -> Result<Inserted, StoreError> {
+async fn ingest(store: &Store, rows: Vec<Row>, weight: usize) -> Result<Outcome, StoreError> {
     let admission = store.admit(weight).await?;
-    store.insert(&LOGS, rows, admission).await
+    store.write_batch(Batch::Events(&LOGS, rows), None, admission).await
 }
 
 fn bench(c: &mut Criterion) {

@@ -20,7 +20,7 @@ use serde_json::{Map, Value, json};
 use crate::ingest::{self, IngestError, Limits};
 use crate::kind::{self, Kind, Required};
 use crate::query::{self, QueryError};
-use crate::store::{OpenOptions, Store, StoreError};
+use crate::store::{Batch, OpenOptions, Store, StoreError};
 
 /// The limits the server runs with, and tiny ones that make every string a truncation case.
 pub const LIMITS: [Limits; 2] = [
@@ -198,7 +198,7 @@ impl ObserveFixture {
             let body = json!({ "entries": Self::entries(at, batch) }).to_string();
             let rows = ingest::decode_events(kind, body.as_bytes(), &Limits::default(), 1_700_000_000_000)
                 .map_err(|e| StoreError::Invalid(e.to_string()))?;
-            store.insert(kind, rows, Default::default()).await?;
+            store.write_batch(Batch::Events(kind, rows), None, Default::default()).await?;
             at += batch;
         }
         Ok(())
@@ -213,7 +213,7 @@ impl ObserveFixture {
         Self::insert(store, &kind::ACTIONS, FIXTURE_ROWS, REFILL_ROWS).await?;
         let tabs = ingest::decode_tabs(br#"{"tabId":1,"url":"http://app/","title":"App"}"#, &Limits::default())
             .map_err(|e| StoreError::Invalid(e.to_string()))?;
-        store.upsert_tabs(tabs, Default::default()).await?;
+        store.write_batch(Batch::Tabs(tabs), None, Default::default()).await?;
         Ok(())
     }
 

@@ -9,7 +9,7 @@ use common::Rng;
 use gasoline::ingest::{Limits, decode_events};
 use gasoline::kind::LOGS;
 use gasoline::query;
-use gasoline::store::{OpenOptions, Store, StoreError};
+use gasoline::store::{Batch, OpenOptions, Store, StoreError};
 use rusqlite::Connection;
 use serde_json::{Value, json};
 
@@ -26,7 +26,7 @@ async fn add(store: &Store, from: usize, n: usize) {
         .collect();
     let body = json!({ "entries": entries }).to_string();
     let rows = decode_events(&LOGS, body.as_bytes(), &Limits::default(), 0).expect("valid");
-    store.insert(&LOGS, rows, Default::default()).await.expect("insert");
+    store.write_batch(Batch::Events(&LOGS, rows), None, Default::default()).await.expect("insert");
 }
 
 fn observe(store: &Store, args: Value) -> Value {

@@ -143,18 +143,8 @@ impl Store {
         self.inner.writer.max_pending()
     }
 
-    /// Stores `rows` in one transaction; answers once it has committed.
-    pub async fn insert(
-        &self,
-        kind: &'static Kind,
-        rows: Vec<Row>,
-        admission: Admission,
-    ) -> Result<Inserted, StoreError> {
-        let now = now_ms();
-        self.inner.writer.run(admission, move |conn| sql::insert_rows(conn, kind, &rows, now)).await
-    }
-
-    /// Stores a batch and answers with the HTTP status and JSON body to send, in one
+    /// Stores a batch (the one way rows are written: ingest, the fuzz fixture and the
+    /// benches alike) and answers with the HTTP status and JSON body to send, in one
     /// transaction with its key: a batch whose key was answered before stores
     /// nothing and gets that first answer ([`Outcome::Replayed`]).
     pub async fn write_batch(
@@ -180,16 +170,6 @@ impl Store {
                 })
             })
             .await
-    }
-
-    pub async fn upsert_tabs(&self, tabs: Vec<TabInfo>, admission: Admission) -> Result<usize, StoreError> {
-        let now = now_ms();
-        self.inner.writer.run(admission, move |conn| sql::upsert_tabs(conn, &tabs, now)).await
-    }
-
-    pub async fn upsert_vitals(&self, vitals: Vec<Vitals>, admission: Admission) -> Result<usize, StoreError> {
-        let now = now_ms();
-        self.inner.writer.run(admission, move |conn| sql::upsert_vitals(conn, &vitals, now)).await
     }
 
     /// Deletes every row of `kind` (all kinds when None); ids never restart.

@@ -230,9 +230,3 @@ pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
     check_schema_version(&conn, path)?;
     Ok(conn)
 }
-
-/// The newest schema version this build knows.
-#[allow(dead_code)]
-pub fn schema_version() -> i64 {
-    embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max().unwrap_or(0)
-}
