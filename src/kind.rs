@@ -195,6 +195,8 @@ pub static LOGS: Kind = Kind {
         "original",
         "sourcemap",
         "frames",
+        "category",
+        "requestId",
         "redacted",
     ],
     compact: &[
@@ -254,6 +256,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         "failed",
         "domContentLoaded",
         "load",
+        "fromServiceWorker",
         "redacted",
     ],
     compact: &[
