@@ -59,7 +59,7 @@ export async function after(what, args, cursor, newest = 500) {
     entries.push(...page.entries);
     cursor = page.newest_id ?? 0;
     if (page.cursor !== undefined && page.cursor > cursor) cursor = page.cursor;
-    return { entries, cursor: Math.max(cursor, ...entries.map((e) => e.id)) };
+    return { entries, cursor: Math.max(cursor, ...entries.map((e) => e.id)), older: page.offset > 0 };
   }
   for (let i = 0; i < 50; i++) {
     const page = await rows(what, { ...args, after_cursor: cursor, limit: 500 });
@@ -68,4 +68,10 @@ export async function after(what, args, cursor, newest = 500) {
     if (!page.has_more) break;
   }
   return { entries, cursor };
+}
+
+/** The `limit` entries of `what` just before id `before`; resolves to { entries, older }. */
+export async function before(what, args, before, limit = 1000) {
+  const page = await rows(what, { ...args, before_cursor: before, limit });
+  return { entries: page.entries, older: !!page.has_older };
 }

@@ -167,7 +167,7 @@ const typed = () => {
     if (q.value === readState().q) return;
     writeState({ q: q.value });
     show();
-  }, 200);
+  }, 100);
 };
 for (const event of ["input", "search", "change"]) q.addEventListener(event, typed);
 for (const [select, key] of [[tab, "tab"], [level, "level"], [since, "since"]]) {
@@ -200,6 +200,8 @@ document.addEventListener("keydown", (e) => {
     if ($("confirm").open) return;
     if (!pane.hidden) closeDetail();
     else if (typingInField) {
+      // Esc leaves the filter for the table; it does not empty the box (a search field's default).
+      e.preventDefault();
       e.target.blur();
       const grid = main.querySelector("[role=grid]");
       if (grid) grid.focus();

@@ -47,6 +47,21 @@ export class Feed {
     this.busy = null;
     this.again = false;
     this.dropped = 0;
+    this.older = false;
+  }
+
+  /** Fetches up to `n` rows older than the oldest held; resolves to how many came. */
+  async loadOlder(n = 1000) {
+    if (!this.older || !this.rows.length) return 0;
+    const { entries, older } = await api.before(this.what, this.args, this.rows[0].id, n);
+    const oldest = this.rows[0].id;
+    const fresh = entries.filter((e) => e.id < oldest);
+    this.rows = fresh.concat(this.rows);
+    this.older = older;
+    this.dropped = Math.max(0, this.dropped - fresh.length);
+    // The window grows for what the person asked to see; new rows trim it back later.
+    this.max = Math.max(this.max, this.rows.length);
+    return fresh.length;
   }
 
   /** Fetches what is new (the newest `first` rows the first time); resolves to the rows added. */
@@ -59,8 +74,10 @@ export class Feed {
       let added = [];
       do {
         this.again = false;
-        const { entries, cursor } = await api.after(this.what, this.args, this.cursor, this.first);
+        const first = this.cursor === null;
+        const { entries, cursor, older } = await api.after(this.what, this.args, this.cursor, this.first);
         this.cursor = cursor;
+        if (first) this.older = older;
         const known = this.rows.length ? this.rows[this.rows.length - 1].id : -1;
         const fresh = entries.filter((e) => e.id > known);
         this.rows = this.rows.concat(fresh);
@@ -68,6 +85,7 @@ export class Feed {
         if (this.rows.length > this.max) {
           this.dropped += this.rows.length - this.max;
           this.rows = this.rows.slice(this.rows.length - this.max);
+          this.older = true;
         }
       } while (this.again);
       return added;

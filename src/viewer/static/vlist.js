@@ -60,6 +60,15 @@ export class VList {
     else this.render();
   }
 
+  /** Replaces the rows after `n` older ones were put in front: the rows in view stay put. */
+  prepend(rows, n) {
+    this.rows = rows;
+    if (this.selected >= 0) this.selected += n;
+    this.follow = false;
+    this.scroller.scrollTop += n * this.rowHeight;
+    this.render();
+  }
+
   toBottom() {
     this.follow = true;
     this.unseen = 0;
@@ -180,7 +189,9 @@ export class TableView {
       onSelect: (r) => ctx.selected(r._kind, r),
     });
     this.noun = noun;
-    this.status = el("div.statusline", { "data-count": 0 });
+    this.count = el("span", { "data-count": 0 });
+    this.olderButton = el("button.older", { type: "button", hidden: true, text: "Load older", onclick: () => this.loadOlder() });
+    this.status = el("div.statusline", { "data-count": 0 }, this.count, this.olderButton);
     this.root = el("div.view", {}, before, this.list.root, this.status);
     this.shown = 0;
   }
@@ -214,6 +225,21 @@ export class TableView {
     if (added.length) this.render(added.length);
   }
 
+  /** Prepends older rows of every feed, keeping the rows in view where they are. */
+  async loadOlder() {
+    this.olderButton.disabled = true;
+    try {
+      const before = this.display(this.rows()).length;
+      await Promise.all(this.feeds.map((f) => f.loadOlder()));
+      const rows = this.display(this.rows());
+      this.shown = rows.length;
+      this.list.prepend(rows, rows.length - before);
+      this.render(0);
+    } finally {
+      this.olderButton.disabled = false;
+    }
+  }
+
   rows() {
     const all = [];
     for (const f of this.feeds) for (const r of f.rows) all.push(Object.assign(r, { _kind: f.kind }));
@@ -224,8 +250,10 @@ export class TableView {
   render(added) {
     const raw = this.rows();
     const dropped = this.feeds.reduce((n, f) => n + f.dropped, 0);
+    const older = this.feeds.some((f) => f.older);
     this.status.dataset.count = raw.length;
-    this.status.textContent = `${raw.length.toLocaleString()} ${this.noun}${dropped ? ` (the newest; ${dropped.toLocaleString()} older ones are not held by the page)` : ""}`;
+    this.count.textContent = `${raw.length.toLocaleString()} ${this.noun}${older ? " (the newest; older ones are kept in the database)" : ""}${dropped ? `, ${dropped.toLocaleString()} dropped from this page's window` : ""}`;
+    this.olderButton.hidden = !older;
     const rows = this.display(raw);
     const grew = Math.max(0, rows.length - this.shown);
     this.shown = rows.length;
