@@ -201,7 +201,7 @@ pub(super) async fn overview(State(viewer): State<Viewer>) -> Response {
             "newest_ts": newest_ts,
             "evicted": lost["evicted_since_cursor"].as_i64().unwrap_or(0),
             "cleared": lost["cleared_since_cursor"].as_i64().unwrap_or(0),
-            "filters": kind.map(|k| k.filters.iter().map(|f| f.arg).collect::<Vec<_>>()),
+            "filters": kind.map(filters_of),
         }));
     }
     let last_event_ts = kinds.iter().filter_map(|k| k["newest_ts"].as_i64()).max();
@@ -223,6 +223,17 @@ pub(super) async fn overview(State(viewer): State<Viewer>) -> Response {
         "tabs": tabs,
     }))
     .into_response()
+}
+
+/// The observe arguments that narrow `kind` and that the page may send: the kind's
+/// filters, and `search` when observe takes it (asked of observe's own parser).
+fn filters_of(kind: &'static kind::Kind) -> Vec<&'static str> {
+    let mut args: Vec<&'static str> = kind.filters.iter().map(|f| f.arg).collect();
+    let probe = json!({ "what": kind.name, "search": "x" });
+    if query::parse(probe.as_object().unwrap_or(&Map::new())).is_ok() {
+        args.push("search");
+    }
+    args
 }
 
 /// `POST /api/clear` with `{"what": "all" | kind}`: what `gasoline clear` does,

@@ -96,12 +96,15 @@ export function matches(parsed, row, skip = new Set()) {
 }
 
 /**
- * The one positive plain word the server can filter by for `kind` (its
- * observe filters `search`, else `url`), as [argument, value, term].
+ * The plain word the server filters by for a kind with these observe filters
+ * (`search`, which looks through all of a row's text, else `url`): the longest
+ * positive one, as [argument, value, term]; the other terms stay with the page.
  */
 export function serverTerm(parsed, filters) {
-  const words = parsed.terms.filter((t) => t.word !== undefined && !t.neg);
-  if (words.length !== 1) return null;
+  const words = parsed.terms.filter((t) => t.word !== undefined && !t.neg && t.raw);
+  if (!words.length) return null;
   const arg = filters.includes("search") ? "search" : filters.includes("url") ? "url" : null;
-  return arg ? [arg, words[0].raw, words[0]] : null;
+  if (!arg) return null;
+  const word = words.reduce((a, b) => (b.raw.length > a.raw.length ? b : a));
+  return [arg, word.raw, word];
 }
