@@ -336,17 +336,20 @@ function fakeDebugger(targets) {
     onEvent: { addListener: (fn) => (d.emit = fn) },
     onDetach: { addListener: (fn) => (d.detachEvent = fn) },
     getTargets: async () => targets,
-    attach: async ({ tabId }) => {
+    // A tab by its id, a shared worker by its target id (as "target:<id>").
+    attach: async ({ tabId, targetId }) => {
+      const key = tabId ?? `target:${targetId}`;
       if (d.failAttach) throw new Error(d.failAttach);
-      if (d.attached.has(tabId)) throw new Error(`Another debugger is already attached to the tab with id: ${tabId}.`);
-      d.attached.add(tabId);
+      if (d.attached.has(key)) throw new Error(`Another debugger is already attached to the tab with id: ${key}.`);
+      d.attached.add(key);
     },
-    detach: async ({ tabId }) => {
-      if (!d.attached.delete(tabId)) throw new Error("Debugger is not attached");
-      d.detaches.push(tabId);
+    detach: async ({ tabId, targetId }) => {
+      const key = tabId ?? `target:${targetId}`;
+      if (!d.attached.delete(key)) throw new Error("Debugger is not attached");
+      d.detaches.push(key);
     },
     sendCommand: async (debuggee, method, params) => {
-      d.commands.push([debuggee.sessionId || debuggee.tabId, method, params]);
+      d.commands.push([debuggee.sessionId || debuggee.tabId || `target:${debuggee.targetId}`, method, params]);
     },
   };
   return d;
@@ -475,4 +478,111 @@ test("deep: without the debugger permission nothing attaches; a scope change let
   await deep.recheck();
   assert.deepEqual(deep.deepTabs(), []);
   assert.match(changes[1].reason, /no longer in the capture scope/);
+});
+
+// ---- shared workers: no target of the tab's, attached by their target id -----------------
+const SHARED_URL = "http://127.0.0.1:8001/shared.js";
+const settle = () => new Promise((r) => setTimeout(r, 0));
+const scriptOf = (id, url) => willSend(id, url, { type: "Script", documentURL: url, initiator: { type: "script" } });
+
+test("deep: a shared worker whose script the tab requests is attached by its target id; its requests are the tab's, in the frame that started it", async () => {
+  const shared = { id: "SHW", type: "worker", url: SHARED_URL, attached: false };
+  const { deep, d, rows } = deepWith([page(1, PAGE, TOP), shared, { id: "OUT", type: "worker", url: "https://example.com/s.js", attached: false }]);
+  await deep.attach(1);
+  d.commands.length = 0;
+  // A dedicated worker's script: not listed by getTargets (auto-attach brings it), nothing attached.
+  d.emit({ tabId: 1 }, "Network.requestWillBeSent", scriptOf("DW", "http://127.0.0.1:8001/dedicated.js"));
+  // A shared worker outside the scope: never attached.
+  d.emit({ tabId: 1 }, "Network.requestWillBeSent", scriptOf("OW", "https://example.com/s.js"));
+  // A classic script of the page (its document is the page): not a worker's.
+  d.emit({ tabId: 1 }, "Network.requestWillBeSent", willSend("CS", SHARED_URL, { type: "Script" }));
+  await settle();
+  assert.deepEqual([...d.attached], [1]);
+  d.emit({ tabId: 1 }, "Network.requestWillBeSent", scriptOf("SHW", SHARED_URL));
+  await settle();
+  assert.deepEqual([...d.attached], [1, "target:SHW"]);
+  assert.deepEqual(d.commands.map((c) => c.slice(0, 2)), [
+    ["target:SHW", "Network.enable"],
+    ["target:SHW", "Log.enable"],
+    ["target:SHW", "Target.setAutoAttach"],
+    ["target:SHW", "Runtime.runIfWaitingForDebugger"],
+  ]);
+  // Its script is answered in its own session, then its fetch.
+  d.emit({ targetId: "SHW" }, "Network.responseReceived", response("SHW", { type: "Script", ms: 3 }));
+  d.emit({ targetId: "SHW" }, "Network.loadingFinished", { requestId: "SHW", ...end(4) });
+  d.emit({ targetId: "SHW" }, "Network.requestWillBeSent", willSend("s1", "http://127.0.0.1:8001/net/shared.json", { frameId: undefined, documentURL: SHARED_URL, ms: 5 }));
+  d.emit({ targetId: "SHW" }, "Network.responseReceived", response("s1", { ms: 6 }));
+  d.emit({ targetId: "SHW" }, "Network.loadingFinished", { requestId: "s1", ...end(7) });
+  // Another target's events (not ours) are not the tab's.
+  d.emit({ targetId: "OUT" }, "Network.requestWillBeSent", willSend("o1", "http://127.0.0.1:8001/net/other.json", { frameId: undefined }));
+  d.emit({ targetId: "OUT" }, "Network.loadingFinished", { requestId: "o1", ...end(8) });
+  assert.deepEqual(
+    rows.map((r) => [r.row.url, r.row.type, r.row.responseStatus, r.tabId, r.where.frame, r.row.frameUrl]),
+    [
+      [SHARED_URL, "script", 200, 1, TOP, PAGE],
+      ["http://127.0.0.1:8001/net/shared.json", "xmlhttprequest", 200, 1, TOP, PAGE],
+    ],
+  );
+  // The same script asked again (another page of the tab): attached once.
+  d.emit({ tabId: 1 }, "Network.requestWillBeSent", scriptOf("SHW", SHARED_URL));
+  await settle();
+  assert.equal(d.detaches.length, 0);
+  assert.deepEqual([...d.attached], [1, "target:SHW"]);
+});
+
+test("deep: a shared worker started again under its target is let run; it goes with its tab; its end is forgotten", async () => {
+  const shared = { id: "SHW", type: "worker", url: SHARED_URL, attached: false };
+  const { deep, d, rows } = deepWith([page(1, PAGE, TOP), page(2, PAGE, "T2"), shared]);
+  await deep.attach(1);
+  await deep.attach(2);
+  d.emit({ tabId: 1 }, "Network.requestWillBeSent", scriptOf("SHW", SHARED_URL));
+  await settle();
+  d.commands.length = 0;
+  // Its last page went; a page starts it again: Chromium holds it at its start for our session.
+  d.emit({ tabId: 2 }, "Network.requestWillBeSent", scriptOf("SHW", SHARED_URL));
+  await settle();
+  assert.deepEqual(d.commands.map((c) => c.slice(0, 2)), [
+    ["target:SHW", "Network.enable"],
+    ["target:SHW", "Log.enable"],
+    ["target:SHW", "Target.setAutoAttach"],
+    ["target:SHW", "Runtime.runIfWaitingForDebugger"],
+  ]);
+  assert.deepEqual([...d.attached], [1, 2, "target:SHW"]);
+  // Still tab 1's: the tab whose session first saw it.
+  d.emit({ targetId: "SHW" }, "Network.requestWillBeSent", willSend("s2", "http://127.0.0.1:8001/net/again.json", { frameId: undefined, documentURL: SHARED_URL }));
+  d.emit({ targetId: "SHW" }, "Network.loadingFinished", { requestId: "s2", ...end(2) });
+  assert.deepEqual(rows.map((r) => [r.row.url, r.tabId]), [["http://127.0.0.1:8001/net/again.json", 1]]);
+  // Started again by a page that is not deep (no script request seen): let run on Chromium's word.
+  d.commands.length = 0;
+  d.emit({ targetId: "SHW" }, "Inspector.targetCrashed", {});
+  d.emit({ targetId: "SHW" }, "Inspector.targetReloadedAfterCrash", {});
+  assert.deepEqual(d.commands.map((c) => c.slice(0, 2)).at(-1), ["target:SHW", "Runtime.runIfWaitingForDebugger"]);
+  // Tab 1's deep view ends: the shared worker is let go with it.
+  await deep.detach(1);
+  assert.deepEqual([...d.detaches].sort(), [1, "target:SHW"]);
+  assert.deepEqual([...d.attached], [2]);
+
+  // The worker ending (Chromium detaches its session): forgotten, its events no one's.
+  d.emit({ tabId: 2 }, "Network.requestWillBeSent", scriptOf("SHW", SHARED_URL));
+  await settle();
+  assert.deepEqual([...d.attached], [2, "target:SHW"]);
+  d.attached.delete("target:SHW");
+  d.detachEvent({ targetId: "SHW" }, "target_closed");
+  assert.deepEqual(deep.deepTabs(), [2], "the tab's view goes on");
+  d.emit({ targetId: "SHW" }, "Network.requestWillBeSent", willSend("s3", "http://127.0.0.1:8001/net/late.json", { frameId: undefined, documentURL: SHARED_URL }));
+  d.emit({ targetId: "SHW" }, "Network.loadingFinished", { requestId: "s3", ...end(3) });
+  assert.equal(rows.length, 1);
+});
+
+test("deep: a service worker taken for a shared worker is left to auto-attach", async () => {
+  const sw = { id: "SW", type: "worker", url: "http://127.0.0.1:8001/sw.js", attached: false };
+  const { deep, d } = deepWith([page(1, PAGE, TOP), sw]);
+  await deep.attach(1);
+  d.emit({ tabId: 1 }, "Network.requestWillBeSent", scriptOf("SW", sw.url));
+  await settle();
+  assert.deepEqual([...d.attached], [1, "target:SW"]);
+  d.emit({ tabId: 1 }, "Target.attachedToTarget", { sessionId: "S1", waitingForDebugger: true, targetInfo: { targetId: "SW", type: "service_worker", url: sw.url } });
+  await settle();
+  assert.deepEqual([...d.attached], [1]);
+  assert.deepEqual(d.detaches, ["target:SW"]);
 });
