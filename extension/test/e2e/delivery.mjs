@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-import { launch as launchBrowser, testBuild } from "./harness.mjs";
+import { drained, launch as launchBrowser, testBuild } from "./harness.mjs";
 
 const bin = process.env.GASOLINE_BIN || path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../target/debug/gasoline");
 const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -255,7 +255,7 @@ async function storedOnce(name) {
     const got = await all(client, "network_waterfall", { url: `/n/${name}/` });
     return got.length >= N && got;
   });
-  await sleep(1500); // a duplicate would come within the next flush
+  await drained(context); // a duplicate would come from the worker's queue: it is empty
   const again = await all(client, "network_waterfall", { url: `/n/${name}/` });
   assert.deepEqual(
     again.map((e) => e.url),

@@ -6,6 +6,8 @@
 // run.mjs with the running browser and server; one page load for every check.
 import assert from "node:assert/strict";
 
+import { settled } from "./harness.mjs";
+
 const STREAM_MS = 1500; // the fixture server's /slow-stream body, after the page asks for it
 
 export async function figuresPage({ context, client, all, observe, waitFor, log, origin, tabIdOf }) {
@@ -37,7 +39,7 @@ export async function figuresPage({ context, client, all, observe, waitFor, log,
     `the headers (${stream.headersMs} ms) came before the body's ${STREAM_MS} ms began (duration ${stream.duration} ms)`,
   );
   const reuse = bodies.filter((e) => e.url.includes("/reuse"));
-  await new Promise((r) => setTimeout(r, 500)); // a duplicate would come with the others' batch
+  await settled(context, page, client); // what the page recorded is stored: a duplicate would be too
   const again = (await all(client, "network_bodies", { tabId: tab })).filter((e) => e.url.includes("/reuse"));
   assert.deepEqual(
     again.map((e) => [e.method, new URL(e.url).pathname + new URL(e.url).search, e.status, e.responseBody]),

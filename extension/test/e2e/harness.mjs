@@ -187,3 +187,26 @@ export function assertDeclared(entries) {
   }
   assert.deepEqual([...new Set(undeclared)].sort(), [], "fields the extension sends that src/kind.rs does not declare");
 }
+
+/** Resolves once the extension's service worker holds nothing undelivered (its queues are empty). */
+export async function drained(context, what = "the extension's queues to empty") {
+  await waitFor(what, async () => {
+    const w = await serviceWorker(context);
+    const pending = await w.evaluate(() => globalThis.gasolineDebug.pending());
+    return Object.values(pending).every((n) => n === 0);
+  }, 30000);
+}
+
+let sentinels = 0;
+/**
+ * Resolves once everything `page` recorded before this call is stored: a
+ * sentinel line logged now has arrived (the page's outbox, its relay and the
+ * worker's intake keep their order) and the worker's queues are empty. After
+ * it, an entry that is not stored was never sent, and no duplicate is on its way.
+ */
+export async function settled(context, page, client) {
+  const text = `gasoline e2e sentinel ${++sentinels} ${Date.now()}`;
+  await page.evaluate((t) => console.log(t), text);
+  await waitFor(`the sentinel "${text}"`, async () => (await all(client, "logs")).some((e) => e.message === text));
+  await drained(context);
+}
