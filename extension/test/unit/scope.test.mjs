@@ -3,11 +3,12 @@
 // background/registration.js: what is registered for it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
 const scope = require("../../lib/scope.js");
-const { wanted, same, PAGE_FILES } = require("../../background/registration.js");
+const { wanted, same, PAGE_FILES, RELAY_FILES } = require("../../background/registration.js");
 const { isLoopbackUrl, withDefaults } = require("../../background/settings.js");
 
 const SERVER = "http://127.0.0.1:7890";
@@ -101,4 +102,8 @@ test("the page scripts are registered in every frame at document_start, the rela
   assert.ok(PAGE_FILES.indexOf("page/requests.js") < PAGE_FILES.indexOf("page/fetch.js"));
   assert.ok(same({ ...page, world: "MAIN" }, page));
   assert.ok(!same({ ...page, matches: ["http://localhost/*"] }, page));
+});
+
+test("every registered file exists", () => {
+  for (const file of [...PAGE_FILES, ...RELAY_FILES]) assert.ok(existsSync(new URL(`../../${file}`, import.meta.url)), file);
 });
