@@ -11,19 +11,19 @@ use crate::store::{Store, now_ms, sql};
 /// Runs one configure call; `Err(Invalid)` is the caller's mistake.
 pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, QueryError> {
     let invalid = |m: String| QueryError::Invalid(m);
-    let action = args
-        .get("action")
-        .and_then(Value::as_str)
-        .ok_or_else(|| invalid("`action` is required: one of track_tab, clear, capacity, status, export".into()))?;
+    let action = args.get("action").and_then(Value::as_str).ok_or_else(|| {
+        invalid("`action` is required: one of track_tab, clear, capacity, status, export, mark".into())
+    })?;
     let allowed: &[&str] = match action {
         "track_tab" => &["action", "tabId"],
         "clear" => &["action", "what"],
         "capacity" => &["action", "what", "capacity"],
         "status" => &["action"],
         "export" => &["action", "format", "what", "tabId", "since", "url"],
+        "mark" => &["action", "name"],
         other => {
             return Err(invalid(format!(
-                "unknown action \"{other}\": send one of track_tab, clear, capacity, status, export"
+                "unknown action \"{other}\": send one of track_tab, clear, capacity, status, export, mark"
             )));
         }
     };
@@ -66,6 +66,7 @@ pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, Quer
             Ok(json!(stats))
         }
         "export" => export(store, args).await,
+        "mark" => mark(store, args).await,
         _ => status(store).await,
     }
 }
@@ -132,6 +133,26 @@ async fn export(store: &Store, args: &Map<String, Value>) -> Result<Value, Query
         "format": format.extension(),
         "bytes": written.bytes,
         "entries": written.entries,
+    }))
+}
+
+/// Sets (or moves) a named mark: now, and every kind's last id.
+async fn mark(store: &Store, args: &Map<String, Value>) -> Result<Value, QueryError> {
+    let name = match args.get("name") {
+        Some(Value::String(s)) => crate::query::args::mark_name(s, "name").map_err(QueryError::Invalid)?,
+        _ => {
+            return Err(QueryError::Invalid(
+                "mark needs `name`: a name for this moment (e.g. \"before-fix\"), to read since it (observe since_mark) or compare across it (observe what=compare mark)".into(),
+            ));
+        }
+    };
+    let (ts, cursors) = store.set_mark(name.clone()).await?;
+    let cursors: Value = serde_json::from_str(&cursors).unwrap_or(Value::Null);
+    Ok(json!({
+        "mark": name,
+        "ts": ts,
+        "cursors": cursors,
+        "hint": format!("read what follows with observe since_mark=\"{name}\"; after a change, observe what=compare mark=\"{name}\""),
     }))
 }
 

@@ -8,6 +8,7 @@ use crate::query::args::{
     DEFAULT_CONTEXT_MS, DEFAULT_CURSOR_LIMIT, DEFAULT_MAX_CHARS, DEFAULT_MAX_TOKENS, MAX_IDS, MAX_MAX_CHARS,
     MAX_MAX_TOKENS, MIN_MAX_CHARS, MIN_MAX_TOKENS, what_names,
 };
+use crate::query::search;
 
 pub const OBSERVE_DESCRIPTION: &str = "Read what the user's browser tabs did (Gasoline extension): console logs and \
 errors, network, WebSocket, user actions, extension logs; page, tabs, vitals. Start with what=summary. Lists are \
@@ -18,7 +19,11 @@ next_offset and cursor. Page with limit+offset (offset -N = last N) or after_cur
 polls only what is new); before_cursor pages back (prev_cursor, has_older). Errors carry `context`: the same tab's \
 failed requests, last action and navigation just before. since_navigation=true: only since the tab's last reload. \
 `capture` says which sites the extension captures and whether it is paused (null: it never reported); an empty \
-answer about a site outside it says how to capture it.";
+answer about a site outside it says how to capture it. search=\"text\" finds entries holding that text \
+(case-insensitive, in messages, arguments, stacks, URLs, headers, bodies, WebSocket data, action targets), with any \
+filter or paging. since_mark=NAME: only entries after a mark (configure action=mark). what=compare: error groups \
+new/gone/changed, requests newly failing or fixed, warnings new/gone and vitals before -> after, across mark=NAME \
+(from the mark or page load before it) or, without mark, across the tab's last two page loads.";
 
 pub const CONFIGURE_DESCRIPTION: &str = "Configure Gasoline. action=track_tab (tabId, or null to stop) sets the tab \
 reported as tracked_tab_id; action=clear (what: a kind or \"all\") deletes captured entries (ids never restart, so \
@@ -27,7 +32,9 @@ action=status reports every ring's count, capacity and id range, the database pa
 state the extension last reported; \
 action=export (format: \"har\" or \"jsonl\"; optional tabId, since, url, and for jsonl what: a kind) writes a HAR 1.2 \
 file of the network capture or every entry as JSON lines under the data directory and answers its path and size, \
-for the user to open (Chrome DevTools' Network panel imports the HAR).";
+for the user to open (Chrome DevTools' Network panel imports the HAR); action=mark (name) names this moment \
+(setting a name again moves it): observe since_mark=name reads what followed, observe what=compare mark=name \
+compares before and after it.";
 
 fn integer(description: &str) -> Value {
     json!({ "type": "integer", "description": description })
@@ -75,6 +82,19 @@ pub fn observe() -> Map<String, Value> {
     props.insert(
         "since_navigation".into(),
         json!({ "type": "boolean", "description": "only entries since the tab's last load or reload (tabId or the tracked tab)" }),
+    );
+    props.insert(
+        "search".into(),
+        json!({ "type": "string", "minLength": 1, "maxLength": search::MAX_CHARS,
+        "description": "only entries holding this text, case-insensitive, as the page produced it (messages, arguments, stacks, URLs, headers, bodies, WebSocket data, action targets); quotes, %, _, * are plain characters" }),
+    );
+    props.insert(
+        "since_mark".into(),
+        json!({ "type": "string", "description": "only entries after this named mark (configure action=mark); not for compare" }),
+    );
+    props.insert(
+        "mark".into(),
+        json!({ "type": "string", "description": "compare: the mark compared across (default: the tab's last two page loads)" }),
     );
     props.insert("group".into(), json!({ "type": "boolean", "description": "errors: fingerprint groups with counts" }));
     props.insert(
@@ -135,7 +155,7 @@ pub fn configure() -> Map<String, Value> {
     let mut props = Map::new();
     props.insert(
         "action".into(),
-        json!({ "type": "string", "enum": ["track_tab", "clear", "capacity", "status", "export"] }),
+        json!({ "type": "string", "enum": ["track_tab", "clear", "capacity", "status", "export", "mark"] }),
     );
     props.insert(
         "what".into(),
@@ -157,6 +177,11 @@ pub fn configure() -> Map<String, Value> {
     props.insert(
         "url".into(),
         json!({ "type": "string", "description": "export: only entries whose URL contains this" }),
+    );
+    props.insert(
+        "name".into(),
+        json!({ "type": "string", "minLength": 1, "maxLength": crate::query::args::MAX_MARK_NAME,
+        "description": "mark: the mark's name (e.g. \"before-fix\")" }),
     );
     props.insert(
         "capacity".into(),

@@ -19,6 +19,8 @@ pub enum What {
     Vitals,
     /// Counts, groups and notable requests of every kind, in a few hundred tokens.
     Summary,
+    /// What changed across a mark (or the tab's last page load): errors, requests, warnings, vitals.
+    Compare,
 }
 
 impl What {
@@ -30,6 +32,7 @@ impl What {
             What::Tabs => "tabs",
             What::Vitals => "vitals",
             What::Summary => "summary",
+            What::Compare => "compare",
         }
     }
 }
@@ -38,7 +41,7 @@ impl What {
 pub fn what_names() -> Vec<&'static str> {
     let mut names = kind::names();
     names.insert(1, "errors");
-    names.extend(["page", "tabs", "vitals", "summary"]);
+    names.extend(["page", "tabs", "vitals", "summary", "compare"]);
     names
 }
 
@@ -89,6 +92,12 @@ pub struct ObserveArgs {
     pub group: bool,
     pub context: ContextMode,
     pub context_ms: i64,
+    /// Only entries whose text holds this (case-insensitive; `query::search`).
+    pub search: Option<String>,
+    /// Only entries after this mark (`configure action=mark`).
+    pub since_mark: Option<String>,
+    /// `what=compare`: the mark compared across (None: the tab's last two page loads).
+    pub mark: Option<String>,
     /// Set by `query::observe`, never parsed: what it adds around the answer.
     pub extras: Extras,
 }
@@ -101,6 +110,8 @@ pub struct Extras {
     /// The hint of an answer that comes back empty (capture paused, or the page asked
     /// about not captured).
     pub empty_hint: Option<String>,
+    /// `since_mark` resolved: each kind's cursor when the mark was set.
+    pub since_mark: Option<super::marks::Mark>,
 }
 
 impl ObserveArgs {
@@ -126,6 +137,8 @@ pub const MAX_CONTEXT_MS: i64 = 600_000;
 const PAGING: [&str; 4] = ["limit", "offset", "after_cursor", "before_cursor"];
 /// Arguments every `what` takes.
 const BUDGET: [&str; 3] = ["max_chars", "max_tokens", "since_navigation"];
+/// Arguments every `what` but compare takes.
+const SCOPE: [&str; 1] = ["since_mark"];
 
 /// Parses a tools/call `arguments` object.
 pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
@@ -140,6 +153,7 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
         "tabs" => What::Tabs,
         "vitals" => What::Vitals,
         "summary" => What::Summary,
+        "compare" => What::Compare,
         name => match kind::by_name(name) {
             Some(kind) => What::Kind { kind, errors_only: false },
             None => return Err(format!("unknown what \"{name}\": send one of {}", what_names().join(", "))),
@@ -218,6 +232,15 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
         Some(ms) if (0..=MAX_CONTEXT_MS).contains(&ms) => ms,
         Some(ms) => return Err(format!("context_ms must be between 0 and {MAX_CONTEXT_MS} (ms), got {ms}")),
     };
+    let search = match what {
+        What::Kind { .. } => text(args, "search")?.map(|s| super::search::validate(&s)).transpose()?,
+        _ => None,
+    };
+    let since_mark = text(args, "since_mark")?.map(|m| mark_name(&m, "since_mark")).transpose()?;
+    let mark = text(args, "mark")?.map(|m| mark_name(&m, "mark")).transpose()?;
+    if what == What::Compare && since_mark.is_some() {
+        return Err("compare takes `mark` (the window before it against the window after it), not since_mark".into());
+    }
     Ok(ObserveArgs {
         what,
         limit,
@@ -234,8 +257,33 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
         group,
         context,
         context_ms,
+        search,
+        since_mark,
+        mark,
         extras: Extras::default(),
     })
+}
+
+/// Longest mark name, in characters.
+pub const MAX_MARK_NAME: usize = 100;
+
+/// A mark's name: 1 to MAX_MARK_NAME characters.
+pub fn mark_name(name: &str, arg: &str) -> Result<String, String> {
+    let n = name.chars().count();
+    if n == 0 || n > MAX_MARK_NAME || name.chars().any(char::is_control) {
+        return Err(format!(
+            "{arg} must be a mark's name of 1 to {MAX_MARK_NAME} characters without control characters, got {n} characters; set one with configure action=mark name=..."
+        ));
+    }
+    Ok(name.to_string())
+}
+
+fn text(args: &Map<String, Value>, name: &str) -> Result<Option<String>, String> {
+    match args.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(format!("{name} must be a string, got {}", describe(other))),
+    }
 }
 
 fn bounded(args: &Map<String, Value>, name: &str, default: usize, min: usize, max: usize) -> Result<usize, String> {
@@ -330,10 +378,11 @@ fn ids(args: &Map<String, Value>) -> Result<Option<Vec<i64>>, String> {
 fn check_names(args: &Map<String, Value>, what: What) -> Result<(), String> {
     let allowed: Vec<&str> = match what {
         What::Kind { kind, errors_only } => {
-            let mut allowed: Vec<&str> = ["what", "tabId", "since", "fields", "id", "ids"]
+            let mut allowed: Vec<&str> = ["what", "tabId", "since", "fields", "id", "ids", "search"]
                 .into_iter()
                 .chain(PAGING)
                 .chain(BUDGET)
+                .chain(SCOPE)
                 .chain(kind.filters.iter().map(|f| f.arg))
                 .collect();
             if errors_only {
@@ -343,7 +392,8 @@ fn check_names(args: &Map<String, Value>, what: What) -> Result<(), String> {
             }
             allowed
         }
-        What::Summary => ["what", "tabId", "since"].into_iter().chain(BUDGET).collect(),
+        What::Summary => ["what", "tabId", "since"].into_iter().chain(BUDGET).chain(SCOPE).collect(),
+        What::Compare => vec!["what", "tabId", "mark", "max_chars", "max_tokens"],
         What::Page | What::Vitals | What::Tabs => ["what", "tabId"].into_iter().chain(BUDGET).collect(),
     };
     for (name, value) in args {
@@ -357,12 +407,29 @@ fn check_names(args: &Map<String, Value>, what: What) -> Result<(), String> {
         }
         let applies_to: Vec<&str> = kind::KINDS.iter().filter(|k| k.filter(name).is_some()).map(|k| k.name).collect();
         let known = PAGING.contains(&name.as_str())
-            || ["tabId", "since", "fields", "id", "ids", "group", "context", "context_ms"].contains(&name.as_str());
+            || [
+                "tabId",
+                "since",
+                "fields",
+                "id",
+                "ids",
+                "group",
+                "context",
+                "context_ms",
+                "search",
+                "mark",
+                "since_mark",
+            ]
+            .contains(&name.as_str());
         return Err(if !applies_to.is_empty() || known {
             let where_ = if !applies_to.is_empty() {
                 applies_to.join(", ")
             } else if ["group", "context", "context_ms"].contains(&name.as_str()) {
                 "errors".to_string()
+            } else if name == "mark" {
+                "compare".to_string()
+            } else if name == "since_mark" {
+                "the paginated kinds and summary".to_string()
             } else {
                 "the paginated kinds".to_string()
             };
@@ -464,6 +531,21 @@ mod tests {
         assert!(p(json!({"what":"logs","min_level":"fatal"})).unwrap_err().contains("one of debug"));
         assert!(p(json!({"what":"logs","max_chars":10})).unwrap_err().contains("between"));
         assert!(p(json!({})).unwrap_err().contains("`what` is required"));
+    }
+
+    #[test]
+    fn search_and_marks() {
+        let a = p(json!({"what":"network_bodies","search":"\"id\":4711 %_*","offset":-5})).unwrap();
+        assert_eq!(a.search.as_deref(), Some("\"id\":4711 %_*"));
+        assert!(p(json!({"what":"logs","search":""})).unwrap_err().contains("search is empty"));
+        assert!(p(json!({"what":"logs","search":"x".repeat(1001)})).unwrap_err().contains("at most 1000"));
+        assert!(p(json!({"what":"logs","search":5})).unwrap_err().contains("search must be a string"));
+        assert!(p(json!({"what":"summary","search":"x"})).unwrap_err().contains("does not apply"));
+        assert_eq!(p(json!({"what":"summary","since_mark":"m"})).unwrap().since_mark.as_deref(), Some("m"));
+        assert!(p(json!({"what":"logs","mark":"m"})).unwrap_err().contains("applies to compare"));
+        assert!(p(json!({"what":"compare","since_mark":"m"})).unwrap_err().contains("does not apply"));
+        assert!(p(json!({"what":"logs","since_mark":""})).unwrap_err().contains("1 to 100 characters"));
+        assert_eq!(p(json!({"what":"compare","mark":"before-fix","tabId":3})).unwrap().what, What::Compare);
     }
 
     #[test]

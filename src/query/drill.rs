@@ -20,7 +20,7 @@ pub fn answer(
     args: &ObserveArgs,
 ) -> Result<String, QueryError> {
     let ids = args.ids.clone().unwrap_or_default();
-    let filter = Where::new(errors_only, args);
+    let filter = Where::new(kind, errors_only, args);
     let placeholders = vec!["?"; ids.len()].join(",");
     let sql = format!(
         "SELECT {} FROM {}{} ORDER BY id",

@@ -7,6 +7,7 @@ use rusqlite::types::Value as SqlValue;
 use serde_json::Value;
 
 use super::args::ObserveArgs;
+use super::search;
 use crate::kind::{COMMON_FILTERS, FilterOp, Kind, levels_at_least};
 
 /// The conditions of one observe call.
@@ -17,7 +18,24 @@ pub struct Where {
 }
 
 impl Where {
-    pub fn new(errors_only: bool, args: &ObserveArgs) -> Self {
+    /// Every condition of `args` on `kind`: the filters, `since_mark`, and `search` last
+    /// (the scan runs only on rows the indexed conditions let through).
+    pub fn new(kind: &Kind, errors_only: bool, args: &ObserveArgs) -> Self {
+        let mut w = Where::filters(errors_only, args);
+        w.mark_and_search(kind, args);
+        w
+    }
+
+    fn mark_and_search(&mut self, kind: &Kind, args: &ObserveArgs) {
+        if let Some(cursor) = args.extras.since_mark.as_ref().and_then(|m| m.cursor(kind)) {
+            self.push("id > ?", cursor.into());
+        }
+        if let Some(needle) = &args.search {
+            self.push(&search::condition(kind), SqlValue::Text(needle.clone()));
+        }
+    }
+
+    fn filters(errors_only: bool, args: &ObserveArgs) -> Self {
         let mut w = Where::default();
         if errors_only {
             w.conditions.push("level = 'error'".into());
@@ -49,11 +67,17 @@ impl Where {
         w
     }
 
-    /// Only the filters every kind takes (`tabId`, `since`): for reading several kinds at once.
-    pub fn common(args: &ObserveArgs) -> Self {
+    /// Only the filters every kind takes (`tabId`, `since`, `since_mark`): for reading several kinds at once.
+    pub fn common(kind: &Kind, args: &ObserveArgs) -> Self {
         let mut common = args.clone();
         common.filters.retain(|f| COMMON_FILTERS.iter().any(|c| c.arg == f.filter.arg));
-        Where::new(false, &common)
+        common.search = None;
+        Where::new(kind, false, &common)
+    }
+
+    /// Adds a condition with one parameter.
+    pub fn push_param(&mut self, condition: &str, value: SqlValue) {
+        self.push(condition, value);
     }
 
     /// Adds a condition without parameters.

@@ -11,15 +11,18 @@ pub mod args;
 mod budget;
 mod capture;
 mod compact;
+mod compare;
 mod context;
 mod count;
 mod drill;
 pub mod entry;
 mod filter;
 mod fingerprint;
+pub mod marks;
 mod navigation;
 pub mod outcome;
 mod paged;
+pub mod search;
 mod state;
 mod summary;
 pub mod tokens;
@@ -52,12 +55,28 @@ impl From<rusqlite::Error> for QueryError {
 
 /// Answers one observe call with the JSON text of the answer.
 pub fn observe(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError> {
+    if args.search.is_some() {
+        search::ensure(conn)?;
+    }
     let tx = ReadTx::begin(conn)?;
     let (mut args, navigation) = scope(conn, args)?;
     let scope_json = navigation.map(|n| serde_json::to_value(&n).unwrap_or(Value::Null));
-    // The capture state goes into every answer: its room is reserved first.
+    // The capture state goes into every answer: its room is reserved first; so does the mark's.
     let note = capture::note(conn, &args)?;
-    args.extras = args::Extras { reserved: note.cost(), empty_hint: note.empty_hint.clone() };
+    let since_mark = match &args.since_mark {
+        Some(name) => Some(marks::get(conn, name)?),
+        None => None,
+    };
+    let mark_field = match &since_mark {
+        Some(mark) => format!(",\"mark\":{}", marks::note(conn, mark, &marks::kinds_of(&args.what))?),
+        None => String::new(),
+    };
+    let fields = format!("{}{mark_field}", note.field);
+    args.extras = args::Extras {
+        reserved: note.cost().plus(Cost::of(&mark_field)),
+        empty_hint: note.empty_hint.clone(),
+        since_mark,
+    };
     let answer = match args.what {
         What::Kind { errors_only: true, .. } if args.group => summary::error_groups(conn, &args, scope_json)?,
         What::Kind { kind, errors_only } if args.ids.is_some() => drill::answer(conn, kind, errors_only, &args)?,
@@ -66,9 +85,10 @@ pub fn observe(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         What::Tabs => state::tabs(conn, &args)?,
         What::Page => state::page(conn, &args, scope_json)?,
         What::Vitals => state::vitals(conn, &args, scope_json)?,
+        What::Compare => compare::compare(conn, &args)?,
     };
     tx.commit()?;
-    Ok(capture::splice(&answer, &note.field))
+    Ok(capture::splice(&answer, &fields))
 }
 
 /// With `since_navigation`, the arguments narrowed to the tab's entries at or

@@ -138,7 +138,7 @@ pub fn answer(
     navigation: Option<Value>,
 ) -> Result<String, QueryError> {
     let stats = kind_stats(conn, kind)?;
-    let filter = Where::new(errors_only, args);
+    let filter = Where::new(kind, errors_only, args);
     let last_issued = stats.last_issued_id;
     if let Some(c) = args.after_cursor.filter(|c| *c > last_issued) {
         return Err(QueryError::Invalid(format!(

@@ -16,7 +16,7 @@ use super::filter::{Where, field_expr};
 use super::fingerprint;
 use super::outcome::{self, Outcome};
 use super::{QueryError, internal};
-use crate::kind::{KINDS, Kind, NETWORK_BODIES, NETWORK_WATERFALL};
+use crate::kind::{KINDS, Kind, LOGS, NETWORK_BODIES, NETWORK_WATERFALL};
 
 /// Characters of a group's example message.
 const EXAMPLE: usize = 160;
@@ -34,7 +34,7 @@ pub struct Group {
 }
 
 /// Groups of the logs matching `filter` (oldest first in, most frequent first out).
-fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Result<Vec<Group>, QueryError> {
+pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Result<Vec<Group>, QueryError> {
     let sql = format!(
         "SELECT id, level, substr(message, 1, {}) FROM logs{} ORDER BY id",
         fingerprint::PREFIX,
@@ -81,7 +81,7 @@ fn example(message: &str) -> String {
 
 /// `what=errors group=true`: error groups, most frequent first, as many as fit.
 pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> Result<String, QueryError> {
-    let filter = Where::new(true, args);
+    let filter = Where::new(&LOGS, true, args);
     let all = groups(conn, &filter, false)?;
     let occurrences: i64 = all.iter().map(|g| g.count).sum();
     let wanted = args.limit.filter(|l| *l > 0).map_or(all.len(), |l| (l as usize).min(all.len()));
@@ -164,7 +164,7 @@ impl Network {
 
 /// Reads the requests of one network kind for the summary.
 fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result<Network, QueryError> {
-    let filter = Where::common(args);
+    let filter = Where::common(kind, args);
     let [status, error, failed_flag] = outcome::outcome_columns(kind);
     let sql = format!(
         "SELECT id, url, {status}, duration, {}, {error}, {failed_flag} FROM {}{} ORDER BY id",
@@ -242,7 +242,7 @@ fn host(url: &str) -> &str {
     authority.rsplit_once('@').map_or(authority, |(_, h)| h)
 }
 
-fn cut(s: &str, n: usize) -> String {
+pub(super) fn cut(s: &str, n: usize) -> String {
     match s.char_indices().nth(n) {
         Some((at, _)) => format!("{}…", &s[..at]),
         None => s.to_string(),
@@ -253,9 +253,9 @@ fn cut(s: &str, n: usize) -> String {
 pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> Result<String, QueryError> {
     let budget = args.budget();
     let mut kinds = Map::new();
-    // tabId and since apply to every kind alike.
-    let filter = Where::common(args);
+    // tabId, since and since_mark apply to every kind alike.
     for kind in KINDS {
+        let filter = Where::common(kind, args);
         let sql = format!("SELECT count(*), min(id), max(id) FROM {}{}", kind.name, filter.clause(None));
         let (count, first, last): (i64, Option<i64>, Option<i64>) = conn
             .prepare_cached(&sql)?
@@ -264,12 +264,12 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
     }
     let nothing = kinds.values().all(|k| k["count"] == 0);
     let logs_filter = {
-        let mut w = filter.clone();
+        let mut w = Where::common(&LOGS, args);
         w.push_condition("level <> 'error'");
         w
     };
     let log_groups = groups(conn, &logs_filter, true)?;
-    let error_groups = groups(conn, &Where::new(true, args), false)?;
+    let error_groups = groups(conn, &Where::new(&LOGS, true, args), false)?;
     let waterfall = network(conn, &NETWORK_WATERFALL, args)?;
     let bodies = network(conn, &NETWORK_BODIES, args)?;
     // Fewer items per list until the answer fits.

@@ -6,6 +6,7 @@
 
 pub mod batch_keys;
 mod checkpointer;
+pub mod marks;
 mod open;
 pub mod sql;
 mod writer;
@@ -209,6 +210,13 @@ impl Store {
         admission: Admission,
     ) -> Result<usize, StoreError> {
         self.inner.writer.run(admission, move |conn| sql::patch_data(conn, kind, &patches)).await
+    }
+
+    /// Sets (or moves) the named mark to now and every kind's last issued id (`marks`);
+    /// answers its time (ms) and the cursors (a JSON object, kind → id), once committed.
+    pub async fn set_mark(&self, name: String) -> Result<(i64, String), StoreError> {
+        let now = now_ms();
+        self.inner.writer.run(Admission::default(), move |conn| Ok((now, marks::set(conn, &name, now)?))).await
     }
 
     pub async fn set_setting(&self, key: &'static str, value: Option<String>) -> Result<(), StoreError> {

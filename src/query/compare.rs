@@ -1,0 +1,463 @@
+//! `what=compare`: what changed across a mark. With `mark`, the window before it
+//! (from the mark or page load before it, or the start) against the window after
+//! it (up to now); without, the tab's last two page loads. It answers error groups
+//! new, gone and changed in count (the fingerprints of `summary`), console warnings
+//! new and gone, requests (by method and URL pattern) that newly fail, are fixed or
+//! changed status class (`outcome`'s one definition of failed), and the vitals of
+//! the page before and after; ids for drill-down throughout.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::Connection;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use super::args::ObserveArgs;
+use super::budget::Cost;
+use super::compact::utc;
+use super::filter::{Where, field_expr};
+use super::fingerprint;
+use super::marks::{self, Load, Mark};
+use super::outcome::{self, Outcome};
+use super::summary::{Group, groups};
+use super::{QueryError, internal};
+use crate::kind::{KINDS, Kind, LOGS, NETWORK_BODIES, NETWORK_WATERFALL};
+use crate::store::sql::tracked_tab;
+
+/// One side of a window: after a named mark's ids, or from a page load's time.
+#[derive(Debug, Clone)]
+enum Bound {
+    Mark(Mark),
+    Load(Load),
+}
+
+impl Bound {
+    fn json(&self) -> Value {
+        match self {
+            Bound::Mark(m) => json!({ "mark": m.name, "ts": m.ts, "utc": utc(m.ts) }),
+            Bound::Load(l) => {
+                json!({ "load": l.id, "how": l.how, "url": l.url, "tabId": l.tab_id, "ts": l.ts, "utc": utc(l.ts) })
+            }
+        }
+    }
+}
+
+/// Entries after `from` (or since the start) up to `to` (or now), of one tab or all.
+#[derive(Debug, Clone)]
+struct Window {
+    from: Option<Bound>,
+    to: Option<Bound>,
+    tab: Option<i64>,
+}
+
+impl Window {
+    fn filter(&self, kind: &Kind) -> Where {
+        let mut w = Where::default();
+        if let Some(tab) = self.tab {
+            w.push_param("tab_id = ?", tab.into());
+        }
+        match &self.from {
+            Some(Bound::Mark(m)) => w.push_param("id > ?", m.cursor(kind).unwrap_or(0).into()),
+            Some(Bound::Load(l)) => w.push_param("ts >= ?", l.ts.into()),
+            None => {}
+        }
+        match &self.to {
+            Some(Bound::Mark(m)) => w.push_param("id <= ?", m.cursor(kind).unwrap_or(i64::MAX).into()),
+            Some(Bound::Load(l)) => w.push_param("ts < ?", l.ts.into()),
+            None => {}
+        }
+        w
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "from": self.from.as_ref().map_or_else(|| json!("start"), Bound::json),
+            "to": self.to.as_ref().map_or_else(|| json!("now"), Bound::json),
+        })
+    }
+}
+
+/// What one window holds.
+struct Side {
+    errors: Vec<Group>,
+    warnings: Vec<Group>,
+    requests: HashMap<(String, String), Requests>,
+    counts: Map<String, Value>,
+}
+
+/// The requests of one method and URL pattern in one window.
+#[derive(Debug, Clone, Default)]
+struct Requests {
+    count: i64,
+    failed: i64,
+    /// The class of the latest one (`outcome::Outcome::class`).
+    last_class: &'static str,
+    last_id: i64,
+    last_kind: &'static str,
+    /// An example URL (the latest).
+    url: String,
+}
+
+fn side(conn: &Connection, window: &Window) -> Result<Side, QueryError> {
+    let mut errors_filter = window.filter(&LOGS);
+    errors_filter.push_condition("level = 'error'");
+    let mut warn_filter = window.filter(&LOGS);
+    warn_filter.push_condition("level = 'warn'");
+    let mut requests: HashMap<(String, String), Requests> = HashMap::new();
+    for kind in [&NETWORK_WATERFALL, &NETWORK_BODIES] {
+        read_requests(conn, kind, &window.filter(kind), &mut requests)?;
+    }
+    let mut counts = Map::new();
+    for kind in KINDS {
+        let filter = window.filter(kind);
+        let sql = format!("SELECT count(*) FROM {}{}", kind.name, filter.clause(None));
+        let n: i64 =
+            conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(filter.params.iter()), |r| r.get(0))?;
+        counts.insert(kind.name.into(), json!(n));
+    }
+    Ok(Side {
+        errors: groups(conn, &errors_filter, false)?,
+        warnings: groups(conn, &warn_filter, false)?,
+        requests,
+        counts,
+    })
+}
+
+fn read_requests(
+    conn: &Connection,
+    kind: &'static Kind,
+    filter: &Where,
+    into: &mut HashMap<(String, String), Requests>,
+) -> Result<(), QueryError> {
+    let [status, error, failed_flag] = outcome::outcome_columns(kind);
+    let sql = format!(
+        "SELECT id, url, {status}, {}, {error} IS NOT NULL, {failed_flag} FROM {}{} ORDER BY id",
+        field_expr(kind, "method"),
+        kind.name,
+        filter.clause(None)
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
+    while let Some(row) = rows.next()? {
+        let id: i64 = row.get(0)?;
+        let url: String = row.get(1)?;
+        let status: Option<i64> = row.get(2).ok().flatten();
+        let method: String = row.get::<_, Option<String>>(3).ok().flatten().unwrap_or_else(|| "GET".into());
+        let has_error: bool = row.get(4)?;
+        let failed_flag = row.get::<_, Option<i64>>(5).ok().flatten() == Some(1);
+        let outcome = Outcome::new(status, has_error, failed_flag);
+        let r = into.entry((method.to_ascii_uppercase(), url_pattern(&url))).or_default();
+        r.count += 1;
+        r.failed += i64::from(outcome.failed());
+        if id >= r.last_id || r.last_kind != kind.name {
+            // Prefer the browser's row (network_waterfall) for the class: it sees every request.
+            if r.last_kind.is_empty() || kind.name == r.last_kind || kind.name == NETWORK_WATERFALL.name {
+                r.last_class = outcome.class();
+                r.last_id = id;
+                r.last_kind = kind.name;
+                r.url = url;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A URL as a pattern: without query and fragment, variable path segments (numbers,
+/// ids, hashes, UUIDs) as `<n>`, `<id>`, `<hex>`, `<uuid>`.
+pub fn url_pattern(url: &str) -> String {
+    let end = url.find(['?', '#']).unwrap_or(url.len());
+    let url = &url[..end];
+    let (scheme, rest) = match url.split_once("://") {
+        Some((s, r)) => (format!("{s}://"), r),
+        None => (String::new(), url),
+    };
+    let mut parts = rest.split('/');
+    let host = parts.next().unwrap_or_default();
+    let path: Vec<String> = parts.map(fingerprint::of).collect();
+    if path.is_empty() { format!("{scheme}{host}") } else { format!("{scheme}{host}/{}", path.join("/")) }
+}
+
+/// Which windows to compare, and what to say about them.
+struct Plan {
+    before: Window,
+    after: Window,
+    /// Entries of the before window the rings no longer hold, by kind.
+    lost_before: BTreeMap<String, i64>,
+    /// The page before and after (for vitals): true when a page load falls in the after window.
+    reloaded: bool,
+    tab: Option<i64>,
+}
+
+fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
+    let tab = match args.tab_id {
+        Some(t) => Some(t),
+        None => tracked_tab(conn)?,
+    };
+    let Some(name) = &args.mark else {
+        let Some(tab) = tab.or(latest_loaded_tab(conn)?) else {
+            return Err(QueryError::Invalid(
+                "compare without mark compares the last two page loads of a tab: send tabId (observe what=tabs lists them), or set a mark with configure action=mark and send mark".into(),
+            ));
+        };
+        let loads = marks::loads(conn, tab, i64::MAX, 2)?;
+        let [after, before] = loads.as_slice() else {
+            return Err(QueryError::Invalid(format!(
+                "compare needs two page loads of tab {tab} and found {}: reload the page and compare again, or set a mark with configure action=mark before a change and send mark",
+                loads.len()
+            )));
+        };
+        return Ok(Plan {
+            before: Window {
+                from: Some(Bound::Load(before.clone())),
+                to: Some(Bound::Load(after.clone())),
+                tab: Some(tab),
+            },
+            after: Window { from: Some(Bound::Load(after.clone())), to: None, tab: Some(tab) },
+            lost_before: BTreeMap::new(),
+            reloaded: true,
+            tab: Some(tab),
+        });
+    };
+    let mark = marks::get(conn, name)?;
+    let previous = marks::previous(conn, &mark)?;
+    let actions_at_mark = mark.cursor(&crate::kind::ACTIONS).unwrap_or(i64::MAX);
+    let load_before = match tab {
+        Some(t) => marks::loads(conn, t, actions_at_mark, 1)?.into_iter().next(),
+        None => None,
+    };
+    // The later of the previous mark and the tab's page load before the mark.
+    let from = match (previous, load_before) {
+        (Some(m), Some(l)) if m.cursor(&crate::kind::ACTIONS).unwrap_or(0) >= l.id => Some(Bound::Mark(m)),
+        (_, Some(l)) => Some(Bound::Load(l)),
+        (Some(m), None) => Some(Bound::Mark(m)),
+        (None, None) => None,
+    };
+    let lost_before = match &from {
+        Some(Bound::Mark(m)) => marks::lost_between(conn, Some(m), Some(&mark), &KINDS)?,
+        Some(Bound::Load(_)) => BTreeMap::new(),
+        None => marks::lost_between(conn, None, Some(&mark), &KINDS)?,
+    };
+    let reloaded = match tab {
+        Some(t) => marks::loads(conn, t, i64::MAX, 1)?.first().is_some_and(|l| l.id > actions_at_mark),
+        None => false,
+    };
+    let filter_tab = args.tab_id;
+    Ok(Plan {
+        before: Window { from, to: Some(Bound::Mark(mark.clone())), tab: filter_tab },
+        after: Window { from: Some(Bound::Mark(mark)), to: None, tab: filter_tab },
+        lost_before,
+        reloaded,
+        tab,
+    })
+}
+
+fn latest_loaded_tab(conn: &Connection) -> Result<Option<i64>, QueryError> {
+    use rusqlite::OptionalExtension;
+    Ok(conn
+        .query_row(
+            "SELECT tab_id FROM actions WHERE type = 'navigate' AND json_extract(data, '$.how') IN ('load', 'reload') \
+             AND tab_id IS NOT NULL ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+#[derive(Serialize)]
+struct GroupOut<'a> {
+    fingerprint: &'a str,
+    count: i64,
+    first_id: i64,
+    last_id: i64,
+    example: &'a str,
+}
+
+fn group_out(g: &Group) -> Value {
+    serde_json::to_value(GroupOut {
+        fingerprint: &g.fingerprint,
+        count: g.count,
+        first_id: g.first_id,
+        last_id: g.last_id,
+        example: &g.example,
+    })
+    .unwrap_or(Value::Null)
+}
+
+/// Groups only in `after` (new), only in `before` (gone), and in both with other counts.
+fn diff_groups(before: &[Group], after: &[Group]) -> (Vec<Value>, Vec<Value>, Vec<Value>, usize) {
+    let b: HashMap<&str, &Group> = before.iter().map(|g| (g.fingerprint.as_str(), g)).collect();
+    let a: HashMap<&str, &Group> = after.iter().map(|g| (g.fingerprint.as_str(), g)).collect();
+    let new = after.iter().filter(|g| !b.contains_key(g.fingerprint.as_str())).map(group_out).collect();
+    let gone = before.iter().filter(|g| !a.contains_key(g.fingerprint.as_str())).map(group_out).collect();
+    let mut changed = Vec::new();
+    let mut same = 0;
+    for g in after {
+        if let Some(old) = b.get(g.fingerprint.as_str()) {
+            if old.count == g.count {
+                same += 1;
+            } else {
+                changed.push(json!({
+                    "fingerprint": g.fingerprint, "before": old.count, "after": g.count,
+                    "last_id": g.last_id, "example": g.example,
+                }));
+            }
+        }
+    }
+    (new, gone, changed, same)
+}
+
+fn request_json(key: &(String, String), before: Option<&Requests>, after: Option<&Requests>) -> Value {
+    let side = |r: Option<&Requests>| {
+        r.map_or(Value::Null, |r| {
+            json!({ "class": r.last_class, "count": r.count, "failed": r.failed, "kind": r.last_kind, "id": r.last_id })
+        })
+    };
+    json!({ "method": key.0, "pattern": key.1, "before": side(before), "after": side(after) })
+}
+
+/// Requests that newly fail, that no longer fail, and whose status class changed otherwise.
+fn diff_requests(
+    before: &HashMap<(String, String), Requests>,
+    after: &HashMap<(String, String), Requests>,
+) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
+    let mut newly_failing = Vec::new();
+    let mut fixed = Vec::new();
+    let mut changed = Vec::new();
+    let mut keys: Vec<&(String, String)> = after.keys().chain(before.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    for key in keys {
+        let (b, a) = (before.get(key), after.get(key));
+        let failed_before = b.is_some_and(|r| r.failed > 0);
+        let failed_after = a.is_some_and(|r| r.failed > 0);
+        match (b, a) {
+            (_, Some(_)) if failed_after && !failed_before => newly_failing.push(request_json(key, b, a)),
+            (Some(_), Some(_)) if failed_before && !failed_after => fixed.push(request_json(key, b, a)),
+            (Some(rb), Some(ra)) if rb.last_class != ra.last_class => changed.push(request_json(key, b, a)),
+            _ => {}
+        }
+    }
+    let latest = |v: &Value| v["after"]["id"].as_i64().unwrap_or(0);
+    newly_failing.sort_by_key(|v| std::cmp::Reverse(latest(v)));
+    fixed.sort_by_key(|v| std::cmp::Reverse(latest(v)));
+    changed.sort_by_key(|v| std::cmp::Reverse(latest(v)));
+    (newly_failing, fixed, changed)
+}
+
+/// The tab's vitals: the page before (the newest earlier page) and the page now.
+fn vitals(conn: &Connection, tab: Option<i64>, reloaded: bool) -> Result<Value, QueryError> {
+    use rusqlite::OptionalExtension;
+    let Some(tab) = tab else { return Ok(Value::Null) };
+    let row = conn
+        .query_row(
+            "SELECT url, lcp, cls, inp, fcp, ttfb, updated_at, json_extract(data, '$.previous[0]') FROM vitals WHERE tab_id = ?1",
+            [tab],
+            |r| {
+                let now = json!({
+                    "url": r.get::<_, Option<String>>(0)?, "lcp": r.get::<_, Option<f64>>(1)?,
+                    "cls": r.get::<_, Option<f64>>(2)?, "inp": r.get::<_, Option<f64>>(3)?,
+                    "fcp": r.get::<_, Option<f64>>(4)?, "ttfb": r.get::<_, Option<f64>>(5)?,
+                });
+                let previous: Option<String> = r.get(7)?;
+                Ok((now, previous))
+            },
+        )
+        .optional()?;
+    let Some((now, previous)) = row else { return Ok(Value::Null) };
+    let mut before = previous.and_then(|p| serde_json::from_str::<Value>(&p).ok()).unwrap_or(Value::Null);
+    if let Some(map) = before.as_object_mut() {
+        map.remove("updated_at");
+    }
+    if !reloaded {
+        return Ok(json!({ "tabId": tab, "before": now, "after": now,
+            "note": "no page load of the tab after the mark: one page spans both windows" }));
+    }
+    Ok(json!({ "tabId": tab, "before": before, "after": now }))
+}
+
+/// Most items per list, lowered until the answer fits the budget.
+const TOPS: [usize; 6] = [10, 5, 3, 2, 1, 0];
+
+pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError> {
+    let plan = plan(conn, args)?;
+    let before = side(conn, &plan.before)?;
+    let after = side(conn, &plan.after)?;
+    let (errors_new, errors_gone, errors_changed, errors_same) = diff_groups(&before.errors, &after.errors);
+    let (warn_new, warn_gone, _, _) = diff_groups(&before.warnings, &after.warnings);
+    let (newly_failing, fixed, status_changed) = diff_requests(&before.requests, &after.requests);
+    let vitals = vitals(conn, plan.tab, plan.reloaded)?;
+    let evicted_before: i64 = plan.lost_before.values().sum();
+    let budget = args.budget();
+    let list = |items: &[Value], top: usize| -> Value {
+        let mut v = json!({ "count": items.len(), "items": items.iter().take(top).collect::<Vec<_>>() });
+        if items.len() > top {
+            v["more"] = json!(items.len() - top);
+        }
+        v
+    };
+    for top in TOPS {
+        let mut answer = Map::new();
+        answer.insert("what".into(), json!("compare"));
+        answer.insert("before".into(), with_counts(plan.before.json(), &before.counts));
+        answer.insert("after".into(), with_counts(plan.after.json(), &after.counts));
+        if evicted_before > 0 {
+            answer.insert("evicted_before".into(), json!(plan.lost_before));
+        }
+        answer.insert(
+            "errors".into(),
+            json!({
+                "new": list(&errors_new, top),
+                "gone": list(&errors_gone, top),
+                "changed": list(&errors_changed, top),
+                "unchanged": errors_same,
+            }),
+        );
+        answer.insert(
+            "requests".into(),
+            json!({
+                "newly_failing": list(&newly_failing, top),
+                "fixed": list(&fixed, top),
+                "status_changed": list(&status_changed, top),
+            }),
+        );
+        answer.insert("warnings".into(), json!({ "new": list(&warn_new, top), "gone": list(&warn_gone, top) }));
+        answer.insert("vitals".into(), vitals.clone());
+        let mut hints = Vec::new();
+        if evicted_before > 0 {
+            hints.push(format!(
+                "{evicted_before} entries of the window before the mark were trimmed from the rings (capacity reached) or cleared: what is gone may have been there"
+            ));
+        }
+        if top < TOPS[0] {
+            hints.push("lists are shortened to fit max_tokens; each says its count".to_string());
+        }
+        hints.push(
+            "drill down with observe what=errors id=<last_id> (groups), what=<kind> id=<id> (requests); read the window after with since_mark"
+                .to_string(),
+        );
+        answer.insert("hint".into(), json!(hints.join(". ")));
+        let text = serde_json::to_string(&answer).map_err(internal)?;
+        if budget.admits(Cost::of(&text)) || top == 0 {
+            return Ok(text);
+        }
+    }
+    Err(QueryError::Invalid("the comparison does not fit; raise max_tokens".into()))
+}
+
+fn with_counts(mut window: Value, counts: &Map<String, Value>) -> Value {
+    window["counts"] = Value::Object(counts.clone());
+    window
+}
+
+#[cfg(test)]
+mod tests {
+    use super::url_pattern;
+
+    #[test]
+    fn urls_as_patterns() {
+        assert_eq!(url_pattern("http://localhost:5173/api/orders/4711?x=1#f"), "http://localhost:5173/api/orders/<n>");
+        assert_eq!(url_pattern("http://a/users/usr_9kQ2mZ/avatar.png"), "http://a/users/<id>/avatar.png");
+        assert_eq!(url_pattern("http://a"), "http://a");
+        assert_eq!(url_pattern("/rel/42"), "/rel/<n>");
+    }
+}

@@ -1,0 +1,211 @@
+//! Marks and `what=compare`, black-box: the real server fed a page's life over
+//! HTTP as the extension sends it, a real MCP client. A page logs error A, the
+//! agent marks "before-fix", the page reloads with A fixed and B introduced:
+//! compare says A gone and B new, whether asked across the mark or across the
+//! tab's last two page loads.
+
+mod common;
+
+use common::{Mcp, Server, TempDb, entries, ids};
+use serde_json::{Value, json};
+
+const T: i64 = 1_790_000_000_000;
+const APP: &str = "http://localhost:5173";
+
+fn load(ts: i64, how: &str) -> Value {
+    json!({"tabId": 1, "ts": ts, "type": "navigate", "how": how, "url": format!("{APP}/"), "from": Value::Null})
+}
+
+fn request(ts: i64, method: &str, path: &str, status: i64) -> Value {
+    json!({"tabId": 1, "ts": ts, "url": format!("{APP}{path}"), "method": method, "initiatorType": "fetch",
+           "responseStatus": status, "duration": 12.5, "source": "browser", "type": "fetch"})
+}
+
+fn log(ts: i64, level: &str, message: &str) -> Value {
+    json!({"tabId": 1, "ts": ts, "level": level, "source": if level == "error" { "exception" } else { "console" },
+           "url": format!("{APP}/"), "message": message,
+           "stack": format!("{message}\n    at App (http://localhost:5173/src/App.jsx?t=1732400000000:12:7)")})
+}
+
+/// The page before the fix: error A (three times), a deprecation warning, /api/cart failing.
+async fn before_fix(server: &Server) {
+    server.ingest("actions", vec![load(T, "load")]).await;
+    server
+        .ingest(
+            "logs",
+            vec![
+                log(T + 10, "error", "TypeError: Cannot read properties of undefined (reading 'price') at item 3"),
+                log(T + 11, "error", "TypeError: Cannot read properties of undefined (reading 'price') at item 4"),
+                log(T + 12, "warn", "componentWillMount has been renamed"),
+                log(T + 13, "error", "TypeError: Cannot read properties of undefined (reading 'price') at item 5"),
+                log(T + 14, "error", "Warning: each child in a list should have a unique key"),
+            ],
+        )
+        .await;
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                request(T + 20, "GET", "/api/items/1?expand=price", 200),
+                request(T + 21, "GET", "/api/cart", 500),
+                request(T + 22, "GET", "/api/user/42", 200),
+            ],
+        )
+        .await;
+    let (status, _) = server
+        .post("vitals", &json!({"tabId": 1, "url": format!("{APP}/"), "lcp": 2400.0, "cls": 0.12, "ttfb": 80.0}))
+        .await;
+    assert_eq!(status, 200);
+}
+
+/// The page after the reload: A fixed, B introduced, /api/cart fixed, /api/items newly failing.
+async fn after_fix(server: &Server) {
+    server.ingest("actions", vec![load(T + 10_000, "reload")]).await;
+    server
+        .ingest(
+            "logs",
+            vec![
+                log(T + 10_010, "error", "ReferenceError: total is not defined"),
+                log(T + 10_011, "error", "Warning: each child in a list should have a unique key"),
+                log(T + 10_012, "warn", "slow network detected"),
+            ],
+        )
+        .await;
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                request(T + 10_020, "GET", "/api/items/7?expand=price", 404),
+                request(T + 10_021, "GET", "/api/cart", 200),
+                request(T + 10_022, "GET", "/api/user/42", 200),
+            ],
+        )
+        .await;
+    let (status, _) = server
+        .post("vitals", &json!({"tabId": 1, "url": format!("{APP}/?fixed"), "lcp": 1800.0, "cls": 0.02, "ttfb": 75.0}))
+        .await;
+    assert_eq!(status, 200);
+}
+
+fn fingerprints(list: &Value) -> Vec<String> {
+    list["items"]
+        .as_array()
+        .map(|l| l.iter().map(|g| g["fingerprint"].as_str().unwrap().to_string()).collect())
+        .unwrap_or_default()
+}
+
+fn assert_a_gone_b_new(c: &Value) {
+    let gone = fingerprints(&c["errors"]["gone"]);
+    let new = fingerprints(&c["errors"]["new"]);
+    assert_eq!(gone.len(), 1, "{c}");
+    assert!(gone[0].starts_with("TypeError: Cannot read properties of undefined (reading 'price')"), "{c}");
+    assert_eq!(c["errors"]["gone"]["items"][0]["count"], 3, "{c}");
+    assert_eq!(new, vec!["ReferenceError: total is not defined"], "{c}");
+    // The key warning happened once on each side: neither new nor gone nor changed.
+    assert_eq!(c["errors"]["changed"]["count"], 0, "{c}");
+    assert_eq!(c["errors"]["unchanged"], 1, "{c}");
+    let newly: Vec<(&str, &str)> = c["requests"]["newly_failing"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["method"].as_str().unwrap(), r["pattern"].as_str().unwrap()))
+        .collect();
+    assert_eq!(newly, vec![("GET", "http://localhost:5173/api/items/<n>")], "{c}");
+    assert_eq!(c["requests"]["newly_failing"]["items"][0]["before"]["class"], "2xx", "{c}");
+    assert_eq!(c["requests"]["newly_failing"]["items"][0]["after"]["class"], "4xx", "{c}");
+    let fixed = &c["requests"]["fixed"]["items"][0];
+    assert_eq!(fixed["pattern"], "http://localhost:5173/api/cart", "{c}");
+    assert_eq!((fixed["before"]["class"].as_str(), fixed["after"]["class"].as_str()), (Some("5xx"), Some("2xx")));
+    assert_eq!(fingerprints(&c["warnings"]["new"]), vec!["slow network detected"], "{c}");
+    assert_eq!(fingerprints(&c["warnings"]["gone"]), vec!["componentWillMount has been renamed"], "{c}");
+    assert_eq!(c["vitals"]["before"]["lcp"], 2400.0, "{c}");
+    assert_eq!(c["vitals"]["after"]["lcp"], 1800.0, "{c}");
+}
+
+#[tokio::test]
+async fn a_reload_that_fixes_a_and_introduces_b() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    before_fix(&server).await;
+    let mark = mcp.ok("configure", json!({"action": "mark", "name": "before-fix"})).await;
+    assert_eq!(mark["mark"], "before-fix");
+    after_fix(&server).await;
+
+    let (across_mark, chars) =
+        mcp.ok_sized("observe", json!({"what": "compare", "mark": "before-fix", "tabId": 1})).await;
+    assert_a_gone_b_new(&across_mark);
+    assert!(chars < 40_000, "fits the default budget");
+    assert!(across_mark["before"]["from"]["load"].as_i64().is_some(), "from the page load before the mark");
+    assert_eq!(across_mark["after"]["from"]["mark"], "before-fix");
+
+    let across_loads = mcp.observe(json!({"what": "compare", "tabId": 1})).await;
+    assert_a_gone_b_new(&across_loads);
+    assert_eq!(across_loads["after"]["from"]["how"], "reload");
+
+    // The ids drill down to the entries.
+    let b_id = across_mark["errors"]["new"]["items"][0]["last_id"].as_i64().unwrap();
+    let b = mcp.observe(json!({"what": "errors", "id": b_id})).await;
+    assert_eq!(entries(&b)[0]["message"], "ReferenceError: total is not defined");
+    let req = &across_mark["requests"]["newly_failing"]["items"][0]["after"];
+    let r = mcp.observe(json!({"what": req["kind"], "id": req["id"]})).await;
+    assert_eq!(entries(&r)[0]["responseStatus"], 404);
+
+    // since_mark reads only what followed the mark, in every kind, and says which mark.
+    let since = mcp.observe(json!({"what": "errors", "since_mark": "before-fix"})).await;
+    let messages: Vec<&str> =
+        since["entries"].as_array().unwrap().iter().map(|e| e["message"].as_str().unwrap()).collect();
+    assert_eq!(
+        messages,
+        ["ReferenceError: total is not defined", "Warning: each child in a list should have a unique key"]
+    );
+    assert_eq!(since["mark"]["name"], "before-fix");
+    let summary = mcp.observe(json!({"what": "summary", "since_mark": "before-fix"})).await;
+    assert_eq!(summary["kinds"]["logs"]["count"], 3, "{summary}");
+    assert_eq!(summary["kinds"]["network_waterfall"]["count"], 3, "{summary}");
+    let with_search =
+        mcp.observe(json!({"what": "network_waterfall", "since_mark": "before-fix", "search": "/API/CART"})).await;
+    assert_eq!(with_search["total"], 1, "{with_search}");
+
+    // Marks survive a restart (stored in the database).
+    mcp.close().await;
+    server.stop();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let again = mcp.observe(json!({"what": "compare", "mark": "before-fix", "tabId": 1})).await;
+    assert_a_gone_b_new(&again);
+    mcp.close().await;
+}
+
+#[tokio::test]
+async fn unknown_and_evicted_marks_say_so() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let none = mcp.err("observe", json!({"what": "logs", "since_mark": "nope"})).await;
+    assert!(none.contains("no mark named \"nope\"") && none.contains("no mark is set yet"), "{none}");
+    mcp.ok("configure", json!({"action": "mark", "name": "first"})).await;
+    mcp.ok("configure", json!({"action": "capacity", "what": "logs", "capacity": 5})).await;
+    server.ingest("logs", common::logs(10, 0, Some(1))).await;
+    mcp.ok("configure", json!({"action": "mark", "name": "second"})).await;
+    let (first_after, _) = server.ingest("logs", common::logs(10, 10, Some(1))).await;
+
+    let unknown = mcp.err("observe", json!({"what": "compare", "mark": "thrid"})).await;
+    assert!(unknown.contains("known marks, newest first: \"second\", \"first\""), "{unknown}");
+    let empty_name = mcp.err("configure", json!({"action": "mark"})).await;
+    assert!(empty_name.contains("mark needs `name`"), "{empty_name}");
+
+    // The ring kept only the last 5 logs: 5 of the 10 after "second" and none before it.
+    let since = mcp.observe(json!({"what": "logs", "since_mark": "second"})).await;
+    assert_eq!(ids(&since), (first_after + 5..first_after + 10).collect::<Vec<_>>());
+    assert_eq!(since["mark"]["evicted_since_mark"]["logs"], 5, "{since}");
+    let c = mcp.observe(json!({"what": "compare", "mark": "second"})).await;
+    assert_eq!(c["evicted_before"]["logs"], 10, "{c}");
+    assert!(c["hint"].as_str().unwrap().contains("10 entries of the window before the mark were trimmed"), "{c}");
+    assert_eq!(c["before"]["from"]["mark"], "first");
+
+    // Without a mark, compare needs two loads of a tab.
+    let no_loads = mcp.err("observe", json!({"what": "compare", "tabId": 1})).await;
+    assert!(no_loads.contains("needs two page loads of tab 1 and found 0"), "{no_loads}");
+    mcp.close().await;
+}
