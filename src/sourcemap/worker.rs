@@ -3,9 +3,10 @@
 //! on the blocking pool, and the results written into the rows still stored
 //! through the writer, in one job per batch.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde_json::json;
 use tokio::sync::mpsc;
 use url::Url;
 
@@ -47,40 +48,70 @@ impl Worker {
     async fn job(&mut self, job: Job) -> Result<(), StoreError> {
         self.jobs += 1;
         let capture: Capture = self.store.read(scope::read_capture).await?;
+        // Entries of a batch share pages and often positions (a log line in a loop): each page's
+        // scope and each position's result is worked out once per batch, as JSON text.
+        let mut pages: HashMap<&str, (Allowed, Option<Url>)> = HashMap::new();
+        let mut results: HashMap<(&str, &str, u32, u32), String> = HashMap::new();
         let mut patches = Vec::with_capacity(job.wanted.len());
         for wanted in &job.wanted {
-            let allowed = Allowed::for_page(&wanted.page_url, &capture, self.server_port);
-            let page = Url::parse(&wanted.page_url).ok();
-            let mut patch = Map::new();
+            let page_url = wanted.page_url.as_str();
+            if !pages.contains_key(page_url) {
+                let allowed = Allowed::for_page(page_url, &capture, self.server_port);
+                pages.insert(page_url, (allowed, Url::parse(page_url).ok()));
+            }
+            let Some((allowed, page)) = pages.get(page_url) else { continue };
+            let mut patch = String::from("{");
             if let Some(location) = &wanted.location {
-                match self.resolve(location, &allowed, page.as_ref()).await {
-                    Ok(original) => patch.insert("original".into(), json!(original)),
-                    Err(why) => patch.insert("sourcemap".into(), json!(why.to_string())),
-                };
+                patch.push_str(&self.result(&mut results, page_url, location, allowed, page.as_ref()).await);
             }
             if !wanted.frames.is_empty() {
-                let mut frames = Vec::with_capacity(wanted.frames.len());
-                for frame in &wanted.frames {
-                    let mut out = Map::new();
-                    out.insert("at".into(), json!(frame.at));
-                    if let Some(function) = &frame.function {
-                        out.insert("fn".into(), json!(function));
-                    }
-                    match self.resolve(frame, &allowed, page.as_ref()).await {
-                        Ok(original) => out.insert("original".into(), json!(original)),
-                        Err(why) => out.insert("sourcemap".into(), json!(why.to_string())),
-                    };
-                    frames.push(Value::Object(out));
+                if patch.len() > 1 {
+                    patch.push(',');
                 }
-                patch.insert("frames".into(), Value::Array(frames));
+                patch.push_str("\"frames\":[");
+                for (i, frame) in wanted.frames.iter().enumerate() {
+                    if i > 0 {
+                        patch.push(',');
+                    }
+                    patch.push_str(&format!("{{\"at\":{}", json!(frame.at)));
+                    if let Some(function) = &frame.function {
+                        patch.push_str(&format!(",\"fn\":{}", json!(function)));
+                    }
+                    patch.push(',');
+                    patch.push_str(&self.result(&mut results, page_url, frame, allowed, page.as_ref()).await);
+                    patch.push('}');
+                }
+                patch.push(']');
             }
-            let id = job.first_id + wanted.index as i64;
-            patches.push((id, Value::Object(patch).to_string()));
+            patch.push('}');
+            patches.push((job.first_id + wanted.index as i64, patch));
         }
         let bytes = patches.iter().map(|(_, p)| p.len() + 64).sum();
         let admission = self.store.admit(bytes).await?;
         self.store.patch_data(&kind::LOGS, patches, admission).await?;
         Ok(())
+    }
+
+    /// `"original":{…}` or `"sourcemap":"…"` for a frame of an entry of `page_url`, worked out
+    /// once per batch.
+    async fn result<'j>(
+        &mut self,
+        results: &mut HashMap<(&'j str, &'j str, u32, u32), String>,
+        page_url: &'j str,
+        frame: &'j Frame,
+        allowed: &Allowed,
+        page: Option<&Url>,
+    ) -> String {
+        let key = (page_url, frame.url.as_str(), frame.line, frame.column);
+        if let Some(known) = results.get(&key) {
+            return known.clone();
+        }
+        let text = match self.resolve(frame, allowed, page).await {
+            Ok(original) => format!("\"original\":{}", json!(original)),
+            Err(why) => format!("\"sourcemap\":{}", json!(why.to_string())),
+        };
+        results.insert(key, text.clone());
+        text
     }
 
     async fn resolve(&mut self, frame: &Frame, allowed: &Allowed, page: Option<&Url>) -> Result<Original, Unmapped> {
