@@ -49,25 +49,26 @@ export function query(args) {
 }
 
 /**
- * Every row of `what` after `cursor` (following `has_more`), or the newest
- * `newest` rows when cursor is null. Resolves to { entries, cursor }.
+ * Up to `most` rows of `what` after `cursor` (following `has_more`), or the
+ * newest `newest` rows when cursor is null. Resolves to { entries, cursor,
+ * more (rows after these remain), older (rows before these remain) }.
  */
-export async function after(what, args, cursor, newest = 500) {
-  const entries = [];
+export async function after(what, args, cursor, newest = 1000, most = 5000) {
   if (cursor === null) {
     const page = await rows(what, { ...args, offset: -newest, limit: newest });
-    entries.push(...page.entries);
-    cursor = page.newest_id ?? 0;
-    if (page.cursor !== undefined && page.cursor > cursor) cursor = page.cursor;
-    return { entries, cursor: Math.max(cursor, ...entries.map((e) => e.id)), older: page.offset > 0 };
+    const ids = page.entries.map((e) => e.id);
+    return { entries: page.entries, cursor: Math.max(page.newest_id ?? 0, page.cursor ?? 0, ...ids), more: false, older: page.offset > 0 };
   }
-  for (let i = 0; i < 50; i++) {
+  const entries = [];
+  let more = false;
+  while (entries.length < most) {
     const page = await rows(what, { ...args, after_cursor: cursor, limit: 500 });
     entries.push(...page.entries);
     if (typeof page.cursor === "number") cursor = Math.max(cursor, page.cursor);
-    if (!page.has_more) break;
+    more = !!page.has_more;
+    if (!more) break;
   }
-  return { entries, cursor };
+  return { entries, cursor, more };
 }
 
 /** The `limit` entries of `what` just before id `before`; resolves to { entries, older }. */

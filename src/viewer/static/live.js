@@ -64,30 +64,62 @@ export class Feed {
     return fresh.length;
   }
 
-  /** Fetches what is new (the newest `first` rows the first time); resolves to the rows added. */
-  async poll() {
+  /**
+   * Fetches what is new (the newest `first` rows the first time), up to the
+   * stream's cursor `target` if given; resolves to the rows added. A feed far
+   * behind (more than a first read) jumps to the newest rows instead of reading
+   * every one in between: the page keeps a window, not every row.
+   */
+  async poll(target) {
+    if (target !== undefined) this.target = Math.max(this.target ?? 0, target);
     if (this.busy) {
+      // One read at a time; a read asked for meanwhile runs after it, unless that one got there.
       this.again = true;
-      return this.busy.then(() => []);
+      await this.busy.catch(() => {});
+      if (this.busy || (this.cursor !== null && this.target !== undefined && this.cursor >= this.target)) return [];
+      return this.poll();
     }
     const run = async () => {
       let added = [];
       do {
         this.again = false;
-        const first = this.cursor === null;
-        const { entries, cursor, older } = await api.after(this.what, this.args, this.cursor, this.first);
-        this.cursor = cursor;
-        if (first) this.older = older;
-        const known = this.rows.length ? this.rows[this.rows.length - 1].id : -1;
-        const fresh = entries.filter((e) => e.id > known);
-        this.rows = this.rows.concat(fresh);
-        added = added.concat(fresh);
-        if (this.rows.length > this.max) {
-          this.dropped += this.rows.length - this.max;
-          this.rows = this.rows.slice(this.rows.length - this.max);
-          this.older = true;
+        // More new rows than a first read: a person cannot read them as they come, so the
+        // page shows the newest and leaves the rest to "Load older" (the ids are contiguous
+        // from there, so nothing is lost or shown twice).
+        const behind = this.cursor !== null && this.target !== undefined && this.target - this.cursor > this.first;
+        if (this.cursor === null || behind) {
+          const { entries, cursor, older } = await api.after(this.what, this.args, null, this.first);
+          const known = this.rows.length ? this.rows[this.rows.length - 1].id : -1;
+          const fresh = entries.filter((e) => e.id > known);
+          // A gap when none of the newest rows is one already held (a filter may match few).
+          const gap = behind && fresh.length === entries.length && (older || this.cursor < (entries[0]?.id ?? 0) - 1);
+          if (gap) {
+            this.dropped += this.rows.length;
+            this.rows = [];
+            this.older = true;
+          } else if (!behind) this.older = older;
+          this.cursor = cursor;
+          this.rows = this.rows.concat(fresh);
+          added = added.concat(fresh);
+          continue;
         }
+        let more;
+        do {
+          const page = await api.after(this.what, this.args, this.cursor, this.first);
+          more = page.more;
+          this.cursor = page.cursor;
+          const known = this.rows.length ? this.rows[this.rows.length - 1].id : -1;
+          const fresh = page.entries.filter((e) => e.id > known);
+          this.rows = this.rows.concat(fresh);
+          added = added.concat(fresh);
+          if (this.rows.length > this.max) {
+            this.dropped += this.rows.length - this.max;
+            this.rows = this.rows.slice(this.rows.length - this.max);
+            this.older = true;
+          }
+        } while (more);
       } while (this.again);
+      if (added.length > this.max) added = added.slice(added.length - this.max);
       return added;
     };
     this.busy = run().finally(() => {

@@ -72,15 +72,25 @@ export class VList {
   toBottom() {
     this.follow = true;
     this.unseen = 0;
+    this.render();
     this.scroller.scrollTop = this.scroller.scrollHeight;
+    this.lastTop = this.scroller.scrollTop;
     this.render();
   }
 
+  /**
+   * Following stops only when the person scrolls up, and resumes at the bottom:
+   * a scroll event that arrives after more rows were appended (the page moved
+   * to the old bottom) does not count as leaving it.
+   */
   onScroll() {
     const s = this.scroller;
     const atBottom = s.scrollTop + s.clientHeight >= s.scrollHeight - this.rowHeight;
-    if (atBottom) this.unseen = 0;
-    this.follow = atBottom;
+    if (atBottom) {
+      this.follow = true;
+      this.unseen = 0;
+    } else if (s.scrollTop < (this.lastTop ?? 0) - 1) this.follow = false;
+    this.lastTop = s.scrollTop;
     this.render();
   }
 
@@ -221,7 +231,7 @@ export class TableView {
     }
     const moved = this.feeds.filter((f) => f.cursor === null || data.cursors[f.kind] > f.cursor);
     if (!moved.length) return;
-    const added = (await Promise.all(moved.map((f) => f.poll()))).flat();
+    const added = (await Promise.all(moved.map((f) => f.poll(data.cursors[f.kind])))).flat();
     if (added.length) this.render(added.length);
   }
 
