@@ -270,7 +270,8 @@ fn original_frames(frames: Option<&RawValue>) -> Option<String> {
         return None;
     }
     if library > 0 {
-        lines.push(format!("… ({library} library frames left out)"));
+        let s = if library == 1 { "" } else { "s" };
+        lines.push(format!("… ({library} library frame{s} left out)"));
     }
     Some(json_string(&lines.join("\n")))
 }
@@ -458,6 +459,23 @@ mod tests {
         assert!(text(&long, Shape::Whole).ends_with("… (+10 chars)\""));
         assert_eq!(text("a\nb\nc\nd\ne", Shape::Lines(2)), "\"a\\nb\\n… (+3 lines)\"");
         assert_eq!(text("héllo", Shape::Length), "5");
+    }
+
+    #[test]
+    fn the_original_location_outside_library_code_leads() {
+        let raw = |json: &str| RawValue::from_string(json.to_string()).expect("JSON");
+        let lib = raw(r#"{"source":"node_modules/react-dom/index.js","line":5,"column":2,"ignored":true}"#);
+        let frames = raw(r#"[{"at":"x","sourcemap":"not found"},
+                {"at":"y","fn":"App","original":{"source":"src/App.jsx","line":9,"column":11}},
+                {"at":"z","fn":"render","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#);
+        assert_eq!(original_at(Some(&lib), Some(&frames)).as_deref(), Some(r#""src/App.jsx:9:11""#));
+        assert_eq!(original_at(Some(&lib), None).as_deref(), Some(r#""node_modules/react-dom/index.js:5:2""#));
+        assert_eq!(original_at(None, None), None);
+        assert_eq!(
+            original_frames(Some(&frames)).as_deref(),
+            Some(r#""App src/App.jsx:9:11\n… (1 library frame left out)""#)
+        );
+        assert_eq!(original_frames(Some(&raw(r#"[{"at":"x","sourcemap":"invalid"}]"#))), None);
     }
 
     #[test]
