@@ -141,6 +141,12 @@ async fn the_json_twins_answer_what_observe_answers() {
     let (status, bad) = get_json(&server, "/api/rows/logs?tabId=one").await;
     assert_eq!(status, 400);
     assert!(bad["error"].as_str().unwrap().contains("tabId must be a whole number"), "{bad}");
+    let (status, recent) = get_json(&server, "/api/rows/logs?since=10m").await;
+    assert_eq!(status, 200, "{recent}");
+    assert_eq!(recent["total"], 30, "an age, as `gasoline export --since` takes");
+    let (status, bad) = get_json(&server, "/api/rows/logs?since=yesterday-ish").await;
+    assert_eq!(status, 400);
+    assert!(bad["error"].as_str().unwrap().contains("is not a time"), "{bad}");
     let (status, bad) = get_json(&server, "/api/rows/cookies").await;
     assert_eq!(status, 400);
     assert!(bad["error"].as_str().unwrap().contains("unknown what"), "{bad}");
@@ -235,6 +241,10 @@ async fn other_origins_cannot_read_the_capture_or_clear_it() {
     assert_eq!(common::count(&db.path, "logs"), 1, "nothing was cleared by a refused request");
     let (status, reply) = clear(&server, &[json_type, ("origin", &own)], r#"{"what":"nope"}"#).await;
     assert_eq!(status, 400, "{reply}");
+    let huge = format!("{{\"what\":\"all\",\"pad\":\"{}\"}}", "x".repeat(11 * 1024 * 1024));
+    let (status, _) = clear(&server, &[json_type, ("origin", &own)], &huge).await;
+    assert_eq!(status, 413, "an 11 MB body is refused");
+    assert_eq!(common::count(&db.path, "logs"), 1);
     let (status, reply) = clear(&server, &[json_type, ("origin", &own)], body).await;
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["cleared"], 1);
