@@ -95,6 +95,7 @@
     /** Listens (once the permission exists) and re-attaches the tabs chosen before this worker started. */
     async start() {
       this.listen();
+      await this.dropOrphans();
       let stored;
       try {
         stored = await this.io.storage.get(STORAGE_KEY);
@@ -107,6 +108,26 @@
         if (r.error) this.io.log("info", `deep view of tab ${tabId} not restored: ${r.error}`);
       }
       if (ids.length) await this.save();
+    }
+
+    /**
+     * Sessions this extension still holds on shared workers from before this service worker
+     * started (nothing records them now): let go, since one would hold the worker at its next start.
+     * Detaching another client's session fails, and is left so.
+     */
+    async dropOrphans() {
+      const dbg = this.io.debugger();
+      if (!dbg || typeof dbg.getTargets !== "function") return;
+      let targets;
+      try {
+        targets = await dbg.getTargets();
+      } catch {
+        return;
+      }
+      for (const t of targets) {
+        if (t.type !== "worker" || Number.isInteger(t.tabId) || !t.attached || this.sharedWorkers.has(t.id)) continue;
+        await dbg.detach({ targetId: t.id }).catch(() => {});
+      }
     }
 
     listen() {
@@ -270,7 +291,15 @@
       if (tabId === undefined) {
         // A shared worker's own session (attached by its target id), or a session under it.
         const shared = source.targetId !== undefined ? this.sharedWorkers.get(source.targetId) : undefined;
-        if (!shared) return;
+        if (!shared) {
+          // A session of an earlier service worker's, on a worker held at its start: let it run, and go.
+          if (method === "Inspector.targetReloadedAfterCrash" && source.targetId !== undefined && !this.sharedPending.has(source.targetId)) {
+            const dbg = this.io.debugger();
+            dbg.sendCommand({ targetId: source.targetId }, "Runtime.runIfWaitingForDebugger").catch(() => {});
+            dbg.detach({ targetId: source.targetId }).catch(() => {});
+          }
+          return;
+        }
         tabId = shared.tabId;
         sessionId = sessionId || shared.sessionId;
         root = { targetId: source.targetId };

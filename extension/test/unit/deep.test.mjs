@@ -551,7 +551,8 @@ test("deep: a shared worker started again under its target is let run; it goes w
   // Still tab 1's: the tab whose session first saw it.
   d.emit({ targetId: "SHW" }, "Network.requestWillBeSent", willSend("s2", "http://127.0.0.1:8001/net/again.json", { frameId: undefined, documentURL: SHARED_URL }));
   d.emit({ targetId: "SHW" }, "Network.loadingFinished", { requestId: "s2", ...end(2) });
-  assert.deepEqual(rows.map((r) => [r.row.url, r.tabId]), [["http://127.0.0.1:8001/net/again.json", 1]]);
+  // Its script, never said to have ended, ends with the first request it made.
+  assert.deepEqual(rows.map((r) => [r.row.url, r.tabId]), [["http://127.0.0.1:8001/net/again.json", 1], [SHARED_URL, 1]]);
   // Started again by a page that is not deep (no script request seen): let run on Chromium's word.
   d.commands.length = 0;
   d.emit({ targetId: "SHW" }, "Inspector.targetCrashed", {});
@@ -571,7 +572,8 @@ test("deep: a shared worker started again under its target is let run; it goes w
   assert.deepEqual(deep.deepTabs(), [2], "the tab's view goes on");
   d.emit({ targetId: "SHW" }, "Network.requestWillBeSent", willSend("s3", "http://127.0.0.1:8001/net/late.json", { frameId: undefined, documentURL: SHARED_URL }));
   d.emit({ targetId: "SHW" }, "Network.loadingFinished", { requestId: "s3", ...end(3) });
-  assert.equal(rows.length, 1);
+  // Its script asked by tab 2 ended with it (the worker went); nothing after.
+  assert.deepEqual(rows.slice(2).map((r) => [r.row.url, r.tabId]), [[SHARED_URL, 2]]);
 });
 
 test("deep: a service worker taken for a shared worker is left to auto-attach", async () => {
@@ -585,4 +587,47 @@ test("deep: a service worker taken for a shared worker is left to auto-attach", 
   await settle();
   assert.deepEqual([...d.attached], [1]);
   assert.deepEqual(d.detaches, ["target:SW"]);
+});
+
+test("deep: sessions on shared workers left by an earlier service worker are let go; one held at its start is let run", async () => {
+  const mine = { id: "OLD", type: "worker", url: SHARED_URL, attached: true };
+  const free = { id: "FREE", type: "worker", url: "http://127.0.0.1:8001/other.js", attached: false };
+  const { deep, d } = deepWith([page(1, PAGE, TOP), mine, free]);
+  d.attached.add("target:OLD");
+  await deep.start();
+  assert.deepEqual(d.detaches, ["target:OLD"]);
+  // One this worker knows nothing of says it started again (held for that session): run, then let go.
+  d.attached.add("target:GONE");
+  d.emit({ targetId: "GONE" }, "Inspector.targetReloadedAfterCrash", {});
+  await settle();
+  assert.deepEqual(d.commands.map((c) => c.slice(0, 2)), [["target:GONE", "Runtime.runIfWaitingForDebugger"]]);
+  assert.deepEqual(d.detaches, ["target:OLD", "target:GONE"]);
+});
+
+test("a worker's own script whose end is never reported ends once a request of the worker has ended, or when the worker goes", () => {
+  const { send, rows, row } = tracker();
+  const SW = "5A4A0633"; // the service worker's target id, also its script request's id
+  const url = "http://127.0.0.1:8001/network-sw.js";
+  send(undefined, "Target.attachedToTarget", { sessionId: "S-SW", waitingForDebugger: true, targetInfo: { targetId: SW, type: "service_worker", url } });
+  send("S-SW", "Network.requestWillBeSent", willSend(SW, url, { type: "Script", frameId: undefined, documentURL: url, ms: 1 }));
+  // Nothing more of the script: the worker runs and fetches.
+  send("S-SW", "Network.requestWillBeSent", willSend("1.38", "http://127.0.0.1:8001/net/sw.json", { frameId: undefined, documentURL: url, ms: 40 }));
+  assert.equal(rows.length, 0, "not before a request of the worker has ended");
+  send("S-SW", "Network.responseReceived", response("1.38", { ms: 45 }));
+  send("S-SW", "Network.loadingFinished", { requestId: "1.38", ...end(46) });
+  const script = row(url);
+  assert.ok(script, JSON.stringify(rows));
+  assert.deepEqual([script.row.type, script.row.responseStatus, script.row.error, script.row.endedAt - script.row.startedAt], ["script", undefined, undefined, 39]);
+  assert.equal(script.tabId, null);
+  // Reported after all: nothing twice.
+  send("S-SW", "Network.loadingFinished", { requestId: SW, ...end(50) });
+  assert.equal(rows.length, 2);
+
+  // A dedicated worker gone before its script said it ended, having made no request.
+  const W = "B6ED3DE7";
+  const wurl = "http://127.0.0.1:8001/w.js";
+  send(undefined, "Network.requestWillBeSent", willSend(W, wurl, { type: "Script", documentURL: wurl, ms: 60 }));
+  send(undefined, "Target.attachedToTarget", { sessionId: "S-W", waitingForDebugger: true, targetInfo: { targetId: W, type: "worker", url: wurl, parentFrameId: TOP } });
+  send(undefined, "Target.detachedFromTarget", { sessionId: "S-W", targetId: W });
+  assert.deepEqual([row(wurl).row.type, row(wurl).tabId, row(wurl).where.top], ["script", 7, true]);
 });
