@@ -34,7 +34,12 @@
 //     monotonic one, so wall = timestamp + (wallTime − timestamp) of a start.
 //   - A worker's own script may finish without its response being reported to
 //     the worker's session (the service worker's: 1 run in 3, only
-//     requestWillBeSent and loadingFinished): its row then has no status.
+//     requestWillBeSent and loadingFinished): its row then has no status. Its
+//     end may not be reported either (the service worker's: 1 run in 12, only
+//     requestWillBeSent): its request id is the worker's target id, and a
+//     worker runs only once its script is loaded, so the script still open
+//     when a request the worker made has ended (or when the worker goes) is
+//     ended then, at the start of the worker's first request, status unknown.
 //   - An out-of-process iframe's document is requested in its parent's session
 //     under the iframe's frameId (= its target id); its target attaches later
 //     with an empty url.
@@ -219,6 +224,11 @@
         this.setFrame(frame, { url: docUrl });
       }
       if (worker && !docUrl) docUrl = worker.url;
+      if (worker && worker.targetId !== p.requestId) {
+        // The worker runs: its own script was loaded by now.
+        const script = this.open.get(worker.targetId);
+        if (script && script.loadedBy === undefined) script.loadedBy = p.timestamp;
+      }
       if (this.open.size >= MAX_OPEN) this.open.delete(this.open.keys().next().value);
       this.open.set(p.requestId, {
         id: p.requestId,
@@ -384,6 +394,18 @@
       if (this.io.leftScope) this.io.leftScope(url);
     }
 
+    /**
+     * A worker's own script never said it ended, yet the worker made a request that has ended
+     * (or the worker is gone, `gone`): ended, as a load, when the worker's first request began.
+     */
+    scriptLoaded(sessionId, gone) {
+      const session = sessionId ? this.sessions.get(sessionId) : undefined;
+      if (!session || !WORKERS.has(session.type) || session.targetId === undefined) return;
+      const script = this.open.get(session.targetId);
+      if (!script || script.url !== session.url || (script.loadedBy === undefined && !gone)) return;
+      this.finish({ requestId: script.id, timestamp: script.loadedBy }, null);
+    }
+
     // ---- WebSockets: a row for the handshake, as webRequest made one ------------------------
     socket(s, p) {
       if (typeof p.url !== "string" || !NETWORK_URL.test(p.url)) return;
@@ -468,9 +490,11 @@
     },
     "Network.loadingFinished"(s, p) {
       this.finish(p, null);
+      this.scriptLoaded(s, false);
     },
     "Network.loadingFailed"(s, p) {
       this.finish(p, (r, page) => failure(p, r, page));
+      this.scriptLoaded(s, false);
     },
     "Network.webSocketCreated": DeepRequests.prototype.socket,
     "Network.webSocketWillSendHandshakeRequest"(s, p) {
@@ -514,6 +538,7 @@
     "Target.attachedToTarget": DeepRequests.prototype.attached,
     "Target.targetInfoChanged": DeepRequests.prototype.changed,
     "Target.detachedFromTarget"(s, p) {
+      this.scriptLoaded(p.sessionId, true);
       this.sessions.delete(p.sessionId);
     },
   };
