@@ -3,6 +3,9 @@
 import * as api from "./api.js";
 import { bytes, el, replace, when } from "./dom.js";
 
+/** The view that shows a kind. */
+const VIEW_OF = { logs: "console", network_waterfall: "network", actions: "timeline" };
+
 export class Overview {
   constructor(ctx) {
     this.ctx = ctx;
@@ -29,7 +32,7 @@ export class Overview {
         el(
           "tr",
           { "data-kind": k.kind },
-          el("th", { scope: "row", text: k.kind }),
+          el("th", { scope: "row" }, VIEW_OF[k.kind] ? el("a", { href: `/${VIEW_OF[k.kind]}`, "data-view": VIEW_OF[k.kind], text: k.kind }) : k.kind),
           el("td.num", { "data-field": "count", text: k.count.toLocaleString() }),
           el("td.num", { text: k.capacity.toLocaleString() }),
           el("td.num", { "data-field": "evicted", text: k.evicted.toLocaleString() }),
@@ -60,7 +63,7 @@ export class Overview {
       el("dt", { text: "Server" }),
       el("dd", { text: `gasoline ${o.server.version} on port ${o.server.port} (pid ${o.server.pid})` }),
       el("dt", { text: "Database" }),
-      el("dd", {}, el("code", { text: o.db.path }), ` ${bytes(o.db.bytes)} (+ ${bytes(o.db.wal_bytes)} write-ahead log)`),
+      el("dd", {}, el("code", { text: o.db.path }), ` ${bytes(o.db.bytes)}${o.db.wal_bytes ? ` (+ ${bytes(o.db.wal_bytes)} write-ahead log)` : ""}`),
       el("dt", { text: "Extension" }),
       el("dd", { text: o.extension.id ? `paired with ${o.extension.id}` : "none paired yet" }),
       el("dt", { text: "Last entry" }),
