@@ -193,6 +193,14 @@ try {
   await viewer.waitForSelector(".vlayer .vrow");
   const logTotal = await total(client, "logs");
   await waitFor("the console's count", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === logTotal);
+  // The error groups of the summary, each opening its first occurrence.
+  const groups = await observe(client, { what: "errors", group: true, max_chars: 100000, max_tokens: 20000 });
+  await viewer.click("details.groups summary");
+  await waitFor("the error groups", async () => (await viewer.$$("details.groups tbody tr")).length === Math.min(25, groups.total_groups));
+  await viewer.click("details.groups tbody tr button.linkish");
+  await viewer.waitForSelector("#detail:not([hidden]) pre.body");
+  await viewer.keyboard.press("Escape");
+  await viewer.waitForSelector("#detail", { state: "hidden" });
   // The repeated message is one row with a count of 3.
   await viewer.fill("#q", "repeated");
   await waitFor("the filter", async () => {

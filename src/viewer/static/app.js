@@ -90,7 +90,7 @@ const ctx = {
 async function openDetail(kind, row) {
   try {
     let entry = row;
-    if (!row || row.url === undefined && row.message === undefined && row.type === undefined) {
+    if (!row || (row.url === undefined && row.message === undefined && row.type === undefined)) {
       entry = (await api.row(kind, row.id)).entries[0];
     }
     await detail.show(pane, kind, entry, closeDetail);

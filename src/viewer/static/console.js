@@ -52,26 +52,38 @@ export function consoleView(ctx) {
     try {
       const a = ctx.args("errors");
       const g = await api.rows("errors", { tabId: a.tabId, since: a.since, since_navigation: a.since_navigation, group: true });
-      const list = g.groups || g.entries || [];
-      groups.firstElementChild.textContent = `Error groups (${list.length})`;
+      const all = g.groups || [];
+      // The 25 most frequent, with when each was first and last seen.
+      const top = [...all].sort((x, y) => y.count - x.count).slice(0, 25);
+      const ids = [...new Set(top.flatMap((x) => [x.first_id, x.last_id]))].slice(0, 50);
+      const seen = new Map();
+      if (ids.length) {
+        const rows = await api.rows("logs", { ids: ids.join(","), fields: "ts" });
+        for (const e of rows.entries) seen.set(e.id, e.ts);
+      }
+      const total = g.total_groups ?? all.length;
+      groups.firstElementChild.textContent = `Error groups (${total.toLocaleString()}${g.occurrences ? `, ${g.occurrences.toLocaleString()} errors` : ""})`;
+      const at = (id) =>
+        el("button.linkish", { type: "button", text: seen.has(id) ? when(seen.get(id)) : `#${id}`, onclick: () => ctx.open("logs", { id }) });
       replace(
         groups.lastElementChild,
-        list.length
+        top.length
           ? el(
               "table.grid",
               {},
+              el("caption", { text: total > top.length ? `The ${top.length} most frequent of ${total.toLocaleString()}` : "By count" }),
               el("thead", {}, el("tr", {}, ["count", "message", "first seen", "last seen"].map((h) => el("th", { scope: "col", text: h })))),
               el(
                 "tbody",
                 {},
-                list.map((x) =>
+                top.map((x) =>
                   el(
                     "tr",
                     {},
-                    el("td.num", { text: x.count }),
-                    el("td.text", { text: cut(x.example?.message ?? x.message ?? x.fingerprint ?? "", 300) }),
-                    el("td", { text: x.first_ts ? when(x.first_ts) : `#${x.first_id}` }),
-                    el("td", { text: x.last_ts ? when(x.last_ts) : `#${x.last_id}` }),
+                    el("td.num", { text: x.count.toLocaleString() }),
+                    el("td.text", { text: cut(typeof x.example === "string" ? x.example : x.fingerprint, 300) }),
+                    el("td", {}, at(x.first_id)),
+                    el("td", {}, at(x.last_id)),
                   ),
                 ),
               ),
