@@ -183,6 +183,9 @@ document.addEventListener("click", (e) => {
   if (!a || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
   e.preventDefault();
   const name = a.dataset.view || "overview";
+  // What was just typed goes with the view, even within the typing pause.
+  clearTimeout(typing);
+  writeState({ q: q.value });
   writeState({ name, sel: "" }, true);
   pane.hidden = true;
   show();
