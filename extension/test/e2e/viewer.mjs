@@ -56,7 +56,7 @@ function capture(site, T) {
       { level: "log", message: 'fixture starts {"n":1}', source: "console", location: `${site}/:3:9` },
       { level: "info", message: "fixture info", source: "console" },
       { level: "warn", message: "fixture warning", source: "console" },
-      { level: "error", message: "fixture error Error: fixture boom", source: "console", stack: `Error: fixture boom\n    at ${site}/:6:30` },
+      { level: "error", message: "fixture error Error: fixture boom", source: "console", stack: `Error: fixture boom\n    at ${site}/:6:30\n  Caused by: TypeError: inner cause\n      at ${site}/:5:11` },
       ...HOSTILE.map((message) => ({ level: "error", message, source: "console" })),
       { level: "log", message: "x".repeat(1024 * 1024), source: "console" },
       ...[0, 1, 2].map(() => ({ level: "log", message: "repeated message", source: "console" })),
@@ -201,6 +201,15 @@ try {
   await viewer.waitForSelector("#detail:not([hidden]) pre.body");
   await viewer.keyboard.press("Escape");
   await viewer.waitForSelector("#detail", { state: "hidden" });
+  // A stack's cause chain, expandable.
+  await viewer.fill("#q", "fixture boom");
+  await waitFor("the error with a cause", async () => {
+    const texts = await viewer.$$eval(".vlayer .vrow .msg .text", (ns) => ns.map((n) => n.textContent));
+    return texts.length === 1 && texts[0].includes("fixture boom");
+  });
+  await viewer.click(".vlayer .vrow");
+  assert.equal((await viewer.textContent("#detail details.cause summary", { timeout: 5000 })).trim(), "Caused by: TypeError: inner cause");
+  await viewer.keyboard.press("Escape");
   // The repeated message is one row with a count of 3.
   await viewer.fill("#q", "repeated");
   await waitFor("the filter", async () => {

@@ -70,10 +70,23 @@ function log(e) {
       ]),
     ),
   ];
-  if (e.stack) out.push(section("Stack", el("pre.body", {}, longText(String(e.stack), "text"))));
+  if (e.stack) out.push(section("Stack", stack(String(e.stack))));
   if (e.original) out.push(section("As originally reported", tree(e.original)));
   if (Array.isArray(e.args)) out.push(section("Arguments", el("div", {}, e.args.map((a, i) => tree(a, i)))));
   return out;
+}
+
+/** A stack with its cause chain ("Caused by: …", as the extension writes it) each expandable. */
+function stack(text) {
+  const parts = text.split(/\n(?=\s*Caused by: )/);
+  const first = el("pre.body", {}, longText(parts[0], "text"));
+  if (parts.length === 1) return first;
+  return el(
+    "div",
+    {},
+    first,
+    parts.slice(1).map((p) => el("details.cause", { open: true }, el("summary", { text: p.trim().split("\n")[0] }), el("pre.body", {}, longText(p.replace(/^\s*[^\n]*\n?/, ""), "text")))),
+  );
 }
 
 function bodies(b) {
