@@ -89,6 +89,9 @@ async fn every_what_within_budget(mcp: &Mcp) {
             within_budget(mcp, with(json!({"what": what}), &budget)).await;
         }
         within_budget(mcp, with(json!({"what": "errors", "group": true}), &budget)).await;
+        // Everything is before the mark: every group, request and warning is "gone".
+        within_budget(mcp, with(json!({"what": "compare", "mark": "answers"}), &budget)).await;
+        within_budget(mcp, with(json!({"what": "network_bodies", "search": "a", "fields": ["all"]}), &budget)).await;
         within_budget(mcp, with(json!({"what": "errors", "context": "full", "offset": -20}), &budget)).await;
         // Drill-down into the three 1 MiB bodies: clipped to the budget, never over it.
         let drilled = within_budget(mcp, with(json!({"what": "network_bodies", "ids": [1, 2, 3]}), &budget)).await;
@@ -102,6 +105,7 @@ async fn every_answer_fits_max_tokens_by_a_real_tokenizer_over_both_transports()
     let server = Server::start(&db.path, &["--body-cap", "2000000"]);
     realistic(&server).await;
     let http = Mcp::http(&server).await;
+    http.ok("configure", json!({"action": "mark", "name": "answers"})).await;
     every_what_within_budget(&http).await;
     http.close().await;
     let stdio = Mcp::stdio(&db.path, server.port).await;

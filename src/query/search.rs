@@ -129,19 +129,17 @@ fn call(ctx: &Context<'_>) -> rusqlite::Result<bool> {
 /// A compiled needle.
 #[derive(Debug)]
 pub struct Needle {
-    /// The needle, case-insensitive (Unicode simple case folding).
-    plain: Regex,
+    /// The needle, case-insensitive.
+    plain: Finder,
     /// Its JSON-escaped form, for the raw text of `data`.
-    escaped: Regex,
+    escaped: Finder,
 }
 
 impl Needle {
     pub fn new(needle: &str) -> Result<Needle, regex::Error> {
-        let build =
-            |text: &str| RegexBuilder::new(&regex::escape(text)).case_insensitive(true).size_limit(64 << 20).build();
         let json = serde_json::to_string(needle).unwrap_or_default();
         let escaped = json.get(1..json.len().saturating_sub(1)).unwrap_or(needle);
-        Ok(Needle { plain: build(needle)?, escaped: build(escaped)? })
+        Ok(Needle { plain: Finder::new(needle)?, escaped: Finder::new(escaped)? })
     }
 
     /// True when `text` holds the needle.
@@ -153,6 +151,68 @@ impl Needle {
     /// level) holds the needle, outside the skipped fields.
     pub fn in_json(&self, data: &[u8]) -> bool {
         self.escaped.is_match(data) && walk(data, |s| self.plain.is_match(s))
+    }
+}
+
+/// A case-insensitive substring finder. An ASCII needle (the usual case) is found by
+/// `memchr` on its rarest byte in both cases, each candidate compared ignoring ASCII
+/// case: several times faster per row than a regex call on short texts. Other
+/// needles go through a case-insensitive regex (Unicode simple case folding).
+#[derive(Debug)]
+enum Finder {
+    Ascii {
+        /// The needle, lowercased.
+        lower: Vec<u8>,
+        /// Where its rarest byte is, and that byte in lower and upper case.
+        at: usize,
+        cases: (u8, u8),
+    },
+    Unicode(Regex),
+}
+
+impl Finder {
+    fn new(needle: &str) -> Result<Finder, regex::Error> {
+        if !needle.is_ascii() || needle.is_empty() {
+            let regex =
+                RegexBuilder::new(&regex::escape(needle)).case_insensitive(true).size_limit(64 << 20).build()?;
+            return Ok(Finder::Unicode(regex));
+        }
+        let lower = needle.as_bytes().to_ascii_lowercase();
+        let at = (0..lower.len()).max_by_key(|&i| (rarity(lower[i]), std::cmp::Reverse(i))).unwrap_or(0);
+        let b = lower[at];
+        Ok(Finder::Ascii { cases: (b, b.to_ascii_uppercase()), lower, at })
+    }
+
+    fn is_match(&self, hay: &[u8]) -> bool {
+        match self {
+            Finder::Unicode(regex) => regex.is_match(hay),
+            Finder::Ascii { lower, at, cases } => {
+                let n = lower.len();
+                if hay.len() < n {
+                    return false;
+                }
+                // Candidates for the rare byte where the whole needle would still fit.
+                let window = &hay[*at..hay.len() - n + at + 1];
+                let found = |i: usize| hay[i..i + n].eq_ignore_ascii_case(lower);
+                if cases.0 == cases.1 {
+                    memchr::memchr_iter(cases.0, window).any(found)
+                } else {
+                    memchr::memchr2_iter(cases.0, cases.1, window).any(found)
+                }
+            }
+        }
+    }
+}
+
+/// How rare a (lowercase) byte is in the text of web pages and JSON: higher is rarer.
+fn rarity(b: u8) -> u8 {
+    const LETTERS: &[u8] = b"etaoinsrhldcumfpgwybvkxjqz";
+    match b {
+        b' ' | b'"' | b':' | b',' | b'/' | b'.' | b'e' => 0,
+        b'a'..=b'z' => 4 + LETTERS.iter().position(|&l| l == b).unwrap_or(0) as u8,
+        b'0'..=b'9' => 6,
+        b'{' | b'}' | b'[' | b']' | b'_' | b'-' | b'=' | b'\\' => 8,
+        _ => 30,
     }
 }
 
@@ -284,6 +344,18 @@ mod tests {
         for needle in ["%", "_", "*", "\"", "NEAR", "-x", "a\"b", "(", "[", "\\", "'"] {
             assert!(!hit(needle, json!({"message": "plain"})), "{needle}");
             assert!(hit(needle, json!({"m": format!("a{needle}b")})), "{needle}");
+        }
+    }
+
+    #[test]
+    fn the_ascii_finder_agrees_with_lowercase_contains() {
+        let hays = ["", "a", "Zq-Nothing-3", "xx zq-nothing-3", "zq-nothing", "AAAb", "\\\"quoted\\\"", "%_%", "aaa"];
+        for needle in ["a", "zq-NOTHING-3", "ab", "B", "\\\"", "%_", "aaaa", "q-n"] {
+            let f = Finder::new(needle).unwrap();
+            for hay in hays {
+                let want = hay.to_lowercase().contains(&needle.to_lowercase());
+                assert_eq!(f.is_match(hay.as_bytes()), want, "{needle:?} in {hay:?}");
+            }
         }
     }
 
