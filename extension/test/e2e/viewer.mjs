@@ -1,8 +1,8 @@
-// The viewer (http://127.0.0.1:PORT/) in real Chromium, on a fixture capture
+// The viewer (http://127.0.0.1:PORT/) in real Chromium with the real extension
+// loaded: what the extension captures of a local page, plus a fixture capture
 // posted in the extension's wire format (what it sends for a page with console
 // errors, fetches that fail, a redirect, a WebSocket, actions, and hostile
-// strings; run.mjs checks that the extension sends it), so that the times the
-// waterfall must place are known exactly. Each view must show the
+// strings), whose times the waterfall must place exactly. Each view must show the
 // rows the database holds (compared with observe), the waterfall's bars must sit
 // where their times say, hostile text must stay text, the page must follow
 // live rows and a server restart, other origins must get nothing, and axe-core
@@ -16,9 +16,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-import { chromium } from "playwright-core";
-
-import { all, browserPath, checkPrerequisites, extensionDir, freePort, observe, startGasoline, stopGasoline, waitFor } from "./harness.mjs";
+import { all, checkPrerequisites, extensionDir, freePort, launch, observe, serviceWorker, startGasoline, stopGasoline, testBuild, waitFor } from "./harness.mjs";
 
 function fail(message) {
   console.error(`viewer e2e FAILED: ${message}`);
@@ -102,7 +100,22 @@ function liveRow(base) {
 // ---- another origin: a plain page that tries to read and clear ------------------------
 function startFixture() {
   const server = http.createServer((req, res) => {
+    if (req.url === "/real.json") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end('{"real":true}');
+      return;
+    }
     res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
+    if (req.url === "/real") {
+      // A local page the real extension captures: a log line and a fetch.
+      res.end(`<!doctype html><title>real page</title><h1>real page</h1><script>
+        addEventListener("load", () => setTimeout(() => {
+          console.log("real page says hello");
+          fetch("/real.json").then((r) => r.json());
+        }, 0));
+      </script>`);
+      return;
+    }
     res.end("<!doctype html><title>another site</title><h1>another site</h1>");
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}` })));
@@ -152,14 +165,42 @@ const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 let client = await startGasoline(port, db);
 let context;
-let browser;
 try {
   for (const [kind, entries] of Object.entries(capture(fixture.origin, Date.now() - 60_000))) await ingest(base, kind, entries);
   log("capture stored");
-  browser = await chromium.launch({ executablePath: browserPath, headless: true, args: ["--no-sandbox", "--disable-gpu"] });
-  context = await browser.newContext();
+  // The real extension in the same browser: it captures a local page, and never the viewer.
+  context = await launch(path.join(work, "profile"), testBuild(work));
+  const worker = await serviceWorker(context);
+  await worker.evaluate((serverUrl) => chrome.storage.local.set({ settings: { serverUrl } }), base);
   const site = await context.newPage();
-  await site.goto(`${fixture.origin}/`);
+  const siteErrors = [];
+  site.on("pageerror", (e) => siteErrors.push(e.message));
+  const captured = async () => {
+    const logs = await observe(client, { what: "logs", limit: 100, fields: "all" });
+    const requests = await observe(client, { what: "network_waterfall", limit: 100, fields: "all" });
+    return (
+      logs &&
+      requests.entries.some((e) => e.url.endsWith("/real.json")) &&
+      requests.entries.some((e) => e.url.endsWith("/real") && typeof e.load === "number")
+    );
+  };
+  // The page scripts are registered once the settings are read: a load that came first is loaded again.
+  for (let attempt = 1; ; attempt++) {
+    await site.goto(`${fixture.origin}/real`);
+    try {
+      await waitFor("the extension to capture a local page", captured, 8000);
+      break;
+    } catch (e) {
+      if (attempt === 3) {
+        const logs = await observe(client, { what: "logs", limit: 100, fields: "all" });
+        const requests = await observe(client, { what: "network_waterfall", limit: 100, fields: "all" });
+        const ext = await observe(client, { what: "extension_logs", limit: 20, fields: "all" });
+        const pending = await worker.evaluate(() => globalThis.gasolineDebug && globalThis.gasolineDebug.pending());
+        throw new Error(`${e.message}: ext ${JSON.stringify(ext.entries.map((x) => x.message))} pending ${JSON.stringify(pending)} page errors ${JSON.stringify(siteErrors)} ${JSON.stringify(logs.entries.filter((x) => x.tabId !== 7).map((x) => x.message))} ${JSON.stringify(requests.entries.filter((x) => x.tabId !== 7).map((x) => [x.url, x.load]))}`);
+      }
+    }
+  }
+  log("the real extension captured a local page");
 
   // ---- the viewer ----
   const viewer = await context.newPage();
@@ -285,6 +326,7 @@ try {
   const requests = await all(client, "network_waterfall");
   assert.equal(requests.filter((r) => r.url.startsWith(base)).length, 0, "the viewer's own requests are never captured");
   await waitFor("every request", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === requests.length);
+  assert.ok(requests.some((r) => r.url === `${fixture.origin}/real.json`), "what the real extension captured is there");
   const width = Number(await viewer.getAttribute(".vlayer .vrow svg.wf", "width"));
   const t0 = Math.min(...requests.map((r) => r.ts));
   let t1 = Math.max(...requests.map((r) => r.ts + (r.duration ?? 0)));
@@ -315,6 +357,10 @@ try {
     const x = Number(await viewer.getAttribute(`.wfaxis line.mark.${cls}`, "x1"));
     assert.ok(Math.abs(x - (originTs + at - t0) * scale) <= 1, `the ${cls} line at its time`);
   }
+  // The fixture's tab alone, for the picture: its requests on their own axis.
+  await viewer.selectOption("#tab", "7");
+  await waitFor("tab 7's requests", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === requests.filter((r) => r.tabId === 7).length);
+  assert.match(viewer.url(), /tab=7/);
   await viewer.screenshot({ path: path.join(shots, "network.png") });
   await axe(viewer, "network");
   // The detail pane: the JSON body pretty-printed, the failure's reason.
@@ -323,6 +369,7 @@ try {
   await viewer.waitForFunction(() => [...document.querySelectorAll("#detail pre.body")].some((p) => p.textContent.includes('\n  "items": [')));
   await viewer.screenshot({ path: path.join(shots, "network-detail.png") });
   await axe(viewer, "network detail");
+  await viewer.selectOption("#tab", "");
   const refused = requests.find((r) => r.url.includes("/refused"));
   await viewer.click(`.vlayer .vrow[data-id="network_waterfall:${refused.id}"]`);
   await viewer.waitForSelector("#detail .error");
@@ -417,7 +464,7 @@ try {
 } catch (e) {
   fail(e.stack || e.message);
 } finally {
-  if (browser) await browser.close().catch(() => {});
+  if (context) await context.close().catch(() => {});
   await client.close().catch(() => {});
   fixture.server.close();
   rmSync(work, { recursive: true, force: true });
