@@ -1,6 +1,8 @@
 //! Gasoline: a local browser-telemetry store for AI coding agents.
 //! See ARCHITECTURE.md for the map.
 
+#[cfg(feature = "app")]
+pub mod attach;
 pub mod capture;
 #[cfg(feature = "app")]
 pub mod cli;

@@ -6,10 +6,11 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
+use rmcp::{ServerHandler, ServiceExt};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use crate::attach::Attached;
 use crate::cli::{PairArgs, ServeArgs, default_db_path};
 use crate::ingest::Limits;
 use crate::mcp::GasolineMcp;
@@ -41,23 +42,38 @@ pub enum RunError {
     McpStart(String),
 }
 
-/// Opens the store named by the arguments (creating the default directory), and
-/// records the extension given by `--extension-id` as the paired one.
-async fn open_store(args: &ServeArgs) -> Result<Store, RunError> {
-    let options = OpenOptions {
+fn store_options(args: &ServeArgs) -> OpenOptions {
+    OpenOptions {
         capacities: args.capacities.clone(),
         remembered_batches: args.remembered_batches,
         ..OpenOptions::default()
-    };
-    let store = open_path(args.db.as_deref(), &options)?;
+    }
+}
+
+/// Opens the store named by the arguments (creating the default directory) to write it,
+/// and records the extension given by `--extension-id` as the paired one.
+async fn open_store(args: &ServeArgs) -> Result<Store, RunError> {
+    let store = open_path(args.db.as_deref(), &store_options(args))?;
+    pair_from_args(&store, args).await?;
+    Ok(store)
+}
+
+async fn pair_from_args(store: &Store, args: &ServeArgs) -> Result<(), RunError> {
     if let Some(id) = &args.extension_id {
         store.set_setting(sql::EXTENSION_ID, Some(id.clone())).await?;
         tracing::info!("paired with extension {id} (--extension-id); other extensions are refused");
     }
-    Ok(store)
+    Ok(())
 }
 
 fn open_path(db: Option<&std::path::Path>, options: &OpenOptions) -> Result<Store, RunError> {
+    let path = db_path(db)?;
+    tracing::info!("database: {}", path.display());
+    Ok(Store::open(&path, options)?)
+}
+
+/// The database file of `--db`, or the default one (its directory created), made absolute.
+fn db_path(db: Option<&std::path::Path>) -> Result<PathBuf, RunError> {
     let path = match db {
         Some(p) => p.to_path_buf(),
         None => {
@@ -69,9 +85,7 @@ fn open_path(db: Option<&std::path::Path>, options: &OpenOptions) -> Result<Stor
             p
         }
     };
-    let path = std::path::absolute(&path).unwrap_or(path);
-    tracing::info!("database: {}", path.display());
-    Ok(Store::open(&path, options)?)
+    Ok(std::path::absolute(&path).unwrap_or(path))
 }
 
 fn http_options(args: &ServeArgs) -> crate::http::Options {
@@ -154,23 +168,40 @@ fn port_error(port: u16, source: std::io::Error) -> RunError {
     }
 }
 
+/// `gasoline mcp`: MCP on stdio, and HTTP ingest when the port is free. When another
+/// gasoline holds the port and writes the same file, this process attaches to it: it
+/// reads the file (`Store::open_reader`), sends its writes to that gasoline
+/// (`crate::attach`), and becomes the writer if it takes the port over.
 pub async fn mcp(args: ServeArgs) -> Result<(), RunError> {
     let stop = CancellationToken::new();
     cancel_on_signal(stop.clone())?;
-    let store = open_store(&args).await?;
-    let http = match bind(args.port).await {
+    let (store, http, owner) = match bind(args.port).await {
         Ok(listener) => {
+            let store = open_store(&args).await?;
             let (store, args, stop) = (store.clone(), args.clone(), stop.clone());
-            tokio::spawn(async move { serve_http(listener, store, &args, stop).await })
+            (store.clone(), tokio::spawn(async move { serve_http(listener, store, &args, stop).await }), None)
         }
         Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
-            announce_attach(args.port, store.path().to_path_buf()).await;
+            let path = db_path(args.db.as_deref())?;
+            let owner = announce_attach(args.port, &path).await;
+            let store = if owner.is_some() {
+                tracing::info!("database: {} (read only)", path.display());
+                if args.extension_id.is_some() || !args.capacities.is_empty() {
+                    tracing::info!("--extension-id and --capacity apply if this process takes the port over");
+                }
+                Store::open_reader(&path, &store_options(&args))?
+            } else {
+                open_store(&args).await?
+            };
             let (store, args, stop) = (store.clone(), args.clone(), stop.clone());
-            tokio::spawn(async move { take_over_when_free(store, &args, stop).await })
+            (store.clone(), tokio::spawn(async move { take_over_when_free(store, &args, stop).await }), owner)
         }
         Err(e) => return Err(port_error(args.port, e)),
     };
-    let outcome = serve_stdio(store.clone(), &stop).await;
+    let outcome = match owner {
+        Some(port) => serve_stdio(Attached::new(store.clone(), port), &stop).await,
+        None => serve_stdio(GasolineMcp::new(store.clone()), &stop).await,
+    };
     stop.cancel();
     match http.await {
         Ok(Err(e)) => tracing::warn!("{e}"),
@@ -182,7 +213,8 @@ pub async fn mcp(args: ServeArgs) -> Result<(), RunError> {
 }
 
 /// Attached to another process's port: tries to bind it every [`TAKE_OVER_EVERY`],
-/// and once that process has let go, ingests here (the extension's next retry lands).
+/// and once that process has let go, writes the file (migrated, `--capacity` and
+/// `--extension-id` applied) and ingests here (the extension's next retry lands).
 async fn take_over_when_free(store: Store, args: &ServeArgs, stop: CancellationToken) -> Result<(), RunError> {
     let port = args.port;
     loop {
@@ -195,6 +227,14 @@ async fn take_over_when_free(store: Store, args: &ServeArgs, stop: CancellationT
                 tracing::warn!(
                     "port {port} is free again: this process takes over ingest from the gasoline that held it"
                 );
+                if !store.is_writer() {
+                    let (writer, options) = (store.clone(), store_options(args));
+                    tokio::task::spawn_blocking(move || writer.become_writer(&options))
+                        .await
+                        .map_err(|e| StoreError::Invalid(format!("opening the database to write failed: {e}")))??;
+                    pair_from_args(&store, args).await?;
+                    tracing::info!("this process now writes {}", store.path().display());
+                }
                 return serve_http(listener, store, args, stop).await;
             }
             Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {}
@@ -226,8 +266,8 @@ pub async fn pair(args: PairArgs) -> Result<(), RunError> {
 }
 
 /// Serves MCP over stdin/stdout until stdin closes or `stop` is cancelled.
-async fn serve_stdio(store: Store, stop: &CancellationToken) -> Result<(), RunError> {
-    let starting = GasolineMcp::new(store).serve(rmcp::transport::stdio());
+async fn serve_stdio(handler: impl ServerHandler, stop: &CancellationToken) -> Result<(), RunError> {
+    let starting = handler.serve(rmcp::transport::stdio());
     let service = tokio::select! {
         started = starting => match started {
             Ok(service) => service,
@@ -247,23 +287,35 @@ async fn serve_stdio(store: Store, stop: &CancellationToken) -> Result<(), RunEr
     Ok(())
 }
 
-/// The port is taken: say by whom, and serve MCP from the database file anyway.
-async fn announce_attach(port: u16, db: PathBuf) {
-    match crate::probe::health(port).await {
-        Some(health) if health.get("service").and_then(|s| s.as_str()) == Some("gasoline") => {
-            let theirs = health.get("db").and_then(|d| d.as_str()).unwrap_or("?");
+/// The port is taken: says by whom, and answers the port when a gasoline there writes
+/// `db` (this process then attaches to it as a reader of the file).
+async fn announce_attach(port: u16, db: &std::path::Path) -> Option<u16> {
+    match crate::commands::server::find(port, db).await {
+        Some(owner) if owner.same_db => {
             tracing::warn!(
-                "port {port} is served by another gasoline (database {theirs}); it ingests, this process serves MCP \
-                 from {} as a reader of the same file, and takes the port over if it frees up",
+                "port {port} is served by another gasoline (database {}); it ingests and writes the file, this \
+                 process serves MCP from it as a reader (configure changes go to that gasoline), and takes the \
+                 port over if it frees up",
+                owner.db
+            );
+            Some(port)
+        }
+        Some(owner) => {
+            tracing::warn!(
+                "port {port} is served by another gasoline that writes a different database ({}): new events will \
+                 not show up here; this process serves MCP from {} and takes the port over if it frees up",
+                owner.db,
                 db.display()
             );
-            if std::path::Path::new(theirs) != db {
-                tracing::warn!("the other gasoline writes to a different database: new events will not show up here");
-            }
+            None
         }
-        _ => tracing::warn!(
-            "port {port} is used by another program: no ingest in this process until it frees up; serving MCP from {}",
-            db.display()
-        ),
+        None => {
+            tracing::warn!(
+                "port {port} is used by another program: no ingest in this process until it frees up; serving MCP \
+                 from {}",
+                db.display()
+            );
+            None
+        }
     }
 }

@@ -1,13 +1,11 @@
 //! `gasoline clear [KIND|all]`: through the running server (MCP `configure
-//! action=clear` at its `/mcp`) when one writes this database, so that its
-//! writer stays the only one; otherwise on the file directly, by the same
+//! action=clear` at its `/mcp`, forwarded as an attached `gasoline mcp` does,
+//! `crate::attach`) when one writes this database, so that its writer stays the
+//! only one; otherwise on the file directly, by the same
 //! writer code. Ids never restart either way.
 
 use std::path::Path;
 
-use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
-use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
 
 use super::server::{self, Running};
@@ -45,13 +43,10 @@ pub async fn clear(args: ClearArgs) -> Result<(), CommandError> {
 
 async fn through_server(running: &Running, what: ClearTarget) -> Result<u64, CommandError> {
     let refused = |message: String| CommandError::Server { port: running.port, message };
-    let url = format!("http://127.0.0.1:{}/mcp", running.port);
-    let client = ().serve(StreamableHttpClientTransport::from_uri(url)).await.map_err(|e| refused(e.to_string()))?;
     let args = json!({ "action": "clear", "what": what.name() });
-    let request = CallToolRequestParams::new("configure").with_arguments(args.as_object().cloned().unwrap_or_default());
-    let result = client.call_tool(request).await.map_err(|e| refused(e.to_string()));
-    let _ = client.cancel().await;
-    let result = result?;
+    let result = crate::attach::configure(running.port, args.as_object().cloned().unwrap_or_default())
+        .await
+        .map_err(|e| refused(e.to_string()))?;
     let text: String = result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect();
     if result.is_error == Some(true) {
         return Err(refused(text));

@@ -7,7 +7,7 @@ mod clear;
 mod export;
 mod kinds;
 mod line;
-mod server;
+pub(crate) mod server;
 mod status;
 mod tail;
 

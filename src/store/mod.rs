@@ -2,7 +2,9 @@
 //!
 //! One writer thread owns the only write connection ([`writer`]); readers come
 //! from an r2d2 pool of `query_only` connections. SQL that writes lives in
-//! [`sql`]; SQL that reads for observe lives in `crate::query`.
+//! [`sql`]; SQL that reads for observe lives in `crate::query`. A store opened
+//! with [`Store::open_reader`] (beside another gasoline that writes the file) has
+//! read-only readers and no writer until [`Store::become_writer`].
 
 pub mod batch_keys;
 mod checkpointer;
@@ -49,6 +51,8 @@ pub enum StoreError {
     DiskFull(String),
     #[error("the writer is busy; retry shortly")]
     Busy,
+    #[error("this process only reads the database: the gasoline that holds the port writes it")]
+    NotWriter,
     #[error("the store is shutting down")]
     Closed,
     #[error("database error: {0}")]
@@ -109,6 +113,33 @@ impl Store {
         let remembered_batches = options.remembered_batches.max(1);
         let store = Store { inner: Arc::new(Inner { path: path.to_path_buf(), pool, writer, remembered_batches }) };
         Ok(store)
+    }
+
+    /// Opens an existing store to read only, beside the process that writes it: no
+    /// migration, no writer, no checkpoint; every write answers [`StoreError::NotWriter`]
+    /// until [`Store::become_writer`].
+    pub fn open_reader(path: &Path, options: &OpenOptions) -> Result<Self, StoreError> {
+        let pool = open::open_readers(path, options)?;
+        let writer = writer::Writer::idle(options.max_pending_bytes, options.busy_wait);
+        let remembered_batches = options.remembered_batches.max(1);
+        Ok(Store { inner: Arc::new(Inner { path: path.to_path_buf(), pool, writer, remembered_batches }) })
+    }
+
+    /// Makes a reader the writer, once the process that wrote the file is gone: opens the
+    /// write connection as [`Store::open`] does (migrations, `options.capacities`) and starts
+    /// the writer thread. Blocking. Nothing to do for a store that writes already.
+    pub fn become_writer(&self, options: &OpenOptions) -> Result<(), StoreError> {
+        if self.is_writer() {
+            return Ok(());
+        }
+        let conn = open::open_writer(&self.inner.path, options)?;
+        self.inner.writer.begin(conn);
+        Ok(())
+    }
+
+    /// True when this process writes the file (always, except for a reader not yet made the writer).
+    pub fn is_writer(&self) -> bool {
+        self.inner.writer.started()
     }
 
     pub fn path(&self) -> &Path {

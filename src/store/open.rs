@@ -56,6 +56,22 @@ const READER_STATEMENTS: usize = 128;
 
 /// Opens the write connection (migrated) and the reader pool.
 pub(super) fn open(path: &Path, options: &OpenOptions) -> Result<(Connection, Pool), StoreError> {
+    let conn = open_writer(path, options)?;
+    Ok((conn, reader_pool(path, options.readers, OpenFlags::SQLITE_OPEN_READ_WRITE)?))
+}
+
+/// The reader pool alone, for a process that does not write the file (another gasoline
+/// does): the file must be a gasoline store already, and is neither created, migrated
+/// nor written (`SQLITE_OPEN_READ_ONLY`, so not even a checkpoint when the last
+/// connection closes).
+pub(super) fn open_readers(path: &Path, options: &OpenOptions) -> Result<Pool, StoreError> {
+    drop(open_read_only(path)?);
+    reader_pool(path, options.readers, OpenFlags::SQLITE_OPEN_READ_ONLY)
+}
+
+/// The write connection: created if need be, pragmas set, migrated, capacities applied,
+/// free pages given back.
+pub(super) fn open_writer(path: &Path, options: &OpenOptions) -> Result<Connection, StoreError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {
         return Err(StoreError::MissingDirectory(dir.to_path_buf()));
     }
@@ -97,10 +113,13 @@ pub(super) fn open(path: &Path, options: &OpenOptions) -> Result<(Connection, Po
         sql::set_capacity(&conn, kind, *capacity)?;
     }
     give_back_free_pages(&conn)?;
+    Ok(conn)
+}
 
-    let manager = SqliteConnectionManager::file(path)
-        .with_flags(OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-        .with_init(|c| {
+/// `readers` pooled connections opened with `access` (read-write or read-only), each `query_only`.
+fn reader_pool(path: &Path, readers: u32, access: OpenFlags) -> Result<Pool, StoreError> {
+    let manager =
+        SqliteConnectionManager::file(path).with_flags(access | OpenFlags::SQLITE_OPEN_NO_MUTEX).with_init(|c| {
             c.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS.into()))?;
             // Every filter combination is a statement shape of its own (query::filter).
             c.set_prepared_statement_cache_capacity(READER_STATEMENTS);
@@ -110,8 +129,7 @@ pub(super) fn open(path: &Path, options: &OpenOptions) -> Result<(Connection, Po
             c.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
             c.execute_batch("PRAGMA query_only = 1;")
         });
-    let pool = r2d2::Pool::builder().max_size(options.readers.max(1)).test_on_check_out(false).build(manager)?;
-    Ok((conn, pool))
+    Ok(r2d2::Pool::builder().max_size(readers.max(1)).test_on_check_out(false).build(manager)?)
 }
 
 /// Creates the database file readable and writable by its owner only (0600), when it

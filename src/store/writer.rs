@@ -14,8 +14,8 @@
 //! (bodies, decoded rows) follow the budget, not the number of clients.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::mpsc;
+use std::sync::{Arc, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -118,7 +118,9 @@ enum Msg {
 }
 
 pub(super) struct Writer {
-    tx: mpsc::Sender<Msg>,
+    /// The writer thread's queue; unset while this process only reads (attached to
+    /// another gasoline that writes the file), set once when it becomes the writer.
+    tx: OnceLock<mpsc::Sender<Msg>>,
     pending: Arc<Semaphore>,
     max_pending: usize,
     busy_wait: Duration,
@@ -126,14 +128,38 @@ pub(super) struct Writer {
 
 impl Writer {
     pub(super) fn start(conn: Connection, max_pending_bytes: usize, busy_wait: Duration) -> Self {
+        let writer = Self::idle(max_pending_bytes, busy_wait);
+        writer.begin(conn);
+        writer
+    }
+
+    /// A writer without a thread: every write answers [`StoreError::NotWriter`] until [`Writer::begin`].
+    pub(super) fn idle(max_pending_bytes: usize, busy_wait: Duration) -> Self {
+        let max_pending = max_pending_bytes.clamp(1, Semaphore::MAX_PERMITS);
+        Writer { tx: OnceLock::new(), pending: Arc::new(Semaphore::new(max_pending)), max_pending, busy_wait }
+    }
+
+    /// Starts the writer thread on `conn` (once; a second call drops `conn`).
+    pub(super) fn begin(&self, conn: Connection) {
         let (tx, rx) = mpsc::channel();
+        if self.tx.set(tx).is_err() {
+            tracing::error!("the writer was started twice; the second connection is closed");
+            return;
+        }
         let spawned = thread::Builder::new().name("gasoline-writer".into()).spawn(move || run(conn, rx));
         if let Err(e) = spawned {
             // Without a writer every write answers Closed, which callers report.
             tracing::error!("could not start the writer thread: {e}");
         }
-        let max_pending = max_pending_bytes.clamp(1, Semaphore::MAX_PERMITS);
-        Writer { tx, pending: Arc::new(Semaphore::new(max_pending)), max_pending, busy_wait }
+    }
+
+    /// True once the writer thread was started: this process writes the file.
+    pub(super) fn started(&self) -> bool {
+        self.tx.get().is_some()
+    }
+
+    fn sender(&self) -> Result<&mpsc::Sender<Msg>, StoreError> {
+        self.tx.get().ok_or(StoreError::NotWriter)
     }
 
     /// The whole pending budget: no admission holds more.
@@ -143,6 +169,7 @@ impl Writer {
 
     /// Waits (at most the busy wait) for room for `weight` bytes of pending writes.
     pub(super) async fn admit(&self, weight: usize) -> Result<Admission, StoreError> {
+        self.sender()?;
         if weight == 0 {
             return Ok(Admission::default());
         }
@@ -162,13 +189,15 @@ impl Writer {
     {
         let (reply, answer) = oneshot::channel();
         let job = Typed { work: Some(work), result: None, reply, _admission: admission };
-        self.tx.send(Msg::Job(Box::new(job))).map_err(|_| StoreError::Closed)?;
+        self.sender()?.send(Msg::Job(Box::new(job))).map_err(|_| StoreError::Closed)?;
         answer.await.map_err(|_| StoreError::Closed)?
     }
 
+    /// Finishes the queued jobs and closes; nothing to do when this process never wrote.
     pub(super) async fn shutdown(&self) -> Result<(), StoreError> {
+        let Some(tx) = self.tx.get() else { return Ok(()) };
         let (reply, answer) = oneshot::channel();
-        self.tx.send(Msg::Shutdown(reply)).map_err(|_| StoreError::Closed)?;
+        tx.send(Msg::Shutdown(reply)).map_err(|_| StoreError::Closed)?;
         answer.await.map_err(|_| StoreError::Closed)?
     }
 }
@@ -317,9 +346,10 @@ fn incremental_vacuum(conn: &Connection, pages: i64) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Folds the WAL into the database so the file is whole on its own. When
-/// another gasoline shares the file (MCP attach mode) it may hold a lock:
-/// then its own shutdown checkpoints, and waiting here would only delay exit.
+/// Folds the WAL into the database so the file is whole on its own. A reader of
+/// the file (a person's `tail`, an attached `gasoline mcp`, a second writer run by
+/// hand) may hold a lock: then waiting here would only delay exit, and the next
+/// writer to open the file checkpoints.
 fn close(conn: &Connection) -> Result<(), StoreError> {
     let _ = conn.busy_timeout(Duration::from_millis(500));
     match conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())) {

@@ -1,0 +1,131 @@
+//! Attach mode: a `gasoline mcp` started while another gasoline holds the port and
+//! writes the same database file. It reads the file itself (`Store::open_reader`)
+//! and sends every `configure` call that may write to the owner's `/mcp`, which
+//! answers it with its own writer: one writer per file. `gasoline clear` forwards
+//! the same way ([`configure`]).
+
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
+    ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value};
+
+use crate::mcp::GasolineMcp;
+use crate::store::Store;
+
+/// `configure` actions that only read the file: answered here, also while attached.
+/// Every other action (clear, track_tab, capacity, mark, any added later) is
+/// forwarded while this process does not write the file.
+const READING_ACTIONS: [&str; 2] = ["status", "export"];
+
+/// How long a call waits for this process to take the port over when the owner has
+/// gone (it tries every 250 ms, then opens the file for writing).
+const TAKE_OVER_WAIT: Duration = Duration::from_secs(5);
+
+/// Why a forwarded call has no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ForwardError {
+    /// No MCP session could be opened: the call was not sent.
+    #[error("{0}")]
+    Unreachable(String),
+    /// The call was sent and no answer came back: it may have been applied.
+    #[error("{0}")]
+    NoAnswer(String),
+}
+
+/// Sends one `configure` call to the gasoline on `port` (its `/mcp`, streamable HTTP)
+/// and returns its answer as it gave it, tool errors included.
+pub async fn configure(port: u16, args: Map<String, Value>) -> Result<CallToolResult, ForwardError> {
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let client =
+        ().serve(StreamableHttpClientTransport::from_uri(url))
+            .await
+            .map_err(|e| ForwardError::Unreachable(format!("no MCP session with it: {e}")))?;
+    let request = CallToolRequestParams::new("configure").with_arguments(args);
+    let answer = client.call_tool(request).await;
+    let _ = client.cancel().await;
+    answer.map_err(|e| ForwardError::NoAnswer(format!("no answer: {e}")))
+}
+
+/// The MCP handler of an attached process: observe and the reading `configure`
+/// actions run here on the read-only store; the others go to the owner on `port`
+/// until this process has taken the port over and writes the file itself.
+#[derive(Clone)]
+pub struct Attached {
+    local: GasolineMcp,
+    store: Store,
+    port: u16,
+}
+
+impl Attached {
+    pub fn new(store: Store, port: u16) -> Self {
+        Attached { local: GasolineMcp::new(store.clone()), store, port }
+    }
+
+    fn forwards(&self, request: &CallToolRequestParams) -> bool {
+        let action = request.arguments.as_ref().and_then(|a| a.get("action")).and_then(Value::as_str);
+        request.name == "configure" && !action.is_some_and(|a| READING_ACTIONS.contains(&a)) && !self.store.is_writer()
+    }
+
+    /// True once this process writes the file, waiting at most [`TAKE_OVER_WAIT`].
+    async fn took_over(&self) -> bool {
+        let start = Instant::now();
+        while !self.store.is_writer() && start.elapsed() < TAKE_OVER_WAIT {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        self.store.is_writer()
+    }
+}
+
+fn tool_error(message: String) -> Result<CallToolResponse, ErrorData> {
+    Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into())
+}
+
+impl ServerHandler for Attached {
+    fn get_info(&self) -> ServerConfig {
+        self.local.get_info()
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.local.list_tools(request, context).await
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.local.get_tool(name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if !self.forwards(&request) {
+            return self.local.call_tool(request, context).await;
+        }
+        let args = request.arguments.clone().unwrap_or_default();
+        match configure(self.port, args).await {
+            Ok(answer) => Ok(answer.into()),
+            // The owner is gone and nothing was sent: once this process writes, answer here.
+            Err(ForwardError::Unreachable(_)) if self.took_over().await => self.local.call_tool(request, context).await,
+            Err(ForwardError::Unreachable(e)) => tool_error(format!(
+                "the gasoline on port {} writes the database this process reads, and {e}; nothing was \
+                 changed: try again",
+                self.port
+            )),
+            Err(ForwardError::NoAnswer(e)) => tool_error(format!(
+                "the gasoline on port {} writes the database this process reads, and sent {e}; see observe \
+                 or configure action=status for whether the change was made",
+                self.port
+            )),
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Attach mode: `gasoline mcp` started while another gasoline holds the port and
+//! writes the same database reads the file and sends its `configure` changes to
+//! that gasoline, so the file keeps one writer; once the owner exits it takes the
+//! port over and writes the file itself.
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use common::{McpProc, Server, TempDb, count, logs, marked_entry, open_db};
+use serde_json::{Value, json};
+
+/// The access mode (`O_RDONLY` 0, `O_WRONLY` 1, `O_RDWR` 2) of each descriptor `pid` holds on `file`.
+fn access_modes(pid: u32, file: &Path) -> Vec<i32> {
+    let Ok(file) = file.canonicalize() else { return Vec::new() };
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { return Vec::new() };
+    fds.filter_map(Result::ok)
+        .filter(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == file))
+        .filter_map(|fd| {
+            let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{}", fd.file_name().to_str()?)).ok()?;
+            let flags = info.lines().find_map(|l| l.strip_prefix("flags:"))?.trim();
+            Some(i32::from_str_radix(flags, 8).ok()? & libc::O_ACCMODE)
+        })
+        .collect()
+}
+
+/// One POST of the ingest running beside the attached process's calls.
+struct Posted {
+    status: u16,
+    sent: Instant,
+    answered: Instant,
+    ids: Option<(i64, i64)>,
+}
+
+/// POSTs batches of 20 logs (tab 2) to `port` until `stop`; records every answer.
+async fn ingest_until(port: u16, stop: Arc<AtomicBool>) -> Vec<Posted> {
+    let http = reqwest::Client::new();
+    let mut posted = Vec::new();
+    let mut n = 10_000;
+    while !stop.load(Ordering::Relaxed) {
+        let body = json!({ "entries": logs(20, n, Some(2)) }).to_string();
+        n += 20;
+        let sent = Instant::now();
+        let response = http
+            .post(format!("http://127.0.0.1:{port}/events/logs"))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .expect("POST to the owner");
+        let status = response.status().as_u16();
+        let reply: Value = response.json().await.unwrap_or(Value::Null);
+        let ids = reply["first_id"].as_i64().zip(reply["last_id"].as_i64());
+        posted.push(Posted { status, sent, answered: Instant::now(), ids });
+    }
+    posted
+}
+
+/// What a tool call answered: its text and whether it was a tool error.
+fn tool_answer(answer: &Value) -> (String, bool) {
+    let result = &answer["result"];
+    (result["content"][0]["text"].as_str().unwrap_or_default().to_owned(), result["isError"] == true)
+}
+
+/// The attached process clears, tracks a tab and sets a capacity while the owner
+/// ingests over HTTP: every change lands (the owner answers them), every POST is
+/// stored (never refused as busy), the logs acknowledged after the clear are all
+/// kept and those before it are gone, rows of kinds nobody cleared stay, and the
+/// attached process holds the database file open for reading only. When the owner
+/// exits, the attached process takes the port over and writes the file itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_attached_mcp_reads_and_its_writes_go_to_the_owner_until_it_takes_over() {
+    let db = TempDb::new();
+    let owner = Server::start(&db.path, &[]);
+    let port = owner.port;
+    let kept: Vec<Value> =
+        (0..30).map(|i| marked_entry("network_waterfall", &format!("http://app/{i}"), 1, 0)).collect();
+    owner.ingest("network_waterfall", kept).await;
+    owner.ingest("actions", (0..20).map(|i| marked_entry("actions", &format!("click{i}"), 1, 0)).collect()).await;
+    owner.ingest("logs", logs(10, 0, Some(1))).await;
+
+    let mut mcp = McpProc::start(&db.path, port, &[]);
+    let pid = mcp.pid();
+    assert!(mcp.log().contains("as a reader"), "it says it reads: {}", mcp.log());
+    let modes = access_modes(pid, &db.path);
+    assert!(!modes.is_empty() && modes.iter().all(|m| *m == libc::O_RDONLY), "read-only: {modes:?}");
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let ingest = tokio::spawn(ingest_until(port, stop.clone()));
+    let path = db.path.clone();
+    // The attached process's calls, while the owner ingests.
+    let (mut mcp, clear_sent, clear_answered) = tokio::task::spawn_blocking(move || {
+        // Wait until the ingest is under way, so the clears meet it.
+        while count(&path, "logs") <= 10 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let cleared = mcp.call("configure", json!({"action": "clear", "what": "actions"}));
+        assert_eq!(cleared["cleared"], 20, "the owner's answer comes back: {cleared}");
+        let tracked = mcp.call("configure", json!({"action": "track_tab", "tabId": 2}));
+        assert_eq!(tracked["tracked_tab_id"], 2, "{tracked}");
+        let capacity = mcp.call("configure", json!({"action": "capacity", "what": "network_bodies", "capacity": 500}));
+        assert_eq!(capacity["capacity"], 500, "{capacity}");
+        let clear_sent = Instant::now();
+        mcp.call("configure", json!({"action": "clear", "what": "logs"}));
+        let clear_answered = Instant::now();
+        for _ in 0..5 {
+            mcp.call("configure", json!({"action": "clear", "what": "actions"}));
+        }
+        // The whole call goes over: the owner's own refusal comes back.
+        let (text, error) = tool_answer(&mcp.request(
+            "tools/call",
+            json!({"name": "configure",
+            "arguments": {"action": "no_such_action"}}),
+        ));
+        assert!(error && text.contains("unknown action"), "{text}");
+        // What only reads is answered here.
+        let status = mcp.call("configure", json!({"action": "status"}));
+        assert_eq!(status["tracked_tab_id"], 2, "{status}");
+        (mcp, clear_sent, clear_answered)
+    })
+    .await
+    .expect("attached calls");
+    // Some ingest after the last clear too.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while count(&db.path, "logs") == 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    stop.store(true, Ordering::Relaxed);
+    let posted = ingest.await.expect("ingest");
+
+    let refused: Vec<u16> = posted.iter().map(|p| p.status).filter(|s| *s != 200).collect();
+    assert!(refused.is_empty(), "every POST stored, none busy: {refused:?}\n{}", owner.log());
+    let conn = open_db(&db.path);
+    let stored = |(first, last): (i64, i64)| -> i64 {
+        conn.query_row("SELECT count(*) FROM logs WHERE id BETWEEN ?1 AND ?2", [first, last], |r| r.get(0)).unwrap()
+    };
+    let (mut before, mut after) = (0, 0);
+    for p in &posted {
+        let ids = p.ids.expect("ids in the answer");
+        if p.answered < clear_sent {
+            assert_eq!(stored(ids), 0, "logs acknowledged before the clear are cleared");
+            before += 1;
+        } else if p.sent > clear_answered {
+            assert_eq!(stored(ids), 20, "logs acknowledged after the clear are all kept: {ids:?}");
+            after += 1;
+        }
+    }
+    assert!(before > 0 && after > 0, "the ingest ran across the clear: {before} batches before, {after} after");
+    assert_eq!(count(&db.path, "network_waterfall"), 30, "what nobody cleared stays");
+    assert_eq!(count(&db.path, "actions"), 0);
+    let owner_view = common::Mcp::http(&owner).await.ok("configure", json!({"action": "status"})).await;
+    assert_eq!(owner_view["tracked_tab_id"], 2, "{owner_view}");
+    let bodies = owner_view["kinds"].as_array().unwrap().iter().find(|k| k["kind"] == "network_bodies").cloned();
+    assert_eq!(bodies.unwrap()["capacity"], 500, "{owner_view}");
+    let modes = access_modes(pid, &db.path);
+    assert!(modes.iter().all(|m| *m == libc::O_RDONLY), "still read-only: {modes:?}");
+    for log in [owner.log(), mcp.log()] {
+        assert!(!log.contains("locked") && !log.contains("busy") && !log.contains("transaction failed"), "{log}");
+    }
+
+    // The owner exits: the attached process takes the port over and writes the file.
+    assert_eq!(owner.stop(), Some(0));
+    assert_eq!(mcp.http_port(), Some(port), "the attached process listens on the port: {}", mcp.log());
+    let cleared = mcp.call("configure", json!({"action": "clear", "what": "network_waterfall"}));
+    assert_eq!(cleared["cleared"], 30, "answered by this process, now the writer: {cleared}");
+    assert!(mcp.log().contains("now writes"), "{}", mcp.log());
+    assert!(access_modes(pid, &db.path).contains(&libc::O_RDWR), "it opened the file to write");
+    let status = reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{port}/events/logs"))
+        .json(&json!({"entries": logs(3, 0, Some(3))}))
+        .send()
+        .await
+        .expect("POST to the new owner")
+        .status();
+    assert_eq!(status, 200);
+    let answer = mcp.call("observe", json!({"what": "logs", "tabId": 3}));
+    assert_eq!(answer["total"], 3, "{answer}");
+    let (code, _, log) = mcp.close_stdin_and_wait(Duration::from_secs(15));
+    assert_eq!(code, Some(0), "{log}");
+}
