@@ -10,12 +10,14 @@
 //     waitForDebuggerOnStart} gives each its own session (`sessionId` in
 //     onEvent's source), paused until Runtime.runIfWaitingForDebugger. Without
 //     the pause a worker's first requests were missed (2 runs of 18); measured
-//     again without any other client (Playwright holds new workers itself), a
-//     worker's first fetch was seen without the pause in 7 runs of 8 for a
-//     blob: worker, 4 of 8 for a data: one, 6 of 8 for a module one, and with
-//     it 8 of 8 for each: a blob: or data: worker has no script to fetch, so it
-//     runs at once. A worker started by a worker is auto-attached under its
-//     parent's session (which is why each worker's session auto-attaches too).
+//     again without any other client (Playwright holds new workers itself;
+//     test/e2e/worker_race.mjs), a worker's first fetch was seen without the
+//     pause in 7 runs of 8 for a blob: worker, 4 of 8 for a data: one, 6 of 8
+//     for a module one (9, 9 and 10 of 10 on a busier machine: it is a race),
+//     and with it in every run for each: a blob: or data: worker has no
+//     script to fetch, so it runs at once. A worker started by a worker is
+//     auto-attached under its parent's session (which is why each worker's
+//     session auto-attaches too).
 //   - A service worker paused on start answers no command before it is resumed
 //     (Network.enable was never answered), so a child's commands go out
 //     together, the resume last, none waiting for another's answer.
@@ -36,8 +38,10 @@
 //     lists it (type "worker", no tabId) as soon as its script is requested, and
 //     attach({targetId}) works, so it is attached then, under the tab whose
 //     session saw that request, and its events are that tab's. Nothing can pause
-//     it at its first start: in Chromium 156 without any other client, that
-//     attach came before its first fetch in 5 runs of 10, so a request made as
+//     it at its first start (the tab's Fetch domain never sees its script
+//     either, so its response cannot be held): in Chromium 156 without any
+//     other client, that attach came before its first fetch in 5 runs of 10
+//     (9 of 10 on a busier machine; worker_race.mjs), so a request made as
 //     it starts may be missed (or only its end seen: no method, no start);
 //     every later one is recorded. Under Playwright, whose browser-wide
 //     auto-attach holds every new worker until it resumes it, its first fetch
