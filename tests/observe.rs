@@ -549,7 +549,8 @@ async fn tools_list_describes_both_tools() {
             "page",
             "tabs",
             "vitals",
-            "summary"
+            "summary",
+            "compare"
         ]
     );
     for p in [
@@ -569,10 +570,16 @@ async fn tools_list_describes_both_tools() {
         "type",
         "since",
         "max_chars",
+        "search",
+        "since_mark",
+        "mark",
     ] {
         assert!(observe["properties"].get(p).is_some(), "observe schema lacks {p}");
     }
     assert_eq!(observe["required"], json!(["what"]));
+    let configure = serde_json::to_value(&tools[1].input_schema).unwrap();
+    assert!(configure["properties"]["action"]["enum"].as_array().unwrap().contains(&json!("mark")));
+    assert!(configure["properties"].get("name").is_some(), "configure schema lacks name");
 }
 
 /// Raw streamable HTTP as any client sends it: initialize, then end the session
