@@ -488,7 +488,11 @@ async fn tabs_and_vitals_are_bounded_record_their_cuts_and_are_cleared_with_all(
             .collect();
         let (status, reply) = server.post(kind, &json!({ "entries": entries })).await;
         assert_eq!(status, 200, "{kind}: {reply}");
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await; // the second request is seen later
+        // The next request is seen later: its time (ms) is past this one's.
+        let answered = epoch_ms();
+        while epoch_ms() <= answered {
+            tokio::task::yield_now().await;
+        }
     }
     for (table, seen) in [("tabs", "last_seen"), ("vitals", "updated_at")] {
         let conn = open_db(&db.path);
@@ -526,4 +530,8 @@ async fn tabs_and_vitals_are_bounded_record_their_cuts_and_are_cleared_with_all(
     assert_eq!(cleared["cleared"], 3 + 1_000 + 1_000, "{cleared}");
     mcp.close().await;
     assert_eq!((count(&db.path, "tabs"), count(&db.path, "vitals"), count(&db.path, "logs")), (0, 0, 0));
+}
+
+fn epoch_ms() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis())
 }

@@ -117,8 +117,16 @@ async fn the_first_extension_is_trusted_recorded_and_the_only_one_served() {
     assert!(out.contains("forgot extension") && out.contains(OURS), "{out}");
     let (_, out) = pair(&db.path, false);
     assert!(out.contains("no extension paired"), "{out}");
-    tokio::time::sleep(Duration::from_millis(1_200)).await; // the running server re-reads the pairing each second
-    let (status, reply) = server.post_raw("logs", body(), &[("origin", &origin(OTHER))]).await;
+    // The running server notices the reset when it next reads the pairing; until then OTHER is refused.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let (status, reply) = loop {
+        let (status, reply) = server.post_raw("logs", body(), &[("origin", &origin(OTHER))]).await;
+        if status == 200 || std::time::Instant::now() > deadline {
+            break (status, reply);
+        }
+        assert_eq!(status, 403, "refused until the reset is noticed: {reply}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
     assert_eq!(status, 200, "after a reset the next extension pairs: {reply}");
     assert_eq!(server.health().await["extension_id"], OTHER);
     refused_everywhere(&server, OURS).await;

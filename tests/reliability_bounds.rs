@@ -185,7 +185,9 @@ async fn lowering_a_capacity_with_configure_gives_the_space_back() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &["--capacity", "logs=20000"]);
     fill_logs(&server, 20_000, "a").await;
-    tokio::time::sleep(Duration::from_millis(2500)).await; // idle: the checkpoint folds the WAL in
+    // Idle, the writer folds the WAL into the file (a TRUNCATE checkpoint).
+    let wal = wal_path(&db.path);
+    assert!(common::until(Duration::from_secs(20), || file_len(&wal) == 0).await, "the WAL was folded in");
     let full = file_len(&db.path);
     let mcp = Mcp::http(&server).await;
     let answer = mcp.ok("configure", json!({"action": "capacity", "what": "logs", "capacity": 100})).await;

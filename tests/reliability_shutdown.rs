@@ -57,7 +57,7 @@ async fn serve_stops_cleanly_on(sig: i32, name: &str) {
     let spec =
         LoadSpec { kinds: vec!["logs", "network_bodies", "actions"], batch: (1, 200), pad: 512, ..LoadSpec::default() };
     let load = Load::start(server.port, 4, &spec, Rng::seed());
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(common::until(Duration::from_secs(20), || common::stored_rows(&db.path) > 0).await, "ingest under way");
     let wal_before = file_len(&wal_path(&db.path));
     let stderr = server.stderr.clone();
     // One request is half uploaded when the signal arrives: it must still be stored and answered.
@@ -127,7 +127,7 @@ async fn mcp_exits_cleanly_when_stdin_closes_during_ingest() {
     .unwrap();
     let port = mcp.http_port().expect("gasoline mcp serves HTTP ingest beside stdio");
     let load = Load::start(port, 3, &LoadSpec::default(), Rng::seed());
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(common::until(Duration::from_secs(20), || common::stored_rows(&db.path) > 0).await, "ingest under way");
     let (mcp, answer) = tokio::task::spawn_blocking(move || {
         let answer = mcp.call("observe", json!({"what": "logs", "offset": -5}));
         (mcp, answer)
@@ -154,7 +154,7 @@ async fn mcp_exits_cleanly_on_sigterm_with_stdin_still_open() {
     let mcp = tokio::task::spawn_blocking(move || McpProc::start(&path, 0, &[])).await.unwrap();
     let port = mcp.http_port().expect("HTTP port");
     let load = Load::start(port, 2, &LoadSpec::default(), Rng::seed());
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(common::until(Duration::from_secs(20), || common::stored_rows(&db.path) > 0).await, "ingest under way");
     let pid = mcp.pid();
     let (code, log) = tokio::task::spawn_blocking(move || {
         common::signal(pid, libc::SIGTERM);

@@ -401,6 +401,29 @@ pub fn run_to_exit(mut cmd: Command, timeout: Duration) -> (Option<i32>, String)
     (code, log)
 }
 
+/// Waits until `done` holds, checking every 10 ms, for at most `within`; returns whether it held.
+/// For a test that needs a state (ingest under way, the WAL folded in), not an amount of time.
+pub async fn until(within: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + within;
+    while !done() {
+        if Instant::now() > deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    true
+}
+
+/// Rows stored in every ring, read as a user would (0 while the file is not a store yet).
+pub fn stored_rows(path: &Path) -> i64 {
+    let sum = "SELECT (SELECT count(*) FROM logs) + (SELECT count(*) FROM extension_logs) \
+               + (SELECT count(*) FROM network_waterfall) + (SELECT count(*) FROM network_bodies) \
+               + (SELECT count(*) FROM websocket_events) + (SELECT count(*) FROM actions)";
+    rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .and_then(|c| c.query_row(sum, [], |r| r.get(0)))
+        .unwrap_or(0)
+}
+
 /// Size of a file in bytes, 0 when it does not exist.
 pub fn file_len(path: &Path) -> u64 {
     std::fs::metadata(path).map_or(0, |m| m.len())
