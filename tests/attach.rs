@@ -65,8 +65,8 @@ fn tool_answer(answer: &Value) -> (String, bool) {
     (result["content"][0]["text"].as_str().unwrap_or_default().to_owned(), result["isError"] == true)
 }
 
-/// The attached process clears, tracks a tab and sets a capacity while the owner
-/// ingests over HTTP: every change lands (the owner answers them), every POST is
+/// The attached process clears, tracks a tab, sets a capacity and a mark while the
+/// owner ingests over HTTP: every change lands (the owner answers them), every POST is
 /// stored (never refused as busy), the logs acknowledged after the clear are all
 /// kept and those before it are gone, rows of kinds nobody cleared stay, and the
 /// attached process holds the database file open for reading only. When the owner
@@ -103,6 +103,8 @@ async fn an_attached_mcp_reads_and_its_writes_go_to_the_owner_until_it_takes_ove
         assert_eq!(tracked["tracked_tab_id"], 2, "{tracked}");
         let capacity = mcp.call("configure", json!({"action": "capacity", "what": "network_bodies", "capacity": 500}));
         assert_eq!(capacity["capacity"], 500, "{capacity}");
+        let mark = mcp.call("configure", json!({"action": "mark", "name": "before-clear"}));
+        assert_eq!(mark["mark"], "before-clear", "{mark}");
         let clear_sent = Instant::now();
         mcp.call("configure", json!({"action": "clear", "what": "logs"}));
         let clear_answered = Instant::now();
@@ -150,6 +152,7 @@ async fn an_attached_mcp_reads_and_its_writes_go_to_the_owner_until_it_takes_ove
     }
     assert!(before > 0 && after > 0, "the ingest ran across the clear: {before} batches before, {after} after");
     assert_eq!(count(&db.path, "network_waterfall"), 30, "what nobody cleared stays");
+    assert_eq!(count(&db.path, "marks"), 1, "the mark set through the attached process is stored");
     assert_eq!(count(&db.path, "actions"), 0);
     let owner_view = common::Mcp::http(&owner).await.ok("configure", json!({"action": "status"})).await;
     assert_eq!(owner_view["tracked_tab_id"], 2, "{owner_view}");
