@@ -28,6 +28,7 @@
   const open = []; // {key, url, method, initiator, start, ended, end, status, failed, error, timing}
   const lone = []; // {key, entry}: status-0 timings waiting for their outcome
   const sentAlone = []; // keys of rows sent before their timing came
+  const sentTimed = []; // keys of rows sent from their timing alone (a 404 image's, say)
 
   const keyOf = (url) => String(url).split("#")[0];
 
@@ -55,6 +56,13 @@
 
   /** An element (img, script, link…) that fired `error` for `url`. */
   function elementFailed(url, initiator) {
+    const key = keyOf(url);
+    const i = sentTimed.indexOf(key);
+    if (i >= 0) {
+      // Its row went already, with the status that says it failed (a 404): one row per request.
+      sentTimed.splice(i, 1);
+      return;
+    }
     end(start(null, url, initiator), { failed: true });
   }
 
@@ -73,7 +81,11 @@
       return;
     }
     if (e.entryType === "navigation") return documentRow(e);
-    if (statusOf(e) > 0) return emit(rowOf(null, e));
+    if (statusOf(e) > 0) {
+      sentTimed.push(key);
+      if (sentTimed.length > RECENT) sentTimed.shift();
+      return emit(rowOf(null, e));
+    }
     const waiting = { key, entry: e };
     lone.push(waiting);
     setTimeout(() => {

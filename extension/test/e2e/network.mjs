@@ -16,7 +16,7 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { serviceWorker } from "./harness.mjs";
+import { serviceWorker, settled } from "./harness.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const FILES = {
@@ -464,8 +464,26 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       },
       20000,
     );
-    await new Promise((r) => setTimeout(r, 3000)); // a browser row, were there one, would be in by now
+    await settled(context, second, client); // what the page recorded is stored: a browser row would be too
     const rows2 = (await all(client, "network_waterfall", { tabId: secondTab })).filter((e) => ours(e.url));
+    // Each request the page can see is one row of its own.
+    const count = (u) => rows2.filter((r) => r.url === u).length;
+    for (const u of [t("/net/top.json"), t("/net/xhr.json"), t("/net/r1"), t("/net/missing.png"), `${invalid}/net/x.json`, c("/net/nocors.json"), t("/net/hang"), t("/net/beacon"), t("/net/sse")]) {
+      assert.equal(count(u), 1, `one page row for ${u}: ${JSON.stringify(rows2.filter((r) => r.url === u))}`);
+    }
+    assert.equal(count(t("/net/twin")), 2, "twin requests are two rows");
+    // The failures the page can see are failed rows; a request that succeeded is not.
+    const row2 = (u) => rows2.find((r) => r.url === u);
+    for (const u of [`${invalid}/net/x.json`, c("/net/nocors.json"), t("/net/hang")]) {
+      assert.equal(row2(u).failed, true, `${u} failed, as the page saw: ${JSON.stringify(row2(u))}`);
+    }
+    const image = row2(t("/net/missing.png"));
+    assert.ok(image.failed === true || image.responseStatus === 404, `the broken image failed: ${JSON.stringify(image)}`);
+    for (const u of [t("/net/top.json"), t("/net/xhr.json")]) {
+      assert.deepEqual([row2(u).failed, row2(u).responseStatus, row2(u).method], [undefined, 200, "GET"], u);
+    }
+    // The cross-site frame is outside the scope: nothing of its own (its script, its fetch) is a row.
+    assert.deepEqual(rows2.filter((r) => r.url === c("/net/frame.json?who=cross") || r.url === c("/network-frame.js")).map((r) => r.url), [], "nothing from the frame outside the scope");
     assert.deepEqual(rows2.filter((r) => r.source !== "page").map((r) => [r.url, r.source]), [], "only the page's rows in a tab that is not deep");
     assert.ok(rows2.every((r) => r.requestId === undefined && r.statusLine === undefined), "nothing of the browser's");
     const logs2 = await all(client, "logs", { tabId: secondTab });

@@ -158,3 +158,11 @@ test("twin requests to one URL make two rows", () => {
   assert.equal(rows.length, 2);
   assert.deepEqual(rows.map((r) => r.entry.responseStatus).sort(), [200, 201]);
 });
+
+test("an element whose failing status the page saw gives one row, not a second for its error event", () => {
+  requests.timing(entry("http://app.localhost/gone.png", { initiatorType: "img", responseStatus: 404 }));
+  requests.elementFailed("http://app.localhost/gone.png", "img");
+  advance(60000);
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0].entry.responseStatus, 404);
+});
