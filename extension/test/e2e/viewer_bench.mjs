@@ -140,7 +140,11 @@ try {
       if (mode === "with") {
         await waitFor("the viewer to catch up", () => page.evaluate((last) => [...document.querySelectorAll(".vlayer .vrow .text")].some((x) => x.textContent === last), `live ${n - 1}`), 60000).catch(async (e) => {
           const rows = await page.$$eval(".vlayer .vrow .msg .text", (xs) => xs.map((x) => x.textContent).slice(-3));
-          throw new Error(`${e.message}: ${await page.textContent(".statusline")} ${JSON.stringify(rows)} want live ${n - 1}; ${await page.textContent("#live")} ${await page.textContent("#notice")}`);
+          throw new Error(`${e.message}: ${await page.textContent(".statusline")} ${JSON.stringify(rows)} want live ${n - 1}; ${await page.textContent("#live")} ${await page.textContent("#notice")} ${await page.evaluate(() => {
+            const v = globalThis.gasolineViewer.view();
+            const f = v.feeds[0];
+            return JSON.stringify({ cursor: f.cursor, target: f.target, rows: f.rows.length, last: f.rows[f.rows.length - 1]?.id, busy: !!f.busy, again: f.again, follow: v.list.follow, listRows: v.list.rows.length, stream: globalThis.gasolineViewer.cursors().cursors.logs });
+          })}`);
         });
         heaps.push(await heap());
       }

@@ -243,6 +243,9 @@ connect(
   },
 );
 
+/** The view in force, for tests and for looking at from DevTools. */
+globalThis.gasolineViewer = { view: () => view, cursors: () => lastCursors };
+
 async function boot() {
   try {
     const o = await api.overview();
