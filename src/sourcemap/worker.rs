@@ -88,7 +88,7 @@ impl Worker {
         }
         let bytes = patches.iter().map(|(_, p)| p.len() + 64).sum();
         let admission = self.store.admit(bytes).await?;
-        self.store.patch_data(&kind::LOGS, patches, admission).await?;
+        self.store.patch_data(&kind::LOGS, &["original", "sourcemap", "frames"], patches, admission).await?;
         Ok(())
     }
 

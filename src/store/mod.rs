@@ -231,16 +231,17 @@ impl Store {
             .await
     }
 
-    /// Merges a JSON object into the `data` of each row of `kind` named by id, if it is still
-    /// stored (source-mapped frames written after the batch, `crate::sourcemap`); answers how
-    /// many rows were changed, once committed.
+    /// Merges a JSON object (whose members are among `keys`) into the `data` of each row of
+    /// `kind` named by id, if it is still stored (source-mapped frames written after the batch,
+    /// `crate::sourcemap`); answers how many rows were changed, once committed.
     pub async fn patch_data(
         &self,
         kind: &'static Kind,
+        keys: &'static [&'static str],
         patches: Vec<(i64, String)>,
         admission: Admission,
     ) -> Result<usize, StoreError> {
-        self.inner.writer.run(admission, move |conn| sql::patch_data(conn, kind, &patches)).await
+        self.inner.writer.run(admission, move |conn| sql::patch_data(conn, kind, keys, &patches)).await
     }
 
     /// Sets (or moves) the named mark to now and every kind's last issued id (`marks`);

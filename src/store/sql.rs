@@ -172,11 +172,30 @@ pub fn capture(conn: &Connection) -> Result<Option<(String, i64)>, StoreError> {
     Ok(stmt.query_row([], |r| Ok((r.get(0)?, r.get(1)?))).optional()?)
 }
 
-/// Merges each JSON object into the `data` of the row of `kind` with that id; rows no longer
-/// stored are passed over. Only `data` changes, no column: no index or cached count moves.
-pub(super) fn patch_data(conn: &Connection, kind: &Kind, patches: &[(i64, String)]) -> Result<usize, StoreError> {
-    let mut stmt =
-        conn.prepare_cached(&format!("UPDATE {} SET data = json_patch(data, ?2) WHERE id = ?1", kind.name))?;
+/// Merges each JSON object, whose members are among `keys`, into the `data` of the row of
+/// `kind` with that id; rows no longer stored are passed over. Only `data` changes, no column:
+/// no index or cached count moves. When `data` holds none of `keys` (as `"key":`), the patch's
+/// members are spliced onto its text, which costs no JSON parse; otherwise `json_patch` merges.
+pub(super) fn patch_data(
+    conn: &Connection,
+    kind: &Kind,
+    keys: &[&str],
+    patches: &[(i64, String)],
+) -> Result<usize, StoreError> {
+    if keys.iter().any(|k| k.is_empty() || !k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')) {
+        return Err(StoreError::Invalid(format!("patch keys must be plain names, got {keys:?}")));
+    }
+    let absent: Vec<String> = keys.iter().map(|k| format!("instr(data, '\"{k}\":') = 0")).collect();
+    let absent = if absent.is_empty() { "1".to_string() } else { absent.join(" AND ") };
+    let mut stmt = conn.prepare_cached(&format!(
+        "UPDATE {} SET data = CASE
+           WHEN {absent} AND data <> '{{}}' AND substr(data, -1) = '}}'
+             AND ?2 <> '{{}}' AND substr(?2, 1, 1) = '{{'
+             THEN substr(data, 1, length(data) - 1) || ',' || substr(?2, 2)
+           ELSE json_patch(data, ?2) END
+         WHERE id = ?1",
+        kind.name
+    ))?;
     let mut changed = 0;
     for (id, patch) in patches {
         changed += stmt.execute(params![id, patch])?;
@@ -247,4 +266,39 @@ pub fn kind_stats(conn: &Connection, kind: &'static Kind) -> Result<KindStats, S
         _ => 0,
     };
     Ok(KindStats { kind: kind.name, count, capacity, oldest_id, newest_id, last_issued_id, contiguous })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kind::LOGS;
+
+    #[test]
+    fn patches_are_spliced_or_merged_into_data() {
+        let conn = Connection::open_in_memory().expect("memory");
+        conn.execute_batch("CREATE TABLE logs (id INTEGER PRIMARY KEY, data TEXT NOT NULL)").expect("table");
+        let rows = [r#"{"a":1}"#, "{}", r#"{"original":{"old":true},"b":2}"#, r#"{"message":"say \"original\": yes"}"#];
+        for (i, data) in rows.iter().enumerate() {
+            conn.execute("INSERT INTO logs (id, data) VALUES (?1, ?2)", params![i as i64 + 1, data]).expect("row");
+        }
+        let patch = r#"{"original":{"source":"src/App.jsx","line":9},"frames":[{"at":"x","sourcemap":"not found"}]}"#;
+        let patches: Vec<(i64, String)> = (1..=5).map(|id| (id, patch.to_string())).collect();
+        let keys = ["original", "sourcemap", "frames"];
+        assert_eq!(patch_data(&conn, &LOGS, &keys, &patches).expect("patched"), 4, "row 5 is not stored");
+        let data = |id: i64| -> serde_json::Value {
+            let text: String = conn.query_row("SELECT data FROM logs WHERE id = ?1", [id], |r| r.get(0)).expect("row");
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("row {id} is not JSON ({e}): {text}"))
+        };
+        let patched: serde_json::Value = serde_json::from_str(patch).expect("JSON");
+        for id in 1..=4 {
+            let row = data(id);
+            assert_eq!(row["original"]["source"], patched["original"]["source"], "row {id}: {row}");
+            assert_eq!(row["original"]["line"], 9, "row {id}: {row}");
+            assert_eq!(row["frames"], patched["frames"], "row {id}: {row}");
+        }
+        assert_eq!(data(1)["a"], 1);
+        assert_eq!(data(3)["b"], 2, "merged (RFC 7396: objects member by member)");
+        assert_eq!(data(4)["message"], "say \"original\": yes");
+        assert!(patch_data(&conn, &LOGS, &["bad key"], &patches).is_err());
+    }
 }
