@@ -243,6 +243,12 @@ connect(
   },
 );
 
+// A safety net under the stream: once a second, a view still behind the last cursors it
+// heard of reads on (no request when it is not behind).
+setInterval(() => {
+  if (view && lastCursors) view.onCursors(lastCursors).catch((e) => notice(e.message));
+}, 1000);
+
 /** The view in force, for tests and for looking at from DevTools. */
 globalThis.gasolineViewer = { view: () => view, cursors: () => lastCursors };
 

@@ -74,9 +74,11 @@ export class Overview {
     replace(this.root, el("h1", { text: "Overview" }), facts, kinds, o.tabs.length ? tabs : el("p.dim", { text: "No tabs seen yet." }));
   }
 
-  async onCursors() {
-    // One refresh at a time, at most every second.
-    if (this.pending) return;
+  async onCursors(data) {
+    // One refresh at a time, and only when a ring moved.
+    const seen = JSON.stringify(data);
+    if (this.pending || seen === this.seen) return;
+    this.seen = seen;
     this.pending = setTimeout(async () => {
       try {
         await this.start();
