@@ -72,7 +72,6 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
     let decoding = Arc::new(body::Decoding::new(store.max_pending(), crate::store::DEFAULT_BUSY_WAIT));
     let pairing = Arc::new(pairing::Pairing::new(store.clone(), options.extension_id));
     let allowed = guard::Allowed::new(port, pairing.clone());
-    let viewer = crate::viewer::router(store.clone(), port, shutdown_viewer);
     let sourcemaps = crate::sourcemap::Resolver::start(store.clone(), port);
     let viewer = crate::viewer::router(store.clone(), port, shutdown_viewer);
     Router::new()
