@@ -111,8 +111,21 @@ impl ServerHandler for Attached {
         if !self.forwards(&request) {
             return self.local.call_tool(request, context).await;
         }
+        // The port may have changed hands since this process attached: forward only to a
+        // gasoline that writes this file.
+        let owner = crate::commands::server::find(self.port, self.store.path()).await;
+        if let Some(other) = owner.as_ref().filter(|o| !o.same_db) {
+            return tool_error(format!(
+                "the gasoline on port {} now writes {}, not the database this process reads; nothing was changed",
+                self.port, other.db
+            ));
+        }
         let args = request.arguments.clone().unwrap_or_default();
-        match configure(self.port, args).await {
+        let sent = match owner {
+            Some(_) => configure(self.port, args).await,
+            None => Err(ForwardError::Unreachable("no gasoline answers there".into())),
+        };
+        match sent {
             Ok(answer) => Ok(answer.into()),
             // The owner is gone and nothing was sent: once this process writes, answer here.
             Err(ForwardError::Unreachable(_)) if self.took_over().await => self.local.call_tool(request, context).await,
