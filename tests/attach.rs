@@ -14,6 +14,10 @@ use common::{McpProc, Server, TempDb, count, logs, marked_entry, open_db};
 use serde_json::{Value, json};
 
 /// The access mode (`O_RDONLY` 0, `O_WRONLY` 1, `O_RDWR` 2) of each descriptor `pid` holds on `file`.
+/// Only the database file itself tells a reader: SQLite opens the `-wal` and `-shm` read-write
+/// for any connection (the `-shm` holds the readers' marks); a connection opened
+/// `SQLITE_OPEN_READ_ONLY` begins no write transaction and runs no checkpoint, so it never
+/// writes the WAL.
 fn access_modes(pid: u32, file: &Path) -> Vec<i32> {
     let Ok(file) = file.canonicalize() else { return Vec::new() };
     let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { return Vec::new() };
