@@ -11,28 +11,25 @@
 // every row must be stored once, in order. Exits non-zero with the reason on
 // the first failed check.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  all,
+  checkPrerequisites,
+  drained,
+  freePort,
+  launch as launchBrowser,
+  startGasoline,
+  stopGasoline,
+  testBuild,
+  waitFor as waitUpTo,
+} from "./harness.mjs";
 
-import { drained, launch as launchBrowser, testBuild } from "./harness.mjs";
-
-const bin = process.env.GASOLINE_BIN || path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../target/debug/gasoline");
-const browserPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const N = 8; // requests per delivery scenario
-
-for (const [what, file, fix] of [
-  ["gasoline binary", bin, "build it with `cargo build` or set GASOLINE_BIN"],
-  ["Chromium", browserPath, "install Debian's chromium: scripts/setup.sh"],
-]) {
-  if (!existsSync(file)) fail(`${what} not found at ${file}: ${fix}`);
-}
+checkPrerequisites(fail);
 
 function fail(message) {
   console.error(`delivery e2e FAILED: ${message}`);
@@ -45,33 +42,8 @@ function log(message) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `check` until it returns a truthy value; fails with `what` after `ms`. */
-async function waitFor(what, check, ms = 20000) {
-  const deadline = Date.now() + ms;
-  let last;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value) return value;
-      last = undefined; // a timeout then says nothing stale about an earlier try
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ""}`);
-    await sleep(150);
-  }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
+/** Polls `check` until it is truthy, at most 20 s (a restarted worker or browser takes its time). */
+const waitFor = (what, check, ms = 20000) => waitUpTo(what, check, ms);
 
 function listen(handler) {
   const server = http.createServer(handler);
@@ -143,50 +115,6 @@ const proxyServer = await listen((req, res) => {
   });
 });
 proxy.url = proxyServer.origin;
-
-// ---- gasoline through MCP over stdio ---------------------------------------------------
-async function startGasoline(port, db) {
-  const transport = new StdioClientTransport({
-    command: bin,
-    args: ["mcp", "--port", String(port), "--db", db],
-    env: { ...process.env, RUST_LOG: "warn" },
-    stderr: "inherit",
-  });
-  const client = new Client({ name: "gasoline-delivery-e2e", version: "1.0.0" });
-  await client.connect(transport);
-  await waitFor("gasoline to listen", async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok);
-  return client;
-}
-
-async function stopGasoline(client, port) {
-  await client.close();
-  await waitFor("the server to let go of its port", async () => {
-    try {
-      await fetch(`http://127.0.0.1:${port}/health`);
-      return false;
-    } catch {
-      return true;
-    }
-  });
-}
-
-async function observe(client, args) {
-  const result = await client.callTool({ name: "observe", arguments: args });
-  const text = result.content.map((c) => c.text).join("");
-  if (result.isError) throw new Error(`observe ${JSON.stringify(args)}: ${text}`);
-  return JSON.parse(text);
-}
-
-async function all(client, what, extra = {}) {
-  const entries = [];
-  let cursor = 0;
-  for (;;) {
-    const page = await observe(client, { what, after_cursor: cursor, limit: 500, fields: "all", max_chars: 1_000_000, max_tokens: 100_000, ...extra });
-    entries.push(...page.entries);
-    if (!page.has_more) return entries;
-    cursor = page.cursor;
-  }
-}
 
 // ---- the browser ---------------------------------------------------------------------
 const work = mkdtempSync(path.join(tmpdir(), "gasoline-delivery-"));
