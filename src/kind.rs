@@ -372,7 +372,7 @@ pub static ACTIONS: Kind = Kind {
     name: "actions",
     default_capacity: 10_000,
     columns: &[req("type", "type", Text), col("selector", "selector", Text), col("url", "url", Text)],
-    filters: &[filter("type", "type", Equals, Text)],
+    filters: &[filter("type", "type", Equals, Text), URL_FILTER],
     description: "user actions: clicks, input, submits, key presses, navigation",
     data_fields: &[
         "tag",

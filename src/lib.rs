@@ -20,7 +20,6 @@ pub mod mcp;
 #[cfg(feature = "app")]
 pub mod probe;
 pub mod query;
-pub mod rows;
 #[cfg(feature = "app")]
 pub mod run;
 #[cfg(feature = "app")]

@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::{CommandError, db_path, is_closed_pipe, open_reader};
 use crate::cli::ExportArgs;
 use crate::export::{self, ExportError, Format, Progress, Selection, since};
-use crate::rows::Filter;
+use crate::query::rows::Filter;
 use crate::store::now_ms;
 
 pub async fn export(args: ExportArgs) -> Result<(), CommandError> {

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::kind::{Kind, NETWORK_BODIES, NETWORK_WATERFALL};
 use crate::query::outcome::Outcome;
-use crate::rows::Entry;
+use crate::query::rows::Entry;
 
 /// How bad an entry is, which picks its colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,7 +14,8 @@ use super::server::{self, Running};
 use super::{CommandError, db_path, is_closed_pipe, open_reader};
 use crate::cli::StatusArgs;
 use crate::kind::KINDS;
-use crate::rows::{self, Snapshot, TabSeen};
+use crate::query::Snapshot;
+use crate::query::rows::{self, TabSeen};
 use crate::store::sql::{self, KindStats};
 
 /// The settings key the paired extension's id is kept under.

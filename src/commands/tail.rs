@@ -10,7 +10,8 @@ use rusqlite::Connection;
 use super::{CommandError, db_path, is_closed_pipe, line, open_reader};
 use crate::cli::{TailArgs, TailKind};
 use crate::kind::{self, Kind};
-use crate::rows::{self, Entry, Filter, Snapshot};
+use crate::query::Snapshot;
+use crate::query::rows::{self, Entry, Filter};
 
 /// How long `-f` waits between reads when nothing new came.
 const IDLE_POLL: Duration = Duration::from_millis(250);

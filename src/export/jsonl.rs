@@ -7,7 +7,7 @@ use rusqlite::Connection;
 
 use super::{Failure, Progress, Selection};
 use crate::kind::{KINDS, Kind};
-use crate::rows;
+use crate::query::rows;
 
 pub(crate) fn write(
     conn: &Connection,

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 use crate::kind::Kind;
-use crate::rows::{Filter, Snapshot};
+use crate::query::Snapshot;
+use crate::query::rows::Filter;
 use crate::store::StoreError;
 
 /// Which file to write.

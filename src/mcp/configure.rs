@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 use crate::export::{self, Format, Selection};
 use crate::kind::{self, KINDS, Kind};
 use crate::query::QueryError;
-use crate::rows::Filter;
+use crate::query::rows::Filter;
 use crate::store::{Store, now_ms, sql};
 
 /// Runs one configure call; `Err(Invalid)` is the caller's mistake.

@@ -17,7 +17,8 @@ use super::budget::Cost;
 use super::compact::utc;
 use super::filter::{Where, field_expr};
 use super::fingerprint;
-use super::marks::{self, Load, Mark};
+use super::marks::{self, Mark};
+use super::navigation::{self, Navigation};
 use super::outcome::{self, Outcome};
 use super::summary::{Group, groups};
 use super::{QueryError, internal};
@@ -28,7 +29,7 @@ use crate::store::sql::tracked_tab;
 #[derive(Debug, Clone)]
 enum Bound {
     Mark(Mark),
-    Load(Load),
+    Load(Navigation),
 }
 
 impl Bound {
@@ -199,7 +200,7 @@ fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
                 "compare without mark compares the last two page loads of a tab: send tabId (observe what=tabs lists them), or set a mark with configure action=mark and send mark".into(),
             ));
         };
-        let loads = marks::loads(conn, tab, i64::MAX, 2)?;
+        let loads = navigation::loads(conn, tab, i64::MAX, 2)?;
         let [after, before] = loads.as_slice() else {
             return Err(QueryError::Invalid(format!(
                 "compare needs two page loads of tab {tab} and found {}: reload the page and compare again, or set a mark with configure action=mark before a change and send mark",
@@ -222,7 +223,7 @@ fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
     let previous = marks::previous(conn, &mark)?;
     let actions_at_mark = mark.cursor(&crate::kind::ACTIONS).unwrap_or(i64::MAX);
     let load_before = match tab {
-        Some(t) => marks::loads(conn, t, actions_at_mark, 1)?.into_iter().next(),
+        Some(t) => navigation::loads(conn, t, actions_at_mark, 1)?.into_iter().next(),
         None => None,
     };
     // The later of the previous mark and the tab's page load before the mark.
@@ -238,7 +239,7 @@ fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
         None => marks::lost_between(conn, None, Some(&mark), &KINDS)?,
     };
     let reloaded = match tab {
-        Some(t) => marks::loads(conn, t, i64::MAX, 1)?.first().is_some_and(|l| l.id > actions_at_mark),
+        Some(t) => navigation::loads(conn, t, i64::MAX, 1)?.first().is_some_and(|l| l.id > actions_at_mark),
         None => false,
     };
     let filter_tab = args.tab_id;

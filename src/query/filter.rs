@@ -1,5 +1,7 @@
-//! Observe filters → one SQL WHERE clause per filter combination, so each
-//! combination gets its own plan: a catch-all `(?2 IS NULL OR tab_id = ?2)`
+//! Filters → one SQL WHERE clause: the one predicate layer. `observe` (its
+//! arguments), `tail`, `export` and the viewer (through [`super::rows::Filter`])
+//! all turn the filters `kind.rs` declares into SQL here. One clause per filter
+//! combination, so each combination gets its own plan: a catch-all `(?2 IS NULL OR tab_id = ?2)`
 //! WHERE plans as a rowid scan and ignores the `(tab_id, id)` index (measured
 //! on SQLite 3.53).
 
@@ -7,8 +9,9 @@ use rusqlite::types::Value as SqlValue;
 use serde_json::Value;
 
 use super::args::ObserveArgs;
+use super::outcome;
 use super::search;
-use crate::kind::{COMMON_FILTERS, FilterOp, Kind, levels_at_least};
+use crate::kind::{COMMON_FILTERS, Filter, FilterOp, Kind, levels_at_least};
 
 /// The conditions of one observe call.
 #[derive(Debug, Clone, Default)]
@@ -44,25 +47,7 @@ impl Where {
             w.push("tab_id = ?", tab.into());
         }
         for fv in &args.filters {
-            let f = fv.filter;
-            let value = match &fv.value {
-                Value::String(s) => SqlValue::Text(s.clone()),
-                Value::Number(n) => {
-                    n.as_i64().map_or_else(|| SqlValue::Real(n.as_f64().unwrap_or(0.0)), SqlValue::Integer)
-                }
-                _ => SqlValue::Null,
-            };
-            match f.op {
-                FilterOp::Equals => w.push(&format!("{} = ?", f.column), value),
-                FilterOp::Contains => w.push(&format!("instr({}, ?) > 0", f.column), value),
-                FilterOp::AtLeast => w.push(&format!("{} >= ?", f.column), value),
-                FilterOp::AtMost => w.push(&format!("{} <= ?", f.column), value),
-                FilterOp::LevelAtLeast => {
-                    let levels = fv.value.as_str().and_then(levels_at_least).unwrap_or(&[]);
-                    let quoted: Vec<String> = levels.iter().map(|l| format!("'{l}'")).collect();
-                    w.conditions.push(format!("{} IN ({})", f.column, quoted.join(", ")));
-                }
-            }
+            w.push_filter(fv.filter, &fv.value);
         }
         w
     }
@@ -73,6 +58,31 @@ impl Where {
         common.filters.retain(|f| COMMON_FILTERS.iter().any(|c| c.arg == f.filter.arg));
         common.search = None;
         Where::new(kind, false, &common)
+    }
+
+    /// Adds one of the filters `kind.rs` declares, with the value the caller gave.
+    pub fn push_filter(&mut self, f: &Filter, value: &Value) {
+        let param = match value {
+            Value::String(s) => SqlValue::Text(s.clone()),
+            Value::Number(n) => n.as_i64().map_or_else(|| SqlValue::Real(n.as_f64().unwrap_or(0.0)), SqlValue::Integer),
+            _ => SqlValue::Null,
+        };
+        match f.op {
+            FilterOp::Equals => self.push(&format!("{} = ?", f.column), param),
+            FilterOp::Contains => self.push(&format!("instr({}, ?) > 0", f.column), param),
+            FilterOp::AtLeast => self.push(&format!("{} >= ?", f.column), param),
+            FilterOp::AtMost => self.push(&format!("{} <= ?", f.column), param),
+            FilterOp::LevelAtLeast => {
+                let levels = value.as_str().and_then(levels_at_least).unwrap_or(&[]);
+                let quoted: Vec<String> = levels.iter().map(|l| format!("'{l}'")).collect();
+                self.conditions.push(format!("{} IN ({})", f.column, quoted.join(", ")));
+            }
+        }
+    }
+
+    /// Only the requests that failed, as [`outcome`] defines it (`kind` holds requests).
+    pub fn push_failed(&mut self, kind: &Kind) {
+        self.conditions.push(outcome::failed_sql(kind));
     }
 
     /// Adds a condition with one parameter.

@@ -82,34 +82,6 @@ pub fn previous(conn: &Connection, mark: &Mark) -> Result<Option<Mark>, QueryErr
         .max_by(|a, b| a.cursors.values().sum::<i64>().cmp(&b.cursors.values().sum::<i64>()).then(a.ts.cmp(&b.ts))))
 }
 
-/// A page load of a tab (a `navigate` action by load or reload): an implicit mark.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Load {
-    /// Its `actions` entry.
-    pub id: i64,
-    #[serde(rename = "tabId")]
-    pub tab_id: i64,
-    pub url: Option<String>,
-    pub how: String,
-    /// The page's time, ms since the epoch.
-    pub ts: i64,
-}
-
-/// The tab's page loads, newest first, at most `n`, with action ids up to `upto`.
-pub fn loads(conn: &Connection, tab: i64, upto: i64, n: i64) -> Result<Vec<Load>, QueryError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, ts, url, json_extract(data, '$.how') FROM actions \
-         WHERE tab_id = ?1 AND type = 'navigate' AND id <= ?2 AND json_extract(data, '$.how') IN ('load', 'reload') \
-         ORDER BY ts DESC, id DESC LIMIT ?3",
-    )?;
-    let loads = stmt
-        .query_map(rusqlite::params![tab, upto, n], |r| {
-            Ok(Load { id: r.get(0)?, tab_id: tab, url: r.get(2)?, how: r.get(3)?, ts: r.get(1)? })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(loads)
-}
-
 /// Entries of each kind after the mark that the ring no longer holds (trimmed or cleared).
 pub fn lost_since(
     conn: &Connection,

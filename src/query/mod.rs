@@ -22,7 +22,9 @@ pub mod marks;
 mod navigation;
 pub mod outcome;
 mod paged;
+pub mod rows;
 pub mod search;
+mod snapshot;
 mod state;
 mod summary;
 pub mod tokens;
@@ -32,10 +34,10 @@ use serde_json::Value;
 
 pub use args::{ObserveArgs, What, parse};
 pub use budget::Cost;
+pub use snapshot::Snapshot;
 
 use crate::kind::COMMON_FILTERS;
 use crate::store::StoreError;
-use crate::store::sql::exec_cached;
 
 /// Why observe could not answer.
 #[derive(Debug, thiserror::Error)]
@@ -55,10 +57,16 @@ impl From<rusqlite::Error> for QueryError {
 
 /// Answers one observe call with the JSON text of the answer.
 pub fn observe(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError> {
+    observe_linked(conn, args, None)
+}
+
+/// The same, with `viewer` (the viewer's link for this answer, made by the caller) in
+/// the metadata as `"viewer"`, its room reserved in the budget like `capture`'s.
+pub fn observe_linked(conn: &Connection, args: &ObserveArgs, viewer: Option<&str>) -> Result<String, QueryError> {
     if args.search.is_some() {
         search::ensure(conn)?;
     }
-    let tx = ReadTx::begin(conn)?;
+    let snapshot = Snapshot::begin(conn)?;
     let (mut args, navigation) = scope(conn, args)?;
     let scope_json = navigation.map(|n| serde_json::to_value(&n).unwrap_or(Value::Null));
     // The capture state goes into every answer: its room is reserved first; so does the mark's.
@@ -71,9 +79,13 @@ pub fn observe(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         Some(mark) => format!(",\"mark\":{}", marks::note(conn, mark, &marks::kinds_of(&args.what))?),
         None => String::new(),
     };
-    let fields = format!("{}{mark_field}", note.field);
+    let viewer_field = match viewer {
+        Some(link) => format!(",\"viewer\":{}", Value::from(link)),
+        None => String::new(),
+    };
+    let fields = format!("{}{mark_field}{viewer_field}", note.field);
     args.extras = args::Extras {
-        reserved: note.cost().plus(Cost::of(&mark_field)),
+        reserved: note.cost().plus(Cost::of(&mark_field)).plus(Cost::of(&viewer_field)),
         empty_hint: note.empty_hint.clone(),
         since_mark,
     };
@@ -87,7 +99,7 @@ pub fn observe(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         What::Vitals => state::vitals(conn, &args, scope_json)?,
         What::Compare => compare::compare(conn, &args)?,
     };
-    tx.commit()?;
+    snapshot.commit()?;
     Ok(capture::splice(&answer, &fields))
 }
 
@@ -113,34 +125,6 @@ fn scope(conn: &Connection, args: &ObserveArgs) -> Result<(ObserveArgs, Option<n
     }
     scoped.filters.push(args::FilterValue { filter: since_filter, value: Value::from(since) });
     Ok((scoped, Some(nav)))
-}
-
-/// A read transaction by cached statements (rusqlite's `Transaction` parses BEGIN and
-/// COMMIT on every call); rolled back if dropped unfinished, so that a pooled
-/// connection never goes back to the pool inside a transaction.
-struct ReadTx<'c> {
-    conn: &'c Connection,
-    open: bool,
-}
-
-impl<'c> ReadTx<'c> {
-    fn begin(conn: &'c Connection) -> rusqlite::Result<Self> {
-        exec_cached(conn, "BEGIN")?;
-        Ok(ReadTx { conn, open: true })
-    }
-
-    fn commit(mut self) -> rusqlite::Result<()> {
-        self.open = false;
-        exec_cached(self.conn, "COMMIT")
-    }
-}
-
-impl Drop for ReadTx<'_> {
-    fn drop(&mut self) {
-        if self.open && !self.conn.is_autocommit() {
-            let _ = exec_cached(self.conn, "ROLLBACK");
-        }
-    }
 }
 
 fn internal(e: serde_json::Error) -> QueryError {

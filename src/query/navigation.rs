@@ -1,15 +1,15 @@
-//! `since_navigation`: a tab's latest hard navigation (a load or reload, not
-//! a pushState or hash change), which bounds every `what` to "since the last
-//! reload".
+//! A tab's page loads (hard navigations: a load or reload, not a pushState or
+//! hash change): the latest bounds every `what` to "since the last reload"
+//! (`since_navigation`), the last two are compare's implicit marks.
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 use serde::Serialize;
 
 use super::QueryError;
 use super::compact::utc;
 use crate::store::sql::tracked_tab;
 
-/// The navigation an answer was bounded by.
+/// A page load: what an answer was bounded by, or one side of a comparison.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Navigation {
     /// Its `actions` entry.
@@ -34,18 +34,25 @@ pub fn tab(conn: &Connection, tab_id: Option<i64>) -> Result<i64, QueryError> {
     }
 }
 
-/// The latest `navigate` action of `tab` by `load` or `reload`, by time.
+/// The latest page load of `tab`, by time.
 pub fn latest(conn: &Connection, tab: i64) -> Result<Option<Navigation>, QueryError> {
+    Ok(loads(conn, tab, i64::MAX, 1)?.into_iter().next())
+}
+
+/// The tab's page loads (`navigate` actions by `load` or `reload`: what "since the
+/// last navigation" and compare's implicit marks mean), newest first, at most `n`,
+/// with action ids up to `upto`.
+pub fn loads(conn: &Connection, tab: i64, upto: i64, n: i64) -> Result<Vec<Navigation>, QueryError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, ts, url, json_extract(data, '$.how') FROM actions \
-         WHERE tab_id = ?1 AND type = 'navigate' AND json_extract(data, '$.how') IN ('load', 'reload') \
-         ORDER BY ts DESC, id DESC LIMIT 1",
+         WHERE tab_id = ?1 AND type = 'navigate' AND id <= ?2 AND json_extract(data, '$.how') IN ('load', 'reload') \
+         ORDER BY ts DESC, id DESC LIMIT ?3",
     )?;
-    let found = stmt
-        .query_row([tab], |r| {
+    let loads = stmt
+        .query_map(rusqlite::params![tab, upto, n], |r| {
             let ts: i64 = r.get(1)?;
             Ok(Navigation { id: r.get(0)?, tab_id: tab, url: r.get(2)?, how: r.get(3)?, ts, utc: utc(ts) })
-        })
-        .optional()?;
-    Ok(found)
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(loads)
 }

@@ -10,8 +10,8 @@ use serde_json::{Map, Value, json};
 
 use super::{Viewer, own_origins, refuse};
 use crate::kind::{self, ColumnType, KINDS};
+use crate::query::rows;
 use crate::query::{self, QueryError};
-use crate::rows;
 use crate::store::{StoreError, now_ms, sql};
 
 /// The page size when the page asks for none.

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use super::{Failure, Progress, Selection};
 use crate::kind::{NETWORK_BODIES, NETWORK_WATERFALL};
-use crate::rows::{self, Filter, Socket};
+use crate::query::rows::{self, Filter, Socket};
 use entries::{request_entry, resource_entry};
 use pages::{Page, Pages, page_json};
 use socket::write_socket;

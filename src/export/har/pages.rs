@@ -11,7 +11,7 @@ use url::Url;
 use super::entries::iso;
 use crate::export::Failure;
 use crate::kind::ACTIONS;
-use crate::rows::{self, Filter};
+use crate::query::rows::{self, Filter};
 
 /// A page: a navigation of a tab (an `actions` entry of type `navigate`).
 pub(super) struct Page {

@@ -10,7 +10,7 @@ use super::Item;
 use super::entries::{iso, query_string, timings};
 use crate::export::Failure;
 use crate::kind::WEBSOCKET_EVENTS;
-use crate::rows::{self, Filter, Socket};
+use crate::query::rows::{self, Filter, Socket};
 
 /// One WebSocket connection: the handshake as the request, its messages streamed
 /// into `_webSocketMessages` (Chrome's form: type, time in seconds, opcode, data).
@@ -58,7 +58,7 @@ pub(super) fn write_socket(
     let head = entry.to_string();
     out.write_all(head.strip_suffix('}').unwrap_or(&head).as_bytes())?;
     out.write_all(b",\"_webSocketMessages\":[")?;
-    let events = Filter { equals: Some(("connection_id", socket.connection_id.clone())), ..filter.clone() };
+    let events = Filter { equals: Some(("connectionId", socket.connection_id.clone())), ..filter.clone() };
     let mut first = true;
     let mut notes: Vec<String> = Vec::new();
     rows::each(conn, &WEBSOCKET_EVENTS, &events, |e| -> Result<(), Failure> {

@@ -5,13 +5,17 @@
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
 
-use crate::kind::{Kind, levels_at_least};
-use crate::query::entry::entry_json;
-use crate::query::outcome::{failed_sql, is_request_kind};
+use serde_json::Value;
+
+use super::entry::entry_json;
+use super::filter::{Where, select_list};
+use super::outcome::is_request_kind;
+use crate::kind::{COMMON_FILTERS, Kind};
 use crate::store::StoreError;
 
-/// What narrows the rows of a kind. Each field applies to the kinds that have
-/// its column; [`Filter::applies`] says whether a kind can honour all of them.
+/// What narrows the rows of a kind for a person's command. Each field is one
+/// of the filters `kind.rs` declares (or the one definition of a failed
+/// request), turned into SQL by the same [`Where`] observe uses.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
     pub tab: Option<i64>,
@@ -26,22 +30,21 @@ pub struct Filter {
     /// Only failed requests, as [`crate::query::outcome`] defines them: an error
     /// reported by the browser or the page, or a status of 400 or more.
     pub failed_only: bool,
-    /// A column of the kind equals this text (`connection_id`, `type`).
+    /// One of the kind's equality filters, by its observe name (`connectionId`, `type`), and its value.
     pub equals: Option<(&'static str, String)>,
 }
 
+/// The command-line flag of each filter that not every kind has, and the observe filter behind it.
+const FLAGS: [(&str, &str); 3] = [("--url", "url"), ("--level", "min_level"), ("--status-min", "status_min")];
+
 impl Filter {
-    /// The first filter `kind` has no column for, if any.
+    /// The first filter `kind` cannot honour, by its flag, if any.
     pub fn unsupported(&self, kind: &Kind) -> Option<&'static str> {
-        let has = |column: &str| kind.column(column).is_some();
-        if self.url.is_some() && !has("url") {
-            return Some("--url");
-        }
-        if self.min_level.is_some() && !has("level") {
-            return Some("--level");
-        }
-        if self.status_min.is_some() && !is_request_kind(kind) {
-            return Some("--status-min");
+        let given = [self.url.is_some(), self.min_level.is_some(), self.status_min.is_some()];
+        for ((flag, arg), given) in FLAGS.iter().zip(given) {
+            if given && kind.filter(arg).is_none() {
+                return Some(flag);
+            }
         }
         if self.failed_only && !is_request_kind(kind) {
             return Some("--failed");
@@ -49,42 +52,36 @@ impl Filter {
         None
     }
 
-    /// ` WHERE …` (or empty) and its parameters, plus `extra` conditions.
-    fn clause(&self, kind: &Kind, extra: &[&str]) -> (String, Vec<SqlValue>) {
-        let mut conditions: Vec<String> = Vec::new();
-        let mut params = Vec::new();
-        if let Some(tab) = self.tab {
-            conditions.push("tab_id = ?".into());
-            params.push(SqlValue::Integer(tab));
-        }
-        if let Some(since) = self.since_ms {
-            conditions.push("ts >= ?".into());
-            params.push(SqlValue::Integer(since));
-        }
-        if let Some(url) = self.url.as_ref().filter(|_| kind.column("url").is_some()) {
-            conditions.push("instr(url, ?) > 0".into());
-            params.push(SqlValue::Text(url.clone()));
-        }
-        if let Some(level) = self.min_level.filter(|_| kind.column("level").is_some()) {
-            let quoted: Vec<String> = levels_at_least(level).unwrap_or(&[]).iter().map(|l| format!("'{l}'")).collect();
-            conditions.push(format!("level IN ({})", quoted.join(", ")));
-        }
-        if is_request_kind(kind) {
-            if let Some(min) = self.status_min {
-                conditions.push("status >= ?".into());
-                params.push(SqlValue::Integer(min));
-            }
-            if self.failed_only {
-                conditions.push(failed_sql(kind));
+    /// The conditions on `kind`'s rows; a filter the kind has no column for is left out.
+    pub fn to_where(&self, kind: &Kind) -> Where {
+        let mut w = Where::default();
+        let common = [self.tab.map(Value::from), self.since_ms.map(Value::from)];
+        for (filter, value) in COMMON_FILTERS.iter().zip(common) {
+            if let Some(value) = value {
+                w.push_filter(filter, &value);
             }
         }
-        if let Some((column, value)) = self.equals.as_ref().filter(|(c, _)| kind.column(c).is_some()) {
-            conditions.push(format!("{column} = ?"));
-            params.push(SqlValue::Text(value.clone()));
+        let narrowing = [
+            ("url", self.url.clone().map(Value::from)),
+            ("min_level", self.min_level.map(Value::from)),
+            ("status_min", self.status_min.map(Value::from)),
+        ];
+        let equals = self.equals.as_ref().map(|(arg, v)| (*arg, Some(Value::from(v.as_str()))));
+        for (arg, value) in narrowing.into_iter().chain(equals) {
+            if let (Some(filter), Some(value)) = (kind.filter(arg), value) {
+                w.push_filter(filter, &value);
+            }
         }
-        conditions.extend(extra.iter().map(|c| (*c).to_owned()));
-        let sql = if conditions.is_empty() { String::new() } else { format!(" WHERE {}", conditions.join(" AND ")) };
-        (sql, params)
+        if self.failed_only && is_request_kind(kind) {
+            w.push_failed(kind);
+        }
+        w
+    }
+
+    /// ` WHERE …` (or empty) with `extra` last, and its parameters followed by `extra_params`.
+    fn clause(&self, kind: &Kind, extra: Option<&str>, extra_params: &[i64]) -> (String, Vec<SqlValue>) {
+        let w = self.to_where(kind);
+        (w.clause(extra), w.params_with(extra_params))
     }
 }
 
@@ -105,11 +102,6 @@ impl Entry {
     }
 }
 
-fn select_list(kind: &Kind) -> String {
-    let columns: Vec<&str> = kind.columns.iter().map(|c| c.name).collect();
-    format!("id, tab_id, ts, {}, data, truncated", columns.join(", "))
-}
-
 fn read<E: From<rusqlite::Error>>(
     conn: &Connection,
     kind: &'static Kind,
@@ -128,8 +120,7 @@ fn read<E: From<rusqlite::Error>>(
 
 /// The newest `n` matching entries of `kind`, oldest first.
 pub fn last(conn: &Connection, kind: &'static Kind, filter: &Filter, n: usize) -> Result<Vec<Entry>, StoreError> {
-    let (clause, mut params) = filter.clause(kind, &[]);
-    params.push(SqlValue::Integer(i64::try_from(n).unwrap_or(i64::MAX)));
+    let (clause, params) = filter.clause(kind, None, &[i64::try_from(n).unwrap_or(i64::MAX)]);
     let sql = format!("SELECT {} FROM {}{clause} ORDER BY id DESC LIMIT ?", select_list(kind), kind.name);
     let mut out = Vec::with_capacity(n.min(1024));
     read::<StoreError>(conn, kind, &sql, params, |e| {
@@ -148,9 +139,7 @@ pub fn after(
     cursor: i64,
     limit: usize,
 ) -> Result<Vec<Entry>, StoreError> {
-    let (clause, mut params) = filter.clause(kind, &["id > ?"]);
-    params.push(SqlValue::Integer(cursor));
-    params.push(SqlValue::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+    let (clause, params) = filter.clause(kind, Some("id > ?"), &[cursor, i64::try_from(limit).unwrap_or(i64::MAX)]);
     let sql = format!("SELECT {} FROM {}{clause} ORDER BY id LIMIT ?", select_list(kind), kind.name);
     let mut out = Vec::new();
     read::<StoreError>(conn, kind, &sql, params, |e| {
@@ -168,7 +157,7 @@ pub fn each<E: From<rusqlite::Error>>(
     filter: &Filter,
     each: impl FnMut(Entry) -> Result<(), E>,
 ) -> Result<(), E> {
-    let (clause, params) = filter.clause(kind, &[]);
+    let (clause, params) = filter.clause(kind, None, &[]);
     let sql = format!("SELECT {} FROM {}{clause} ORDER BY id", select_list(kind), kind.name);
     read(conn, kind, &sql, params, each)
 }
@@ -198,7 +187,7 @@ pub struct Socket {
 /// The matching WebSocket connections, in the order they started.
 pub fn websocket_connections(conn: &Connection, filter: &Filter) -> Result<Vec<Socket>, StoreError> {
     let kind = &crate::kind::WEBSOCKET_EVENTS;
-    let (clause, params) = filter.clause(kind, &[]);
+    let (clause, params) = filter.clause(kind, None, &[]);
     let sql = format!(
         "SELECT connection_id, max(tab_id), min(ts), max(ts), max(url), max(event = 'open'), min(id)
          FROM websocket_events{clause} GROUP BY connection_id ORDER BY min(id)"
@@ -219,7 +208,7 @@ pub fn websocket_connections(conn: &Connection, filter: &Filter) -> Result<Vec<S
 
 /// How many entries of `kind` match.
 pub fn count(conn: &Connection, kind: &'static Kind, filter: &Filter) -> Result<i64, StoreError> {
-    let (clause, params) = filter.clause(kind, &[]);
+    let (clause, params) = filter.clause(kind, None, &[]);
     let sql = format!("SELECT count(*) FROM {}{clause}", kind.name);
     Ok(conn.prepare_cached(&sql)?.query_row(params_from_iter(params), |r| r.get(0))?)
 }
@@ -232,27 +221,6 @@ pub fn last_issued(conn: &Connection, kind: &Kind) -> Result<i64, StoreError> {
         .query_row([kind.name], |r| r.get(0))
         .optional()?
         .unwrap_or(0))
-}
-
-/// A read transaction, so that everything read in it comes from one snapshot.
-/// Rolled back when dropped (it never writes).
-pub struct Snapshot<'c> {
-    conn: &'c Connection,
-}
-
-impl<'c> Snapshot<'c> {
-    pub fn begin(conn: &'c Connection) -> Result<Self, StoreError> {
-        conn.prepare_cached("BEGIN")?.execute([])?;
-        Ok(Snapshot { conn })
-    }
-}
-
-impl Drop for Snapshot<'_> {
-    fn drop(&mut self) {
-        if !self.conn.is_autocommit() {
-            let _ = self.conn.execute_batch("ROLLBACK");
-        }
-    }
 }
 
 /// `ts` of the entry of `kind` with this id.
@@ -305,4 +273,76 @@ pub fn tabs(conn: &Connection) -> Result<Vec<TabSeen>, StoreError> {
     }
     tabs.sort_by_key(|t| std::cmp::Reverse(t.last_event_ts));
     Ok(tabs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kind::{ACTIONS, LOGS, NETWORK_WATERFALL, WEBSOCKET_EVENTS};
+    use crate::query::filter::Where;
+    use serde_json::json;
+
+    /// The conditions and parameters of a clause, in a set's order (AND commutes).
+    fn conditions((clause, params): (String, Vec<SqlValue>)) -> (Vec<String>, Vec<String>) {
+        let mut c: Vec<String> = clause.trim_start_matches(" WHERE ").split(" AND ").map(str::to_owned).collect();
+        let mut p: Vec<String> = params.iter().map(|v| format!("{v:?}")).collect();
+        c.sort();
+        p.sort();
+        (c, p)
+    }
+
+    /// The SQL observe makes of these arguments for `kind`.
+    fn observe_where(kind: &Kind, args: Value) -> (Vec<String>, Vec<String>) {
+        let Value::Object(args) = args else { unreachable!("arguments are an object") };
+        let parsed = crate::query::parse(&args).unwrap_or_else(|e| panic!("observe refused {args:?}: {e}"));
+        let w = Where::new(kind, false, &parsed);
+        conditions((w.clause(None), w.params))
+    }
+
+    fn command_where(kind: &Kind, filter: &Filter) -> (Vec<String>, Vec<String>) {
+        conditions(filter.clause(kind, None, &[]))
+    }
+
+    #[test]
+    fn a_command_s_filters_are_observe_s_filters() {
+        let filter = Filter {
+            tab: Some(7),
+            since_ms: Some(1_700_000_000_000),
+            url: Some("/api".into()),
+            status_min: Some(400),
+            ..Filter::default()
+        };
+        let observe = observe_where(
+            &NETWORK_WATERFALL,
+            json!({"what": "network_waterfall", "tabId": 7, "since": 1_700_000_000_000_i64, "url": "/api", "status_min": 400}),
+        );
+        assert_eq!(command_where(&NETWORK_WATERFALL, &filter), observe);
+
+        let filter = Filter { min_level: Some("warn"), ..Filter::default() };
+        assert_eq!(command_where(&LOGS, &filter), observe_where(&LOGS, json!({"what": "logs", "min_level": "warn"})));
+
+        let filter = Filter { equals: Some(("connectionId", "c1".into())), ..Filter::default() };
+        let observe = observe_where(&WEBSOCKET_EVENTS, json!({"what": "websocket_events", "connectionId": "c1"}));
+        assert_eq!(command_where(&WEBSOCKET_EVENTS, &filter), observe);
+    }
+
+    #[test]
+    fn failed_is_outcome_s_definition_and_only_for_requests() {
+        let filter = Filter { failed_only: true, ..Filter::default() };
+        let (sql, _) = command_where(&NETWORK_WATERFALL, &filter);
+        assert_eq!(sql, [crate::query::outcome::failed_sql(&NETWORK_WATERFALL)]);
+        assert_eq!(filter.unsupported(&LOGS), Some("--failed"));
+        assert_eq!(filter.unsupported(&NETWORK_WATERFALL), None);
+    }
+
+    #[test]
+    fn a_flag_applies_where_observe_has_the_filter() {
+        let url = Filter { url: Some("x".into()), ..Filter::default() };
+        assert_eq!(url.unsupported(&LOGS), Some("--url"));
+        assert_eq!(url.unsupported(&ACTIONS), None);
+        let level = Filter { min_level: Some("error"), ..Filter::default() };
+        assert_eq!(level.unsupported(&NETWORK_WATERFALL), Some("--level"));
+        let status = Filter { status_min: Some(500), ..Filter::default() };
+        assert_eq!(status.unsupported(&ACTIONS), Some("--status-min"));
+    }
 }
