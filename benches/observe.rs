@@ -30,8 +30,9 @@ fn store_with(rows: usize) -> Store {
     let path = common::data_dir().join(format!("observe-{rows}.db"));
     let options = OpenOptions { capacities: vec![(&LOGS, rows as i64)], ..OpenOptions::default() };
     let store = Store::open(&path, &options).expect("bench store");
-    let count: i64 =
-        store.read_blocking(|c| Ok(c.query_row("SELECT count(*) FROM logs", [], |r| r.get(0))?)).expect("count");
+    let count: i64 = store
+        .read_blocking(|c| Ok::<_, StoreError>(c.query_row("SELECT count(*) FROM logs", [], |r| r.get(0))?))
+        .expect("count");
     if count as usize != rows {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
         rt.block_on(store.clear(None)).expect("clear");
@@ -49,7 +50,7 @@ fn store_with(rows: usize) -> Store {
 fn positions(store: &Store) -> Vec<(&'static str, ObserveArgs)> {
     let (first, last, total): (i64, i64, i64) = store
         .read_blocking(|c| {
-            Ok(c.query_row("SELECT min(id), max(id), count(*) FROM logs", [], |r| {
+            Ok::<_, StoreError>(c.query_row("SELECT min(id), max(id), count(*) FROM logs", [], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?))
             })?)
         })
@@ -73,14 +74,7 @@ fn positions(store: &Store) -> Vec<(&'static str, ObserveArgs)> {
 }
 
 fn call(store: &Store, args: &ObserveArgs) -> String {
-    store
-        .read_blocking(|c| {
-            query::observe(c, args).map_err(|e| match e {
-                query::QueryError::Invalid(m) => StoreError::Invalid(m),
-                query::QueryError::Store(s) => s,
-            })
-        })
-        .expect("observe")
+    store.read_blocking(|c| query::observe(c, args)).expect("observe")
 }
 
 fn bench(c: &mut Criterion) {

@@ -69,7 +69,9 @@ fn store() -> Store {
     for (name, rows) in FILLED {
         let kind = kind::by_name(name).expect("a kind");
         let count: i64 = store
-            .read_blocking(|c| Ok(c.query_row(&format!("SELECT count(*) FROM {name}"), [], |r| r.get(0))?))
+            .read_blocking(|c| {
+                Ok::<_, StoreError>(c.query_row(&format!("SELECT count(*) FROM {name}"), [], |r| r.get(0))?)
+            })
             .expect("count");
         if count as usize == rows {
             continue;
@@ -92,14 +94,7 @@ fn args(v: Value) -> ObserveArgs {
 }
 
 fn call(store: &Store, args: &ObserveArgs) -> String {
-    store
-        .read_blocking(|c| {
-            query::observe(c, args).map_err(|e| match e {
-                query::QueryError::Invalid(m) => StoreError::Invalid(m),
-                query::QueryError::Store(s) => s,
-            })
-        })
-        .expect("observe")
+    store.read_blocking(|c| query::observe(c, args)).expect("observe")
 }
 
 fn kinds() -> Vec<&'static Kind> {

@@ -29,7 +29,7 @@ fn rows(from: usize) -> Vec<Row> {
 /// `plain` leaves auto_vacuum off, to show what giving space back costs.
 fn raw_db(dir: &std::path::Path, schema_from: &Store, plain: bool) -> Connection {
     let ddl: Vec<String> = schema_from
-        .read_blocking(|c| {
+        .read_blocking(|c| -> Result<_, gasoline::store::StoreError> {
             let mut stmt =
                 c.prepare("SELECT sql FROM sqlite_master WHERE tbl_name = 'logs' AND type IN ('table', 'index') AND sql IS NOT NULL")?;
             let ddl = stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;

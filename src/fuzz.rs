@@ -226,12 +226,7 @@ impl ObserveFixture {
     pub fn observe_bytes(&self, data: &[u8]) -> Result<String, String> {
         let args = observe_args_bytes(data)?;
         let max_chars = args.max_chars;
-        let answer = self.store.read_blocking(|conn| {
-            query::observe(conn, &args).map_err(|e| match e {
-                QueryError::Invalid(m) => StoreError::Invalid(m),
-                QueryError::Store(s) => s,
-            })
-        });
+        let answer = self.store.read_blocking(|conn| query::observe(conn, &args));
         match answer {
             Ok(text) => {
                 let chars = text.chars().count();
@@ -243,7 +238,7 @@ impl ObserveFixture {
                 assert!(value.is_object(), "answer not an object");
                 Ok(text)
             }
-            Err(StoreError::Invalid(message)) => {
+            Err(QueryError::Invalid(message)) => {
                 assert!(!message.is_empty(), "an observe refusal without a message");
                 Err(message)
             }

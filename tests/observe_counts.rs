@@ -9,7 +9,7 @@ use common::Rng;
 use gasoline::ingest::{Limits, decode_events};
 use gasoline::kind::LOGS;
 use gasoline::query;
-use gasoline::store::{Batch, OpenOptions, Store, StoreError};
+use gasoline::store::{Batch, OpenOptions, Store};
 use rusqlite::Connection;
 use serde_json::{Value, json};
 
@@ -32,14 +32,7 @@ async fn add(store: &Store, from: usize, n: usize) {
 fn observe(store: &Store, args: Value) -> Value {
     let Value::Object(map) = args else { unreachable!() };
     let args = query::parse(&map).expect("valid arguments");
-    let text = store
-        .read_blocking(|c| {
-            query::observe(c, &args).map_err(|e| match e {
-                query::QueryError::Invalid(m) => StoreError::Invalid(m),
-                query::QueryError::Store(s) => s,
-            })
-        })
-        .expect("observe");
+    let text = store.read_blocking(|c| query::observe(c, &args)).expect("observe");
     serde_json::from_str(&text).expect("JSON")
 }
 

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use gasoline::ingest::{Limits, decode_events};
 use gasoline::kind::LOGS;
-use gasoline::query::{self, QueryError};
+use gasoline::query;
 use gasoline::store::{Batch, OpenOptions, Store, StoreError};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -73,7 +73,7 @@ fn holds(needle: &str, message: &str, url: Option<&str>, data: &Value) -> bool {
 fn scan(store: &Store, needle: &str, tab: Option<i64>) -> Vec<i64> {
     let needle = needle.to_string();
     store
-        .read_blocking(move |c| {
+        .read_blocking(move |c| -> Result<_, StoreError> {
             let mut stmt = c.prepare("SELECT id, tab_id, message, url, data FROM logs ORDER BY id")?;
             let rows = stmt.query_map([], |r| {
                 Ok((
@@ -100,14 +100,7 @@ fn scan(store: &Store, needle: &str, tab: Option<i64>) -> Vec<i64> {
 fn observe(store: &Store, args: Value) -> Value {
     let Value::Object(map) = args else { unreachable!() };
     let parsed = query::parse(&map).expect("valid arguments");
-    let text = store
-        .read_blocking(|c| {
-            query::observe(c, &parsed).map_err(|e| match e {
-                QueryError::Invalid(m) => StoreError::Invalid(m),
-                QueryError::Store(s) => s,
-            })
-        })
-        .expect("observe");
+    let text = store.read_blocking(|c| query::observe(c, &parsed)).expect("observe");
     serde_json::from_str(&text).expect("JSON")
 }
 
@@ -185,7 +178,7 @@ proptest! {
         prop_assert!(read.windows(2).all(|w| w[0] < w[1]), "in order, no duplicate: {read:?}");
         let stored = scan(&store, &needle, tab);
         let kept_from = store
-            .read_blocking(|c| Ok(c.query_row("SELECT min(id) FROM logs", [], |r| r.get::<_, Option<i64>>(0))?))
+            .read_blocking(|c| Ok::<_, StoreError>(c.query_row("SELECT min(id) FROM logs", [], |r| r.get::<_, Option<i64>>(0))?))
             .expect("min")
             .unwrap_or(i64::MAX);
         let expected_tail: Vec<i64> = stored.iter().copied().filter(|id| *id <= cursor).collect();

@@ -165,7 +165,7 @@ fn kind_arg(name: &str) -> Result<&'static Kind, QueryError> {
 async fn status(store: &Store) -> Result<Value, QueryError> {
     let path = store.path().to_path_buf();
     let (kinds, tracked, extension, capture) = store
-        .read(|conn| {
+        .read(|conn| -> Result<_, QueryError> {
             let kinds = KINDS.iter().map(|k| sql::kind_stats(conn, k)).collect::<Result<Vec<_>, _>>()?;
             Ok((kinds, sql::tracked_tab(conn)?, sql::paired_extension(conn)?, sql::capture(conn)?))
         })

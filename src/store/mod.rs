@@ -146,21 +146,24 @@ impl Store {
         &self.inner.path
     }
 
-    /// Runs `f` on a pooled read-only connection, off the async runtime.
-    pub async fn read<R, F>(&self, f: F) -> Result<R, StoreError>
+    /// Runs `f` on a pooled read-only connection, off the async runtime. `f`'s
+    /// error is the caller's own (a store error, or a query's refusal), so a
+    /// layer's error type passes through unchanged.
+    pub async fn read<R, E, F>(&self, f: F) -> Result<R, E>
     where
         R: Send + 'static,
-        F: FnOnce(&Connection) -> Result<R, StoreError> + Send + 'static,
+        E: From<StoreError> + Send + 'static,
+        F: FnOnce(&Connection) -> Result<R, E> + Send + 'static,
     {
         let pool = self.inner.pool.clone();
-        tokio::task::spawn_blocking(move || f(&*pool.get()?))
+        tokio::task::spawn_blocking(move || f(&*pool.get().map_err(StoreError::from)?))
             .await
             .map_err(|e| StoreError::Invalid(format!("reader task failed: {e}")))?
     }
 
     /// Runs `f` on a pooled read-only connection on this thread.
-    pub fn read_blocking<R>(&self, f: impl FnOnce(&Connection) -> Result<R, StoreError>) -> Result<R, StoreError> {
-        f(&*self.inner.pool.get()?)
+    pub fn read_blocking<R, E: From<StoreError>>(&self, f: impl FnOnce(&Connection) -> Result<R, E>) -> Result<R, E> {
+        f(&*self.inner.pool.get().map_err(StoreError::from)?)
     }
 
     /// Waits for room for a request of `bytes` in the pending-writes budget, or

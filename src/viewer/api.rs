@@ -89,10 +89,10 @@ pub(super) fn observe_args(what: &str, query: Option<&str>) -> Result<Map<String
 /// Runs observe with `args` off the runtime; its JSON text, or the refusal.
 async fn observe(viewer: &Viewer, args: Map<String, Value>) -> Result<String, Response> {
     let parsed = query::parse(&args).map_err(|m| refuse(StatusCode::BAD_REQUEST, m))?;
-    match viewer.store.read(move |conn| Ok(query::observe(conn, &parsed))).await {
-        Ok(Ok(text)) => Ok(text),
-        Ok(Err(QueryError::Invalid(m))) => Err(refuse(StatusCode::BAD_REQUEST, m)),
-        Ok(Err(QueryError::Store(e))) | Err(e) => Err(store_error(e)),
+    match viewer.store.read(move |conn| query::observe(conn, &parsed)).await {
+        Ok(text) => Ok(text),
+        Err(QueryError::Invalid(m)) => Err(refuse(StatusCode::BAD_REQUEST, m)),
+        Err(QueryError::Store(e)) => Err(store_error(e)),
     }
 }
 
