@@ -13,45 +13,39 @@
 //     of 404 (Not Found)" (source "network", networkRequestId, the image's url).
 // `timestamp` is in ms since the epoch (unlike the Network domain's).
 // Pure: one Log entry in, one `logs` entry out.
-(function (root) {
-  /** DevTools' levels to the logs kind's. */
-  const LEVELS = { verbose: "debug", info: "info", warning: "warn", error: "error" };
-  /** As a console message is cut in the page (lib/limits.js MESSAGE_CAP). */
-  const MESSAGE_CAP = 16 * 1024;
-  /** Stack frames kept (a violation or intervention may carry the page's stack). */
-  const STACK_FRAMES = 10;
+/** DevTools' levels to the logs kind's. */
+export const LEVELS = { verbose: "debug", info: "info", warning: "warn", error: "error" };
+/** As a console message is cut in the page (lib/limits.js MESSAGE_CAP). */
+const MESSAGE_CAP = 16 * 1024;
+/** Stack frames kept (a violation or intervention may carry the page's stack). */
+const STACK_FRAMES = 10;
 
-  /**
-   * @param {object} entry  Log.LogEntry: {source, level, text, category?, timestamp, url?, lineNumber?, stackTrace?, networkRequestId?}
-   * @returns {object} a logs entry of the fields the server declares for logs (src/kind.rs): level,
-   *   message, source "browser", url, location ("url:line" when Chrome names a line), stack, ts.
-   *   Chrome's own source ("network", "security", "violation"…) and category ("cors") are in the
-   *   words of the message already, as DevTools shows it.
-   */
-  function browserLog(entry, now = Date.now) {
-    const text = typeof entry.text === "string" ? entry.text : String(entry.text ?? "");
-    const out = {
-      level: LEVELS[entry.level] || "log",
-      message: text.length > MESSAGE_CAP ? text.slice(0, MESSAGE_CAP) : text,
-      source: "browser",
-      url: typeof entry.url === "string" && entry.url !== "" ? entry.url : undefined,
-      ts: Number.isFinite(entry.timestamp) ? Math.round(entry.timestamp) : now(),
-    };
-    if (text.length > MESSAGE_CAP) out.messageTruncated = true;
-    // 0-based in the protocol; the page's call sites count from 1, as people do.
-    if (Number.isInteger(entry.lineNumber) && out.url) out.location = `${out.url}:${entry.lineNumber + 1}`;
-    const frames = entry.stackTrace && Array.isArray(entry.stackTrace.callFrames) ? entry.stackTrace.callFrames : [];
-    if (frames.length) {
-      out.stack = frames
-        .slice(0, STACK_FRAMES)
-        .map((f) => `    at ${f.functionName || "<anonymous>"} (${f.url}:${f.lineNumber + 1}:${f.columnNumber + 1})`)
-        .join("\n");
-    }
-    for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
-    return out;
+/**
+ * @param {object} entry  Log.LogEntry: {source, level, text, category?, timestamp, url?, lineNumber?, stackTrace?, networkRequestId?}
+ * @returns {object} a logs entry of the fields the server declares for logs (src/kind.rs): level,
+ *   message, source "browser", url, location ("url:line" when Chrome names a line), stack, ts.
+ *   Chrome's own source ("network", "security", "violation"…) and category ("cors") are in the
+ *   words of the message already, as DevTools shows it.
+ */
+export function browserLog(entry, now = Date.now) {
+  const text = typeof entry.text === "string" ? entry.text : String(entry.text ?? "");
+  const out = {
+    level: LEVELS[entry.level] || "log",
+    message: text.length > MESSAGE_CAP ? text.slice(0, MESSAGE_CAP) : text,
+    source: "browser",
+    url: typeof entry.url === "string" && entry.url !== "" ? entry.url : undefined,
+    ts: Number.isFinite(entry.timestamp) ? Math.round(entry.timestamp) : now(),
+  };
+  if (text.length > MESSAGE_CAP) out.messageTruncated = true;
+  // 0-based in the protocol; the page's call sites count from 1, as people do.
+  if (Number.isInteger(entry.lineNumber) && out.url) out.location = `${out.url}:${entry.lineNumber + 1}`;
+  const frames = entry.stackTrace && Array.isArray(entry.stackTrace.callFrames) ? entry.stackTrace.callFrames : [];
+  if (frames.length) {
+    out.stack = frames
+      .slice(0, STACK_FRAMES)
+      .map((f) => `    at ${f.functionName || "<anonymous>"} (${f.url}:${f.lineNumber + 1}:${f.columnNumber + 1})`)
+      .join("\n");
   }
-
-  const api = { browserLog, LEVELS };
-  if (typeof module === "object" && module.exports) module.exports = api;
-  else root.GasolineBrowserLog = api;
-})(globalThis);
+  for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
+  return out;
+}

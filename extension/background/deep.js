@@ -59,412 +59,405 @@
 // The chosen tab ids are kept in chrome.storage.session, so a service worker
 // started again re-attaches those still open and in scope.
 // Everything chrome.* is injected: the unit tests drive it with a fake debugger.
-(function (root) {
-  const { DeepRequests } =
-    typeof module === "object" && module.exports ? require("./deep_requests.js") : root.GasolineDeepRequests;
+import { DeepRequests } from "./deep_requests.js";
 
-  const STORAGE_KEY = "deepTabs";
-  const PROTOCOL = "1.3";
-  const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: true, flatten: true };
-  // No response bodies kept for Network.getResponseBody (never asked) and no
-  // request bodies in requestWillBeSent: the page's wrappers record those.
-  const NETWORK = { maxTotalBufferSize: 0, maxResourceBufferSize: 0, maxPostDataSize: 0 };
-  const REASONS = {
-    canceled_by_user: "the debugging banner was closed, or DevTools took the tab",
-    target_closed: "the tab was closed",
-  };
+export const STORAGE_KEY = "deepTabs";
+const PROTOCOL = "1.3";
+const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: true, flatten: true };
+// No response bodies kept for Network.getResponseBody (never asked) and no
+// request bodies in requestWillBeSent: the page's wrappers record those.
+const NETWORK = { maxTotalBufferSize: 0, maxResourceBufferSize: 0, maxPostDataSize: 0 };
+const REASONS = {
+  canceled_by_user: "the debugging banner was closed, or DevTools took the tab",
+  target_closed: "the tab was closed",
+};
 
-  class Deep {
-    /**
-     * @param {object} io
-     * @param {() => object|undefined} io.debugger  chrome.debugger, undefined while the permission is not granted
-     * @param {{get: Function, set: Function}} io.storage  chrome.storage.session
-     * @param {(url: string) => boolean} io.inScope
-     * @param {(url: string) => boolean} io.excluded  never attach (the extension's pages, the server's origin)
-     * @param {(row: object, tabId: number|null, where: object) => void} io.emitRow
-     * @param {(entry: object, tabId: number|null, where: object) => void} io.emitLog
-     * @param {(level: string, message: string) => void} io.log
-     */
-    constructor(io) {
-      this.io = io;
-      this.tabs = new Map(); // tabId → { tracker, children: Map(sessionId → {enabled, type}) }
-      this.pending = new Map(); // tabId → the attach under way
-      this.listeners = [];
-      this.serviceWorkers = new Map(); // service worker target id → tabId whose session records it
-      this.sharedWorkers = new Map(); // shared worker target id → { tabId, sessionId } (attached by target id)
-      this.sharedPending = new Set(); // shared worker target ids being attached
-      this.listening = false;
-    }
-
-    /** Listens (once the permission exists) and re-attaches the tabs chosen before this worker started. */
-    async start() {
-      this.listen();
-      await this.dropOrphans();
-      let stored;
-      try {
-        stored = await this.io.storage.get(STORAGE_KEY);
-      } catch {
-        return;
-      }
-      const ids = Array.isArray(stored && stored[STORAGE_KEY]) ? stored[STORAGE_KEY].filter(Number.isInteger) : [];
-      for (const tabId of ids) {
-        const r = await this.attach(tabId, { restoring: true });
-        if (r.error) this.io.log("info", `deep view of tab ${tabId} not restored: ${r.error}`);
-      }
-      if (ids.length) await this.save();
-    }
-
-    /**
-     * Sessions this extension still holds on shared workers from before this service worker
-     * started (nothing records them now): let go, since one would hold the worker at its next start.
-     * Detaching another client's session fails, and is left so.
-     */
-    async dropOrphans() {
-      const dbg = this.io.debugger();
-      if (!dbg || typeof dbg.getTargets !== "function") return;
-      let targets;
-      try {
-        targets = await dbg.getTargets();
-      } catch {
-        return;
-      }
-      for (const t of targets) {
-        if (t.type !== "worker" || Number.isInteger(t.tabId) || !t.attached || this.sharedWorkers.has(t.id)) continue;
-        await dbg.detach({ targetId: t.id }).catch(() => {});
-      }
-    }
-
-    listen() {
-      const dbg = this.io.debugger();
-      if (this.listening || !dbg) return;
-      this.listening = true;
-      dbg.onEvent.addListener((source, method, params) => this.onEvent(source, method, params));
-      dbg.onDetach.addListener((source, reason) => this.onDetach(source, reason));
-    }
-
-    isDeep(tabId) {
-      return this.tabs.has(tabId);
-    }
-
-    deepTabs() {
-      return [...this.tabs.keys()];
-    }
-
-    /** `cb({tabId, deep, reason})` on every attach and detach. */
-    onChange(cb) {
-      this.listeners.push(cb);
-    }
-
-    /** Requests under way in every deep tab (request_join.js offers them to bodies). */
-    *inFlight() {
-      for (const t of this.tabs.values()) yield* t.tracker.inFlight();
-    }
-
-    /** Starts the deep view of a tab: `{ok: true}` or `{error}`. */
-    attach(tabId, options = {}) {
-      if (this.tabs.has(tabId)) return Promise.resolve({ ok: true });
-      if (this.pending.has(tabId)) return this.pending.get(tabId);
-      const p = this.attachNow(tabId, options).finally(() => this.pending.delete(tabId));
-      this.pending.set(tabId, p);
-      return p;
-    }
-
-    async attachNow(tabId, { restoring = false } = {}) {
-      const dbg = this.io.debugger();
-      if (!dbg) return { error: "the debugger permission is not granted" };
-      this.listen();
-      const target = await this.pageTarget(tabId);
-      if (!target) return { error: `no tab ${tabId}` };
-      if (this.io.excluded(target.url)) return { error: `${originOf(target.url)} is never watched` };
-      if (!this.io.inScope(target.url)) return { error: `${originOf(target.url)} is outside the capture scope` };
-      const tracker = new DeepRequests({
-        tabId,
-        mainFrame: target.id,
-        inScope: (url) => this.io.inScope(url) && !this.io.excluded(url),
-        emitRow: (row, id, where) => this.io.emitRow(row, id, where),
-        emitLog: (entry, id, where) => this.io.emitLog(entry, id, where),
-        leftScope: (url) => this.detach(tabId, `the tab went to ${originOf(url)}, outside the capture scope`),
-      });
-      tracker.seedFrame(target.id, undefined, target.url);
-      const state = { tracker, children: new Map() };
-      try {
-        await this.attachDebugger(dbg, tabId);
-      } catch (e) {
-        return { error: `could not attach: ${e.message}` };
-      }
-      // Registered before the domains are enabled: their first events follow at once.
-      this.tabs.set(tabId, state);
-      const debuggee = { tabId };
-      const results = await Promise.allSettled([
-        dbg.sendCommand(debuggee, "Page.enable"),
-        dbg.sendCommand(debuggee, "Network.enable", NETWORK),
-        dbg.sendCommand(debuggee, "Log.enable"),
-        dbg.sendCommand(debuggee, "Target.setAutoAttach", AUTO_ATTACH),
-      ]);
-      const failed = results.find((r) => r.status === "rejected");
-      if (failed) {
-        this.tabs.delete(tabId);
-        await dbg.detach(debuggee).catch(() => {});
-        return { error: `could not start the deep view: ${failed.reason && failed.reason.message}` };
-      }
-      if (this.tabs.get(tabId) !== state) return { error: "detached while starting" };
-      await this.save();
-      this.changed(tabId, true, restoring ? "restored after the service worker started again" : "attached");
-      return { ok: true };
-    }
-
-    /** attach, and once more after letting go of a session this extension still held from an earlier worker. */
-    async attachDebugger(dbg, tabId) {
-      try {
-        await dbg.attach({ tabId }, PROTOCOL);
-      } catch (e) {
-        if (!/already attached/i.test(String(e && e.message))) throw e;
-        // Only this extension's own session can be detached by it; another client's stays and the retry fails.
-        await dbg.detach({ tabId }).catch(() => {});
-        await dbg.attach({ tabId }, PROTOCOL);
-      }
-    }
-
-    async pageTarget(tabId) {
-      let targets;
-      try {
-        targets = await this.io.debugger().getTargets();
-      } catch {
-        return undefined;
-      }
-      return targets.find((t) => t.tabId === tabId && t.type === "page");
-    }
-
-    /** Ends the deep view of a tab (by the person, or because it left the scope). */
-    async detach(tabId, reason = "detached") {
-      if (this.pending.has(tabId)) await this.pending.get(tabId).catch(() => {});
-      const state = this.tabs.get(tabId);
-      if (!state) return { ok: true };
-      this.forget(tabId);
-      const dbg = this.io.debugger();
-      if (dbg) await dbg.detach({ tabId }).catch(() => {});
-      await this.save();
-      this.changed(tabId, false, reason);
-      return { ok: true };
-    }
-
-    /** The scope changed: a deep tab now outside it is let go. */
-    async recheck() {
-      for (const tabId of this.deepTabs()) {
-        const target = await this.pageTarget(tabId);
-        if (!target) continue; // closed: onDetach says so
-        if (!this.io.inScope(target.url) || this.io.excluded(target.url)) {
-          await this.detach(tabId, `${originOf(target.url)} is no longer in the capture scope`);
-        }
-      }
-    }
-
-    forget(tabId) {
-      this.tabs.delete(tabId);
-      for (const [id, owner] of this.serviceWorkers) if (owner === tabId) this.serviceWorkers.delete(id);
-      for (const [targetId, shared] of this.sharedWorkers) {
-        if (shared.tabId !== tabId) continue;
-        this.sharedWorkers.delete(targetId);
-        const dbg = this.io.debugger();
-        if (dbg) dbg.detach({ targetId }).catch(() => {}); // its tab's view ended: so does its own
-      }
-    }
-
-    onDetach(source, reason) {
-      if (source.tabId === undefined && source.targetId !== undefined) {
-        // A shared worker attached by its target id ended (or another client took it).
-        const shared = this.sharedWorkers.get(source.targetId);
-        if (!shared) return;
-        this.sharedWorkers.delete(source.targetId);
-        const state = this.tabs.get(shared.tabId);
-        if (state) state.tracker.event("", "Target.detachedFromTarget", { sessionId: shared.sessionId, targetId: source.targetId });
-        return;
-      }
-      if (!this.tabs.has(source.tabId)) return;
-      this.forget(source.tabId);
-      this.save();
-      const why = REASONS[reason] || String(reason);
-      this.io.log(reason === "target_closed" ? "info" : "warn", `deep view of tab ${source.tabId} ended: ${why}`);
-      this.changed(source.tabId, false, why);
-    }
-
-    onEvent(source, method, params) {
-      let tabId = source.tabId;
-      let sessionId = source.sessionId;
-      let root = { tabId };
-      if (tabId === undefined) {
-        // A shared worker's own session (attached by its target id), or a session under it.
-        const shared = source.targetId !== undefined ? this.sharedWorkers.get(source.targetId) : undefined;
-        if (!shared) {
-          // A session of an earlier service worker's, on a worker held at its start: let it run, and go.
-          if (method === "Inspector.targetReloadedAfterCrash" && source.targetId !== undefined && !this.sharedPending.has(source.targetId)) {
-            const dbg = this.io.debugger();
-            dbg.sendCommand({ targetId: source.targetId }, "Runtime.runIfWaitingForDebugger").catch(() => {});
-            dbg.detach({ targetId: source.targetId }).catch(() => {});
-          }
-          return;
-        }
-        tabId = shared.tabId;
-        sessionId = sessionId || shared.sessionId;
-        root = { targetId: source.targetId };
-        // It ended and starts again, held for our session (whichever page, deep or not, started it).
-        if (method === "Inspector.targetReloadedAfterCrash" && !source.sessionId) this.startShared(this.io.debugger(), source.targetId);
-      }
-      const state = this.tabs.get(tabId);
-      if (!state) return;
-      state.tracker.event(sessionId, method, params);
-      if (method === "Target.attachedToTarget") this.child(root, tabId, state, params || {});
-      else if (method === "Target.targetInfoChanged") this.childChanged(root, state, params || {});
-      else if (method === "Target.detachedFromTarget") state.children.delete(params && params.sessionId);
-      else if (method === "Network.requestWillBeSent") this.sharedWorkerScript(tabId, state, params || {});
-    }
-
-    /**
-     * A worker's script requested in the tab (its document is its own URL): when it is a shared
-     * worker (listed by getTargets as a "worker" of no tab; dedicated workers are not listed, and
-     * service workers come through auto-attach), it is attached by its target id at once.
-     */
-    sharedWorkerScript(tabId, state, params) {
-      const request = params.request || {};
-      if (params.type !== "Script" || params.redirectResponse || !request.url || params.documentURL !== request.url) return;
-      const url = request.url;
-      if (!this.io.inScope(url) || this.io.excluded(url)) return;
-      const dbg = this.io.debugger();
-      if (!dbg || typeof dbg.getTargets !== "function") return;
-      this.attachShared(dbg, tabId, state, url, params.frameId).catch((e) => {
-        this.io.log("info", `the shared worker ${url} of tab ${tabId} is not recorded: ${e && e.message}`);
-      });
-    }
-
-    async attachShared(dbg, tabId, state, url, frameId) {
-      const other = (id) => this.sharedPending.has(id) || this.serviceWorkers.has(id) || this.isChild(id);
-      const candidates = (await dbg.getTargets()).filter((t) => t.type === "worker" && !Number.isInteger(t.tabId) && t.url === url && !other(t.id));
-      const target = candidates.find((t) => !this.sharedWorkers.has(t.id)) || candidates[0];
-      if (!target || other(target.id) || this.tabs.get(tabId) !== state) return;
-      const targetId = target.id;
-      if (this.sharedWorkers.has(targetId)) {
-        // Ours already: it ended (its last page went) and starts again under the same target, which
-        // Chromium then holds at its start for the sessions still attached: ours must let it run.
-        this.startShared(dbg, targetId);
-        return;
-      }
-      this.sharedPending.add(targetId);
-      try {
-        await dbg.attach({ targetId }, PROTOCOL);
-      } finally {
-        this.sharedPending.delete(targetId);
-      }
-      if (this.tabs.get(tabId) !== state) {
-        await dbg.detach({ targetId }).catch(() => {}); // the tab's view ended meanwhile
-        return;
-      }
-      const sessionId = `shared:${targetId}`;
-      this.sharedWorkers.set(targetId, { tabId, sessionId });
-      // Its rows are of the tab, in the frame that started it, as a dedicated worker's.
-      state.tracker.event("", "Target.attachedToTarget", {
-        sessionId,
-        targetInfo: { targetId, type: "shared_worker", url, parentFrameId: frameId },
-      });
-      this.startShared(dbg, targetId);
-    }
-
-    /** A shared worker's domains, and its start resumed if it is held (a no-op otherwise). */
-    startShared(dbg, targetId) {
-      const commands = [...this.domains("shared_worker"), ["Runtime.runIfWaitingForDebugger"]];
-      for (const [method, args] of commands) {
-        dbg.sendCommand({ targetId }, method, args).catch(() => {}); // a worker gone meanwhile
-      }
-    }
-
-    releaseShared(targetId) {
-      const shared = this.sharedWorkers.get(targetId);
-      this.sharedWorkers.delete(targetId);
-      const state = shared && this.tabs.get(shared.tabId);
-      if (state) state.tracker.event("", "Target.detachedFromTarget", { sessionId: shared.sessionId, targetId });
-      const dbg = this.io.debugger();
-      if (dbg) dbg.detach({ targetId }).catch(() => {});
-    }
-
-    /** Whether a target is a child auto-attached under any deep tab. */
-    isChild(targetId) {
-      for (const state of this.tabs.values()) {
-        for (const child of state.children.values()) if (child.targetId === targetId) return true;
-      }
-      return false;
-    }
-
-    /** A worker, iframe or service worker attached under the tab: enabled if in scope, resumed in any case. */
-    child(root, tabId, state, params) {
-      const sessionId = params.sessionId;
-      const info = params.targetInfo || {};
-      if (typeof sessionId !== "string") return;
-      const dbg = this.io.debugger();
-      const debuggee = { ...root, sessionId };
-      let enable = state.tracker.sessionInScope(sessionId) !== false;
-      // A service worker serves every tab of its origin: its rows are recorded by one tab's session.
-      if (info.type === "service_worker") {
-        // Taken for a shared worker (its script looked like one's): auto-attach is its one session.
-        if (this.sharedWorkers.has(info.targetId)) this.releaseShared(info.targetId);
-        const owner = this.serviceWorkers.get(info.targetId);
-        if (owner !== undefined && owner !== tabId && this.tabs.has(owner)) enable = false;
-        else if (enable) this.serviceWorkers.set(info.targetId, tabId);
-      }
-      state.children.set(sessionId, { enabled: enable, type: info.type, targetId: info.targetId });
-      const commands = enable ? this.domains(info.type) : [];
-      if (params.waitingForDebugger) commands.push(["Runtime.runIfWaitingForDebugger"]);
-      for (const [method, args] of commands) {
-        dbg.sendCommand(debuggee, method, args).catch(() => {}); // a target gone meanwhile
-      }
-    }
-
-    /** An iframe whose document was not known when it attached: enabled once it is known to be in scope. */
-    childChanged(root, state, params) {
-      const info = params.targetInfo || {};
-      for (const [sessionId, child] of state.children) {
-        if (child.targetId !== info.targetId || child.enabled || child.type !== "iframe") continue;
-        if (state.tracker.sessionInScope(sessionId) !== true) continue;
-        child.enabled = true;
-        for (const [method, args] of this.domains(child.type)) {
-          this.io.debugger().sendCommand({ ...root, sessionId }, method, args).catch(() => {});
-        }
-      }
-    }
-
-    domains(type) {
-      const commands = [
-        ["Network.enable", NETWORK],
-        ["Log.enable"],
-      ];
-      if (type === "iframe") commands.unshift(["Page.enable"]);
-      if (type !== "service_worker") commands.push(["Target.setAutoAttach", AUTO_ATTACH]); // its own workers and frames
-      return commands;
-    }
-
-    changed(tabId, deep, reason) {
-      for (const cb of this.listeners) {
-        try {
-          cb({ tabId, deep, reason });
-        } catch (e) {
-          console.warn("gasoline: deep view listener failed", e);
-        }
-      }
-    }
-
-    save() {
-      return Promise.resolve(this.io.storage.set({ [STORAGE_KEY]: this.deepTabs() })).catch(() => {});
-    }
+export class Deep {
+  /**
+   * @param {object} io
+   * @param {() => object|undefined} io.debugger  chrome.debugger, undefined while the permission is not granted
+   * @param {{get: Function, set: Function}} io.storage  chrome.storage.session
+   * @param {(url: string) => boolean} io.inScope
+   * @param {(url: string) => boolean} io.excluded  never attach (the extension's pages, the server's origin)
+   * @param {(row: object, tabId: number|null, where: object) => void} io.emitRow
+   * @param {(entry: object, tabId: number|null, where: object) => void} io.emitLog
+   * @param {(level: string, message: string) => void} io.log
+   */
+  constructor(io) {
+    this.io = io;
+    this.tabs = new Map(); // tabId → { tracker, children: Map(sessionId → {enabled, type}) }
+    this.pending = new Map(); // tabId → the attach under way
+    this.listeners = [];
+    this.serviceWorkers = new Map(); // service worker target id → tabId whose session records it
+    this.sharedWorkers = new Map(); // shared worker target id → { tabId, sessionId } (attached by target id)
+    this.sharedPending = new Set(); // shared worker target ids being attached
+    this.listening = false;
   }
 
-  function originOf(url) {
+  /** Listens (once the permission exists) and re-attaches the tabs chosen before this worker started. */
+  async start() {
+    this.listen();
+    await this.dropOrphans();
+    let stored;
     try {
-      const o = new URL(url).origin;
-      return o === "null" ? String(url).split(/[?#]/)[0] : o;
+      stored = await this.io.storage.get(STORAGE_KEY);
     } catch {
-      return String(url);
+      return;
+    }
+    const ids = Array.isArray(stored && stored[STORAGE_KEY]) ? stored[STORAGE_KEY].filter(Number.isInteger) : [];
+    for (const tabId of ids) {
+      const r = await this.attach(tabId, { restoring: true });
+      if (r.error) this.io.log("info", `deep view of tab ${tabId} not restored: ${r.error}`);
+    }
+    if (ids.length) await this.save();
+  }
+
+  /**
+   * Sessions this extension still holds on shared workers from before this service worker
+   * started (nothing records them now): let go, since one would hold the worker at its next start.
+   * Detaching another client's session fails, and is left so.
+   */
+  async dropOrphans() {
+    const dbg = this.io.debugger();
+    if (!dbg || typeof dbg.getTargets !== "function") return;
+    let targets;
+    try {
+      targets = await dbg.getTargets();
+    } catch {
+      return;
+    }
+    for (const t of targets) {
+      if (t.type !== "worker" || Number.isInteger(t.tabId) || !t.attached || this.sharedWorkers.has(t.id)) continue;
+      await dbg.detach({ targetId: t.id }).catch(() => {});
     }
   }
 
-  const api = { Deep, STORAGE_KEY };
-  if (typeof module === "object" && module.exports) module.exports = api;
-  else root.GasolineDeep = api;
-})(globalThis);
+  listen() {
+    const dbg = this.io.debugger();
+    if (this.listening || !dbg) return;
+    this.listening = true;
+    dbg.onEvent.addListener((source, method, params) => this.onEvent(source, method, params));
+    dbg.onDetach.addListener((source, reason) => this.onDetach(source, reason));
+  }
+
+  isDeep(tabId) {
+    return this.tabs.has(tabId);
+  }
+
+  deepTabs() {
+    return [...this.tabs.keys()];
+  }
+
+  /** `cb({tabId, deep, reason})` on every attach and detach. */
+  onChange(cb) {
+    this.listeners.push(cb);
+  }
+
+  /** Requests under way in every deep tab (request_join.js offers them to bodies). */
+  *inFlight() {
+    for (const t of this.tabs.values()) yield* t.tracker.inFlight();
+  }
+
+  /** Starts the deep view of a tab: `{ok: true}` or `{error}`. */
+  attach(tabId, options = {}) {
+    if (this.tabs.has(tabId)) return Promise.resolve({ ok: true });
+    if (this.pending.has(tabId)) return this.pending.get(tabId);
+    const p = this.attachNow(tabId, options).finally(() => this.pending.delete(tabId));
+    this.pending.set(tabId, p);
+    return p;
+  }
+
+  async attachNow(tabId, { restoring = false } = {}) {
+    const dbg = this.io.debugger();
+    if (!dbg) return { error: "the debugger permission is not granted" };
+    this.listen();
+    const target = await this.pageTarget(tabId);
+    if (!target) return { error: `no tab ${tabId}` };
+    if (this.io.excluded(target.url)) return { error: `${originOf(target.url)} is never watched` };
+    if (!this.io.inScope(target.url)) return { error: `${originOf(target.url)} is outside the capture scope` };
+    const tracker = new DeepRequests({
+      tabId,
+      mainFrame: target.id,
+      inScope: (url) => this.io.inScope(url) && !this.io.excluded(url),
+      emitRow: (row, id, where) => this.io.emitRow(row, id, where),
+      emitLog: (entry, id, where) => this.io.emitLog(entry, id, where),
+      leftScope: (url) => this.detach(tabId, `the tab went to ${originOf(url)}, outside the capture scope`),
+    });
+    tracker.seedFrame(target.id, undefined, target.url);
+    const state = { tracker, children: new Map() };
+    try {
+      await this.attachDebugger(dbg, tabId);
+    } catch (e) {
+      return { error: `could not attach: ${e.message}` };
+    }
+    // Registered before the domains are enabled: their first events follow at once.
+    this.tabs.set(tabId, state);
+    const debuggee = { tabId };
+    const results = await Promise.allSettled([
+      dbg.sendCommand(debuggee, "Page.enable"),
+      dbg.sendCommand(debuggee, "Network.enable", NETWORK),
+      dbg.sendCommand(debuggee, "Log.enable"),
+      dbg.sendCommand(debuggee, "Target.setAutoAttach", AUTO_ATTACH),
+    ]);
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) {
+      this.tabs.delete(tabId);
+      await dbg.detach(debuggee).catch(() => {});
+      return { error: `could not start the deep view: ${failed.reason && failed.reason.message}` };
+    }
+    if (this.tabs.get(tabId) !== state) return { error: "detached while starting" };
+    await this.save();
+    this.changed(tabId, true, restoring ? "restored after the service worker started again" : "attached");
+    return { ok: true };
+  }
+
+  /** attach, and once more after letting go of a session this extension still held from an earlier worker. */
+  async attachDebugger(dbg, tabId) {
+    try {
+      await dbg.attach({ tabId }, PROTOCOL);
+    } catch (e) {
+      if (!/already attached/i.test(String(e && e.message))) throw e;
+      // Only this extension's own session can be detached by it; another client's stays and the retry fails.
+      await dbg.detach({ tabId }).catch(() => {});
+      await dbg.attach({ tabId }, PROTOCOL);
+    }
+  }
+
+  async pageTarget(tabId) {
+    let targets;
+    try {
+      targets = await this.io.debugger().getTargets();
+    } catch {
+      return undefined;
+    }
+    return targets.find((t) => t.tabId === tabId && t.type === "page");
+  }
+
+  /** Ends the deep view of a tab (by the person, or because it left the scope). */
+  async detach(tabId, reason = "detached") {
+    if (this.pending.has(tabId)) await this.pending.get(tabId).catch(() => {});
+    const state = this.tabs.get(tabId);
+    if (!state) return { ok: true };
+    this.forget(tabId);
+    const dbg = this.io.debugger();
+    if (dbg) await dbg.detach({ tabId }).catch(() => {});
+    await this.save();
+    this.changed(tabId, false, reason);
+    return { ok: true };
+  }
+
+  /** The scope changed: a deep tab now outside it is let go. */
+  async recheck() {
+    for (const tabId of this.deepTabs()) {
+      const target = await this.pageTarget(tabId);
+      if (!target) continue; // closed: onDetach says so
+      if (!this.io.inScope(target.url) || this.io.excluded(target.url)) {
+        await this.detach(tabId, `${originOf(target.url)} is no longer in the capture scope`);
+      }
+    }
+  }
+
+  forget(tabId) {
+    this.tabs.delete(tabId);
+    for (const [id, owner] of this.serviceWorkers) if (owner === tabId) this.serviceWorkers.delete(id);
+    for (const [targetId, shared] of this.sharedWorkers) {
+      if (shared.tabId !== tabId) continue;
+      this.sharedWorkers.delete(targetId);
+      const dbg = this.io.debugger();
+      if (dbg) dbg.detach({ targetId }).catch(() => {}); // its tab's view ended: so does its own
+    }
+  }
+
+  onDetach(source, reason) {
+    if (source.tabId === undefined && source.targetId !== undefined) {
+      // A shared worker attached by its target id ended (or another client took it).
+      const shared = this.sharedWorkers.get(source.targetId);
+      if (!shared) return;
+      this.sharedWorkers.delete(source.targetId);
+      const state = this.tabs.get(shared.tabId);
+      if (state) state.tracker.event("", "Target.detachedFromTarget", { sessionId: shared.sessionId, targetId: source.targetId });
+      return;
+    }
+    if (!this.tabs.has(source.tabId)) return;
+    this.forget(source.tabId);
+    this.save();
+    const why = REASONS[reason] || String(reason);
+    this.io.log(reason === "target_closed" ? "info" : "warn", `deep view of tab ${source.tabId} ended: ${why}`);
+    this.changed(source.tabId, false, why);
+  }
+
+  onEvent(source, method, params) {
+    let tabId = source.tabId;
+    let sessionId = source.sessionId;
+    let root = { tabId };
+    if (tabId === undefined) {
+      // A shared worker's own session (attached by its target id), or a session under it.
+      const shared = source.targetId !== undefined ? this.sharedWorkers.get(source.targetId) : undefined;
+      if (!shared) {
+        // A session of an earlier service worker's, on a worker held at its start: let it run, and go.
+        if (method === "Inspector.targetReloadedAfterCrash" && source.targetId !== undefined && !this.sharedPending.has(source.targetId)) {
+          const dbg = this.io.debugger();
+          dbg.sendCommand({ targetId: source.targetId }, "Runtime.runIfWaitingForDebugger").catch(() => {});
+          dbg.detach({ targetId: source.targetId }).catch(() => {});
+        }
+        return;
+      }
+      tabId = shared.tabId;
+      sessionId = sessionId || shared.sessionId;
+      root = { targetId: source.targetId };
+      // It ended and starts again, held for our session (whichever page, deep or not, started it).
+      if (method === "Inspector.targetReloadedAfterCrash" && !source.sessionId) this.startShared(this.io.debugger(), source.targetId);
+    }
+    const state = this.tabs.get(tabId);
+    if (!state) return;
+    state.tracker.event(sessionId, method, params);
+    if (method === "Target.attachedToTarget") this.child(root, tabId, state, params || {});
+    else if (method === "Target.targetInfoChanged") this.childChanged(root, state, params || {});
+    else if (method === "Target.detachedFromTarget") state.children.delete(params && params.sessionId);
+    else if (method === "Network.requestWillBeSent") this.sharedWorkerScript(tabId, state, params || {});
+  }
+
+  /**
+   * A worker's script requested in the tab (its document is its own URL): when it is a shared
+   * worker (listed by getTargets as a "worker" of no tab; dedicated workers are not listed, and
+   * service workers come through auto-attach), it is attached by its target id at once.
+   */
+  sharedWorkerScript(tabId, state, params) {
+    const request = params.request || {};
+    if (params.type !== "Script" || params.redirectResponse || !request.url || params.documentURL !== request.url) return;
+    const url = request.url;
+    if (!this.io.inScope(url) || this.io.excluded(url)) return;
+    const dbg = this.io.debugger();
+    if (!dbg || typeof dbg.getTargets !== "function") return;
+    this.attachShared(dbg, tabId, state, url, params.frameId).catch((e) => {
+      this.io.log("info", `the shared worker ${url} of tab ${tabId} is not recorded: ${e && e.message}`);
+    });
+  }
+
+  async attachShared(dbg, tabId, state, url, frameId) {
+    const other = (id) => this.sharedPending.has(id) || this.serviceWorkers.has(id) || this.isChild(id);
+    const candidates = (await dbg.getTargets()).filter((t) => t.type === "worker" && !Number.isInteger(t.tabId) && t.url === url && !other(t.id));
+    const target = candidates.find((t) => !this.sharedWorkers.has(t.id)) || candidates[0];
+    if (!target || other(target.id) || this.tabs.get(tabId) !== state) return;
+    const targetId = target.id;
+    if (this.sharedWorkers.has(targetId)) {
+      // Ours already: it ended (its last page went) and starts again under the same target, which
+      // Chromium then holds at its start for the sessions still attached: ours must let it run.
+      this.startShared(dbg, targetId);
+      return;
+    }
+    this.sharedPending.add(targetId);
+    try {
+      await dbg.attach({ targetId }, PROTOCOL);
+    } finally {
+      this.sharedPending.delete(targetId);
+    }
+    if (this.tabs.get(tabId) !== state) {
+      await dbg.detach({ targetId }).catch(() => {}); // the tab's view ended meanwhile
+      return;
+    }
+    const sessionId = `shared:${targetId}`;
+    this.sharedWorkers.set(targetId, { tabId, sessionId });
+    // Its rows are of the tab, in the frame that started it, as a dedicated worker's.
+    state.tracker.event("", "Target.attachedToTarget", {
+      sessionId,
+      targetInfo: { targetId, type: "shared_worker", url, parentFrameId: frameId },
+    });
+    this.startShared(dbg, targetId);
+  }
+
+  /** A shared worker's domains, and its start resumed if it is held (a no-op otherwise). */
+  startShared(dbg, targetId) {
+    const commands = [...this.domains("shared_worker"), ["Runtime.runIfWaitingForDebugger"]];
+    for (const [method, args] of commands) {
+      dbg.sendCommand({ targetId }, method, args).catch(() => {}); // a worker gone meanwhile
+    }
+  }
+
+  releaseShared(targetId) {
+    const shared = this.sharedWorkers.get(targetId);
+    this.sharedWorkers.delete(targetId);
+    const state = shared && this.tabs.get(shared.tabId);
+    if (state) state.tracker.event("", "Target.detachedFromTarget", { sessionId: shared.sessionId, targetId });
+    const dbg = this.io.debugger();
+    if (dbg) dbg.detach({ targetId }).catch(() => {});
+  }
+
+  /** Whether a target is a child auto-attached under any deep tab. */
+  isChild(targetId) {
+    for (const state of this.tabs.values()) {
+      for (const child of state.children.values()) if (child.targetId === targetId) return true;
+    }
+    return false;
+  }
+
+  /** A worker, iframe or service worker attached under the tab: enabled if in scope, resumed in any case. */
+  child(root, tabId, state, params) {
+    const sessionId = params.sessionId;
+    const info = params.targetInfo || {};
+    if (typeof sessionId !== "string") return;
+    const dbg = this.io.debugger();
+    const debuggee = { ...root, sessionId };
+    let enable = state.tracker.sessionInScope(sessionId) !== false;
+    // A service worker serves every tab of its origin: its rows are recorded by one tab's session.
+    if (info.type === "service_worker") {
+      // Taken for a shared worker (its script looked like one's): auto-attach is its one session.
+      if (this.sharedWorkers.has(info.targetId)) this.releaseShared(info.targetId);
+      const owner = this.serviceWorkers.get(info.targetId);
+      if (owner !== undefined && owner !== tabId && this.tabs.has(owner)) enable = false;
+      else if (enable) this.serviceWorkers.set(info.targetId, tabId);
+    }
+    state.children.set(sessionId, { enabled: enable, type: info.type, targetId: info.targetId });
+    const commands = enable ? this.domains(info.type) : [];
+    if (params.waitingForDebugger) commands.push(["Runtime.runIfWaitingForDebugger"]);
+    for (const [method, args] of commands) {
+      dbg.sendCommand(debuggee, method, args).catch(() => {}); // a target gone meanwhile
+    }
+  }
+
+  /** An iframe whose document was not known when it attached: enabled once it is known to be in scope. */
+  childChanged(root, state, params) {
+    const info = params.targetInfo || {};
+    for (const [sessionId, child] of state.children) {
+      if (child.targetId !== info.targetId || child.enabled || child.type !== "iframe") continue;
+      if (state.tracker.sessionInScope(sessionId) !== true) continue;
+      child.enabled = true;
+      for (const [method, args] of this.domains(child.type)) {
+        this.io.debugger().sendCommand({ ...root, sessionId }, method, args).catch(() => {});
+      }
+    }
+  }
+
+  domains(type) {
+    const commands = [
+      ["Network.enable", NETWORK],
+      ["Log.enable"],
+    ];
+    if (type === "iframe") commands.unshift(["Page.enable"]);
+    if (type !== "service_worker") commands.push(["Target.setAutoAttach", AUTO_ATTACH]); // its own workers and frames
+    return commands;
+  }
+
+  changed(tabId, deep, reason) {
+    for (const cb of this.listeners) {
+      try {
+        cb({ tabId, deep, reason });
+      } catch (e) {
+        console.warn("gasoline: deep view listener failed", e);
+      }
+    }
+  }
+
+  save() {
+    return Promise.resolve(this.io.storage.set({ [STORAGE_KEY]: this.deepTabs() })).catch(() => {});
+  }
+}
+
+function originOf(url) {
+  try {
+    const o = new URL(url).origin;
+    return o === "null" ? String(url).split(/[?#]/)[0] : o;
+  } catch {
+    return String(url);
+  }
+}

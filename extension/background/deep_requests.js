@@ -51,563 +51,556 @@
 // going to a document outside the scope is reported (`leftScope`) at its request
 // (or commit, for a page restored from the back/forward cache).
 // Pure: fed event objects; the unit tests drive it with recorded sequences.
-(function (root) {
-  const browserLog =
-    typeof module === "object" && module.exports ? require("./browser_log.js").browserLog : root.GasolineBrowserLog.browserLog;
+import { browserLog } from "./browser_log.js";
 
-  /** Rows longer than this many redirects keep the first ones. */
-  const MAX_REDIRECTS = 20;
-  /** Requests followed at once; the oldest is given up past this (a leak guard). */
-  const MAX_OPEN = 5000;
-  /** Frames remembered per tab. */
-  const MAX_FRAMES = 2000;
-  /** Finished requests remembered for the Log entries that name them (they come just after). */
-  const RECENT = 300;
+/** Rows longer than this many redirects keep the first ones. */
+const MAX_REDIRECTS = 20;
+/** Requests followed at once; the oldest is given up past this (a leak guard). */
+const MAX_OPEN = 5000;
+/** Frames remembered per tab. */
+const MAX_FRAMES = 2000;
+/** Finished requests remembered for the Log entries that name them (they come just after). */
+const RECENT = 300;
 
-  /** The protocol's resource types as webRequest named them (the rows' `type` is unchanged). */
-  const TYPES = {
-    Stylesheet: "stylesheet",
-    Image: "image",
-    Media: "media",
-    Font: "font",
-    Script: "script",
-    XHR: "xmlhttprequest",
-    Fetch: "xmlhttprequest",
-    EventSource: "xmlhttprequest", // as Chrome's webRequest typed it
-    WebSocket: "websocket",
-    Ping: "ping",
-    CSPViolationReport: "csp_report",
-  };
-  const PROTOCOLS = { "http/0.9": "HTTP/0.9", "http/1.0": "HTTP/1.0", "http/1.1": "HTTP/1.1", h2: "HTTP/2", h3: "HTTP/3" };
-  const NETWORK_URL = /^(https?|wss?):/i;
-  const WORKERS = new Set(["worker", "shared_worker", "service_worker"]);
+/** The protocol's resource types as webRequest named them (the rows' `type` is unchanged). */
+const TYPES = {
+  Stylesheet: "stylesheet",
+  Image: "image",
+  Media: "media",
+  Font: "font",
+  Script: "script",
+  XHR: "xmlhttprequest",
+  Fetch: "xmlhttprequest",
+  EventSource: "xmlhttprequest", // as Chrome's webRequest typed it
+  WebSocket: "websocket",
+  Ping: "ping",
+  CSPViolationReport: "csp_report",
+};
+const PROTOCOLS = { "http/0.9": "HTTP/0.9", "http/1.0": "HTTP/1.0", "http/1.1": "HTTP/1.1", h2: "HTTP/2", h3: "HTTP/3" };
+const NETWORK_URL = /^(https?|wss?):/i;
+const WORKERS = new Set(["worker", "shared_worker", "service_worker"]);
 
-  class DeepRequests {
-    /**
-     * @param {object} io
-     * @param {number} io.tabId
-     * @param {string} [io.mainFrame]  the protocol's id of the tab's top frame (the tab target's id)
-     * @param {(url: string|undefined) => boolean} io.inScope
-     * @param {(row: object, tabId: number|null, where: object) => void} io.emitRow
-     * @param {(entry: object, tabId: number|null, where: object) => void} io.emitLog
-     * @param {(url: string) => void} [io.leftScope]  the top frame is going out of the scope
-     * @param {() => number} [io.now]
-     */
-    constructor(io) {
-      this.io = io;
-      this.now = io.now || Date.now;
-      this.open = new Map(); // request id → record
-      this.recent = new Map(); // request id → finished record, for Log entries
-      this.frames = new Map(); // frame id → { parent, url }
-      this.sessions = new Map(); // child session id → { type, url, targetId, frame }
-      this.offset = undefined; // wall ms − monotonic ms
+export class DeepRequests {
+  /**
+   * @param {object} io
+   * @param {number} io.tabId
+   * @param {string} [io.mainFrame]  the protocol's id of the tab's top frame (the tab target's id)
+   * @param {(url: string|undefined) => boolean} io.inScope
+   * @param {(row: object, tabId: number|null, where: object) => void} io.emitRow
+   * @param {(entry: object, tabId: number|null, where: object) => void} io.emitLog
+   * @param {(url: string) => void} [io.leftScope]  the top frame is going out of the scope
+   * @param {() => number} [io.now]
+   */
+  constructor(io) {
+    this.io = io;
+    this.now = io.now || Date.now;
+    this.open = new Map(); // request id → record
+    this.recent = new Map(); // request id → finished record, for Log entries
+    this.frames = new Map(); // frame id → { parent, url }
+    this.sessions = new Map(); // child session id → { type, url, targetId, frame }
+    this.offset = undefined; // wall ms − monotonic ms
+  }
+
+  /** One event: `sessionId` undefined or "" for the tab's own session. */
+  event(sessionId, method, params) {
+    const handle = HANDLERS[method];
+    if (handle) handle.call(this, sessionId || "", params || {});
+  }
+
+  /** What is known before any event: a frame and its document (the tab's page when attached). */
+  seedFrame(id, parent, url) {
+    if (typeof id === "string" && id) this.setFrame(id, { parent, url });
+  }
+
+  /**
+   * Whether a child session's document is in the scope: true, false, or
+   * undefined while its URL is not known yet (an iframe attaches before it commits).
+   */
+  sessionInScope(sessionId) {
+    const s = this.sessions.get(sessionId);
+    if (!s) return undefined;
+    if (s.type === "iframe") {
+      // Its own document decides (another site's, or it would not be a target of its own):
+      // committed, or still being requested in its parent's session.
+      let url = this.frameUrl(s.frame) || s.url;
+      for (const r of this.open.values()) if (r.type === "sub_frame" && r.frame === s.frame) url = r.current;
+      return url ? this.inScope(this.scopeUrl(url)) : undefined;
     }
+    const scope = this.scopeUrl(s.url, s.frame);
+    return scope === undefined ? undefined : this.io.inScope(scope);
+  }
 
-    /** One event: `sessionId` undefined or "" for the tab's own session. */
-    event(sessionId, method, params) {
-      const handle = HANDLERS[method];
-      if (handle) handle.call(this, sessionId || "", params || {});
+  /** Requests started and not finished, oldest first, shaped for request_join.js. */
+  *inFlight() {
+    for (const r of this.open.values()) {
+      if (r.preflight || r.method === undefined) continue;
+      yield { requestId: r.id, tabId: r.serviceWorker ? null : this.io.tabId, method: r.method, url: r.url, status: r.status, frameUrl: this.rowFrameUrl(r) };
     }
+  }
 
-    /** What is known before any event: a frame and its document (the tab's page when attached). */
-    seedFrame(id, parent, url) {
-      if (typeof id === "string" && id) this.setFrame(id, { parent, url });
+  // ---- frames and sessions ------------------------------------------------------
+  setFrame(id, info) {
+    const old = this.frames.get(id);
+    this.frames.delete(id); // the newest last, so the oldest is the one given up
+    this.frames.set(id, { parent: info.parent ?? (old && old.parent), url: info.url || (old && old.url) });
+    if (this.frames.size > MAX_FRAMES) this.frames.delete(this.frames.keys().next().value);
+  }
+
+  frameUrl(id) {
+    const f = id && this.frames.get(id);
+    return f ? f.url : undefined;
+  }
+
+  /** The frame a session's events without a frame of their own belong to. */
+  sessionFrame(sessionId) {
+    if (!sessionId) return this.io.mainFrame;
+    const s = this.sessions.get(sessionId);
+    return s ? s.frame : undefined;
+  }
+
+  /**
+   * The URL whose origin decides whether a document is in the scope: its own
+   * when it is a network URL (a blob: URL's inner one), else its frame's, else
+   * the nearest ancestor frame's (about:srcdoc, about:blank, a data: worker).
+   */
+  scopeUrl(url, frame) {
+    const chain = [url];
+    for (let f = frame, i = 0; f && i < 32; f = this.frames.get(f) && this.frames.get(f).parent, i++) {
+      chain.push(this.frameUrl(f));
     }
-
-    /**
-     * Whether a child session's document is in the scope: true, false, or
-     * undefined while its URL is not known yet (an iframe attaches before it commits).
-     */
-    sessionInScope(sessionId) {
-      const s = this.sessions.get(sessionId);
-      if (!s) return undefined;
-      if (s.type === "iframe") {
-        // Its own document decides (another site's, or it would not be a target of its own):
-        // committed, or still being requested in its parent's session.
-        let url = this.frameUrl(s.frame) || s.url;
-        for (const r of this.open.values()) if (r.type === "sub_frame" && r.frame === s.frame) url = r.current;
-        return url ? this.inScope(this.scopeUrl(url)) : undefined;
-      }
-      const scope = this.scopeUrl(s.url, s.frame);
-      return scope === undefined ? undefined : this.io.inScope(scope);
+    for (const u of chain) {
+      if (typeof u !== "string") continue;
+      if (NETWORK_URL.test(u)) return u;
+      if (/^blob:/i.test(u)) return u.slice(5);
     }
+    return undefined;
+  }
 
-    /** Requests started and not finished, oldest first, shaped for request_join.js. */
-    *inFlight() {
-      for (const r of this.open.values()) {
-        if (r.preflight || r.method === undefined) continue;
-        yield { requestId: r.id, tabId: r.serviceWorker ? null : this.io.tabId, method: r.method, url: r.url, status: r.status, frameUrl: this.rowFrameUrl(r) };
-      }
+  inScope(url) {
+    return url !== undefined && this.io.inScope(url);
+  }
+
+  isTop(frame) {
+    return frame !== undefined && frame === this.io.mainFrame;
+  }
+
+  wall(timestamp) {
+    return Number.isFinite(timestamp) && this.offset !== undefined ? timestamp * 1000 + this.offset : this.now();
+  }
+
+  // ---- requests ------------------------------------------------------------------
+  request(s, p) {
+    const req = p.request || {};
+    const url = req.url;
+    if (Number.isFinite(p.wallTime) && Number.isFinite(p.timestamp)) this.offset = p.wallTime * 1000 - p.timestamp * 1000;
+    const known = this.open.get(p.requestId);
+    if (known) {
+      if (p.redirectResponse) this.redirect(known, p.redirectResponse, url);
+      return;
     }
-
-    // ---- frames and sessions ------------------------------------------------------
-    setFrame(id, info) {
-      const old = this.frames.get(id);
-      this.frames.delete(id); // the newest last, so the oldest is the one given up
-      this.frames.set(id, { parent: info.parent ?? (old && old.parent), url: info.url || (old && old.url) });
-      if (this.frames.size > MAX_FRAMES) this.frames.delete(this.frames.keys().next().value);
+    // data:, blob:, chrome-extension: … are not the network (webRequest never showed them).
+    if (typeof url !== "string" || !NETWORK_URL.test(url)) return;
+    const session = s ? this.sessions.get(s) : undefined;
+    const worker = session && WORKERS.has(session.type) ? session : undefined;
+    let frame = p.frameId || undefined;
+    let docUrl = p.documentURL;
+    let type = TYPES[p.type] || "other";
+    const initiator = p.initiator || {};
+    const preflight = initiator.type === "preflight";
+    if (preflight) {
+      // The frame and document are those of the request it precedes, which may be announced
+      // after it (measured: the preflight's requestWillBeSent came first); known at its end.
+      docUrl = undefined;
+      type = "other";
     }
-
-    frameUrl(id) {
-      const f = id && this.frames.get(id);
-      return f ? f.url : undefined;
+    if (!frame) frame = this.sessionFrame(s);
+    if (p.type === "Document") {
+      docUrl = url;
+      type = this.isTop(frame) ? "main_frame" : "sub_frame";
+      if (type === "main_frame" && !this.inScope(url)) return this.left(url);
+    } else if (frame && p.frameId && docUrl && !this.frameUrl(frame)) {
+      this.setFrame(frame, { url: docUrl });
     }
-
-    /** The frame a session's events without a frame of their own belong to. */
-    sessionFrame(sessionId) {
-      if (!sessionId) return this.io.mainFrame;
-      const s = this.sessions.get(sessionId);
-      return s ? s.frame : undefined;
+    if (worker && !docUrl) docUrl = worker.url;
+    if (worker && worker.targetId !== p.requestId) {
+      // The worker runs: its own script was loaded by now.
+      const script = this.open.get(worker.targetId);
+      if (script && script.loadedBy === undefined) script.loadedBy = p.timestamp;
     }
+    if (this.open.size >= MAX_OPEN) this.open.delete(this.open.keys().next().value);
+    this.open.set(p.requestId, {
+      id: p.requestId,
+      url,
+      current: url,
+      method: req.method,
+      type,
+      frame,
+      docUrl,
+      preflight,
+      preflightOf: preflight ? initiator.requestId : undefined,
+      serviceWorker: worker !== undefined && worker.type === "service_worker",
+      startedAt: Number.isFinite(p.wallTime) ? p.wallTime * 1000 : this.wall(p.timestamp),
+      redirects: [],
+    });
+  }
 
-    /**
-     * The URL whose origin decides whether a document is in the scope: its own
-     * when it is a network URL (a blob: URL's inner one), else its frame's, else
-     * the nearest ancestor frame's (about:srcdoc, about:blank, a data: worker).
-     */
-    scopeUrl(url, frame) {
-      const chain = [url];
-      for (let f = frame, i = 0; f && i < 32; f = this.frames.get(f) && this.frames.get(f).parent, i++) {
-        chain.push(this.frameUrl(f));
-      }
-      for (const u of chain) {
-        if (typeof u !== "string") continue;
-        if (NETWORK_URL.test(u)) return u;
-        if (/^blob:/i.test(u)) return u.slice(5);
-      }
-      return undefined;
-    }
+  /** A preflight takes the frame, document and type of the request it precedes, once known. */
+  precede(r, mainId) {
+    const main = this.open.get(mainId) || this.recent.get(mainId);
+    if (!main) return false;
+    r.frame = main.frame;
+    r.docUrl = main.docUrl;
+    r.type = main.type;
+    return true;
+  }
 
-    inScope(url) {
-      return url !== undefined && this.io.inScope(url);
-    }
+  /** Its request never announced: the preflight is of its session's frame (never its own URL's origin). */
+  precedeUnknown(r) {
+    r.docUrl = this.frameUrl(r.frame);
+  }
 
-    isTop(frame) {
-      return frame !== undefined && frame === this.io.mainFrame;
-    }
-
-    wall(timestamp) {
-      return Number.isFinite(timestamp) && this.offset !== undefined ? timestamp * 1000 + this.offset : this.now();
-    }
-
-    // ---- requests ------------------------------------------------------------------
-    request(s, p) {
-      const req = p.request || {};
-      const url = req.url;
-      if (Number.isFinite(p.wallTime) && Number.isFinite(p.timestamp)) this.offset = p.wallTime * 1000 - p.timestamp * 1000;
-      const known = this.open.get(p.requestId);
-      if (known) {
-        if (p.redirectResponse) this.redirect(known, p.redirectResponse, url);
-        return;
-      }
-      // data:, blob:, chrome-extension: … are not the network (webRequest never showed them).
-      if (typeof url !== "string" || !NETWORK_URL.test(url)) return;
-      const session = s ? this.sessions.get(s) : undefined;
-      const worker = session && WORKERS.has(session.type) ? session : undefined;
-      let frame = p.frameId || undefined;
-      let docUrl = p.documentURL;
-      let type = TYPES[p.type] || "other";
-      const initiator = p.initiator || {};
-      const preflight = initiator.type === "preflight";
-      if (preflight) {
-        // The frame and document are those of the request it precedes, which may be announced
-        // after it (measured: the preflight's requestWillBeSent came first); known at its end.
-        docUrl = undefined;
-        type = "other";
-      }
-      if (!frame) frame = this.sessionFrame(s);
-      if (p.type === "Document") {
-        docUrl = url;
-        type = this.isTop(frame) ? "main_frame" : "sub_frame";
-        if (type === "main_frame" && !this.inScope(url)) return this.left(url);
-      } else if (frame && p.frameId && docUrl && !this.frameUrl(frame)) {
-        this.setFrame(frame, { url: docUrl });
-      }
-      if (worker && !docUrl) docUrl = worker.url;
-      if (worker && worker.targetId !== p.requestId) {
-        // The worker runs: its own script was loaded by now.
-        const script = this.open.get(worker.targetId);
-        if (script && script.loadedBy === undefined) script.loadedBy = p.timestamp;
-      }
-      if (this.open.size >= MAX_OPEN) this.open.delete(this.open.keys().next().value);
-      this.open.set(p.requestId, {
-        id: p.requestId,
-        url,
-        current: url,
-        method: req.method,
-        type,
-        frame,
-        docUrl,
-        preflight,
-        preflightOf: preflight ? initiator.requestId : undefined,
-        serviceWorker: worker !== undefined && worker.type === "service_worker",
-        startedAt: Number.isFinite(p.wallTime) ? p.wallTime * 1000 : this.wall(p.timestamp),
-        redirects: [],
+  redirect(r, response, next) {
+    if (r.redirects.length < MAX_REDIRECTS) {
+      r.redirects.push({
+        url: r.current,
+        status: response.status,
+        statusLine: statusLine(response),
+        location: next,
+        ip: response.remoteIPAddress || undefined,
+        fromCache: fromCache(response) || undefined,
       });
     }
-
-    /** A preflight takes the frame, document and type of the request it precedes, once known. */
-    precede(r, mainId) {
-      const main = this.open.get(mainId) || this.recent.get(mainId);
-      if (!main) return false;
-      r.frame = main.frame;
-      r.docUrl = main.docUrl;
-      r.type = main.type;
-      return true;
-    }
-
-    /** Its request never announced: the preflight is of its session's frame (never its own URL's origin). */
-    precedeUnknown(r) {
-      r.docUrl = this.frameUrl(r.frame);
-    }
-
-    redirect(r, response, next) {
-      if (r.redirects.length < MAX_REDIRECTS) {
-        r.redirects.push({
-          url: r.current,
-          status: response.status,
-          statusLine: statusLine(response),
-          location: next,
-          ip: response.remoteIPAddress || undefined,
-          fromCache: fromCache(response) || undefined,
-        });
-      }
-      r.current = next;
-      if (r.type === "main_frame" || r.type === "sub_frame") r.docUrl = next;
-      if (r.type === "main_frame" && !this.inScope(next)) {
-        this.open.delete(r.id);
-        this.left(next);
-      }
-    }
-
-    response(s, p) {
-      const response = p.response || {};
-      const r = this.open.get(p.requestId) || this.unseen(s, p);
-      if (!r) return;
-      r.status = response.status;
-      r.statusLine = statusLine(response);
-      r.ip = response.remoteIPAddress || undefined;
-      r.fromCache = r.fromCache || fromCache(response);
-      // When its headers arrived by the network's clock (the event's own timestamp is when it was
-      // sent on, which measured later than the request's end at times).
-      const t = response.timing;
-      r.responseAt = this.wall(t && Number.isFinite(t.requestTime) && t.receiveHeadersEnd >= 0 ? t.requestTime + t.receiveHeadersEnd / 1000 : p.timestamp);
-      if (p.type === "Preflight") r.preflight = true;
-    }
-
-    /**
-     * A response to a request this tracker did not see start: it began before
-     * the tab was attached (or before the service worker started again). Its
-     * response says what it was; its start, method and redirects are lost.
-     */
-    unseen(s, p) {
-      const response = p.response || {};
-      if (typeof response.url !== "string" || !NETWORK_URL.test(response.url)) return undefined;
-      const session = s ? this.sessions.get(s) : undefined;
-      const frame = p.frameId || this.sessionFrame(s);
-      const r = {
-        id: p.requestId,
-        url: response.url,
-        current: response.url,
-        type: p.type === "Document" ? (this.isTop(frame) ? "main_frame" : "sub_frame") : TYPES[p.type] || "other",
-        frame,
-        docUrl: p.type === "Document" ? response.url : this.frameUrl(frame) || (session && session.url),
-        serviceWorker: session !== undefined && session.type === "service_worker",
-        redirects: [],
-      };
-      this.open.set(p.requestId, r);
-      return r;
-    }
-
-    finish(p, error) {
-      const r = this.open.get(p.requestId);
-      if (!r) return;
-      this.open.delete(p.requestId);
-      if (r.preflightOf !== undefined && !this.precede(r, r.preflightOf)) this.precedeUnknown(r);
-      this.recent.set(r.id, r);
-      if (this.recent.size > RECENT) this.recent.delete(this.recent.keys().next().value);
-      r.scope = this.scopeUrl(r.docUrl, r.frame);
-      // Another origin's frame or worker outside the scope leaves no row.
-      if (!this.inScope(r.scope)) return;
-      const endedAt = Math.max(this.wall(p.timestamp), r.responseAt ?? -Infinity);
-      const page = origin(r.scope);
-      const row = {
-        url: r.url,
-        method: r.method,
-        type: r.type,
-        requestId: r.id,
-        source: "browser",
-        frameUrl: r.serviceWorker ? undefined : this.rowFrameUrl(r),
-        initiator: this.initiatorOf(r, page),
-        responseStatus: r.status || undefined,
-        statusLine: r.statusLine,
-        fromCache: r.fromCache || false,
-        ip: r.ip,
-        startedAt: r.startedAt,
-        responseAt: r.responseAt,
-        endedAt,
-        duration: r.startedAt === undefined ? undefined : endedAt - r.startedAt,
-        ts: Math.round(r.startedAt ?? endedAt),
-        startUnknown: r.startedAt === undefined || undefined,
-      };
-      if (r.redirects.length) {
-        row.redirects = r.redirects;
-        row.finalUrl = r.current;
-      }
-      if (error) row.error = error(r, page);
-      for (const key of Object.keys(row)) if (row[key] === undefined) delete row[key];
-      if (r.type === "sub_frame" && !error) this.setFrame(r.frame, { url: r.current });
-      this.io.emitRow(row, r.serviceWorker ? null : this.io.tabId, this.where(r.serviceWorker ? undefined : r.frame, r.serviceWorker));
-    }
-
-    /** A frame's document row names its own document; any other its frame's. */
-    rowFrameUrl(r) {
-      if (r.type === "main_frame" || r.type === "sub_frame") return r.current;
-      return this.frameUrl(r.frame) || r.docUrl;
-    }
-
-    initiatorOf(r, page) {
-      if (r.type === "main_frame") return undefined;
-      if (r.type === "sub_frame") {
-        const parent = this.frames.get(r.frame);
-        return origin(this.scopeUrl(undefined, parent && parent.parent));
-      }
-      return page;
-    }
-
-    /** Which frame a row or message is of, for the caller to turn into Chrome's frame ids. */
-    where(frame, serviceWorker) {
-      if (serviceWorker || frame === undefined) return { serviceWorker: !!serviceWorker };
-      const f = this.frames.get(frame);
-      const parent = f && f.parent;
-      return {
-        frame,
-        frameUrl: this.frameUrl(frame),
-        top: this.isTop(frame),
-        parentFrame: parent,
-        parentFrameUrl: this.frameUrl(parent),
-        parentTop: this.isTop(parent),
-      };
-    }
-
-    left(url) {
-      if (this.io.leftScope) this.io.leftScope(url);
-    }
-
-    /**
-     * A worker's own script never said it ended, yet the worker made a request that has ended
-     * (or the worker is gone, `gone`): ended, as a load, when the worker's first request began.
-     */
-    scriptLoaded(sessionId, gone) {
-      const session = sessionId ? this.sessions.get(sessionId) : undefined;
-      if (!session || !WORKERS.has(session.type) || session.targetId === undefined) return;
-      const script = this.open.get(session.targetId);
-      if (!script || script.url !== session.url || (script.loadedBy === undefined && !gone)) return;
-      this.finish({ requestId: script.id, timestamp: script.loadedBy }, null);
-    }
-
-    // ---- WebSockets: a row for the handshake, as webRequest made one ------------------------
-    socket(s, p) {
-      if (typeof p.url !== "string" || !NETWORK_URL.test(p.url)) return;
-      const frame = this.sessionFrame(s);
-      const session = s ? this.sessions.get(s) : undefined;
-      this.open.set(p.requestId, {
-        id: p.requestId,
-        url: p.url,
-        current: p.url,
-        method: "GET",
-        type: "websocket",
-        frame,
-        docUrl: this.frameUrl(frame) || (session && session.url),
-        serviceWorker: session !== undefined && session.type === "service_worker",
-        startedAt: this.now(),
-        redirects: [],
-      });
-    }
-
-    // ---- the browser's console messages ---------------------------------------------------
-    log(s, p) {
-      const e = p.entry;
-      if (!e || typeof e !== "object") return;
-      const session = s ? this.sessions.get(s) : undefined;
-      const r = e.networkRequestId !== undefined ? this.open.get(e.networkRequestId) || this.recent.get(e.networkRequestId) : undefined;
-      let frame;
-      let scope;
-      let serviceWorker;
-      if (r) {
-        frame = r.frame;
-        scope = r.scope || this.scopeUrl(r.docUrl, r.frame);
-        serviceWorker = r.serviceWorker;
-      } else {
-        frame = this.sessionFrame(s);
-        serviceWorker = session !== undefined && session.type === "service_worker";
-        // A message about a document names it: a same-process subframe's is its own.
-        const named = typeof e.url === "string" && !(session && WORKERS.has(session.type)) ? this.frameOfUrl(e.url) : undefined;
-        if (named) frame = named;
-        const docUrl = session && WORKERS.has(session.type) ? session.url : this.frameUrl(frame) || (session && session.url);
-        scope = this.scopeUrl(docUrl, frame);
-      }
-      if (!this.inScope(scope)) return;
-      const entry = browserLog(e, this.now);
-      this.io.emitLog(entry, serviceWorker ? null : this.io.tabId, this.where(serviceWorker ? undefined : frame, serviceWorker));
-    }
-
-    frameOfUrl(url) {
-      const bare = url.split("#")[0];
-      let found;
-      for (const [id, f] of this.frames) {
-        if (f.url !== bare) continue;
-        if (found !== undefined) return undefined; // two frames show it: the session's own frame then
-        found = id;
-      }
-      return found;
-    }
-
-    // ---- targets: workers, out-of-process iframes, the page's service worker -----------------
-    attached(s, p) {
-      const info = p.targetInfo || {};
-      if (typeof p.sessionId !== "string") return;
-      const frame = info.type === "iframe" ? info.targetId : info.parentFrameId || (WORKERS.has(info.type) ? undefined : this.sessionFrame(s));
-      this.sessions.set(p.sessionId, { type: info.type, url: info.url || undefined, targetId: info.targetId, frame });
-      if (info.type === "iframe") this.setFrame(info.targetId, { parent: info.parentFrameId, url: info.url || undefined });
-    }
-
-    changed(s, p) {
-      const info = p.targetInfo || {};
-      for (const session of this.sessions.values()) {
-        if (session.targetId === info.targetId && info.url) session.url = info.url;
-      }
-      if (info.type === "iframe" && info.url && this.frames.has(info.targetId)) this.setFrame(info.targetId, { url: info.url });
+    r.current = next;
+    if (r.type === "main_frame" || r.type === "sub_frame") r.docUrl = next;
+    if (r.type === "main_frame" && !this.inScope(next)) {
+      this.open.delete(r.id);
+      this.left(next);
     }
   }
 
-  const HANDLERS = {
-    "Network.requestWillBeSent": DeepRequests.prototype.request,
-    "Network.responseReceived": DeepRequests.prototype.response,
-    "Network.requestServedFromCache"(s, p) {
-      const r = this.open.get(p.requestId);
-      if (r) r.fromCache = true;
-    },
-    "Network.loadingFinished"(s, p) {
-      this.finish(p, null);
-      this.scriptLoaded(s, false);
-    },
-    "Network.loadingFailed"(s, p) {
-      this.finish(p, (r, page) => failure(p, r, page));
-      this.scriptLoaded(s, false);
-    },
-    "Network.webSocketCreated": DeepRequests.prototype.socket,
-    "Network.webSocketWillSendHandshakeRequest"(s, p) {
-      const r = this.open.get(p.requestId);
-      if (r && Number.isFinite(p.wallTime)) r.startedAt = p.wallTime * 1000;
-    },
-    "Network.webSocketHandshakeResponseReceived"(s, p) {
-      const r = this.open.get(p.requestId);
-      if (!r) return;
-      const response = p.response || {};
-      r.status = response.status;
-      r.statusLine = response.status ? `HTTP/1.1 ${response.status}${response.statusText ? ` ${response.statusText}` : ""}` : undefined;
-      r.responseAt = this.wall(p.timestamp);
-      this.finish(p, null); // the socket's life is websocket_events'
-    },
-    "Network.webSocketClosed"(s, p) {
-      // Closed before its handshake was answered.
-      if (this.open.has(p.requestId)) this.finish(p, () => "net::ERR_CONNECTION_FAILED (WebSocket handshake)");
-    },
-    "Log.entryAdded": DeepRequests.prototype.log,
-    "Page.frameAttached"(s, p) {
-      if (p.frameId) this.setFrame(p.frameId, { parent: p.parentFrameId });
-    },
-    "Page.frameNavigated"(s, p) {
-      const f = p.frame || {};
-      if (!f.id) return;
-      // A failed load commits chrome-error://chromewebdata/ with unreachableUrl the page asked for
-      // (a local server restarting must not end the deep view).
-      const url = f.unreachableUrl || f.url;
-      this.setFrame(f.id, { parent: f.parentId, url });
-      // A page restored from the back/forward cache commits without a request.
-      if (this.isTop(f.id) && !this.inScope(url)) this.left(url);
-    },
-    "Page.navigatedWithinDocument"(s, p) {
-      if (p.frameId && typeof p.url === "string") this.setFrame(p.frameId, { url: p.url.split("#")[0] });
-    },
-    "Page.frameDetached"(s, p) {
-      // "swap": the frame went to another process and lives on there.
-      if (p.frameId && p.reason !== "swap") this.frames.delete(p.frameId);
-    },
-    "Target.attachedToTarget": DeepRequests.prototype.attached,
-    "Target.targetInfoChanged": DeepRequests.prototype.changed,
-    "Target.detachedFromTarget"(s, p) {
-      this.scriptLoaded(p.sessionId, true);
-      this.sessions.delete(p.sessionId);
-    },
-  };
-
-  /** "HTTP/1.1 200 OK", as webRequest's statusLine read (HTTP/2 has no reason phrase). */
-  function statusLine(response) {
-    if (!response || !response.status) return undefined;
-    const protocol = PROTOCOLS[String(response.protocol || "").toLowerCase()];
-    if (!protocol) return undefined;
-    return `${protocol} ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+  response(s, p) {
+    const response = p.response || {};
+    const r = this.open.get(p.requestId) || this.unseen(s, p);
+    if (!r) return;
+    r.status = response.status;
+    r.statusLine = statusLine(response);
+    r.ip = response.remoteIPAddress || undefined;
+    r.fromCache = r.fromCache || fromCache(response);
+    // When its headers arrived by the network's clock (the event's own timestamp is when it was
+    // sent on, which measured later than the request's end at times).
+    const t = response.timing;
+    r.responseAt = this.wall(t && Number.isFinite(t.requestTime) && t.receiveHeadersEnd >= 0 ? t.requestTime + t.receiveHeadersEnd / 1000 : p.timestamp);
+    if (p.type === "Preflight") r.preflight = true;
   }
 
-  function fromCache(response) {
-    return !!(response.fromDiskCache || response.fromPrefetchCache || response.fromEarlyHints);
+  /**
+   * A response to a request this tracker did not see start: it began before
+   * the tab was attached (or before the service worker started again). Its
+   * response says what it was; its start, method and redirects are lost.
+   */
+  unseen(s, p) {
+    const response = p.response || {};
+    if (typeof response.url !== "string" || !NETWORK_URL.test(response.url)) return undefined;
+    const session = s ? this.sessions.get(s) : undefined;
+    const frame = p.frameId || this.sessionFrame(s);
+    const r = {
+      id: p.requestId,
+      url: response.url,
+      current: response.url,
+      type: p.type === "Document" ? (this.isTop(frame) ? "main_frame" : "sub_frame") : TYPES[p.type] || "other",
+      frame,
+      docUrl: p.type === "Document" ? response.url : this.frameUrl(frame) || (session && session.url),
+      serviceWorker: session !== undefined && session.type === "service_worker",
+      redirects: [],
+    };
+    this.open.set(p.requestId, r);
+    return r;
   }
 
-  function origin(url) {
-    try {
-      const o = new URL(url).origin;
-      return o === "null" ? undefined : o;
-    } catch {
-      return undefined;
+  finish(p, error) {
+    const r = this.open.get(p.requestId);
+    if (!r) return;
+    this.open.delete(p.requestId);
+    if (r.preflightOf !== undefined && !this.precede(r, r.preflightOf)) this.precedeUnknown(r);
+    this.recent.set(r.id, r);
+    if (this.recent.size > RECENT) this.recent.delete(this.recent.keys().next().value);
+    r.scope = this.scopeUrl(r.docUrl, r.frame);
+    // Another origin's frame or worker outside the scope leaves no row.
+    if (!this.inScope(r.scope)) return;
+    const endedAt = Math.max(this.wall(p.timestamp), r.responseAt ?? -Infinity);
+    const page = origin(r.scope);
+    const row = {
+      url: r.url,
+      method: r.method,
+      type: r.type,
+      requestId: r.id,
+      source: "browser",
+      frameUrl: r.serviceWorker ? undefined : this.rowFrameUrl(r),
+      initiator: this.initiatorOf(r, page),
+      responseStatus: r.status || undefined,
+      statusLine: r.statusLine,
+      fromCache: r.fromCache || false,
+      ip: r.ip,
+      startedAt: r.startedAt,
+      responseAt: r.responseAt,
+      endedAt,
+      duration: r.startedAt === undefined ? undefined : endedAt - r.startedAt,
+      ts: Math.round(r.startedAt ?? endedAt),
+      startUnknown: r.startedAt === undefined || undefined,
+    };
+    if (r.redirects.length) {
+      row.redirects = r.redirects;
+      row.finalUrl = r.current;
     }
+    if (error) row.error = error(r, page);
+    for (const key of Object.keys(row)) if (row[key] === undefined) delete row[key];
+    if (r.type === "sub_frame" && !error) this.setFrame(r.frame, { url: r.current });
+    this.io.emitRow(row, r.serviceWorker ? null : this.io.tabId, this.where(r.serviceWorker ? undefined : r.frame, r.serviceWorker));
   }
 
-  /** Chrome's reason, with what it means where Chrome says only net::ERR_FAILED or nothing. */
-  function failure(p, r, page) {
-    let error = p.errorText || (p.canceled ? "net::ERR_ABORTED" : "");
-    if (p.corsErrorStatus) return `${error || "net::ERR_FAILED"} (CORS: ${cors(p.corsErrorStatus, r, page)})`;
-    if (p.blockedReason) return error ? `${error} (blocked:${p.blockedReason})` : `blocked:${p.blockedReason}`;
-    return error || "net::ERR_FAILED";
+  /** A frame's document row names its own document; any other its frame's. */
+  rowFrameUrl(r) {
+    if (r.type === "main_frame" || r.type === "sub_frame") return r.current;
+    return this.frameUrl(r.frame) || r.docUrl;
   }
 
-  /** A CORS refusal in words (the protocol's CorsError names what failed). */
-  function cors(status, r, page) {
-    const what = String(status.corsError || "");
-    const param = status.failedParameter || "";
-    const target = origin(r.current) || r.current;
-    const pre = what.startsWith("Preflight");
-    const response = pre ? `the preflight (OPTIONS) response from ${target}` : `the response from ${target}`;
-    const forPage = page ? ` for ${page}` : "";
-    switch (what.replace(/^Preflight/, "")) {
-      case "MissingAllowOriginHeader":
-        return `${response} has no Access-Control-Allow-Origin header${forPage}`;
-      case "AllowOriginMismatch":
-        return `${response} allows '${param}', not ${page || "this origin"}`;
-      case "MultipleAllowOriginValues":
-        return `${response} has more than one Access-Control-Allow-Origin value ('${param}')`;
-      case "InvalidAllowOriginValue":
-        return `${response} has an invalid Access-Control-Allow-Origin value ('${param}')`;
-      case "WildcardOriginNotAllowed":
-        return `${response} allows '*', which a request with credentials may not use`;
-      case "InvalidAllowCredentials":
-        return `${response} has Access-Control-Allow-Credentials '${param}', not 'true'`;
-      case "InvalidStatus":
-        return `${response} has status ${param || "other than 2xx"}`;
-      case "DisallowedRedirect":
-        return `the preflight (OPTIONS) request to ${target} was redirected`;
-      default:
-        break;
+  initiatorOf(r, page) {
+    if (r.type === "main_frame") return undefined;
+    if (r.type === "sub_frame") {
+      const parent = this.frames.get(r.frame);
+      return origin(this.scopeUrl(undefined, parent && parent.parent));
     }
-    if (what === "MethodDisallowedByPreflightResponse") return `the preflight (OPTIONS) response from ${target} does not allow the method ${param}`;
-    if (what === "HeaderDisallowedByPreflightResponse") return `the preflight (OPTIONS) response from ${target} does not allow the header ${param}`;
-    if (what === "DisallowedByMode") return `the request's mode forbids a cross-origin request to ${target}`;
-    if (what === "CorsDisabledScheme") return `${r.current}'s scheme does not support CORS`;
-    return param ? `${what} '${param}'` : what || "refused";
+    return page;
   }
 
-  const api = { DeepRequests, statusLine, failure };
-  if (typeof module === "object" && module.exports) module.exports = api;
-  else root.GasolineDeepRequests = api;
-})(globalThis);
+  /** Which frame a row or message is of, for the caller to turn into Chrome's frame ids. */
+  where(frame, serviceWorker) {
+    if (serviceWorker || frame === undefined) return { serviceWorker: !!serviceWorker };
+    const f = this.frames.get(frame);
+    const parent = f && f.parent;
+    return {
+      frame,
+      frameUrl: this.frameUrl(frame),
+      top: this.isTop(frame),
+      parentFrame: parent,
+      parentFrameUrl: this.frameUrl(parent),
+      parentTop: this.isTop(parent),
+    };
+  }
+
+  left(url) {
+    if (this.io.leftScope) this.io.leftScope(url);
+  }
+
+  /**
+   * A worker's own script never said it ended, yet the worker made a request that has ended
+   * (or the worker is gone, `gone`): ended, as a load, when the worker's first request began.
+   */
+  scriptLoaded(sessionId, gone) {
+    const session = sessionId ? this.sessions.get(sessionId) : undefined;
+    if (!session || !WORKERS.has(session.type) || session.targetId === undefined) return;
+    const script = this.open.get(session.targetId);
+    if (!script || script.url !== session.url || (script.loadedBy === undefined && !gone)) return;
+    this.finish({ requestId: script.id, timestamp: script.loadedBy }, null);
+  }
+
+  // ---- WebSockets: a row for the handshake, as webRequest made one ------------------------
+  socket(s, p) {
+    if (typeof p.url !== "string" || !NETWORK_URL.test(p.url)) return;
+    const frame = this.sessionFrame(s);
+    const session = s ? this.sessions.get(s) : undefined;
+    this.open.set(p.requestId, {
+      id: p.requestId,
+      url: p.url,
+      current: p.url,
+      method: "GET",
+      type: "websocket",
+      frame,
+      docUrl: this.frameUrl(frame) || (session && session.url),
+      serviceWorker: session !== undefined && session.type === "service_worker",
+      startedAt: this.now(),
+      redirects: [],
+    });
+  }
+
+  // ---- the browser's console messages ---------------------------------------------------
+  log(s, p) {
+    const e = p.entry;
+    if (!e || typeof e !== "object") return;
+    const session = s ? this.sessions.get(s) : undefined;
+    const r = e.networkRequestId !== undefined ? this.open.get(e.networkRequestId) || this.recent.get(e.networkRequestId) : undefined;
+    let frame;
+    let scope;
+    let serviceWorker;
+    if (r) {
+      frame = r.frame;
+      scope = r.scope || this.scopeUrl(r.docUrl, r.frame);
+      serviceWorker = r.serviceWorker;
+    } else {
+      frame = this.sessionFrame(s);
+      serviceWorker = session !== undefined && session.type === "service_worker";
+      // A message about a document names it: a same-process subframe's is its own.
+      const named = typeof e.url === "string" && !(session && WORKERS.has(session.type)) ? this.frameOfUrl(e.url) : undefined;
+      if (named) frame = named;
+      const docUrl = session && WORKERS.has(session.type) ? session.url : this.frameUrl(frame) || (session && session.url);
+      scope = this.scopeUrl(docUrl, frame);
+    }
+    if (!this.inScope(scope)) return;
+    const entry = browserLog(e, this.now);
+    this.io.emitLog(entry, serviceWorker ? null : this.io.tabId, this.where(serviceWorker ? undefined : frame, serviceWorker));
+  }
+
+  frameOfUrl(url) {
+    const bare = url.split("#")[0];
+    let found;
+    for (const [id, f] of this.frames) {
+      if (f.url !== bare) continue;
+      if (found !== undefined) return undefined; // two frames show it: the session's own frame then
+      found = id;
+    }
+    return found;
+  }
+
+  // ---- targets: workers, out-of-process iframes, the page's service worker -----------------
+  attached(s, p) {
+    const info = p.targetInfo || {};
+    if (typeof p.sessionId !== "string") return;
+    const frame = info.type === "iframe" ? info.targetId : info.parentFrameId || (WORKERS.has(info.type) ? undefined : this.sessionFrame(s));
+    this.sessions.set(p.sessionId, { type: info.type, url: info.url || undefined, targetId: info.targetId, frame });
+    if (info.type === "iframe") this.setFrame(info.targetId, { parent: info.parentFrameId, url: info.url || undefined });
+  }
+
+  changed(s, p) {
+    const info = p.targetInfo || {};
+    for (const session of this.sessions.values()) {
+      if (session.targetId === info.targetId && info.url) session.url = info.url;
+    }
+    if (info.type === "iframe" && info.url && this.frames.has(info.targetId)) this.setFrame(info.targetId, { url: info.url });
+  }
+}
+
+const HANDLERS = {
+  "Network.requestWillBeSent": DeepRequests.prototype.request,
+  "Network.responseReceived": DeepRequests.prototype.response,
+  "Network.requestServedFromCache"(s, p) {
+    const r = this.open.get(p.requestId);
+    if (r) r.fromCache = true;
+  },
+  "Network.loadingFinished"(s, p) {
+    this.finish(p, null);
+    this.scriptLoaded(s, false);
+  },
+  "Network.loadingFailed"(s, p) {
+    this.finish(p, (r, page) => failure(p, r, page));
+    this.scriptLoaded(s, false);
+  },
+  "Network.webSocketCreated": DeepRequests.prototype.socket,
+  "Network.webSocketWillSendHandshakeRequest"(s, p) {
+    const r = this.open.get(p.requestId);
+    if (r && Number.isFinite(p.wallTime)) r.startedAt = p.wallTime * 1000;
+  },
+  "Network.webSocketHandshakeResponseReceived"(s, p) {
+    const r = this.open.get(p.requestId);
+    if (!r) return;
+    const response = p.response || {};
+    r.status = response.status;
+    r.statusLine = response.status ? `HTTP/1.1 ${response.status}${response.statusText ? ` ${response.statusText}` : ""}` : undefined;
+    r.responseAt = this.wall(p.timestamp);
+    this.finish(p, null); // the socket's life is websocket_events'
+  },
+  "Network.webSocketClosed"(s, p) {
+    // Closed before its handshake was answered.
+    if (this.open.has(p.requestId)) this.finish(p, () => "net::ERR_CONNECTION_FAILED (WebSocket handshake)");
+  },
+  "Log.entryAdded": DeepRequests.prototype.log,
+  "Page.frameAttached"(s, p) {
+    if (p.frameId) this.setFrame(p.frameId, { parent: p.parentFrameId });
+  },
+  "Page.frameNavigated"(s, p) {
+    const f = p.frame || {};
+    if (!f.id) return;
+    // A failed load commits chrome-error://chromewebdata/ with unreachableUrl the page asked for
+    // (a local server restarting must not end the deep view).
+    const url = f.unreachableUrl || f.url;
+    this.setFrame(f.id, { parent: f.parentId, url });
+    // A page restored from the back/forward cache commits without a request.
+    if (this.isTop(f.id) && !this.inScope(url)) this.left(url);
+  },
+  "Page.navigatedWithinDocument"(s, p) {
+    if (p.frameId && typeof p.url === "string") this.setFrame(p.frameId, { url: p.url.split("#")[0] });
+  },
+  "Page.frameDetached"(s, p) {
+    // "swap": the frame went to another process and lives on there.
+    if (p.frameId && p.reason !== "swap") this.frames.delete(p.frameId);
+  },
+  "Target.attachedToTarget": DeepRequests.prototype.attached,
+  "Target.targetInfoChanged": DeepRequests.prototype.changed,
+  "Target.detachedFromTarget"(s, p) {
+    this.scriptLoaded(p.sessionId, true);
+    this.sessions.delete(p.sessionId);
+  },
+};
+
+/** "HTTP/1.1 200 OK", as webRequest's statusLine read (HTTP/2 has no reason phrase). */
+export function statusLine(response) {
+  if (!response || !response.status) return undefined;
+  const protocol = PROTOCOLS[String(response.protocol || "").toLowerCase()];
+  if (!protocol) return undefined;
+  return `${protocol} ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+}
+
+function fromCache(response) {
+  return !!(response.fromDiskCache || response.fromPrefetchCache || response.fromEarlyHints);
+}
+
+function origin(url) {
+  try {
+    const o = new URL(url).origin;
+    return o === "null" ? undefined : o;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Chrome's reason, with what it means where Chrome says only net::ERR_FAILED or nothing. */
+export function failure(p, r, page) {
+  let error = p.errorText || (p.canceled ? "net::ERR_ABORTED" : "");
+  if (p.corsErrorStatus) return `${error || "net::ERR_FAILED"} (CORS: ${cors(p.corsErrorStatus, r, page)})`;
+  if (p.blockedReason) return error ? `${error} (blocked:${p.blockedReason})` : `blocked:${p.blockedReason}`;
+  return error || "net::ERR_FAILED";
+}
+
+/** A CORS refusal in words (the protocol's CorsError names what failed). */
+function cors(status, r, page) {
+  const what = String(status.corsError || "");
+  const param = status.failedParameter || "";
+  const target = origin(r.current) || r.current;
+  const pre = what.startsWith("Preflight");
+  const response = pre ? `the preflight (OPTIONS) response from ${target}` : `the response from ${target}`;
+  const forPage = page ? ` for ${page}` : "";
+  switch (what.replace(/^Preflight/, "")) {
+    case "MissingAllowOriginHeader":
+      return `${response} has no Access-Control-Allow-Origin header${forPage}`;
+    case "AllowOriginMismatch":
+      return `${response} allows '${param}', not ${page || "this origin"}`;
+    case "MultipleAllowOriginValues":
+      return `${response} has more than one Access-Control-Allow-Origin value ('${param}')`;
+    case "InvalidAllowOriginValue":
+      return `${response} has an invalid Access-Control-Allow-Origin value ('${param}')`;
+    case "WildcardOriginNotAllowed":
+      return `${response} allows '*', which a request with credentials may not use`;
+    case "InvalidAllowCredentials":
+      return `${response} has Access-Control-Allow-Credentials '${param}', not 'true'`;
+    case "InvalidStatus":
+      return `${response} has status ${param || "other than 2xx"}`;
+    case "DisallowedRedirect":
+      return `the preflight (OPTIONS) request to ${target} was redirected`;
+    default:
+      break;
+  }
+  if (what === "MethodDisallowedByPreflightResponse") return `the preflight (OPTIONS) response from ${target} does not allow the method ${param}`;
+  if (what === "HeaderDisallowedByPreflightResponse") return `the preflight (OPTIONS) response from ${target} does not allow the header ${param}`;
+  if (what === "DisallowedByMode") return `the request's mode forbids a cross-origin request to ${target}`;
+  if (what === "CorsDisabledScheme") return `${r.current}'s scheme does not support CORS`;
+  return param ? `${what} '${param}'` : what || "refused";
+}

@@ -19,338 +19,332 @@
 // entry).
 //
 // Pure: the clock, timers, storage and the POST are injected.
-(function (root) {
-  const RETRYABLE = (status) => status === 0 || status === 408 || status === 429 || status >= 500;
-  // q:<seq> → { k: kind, t: tab, j: the entry's JSON }. The JSON text is what is
-  // stored and sent: storage does not keep an object's key order, and a batch
-  // sent again must be the same bytes under the same key.
-  const RECORD = "q:";
-  const SEALED = "b:"; // b:<kind> → { key, seqs }
+export const RETRYABLE = (status) => status === 0 || status === 408 || status === 429 || status >= 500;
+// q:<seq> → { k: kind, t: tab, j: the entry's JSON }. The JSON text is what is
+// stored and sent: storage does not keep an object's key order, and a batch
+// sent again must be the same bytes under the same key.
+const RECORD = "q:";
+const SEALED = "b:"; // b:<kind> → { key, seqs }
 
-  class Delivery {
-    /**
-     * @param {object} io
-     * @param {(kind: string, body: string, key: string, signal: AbortSignal) =>
-     *   Promise<{status: number, retryAfterMs?: number, error?: string, answer?: object}>} io.post
-     *   `answer`: the reply's JSON body (gasoline's is `{accepted: n, ...}`)
-     * @param {(fn: () => void, ms: number) => any} io.setTimer
-     * @param {(handle: any) => void} io.clearTimer
-     * @param {(level: string, message: string) => void} io.log  the extension's own log
-     * @param {{get: () => Promise<object>, set: (items: object) => Promise<void>,
-     *   remove: (keys: string[]) => Promise<void>}} io.storage  all keys it is given are its own
-     * @param {(kind: string, n: number) => void} [io.sent]  called after an acknowledged POST
-     * @param {(kind: string, n: number) => void} [io.onDrop]  called when entries are dropped
-     * @param {() => string} [io.random]  a fresh random id (one per worker life)
-     */
-    constructor(io, options = {}) {
-      this.io = io;
-      this.capacity = options.capacity || 5000;
-      this.maxBytes = options.maxBytes || 8 * 1024 * 1024;
-      this.batchSize = options.batchSize || 100;
-      this.flushMs = options.flushMs ?? 250;
-      this.minBackoff = options.minBackoff || 250;
-      this.maxBackoff = options.maxBackoff || 5000;
-      this.timeoutMs = options.timeoutMs || 15000;
-      this.queues = new Map();
-      this.bytes = 0;
-      this.seq = 0;
-      this.instance = null;
-      this.drops = new Map(); // "kind\treason" → count not yet reported
-      this.dropReportTimer = null;
-      this.unreachable = null; // the error of the current outage, reported once
-      this.writes = Promise.resolve(); // the latest storage write
-      this.loaded = null;
+export class Delivery {
+  /**
+   * @param {object} io
+   * @param {(kind: string, body: string, key: string, signal: AbortSignal) =>
+   *   Promise<{status: number, retryAfterMs?: number, error?: string, answer?: object}>} io.post
+   *   `answer`: the reply's JSON body (gasoline's is `{accepted: n, ...}`)
+   * @param {(fn: () => void, ms: number) => any} io.setTimer
+   * @param {(handle: any) => void} io.clearTimer
+   * @param {(level: string, message: string) => void} io.log  the extension's own log
+   * @param {{get: () => Promise<object>, set: (items: object) => Promise<void>,
+   *   remove: (keys: string[]) => Promise<void>}} io.storage  all keys it is given are its own
+   * @param {(kind: string, n: number) => void} [io.sent]  called after an acknowledged POST
+   * @param {(kind: string, n: number) => void} [io.onDrop]  called when entries are dropped
+   * @param {() => string} [io.random]  a fresh random id (one per worker life)
+   */
+  constructor(io, options = {}) {
+    this.io = io;
+    this.capacity = options.capacity || 5000;
+    this.maxBytes = options.maxBytes || 8 * 1024 * 1024;
+    this.batchSize = options.batchSize || 100;
+    this.flushMs = options.flushMs ?? 250;
+    this.minBackoff = options.minBackoff || 250;
+    this.maxBackoff = options.maxBackoff || 5000;
+    this.timeoutMs = options.timeoutMs || 15000;
+    this.queues = new Map();
+    this.bytes = 0;
+    this.seq = 0;
+    this.instance = null;
+    this.drops = new Map(); // "kind\treason" → count not yet reported
+    this.dropReportTimer = null;
+    this.unreachable = null; // the error of the current outage, reported once
+    this.writes = Promise.resolve(); // the latest storage write
+    this.loaded = null;
+  }
+
+  /** Loads what a previous worker left; entries added meanwhile wait for it. */
+  start() {
+    if (!this.loaded) this.loaded = this.load();
+    return this.loaded;
+  }
+
+  async load() {
+    let stored = {};
+    try {
+      stored = (await this.io.storage.get()) || {};
+    } catch (e) {
+      this.io.log("error", `could not read the queued events: ${message(e)}; starting with empty queues`);
     }
-
-    /** Loads what a previous worker left; entries added meanwhile wait for it. */
-    start() {
-      if (!this.loaded) this.loaded = this.load();
-      return this.loaded;
+    // Keys are made of this life's id and a sequence number: a key never comes back,
+    // even when the sequence starts again. Sealed batches keep the key they were given.
+    this.instance = randomId(this.io);
+    const records = [];
+    for (const [key, value] of Object.entries(stored)) {
+      if (!key.startsWith(RECORD) || !value || typeof value.k !== "string") continue;
+      if (typeof value.j !== "string") continue;
+      records.push({ seq: Number(key.slice(RECORD.length)), kind: value.k, tab: value.t ?? null, json: value.j });
     }
-
-    async load() {
-      let stored = {};
-      try {
-        stored = (await this.io.storage.get()) || {};
-      } catch (e) {
-        this.io.log("error", `could not read the queued events: ${message(e)}; starting with empty queues`);
-      }
-      // Keys are made of this life's id and a sequence number: a key never comes back,
-      // even when the sequence starts again. Sealed batches keep the key they were given.
-      this.instance = randomId(this.io);
-      const records = [];
-      for (const [key, value] of Object.entries(stored)) {
-        if (!key.startsWith(RECORD) || !value || typeof value.k !== "string") continue;
-        if (typeof value.j !== "string") continue;
-        records.push({ seq: Number(key.slice(RECORD.length)), kind: value.k, tab: value.t ?? null, json: value.j });
-      }
-      records.sort((a, b) => a.seq - b.seq);
-      for (const r of records) {
-        r.size = r.json.length + OVERHEAD;
-        this.queue(r.kind).items.push(r);
-        this.bytes += r.size;
-        this.seq = Math.max(this.seq, r.seq);
-      }
-      for (const [key, value] of Object.entries(stored)) {
-        if (!key.startsWith(SEALED) || !value || typeof value.key !== "string" || !Array.isArray(value.seqs)) continue;
-        const q = this.queue(key.slice(SEALED.length));
-        const head = q.items.slice(0, value.seqs.length).map((r) => r.seq);
-        if (value.seqs.length && head.length === value.seqs.length && head.every((s, i) => s === value.seqs[i])) {
-          q.sealed = { key: value.key, n: value.seqs.length };
-        } else {
-          this.persist({}, [key]); // its entries are gone: the batch was acknowledged
-        }
-      }
-      for (const [kind, q] of this.queues) if (q.items.length) this.schedule(kind, 0);
+    records.sort((a, b) => a.seq - b.seq);
+    for (const r of records) {
+      r.size = r.json.length + OVERHEAD;
+      this.queue(r.kind).items.push(r);
+      this.bytes += r.size;
+      this.seq = Math.max(this.seq, r.seq);
     }
-
-    queue(kind) {
-      let q = this.queues.get(kind);
-      if (!q) {
-        q = { items: [], sealed: null, inflight: false, timer: null, backoff: 0, sent: 0, dropped: 0, limit: this.batchSize };
-        this.queues.set(kind, q);
-      }
-      return q;
-    }
-
-    /**
-     * Queues one entry of `tab` (null when it belongs to no tab). Resolves once
-     * the entry is stored (or dropped); never rejects.
-     */
-    async add(kind, entry, tab = null) {
-      await this.start();
-      const q = this.queue(kind);
-      let json;
-      try {
-        json = JSON.stringify(entry);
-      } catch {
-        json = undefined;
-      }
-      if (typeof json !== "string") {
-        this.dropped(kind, 1, "not serialisable");
-        return;
-      }
-      const record = { seq: ++this.seq, kind, tab: tab ?? null, json, size: json.length + OVERHEAD };
-      const removed = [];
-      while (q.items.length >= this.capacity || (this.bytes + record.size > this.maxBytes && this.bytes > 0)) {
-        const victim = this.victim(q.items.length >= this.capacity ? kind : null, record.tab);
-        if (!victim) break;
-        removed.push(RECORD + victim.seq);
-      }
-      if (q.items.length >= this.capacity || this.bytes + record.size > this.maxBytes) {
-        this.dropped(kind, 1, "queue full");
-        if (removed.length) await this.persist({}, removed);
-        return;
-      }
-      q.items.push(record);
-      this.bytes += record.size;
-      const written = this.persist({ [RECORD + record.seq]: { k: kind, t: record.tab, j: json } }, removed);
-      if (!q.inflight) {
-        if (q.items.length - sealedCount(q) >= q.limit && !q.backoff) this.schedule(kind, 0);
-        else if (!q.timer) this.schedule(kind, q.backoff || this.flushMs);
-      }
-      await written;
-    }
-
-    /**
-     * Removes the oldest entry, not in a sealed batch, of the tab with the most
-     * entries queued (in `kind`'s queue, or the most bytes in all queues when
-     * `kind` is null); the adding tab loses first on a tie. Returns it, or null
-     * when none can go.
-     */
-    victim(kind, addingTab) {
-      const counts = new Map();
-      const queues = kind ? [[kind, this.queue(kind)]] : [...this.queues];
-      for (const [, q] of queues) {
-        for (const r of q.items.slice(sealedCount(q))) counts.set(r.tab, (counts.get(r.tab) || 0) + (kind ? 1 : r.size));
-      }
-      if (counts.size === 0) return null;
-      let tab = addingTab;
-      let most = counts.get(addingTab) || 0;
-      for (const [t, n] of counts) if (n > most) [tab, most] = [t, n];
-      if (!counts.has(tab)) return null;
-      let oldest = null;
-      for (const [k, q] of queues) {
-        for (let i = sealedCount(q); i < q.items.length; i++) {
-          const r = q.items[i];
-          if (r.tab === tab) {
-            if (!oldest || r.seq < oldest.r.seq) oldest = { k, q, i, r };
-            break;
-          }
-        }
-      }
-      oldest.q.items.splice(oldest.i, 1);
-      this.bytes -= oldest.r.size;
-      this.dropped(oldest.k, 1, "queue full");
-      return oldest.r;
-    }
-
-    /** Counts `n` entries of `kind` lost for `reason`, and reports them soon. */
-    dropped(kind, n, reason) {
-      if (!(n > 0)) return;
-      this.queue(kind).dropped += n;
-      if (this.io.onDrop) this.io.onDrop(kind, n);
-      const key = `${kind}\t${reason}`;
-      this.drops.set(key, (this.drops.get(key) || 0) + n);
-      if (!this.dropReportTimer) {
-        this.dropReportTimer = this.io.setTimer(() => {
-          this.dropReportTimer = null;
-          this.reportDrops();
-        }, 1000);
-      }
-    }
-
-    reportDrops() {
-      const drops = [...this.drops];
-      this.drops.clear();
-      for (const [key, n] of drops) {
-        const [kind, reason] = key.split("\t");
-        this.io.log("warn", `dropped ${n} ${kind} event${n === 1 ? "" : "s"}: ${reason}`);
-      }
-    }
-
-    /** Stores `items` and forgets `removed` (storage keeps the order of its writes). */
-    persist(items, removed) {
-      const ops = [];
-      if (removed.length) ops.push(this.io.storage.remove(removed));
-      if (Object.keys(items).length) ops.push(this.io.storage.set(items));
-      this.writes = Promise.all(ops).then(
-        () => {},
-        (e) => this.io.log("error", `could not store queued events: ${message(e)}`),
-      );
-      return this.writes;
-    }
-
-    /** Resolves when everything asked of storage so far is done. */
-    flushed() {
-      return this.writes;
-    }
-
-    schedule(kind, ms) {
-      const q = this.queue(kind);
-      if (q.timer) this.io.clearTimer(q.timer);
-      q.timer = this.io.setTimer(() => {
-        q.timer = null;
-        this.flush(kind);
-      }, ms);
-    }
-
-    /** Entries waiting, per kind. */
-    pending() {
-      return Object.fromEntries([...this.queues].map(([k, q]) => [k, q.items.length]));
-    }
-
-    stats() {
-      return Object.fromEntries(
-        [...this.queues].map(([k, q]) => [k, { queued: q.items.length, sent: q.sent, dropped: q.dropped }]),
-      );
-    }
-
-    async flush(kind) {
-      await this.start();
-      const q = this.queue(kind);
-      if (q.inflight || q.items.length === 0) return;
-      q.inflight = true;
-      if (!q.sealed) {
-        const batch = q.items.slice(0, q.limit);
-        const key = `${this.instance}-${kind}-${batch[0].seq}-${batch.length}`;
-        q.sealed = { key, n: batch.length };
-        // The key is stored with its entries before the batch leaves.
-        await this.persist({ [SEALED + kind]: { key, seqs: batch.map((r) => r.seq) } }, []);
-      }
-      const { key, n } = q.sealed;
-      const batch = q.items.slice(0, n);
-      const abort = new AbortController();
-      let timer;
-      const timeout = new Promise((resolve) => {
-        timer = this.io.setTimer(() => {
-          abort.abort();
-          resolve({ status: 0, error: `no answer within ${this.timeoutMs / 1000} s` });
-        }, this.timeoutMs);
-      });
-      let result;
-      try {
-        result = await Promise.race([
-          this.io.post(kind, `{"entries":[${batch.map((r) => r.json).join(",")}]}`, key, abort.signal),
-          timeout,
-        ]);
-      } catch (e) {
-        result = { status: 0, error: message(e) };
-      }
-      this.io.clearTimer(timer);
-      await this.settle(kind, q, batch, result || { status: 0 });
-      q.inflight = false;
-      if (q.items.length && !q.timer) this.schedule(kind, q.items.length >= q.limit ? 0 : this.flushMs);
-    }
-
-    async settle(kind, q, batch, { status, retryAfterMs, error, answer }) {
-      if (status >= 200 && status < 300 && !(answer && answer.accepted === batch.length)) {
-        // Not gasoline's acknowledgement of these entries: nothing says they are stored.
-        error = `HTTP ${status} with ${answer === undefined ? "no JSON" : JSON.stringify(answer).slice(0, 80)}: not gasoline's answer`;
-        status = 0;
-      }
-      if (status >= 200 && status < 300) {
-        await this.remove(kind, q, batch);
-        q.sent += batch.length;
-        q.backoff = 0;
-        q.limit = this.batchSize;
-        if (this.io.sent) this.io.sent(kind, batch.length);
-        if (this.unreachable) {
-          this.unreachable = null;
-          this.io.log("info", "gasoline server reachable again; delivering what was queued");
-        }
-      } else if (RETRYABLE(status)) {
-        q.backoff = Math.min(Math.max(q.backoff * 2, this.minBackoff), this.maxBackoff);
-        const wait = Math.max(q.backoff, Math.min(retryAfterMs || 0, 30000));
-        if (!this.unreachable) {
-          this.unreachable = error || `HTTP ${status}`;
-          const why = status ? `answered ${status}` : `is unreachable (${error || "network error"})`;
-          this.io.log("warn", `gasoline server ${why}; keeping events queued and retrying`);
-        }
-        this.schedule(kind, wait); // the same batch, under the same key
-      } else if (status === 413 && batch.length > 1) {
-        // Nothing was stored: send halves, each under a key of its own.
-        q.limit = Math.max(1, Math.floor(batch.length / 2));
-        await this.remove(kind, q, []);
+    for (const [key, value] of Object.entries(stored)) {
+      if (!key.startsWith(SEALED) || !value || typeof value.key !== "string" || !Array.isArray(value.seqs)) continue;
+      const q = this.queue(key.slice(SEALED.length));
+      const head = q.items.slice(0, value.seqs.length).map((r) => r.seq);
+      if (value.seqs.length && head.length === value.seqs.length && head.every((s, i) => s === value.seqs[i])) {
+        q.sealed = { key: value.key, n: value.seqs.length };
       } else {
-        // The server refused the batch as it is; resending it would fail forever.
-        const bad = status === 400 && /entries\[(\d+)\]/.exec(error || "");
-        const index = bad ? Number(bad[1]) : -1;
-        const refused = index >= 0 && index < batch.length ? [batch[index]] : batch;
-        await this.remove(kind, q, refused);
-        const what = refused.length === 1 ? "1 entry" : `${refused.length} entries`;
-        this.io.log("error", `gasoline refused ${what} of ${kind} (HTTP ${status}): ${error || "no reason given"}`);
-        this.dropped(kind, refused.length, `refused by the server (HTTP ${status})`);
+        this.persist({}, [key]); // its entries are gone: the batch was acknowledged
       }
     }
+    for (const [kind, q] of this.queues) if (q.items.length) this.schedule(kind, 0);
+  }
 
-    /** Forgets `records` of `kind` and the sealed batch, in one storage write. */
-    async remove(kind, q, records) {
-      const gone = new Set(records.map((r) => r.seq));
-      q.items = q.items.filter((r) => !gone.has(r.seq));
-      for (const r of records) this.bytes -= r.size;
-      q.sealed = null;
-      await this.persist({}, [SEALED + kind, ...records.map((r) => RECORD + r.seq)]);
+  queue(kind) {
+    let q = this.queues.get(kind);
+    if (!q) {
+      q = { items: [], sealed: null, inflight: false, timer: null, backoff: 0, sent: 0, dropped: 0, limit: this.batchSize };
+      this.queues.set(kind, q);
+    }
+    return q;
+  }
+
+  /**
+   * Queues one entry of `tab` (null when it belongs to no tab). Resolves once
+   * the entry is stored (or dropped); never rejects.
+   */
+  async add(kind, entry, tab = null) {
+    await this.start();
+    const q = this.queue(kind);
+    let json;
+    try {
+      json = JSON.stringify(entry);
+    } catch {
+      json = undefined;
+    }
+    if (typeof json !== "string") {
+      this.dropped(kind, 1, "not serialisable");
+      return;
+    }
+    const record = { seq: ++this.seq, kind, tab: tab ?? null, json, size: json.length + OVERHEAD };
+    const removed = [];
+    while (q.items.length >= this.capacity || (this.bytes + record.size > this.maxBytes && this.bytes > 0)) {
+      const victim = this.victim(q.items.length >= this.capacity ? kind : null, record.tab);
+      if (!victim) break;
+      removed.push(RECORD + victim.seq);
+    }
+    if (q.items.length >= this.capacity || this.bytes + record.size > this.maxBytes) {
+      this.dropped(kind, 1, "queue full");
+      if (removed.length) await this.persist({}, removed);
+      return;
+    }
+    q.items.push(record);
+    this.bytes += record.size;
+    const written = this.persist({ [RECORD + record.seq]: { k: kind, t: record.tab, j: json } }, removed);
+    if (!q.inflight) {
+      if (q.items.length - sealedCount(q) >= q.limit && !q.backoff) this.schedule(kind, 0);
+      else if (!q.timer) this.schedule(kind, q.backoff || this.flushMs);
+    }
+    await written;
+  }
+
+  /**
+   * Removes the oldest entry, not in a sealed batch, of the tab with the most
+   * entries queued (in `kind`'s queue, or the most bytes in all queues when
+   * `kind` is null); the adding tab loses first on a tie. Returns it, or null
+   * when none can go.
+   */
+  victim(kind, addingTab) {
+    const counts = new Map();
+    const queues = kind ? [[kind, this.queue(kind)]] : [...this.queues];
+    for (const [, q] of queues) {
+      for (const r of q.items.slice(sealedCount(q))) counts.set(r.tab, (counts.get(r.tab) || 0) + (kind ? 1 : r.size));
+    }
+    if (counts.size === 0) return null;
+    let tab = addingTab;
+    let most = counts.get(addingTab) || 0;
+    for (const [t, n] of counts) if (n > most) [tab, most] = [t, n];
+    if (!counts.has(tab)) return null;
+    let oldest = null;
+    for (const [k, q] of queues) {
+      for (let i = sealedCount(q); i < q.items.length; i++) {
+        const r = q.items[i];
+        if (r.tab === tab) {
+          if (!oldest || r.seq < oldest.r.seq) oldest = { k, q, i, r };
+          break;
+        }
+      }
+    }
+    oldest.q.items.splice(oldest.i, 1);
+    this.bytes -= oldest.r.size;
+    this.dropped(oldest.k, 1, "queue full");
+    return oldest.r;
+  }
+
+  /** Counts `n` entries of `kind` lost for `reason`, and reports them soon. */
+  dropped(kind, n, reason) {
+    if (!(n > 0)) return;
+    this.queue(kind).dropped += n;
+    if (this.io.onDrop) this.io.onDrop(kind, n);
+    const key = `${kind}\t${reason}`;
+    this.drops.set(key, (this.drops.get(key) || 0) + n);
+    if (!this.dropReportTimer) {
+      this.dropReportTimer = this.io.setTimer(() => {
+        this.dropReportTimer = null;
+        this.reportDrops();
+      }, 1000);
     }
   }
 
-  /** Bytes a stored entry costs beyond its JSON (key, kind, tab). */
-  const OVERHEAD = 32;
-
-  function sealedCount(q) {
-    return q.sealed ? q.sealed.n : 0;
+  reportDrops() {
+    const drops = [...this.drops];
+    this.drops.clear();
+    for (const [key, n] of drops) {
+      const [kind, reason] = key.split("\t");
+      this.io.log("warn", `dropped ${n} ${kind} event${n === 1 ? "" : "s"}: ${reason}`);
+    }
   }
 
-  function message(e) {
-    return String(e && e.message ? e.message : e);
+  /** Stores `items` and forgets `removed` (storage keeps the order of its writes). */
+  persist(items, removed) {
+    const ops = [];
+    if (removed.length) ops.push(this.io.storage.remove(removed));
+    if (Object.keys(items).length) ops.push(this.io.storage.set(items));
+    this.writes = Promise.all(ops).then(
+      () => {},
+      (e) => this.io.log("error", `could not store queued events: ${message(e)}`),
+    );
+    return this.writes;
   }
 
-  function randomId(io) {
-    if (io.random) return io.random();
-    return Array.from({ length: 3 }, () => Math.floor(Math.random() * 2 ** 32).toString(36)).join("");
+  /** Resolves when everything asked of storage so far is done. */
+  flushed() {
+    return this.writes;
   }
 
-  const api = { Delivery, RETRYABLE };
-  if (typeof module === "object" && module.exports) module.exports = api;
-  else root.GasolineDelivery = api;
-})(globalThis);
+  schedule(kind, ms) {
+    const q = this.queue(kind);
+    if (q.timer) this.io.clearTimer(q.timer);
+    q.timer = this.io.setTimer(() => {
+      q.timer = null;
+      this.flush(kind);
+    }, ms);
+  }
+
+  /** Entries waiting, per kind. */
+  pending() {
+    return Object.fromEntries([...this.queues].map(([k, q]) => [k, q.items.length]));
+  }
+
+  stats() {
+    return Object.fromEntries(
+      [...this.queues].map(([k, q]) => [k, { queued: q.items.length, sent: q.sent, dropped: q.dropped }]),
+    );
+  }
+
+  async flush(kind) {
+    await this.start();
+    const q = this.queue(kind);
+    if (q.inflight || q.items.length === 0) return;
+    q.inflight = true;
+    if (!q.sealed) {
+      const batch = q.items.slice(0, q.limit);
+      const key = `${this.instance}-${kind}-${batch[0].seq}-${batch.length}`;
+      q.sealed = { key, n: batch.length };
+      // The key is stored with its entries before the batch leaves.
+      await this.persist({ [SEALED + kind]: { key, seqs: batch.map((r) => r.seq) } }, []);
+    }
+    const { key, n } = q.sealed;
+    const batch = q.items.slice(0, n);
+    const abort = new AbortController();
+    let timer;
+    const timeout = new Promise((resolve) => {
+      timer = this.io.setTimer(() => {
+        abort.abort();
+        resolve({ status: 0, error: `no answer within ${this.timeoutMs / 1000} s` });
+      }, this.timeoutMs);
+    });
+    let result;
+    try {
+      result = await Promise.race([
+        this.io.post(kind, `{"entries":[${batch.map((r) => r.json).join(",")}]}`, key, abort.signal),
+        timeout,
+      ]);
+    } catch (e) {
+      result = { status: 0, error: message(e) };
+    }
+    this.io.clearTimer(timer);
+    await this.settle(kind, q, batch, result || { status: 0 });
+    q.inflight = false;
+    if (q.items.length && !q.timer) this.schedule(kind, q.items.length >= q.limit ? 0 : this.flushMs);
+  }
+
+  async settle(kind, q, batch, { status, retryAfterMs, error, answer }) {
+    if (status >= 200 && status < 300 && !(answer && answer.accepted === batch.length)) {
+      // Not gasoline's acknowledgement of these entries: nothing says they are stored.
+      error = `HTTP ${status} with ${answer === undefined ? "no JSON" : JSON.stringify(answer).slice(0, 80)}: not gasoline's answer`;
+      status = 0;
+    }
+    if (status >= 200 && status < 300) {
+      await this.remove(kind, q, batch);
+      q.sent += batch.length;
+      q.backoff = 0;
+      q.limit = this.batchSize;
+      if (this.io.sent) this.io.sent(kind, batch.length);
+      if (this.unreachable) {
+        this.unreachable = null;
+        this.io.log("info", "gasoline server reachable again; delivering what was queued");
+      }
+    } else if (RETRYABLE(status)) {
+      q.backoff = Math.min(Math.max(q.backoff * 2, this.minBackoff), this.maxBackoff);
+      const wait = Math.max(q.backoff, Math.min(retryAfterMs || 0, 30000));
+      if (!this.unreachable) {
+        this.unreachable = error || `HTTP ${status}`;
+        const why = status ? `answered ${status}` : `is unreachable (${error || "network error"})`;
+        this.io.log("warn", `gasoline server ${why}; keeping events queued and retrying`);
+      }
+      this.schedule(kind, wait); // the same batch, under the same key
+    } else if (status === 413 && batch.length > 1) {
+      // Nothing was stored: send halves, each under a key of its own.
+      q.limit = Math.max(1, Math.floor(batch.length / 2));
+      await this.remove(kind, q, []);
+    } else {
+      // The server refused the batch as it is; resending it would fail forever.
+      const bad = status === 400 && /entries\[(\d+)\]/.exec(error || "");
+      const index = bad ? Number(bad[1]) : -1;
+      const refused = index >= 0 && index < batch.length ? [batch[index]] : batch;
+      await this.remove(kind, q, refused);
+      const what = refused.length === 1 ? "1 entry" : `${refused.length} entries`;
+      this.io.log("error", `gasoline refused ${what} of ${kind} (HTTP ${status}): ${error || "no reason given"}`);
+      this.dropped(kind, refused.length, `refused by the server (HTTP ${status})`);
+    }
+  }
+
+  /** Forgets `records` of `kind` and the sealed batch, in one storage write. */
+  async remove(kind, q, records) {
+    const gone = new Set(records.map((r) => r.seq));
+    q.items = q.items.filter((r) => !gone.has(r.seq));
+    for (const r of records) this.bytes -= r.size;
+    q.sealed = null;
+    await this.persist({}, [SEALED + kind, ...records.map((r) => RECORD + r.seq)]);
+  }
+}
+
+/** Bytes a stored entry costs beyond its JSON (key, kind, tab). */
+const OVERHEAD = 32;
+
+function sealedCount(q) {
+  return q.sealed ? q.sealed.n : 0;
+}
+
+function message(e) {
+  return String(e && e.message ? e.message : e);
+}
+
+function randomId(io) {
+  if (io.random) return io.random();
+  return Array.from({ length: 3 }, () => Math.floor(Math.random() * 2 ** 32).toString(36)).join("");
+}

@@ -7,60 +7,54 @@
 // writes takes those entries again (at least once), never loses them.
 //
 // Bounded: the marks of the `capacity` pages heard from last.
-(function (root) {
-  const MARK = "m:"; // m:<page> → { s: highest id stored }
+const MARK = "m:"; // m:<page> → { s: highest id stored }
 
-  class PageMarks {
-    /** @param {{get: () => Promise<object>, set: (items: object) => Promise<void>, remove: (keys: string[]) => Promise<void>}} store */
-    constructor(store, capacity = 500) {
-      this.store = store;
-      this.capacity = capacity;
-      this.marks = new Map(); // page → highest id, least recently updated first
-      this.loaded = null;
-    }
+export class PageMarks {
+  /** @param {{get: () => Promise<object>, set: (items: object) => Promise<void>, remove: (keys: string[]) => Promise<void>}} store */
+  constructor(store, capacity = 500) {
+    this.store = store;
+    this.capacity = capacity;
+    this.marks = new Map(); // page → highest id, least recently updated first
+    this.loaded = null;
+  }
 
-    load() {
-      if (!this.loaded) {
-        this.loaded = this.store.get().then(
-          (items) => {
-            for (const [key, value] of Object.entries(items || {})) {
-              if (key.startsWith(MARK) && value && Number.isFinite(value.s)) this.marks.set(key.slice(MARK.length), value.s);
-            }
-          },
-          () => {},
-        );
-      }
-      return this.loaded;
-    }
-
-    /** Whether event `id` of `page` was taken before. Events without a page or an id never were. */
-    seen(page, id) {
-      if (typeof page !== "string" || !Number.isFinite(id)) return false;
-      const mark = this.marks.get(page);
-      return mark !== undefined && id <= mark;
-    }
-
-    /** Records that `page`'s events up to `id` are taken; resolves once stored. */
-    record(page, id) {
-      if (typeof page !== "string" || !Number.isFinite(id) || this.seen(page, id)) return Promise.resolve();
-      this.marks.delete(page);
-      this.marks.set(page, id);
-      const forget = [];
-      while (this.marks.size > this.capacity) {
-        const oldest = this.marks.keys().next().value;
-        this.marks.delete(oldest);
-        forget.push(MARK + oldest);
-      }
-      const writes = [this.store.set({ [MARK + page]: { s: id } })];
-      if (forget.length) writes.push(this.store.remove(forget));
-      return Promise.all(writes).then(
-        () => {},
+  load() {
+    if (!this.loaded) {
+      this.loaded = this.store.get().then(
+        (items) => {
+          for (const [key, value] of Object.entries(items || {})) {
+            if (key.startsWith(MARK) && value && Number.isFinite(value.s)) this.marks.set(key.slice(MARK.length), value.s);
+          }
+        },
         () => {},
       );
     }
+    return this.loaded;
   }
 
-  const api = { PageMarks };
-  if (typeof module === "object" && module.exports) module.exports = api;
-  else root.GasolinePageMarks = api;
-})(globalThis);
+  /** Whether event `id` of `page` was taken before. Events without a page or an id never were. */
+  seen(page, id) {
+    if (typeof page !== "string" || !Number.isFinite(id)) return false;
+    const mark = this.marks.get(page);
+    return mark !== undefined && id <= mark;
+  }
+
+  /** Records that `page`'s events up to `id` are taken; resolves once stored. */
+  record(page, id) {
+    if (typeof page !== "string" || !Number.isFinite(id) || this.seen(page, id)) return Promise.resolve();
+    this.marks.delete(page);
+    this.marks.set(page, id);
+    const forget = [];
+    while (this.marks.size > this.capacity) {
+      const oldest = this.marks.keys().next().value;
+      this.marks.delete(oldest);
+      forget.push(MARK + oldest);
+    }
+    const writes = [this.store.set({ [MARK + page]: { s: id } })];
+    if (forget.length) writes.push(this.store.remove(forget));
+    return Promise.all(writes).then(
+      () => {},
+      () => {},
+    );
+  }
+}

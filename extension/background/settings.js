@@ -1,62 +1,58 @@
 // The user's settings (options page) with their defaults. Shared by the
 // service worker, the options page and the popup.
-(function (root) {
-  const { SWITCHABLE: KINDS } =
-    typeof module === "object" && module.exports ? require("../lib/kinds.js") : root.__gasoline.kinds;
-  const DEFAULTS = Object.freeze({
-    serverUrl: "http://127.0.0.1:7890",
-    capture: Object.freeze(Object.fromEntries(KINDS.map((k) => [k, true]))),
-    redactHeaders: Object.freeze([]),
-    redactBodyKeys: Object.freeze(["password", "token", "secret"]),
-  });
+import { kinds } from "./lib.js";
 
-  /** Stored settings completed with defaults; tolerant of anything stored. */
-  function withDefaults(stored) {
-    const s = stored && typeof stored === "object" ? stored : {};
-    const list = (v, d) => (Array.isArray(v) ? v.map(String).filter(Boolean) : [...d]);
-    return {
-      serverUrl: (isLoopbackUrl(s.serverUrl) && normalizeUrl(s.serverUrl)) || DEFAULTS.serverUrl,
-      capture: Object.fromEntries(KINDS.map((k) => [k, !(s.capture && s.capture[k] === false)])),
-      redactHeaders: list(s.redactHeaders, DEFAULTS.redactHeaders),
-      redactBodyKeys: list(s.redactBodyKeys, DEFAULTS.redactBodyKeys),
-    };
+/** What the person can switch off, each on by default. */
+export const KINDS = kinds.SWITCHABLE;
+export const DEFAULTS = Object.freeze({
+  serverUrl: "http://127.0.0.1:7890",
+  capture: Object.freeze(Object.fromEntries(KINDS.map((k) => [k, true]))),
+  redactHeaders: Object.freeze([]),
+  redactBodyKeys: Object.freeze(["password", "token", "secret"]),
+});
+
+/** Stored settings completed with defaults; tolerant of anything stored. */
+export function withDefaults(stored) {
+  const s = stored && typeof stored === "object" ? stored : {};
+  const list = (v, d) => (Array.isArray(v) ? v.map(String).filter(Boolean) : [...d]);
+  return {
+    serverUrl: (isLoopbackUrl(s.serverUrl) && normalizeUrl(s.serverUrl)) || DEFAULTS.serverUrl,
+    capture: Object.fromEntries(KINDS.map((k) => [k, !(s.capture && s.capture[k] === false)])),
+    redactHeaders: list(s.redactHeaders, DEFAULTS.redactHeaders),
+    redactBodyKeys: list(s.redactBodyKeys, DEFAULTS.redactBodyKeys),
+  };
+}
+
+/** "http://127.0.0.1:7890/" → "http://127.0.0.1:7890"; null when not an http(s) URL. */
+export function normalizeUrl(url) {
+  try {
+    const u = new URL(String(url).trim());
+    if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+    return u.origin + u.pathname.replace(/\/+$/, "");
+  } catch {
+    return null;
   }
+}
 
-  /** "http://127.0.0.1:7890/" → "http://127.0.0.1:7890"; null when not an http(s) URL. */
-  function normalizeUrl(url) {
-    try {
-      const u = new URL(String(url).trim());
-      if (u.protocol !== "http:" && u.protocol !== "https:") return null;
-      return u.origin + u.pathname.replace(/\/+$/, "");
-    } catch {
-      return null;
-    }
+/**
+ * Whether `url` is an http(s) address on this machine (127.0.0.0/8,
+ * localhost, [::1]): captured pages go nowhere else, so any other server URL
+ * is refused by the options page and ignored if stored.
+ */
+export function isLoopbackUrl(url) {
+  try {
+    const u = new URL(String(url).trim());
+    if (u.protocol !== "http:" && u.protocol !== "https:") return false;
+    return u.hostname === "localhost" || u.hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(u.hostname);
+  } catch {
+    return false;
   }
+}
 
-  /**
-   * Whether `url` is an http(s) address on this machine (127.0.0.0/8,
-   * localhost, [::1]): captured pages go nowhere else, so any other server URL
-   * is refused by the options page and ignored if stored.
-   */
-  function isLoopbackUrl(url) {
-    try {
-      const u = new URL(String(url).trim());
-      if (u.protocol !== "http:" && u.protocol !== "https:") return false;
-      return u.hostname === "localhost" || u.hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(u.hostname);
-    } catch {
-      return false;
-    }
-  }
-
-  /** "a, b\nc" → ["a", "b", "c"] */
-  function splitList(text) {
-    return String(text || "")
-      .split(/[\s,]+/)
-      .map((s) => s.trim())
-      .filter(Boolean);
-  }
-
-  const settings = { KINDS, DEFAULTS, withDefaults, normalizeUrl, isLoopbackUrl, splitList };
-  if (typeof module === "object" && module.exports) module.exports = settings;
-  else root.GasolineSettings = settings;
-})(globalThis);
+/** "a, b\nc" → ["a", "b", "c"] */
+export function splitList(text) {
+  return String(text || "")
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}

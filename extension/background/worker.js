@@ -3,38 +3,19 @@
 // while paused), receives events from the content scripts of in-scope frames,
 // stamps them with the tab's id, redacts again with the user's lists, and
 // delivers them to the gasoline server through per-kind queues.
-importScripts(
-  "../lib/limits.js",
-  "../lib/kinds.js",
-  "../lib/secrets.js",
-  "../lib/redact.js",
-  "../lib/scope.js",
-  "settings.js",
-  "registration.js",
-  "capture_state.js",
-  "normalize.js",
-  "queue_store.js",
-  "page_marks.js",
-  "delivery.js",
-  "browser_log.js",
-  "deep_requests.js",
-  "deep.js",
-  "deep_frames.js",
-  "request_join.js",
-  "network.js",
-);
-
-const { redact } = globalThis.__gasoline;
-const { withDefaults } = globalThis.GasolineSettings;
-const { normalize } = globalThis.GasolineNormalize;
-const { Delivery } = globalThis.GasolineDelivery;
-const { QueueStore } = globalThis.GasolineQueueStore;
-const { PageMarks } = globalThis.GasolinePageMarks;
-const Scope = globalThis.GasolineScope;
-const { Registrar } = globalThis.GasolineRegistration;
-const { CaptureState } = globalThis.GasolineCaptureState;
-const { Deep } = globalThis.GasolineDeep;
-const { Network } = globalThis.GasolineNetwork;
+//
+// A module worker ("type": "module" in the manifest): what each file uses is
+// imported by name, so no file depends on a load order of its own.
+import { redact, scope as Scope, kinds } from "./lib.js";
+import { withDefaults } from "./settings.js";
+import { Registrar } from "./registration.js";
+import { CaptureState } from "./capture_state.js";
+import { normalize } from "./normalize.js";
+import { QueueStore } from "./queue_store.js";
+import { PageMarks } from "./page_marks.js";
+import { Delivery } from "./delivery.js";
+import { Deep } from "./deep.js";
+import { Network } from "./network.js";
 
 let settings = withDefaults(undefined);
 let policy = redact.policy(settings.redactHeaders, settings.redactBodyKeys);
@@ -137,8 +118,17 @@ const delivery = new Delivery(
   { timeoutMs: POST_TIMEOUT_MS },
 );
 delivery.start();
-/** What the worker still holds, for the test harness (worker.evaluate): entries per kind not yet acknowledged. */
-globalThis.gasolineDebug = { pending: () => delivery.pending(), lifetime: () => lifetime };
+/**
+ * What the e2e reach through worker.evaluate (a module's names are not globals):
+ * entries per kind not yet acknowledged, the counts, a site turned on or off as
+ * the popup does, and whether the request join still holds rows of a tab.
+ */
+globalThis.gasolineDebug = {
+  pending: () => delivery.pending(),
+  lifetime: () => lifetime,
+  setSite: (pattern, on) => setSite(pattern, on),
+  joining: (tabId) => network.join.has(tabId),
+};
 
 /** The extension's own warnings and errors, stored like any other kind. */
 function extensionLog(level, message) {
@@ -305,7 +295,7 @@ function accept(kind, entry, tabId) {
 
 // What a content script may send: its page's kinds. `extension_logs` come only
 // from this worker (extensionLog above), never from a page.
-const PAGE_KINDS = new Set(globalThis.__gasoline.kinds.PAGE_KINDS);
+const PAGE_KINDS = new Set(kinds.PAGE_KINDS);
 
 /**
  * An event from a page's frame (`frame`: Chrome's frameId and URL of the sender):

@@ -1,5 +1,5 @@
 // Isolated-world content script, injected at document_start right after the
-// page-world scripts (manifest order) and before any page script: creates the
+// page-world scripts (registration.js order) and before any page script: creates the
 // private MessageChannel, hands one port to page/channel.js by a synchronous
 // event on `document` (see there why no page can see or forge it), then
 // forwards the page's events to the service worker and pushes the user's
@@ -18,6 +18,7 @@
 // every capture switch is off, and what waits is given up. Nothing on this
 // path needs a secure context (a site on plain http:// is captured like any
 // other once it is turned on): no crypto.randomUUID, no crypto.subtle.
+// Registry: reads scope.
 (function () {
   "use strict";
   const PORT_EVENT = "gasoline:port";
@@ -30,7 +31,7 @@
   const REPLY_TIMEOUT_MS = 20000;
   const MAX_BACKOFF_MS = 10000;
   const page = pageId();
-  const { scopeWithDefaults, inScope } = globalThis.GasolineScope;
+  const { scopeWithDefaults, inScope } = globalThis.__gasoline.scope;
   // This frame's origin (an about:blank or srcdoc frame has its creator's).
   const here = `${globalThis.origin}/`;
   // null until storage answers (events are held meanwhile), then whether this

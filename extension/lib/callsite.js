@@ -4,6 +4,7 @@
 // data:, a sourceURL name, <anonymous>), and eval'd code as "where eval was
 // called (eval <anonymous>:line:col)". Frames of extensions (ours included)
 // and frames without a position (native code) are passed over.
+// Registry: reads nothing; adds callsite.
 (function (root) {
   const LOCATION_CAP = 300; // a data: URL can be a whole script
   const POSITION = /:\d+:\d+$|:wasm-function\[\d+\]:0x[0-9a-f]+$/;
@@ -70,5 +71,5 @@
 
   const callsite = { callSite, frameLocation };
   if (typeof module === "object" && module.exports) module.exports = callsite;
-  else root.__gasoline.callsite = callsite;
+  root.__gasoline = Object.assign(root.__gasoline || {}, { callsite });
 })(globalThis);

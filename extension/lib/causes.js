@@ -2,6 +2,7 @@
 // ("Caused by: …") and the members of an AggregateError (or of any error with
 // an `errors` array), indented under it. Bounded in depth and in errors shown,
 // safe against cycles and against properties whose getters throw.
+// Registry: reads limits; adds causes.
 (function (root) {
   const limits = typeof module === "object" && module.exports ? require("./limits.js") : root.__gasoline.limits;
 
@@ -102,5 +103,5 @@
 
   const causes = { head, describeError, hasChain };
   if (typeof module === "object" && module.exports) module.exports = causes;
-  else root.__gasoline.causes = causes;
+  root.__gasoline = Object.assign(root.__gasoline || {}, { causes });
 })(globalThis);

@@ -4,6 +4,7 @@
 // nothing, so styles are dropped; %% is a percent sign; ANSI colour escapes
 // are dropped), then the arguments left over are appended, separated by
 // spaces. Works on the arguments a snapshot.js tape gives back as on plain values.
+// Registry: reads limits, serialize; adds format.
 (function (root) {
   const inNode = typeof module === "object" && module.exports;
   const limits = inNode ? require("./limits.js") : root.__gasoline.limits;
@@ -92,6 +93,6 @@
   }
 
   const format = { applyFormat, formatMessage, asString };
-  if (inNode) module.exports = format;
-  else root.__gasoline.format = format;
+  if (typeof module === "object" && module.exports) module.exports = format;
+  root.__gasoline = Object.assign(root.__gasoline || {}, { format });
 })(globalThis);

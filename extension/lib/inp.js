@@ -3,6 +3,7 @@
 // entry), the 10 longest interactions kept, and the value the longest one after
 // ignoring one per 50 interactions (a 98th percentile for busy pages, the
 // worst for the rest). Pure, so the unit tests run it; vitals.js feeds it.
+// Registry: reads nothing; adds inp.
 (function (root) {
   const MAX_KEPT = 10; // enough for 500 interactions at one ignored per 50
   const PER_IGNORED = 50;
@@ -67,5 +68,5 @@
 
   const inp = { createInp, createInteractionCounter, DURATION_THRESHOLD, PER_IGNORED, MAX_KEPT };
   if (typeof module === "object" && module.exports) module.exports = inp;
-  else root.__gasoline.inp = inp;
+  root.__gasoline = Object.assign(root.__gasoline || {}, { inp });
 })(globalThis);

@@ -3,6 +3,7 @@
 // with `gasoline kinds`); tabs and vitals are the server's per-tab state. Loaded
 // in the page world (as __gasoline.kinds, removed from the page's global with
 // the rest by page/start.js), the relay, the service worker and the popup.
+// Registry: reads nothing; adds kinds.
 (function (root) {
   const EVENT_KINDS = Object.freeze(["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "extension_logs"]);
   const STATE_KINDS = Object.freeze(["tabs", "vitals"]);
@@ -12,5 +13,5 @@
   const SWITCHABLE = Object.freeze(PAGE_KINDS.filter((k) => k !== "tabs"));
   const kinds = { EVENT_KINDS, STATE_KINDS, PAGE_KINDS, SWITCHABLE, ALL: Object.freeze([...EVENT_KINDS, ...STATE_KINDS]) };
   if (typeof module === "object" && module.exports) module.exports = kinds;
-  else root.__gasoline = Object.assign(root.__gasoline || {}, { kinds });
+  root.__gasoline = Object.assign(root.__gasoline || {}, { kinds });
 })(globalThis);

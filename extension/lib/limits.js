@@ -1,6 +1,11 @@
-// Sizes that keep one captured event small. Loaded first in the page world;
-// also `require`d by the unit tests, hence the export guard at the bottom of
-// every lib/ file.
+// Sizes that keep one captured event small. Loaded first in the page world.
+//
+// Every lib/ file is a classic script, since the page world cannot load
+// modules: it adds its API to globalThis.__gasoline (its "Registry:" line says
+// what it reads there and what it adds; background/lib.js hands them to the
+// extension's modules by name) and, under node's `require`, to module.exports
+// for the unit tests.
+// Registry: reads nothing; adds limits.
 (function (root) {
   const limits = {
     BODY_CAP: 16 * 1024, // request and response bodies, each
@@ -23,5 +28,5 @@
     TEXT_CAP: 120, // visible text of a clicked element
   };
   if (typeof module === "object" && module.exports) module.exports = limits;
-  else root.__gasoline = Object.assign(root.__gasoline || {}, { limits });
+  root.__gasoline = Object.assign(root.__gasoline || {}, { limits });
 })(globalThis);

@@ -6,6 +6,7 @@
 //
 // Every function takes a `found` array and pushes the names of what it
 // redacted ("requestBody.password", "message:jwt"), never a value.
+// Registry: reads secrets; adds redact.
 (function (root) {
   const secrets =
     typeof module === "object" && module.exports ? require("./secrets.js") : root.__gasoline.secrets;
@@ -309,5 +310,5 @@
     redactEntry,
   };
   if (typeof module === "object" && module.exports) module.exports = redact;
-  else root.__gasoline.redact = redact;
+  root.__gasoline = Object.assign(root.__gasoline || {}, { redact });
 })(globalThis);

@@ -8,6 +8,7 @@
 // without a port matches every port; `*.` before a host matches its
 // subdomains. Chrome's patterns cannot say "127.0.0.0/8", so only 127.0.0.1
 // is a default.
+// Registry: reads nothing; adds scope.
 (function (root) {
   /** Local development origins, any port, http and https: what Gasoline captures with no choice made. */
   const DEFAULT_PATTERNS = Object.freeze(
@@ -109,7 +110,7 @@
     return [...DEFAULT_PATTERNS, ...scope.sites];
   }
 
-  const api = {
+  const scope = {
     DEFAULT_PATTERNS,
     sitePattern,
     patternHost,
@@ -120,6 +121,6 @@
     inScope,
     patterns,
   };
-  if (typeof module === "object" && module.exports) module.exports = api;
-  else root.GasolineScope = api;
+  if (typeof module === "object" && module.exports) module.exports = scope;
+  root.__gasoline = Object.assign(root.__gasoline || {}, { scope });
 })(globalThis);

@@ -1,6 +1,7 @@
 // What counts as a secret: key names, header names, values that are secrets
 // whatever their key, and inputs whose value is never read. Pure rules; how
 // they are applied to text, URLs, headers and bodies is in lib/redact.js.
+// Registry: reads nothing; adds secrets.
 (function (root) {
   // A key is secret when one of its words is one of these ("user_password",
   // "authToken", "X-Session-Id"), compared word by word so that count-like
@@ -147,5 +148,5 @@
     isSecretInput,
   };
   if (typeof module === "object" && module.exports) module.exports = secrets;
-  else root.__gasoline.secrets = secrets;
+  root.__gasoline = Object.assign(root.__gasoline || {}, { secrets });
 })(globalThis);

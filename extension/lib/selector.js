@@ -1,4 +1,5 @@
 // A stable CSS selector and the visible text of an element, for actions.
+// Registry: reads limits; adds selector.
 (function (root) {
   const limits = typeof module === "object" && module.exports ? require("./limits.js") : root.__gasoline.limits;
   const STABLE_ATTRS = ["data-testid", "data-test", "data-cy", "data-qa", "name", "aria-label"];
@@ -100,5 +101,5 @@
 
   const selector = { cssSelector, visibleText };
   if (typeof module === "object" && module.exports) module.exports = selector;
-  else root.__gasoline.selector = selector;
+  root.__gasoline = Object.assign(root.__gasoline || {}, { selector });
 })(globalThis);

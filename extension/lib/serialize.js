@@ -3,6 +3,7 @@
 // throw, very long strings, huge arrays and typed arrays. Runs when an entry is
 // built, in the outbox's time slice; what a console call copies on the call is
 // lib/snapshot.js, whose copies come back here as plain data and `Later`s.
+// Registry: reads limits, causes; adds serialize.
 (function (root) {
   const inNode = typeof module === "object" && module.exports;
   const limits = inNode ? require("./limits.js") : root.__gasoline.limits;
@@ -247,6 +248,6 @@
     describeNode,
     describeError,
   };
-  if (inNode) module.exports = serialize;
-  else root.__gasoline.serialize = serialize;
+  if (typeof module === "object" && module.exports) module.exports = serialize;
+  root.__gasoline = Object.assign(root.__gasoline || {}, { serialize });
 })(globalThis);

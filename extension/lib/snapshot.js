@@ -8,6 +8,7 @@
 // lies past the budget are kept as references (`Later`) and read when the
 // entry is built, as DevTools shows an expanded object's current state.
 // `values(tape)` gives the arguments back as plain data for serialize.js.
+// Registry: reads limits, serialize; adds snapshot.
 (function (root) {
   const inNode = typeof module === "object" && module.exports;
   const limits = inNode ? require("./limits.js") : root.__gasoline.limits;
@@ -196,6 +197,6 @@
   }
 
   const snapshot = { take, values };
-  if (inNode) module.exports = snapshot;
-  else root.__gasoline.snapshot = snapshot;
+  if (typeof module === "object" && module.exports) module.exports = snapshot;
+  root.__gasoline = Object.assign(root.__gasoline || {}, { snapshot });
 })(globalThis);

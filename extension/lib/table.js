@@ -7,6 +7,7 @@
 // objects. Cells are cut to TABLE_CELL characters, and only whole rows that
 // fit in MESSAGE_CAP are shown; cells under a secret
 // column or row name are redacted here (the text rules catch the rest).
+// Registry: reads limits, serialize, snapshot; adds table.
 (function (root) {
   const inNode = typeof module === "object" && module.exports;
   const limits = inNode ? require("./limits.js") : root.__gasoline.limits;
@@ -116,6 +117,6 @@
   }
 
   const table = { capture, text };
-  if (inNode) module.exports = table;
-  else root.__gasoline.table = table;
+  if (typeof module === "object" && module.exports) module.exports = table;
+  root.__gasoline = Object.assign(root.__gasoline || {}, { table });
 })(globalThis);

@@ -1,8 +1,10 @@
 // The options page: server URL (loopback only), capture switches per kind,
 // redaction lists, and the sites turned on with their off switches.
-const { KINDS, withDefaults, normalizeUrl, isLoopbackUrl, splitList } = globalThis.GasolineSettings;
-const { scopeWithDefaults } = globalThis.GasolineScope;
-const { renderSites } = globalThis.GasolineSites;
+import { scope } from "../background/lib.js";
+import { KINDS, withDefaults, normalizeUrl, isLoopbackUrl, splitList } from "../background/settings.js";
+import { renderSites } from "../popup/sites.js";
+
+const { scopeWithDefaults } = scope;
 const $ = (id) => document.getElementById(id);
 
 async function load() {

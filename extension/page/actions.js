@@ -3,6 +3,7 @@
 // before any page script, so they run before every handler of the page: the
 // target's selector, tag and text (from its text nodes, bounded: nothing that
 // forces layout) are taken then, before a handler can re-render or remove it.
+// Registry: reads sources, core, outbox, serialize, selector, redact, limits; adds sources.actions.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

@@ -7,6 +7,7 @@
 // once rather than in idle time, which a hidden page gets late. One sent
 // while the document unloads (pagehide of a navigation) is lost: the channel
 // to the content script delivers in a task the unloading document never runs.
+// Registry: reads sources, core, outbox, bodies, requests; adds sources.beacon.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

@@ -3,6 +3,7 @@
 // is read, a cloned stream is read chunk by chunk and cancelled at the cap,
 // and a streamed upload or a streaming response (event-stream, ndjson) is
 // recorded as a stream with its size when known, not read at all.
+// Registry: reads core, limits; adds bodies.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

@@ -7,6 +7,7 @@
 // events and settings travel on the port: nothing goes through `window`, so a
 // page's `message` listeners never see Gasoline traffic, and postMessage on the
 // port is the original, called through a reference taken before the page ran.
+// Registry: reads core; adds channel.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

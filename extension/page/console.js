@@ -12,6 +12,7 @@
 // label, "Assertion failed: …"), and DevTools' warnings for a count or timer
 // label that does not exist. Entries made inside console.group carry `group`:
 // the labels of the open groups, outermost first.
+// Registry: reads sources, format, table, callsite, snapshot, core, outbox, serialize, redact, limits; adds sources.console.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

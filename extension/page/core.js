@@ -5,6 +5,7 @@
 // EventSource) without the page seeing a difference, and `listen` to add
 // listeners the page cannot see through a patched addEventListener. Loaded
 // after lib/ and before every other page/ file.
+// Registry: reads nothing; adds core, sources.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

@@ -5,6 +5,7 @@
 // it violates the following Content Security Policy directive: "…"."). The
 // event's fields are read on the page's call; the message is made later, in
 // the outbox's slice.
+// Registry: reads sources, core, outbox; adds sources.csp.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

@@ -3,6 +3,7 @@
 // handlers and error trackers see exactly what they would without Gasoline.
 // An Error's `cause` chain and an AggregateError's members are kept: their
 // head lines in `message`, their stacks in `stack` (lib/causes.js).
+// Registry: reads sources, causes, snapshot, core, outbox, serialize, limits; adds sources.errors.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

@@ -8,6 +8,7 @@
 // are as before. A named event (`event: update`) is dispatched only to its own
 // listeners, so ours is added for a type when the page first listens for it
 // (addEventListener is wrapped once the page makes its first EventSource).
+// Registry: reads sources, core, outbox, serialize, limits, requests; adds sources.eventsource.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

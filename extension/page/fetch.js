@@ -4,6 +4,7 @@
 // `unhandledrejection`. The response body is read from a clone, up to the cap,
 // as it arrives: `duration` runs to the end of the body (or of our read, which
 // `durationTo` names), `headersMs` to the response's headers.
+// Registry: reads sources, core, outbox, bodies, limits, requests; adds sources.fetch.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

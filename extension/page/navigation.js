@@ -2,6 +2,7 @@
 // → `actions` of type "navigate", and the tab's url and title → `tabs`.
 // Other sources hear of each one through `G.routes.onChange` (vitals.js starts
 // a new soft page on a route change).
+// Registry: reads sources, core, outbox; adds routes, sources.navigation.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

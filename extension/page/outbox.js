@@ -6,6 +6,7 @@
 // only once the user's settings have arrived over the channel
 // (or after HOLD_MS without them), so that the user's redaction lists and
 // capture switches apply from the first event of the page.
+// Registry: reads channel, core, kinds, redact; adds outbox.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

@@ -12,6 +12,7 @@
 // waits LONE_MS for a wrapper or an element to say how it ended, since status 0
 // alone also means an opaque or cross-origin response and is not a failure.
 // A row is `failed: true` only when the page knows it failed.
+// Registry: reads core, outbox; adds requests.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

@@ -7,6 +7,7 @@
 // not in the document (`new Image()`), or in a shadow root, are not seen. The
 // browser's side of the same request (status, net::ERR_…) is its
 // network_waterfall row.
+// Registry: reads sources, core, outbox, selector, requests; adds sources.resources.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

@@ -1,5 +1,6 @@
 // Last of the page-world files: installs every source of page/ and takes the
 // shared namespace back off the page's global, before any page script runs.
+// Registry: reads outbox, core, bodies, limits, serialize, selector, redact, requests, sources; adds started.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

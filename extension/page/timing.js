@@ -5,6 +5,7 @@
 // wrappers know of the same request and makes the `network_waterfall` row.
 // A frame's observer sees only that frame's requests: every in-scope frame
 // runs its own.
+// Registry: reads sources, requests; adds observePerformance, sources.timing.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

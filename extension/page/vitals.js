@@ -6,6 +6,7 @@
 // route changed. A page is reported a second after its last change, once more
 // when it is left (its final values, under its own URL) and when the tab is
 // hidden. FCP and TTFB belong to the load only.
+// Registry: reads sources, observePerformance, inp, routes, core, outbox; adds sources.vitals.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

@@ -3,6 +3,7 @@
 // `ws.constructor === WebSocket`, `instanceof` and the prototype are as
 // before, and subclasses still work); `send` is wrapped on the prototype.
 // Frames are cut to WS_DATA_CAP before anything else.
+// Registry: reads sources, core, outbox, serialize, limits, requests; adds sources.websocket.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

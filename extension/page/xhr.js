@@ -3,6 +3,7 @@
 // prototype (the constructor is untouched). An XHR cannot hand over part of
 // its text, so a response is read only when it is small (XHR_READ_LIMIT);
 // larger ones are recorded by size.
+// Registry: reads sources, core, outbox, bodies, limits, requests; adds sources.xhr.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;

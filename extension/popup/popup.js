@@ -2,10 +2,12 @@
 // this site" / "Stop capturing this site"; the deep view of this tab; what this
 // tab sent; pause; the sites turned on; counts since install. The tab is the
 // active one, or `?tab=<id>` (how the tests open the popup as a page).
-const { patternHost } = globalThis.GasolineScope;
-const { renderSites } = globalThis.GasolineSites;
+import { kinds, scope } from "../background/lib.js";
+import { renderSites } from "./sites.js";
+
+const { patternHost } = scope;
 const $ = (id) => document.getElementById(id);
-const ALL_KINDS = globalThis.__gasoline.kinds.ALL;
+const ALL_KINDS = kinds.ALL;
 
 function row(cells) {
   const tr = document.createElement("tr");

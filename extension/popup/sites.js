@@ -1,31 +1,29 @@
 // The list of sites the person turned on, each with its off switch: shared by
 // the popup and the options page. Turning one off gives its permission back and
 // stops capture in its open tabs at once (the worker does both).
-(function (root) {
-  const { patternHost } = root.GasolineScope;
+import { scope } from "../background/lib.js";
 
-  /** Fills `list` (a <ul>) with `sites`; `empty` shows when there are none; `changed` after a site is turned off. */
-  function renderSites(list, empty, sites, changed) {
-    list.replaceChildren();
-    empty.hidden = sites.length > 0;
-    for (const pattern of sites) {
-      const li = document.createElement("li");
-      const label = document.createElement("label");
-      const input = document.createElement("input");
-      input.type = "checkbox";
-      input.checked = true;
-      input.dataset.site = pattern;
-      input.addEventListener("change", async () => {
-        if (input.checked) return;
-        input.disabled = true;
-        await chrome.runtime.sendMessage({ type: "site", pattern, on: false });
-        changed();
-      });
-      label.append(input, ` ${patternHost(pattern)} (${pattern.split("://")[0]})`);
-      li.appendChild(label);
-      list.appendChild(li);
-    }
+const { patternHost } = scope;
+
+/** Fills `list` (a <ul>) with `sites`; `empty` shows when there are none; `changed` after a site is turned off. */
+export function renderSites(list, empty, sites, changed) {
+  list.replaceChildren();
+  empty.hidden = sites.length > 0;
+  for (const pattern of sites) {
+    const li = document.createElement("li");
+    const label = document.createElement("label");
+    const input = document.createElement("input");
+    input.type = "checkbox";
+    input.checked = true;
+    input.dataset.site = pattern;
+    input.addEventListener("change", async () => {
+      if (input.checked) return;
+      input.disabled = true;
+      await chrome.runtime.sendMessage({ type: "site", pattern, on: false });
+      changed();
+    });
+    label.append(input, ` ${patternHost(pattern)} (${pattern.split("://")[0]})`);
+    li.appendChild(label);
+    list.appendChild(li);
   }
-
-  root.GasolineSites = { renderSites };
-})(globalThis);
+}

@@ -494,63 +494,59 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     await second.close();
 
     // ---- the cross-site frame's site turned on: its frame is captured, its rows the browser's ----
-    const setSite = (on) => worker.evaluate(([p, yes]) => (typeof setSite === "function" ? setSite(p, yes) : { skipped: true }), ["http://127.0.0.2/*", on]);
+    const setSite = (on) => worker.evaluate(([p, yes]) => globalThis.gasolineDebug.setSite(p, yes), ["http://127.0.0.2/*", on]);
     const turnedOn = await setSite(true);
-    if (turnedOn && turnedOn.skipped) {
-      log("network page, deep: the worker has no setSite; the cross-site frame turned on is not checked");
-    } else {
-      assert.deepEqual(turnedOn, { ok: true });
-      const since = (await all(client, "network_waterfall")).length;
-      await page.reload();
-      await page.waitForFunction(() => window.done, null, { timeout: 30000 });
-      // Every worker kind again, and the shared worker started again (its only page went with the
-      // reload), now held at its start for our session: each request exactly one row, the tab's.
-      const again = [...workers, ...shared];
-      const workerRows = await waitFor(
-        "each worker's requests again after the reload",
-        async () => {
-          const newRows = (await all(client, "network_waterfall")).slice(since).filter((e) => again.includes(e.url));
-          const missing = again.filter((u) => !newRows.some((r) => r.url === u));
-          if (missing.length) throw new Error(`missing ${missing.join(", ")}`);
-          return newRows;
-        },
-        30000,
-      );
-      // A second row of one, were there one, would be held by the join (request_join.js) or queued for
-      // delivery: once neither holds anything of this tab's, it would be stored.
-      await waitFor("the join and the queue to hold nothing of the tab", () =>
-        worker.evaluate((id) => !network.join.has(id) && !(delivery.pending().network_waterfall > 0), tabId),
-      );
-      const afterReload = (await all(client, "network_waterfall")).slice(since).filter((e) => again.includes(e.url));
-      for (const u of again) {
-        const mine = afterReload.filter((r) => r.url === u);
-        const what = `${u} after the reload: ${JSON.stringify(mine)}`;
-        assert.equal(mine.length, 1, what);
-        assert.deepEqual([mine[0].source, mine[0].tabId, mine[0].method, mine[0].startUnknown, mine[0].frameId], ["browser", tabId, "GET", undefined, 0], what);
-        assert.equal(mine[0].type, u.endsWith(".js") ? "script" : "xmlhttprequest", what);
-      }
-      log(`network page, deep, reloaded: ${workerRows.length} rows of blob:, data:, module, nested and shared workers (the shared one started again), each once, the tab's`);
-      const inScope = await waitFor(
-        "the cross-site frame's rows, body and log once its site is on",
-        async () => {
-          const newRows = (await all(client, "network_waterfall")).slice(since).filter((e) => e.tabId === tabId);
-          const r = (u) => newRows.find((x) => x.url === u && x.source === "browser");
-          const b = (await all(client, "network_bodies", { tabId })).find((x) => x.url === c("/net/frame.json?who=cross") && x.requestId === (r(c("/net/frame.json?who=cross")) || {}).requestId);
-          const l = (await all(client, "logs", { tabId })).find((e) => e.message === "network frame cross");
-          const missing = [...outOfScope.filter((u) => !r(u)), ...(b ? [] : ["its body joined"]), ...(l ? [] : ["its log"])];
-          if (missing.length) throw new Error(`missing ${missing.join(", ")}`);
-          return { rows: outOfScope.map(r), log: l };
-        },
-        30000,
-      );
-      const [doc, script, xhr] = inScope.rows;
-      assert.deepEqual([doc.type, doc.parentFrameId, doc.frameUrl, doc.responseStatus], ["sub_frame", 0, c("/network-frame.html?who=cross"), 200], JSON.stringify(doc));
-      assert.ok(doc.frameId > 0 && doc.frameId === inScope.log.frameId, `the frame's id, as its log says: ${JSON.stringify([doc, inScope.log])}`);
-      for (const r of [script, xhr]) assert.deepEqual([r.frameId, r.parentFrameId, r.frameUrl], [doc.frameId, 0, doc.frameUrl], JSON.stringify(r));
-      assert.equal(xhr.initiatorType, "xmlhttprequest");
-      log("network page, deep: the cross-site frame, its site turned on, gives its own rows (out-of-process iframe session), body and log");
-      assert.deepEqual(await setSite(false), { ok: true });
+    assert.deepEqual(turnedOn, { ok: true });
+    const since = (await all(client, "network_waterfall")).length;
+    await page.reload();
+    await page.waitForFunction(() => window.done, null, { timeout: 30000 });
+    // Every worker kind again, and the shared worker started again (its only page went with the
+    // reload), now held at its start for our session: each request exactly one row, the tab's.
+    const again = [...workers, ...shared];
+    const workerRows = await waitFor(
+      "each worker's requests again after the reload",
+      async () => {
+        const newRows = (await all(client, "network_waterfall")).slice(since).filter((e) => again.includes(e.url));
+        const missing = again.filter((u) => !newRows.some((r) => r.url === u));
+        if (missing.length) throw new Error(`missing ${missing.join(", ")}`);
+        return newRows;
+      },
+      30000,
+    );
+    // A second row of one, were there one, would be held by the join (request_join.js) or queued for
+    // delivery: once neither holds anything of this tab's, it would be stored.
+    await waitFor("the join and the queue to hold nothing of the tab", () =>
+      worker.evaluate((id) => !gasolineDebug.joining(id) && !(gasolineDebug.pending().network_waterfall > 0), tabId),
+    );
+    const afterReload = (await all(client, "network_waterfall")).slice(since).filter((e) => again.includes(e.url));
+    for (const u of again) {
+      const mine = afterReload.filter((r) => r.url === u);
+      const what = `${u} after the reload: ${JSON.stringify(mine)}`;
+      assert.equal(mine.length, 1, what);
+      assert.deepEqual([mine[0].source, mine[0].tabId, mine[0].method, mine[0].startUnknown, mine[0].frameId], ["browser", tabId, "GET", undefined, 0], what);
+      assert.equal(mine[0].type, u.endsWith(".js") ? "script" : "xmlhttprequest", what);
     }
+    log(`network page, deep, reloaded: ${workerRows.length} rows of blob:, data:, module, nested and shared workers (the shared one started again), each once, the tab's`);
+    const inScope = await waitFor(
+      "the cross-site frame's rows, body and log once its site is on",
+      async () => {
+        const newRows = (await all(client, "network_waterfall")).slice(since).filter((e) => e.tabId === tabId);
+        const r = (u) => newRows.find((x) => x.url === u && x.source === "browser");
+        const b = (await all(client, "network_bodies", { tabId })).find((x) => x.url === c("/net/frame.json?who=cross") && x.requestId === (r(c("/net/frame.json?who=cross")) || {}).requestId);
+        const l = (await all(client, "logs", { tabId })).find((e) => e.message === "network frame cross");
+        const missing = [...outOfScope.filter((u) => !r(u)), ...(b ? [] : ["its body joined"]), ...(l ? [] : ["its log"])];
+        if (missing.length) throw new Error(`missing ${missing.join(", ")}`);
+        return { rows: outOfScope.map(r), log: l };
+      },
+      30000,
+    );
+    const [doc, script, xhr] = inScope.rows;
+    assert.deepEqual([doc.type, doc.parentFrameId, doc.frameUrl, doc.responseStatus], ["sub_frame", 0, c("/network-frame.html?who=cross"), 200], JSON.stringify(doc));
+    assert.ok(doc.frameId > 0 && doc.frameId === inScope.log.frameId, `the frame's id, as its log says: ${JSON.stringify([doc, inScope.log])}`);
+    for (const r of [script, xhr]) assert.deepEqual([r.frameId, r.parentFrameId, r.frameUrl], [doc.frameId, 0, doc.frameUrl], JSON.stringify(r));
+    assert.equal(xhr.initiatorType, "xmlhttprequest");
+    log("network page, deep: the cross-site frame, its site turned on, gives its own rows (out-of-process iframe session), body and log");
+    assert.deepEqual(await setSite(false), { ok: true });
 
     assert.deepEqual(await deep(tabId, false), { ok: true });
     assert.deepEqual(await worker.evaluate(() => self.gasolineDeep.deepTabs()), []);

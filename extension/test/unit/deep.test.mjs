@@ -3,11 +3,9 @@
 // times shortened).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-
-const require = createRequire(import.meta.url);
-const { DeepRequests } = require("../../background/deep_requests.js");
-const { browserLog } = require("../../background/browser_log.js");
+import { DeepRequests } from "../../background/deep_requests.js";
+import { browserLog } from "../../background/browser_log.js";
+import { Deep } from "../../background/deep.js";
 
 const TOP = "E63FE65E537B7C6178B14CC4224BBECA"; // the tab target's id is its top frame's
 const PAGE = "http://127.0.0.1:8001/network.html";
@@ -328,7 +326,6 @@ test("browserLog: levels as the logs kind has them, the line counted from 1, the
 });
 
 // ---- deep.js: the debugger sessions, with a fake chrome.debugger -------------------------
-const { Deep } = require("../../background/deep.js");
 
 function fakeDebugger(targets) {
   const d = { attached: new Set(), commands: [], events: [], detaches: [], failAttach: null };

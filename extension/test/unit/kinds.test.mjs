@@ -8,10 +8,11 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { normalize } from "../../background/normalize.js";
 
 const require = createRequire(import.meta.url);
+
 const kinds = require("../../lib/kinds.js");
-const { normalize } = require("../../background/normalize.js");
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = process.env.GASOLINE_BIN || path.resolve(here, "../../../target/debug/gasoline");
 

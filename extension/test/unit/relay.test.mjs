@@ -6,11 +6,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import vm from "node:vm";
+import { PageMarks } from "../../background/page_marks.js";
 
-const require = createRequire(import.meta.url);
-const { PageMarks } = require("../../background/page_marks.js");
 const source = readFileSync(new URL("../../content/relay.js", import.meta.url), "utf8");
 const scopeSource = readFileSync(new URL("../../lib/scope.js", import.meta.url), "utf8");
 

@@ -3,13 +3,10 @@
 // and deep_requests.js would give them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-
-const require = createRequire(import.meta.url);
-const { RequestJoin } = require("../../background/request_join.js");
-const { DeepFrames } = require("../../background/deep_frames.js");
-const { Network } = require("../../background/network.js");
-const { QueueStore } = require("../../background/queue_store.js");
+import { RequestJoin } from "../../background/request_join.js";
+import { DeepFrames } from "../../background/deep_frames.js";
+import { Network } from "../../background/network.js";
+import { QueueStore } from "../../background/queue_store.js";
 
 // Where deep_requests.js says a row is: the top frame, or a subframe by its protocol token and document URL.
 const TOP = { frame: "TOP", frameUrl: "http://a/", top: true, parentTop: false };

@@ -5,11 +5,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { wanted, same, PAGE_FILES, RELAY_FILES } from "../../background/registration.js";
+import { isLoopbackUrl, withDefaults } from "../../background/settings.js";
 
 const require = createRequire(import.meta.url);
+
 const scope = require("../../lib/scope.js");
-const { wanted, same, PAGE_FILES, RELAY_FILES } = require("../../background/registration.js");
-const { isLoopbackUrl, withDefaults } = require("../../background/settings.js");
 
 const SERVER = "http://127.0.0.1:7890";
 const none = scope.scopeWithDefaults(undefined);
