@@ -33,7 +33,15 @@ const HOSTILE = [
   `</script><script>window.top.__pwned='script'</script>`,
   `javascript:window.top.__pwned='link'`,
   `\u202Eevil RTL override\u202C and zero\u200Bwidth\u200D joiners`,
+  `isAdmin\u2067\u2066 ) { // \u2069\u2069 and a mark\u200F, an embedding\u202B\u202C, a word joiner\u2060 and a BOM\uFEFF`,
 ];
+// Invisible characters (bidi controls, zero-width), each shown as a marked ⟨U+XXXX⟩ token.
+const INVISIBLE = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+const visible = (text) => text.replace(INVISIBLE, (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}⟩`);
+// A URL that reads as a picture but is a program (Trojan Source in a URL), a tab title and an action's value.
+const HOSTILE_URL = (site) => `${site}/download/\u202Egnp.exe`;
+const HOSTILE_TITLE = "Viewer\u200B fixture \u2067(reversed)\u2069";
+const HOSTILE_VALUE = "\u202Enimda";
 
 // ---- the fixture capture -------------------------------------------------------------
 // What the extension sends for a page with console errors, a document load, a
@@ -49,7 +57,7 @@ function capture(site, T) {
   };
   const req = (startTime, fields) => ({ source: "page", startTime, ts: at(startTime), ...fields });
   return {
-    tabs: [{ tabId, url: `${site}/`, title: "Viewer fixture" }],
+    tabs: [{ tabId, url: `${site}/`, title: HOSTILE_TITLE }],
     logs: [
       { level: "log", message: 'fixture starts {"n":1}', source: "console", location: `${site}/:3:9` },
       { level: "info", message: "fixture info", source: "console" },
@@ -68,6 +76,7 @@ function capture(site, T) {
       req(320, { url: "http://127.0.0.1:9/refused", method: "GET", initiatorType: "fetch", duration: 2.5, failed: true, error: "TypeError: Failed to fetch" }),
       req(330, { url: `ws://${new URL(site).host}/echo`, initiatorType: "websocket", duration: 12 }),
       req(400, { url: `${site}/api/save`, method: "POST", initiatorType: "fetch", duration: 90, responseStatus: 500 }),
+      req(450, { url: HOSTILE_URL(site), method: "GET", initiatorType: "fetch", duration: 20, responseStatus: 200 }),
     ].map((e) => ({ ...e, tabId })),
     network_bodies: [
       { method: "GET", url: `${site}/data.json`, status: 200, duration: 40, requestHeaders: { accept: "application/json" }, responseHeaders: { "content-type": "application/json" }, responseBody: '{"items":[1,2,3],"nested":{"ok":true}}', ts: at(190) },
@@ -81,6 +90,7 @@ function capture(site, T) {
     actions: [
       { type: "navigate", how: "load", url: `${site}/`, ts: at(0) },
       { type: "click", selector: "button#again", text: "Log again", url: `${site}/`, ts: at(500) },
+      { type: "input", selector: "input#user", value: HOSTILE_VALUE, url: `${site}/`, ts: at(520) },
     ].map((e) => ({ ...e, tabId })),
   };
 }
@@ -144,6 +154,27 @@ async function clearFilter(page) {
   await page.click("#q");
   await page.keyboard.press("Control+A");
   await page.keyboard.press("Backspace");
+}
+
+/** Every text node and attribute of the page that holds an invisible character as it is (none may). */
+async function rawInvisibles(page) {
+  return page.evaluate((source) => {
+    const re = new RegExp(source);
+    const bad = [];
+    const walk = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+    for (let n = walk.currentNode; n; n = walk.nextNode()) {
+      if (n.nodeType === Node.TEXT_NODE && re.test(n.data)) bad.push(`text in <${n.parentNode.localName}>: ${JSON.stringify(n.data.slice(0, 80))}`);
+      if (n.nodeType === Node.ELEMENT_NODE) for (const a of n.attributes) if (re.test(a.value)) bad.push(`${a.name}= of <${n.localName}>: ${JSON.stringify(a.value.slice(0, 80))}`);
+    }
+    return bad;
+  }, INVISIBLE.source);
+}
+
+/** The page shows no invisible character as it is, and shows `tokens` of them as marked tokens. */
+async function invisiblesShown(page, where, tokens) {
+  assert.deepEqual(await rawInvisibles(page), [], `${where}: an invisible character shown as it is`);
+  const marks = await page.$$eval(".invisible", (ns) => ns.map((n) => n.textContent));
+  for (const t of tokens) assert.ok(marks.includes(t), `${where}: the token ${t} among ${JSON.stringify([...new Set(marks)])}`);
 }
 
 async function axe(page, view) {
@@ -224,6 +255,7 @@ try {
     const shown = await viewer.textContent(`tr[data-kind=${kind}] td[data-field=count]`);
     assert.equal(Number(shown.replace(/\D/g, "")), await total(client, kind), `overview count of ${kind}`);
   }
+  await invisiblesShown(viewer, "the overview (a tab's title)", ["⟨U+200B⟩", "⟨U+2067⟩", "⟨U+2069⟩"]);
   await viewer.screenshot({ path: path.join(shots, "overview.png") });
   await axe(viewer, "overview");
   log("overview matches observe");
@@ -259,19 +291,26 @@ try {
   });
   assert.equal(await viewer.textContent(".vlayer .vrow .repeat"), "3");
   assert.match(viewer.url(), /q=repeated/, "the filter is in the URL");
-  // Hostile strings: each shown as the very text, nothing of theirs in the DOM or run.
+  // Hostile strings: each shown as the very text (invisible characters as visible tokens),
+  // nothing of theirs in the DOM or run.
   for (const h of HOSTILE) {
     await viewer.fill("#q", `"${h.slice(0, 12)}"`);
     await waitFor(`the row of ${JSON.stringify(h.slice(0, 20))}`, async () => {
       const texts = await viewer.$$eval(".vlayer .vrow .msg .text", (ns) => ns.map((n) => n.textContent));
-      return texts.includes(h);
+      return texts.includes(visible(h));
     });
     await viewer.click(".vlayer .vrow");
     await viewer.waitForSelector("#detail:not([hidden]) pre.body");
-    assert.equal(await viewer.textContent("#detail pre.body"), h, "the detail shows the message as text");
+    assert.equal(await viewer.textContent("#detail pre.body"), visible(h), "the detail shows the message as text");
+    await invisiblesShown(viewer, `the console and detail of ${JSON.stringify(h.slice(0, 20))}`, visible(h).match(/⟨U\+[0-9A-F]{4}⟩/g) || []);
     await viewer.keyboard.press("Escape");
     await viewer.waitForSelector("#detail", { state: "hidden" });
   }
+  // A token is text in a span of its own, its name in the tooltip: never markup.
+  assert.deepEqual(
+    await viewer.evaluate(() => [...new Set([...document.querySelectorAll(".invisible")].map((n) => `${n.children.length}`))]),
+    ["0"],
+  );
   assert.equal(await viewer.$$eval("img, iframe, object, embed, a[href^='javascript']", (n) => n.length), 0, "no element of theirs");
   assert.equal(await viewer.evaluate(() => window.__pwned), undefined, "no script of theirs ran");
   // The 1 MB line (cut by ingest to --field-cap, as stored): a row, and the detail shows all that is stored.
@@ -373,6 +412,17 @@ try {
   const refused = requests.find((r) => r.url.includes("/refused"));
   await viewer.click(`.vlayer .vrow[data-id="network_waterfall:${refused.id}"]`);
   await viewer.waitForSelector("#detail .error");
+  await viewer.keyboard.press("Escape");
+  // The Trojan Source URL: its override shown as a token in the row's tooltip, the bar's and the detail.
+  const trojan = requests.find((r) => r.url === HOSTILE_URL(fixture.origin));
+  assert.equal(
+    await viewer.getAttribute(`.vlayer .vrow[data-id="network_waterfall:${trojan.id}"] span.text[title]`, "title"),
+    visible(trojan.url),
+  );
+  await viewer.click(`.vlayer .vrow[data-id="network_waterfall:${trojan.id}"]`);
+  await waitFor("the URL in the detail", async () => (await viewer.$$eval("#detail table.kv td", (ns) => ns.map((n) => n.textContent))).includes(visible(trojan.url)));
+  await invisiblesShown(viewer, "the network view and the request's detail", ["⟨U+202E⟩"]);
+  assert.equal(await viewer.$eval("#tab option[value='7']", (o) => o.textContent), `7: ${visible(HOSTILE_TITLE)}`, "the tab's title as an option");
   await viewer.keyboard.press("Escape");
   // DevTools' property filters.
   await viewer.fill("#q", "status-code:404");

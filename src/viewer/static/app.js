@@ -4,7 +4,7 @@
 import * as api from "./api.js";
 import { consoleView } from "./console.js";
 import * as detail from "./detail.js";
-import { el } from "./dom.js";
+import { el, setText } from "./dom.js";
 import * as filter from "./filter.js";
 import { connect } from "./live.js";
 import { networkView } from "./network.js";
@@ -51,7 +51,7 @@ function writeState(changes, push = false) {
 
 function notice(text) {
   const n = $("notice");
-  n.textContent = text || "";
+  setText(n, text || "");
   n.hidden = !text;
 }
 

@@ -1,8 +1,69 @@
 // Building the page: elements with their text set through textContent only.
 // Captured data is hostile (it comes from any page the user opened): nothing
 // here ever parses a string as HTML, and no captured value becomes a link.
+// Every text and attribute goes through `shown`/`visible`: characters a person
+// cannot see (bidi controls, zero-width characters) appear as ⟨U+202E⟩ tokens.
 
 const SVG = "http://www.w3.org/2000/svg";
+
+/**
+ * Characters that are invisible yet change how text reads: the bidi embeddings,
+ * overrides, isolates and marks (Trojan Source: U+202A–U+202E, U+2066–U+2069,
+ * U+200E/U+200F, U+061C), the zero-width space, joiners and word joiner
+ * (U+200B–U+200D, U+2060), the invisible operators (U+2061–U+2064) and the BOM.
+ */
+const INVISIBLE = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/;
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, "g");
+const NAMES = {
+  0x061c: "arabic letter mark",
+  0x200b: "zero width space",
+  0x200c: "zero width non-joiner",
+  0x200d: "zero width joiner",
+  0x200e: "left-to-right mark",
+  0x200f: "right-to-left mark",
+  0x202a: "left-to-right embedding",
+  0x202b: "right-to-left embedding",
+  0x202c: "pop directional formatting",
+  0x202d: "left-to-right override",
+  0x202e: "right-to-left override",
+  0x2060: "word joiner",
+  0x2066: "left-to-right isolate",
+  0x2067: "right-to-left isolate",
+  0x2068: "first strong isolate",
+  0x2069: "pop directional isolate",
+  0xfeff: "zero width no-break space (BOM)",
+};
+
+function token(c) {
+  return `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}⟩`;
+}
+
+/** `text` with each invisible character written as a ⟨U+202E⟩ token: for attributes, options, SVG titles. */
+export function visible(text) {
+  return INVISIBLE.test(text) ? text.replace(INVISIBLE_ALL, token) : text;
+}
+
+/**
+ * `text` as nodes to put in the page: a text node, or (when it holds invisible
+ * characters) text nodes around a marked `span.invisible` token for each, its
+ * name in the tooltip. Never markup: every piece is set as text.
+ */
+export function shown(text) {
+  if (!INVISIBLE.test(text)) return document.createTextNode(text);
+  const out = document.createDocumentFragment();
+  let from = 0;
+  for (const m of text.matchAll(INVISIBLE_ALL)) {
+    if (m.index > from) out.appendChild(document.createTextNode(text.slice(from, m.index)));
+    const mark = document.createElement("span");
+    mark.className = "invisible";
+    mark.title = NAMES[m[0].codePointAt(0)] || "invisible character";
+    mark.textContent = token(m[0]);
+    out.appendChild(mark);
+    from = m.index + m[0].length;
+  }
+  if (from < text.length) out.appendChild(document.createTextNode(text.slice(from)));
+  return out;
+}
 
 /**
  * el("div.a.b", {attrs}, ...children): children are nodes or text (strings and
@@ -27,19 +88,25 @@ function build(node, spec, attrs, children) {
   if (classes.length) node.setAttribute("class", classes.join(" "));
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
-    if (k === "text") node.textContent = String(v);
+    if (k === "text") setText(node, String(v));
     else if (k.startsWith("on") && typeof v === "function") node.addEventListener(k.slice(2), v);
     else if (k === "class") node.setAttribute("class", [node.getAttribute("class"), v].filter(Boolean).join(" "));
-    else node.setAttribute(k, v === true ? "" : String(v));
+    else node.setAttribute(k, v === true ? "" : visible(String(v)));
   }
   append(node, children);
   return node;
 }
 
+/** Sets the text of `node`: marked tokens inside HTML, the token text where only text may go. */
+export function setText(node, text) {
+  if (node.namespaceURI === SVG || node.localName === "option" || node.localName === "title") node.textContent = visible(text);
+  else node.replaceChildren(shown(text));
+}
+
 function append(node, children) {
   for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
-    node.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+    node.appendChild(c instanceof Node ? c : shown(String(c)));
   }
 }
 
@@ -112,15 +179,15 @@ export function longText(text, cls = "", tag = "span") {
   const CHUNK = 64 * 1024;
   const node = el(`${tag}.${cls || "text"}`.replace(/\.$/, ""), { text: text.slice(0, CHUNK) });
   if (text.length <= CHUNK) return node;
-  let shown = CHUNK;
+  let done = CHUNK;
   const more = el("button.more", {
     type: "button",
-    text: `show more (${text.length - shown} more characters)`,
+    text: `show more (${text.length - done} more characters)`,
     onclick: () => {
-      node.appendChild(document.createTextNode(text.slice(shown, shown + CHUNK)));
-      shown += CHUNK;
-      if (shown >= text.length) more.remove();
-      else more.textContent = `show more (${text.length - shown} more characters)`;
+      node.appendChild(shown(text.slice(done, done + CHUNK)));
+      done += CHUNK;
+      if (done >= text.length) more.remove();
+      else more.textContent = `show more (${text.length - done} more characters)`;
     },
   });
   return el("span.long", {}, node, more);
