@@ -63,8 +63,9 @@ pub struct Attached {
 }
 
 impl Attached {
-    pub fn new(store: Store, port: u16) -> Self {
-        Attached { local: GasolineMcp::new(store.clone()), store, port }
+    /// `local` answers here (observe, and every call once this process writes the file).
+    pub fn new(local: GasolineMcp, port: u16) -> Self {
+        Attached { store: local.store().clone(), local, port }
     }
 
     fn forwards(&self, request: &CallToolRequestParams) -> bool {

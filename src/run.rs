@@ -15,6 +15,7 @@ use crate::cli::{PairArgs, ServeArgs, default_db_path};
 use crate::ingest::Limits;
 use crate::mcp::GasolineMcp;
 use crate::store::{OpenOptions, Store, StoreError, sql};
+use crate::viewer::Address;
 
 /// How long in-flight HTTP requests get to finish at shutdown.
 const DRAIN: Duration = Duration::from_secs(5);
@@ -100,14 +101,17 @@ async fn bind(port: u16) -> std::io::Result<TcpListener> {
     TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port))).await
 }
 
-/// Serves HTTP until `stop` is cancelled, then drains for at most [`DRAIN`].
+/// Serves HTTP until `stop` is cancelled, then drains for at most [`DRAIN`]; `viewer`
+/// says from the start on where the viewer is served (observe answers over stdio link to it).
 async fn serve_http(
     listener: TcpListener,
     store: Store,
     args: &ServeArgs,
     stop: CancellationToken,
+    viewer: &Address,
 ) -> Result<(), RunError> {
     let port = listener.local_addr().map_err(RunError::Http)?.port();
+    viewer.set(port);
     let app = crate::http::router(store, http_options(args), port, stop.child_token());
     tracing::info!("gasoline listening on http://127.0.0.1:{port} (MCP at /mcp)");
     let graceful = stop.clone();
@@ -156,7 +160,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), RunError> {
     cancel_on_signal(stop.clone())?;
     let store = open_store(&args).await?;
     let listener = bind(args.port).await.map_err(|e| port_error(args.port, e))?;
-    serve_http(listener, store.clone(), &args, stop).await?;
+    serve_http(listener, store.clone(), &args, stop, &Address::default()).await?;
     close(&store).await
 }
 
@@ -175,16 +179,24 @@ fn port_error(port: u16, source: std::io::Error) -> RunError {
 pub async fn mcp(args: ServeArgs) -> Result<(), RunError> {
     let stop = CancellationToken::new();
     cancel_on_signal(stop.clone())?;
+    // Observe answers link to the viewer once one shows this file: ours, or the owner's.
+    let viewer = Address::default();
     let (store, http, owner) = match bind(args.port).await {
         Ok(listener) => {
             let store = open_store(&args).await?;
-            let (store, args, stop) = (store.clone(), args.clone(), stop.clone());
-            (store.clone(), tokio::spawn(async move { serve_http(listener, store, &args, stop).await }), None)
+            // Set before the first MCP call can come; serve_http sets it again.
+            if let Ok(address) = listener.local_addr() {
+                viewer.set(address.port());
+            }
+            let (store, args, stop, viewer) = (store.clone(), args.clone(), stop.clone(), viewer.clone());
+            (store.clone(), tokio::spawn(async move { serve_http(listener, store, &args, stop, &viewer).await }), None)
         }
         Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
             let path = db_path(args.db.as_deref())?;
             let owner = announce_attach(args.port, &path).await;
-            let store = if owner.is_some() {
+            let store = if let Some(port) = owner {
+                // The owner writes this file and serves its viewer.
+                viewer.set(port);
                 tracing::info!("database: {} (read only)", path.display());
                 if args.extension_id.is_some() || !args.capacities.is_empty() {
                     tracing::info!("--extension-id and --capacity apply if this process takes the port over");
@@ -193,14 +205,16 @@ pub async fn mcp(args: ServeArgs) -> Result<(), RunError> {
             } else {
                 open_store(&args).await?
             };
-            let (store, args, stop) = (store.clone(), args.clone(), stop.clone());
-            (store.clone(), tokio::spawn(async move { take_over_when_free(store, &args, stop).await }), owner)
+            let (store, args, stop, viewer) = (store.clone(), args.clone(), stop.clone(), viewer.clone());
+            (store.clone(), tokio::spawn(async move { take_over_when_free(store, &args, stop, &viewer).await }), owner)
         }
         Err(e) => return Err(port_error(args.port, e)),
     };
     let outcome = match owner {
-        Some(port) => serve_stdio(Attached::new(store.clone(), port), &stop).await,
-        None => serve_stdio(GasolineMcp::new(store.clone()), &stop).await,
+        Some(port) => {
+            serve_stdio(Attached::new(GasolineMcp::new(store.clone()).with_viewer(viewer), port), &stop).await
+        }
+        None => serve_stdio(GasolineMcp::new(store.clone()).with_viewer(viewer), &stop).await,
     };
     stop.cancel();
     match http.await {
@@ -215,7 +229,12 @@ pub async fn mcp(args: ServeArgs) -> Result<(), RunError> {
 /// Attached to another process's port: tries to bind it every [`TAKE_OVER_EVERY`],
 /// and once that process has let go, writes the file (migrated, `--capacity` and
 /// `--extension-id` applied) and ingests here (the extension's next retry lands).
-async fn take_over_when_free(store: Store, args: &ServeArgs, stop: CancellationToken) -> Result<(), RunError> {
+async fn take_over_when_free(
+    store: Store,
+    args: &ServeArgs,
+    stop: CancellationToken,
+    viewer: &Address,
+) -> Result<(), RunError> {
     let port = args.port;
     loop {
         tokio::select! {
@@ -235,7 +254,7 @@ async fn take_over_when_free(store: Store, args: &ServeArgs, stop: CancellationT
                     pair_from_args(&store, args).await?;
                     tracing::info!("this process now writes {}", store.path().display());
                 }
-                return serve_http(listener, store, args, stop).await;
+                return serve_http(listener, store, args, stop, viewer).await;
             }
             Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {}
             Err(e) => tracing::debug!("port {port} still unavailable: {e}"),

@@ -324,6 +324,118 @@ async fn an_open_event_stream_does_not_hold_shutdown_hostage() {
     assert!(started.elapsed() < Duration::from_secs(3), "stopped in {:?}", started.elapsed());
 }
 
+/// The link an observe answer gives, with `{id}` filled in, as a person's browser asks for it.
+fn entry_link(answer: &Value, id: i64) -> String {
+    let link = answer["viewer"].as_str().unwrap_or_else(|| panic!("no viewer link: {answer}"));
+    assert!(link.contains("{id}"), "{link}");
+    link.replace("{id}", &id.to_string())
+}
+
+/// The port a link names.
+fn port_of(link: &str) -> u16 {
+    let rest = link.strip_prefix("http://127.0.0.1:").unwrap_or_else(|| panic!("not a loopback link: {link}"));
+    rest.split('/').next().and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("no port in {link}"))
+}
+
+/// Observe answers carry one link to the viewer: the view and filter that show the
+/// answer, with `{id}` for an entry's id, on the port that serves it. Over streamable
+/// HTTP from `serve`, over stdio from `gasoline mcp` attached to it (the owner's viewer
+/// shows the same file) and from one that owns its port; none from one whose port
+/// another program holds (no viewer shows its file). Within the answer's budget.
+#[tokio::test]
+async fn observe_answers_link_to_the_viewer_that_shows_them() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = now_ms();
+    server
+        .ingest(
+            "logs",
+            (0..40)
+                .map(|i| json!({"level": if i % 4 == 0 { "error" } else { "log" }, "message": format!("boom {i}"), "ts": t + i, "tabId": 3}))
+                .collect(),
+        )
+        .await;
+    server
+        .ingest(
+            "network_waterfall",
+            vec![json!({"url": "http://a.test/api/user", "method": "GET", "responseStatus": 500, "ts": t, "duration": 2000, "tabId": 3})],
+        )
+        .await;
+    let http = Mcp::http(&server).await;
+    let base = format!("http://127.0.0.1:{}", server.port);
+
+    let errors = http.observe(json!({"what": "errors", "tabId": 3})).await;
+    assert_eq!(errors["viewer"], json!(format!("{base}/console?tab=3&level=error&sel=logs:{{id}}")), "{errors}");
+    let id = errors["entries"][0]["id"].as_i64().expect("an id");
+    let link = entry_link(&errors, id);
+    assert_eq!(link, format!("{base}/console?tab=3&level=error&sel=logs:{id}"));
+    // The address a browser opens: the page (its state is the URL; viewer.mjs opens it in Chromium).
+    let r = reqwest::get(&link).await.expect("GET the link");
+    assert_eq!(r.status(), 200, "{link}");
+    assert!(r.text().await.unwrap().contains("/static/app.js"));
+
+    let requests = http
+        .observe(json!({"what": "network_waterfall", "url": "/api/user", "status_min": 500, "status_max": 500}))
+        .await;
+    assert_eq!(
+        requests["viewer"],
+        json!(format!("{base}/network?q=url:/api/user+status-code:500&sel=network_waterfall:{{id}}")),
+        "{requests}"
+    );
+    let one = http.observe(json!({"what": "network_waterfall", "id": requests["entries"][0]["id"]})).await;
+    assert!(
+        one["viewer"]
+            .as_str()
+            .is_some_and(|l| l.ends_with(&format!("sel=network_waterfall:{}", requests["entries"][0]["id"]))),
+        "{one}"
+    );
+    let summary = http.observe(json!({"what": "summary"})).await;
+    assert_eq!(summary["viewer"], json!(format!("{base}/overview")), "{summary}");
+    // The link counts in the budget: the smallest answer still fits it.
+    for args in [
+        json!({"what": "errors", "tabId": 3, "max_tokens": 500}),
+        json!({"what": "logs", "max_chars": 1000, "fields": "all"}),
+    ] {
+        let text = common::text_of(&http.call("observe", args.clone()).await);
+        let answer: Value = serde_json::from_str(&text).expect("JSON");
+        assert!(answer["viewer"].is_string() && answer["count"].as_u64() > Some(0), "{answer}");
+        let max_chars = args["max_chars"].as_u64().unwrap_or(40_000) as usize;
+        let max_tokens = args["max_tokens"].as_u64().unwrap_or(8_000) as usize;
+        assert!(text.chars().count() <= max_chars, "{} > {max_chars}: {text}", text.chars().count());
+        let tokens = tiktoken_rs::cl100k_base().expect("cl100k").encode_with_special_tokens(&text).len();
+        assert!(tokens <= max_tokens, "{tokens} > {max_tokens}");
+    }
+    http.close().await;
+
+    // `gasoline mcp` attached to the server (it writes this file): the server's viewer.
+    let attached = Mcp::stdio(&db.path, server.port).await;
+    assert_eq!(attached.observe(json!({"what": "errors", "tabId": 3})).await["viewer"], errors["viewer"]);
+    attached.close().await;
+
+    // `gasoline mcp` owning its port: its own viewer, which shows its own file.
+    let own = TempDb::new();
+    let owner = Mcp::stdio(&own.path, 0).await;
+    let answer = owner.observe(json!({"what": "logs"})).await;
+    let link = answer["viewer"].as_str().unwrap_or_else(|| panic!("{answer}")).to_owned();
+    let overview: Value = reqwest::get(format!("http://127.0.0.1:{}/api/overview", port_of(&link)))
+        .await
+        .expect("its viewer answers")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(overview["db"]["path"], json!(std::path::absolute(&own.path).unwrap()), "{overview}");
+    owner.close().await;
+
+    // Another program holds the port: no viewer shows this file, so no link.
+    let squatter = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = squatter.local_addr().unwrap().port();
+    let lone_db = TempDb::new();
+    let lone = Mcp::stdio(&lone_db.path, port).await;
+    let answer = lone.observe(json!({"what": "logs"})).await;
+    assert!(answer.get("viewer").is_none(), "a dead link: {answer}");
+    lone.close().await;
+}
+
 /// The page itself in headless Chromium: a fixture capture in every view (counts
 /// compared with observe, waterfall bars at their times in DevTools' colours),
 /// hostile strings as text under the CSP, live rows, a server restart, other

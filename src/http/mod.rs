@@ -66,7 +66,11 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(options.session_keep_alive);
     let sessions = Arc::new(sessions);
-    let mcp = StreamableHttpService::new(move || Ok(GasolineMcp::new(mcp_store.clone())), sessions.clone(), config);
+    let mcp = StreamableHttpService::new(
+        move || Ok(GasolineMcp::new(mcp_store.clone()).with_viewer(crate::viewer::Address::at(port))),
+        sessions.clone(),
+        config,
+    );
     let mcp = Router::new().nest_service("/mcp", mcp).layer(axum::middleware::from_fn(session_end_no_content));
     // Decoding gets a budget as large as the pending-writes one.
     let decoding = Arc::new(body::Decoding::new(store.max_pending(), crate::store::DEFAULT_BUSY_WAIT));

@@ -17,16 +17,29 @@ use serde_json::{Map, Value};
 
 use crate::query::{self, QueryError};
 use crate::store::Store;
+use crate::viewer::Address;
 
 /// One MCP session's handler; cheap to build (a store handle).
 #[derive(Clone)]
 pub struct GasolineMcp {
     store: Store,
+    /// Where the viewer is served, for the link in observe answers (none while no viewer is).
+    viewer: Address,
 }
 
 impl GasolineMcp {
     pub fn new(store: Store) -> Self {
-        GasolineMcp { store }
+        GasolineMcp { store, viewer: Address::default() }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Observe answers carry a link to the viewer at `viewer` whenever it holds a port.
+    pub fn with_viewer(mut self, viewer: Address) -> Self {
+        self.viewer = viewer;
+        self
     }
 
     fn tools() -> Vec<Tool> {
@@ -41,23 +54,8 @@ impl GasolineMcp {
 
     async fn observe(&self, args: Map<String, Value>) -> Result<String, QueryError> {
         let args = query::parse(&args).map_err(QueryError::Invalid)?;
-        self.store.read(move |conn| query::observe(conn, &args).map_err(into_store)).await.map_err(from_store)
-    }
-}
-
-// `Store::read` carries StoreError; observe's own argument errors ride through it
-// as `Invalid` and come back out as tool errors.
-fn into_store(e: QueryError) -> crate::store::StoreError {
-    match e {
-        QueryError::Invalid(m) => crate::store::StoreError::Invalid(m),
-        QueryError::Store(s) => s,
-    }
-}
-
-fn from_store(e: crate::store::StoreError) -> QueryError {
-    match e {
-        crate::store::StoreError::Invalid(m) => QueryError::Invalid(m),
-        other => QueryError::Store(other),
+        let link = self.viewer.link(&args);
+        self.store.read(move |conn| query::observe_linked(conn, &args, link.as_deref())).await
     }
 }
 

@@ -5,6 +5,7 @@
 //! JSON twins under `/api/` ([`api`]) that call the same query layer as `observe`
 //! (no SQL here); `/api/events` is a Server-Sent Events stream of per-kind cursors
 //! ([`events`]) from which the page fetches new rows through those twins.
+//! [`link`] makes the link an observe answer carries to the view that shows it.
 //!
 //! Security: captured strings are hostile. Every viewer response carries a strict
 //! Content-Security-Policy and `nosniff`; `/api/` answers only the viewer's own
@@ -15,6 +16,9 @@
 mod api;
 mod assets;
 mod events;
+pub mod link;
+
+pub use link::Address;
 
 use axum::Router;
 use axum::extract::Request;

@@ -432,10 +432,40 @@ try {
   await clearFilter(viewer);
   log("network: bars at their times in DevTools' colours, page lines, detail, filters");
 
+  // An observe answer's link (gasoline mcp over stdio, owning the port): with an entry's id
+  // filled in it opens that view, filter and row; as given, the view and filter alone.
+  const answer = await observe(client, { what: "network_waterfall", tabId: 7, url: "/data.json" });
+  assert.equal(answer.viewer, `${base}/network?q=url:/data.json&tab=7&sel=network_waterfall:{id}`, JSON.stringify(answer));
+  const target = answer.entries[0].id;
+  const linked = await context.newPage();
+  await linked.setViewportSize({ width: 1440, height: 900 });
+  await linked.goto(answer.viewer.replace("{id}", target));
+  await linked.waitForSelector("#detail:not([hidden]) h2");
+  assert.equal((await linked.textContent("#detail h2")).trim(), `network_waterfall #${target}`, "the entry's detail");
+  assert.equal(await linked.getAttribute(`.vlayer .vrow[data-id="network_waterfall:${target}"]`, "aria-selected"), "true", "the entry's row selected");
+  assert.equal(await linked.inputValue("#q"), "url:/data.json");
+  assert.equal(await linked.inputValue("#tab"), "7");
+  await waitFor("the rows the answer counts", async () => Number(await linked.getAttribute(".statusline", "data-count")) === answer.total);
+  const errorsAnswer = await observe(client, { what: "errors", tabId: 7, since: Date.now() - 3_600_000 });
+  assert.match(errorsAnswer.viewer, new RegExp(`^${base}/console\\?tab=7&level=error&since=\\d+&sel=logs:\\{id\\}$`));
+  await linked.goto(errorsAnswer.viewer);
+  await linked.waitForSelector(".vlayer .vrow");
+  assert.equal(await linked.inputValue("#level"), "error");
+  assert.match(await linked.$eval("#since", (s) => s.selectedOptions[0].textContent), /^since /, "the answer's time in the time select");
+  await waitFor("the errors the answer counts", async () => Number(await linked.getAttribute(".statusline", "data-count")) === errorsAnswer.total);
+  assert.ok(await linked.isHidden("#detail"), "no entry chosen: no detail");
+  assert.ok(await linked.isHidden("#notice"), `no complaint about the {id} left in: ${await linked.textContent("#notice")}`);
+  await linked.close();
+  log("an observe answer's link opens its view, filter and row");
+
   // Timeline.
   await viewer.click("nav a[data-view=timeline]");
   await viewer.waitForSelector(".vlayer .vrow .badge.tl-action");
   await viewer.waitForSelector(".vlayer .vrow .badge.tl-error");
+  await waitFor("the action's value", async () =>
+    (await viewer.$$eval(".vlayer .vrow .text", (ns) => ns.map((n) => n.textContent))).some((t) => t.includes(`= ${visible(HOSTILE_VALUE)}`)),
+  );
+  await invisiblesShown(viewer, "the timeline", ["⟨U+202E⟩"]);
   await viewer.screenshot({ path: path.join(shots, "timeline.png") });
   await axe(viewer, "timeline");
   log("timeline");

@@ -4,7 +4,7 @@
 import * as api from "./api.js";
 import { consoleView } from "./console.js";
 import * as detail from "./detail.js";
-import { el, setText } from "./dom.js";
+import { el, setText, when } from "./dom.js";
 import * as filter from "./filter.js";
 import { connect } from "./live.js";
 import { networkView } from "./network.js";
@@ -63,16 +63,13 @@ function args(what) {
   if (s.since === "nav") a.since_navigation = true;
   else if (s.since) a.since = s.since;
   if (s.level && (what === "logs" || what === "extension_logs")) a.min_level = s.level;
-  const term = filter.serverTerm(parsed, kindFilters[what === "errors" ? "logs" : what] || []);
-  if (term) a[term[0]] = term[1];
+  for (const [arg, value] of filter.serverTerms(parsed, kindFilters[what === "errors" ? "logs" : what] || [])) a[arg] = value;
   return a;
 }
 
 /** Whether a row passes what the server could not filter. */
 function keep(row) {
-  const skip = new Set();
-  const term = filter.serverTerm(parsed, kindFilters[row._kind] || []);
-  if (term) skip.add(term[2]);
+  const skip = new Set(filter.serverTerms(parsed, kindFilters[row._kind] || []).map((t) => t[2]));
   return filter.matches(parsed, row, skip);
 }
 
@@ -120,12 +117,22 @@ function fillTabs(tabs) {
   tab.value = current;
 }
 
+/** The time select, with the link's own time as an option when it is none of the fixed ones (`since=<epoch ms>`). */
+function fillSince(value) {
+  for (const o of [...since.options]) if (o.dataset.link) o.remove();
+  if (value && ![...since.options].some((o) => o.value === value)) {
+    const text = /^\d+$/.test(value) ? `since ${when(Number(value))}` : `since ${value}`;
+    since.appendChild(el("option", { value, "data-link": "1", text }));
+  }
+  since.value = value;
+}
+
 async function show() {
   const s = readState();
   const gen = ++generation;
   q.value = s.q;
   level.value = s.level;
-  since.value = s.since;
+  fillSince(s.since);
   parsed = filter.parse(s.q);
   notice(parsed.errors.join("; "));
   for (const a of document.querySelectorAll("nav a")) {
@@ -150,13 +157,15 @@ async function show() {
   }
   if (gen !== generation) return;
   if (lastCursors) view.onCursors(lastCursors);
-  if (s.sel && view.list) {
-    const [kind, id] = s.sel.split(":");
-    if (!view.list.selectKey(`${kind}:${id}`, true)) {
+  // `sel=kind:id`; a link whose id was never filled in (an observe answer's `sel=logs:{id}`) shows the view alone.
+  const sel = /^([a-z_]+):(\d+)$/.exec(s.sel);
+  if (sel && view.list) {
+    if (!view.list.selectKey(`${sel[1]}:${sel[2]}`, true)) {
       // Not in the window: fetch it alone.
-      openDetail(kind, { id: Number(id) });
+      openDetail(sel[1], { id: Number(sel[2]) });
     }
-  } else if (pane.hidden === false && !s.sel) closeDetail();
+  } else if (sel) openDetail(sel[1], { id: Number(sel[2]) });
+  else if (pane.hidden === false) closeDetail();
 }
 
 // ---- the filter bar -------------------------------------------------------

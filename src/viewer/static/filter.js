@@ -1,10 +1,10 @@
 // The filter box, as DevTools reads it: words match text (all must), and the
-// property filters status-code:, method:, domain:, larger-than:, level:,
-// with a leading "-" negating any of them. Words the server can apply (observe's
-// `url` filter, or `search` where the server offers it) are sent to it; the rest
-// are applied to the rows the page holds.
+// property filters status-code:, method:, domain:, url:, larger-than:, level:,
+// with a leading "-" negating any of them. Terms the server can apply (observe's
+// `search` where the server offers it, its `url` filter for url:) are sent to it;
+// the rest are applied to the rows the page holds.
 
-const PROPS = ["status-code", "method", "domain", "larger-than", "level", "kind", "tab"];
+const PROPS = ["status-code", "method", "domain", "url", "larger-than", "level", "kind", "tab"];
 
 export function parse(text) {
   const terms = [];
@@ -73,6 +73,9 @@ function test(term, row) {
       if (v.startsWith("*.")) return host.endsWith(v.slice(1)) || host === v.slice(2);
       return host === v;
     }
+    case "url":
+      // observe's url filter: a substring, case as written.
+      return (row.url || "").includes(v);
     case "larger-than":
       return sizeOfRow(row) > (sizeOf(v) ?? Infinity);
     case "level":
@@ -96,15 +99,20 @@ export function matches(parsed, row, skip = new Set()) {
 }
 
 /**
- * The plain word the server filters by for a kind with these observe filters
- * (`search`, which looks through all of a row's text, else `url`): the longest
- * positive one, as [argument, value, term]; the other terms stay with the page.
+ * The terms the server filters by for a kind with these observe filters, as
+ * [argument, value, term]: the first positive url: as `url`, and the longest
+ * positive plain word as `search` (which looks through all of a row's text), or
+ * as `url` where there is no search and no url: term. The other terms stay with the page.
  */
-export function serverTerm(parsed, filters) {
+export function serverTerms(parsed, filters) {
+  const out = [];
+  const url = parsed.terms.find((t) => t.prop === "url" && !t.neg && t.value);
+  if (url && filters.includes("url")) out.push(["url", url.value, url]);
   const words = parsed.terms.filter((t) => t.word !== undefined && !t.neg && t.raw);
-  if (!words.length) return null;
-  const arg = filters.includes("search") ? "search" : filters.includes("url") ? "url" : null;
-  if (!arg) return null;
-  const word = words.reduce((a, b) => (b.raw.length > a.raw.length ? b : a));
-  return [arg, word.raw, word];
+  const arg = filters.includes("search") ? "search" : filters.includes("url") && !out.length ? "url" : null;
+  if (words.length && arg) {
+    const word = words.reduce((a, b) => (b.raw.length > a.raw.length ? b : a));
+    out.push([arg, word.raw, word]);
+  }
+  return out;
 }
