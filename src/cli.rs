@@ -111,9 +111,7 @@ fn parse_tail_kind(s: &str) -> Result<TailKind, String> {
     if s == "errors" {
         return Ok(TailKind { kind: &kind::LOGS, errors_only: true });
     }
-    kind::by_name(s)
-        .map(|kind| TailKind { kind, errors_only: false })
-        .ok_or_else(|| format!("unknown kind \"{s}\"; kinds: errors, {}", kind::names().join(", ")))
+    kind::named(s, &["errors"]).map(|kind| TailKind { kind, errors_only: false }).map_err(|e| e.to_string())
 }
 
 fn parse_level(s: &str) -> Result<&'static str, String> {
@@ -161,7 +159,7 @@ pub struct ExportArgs {
 }
 
 fn parse_kind(s: &str) -> Result<&'static Kind, String> {
-    kind::by_name(s).ok_or_else(|| format!("unknown kind \"{s}\"; kinds: {}", kind::names().join(", ")))
+    kind::named(s, &[]).map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Args, Clone)]
@@ -195,9 +193,7 @@ fn parse_clear_target(s: &str) -> Result<ClearTarget, String> {
     if s == "all" {
         return Ok(ClearTarget::All);
     }
-    kind::by_name(s)
-        .map(ClearTarget::One)
-        .ok_or_else(|| format!("unknown kind \"{s}\"; send all or one of {}", kind::names().join(", ")))
+    kind::named(s, &["all"]).map(ClearTarget::One).map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Args, Clone)]
@@ -242,8 +238,7 @@ fn parse_extension_id(s: &str) -> Result<String, String> {
 
 fn parse_capacity(s: &str) -> Result<(&'static Kind, i64), String> {
     let (name, n) = s.split_once('=').ok_or_else(|| format!("expected KIND=N, got \"{s}\""))?;
-    let kind = kind::by_name(name.trim())
-        .ok_or_else(|| format!("unknown kind \"{name}\"; kinds: {}", kind::names().join(", ")))?;
+    let kind = kind::named(name.trim(), &[]).map_err(|e| e.to_string())?;
     let n: i64 = n.trim().parse().map_err(|_| format!("capacity must be a whole number, got \"{n}\""))?;
     if n < 1 {
         return Err(format!("capacity must be at least 1, got {n}"));

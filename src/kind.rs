@@ -58,6 +58,8 @@ pub struct Filter {
     pub column: &'static str,
     pub op: FilterOp,
     pub ty: ColumnType,
+    /// What it keeps, for the tool's schema and the docs.
+    pub help: &'static str,
 }
 
 /// How a compact field is made from the stored ones.
@@ -151,19 +153,23 @@ const fn col(name: &'static str, field: &'static str, ty: ColumnType) -> Column 
 const fn req(name: &'static str, field: &'static str, ty: ColumnType) -> Column {
     Column { name, field, ty, required: Required::Yes, one_of: &[] }
 }
-const fn filter(arg: &'static str, column: &'static str, op: FilterOp, ty: ColumnType) -> Filter {
-    Filter { arg, column, op, ty }
+const fn filter(arg: &'static str, column: &'static str, op: FilterOp, ty: ColumnType, help: &'static str) -> Filter {
+    Filter { arg, column, op, ty, help }
 }
 
 use ColumnType::{Integer, Real, Text};
 use FilterOp::{AtLeast, AtMost, Contains, Equals, LevelAtLeast};
 
 const LEVEL_COLUMN: Column = Column { one_of: LEVELS, ..req("level", "level", Text) };
-const LEVEL_FILTERS: [Filter; 2] =
-    [filter("level", "level", Equals, Text), filter("min_level", "level", LevelAtLeast, Text)];
-const URL_FILTER: Filter = filter("url", "url", Contains, Text);
-const STATUS_FILTERS: [Filter; 2] =
-    [filter("status_min", "status", AtLeast, Integer), filter("status_max", "status", AtMost, Integer)];
+const LEVEL_FILTERS: [Filter; 2] = [
+    filter("level", "level", Equals, Text, "only this level"),
+    filter("min_level", "level", LevelAtLeast, Text, "this level and more severe (debug < log < info < warn < error)"),
+];
+const URL_FILTER: Filter = filter("url", "url", Contains, Text, "the URL contains this text");
+const STATUS_FILTERS: [Filter; 2] = [
+    filter("status_min", "status", AtLeast, Integer, "HTTP status at least"),
+    filter("status_max", "status", AtMost, Integer, "HTTP status at most"),
+];
 
 pub static LOGS: Kind = Kind {
     name: "logs",
@@ -222,8 +228,14 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         URL_FILTER,
         STATUS_FILTERS[0],
         STATUS_FILTERS[1],
-        filter("method", "method", Equals, Text),
-        filter("error", "error", Contains, Text),
+        filter("method", "method", Equals, Text, "HTTP method, exact (e.g. POST)"),
+        filter(
+            "error",
+            "error",
+            Contains,
+            Text,
+            "the failure reason contains this text (e.g. net::, ERR_NAME_NOT_RESOLVED, CORS)",
+        ),
     ],
     description: "one entry per request of the tab (documents, frames, workers, beacons, images, scripts ...), \
                   `source` \"browser\" or \"page\" by who saw it: method, status, Chrome's error for a failed \
@@ -281,7 +293,12 @@ pub static NETWORK_BODIES: Kind = Kind {
         col("status", "status", Integer),
         col("duration", "duration", Real),
     ],
-    filters: &[URL_FILTER, filter("method", "method", Equals, Text), STATUS_FILTERS[0], STATUS_FILTERS[1]],
+    filters: &[
+        URL_FILTER,
+        filter("method", "method", Equals, Text, "HTTP method, exact (e.g. POST)"),
+        STATUS_FILTERS[0],
+        STATUS_FILTERS[1],
+    ],
     description: "fetch/XHR requests (every frame) and sendBeacon payloads with headers and bodies, joined to \
                   network_waterfall by requestId; failed = an `error`, `failed: true` or a status >= 400",
     data_fields: &[
@@ -337,8 +354,8 @@ pub static WEBSOCKET_EVENTS: Kind = Kind {
     ],
     filters: &[
         URL_FILTER,
-        filter("connectionId", "connection_id", Equals, Text),
-        filter("direction", "direction", Equals, Text),
+        filter("connectionId", "connection_id", Equals, Text, "one WebSocket or EventSource connection"),
+        filter("direction", "direction", Equals, Text, "incoming or outgoing messages"),
     ],
     description: "WebSocket and EventSource (server-sent events) open, message, close and error events; \
                   `transport` says which",
@@ -372,7 +389,10 @@ pub static ACTIONS: Kind = Kind {
     name: "actions",
     default_capacity: 10_000,
     columns: &[req("type", "type", Text), col("selector", "selector", Text), col("url", "url", Text)],
-    filters: &[filter("type", "type", Equals, Text), URL_FILTER],
+    filters: &[
+        filter("type", "type", Equals, Text, "action type (click, input, change, submit, keydown, navigate ...)"),
+        URL_FILTER,
+    ],
     description: "user actions: clicks, input, submits, key presses, navigation",
     data_fields: &[
         "tag",
@@ -416,12 +436,38 @@ pub static EXTENSION_LOGS: Kind = Kind {
 pub static KINDS: [&Kind; 6] =
     [&LOGS, &NETWORK_WATERFALL, &NETWORK_BODIES, &WEBSOCKET_EVENTS, &ACTIONS, &EXTENSION_LOGS];
 
+/// `tabId`: one tab's entries.
+pub const TAB_ID_FILTER: Filter = filter(
+    "tabId",
+    "tab_id",
+    Equals,
+    Integer,
+    "only entries of this Chrome tab (page and vitals: which tab; default the tracked tab)",
+);
+/// `since`: entries from a time on.
+pub const SINCE_FILTER: Filter =
+    filter("since", "ts", AtLeast, Integer, "only entries with ts >= this (ms since the epoch)");
+
 /// Filters every kind accepts, whatever its columns.
-pub static COMMON_FILTERS: [Filter; 2] =
-    [filter("tabId", "tab_id", Equals, Integer), filter("since", "ts", AtLeast, Integer)];
+pub static COMMON_FILTERS: [Filter; 2] = [TAB_ID_FILTER, SINCE_FILTER];
 
 pub fn by_name(name: &str) -> Option<&'static Kind> {
     KINDS.iter().copied().find(|k| k.name == name)
+}
+
+/// A kind by its name, or an error that names every kind and `also` (the other
+/// words the caller takes there, such as `all` or `errors`): the one parser of
+/// kind names for the CLI, configure and the viewer.
+pub fn named(name: &str, also: &[&'static str]) -> Result<&'static Kind, UnknownKind> {
+    by_name(name).ok_or_else(|| UnknownKind { name: name.to_owned(), also: also.to_vec() })
+}
+
+/// A name that is no kind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown kind \"{name}\": send one of {}", self.also.iter().copied().chain(names()).collect::<Vec<_>>().join(", "))]
+pub struct UnknownKind {
+    pub name: String,
+    pub also: Vec<&'static str>,
 }
 
 pub fn names() -> Vec<&'static str> {

@@ -468,29 +468,20 @@ async fn bad_arguments_are_tool_errors_that_say_what_to_send() {
     let server = Server::start(&db.path, &[]);
     server.ingest("logs", logs(5, 0, Some(1))).await;
     let mcp = Mcp::stdio(&db.path, server.port).await;
+    // One case per class of mistake; every case of each class is a unit test of the parser
+    // (src/query/args.rs). Those that need the stored rows (a cursor past the newest id) are here.
     for (args, message) in [
         (json!({"what": "cookies"}), "send one of logs, errors, network_waterfall"),
-        (json!({}), "`what` is required"),
-        (json!({"what": 5}), "`what` must be a string"),
-        (json!({"what": "logs", "limit": -5}), "limit must be 0"),
         (json!({"what": "logs", "limit": 2.5}), "limit must be an integer"),
-        (json!({"what": "logs", "offset": "ten"}), "offset must be an integer"),
-        (json!({"what": "logs", "limit": 1e300}), "limit must be an integer"),
+        (json!({"what": "logs", "max_chars": 5}), "max_chars must be between"),
+        (json!({"what": "logs", "level": "fatal"}), "level must be one of"),
         (json!({"what": "logs", "offset": 3, "after_cursor": 1}), "cannot be combined"),
-        (json!({"what": "logs", "offset": 3, "before_cursor": 4}), "cannot be combined"),
-        (json!({"what": "logs", "after_cursor": 1, "before_cursor": 4}), "not both"),
+        (json!({"what": "logs", "url": "x"}), "does not apply to what=\"logs\""),
         (
             json!({"what": "logs", "after_cursor": 1_000_000}),
             "beyond the newest id of logs (5); poll with after_cursor=5",
         ),
         (json!({"what": "logs", "before_cursor": 1_000_000}), "beyond the newest id"),
-        (json!({"what": "logs", "after_cursor": -1}), "after_cursor must be an entry id"),
-        (json!({"what": "logs", "tabId": "one"}), "tabId must be an integer"),
-        (json!({"what": "logs", "url": "x"}), "does not apply to what=\"logs\""),
-        (json!({"what": "logs", "level": "fatal"}), "level must be one of"),
-        (json!({"what": "logs", "max_chars": 5}), "max_chars must be between"),
-        (json!({"what": "network_bodies", "status_min": "4xx"}), "status_min must be an integer"),
-        (json!({"what": "tabs", "offset": 2}), "does not apply"),
     ] {
         let error = mcp.err("observe", args.clone()).await;
         assert!(error.contains(message), "{args}: {error}");

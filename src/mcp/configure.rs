@@ -4,29 +4,22 @@ use serde_json::{Map, Value, json};
 
 use crate::export::{self, Format, Selection};
 use crate::kind::{self, KINDS, Kind};
-use crate::query::QueryError;
 use crate::query::rows::Filter;
+use crate::query::{QueryError, arguments};
 use crate::store::{Store, now_ms, sql};
 
 /// Runs one configure call; `Err(Invalid)` is the caller's mistake.
 pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, QueryError> {
     let invalid = |m: String| QueryError::Invalid(m);
-    let action = args.get("action").and_then(Value::as_str).ok_or_else(|| {
-        invalid("`action` is required: one of track_tab, clear, capacity, status, export, mark".into())
-    })?;
-    let allowed: &[&str] = match action {
-        "track_tab" => &["action", "tabId"],
-        "clear" => &["action", "what"],
-        "capacity" => &["action", "what", "capacity"],
-        "status" => &["action"],
-        "export" => &["action", "format", "what", "tabId", "since", "url"],
-        "mark" => &["action", "name"],
-        other => {
-            return Err(invalid(format!(
-                "unknown action \"{other}\": send one of track_tab, clear, capacity, status, export, mark"
-            )));
-        }
+    let actions: Vec<&str> = arguments::ACTIONS.iter().map(|(name, _)| *name).collect();
+    let action = args
+        .get("action")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid(format!("`action` is required: one of {}", actions.join(", "))))?;
+    let Some((_, applies)) = arguments::ACTIONS.iter().find(|(name, _)| *name == action) else {
+        return Err(invalid(format!("unknown action \"{action}\": send one of {}", actions.join(", "))));
     };
+    let allowed = arguments::configure_names(*applies);
     if let Some(extra) = args.keys().find(|k| !allowed.contains(&k.as_str())) {
         return Err(invalid(format!("`{extra}` does not apply to action={action}; it takes {}", allowed.join(", "))));
     }
@@ -157,9 +150,7 @@ async fn mark(store: &Store, args: &Map<String, Value>) -> Result<Value, QueryEr
 }
 
 fn kind_arg(name: &str) -> Result<&'static Kind, QueryError> {
-    kind::by_name(name).ok_or_else(|| {
-        QueryError::Invalid(format!("unknown kind \"{name}\": send one of {}", kind::names().join(", ")))
-    })
+    kind::named(name, &[]).map_err(|e| QueryError::Invalid(e.to_string()))
 }
 
 async fn status(store: &Store) -> Result<Value, QueryError> {

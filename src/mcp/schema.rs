@@ -1,14 +1,11 @@
-//! The tools' input schemas, generated from the kinds so that a new filter or
-//! kind shows up in `tools/list` without another edit.
+//! The tools' descriptions and input schemas; the schemas are made from
+//! `query::arguments` (every argument described once) and the kinds' filters,
+//! so a new argument, filter or kind shows up in `tools/list` without another edit.
 
 use serde_json::{Map, Value, json};
 
-use crate::kind::{self, ColumnType, KINDS};
-use crate::query::args::{
-    DEFAULT_CONTEXT_MS, DEFAULT_CURSOR_LIMIT, DEFAULT_MAX_CHARS, DEFAULT_MAX_TOKENS, MAX_IDS, MAX_MAX_CHARS,
-    MAX_MAX_TOKENS, MIN_MAX_CHARS, MIN_MAX_TOKENS, what_names,
-};
-use crate::query::search;
+use crate::query::args::MAX_MAX_CHARS;
+use crate::query::arguments;
 
 pub const OBSERVE_DESCRIPTION: &str = "Read what the user's browser tabs did (Gasoline extension): console logs and \
 errors, network, WebSocket, user actions, extension logs; page, tabs, vitals. Start with what=summary. Lists are \
@@ -36,108 +33,9 @@ for the user to open (Chrome DevTools' Network panel imports the HAR); action=ma
 (setting a name again moves it): observe since_mark=name reads what followed, observe what=compare mark=name \
 compares before and after it.";
 
-fn integer(description: &str) -> Value {
-    json!({ "type": "integer", "description": description })
-}
-
+/// observe's input schema: made from the arguments table and the kinds' filters.
 pub fn observe() -> Map<String, Value> {
-    let mut props = Map::new();
-    props.insert("what".into(), json!({ "type": "string", "enum": what_names(), "description": "what to read" }));
-    props.insert("limit".into(), json!({ "type": "integer", "minimum": 0,
-        "description": format!("page size; 0 or omitted = all that fit max_chars (cursor reads default to {DEFAULT_CURSOR_LIMIT})") }));
-    props.insert(
-        "offset".into(),
-        integer("0-based position of the first entry; -N = the last N entries. Not with a cursor."),
-    );
-    props.insert("after_cursor".into(), json!({ "type": "integer", "minimum": 0,
-        "description": "entries with id > this (pass the `cursor` of the previous answer); stable under live appends" }));
-    props.insert(
-        "before_cursor".into(),
-        json!({ "type": "integer", "minimum": 0,
-        "description": "the newest entries with id < this, still oldest first: pages backwards (pass `prev_cursor`)" }),
-    );
-    props.insert(
-        "tabId".into(),
-        integer("only entries of this Chrome tab (page and vitals: which tab; default the tracked tab)"),
-    );
-    props.insert("since".into(), integer("only entries with ts >= this (ms since the epoch)"));
-    props.insert("max_tokens".into(), json!({ "type": "integer", "minimum": MIN_MAX_TOKENS, "maximum": MAX_MAX_TOKENS,
-        "description": format!("largest answer in tokens (default {DEFAULT_MAX_TOKENS}); the rest is left for the next call") }));
-    props.insert(
-        "max_chars".into(),
-        json!({ "type": "integer", "minimum": MIN_MAX_CHARS, "maximum": MAX_MAX_CHARS,
-        "description": format!("largest answer in characters (default {DEFAULT_MAX_CHARS})") }),
-    );
-    props.insert(
-        "fields".into(),
-        json!({ "type": "array", "items": { "type": "string" },
-        "description": "field names to return instead of the compact set, or [\"all\"] for every stored field" }),
-    );
-    props.insert("id".into(), integer("one entry, whole"));
-    props.insert(
-        "ids".into(),
-        json!({ "type": "array", "items": { "type": "integer" }, "maxItems": MAX_IDS,
-        "description": format!("up to {MAX_IDS} entries, whole") }),
-    );
-    props.insert(
-        "since_navigation".into(),
-        json!({ "type": "boolean", "description": "only entries since the tab's last load or reload (tabId or the tracked tab)" }),
-    );
-    props.insert(
-        "search".into(),
-        json!({ "type": "string", "minLength": 1, "maxLength": search::MAX_CHARS,
-        "description": "only entries holding this text, case-insensitive, as the page produced it (messages, arguments, stacks, URLs, headers, bodies, WebSocket data, action targets); quotes, %, _, * are plain characters" }),
-    );
-    props.insert(
-        "since_mark".into(),
-        json!({ "type": "string", "description": "only entries after this named mark (configure action=mark); not for compare" }),
-    );
-    props.insert(
-        "mark".into(),
-        json!({ "type": "string", "description": "compare: the mark compared across (default: the tab's last two page loads)" }),
-    );
-    props.insert("group".into(), json!({ "type": "boolean", "description": "errors: fingerprint groups with counts" }));
-    props.insert(
-        "context".into(),
-        json!({ "type": "string", "enum": ["ids", "full"], "description": "errors: related entries as ids (default) or inline" }),
-    );
-    props.insert(
-        "context_ms".into(),
-        json!({ "type": "integer", "minimum": 0,
-        "description": format!("errors: how far back context looks (default {DEFAULT_CONTEXT_MS} ms)") }),
-    );
-    for k in KINDS {
-        for f in k.filters {
-            let applies: Vec<&str> = KINDS.iter().filter(|o| o.filter(f.arg).is_some()).map(|o| o.name).collect();
-            let ty = match f.ty {
-                ColumnType::Text => "string",
-                ColumnType::Integer => "integer",
-                ColumnType::Real => "number",
-            };
-            let mut schema =
-                json!({ "type": ty, "description": format!("{} ({})", filter_meaning(f.arg), applies.join(", ")) });
-            if f.column == "level" {
-                schema["enum"] = json!(kind::LEVELS);
-            }
-            props.entry(f.arg).or_insert(schema);
-        }
-    }
-    object(props, &["what"])
-}
-
-fn filter_meaning(arg: &str) -> &'static str {
-    match arg {
-        "level" => "only this level",
-        "min_level" => "this level and more severe (debug < log < info < warn < error)",
-        "url" => "url contains this text",
-        "method" => "HTTP method, exact (e.g. POST)",
-        "status_min" => "HTTP status at least",
-        "status_max" => "HTTP status at most",
-        "connectionId" => "one WebSocket connection",
-        "direction" => "incoming or outgoing messages",
-        "type" => "action type (click, input, change, submit, keydown, navigation)",
-        _ => "filter",
-    }
+    object(arguments::observe_properties(), &["what"])
 }
 
 /// `_meta` of the observe tool: the longest answer it can give, so that a client
@@ -149,45 +47,9 @@ pub fn observe_meta() -> rmcp::model::MetaObject {
     rmcp::model::MetaObject::from(meta)
 }
 
+/// configure's input schema: made from the arguments table.
 pub fn configure() -> Map<String, Value> {
-    let mut what = vec!["all"];
-    what.extend(kind::names());
-    let mut props = Map::new();
-    props.insert(
-        "action".into(),
-        json!({ "type": "string", "enum": ["track_tab", "clear", "capacity", "status", "export", "mark"] }),
-    );
-    props.insert(
-        "what".into(),
-        json!({ "type": "string", "enum": what, "description": "the kind to clear, size or export as jsonl (\"all\" for clear and export)" }),
-    );
-    props.insert(
-        "tabId".into(),
-        json!({ "type": ["integer", "null"], "description": "track_tab: the tab to track; null stops tracking. export: only this tab" }),
-    );
-    props.insert(
-        "format".into(),
-        json!({ "type": "string", "enum": ["har", "jsonl"], "description": "export: the file format" }),
-    );
-    props.insert(
-        "since".into(),
-        json!({ "type": ["integer", "string"],
-        "description": "export: only entries at or after this time (epoch ms, RFC 3339, or an age like \"10m\")" }),
-    );
-    props.insert(
-        "url".into(),
-        json!({ "type": "string", "description": "export: only entries whose URL contains this" }),
-    );
-    props.insert(
-        "name".into(),
-        json!({ "type": "string", "minLength": 1, "maxLength": crate::query::args::MAX_MARK_NAME,
-        "description": "mark: the mark's name (e.g. \"before-fix\")" }),
-    );
-    props.insert(
-        "capacity".into(),
-        json!({ "type": "integer", "minimum": 1, "description": "capacity: the new ring size" }),
-    );
-    object(props, &["action"])
+    object(arguments::configure_properties(), &["action"])
 }
 
 fn object(props: Map<String, Value>, required: &[&str]) -> Map<String, Value> {

@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use super::arguments::{self, Arg};
 use super::budget::{Budget, Cost};
 use crate::kind::{self, COMMON_FILTERS, ColumnType, Filter, Kind};
 
@@ -135,10 +136,6 @@ pub const DEFAULT_CONTEXT_MS: i64 = 5_000;
 pub const MAX_CONTEXT_MS: i64 = 600_000;
 
 const PAGING: [&str; 4] = ["limit", "offset", "after_cursor", "before_cursor"];
-/// Arguments every `what` takes.
-const BUDGET: [&str; 3] = ["max_chars", "max_tokens", "since_navigation"];
-/// Arguments every `what` but compare takes.
-const SCOPE: [&str; 1] = ["since_mark"];
 
 /// Parses a tools/call `arguments` object.
 pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
@@ -184,8 +181,8 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
     if offset.is_some() && (after_cursor.is_some() || before_cursor.is_some()) {
         return Err("a cursor and an offset cannot be combined: page with after_cursor alone (it is stable while entries arrive), or drop the cursor to use offset".into());
     }
-    let max_chars = bounded(args, "max_chars", DEFAULT_MAX_CHARS, MIN_MAX_CHARS, MAX_MAX_CHARS)?;
-    let max_tokens = bounded(args, "max_tokens", DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS, MAX_MAX_TOKENS)?;
+    let max_chars = usize::try_from(bounded(args, row("max_chars"))?).unwrap_or(DEFAULT_MAX_CHARS);
+    let max_tokens = usize::try_from(bounded(args, row("max_tokens"))?).unwrap_or(DEFAULT_MAX_TOKENS);
     let tab_id = int("tabId")?;
     let mut filters = Vec::new();
     let kind_filters = match what {
@@ -227,11 +224,7 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
             ));
         }
     };
-    let context_ms = match int("context_ms")? {
-        None => DEFAULT_CONTEXT_MS,
-        Some(ms) if (0..=MAX_CONTEXT_MS).contains(&ms) => ms,
-        Some(ms) => return Err(format!("context_ms must be between 0 and {MAX_CONTEXT_MS} (ms), got {ms}")),
-    };
+    let context_ms = bounded(args, &arguments::CONTEXT_MS)?;
     let search = match what {
         What::Kind { .. } => text(args, "search")?.map(|s| super::search::validate(&s)).transpose()?,
         _ => None,
@@ -286,12 +279,20 @@ fn text(args: &Map<String, Value>, name: &str) -> Result<Option<String>, String>
     }
 }
 
-fn bounded(args: &Map<String, Value>, name: &str, default: usize, min: usize, max: usize) -> Result<usize, String> {
-    match integer(args, name)? {
+/// An integer argument within the bounds the table gives it, or its default.
+fn bounded(args: &Map<String, Value>, arg: &Arg) -> Result<i64, String> {
+    let (min, max) = (arg.min.unwrap_or(i64::MIN), arg.max.unwrap_or(i64::MAX));
+    let default = arg.default.unwrap_or(min);
+    match integer(args, arg.name)? {
         None => Ok(default),
-        Some(m) if (min as i64..=max as i64).contains(&m) => Ok(m as usize),
-        Some(m) => Err(format!("{name} must be between {min} and {max} (default {default}), got {m}")),
+        Some(m) if (min..=max).contains(&m) => Ok(m),
+        Some(m) => Err(format!("{} must be between {min} and {max} (default {default}), got {m}", arg.name)),
     }
+}
+
+/// The table's row for one of observe's own arguments.
+fn row(name: &str) -> &'static Arg {
+    arguments::observe_arg(name).unwrap_or_else(|| unreachable!("`{name}` is in the arguments table"))
 }
 
 fn boolean(args: &Map<String, Value>, name: &str) -> Result<bool, String> {
@@ -374,28 +375,9 @@ fn ids(args: &Map<String, Value>) -> Result<Option<Vec<i64>>, String> {
     }
 }
 
-/// Every argument must be known, and apply to `what`.
+/// Every argument must be known, and apply to `what` (as `arguments.rs` says).
 fn check_names(args: &Map<String, Value>, what: What) -> Result<(), String> {
-    let allowed: Vec<&str> = match what {
-        What::Kind { kind, errors_only } => {
-            let mut allowed: Vec<&str> = ["what", "tabId", "since", "fields", "id", "ids", "search"]
-                .into_iter()
-                .chain(PAGING)
-                .chain(BUDGET)
-                .chain(SCOPE)
-                .chain(kind.filters.iter().map(|f| f.arg))
-                .collect();
-            if errors_only {
-                // errors are level=error by definition
-                allowed.retain(|a| !["level", "min_level"].contains(a));
-                allowed.extend(["group", "context", "context_ms"]);
-            }
-            allowed
-        }
-        What::Summary => ["what", "tabId", "since"].into_iter().chain(BUDGET).chain(SCOPE).collect(),
-        What::Compare => vec!["what", "tabId", "mark", "max_chars", "max_tokens"],
-        What::Page | What::Vitals | What::Tabs => ["what", "tabId"].into_iter().chain(BUDGET).collect(),
-    };
+    let allowed = arguments::observe_names(what);
     for (name, value) in args {
         if allowed.contains(&name.as_str()) || value.is_null() {
             continue;
@@ -405,41 +387,15 @@ fn check_names(args: &Map<String, Value>, what: What) -> Result<(), String> {
                 "`{name}` does not apply to what=\"errors\" (every error is level error); for other levels send what=\"logs\" with {name}"
             ));
         }
-        let applies_to: Vec<&str> = kind::KINDS.iter().filter(|k| k.filter(name).is_some()).map(|k| k.name).collect();
-        let known = PAGING.contains(&name.as_str())
-            || [
-                "tabId",
-                "since",
-                "fields",
-                "id",
-                "ids",
-                "group",
-                "context",
-                "context_ms",
-                "search",
-                "mark",
-                "since_mark",
-            ]
-            .contains(&name.as_str());
-        return Err(if !applies_to.is_empty() || known {
-            let where_ = if !applies_to.is_empty() {
-                applies_to.join(", ")
-            } else if ["group", "context", "context_ms"].contains(&name.as_str()) {
-                "errors".to_string()
-            } else if name == "mark" {
-                "compare".to_string()
-            } else if name == "since_mark" {
-                "the paginated kinds and summary".to_string()
-            } else {
-                "the paginated kinds".to_string()
-            };
-            format!(
+        return Err(match arguments::observe_applies(name) {
+            Some(where_) => format!(
                 "`{name}` does not apply to what=\"{}\"; it applies to {where_}. Arguments for this what: {}",
                 what.name(),
                 allowed.join(", ")
-            )
-        } else {
-            format!("unknown argument `{name}`. Arguments for what=\"{}\": {}", what.name(), allowed.join(", "))
+            ),
+            None => {
+                format!("unknown argument `{name}`. Arguments for what=\"{}\": {}", what.name(), allowed.join(", "))
+            }
         });
     }
     Ok(())
@@ -531,6 +487,40 @@ mod tests {
         assert!(p(json!({"what":"logs","min_level":"fatal"})).unwrap_err().contains("one of debug"));
         assert!(p(json!({"what":"logs","max_chars":10})).unwrap_err().contains("between"));
         assert!(p(json!({})).unwrap_err().contains("`what` is required"));
+        assert!(p(json!({"what":5})).unwrap_err().contains("`what` must be a string"));
+        assert!(p(json!({"what":"logs","offset":"ten"})).unwrap_err().contains("offset must be an integer"));
+        assert!(p(json!({"what":"logs","limit":1e300})).unwrap_err().contains("limit must be an integer"));
+        assert!(p(json!({"what":"logs","offset":3,"before_cursor":4})).unwrap_err().contains("cannot be combined"));
+        assert!(p(json!({"what":"logs","after_cursor":1,"before_cursor":4})).unwrap_err().contains("not both"));
+        assert!(p(json!({"what":"logs","after_cursor":-1})).unwrap_err().contains("after_cursor must be an entry id"));
+        assert!(p(json!({"what":"logs","tabId":"one"})).unwrap_err().contains("tabId must be an integer"));
+        assert!(p(json!({"what":"network_bodies","status_min":"4xx"})).unwrap_err().contains("status_min must be"));
+        assert!(p(json!({"what":"tabs","offset":2})).unwrap_err().contains("does not apply"));
+        assert!(p(json!({"what":"errors","context_ms":600_001})).unwrap_err().contains("context_ms must be between"));
+        assert!(p(json!({"what":"errors","context":"some"})).unwrap_err().contains("context must be"));
+        assert!(p(json!({"what":"compare","limit":3})).unwrap_err().contains("applies to the paginated kinds"));
+    }
+
+    #[test]
+    fn every_argument_the_table_gives_a_what_is_taken_and_no_other() {
+        for name in what_names() {
+            let what = p(json!({ "what": name })).unwrap_or_else(|e| panic!("{name}: {e}")).what;
+            let allowed = arguments::observe_names(what);
+            for a in arguments::observe_args() {
+                let sample = match a.ty {
+                    arguments::Type::Boolean => json!(false),
+                    arguments::Type::OneOf(values) => json!(values[0]),
+                    arguments::Type::Text => json!("m"),
+                    arguments::Type::Texts => json!(["id"]),
+                    arguments::Type::Integers => json!([1]),
+                    _ => json!(a.min.unwrap_or(1).max(a.default.unwrap_or(1))),
+                };
+                let mut args = json!({ "what": name });
+                args[a.name] = sample;
+                let refused = p(args.clone()).err().filter(|e| e.contains("does not apply"));
+                assert_eq!(refused.is_none(), allowed.contains(&a.name), "{args}: {refused:?}");
+            }
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! the index, from whichever end is nearer.
 
 pub mod args;
+pub mod arguments;
 mod budget;
 mod capture;
 mod compact;

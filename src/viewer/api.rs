@@ -267,14 +267,9 @@ pub(super) async fn clear(State(viewer): State<Viewer>, headers: HeaderMap, body
     let only = if what == "all" {
         None
     } else {
-        match kind::by_name(&what) {
-            Some(k) => Some(k),
-            None => {
-                return refuse(
-                    StatusCode::BAD_REQUEST,
-                    format!("unknown kind \"{what}\": send \"all\" or one of {}", kind::names().join(", ")),
-                );
-            }
+        match kind::named(&what, &["all"]) {
+            Ok(k) => Some(k),
+            Err(e) => return refuse(StatusCode::BAD_REQUEST, e.to_string()),
         }
     };
     match viewer.store.clear(only).await {
