@@ -247,7 +247,7 @@ async fn stalled_uploads_get_408_and_give_their_room_back() {
     server.ingest("logs", common::logs(5, 0, None)).await;
     // 6 x 10.4 MB declared leave 4.7 MB of the 64 MiB budget.
     let stalled: Vec<_> = (0..6).map(|_| stalled_upload(server.port, 10_400_000)).collect();
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    server.wait_pending(6 * 10_400_000).await;
     let big = json!({"entries": [{"level": "log", "message": "x".repeat(6_000_000)}]});
     let (status, reply) = server.post("logs", &big).await;
     assert_eq!(status, 503, "a 6 MB request finds no room while uploads stall: {reply}");
@@ -319,7 +319,8 @@ async fn a_chunked_body_holds_room_for_what_has_arrived_and_is_cut_off_past_10_m
     let first_kb = [b"400\r\n".as_slice(), b"{\"entries\":[", &[b' '; 1012], b"\r\n"].concat();
     let stalled: Vec<_> =
         (0..6).map(|_| raw_exchange(server.port, post_head(server.port, chunked), first_kb.clone())).collect();
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    // Each holds one step of room (64 KiB) for its first kilobyte.
+    server.wait_pending(6 * 64 * 1024).await;
     let big = json!({"entries": [{"level": "log", "message": "x".repeat(8_000_000)}]});
     let (status, reply) = server.post("logs", &big).await;
     assert_eq!(status, 200, "an 8 MB request finds room beside six stalled chunked uploads: {reply}");

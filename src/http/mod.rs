@@ -284,6 +284,7 @@ async fn health(State(state): State<AppState>) -> Result<Json<Value>, ApiError> 
         "db": path,
         "extension_id": extension_id,
         "mcp_sessions": mcp_sessions,
+        "pending_bytes": state.store.pending_bytes(),
         "kinds": kinds,
     })))
 }

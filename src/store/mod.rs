@@ -166,6 +166,12 @@ impl Store {
         f(&*self.inner.pool.get().map_err(StoreError::from)?)
     }
 
+    /// Bytes of room taken in the pending-writes budget now: ingest admitted and not yet
+    /// answered (a body being read, rows waiting for the writer).
+    pub fn pending_bytes(&self) -> usize {
+        self.inner.writer.pending_bytes()
+    }
+
     /// Waits for room for a request of `bytes` in the pending-writes budget, or
     /// refuses with [`StoreError::Busy`] after the busy wait. Call it before
     /// reading the body; pass the admission to the write.

@@ -165,6 +165,11 @@ impl Writer {
     }
 
     /// The whole pending budget: no admission holds more.
+    /// Bytes of room taken in the pending-writes budget now (requests admitted, not yet answered).
+    pub(super) fn pending_bytes(&self) -> usize {
+        self.max_pending.saturating_sub(self.pending.available_permits())
+    }
+
     pub(super) fn max_pending(&self) -> usize {
         self.max_pending
     }

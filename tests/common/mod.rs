@@ -134,6 +134,23 @@ impl Server {
         self.http.get(self.url("/health")).send().await.expect("health").json().await.expect("health json")
     }
 
+    /// Waits until the server holds at least `bytes` of room in its pending-writes budget
+    /// (`/health`'s `pending_bytes`), as uploads it has admitted take it.
+    pub async fn wait_pending(&self, bytes: u64) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let pending = self.health().await["pending_bytes"].as_u64().unwrap_or(0);
+            if pending >= bytes {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server never held {bytes} pending bytes (holds {pending})"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
