@@ -12,23 +12,20 @@ use url::{Origin, Url};
 use crate::capture::{Capture, UrlParts};
 use crate::store::{StoreError, sql};
 
-/// The extension's scope before it reports one (extension/lib/scope.js `DEFAULT_PATTERNS`).
-const DEFAULT_PATTERNS: [&str; 8] = [
-    "http://localhost/*",
-    "https://localhost/*",
-    "http://*.localhost/*",
-    "https://*.localhost/*",
-    "http://127.0.0.1/*",
-    "https://127.0.0.1/*",
-    "http://[::1]/*",
-    "https://[::1]/*",
-];
+/// The hosts of the extension's scope before it reports one, any port, http and https
+/// (extension/lib/scope.js `DEFAULT_PATTERNS`; a test holds the two equal).
+const DEFAULT_HOSTS: [&str; 4] = ["localhost", "*.localhost", "127.0.0.1", "[::1]"];
+
+/// The default scope as the extension writes it: `http://host/*` and `https://host/*` for each host.
+fn default_patterns() -> Vec<String> {
+    DEFAULT_HOSTS.iter().flat_map(|h| [format!("http://{h}/*"), format!("https://{h}/*")]).collect()
+}
 
 /// The capture scope in force: the one reported, or the default.
 pub fn read_capture(conn: &Connection) -> Result<Capture, StoreError> {
     let reported = sql::capture(conn)?.and_then(|(state, _)| serde_json::from_str::<Capture>(&state).ok());
     Ok(reported.unwrap_or_else(|| Capture {
-        origins: DEFAULT_PATTERNS.iter().map(|p| (*p).to_string()).collect(),
+        origins: default_patterns(),
         paused: false,
         deep_tabs: Vec::new(),
         server_origin: None,
@@ -110,5 +107,15 @@ mod tests {
         let file = Allowed::for_page("file:///home/me/index.html", &capture(&["<all_urls>"]), 7890);
         assert!(!file.permits(&url("file:///home/me/a.js")));
         assert!(!Allowed::for_page("not a url", &scope, 7890).permits(&url("http://localhost/a.js")));
+    }
+
+    #[test]
+    fn the_default_scope_is_the_extension_s() {
+        let js = include_str!("../../extension/lib/scope.js");
+        let hosts: Vec<String> = DEFAULT_HOSTS.iter().map(|h| format!("\"{h}\"")).collect();
+        let declared =
+            format!("[{}].flatMap((host) => [`http://${{host}}/*`, `https://${{host}}/*`])", hosts.join(", "));
+        assert!(js.contains(&declared), "extension/lib/scope.js no longer declares {declared}");
+        assert_eq!(default_patterns()[..2], ["http://localhost/*", "https://localhost/*"]);
     }
 }
