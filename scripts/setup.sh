@@ -2,7 +2,8 @@
 # Installs what the test suite needs beyond the Rust toolchain, when missing:
 # Debian's Chromium (the extension's end-to-end test), the extension's npm
 # packages and those of the Vite app the source-map e2e serves, cargo-fuzz
-# (scripts/fuzz.sh), and for the reliability tests that run as root
+# (scripts/fuzz.sh), openssl (a self-signed certificate for the https dev
+# server of the source-map e2e), and for the reliability tests that run as root
 # (RELIABILITY.md) `chattr` (e2fsprogs) and `mount`/`umount` (mount).
 # Idempotent: quick when everything is already there.
 set -euo pipefail
@@ -14,6 +15,7 @@ apt_packages=()
 command -v chromium >/dev/null 2>&1 || apt_packages+=(chromium)
 command -v node >/dev/null 2>&1 || apt_packages+=(nodejs npm)
 command -v sqlite3 >/dev/null 2>&1 || apt_packages+=(sqlite3)
+command -v openssl >/dev/null 2>&1 || apt_packages+=(openssl)
 command -v chattr >/dev/null 2>&1 || apt_packages+=(e2fsprogs)
 { command -v mount && command -v umount; } >/dev/null 2>&1 || apt_packages+=(mount)
 if [ ${#apt_packages[@]} -gt 0 ]; then

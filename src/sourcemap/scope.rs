@@ -62,14 +62,18 @@ impl Allowed {
     }
 }
 
-fn is_server(url: &Url, server_port: u16) -> bool {
-    let loopback = match url.host() {
+/// True when `url` names this machine (127.0.0.0/8, ::1, localhost, *.localhost).
+pub fn is_loopback(url: &Url) -> bool {
+    match url.host() {
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
         Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
         Some(url::Host::Domain(d)) => d == "localhost" || d.ends_with(".localhost"),
         None => false,
-    };
-    loopback && url.port_or_known_default() == Some(server_port)
+    }
+}
+
+fn is_server(url: &Url, server_port: u16) -> bool {
+    is_loopback(url) && url.port_or_known_default() == Some(server_port)
 }
 
 #[cfg(test)]

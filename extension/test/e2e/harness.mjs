@@ -56,6 +56,8 @@ export function launch(profile, dir, hosts = ["shop.example"]) {
   return chromium.launchPersistentContext(profile, {
     executablePath: browserPath,
     headless: true, // Playwright passes --headless (the new headless mode, which runs extensions)
+    // Dev servers on https serve self-signed certificates (vite.mjs), as a developer clicks through.
+    ignoreHTTPSErrors: true,
     args: [
       `--disable-extensions-except=${dir}`,
       `--load-extension=${dir}`,

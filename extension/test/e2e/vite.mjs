@@ -6,11 +6,13 @@
 // exception's top frame reads src/App.jsx at the line of the throw, with that
 // line in its context; the console.warn's call site maps to its line; React's
 // own frames (Vite's pre-bundled deps, in the map's x_google_ignoreList) are
-// flagged as library code; the compact answer leads with src/App.jsx.
+// flagged as library code; the compact answer leads with src/App.jsx. Then the
+// same app from Vite on https with a self-signed certificate (made here with
+// openssl, as Vite's basic-ssl plugin makes one): its frames map too.
 //
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/vite.mjs
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -37,12 +39,21 @@ function lineOf(needle) {
   return { line: i + 1, text: lines[i] };
 }
 
-/** Vite's dev server on 127.0.0.1:`port`, ready. */
-async function startVite(port) {
+/** A self-signed certificate for 127.0.0.1 in `dir`: the key's and the certificate's paths. */
+function selfSigned(dir) {
+  const key = path.join(dir, "key.pem");
+  const cert = path.join(dir, "cert.pem");
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+  return { key, cert };
+}
+
+/** Vite's dev server on 127.0.0.1:`port`, ready; over https with `tls` ({key, cert} paths). */
+async function startVite(port, tls) {
+  const env = { ...process.env, NO_COLOR: "1", ...(tls ? { VITE_HTTPS_KEY: tls.key, VITE_HTTPS_CERT: tls.cert } : {}) };
   const child = spawn(process.execPath, [viteBin, "--host", "127.0.0.1", "--port", String(port), "--strictPort", "--clearScreen", "false"], {
     cwd: app,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NO_COLOR: "1" },
+    env,
   });
   let output = "";
   child.stdout.on("data", (d) => (output += d));
@@ -50,6 +61,7 @@ async function startVite(port) {
   const exited = new Promise((resolve) => child.on("exit", resolve));
   await waitFor("Vite to serve", async () => {
     if (child.exitCode !== null) throw new Error(`vite exited: ${output}`);
+    if (tls) return output.includes(`https://127.0.0.1:${port}`);
     const r = await fetch(`http://127.0.0.1:${port}/src/App.jsx`);
     return r.ok;
   }, 60000);
@@ -64,6 +76,7 @@ const client = await startGasoline(port, db);
 const vite = await startVite(vitePort);
 const build = testBuild(work);
 let context;
+let secure;
 
 try {
   context = await launch(path.join(work, "profile"), build, []);
@@ -125,6 +138,26 @@ try {
   assert.ok(field("frames").startsWith(`App src/App.jsx:${thrown.line}`), field("frames"));
   log(`the compact error leads with at: ${field("at")}`);
 
+  // The same app over https, with a certificate no authority signed.
+  const tls = selfSigned(work);
+  const httpsPort = await freePort();
+  secure = await startVite(httpsPort, tls);
+  const secureOrigin = `https://127.0.0.1:${httpsPort}`;
+  await waitFor("the https page's exception captured", async () => {
+    await page.goto(`${secureOrigin}/?boom`);
+    await page.waitForFunction(() => document.readyState === "complete");
+    const logs = await all(client, "logs");
+    return logs.some((e) => e.source === "exception" && e.frames?.[0]?.at?.startsWith(secureOrigin));
+  }, 60000);
+  const secureException = await waitFor("the https exception's frames resolved", async () => {
+    const logs = await all(client, "logs");
+    return logs.find((e) => e.source === "exception" && e.frames?.[0]?.at?.startsWith(secureOrigin) && (e.frames[0].original || e.frames[0].sourcemap));
+  });
+  const secureTop = secureException.frames[0];
+  assert.equal(secureTop.sourcemap, undefined, `the https frame is mapped: ${JSON.stringify(secureTop)}`);
+  assert.equal(`${secureTop.original.source}:${secureTop.original.line}`, `src/App.jsx:${thrown.line}`);
+  log(`over https with a self-signed certificate the top frame reads src/App.jsx:${thrown.line} too`);
+
   assertDeclared({ logs: await all(client, "logs") });
   log("every stored field is declared");
   console.log("vite e2e: PASS");
@@ -133,8 +166,10 @@ try {
   fail(e.stack || e.message);
 } finally {
   if (context) await context.close();
-  vite.child.kill("SIGTERM");
-  await vite.exited;
+  for (const server of [vite, secure].filter(Boolean)) {
+    server.child.kill("SIGTERM");
+    await server.exited;
+  }
   await client.close();
   rmSync(work, { recursive: true, force: true });
 }
