@@ -245,7 +245,10 @@ async function deepTab() {
 }
 
 let pages = 0;
-/** CPU ticks (utime + stime, 1/100 s) of `pid` and every process below it, from /proc. */
+/**
+ * CPU ticks (utime + stime, 1/100 s) of `pid` and every process below it, from /proc: pid →
+ * {ticks, role}, the role from the command line (browser, renderer, extension, gpu-process, utility…).
+ */
 function treeTicks(pid) {
   const stats = new Map(); // pid → [ppid, ticks]
   for (const name of readdirSync("/proc")) {
@@ -258,17 +261,48 @@ function treeTicks(pid) {
       // gone meanwhile
     }
   }
-  let total = 0;
+  const tree = new Map();
   for (const [p, [, ticks]] of stats) {
     for (let q = p; q > 1; q = stats.get(q)?.[0]) {
       if (q === pid) {
-        total += ticks;
+        tree.set(p, { ticks, role: roleOf(p) });
         break;
       }
       if (!stats.has(q)) break;
     }
   }
-  return total;
+  return tree;
+}
+
+const roles = new Map(); // pid → role (a process keeps its command line)
+function roleOf(pid) {
+  if (!roles.has(pid)) {
+    let cmd = "";
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    } catch {
+      // gone meanwhile
+    }
+    const type = /--type=([\w-]+)/.exec(cmd);
+    roles.set(pid, !type ? "browser" : type[1] === "renderer" && cmd.includes("--extension-process") ? "extension" : type[1]);
+  }
+  return roles.get(pid);
+}
+
+/**
+ * The ticks spent between two treeTicks snapshots, in all and by role. Only processes alive at the
+ * end count: a process that exits in the window (the previous page's renderer, closed just before)
+ * would otherwise take its whole life's ticks off this page's figure.
+ */
+function spent(before, after) {
+  const by = {};
+  let total = 0;
+  for (const [p, { ticks, role }] of after) {
+    const d = ticks - (before.get(p)?.ticks ?? 0);
+    by[role] = (by[role] || 0) + d;
+    total += d;
+  }
+  return { total, by };
 }
 
 /**
@@ -282,17 +316,17 @@ async function measure(b, scenario) {
     const before = treeTicks(b.proc.pid);
     await inWorker(b, `chrome.tabs.update(${tabId}, { url: ${JSON.stringify(url)} }).then(() => true)`);
     const r = await report;
-    const cpu = treeTicks(b.proc.pid) - before;
+    const { total: cpu, by } = spent(before, treeTicks(b.proc.pid));
     await inWorker(b, `globalThis.gasolineDeep.detach(${tabId}, "bench").then(() => chrome.tabs.remove(${tabId})).then(() => true)`);
-    return { ms: r.ms, longTasks: r.longTasks.length, cpu };
+    return { ms: r.ms, longTasks: r.longTasks.length, cpu, by };
   }
   const { url, report } = nextPage(b, scenario);
   const before = treeTicks(b.proc.pid);
   const { targetId } = await b.send("Target.createTarget", { url });
   const r = await report;
-  const cpu = treeTicks(b.proc.pid) - before;
+  const { total: cpu, by } = spent(before, treeTicks(b.proc.pid));
   await b.send("Target.closeTarget", { targetId });
-  return { ms: r.ms, longTasks: r.longTasks.length, cpu };
+  return { ms: r.ms, longTasks: r.longTasks.length, cpu, by };
 }
 
 /** A new page of `b` for `scenario`: its URL, and its report (rejected after 60 s without one). */
@@ -347,6 +381,12 @@ for (const scenario of SCENARIOS.filter((s) => s !== "consoleAB")) {
     `  CPU of the browser tree per page: without median ${median(rows.map((r) => r.plain.cpu))} ticks, with ${median(rows.map((r) => r.ext.cpu))}; ` +
       `more by median ${fmt(median(cpuPct))}% (rounds ${range(cpuPct)})`,
   );
+  const roleNames = [...new Set(rows.flatMap((r) => [...Object.keys(r.plain.by), ...Object.keys(r.ext.by)]))].sort();
+  const byRole = roleNames.map((role) => {
+    const d = rows.map((r) => (r.ext.by[role] || 0) - (r.plain.by[role] || 0));
+    return `${role} ${median(d) >= 0 ? "+" : ""}${median(d)} (${range(d)})`;
+  });
+  console.log(`  CPU ticks added, by process (median, rounds): ${byRole.join(", ")}`);
   if (scenario.startsWith("console")) {
     const perCall = diff.map((d) => (d * 1000) / 3000);
     console.log(`  added per console.log: median ${fmt(median(perCall), 2)} µs (rounds ${range(perCall)}; target ≤ 10 µs)`);
@@ -404,9 +444,21 @@ async function profile(b, scenario) {
   await b.send("Target.closeTarget", { targetId });
 }
 
-const health = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.json());
-const counts = Object.fromEntries(Object.entries(health.kinds || {}).map(([k, v]) => [k, v.count]));
-console.log(`\nstored by the server during the run: ${JSON.stringify(counts)}`);
+// What reached the server, once its counts stop moving (the last page's events are still on their
+// way when it reports): events a page made but the server never got were not paid for by the figures.
+const stored = async () => {
+  const health = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.json());
+  return Object.fromEntries(Object.entries(health.kinds || {}).map(([k, v]) => [k, v.count]));
+};
+let counts = await stored();
+for (let still = 0, tries = 0; still < 4 && tries < 60; tries++) {
+  await new Promise((r) => setTimeout(r, 500));
+  const now = await stored();
+  still = JSON.stringify(now) === JSON.stringify(counts) ? still + 1 : 0;
+  counts = now;
+}
+const fetchPages = SCENARIOS.filter((s) => s.split("@")[0] === "fetch" && !s.endsWith("@out") && !s.endsWith("@beside")).length * (ROUNDS + 1);
+console.log(`\nstored by the server during the run: ${JSON.stringify(counts)} (in-scope fetch pages with the extension: ${fetchPages}, 300 requests each)`);
 for (const b of [plain, withExt]) {
   b.ws.close();
   b.proc.kill("SIGTERM");
