@@ -1,12 +1,23 @@
 // Batching and exactly-once delivery, one queue per kind.
 //
-// Every entry is written to storage before it counts as taken (`add` resolves
-// once it is), so the queues survive the service worker being stopped, the
-// extension reloading and the browser restarting. A batch is sealed before it
-// is sent: its entries and its `Idempotency-Key` are stored together, and until
-// the server acknowledges it the same entries go again under the same key, so
-// a batch whose reply was lost is answered by the server with its first answer
-// and stored once. One POST in flight per kind keeps each kind in order; a
+// An entry counts as taken (`add` resolves) once it is durable: in the server,
+// or in storage, so that the queues survive the service worker being stopped,
+// the extension reloading and the browser restarting. An entry of our own
+// (the extension's logs, the browser's rows) is written to storage at once. An
+// entry a page's relay holds until it is taken (`from`: the page and the
+// event's number) is first sent straight to the server, and written to storage
+// only if the server has not taken it within `spillMs` (down, slow, busy):
+// storage costs the browser more than the POST, and most entries never need it.
+//
+// A batch is sealed before it is sent, and until the server acknowledges it the
+// same entries go again under the same `Idempotency-Key`, so a batch whose
+// reply was lost is answered by the server with its first answer and stored
+// once. A batch of stored entries has its key stored with them before it
+// leaves. A batch of a relay's entries (never mixed with others) is keyed by
+// the page, the kind and its first event's number, so when the worker is
+// stopped before it answered the relay, the relay's message sent again makes
+// the same batch under the same key in the next worker, and the server stores
+// it once. One POST in flight per kind keeps each kind in order; a
 // POST that hangs is aborted after `timeoutMs` and retried. Only gasoline's own
 // answer acknowledges a batch: a 2xx whose body does not say it accepted the
 // batch's entries (another program on the port, a proxy's page) is retried.
@@ -50,6 +61,9 @@ export class Delivery {
     this.minBackoff = options.minBackoff || 250;
     this.maxBackoff = options.maxBackoff || 5000;
     this.timeoutMs = options.timeoutMs || 15000;
+    this.spillMs = options.spillMs ?? 1000; // how long a relay's entry may wait for the server before storage
+    this.now = io.now || Date.now;
+    this.spillTimer = null;
     this.queues = new Map();
     this.bytes = 0;
     this.seq = 0;
@@ -81,7 +95,7 @@ export class Delivery {
     for (const [key, value] of Object.entries(stored)) {
       if (!key.startsWith(RECORD) || !value || typeof value.k !== "string") continue;
       if (typeof value.j !== "string") continue;
-      records.push({ seq: Number(key.slice(RECORD.length)), kind: value.k, tab: value.t ?? null, json: value.j });
+      records.push({ seq: Number(key.slice(RECORD.length)), kind: value.k, tab: value.t ?? null, json: value.j, stored: true });
     }
     records.sort((a, b) => a.seq - b.seq);
     for (const r of records) {
@@ -95,7 +109,7 @@ export class Delivery {
       const q = this.queue(key.slice(SEALED.length));
       const head = q.items.slice(0, value.seqs.length).map((r) => r.seq);
       if (value.seqs.length && head.length === value.seqs.length && head.every((s, i) => s === value.seqs[i])) {
-        q.sealed = { key: value.key, n: value.seqs.length };
+        q.sealed = { key: value.key, n: value.seqs.length, stored: true };
       } else {
         this.persist({}, [key]); // its entries are gone: the batch was acknowledged
       }
@@ -114,9 +128,12 @@ export class Delivery {
 
   /**
    * Queues one entry of `tab` (null when it belongs to no tab). Resolves once
-   * the entry is stored (or dropped); never rejects.
+   * the entry is stored, in the server or in storage (or dropped); never
+   * rejects. `from` ({page, id}): a page's relay holds the entry until then
+   * and sends it again under that number otherwise, so it may wait for the
+   * server before storage.
    */
-  async add(kind, entry, tab = null) {
+  async add(kind, entry, tab = null, from = null) {
     await this.start();
     const q = this.queue(kind);
     let json;
@@ -129,12 +146,13 @@ export class Delivery {
       this.dropped(kind, 1, "not serialisable");
       return;
     }
-    const record = { seq: ++this.seq, kind, tab: tab ?? null, json, size: json.length + OVERHEAD };
+    const held = Boolean(from && typeof from.page === "string" && Number.isFinite(from.id));
+    const record = { seq: ++this.seq, kind, tab: tab ?? null, json, size: json.length + OVERHEAD, stored: !held };
     const removed = [];
     while (q.items.length >= this.capacity || (this.bytes + record.size > this.maxBytes && this.bytes > 0)) {
       const victim = this.victim(q.items.length >= this.capacity ? kind : null, record.tab);
       if (!victim) break;
-      removed.push(RECORD + victim.seq);
+      if (victim.stored) removed.push(RECORD + victim.seq);
     }
     if (q.items.length >= this.capacity || this.bytes + record.size > this.maxBytes) {
       this.dropped(kind, 1, "queue full");
@@ -143,7 +161,16 @@ export class Delivery {
     }
     q.items.push(record);
     this.bytes += record.size;
-    const written = this.persist({ [RECORD + record.seq]: { k: kind, t: record.tab, j: json } }, removed);
+    let written;
+    if (held) {
+      record.from = { page: from.page, id: from.id };
+      record.at = this.now();
+      written = new Promise((resolve) => (record.done = resolve));
+      if (removed.length) this.persist({}, removed);
+      if (!this.spillTimer) this.spillTimer = this.io.setTimer(() => this.spill(), this.spillMs);
+    } else {
+      written = this.persist({ [RECORD + record.seq]: { k: kind, t: record.tab, j: json } }, removed);
+    }
     if (!q.inflight) {
       if (q.items.length - sealedCount(q) >= q.limit && !q.backoff) this.schedule(kind, 0);
       else if (!q.timer) this.schedule(kind, q.backoff || this.flushMs);
@@ -181,6 +208,7 @@ export class Delivery {
     oldest.q.items.splice(oldest.i, 1);
     this.bytes -= oldest.r.size;
     this.dropped(oldest.k, 1, "queue full");
+    if (oldest.r.done) oldest.r.done(); // counted as dropped: its relay need not send it again
     return oldest.r;
   }
 
@@ -225,6 +253,39 @@ export class Delivery {
     return this.writes;
   }
 
+  /**
+   * Writes to storage the relay's entries that waited `spillMs` for the server
+   * (and, whole, a sealed batch with any of them, with its key), then lets
+   * their relays go; runs again for the next ones due.
+   */
+  spill() {
+    this.spillTimer = null;
+    const now = this.now();
+    const items = {};
+    const spilled = [];
+    let oldest = Infinity;
+    const keep = (r, kind) => {
+      items[RECORD + r.seq] = { k: kind, t: r.tab, j: r.json };
+      r.stored = true;
+      spilled.push(r);
+    };
+    for (const [kind, q] of this.queues) {
+      const sealed = q.sealed && !q.sealed.stored ? q.items.slice(0, q.sealed.n) : [];
+      if (sealed.some((r) => now - r.at >= this.spillMs)) {
+        for (const r of sealed) keep(r, kind);
+        items[SEALED + kind] = { key: q.sealed.key, seqs: sealed.map((r) => r.seq) };
+        q.sealed.stored = true;
+      }
+      for (const r of q.items) {
+        if (r.stored) continue;
+        if (now - r.at >= this.spillMs) keep(r, kind);
+        else oldest = Math.min(oldest, r.at);
+      }
+    }
+    if (oldest !== Infinity) this.spillTimer = this.io.setTimer(() => this.spill(), oldest + this.spillMs - now);
+    if (spilled.length) this.persist(items, []).then(() => spilled.forEach((r) => r.done()));
+  }
+
   schedule(kind, ms) {
     const q = this.queue(kind);
     if (q.timer) this.io.clearTimer(q.timer);
@@ -251,11 +312,17 @@ export class Delivery {
     if (q.inflight || q.items.length === 0) return;
     q.inflight = true;
     if (!q.sealed) {
-      const batch = q.items.slice(0, q.limit);
-      const key = `${this.instance}-${kind}-${batch[0].seq}-${batch.length}`;
-      q.sealed = { key, n: batch.length };
-      // The key is stored with its entries before the batch leaves.
-      await this.persist({ [SEALED + kind]: { key, seqs: batch.map((r) => r.seq) } }, []);
+      const batch = nextBatch(q);
+      const first = batch[0];
+      if (first.stored) {
+        const key = `${this.instance}-${kind}-${first.seq}-${batch.length}`;
+        q.sealed = { key, n: batch.length, stored: true };
+        // The key is stored with its entries before the batch leaves.
+        await this.persist({ [SEALED + kind]: { key, seqs: batch.map((r) => r.seq) } }, []);
+      } else {
+        // What the relay's message sent again would make again: the same entries under the same key.
+        q.sealed = { key: `${first.from.page}-${kind}-${first.from.id}-${batch.length}`, n: batch.length, stored: false, page: true };
+      }
     }
     const { key, n } = q.sealed;
     const batch = q.items.slice(0, n);
@@ -283,6 +350,12 @@ export class Delivery {
   }
 
   async settle(kind, q, batch, { status, retryAfterMs, error, answer }) {
+    if (status === 409 && q.sealed && q.sealed.page) {
+      // The server holds a batch of these very events under this key, made before the worker
+      // was stopped, with bytes of then (the user's redaction lists may have changed since).
+      status = 200;
+      answer = { accepted: batch.length };
+    }
     if (status >= 200 && status < 300 && !(answer && answer.accepted === batch.length)) {
       // Not gasoline's acknowledgement of these entries: nothing says they are stored.
       error = `HTTP ${status} with ${answer === undefined ? "no JSON" : JSON.stringify(answer).slice(0, 80)}: not gasoline's answer`;
@@ -323,18 +396,33 @@ export class Delivery {
     }
   }
 
-  /** Forgets `records` of `kind` and the sealed batch, in one storage write. */
+  /** Forgets `records` of `kind` and the sealed batch, in one storage write (none when nothing was stored). */
   async remove(kind, q, records) {
     const gone = new Set(records.map((r) => r.seq));
     q.items = q.items.filter((r) => !gone.has(r.seq));
     for (const r of records) this.bytes -= r.size;
+    const keys = records.filter((r) => r.stored).map((r) => RECORD + r.seq);
+    if (q.sealed && q.sealed.stored) keys.push(SEALED + kind);
     q.sealed = null;
-    await this.persist({}, [SEALED + kind, ...records.map((r) => RECORD + r.seq)]);
+    for (const r of records) if (r.done && !r.stored) r.done(); // taken by the server (or refused): the relay may forget it
+    if (keys.length) await this.persist({}, keys);
   }
 }
 
 /** Bytes a stored entry costs beyond its JSON (key, kind, tab). */
 const OVERHEAD = 32;
+
+/**
+ * The next batch from the head of `q`: up to `q.limit` entries that are all in
+ * storage, or all held by one page's relay and not in storage.
+ */
+function nextBatch(q) {
+  const head = q.items[0];
+  const same = head.stored ? (r) => r.stored : (r) => !r.stored && r.from.page === head.from.page;
+  let n = 1;
+  while (n < q.limit && n < q.items.length && same(q.items[n])) n++;
+  return q.items.slice(0, n);
+}
 
 function sealedCount(q) {
   return q.sealed ? q.sealed.n : 0;

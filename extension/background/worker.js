@@ -279,8 +279,12 @@ chrome.tabs.onRemoved.addListener((tabId) => tabCounts.delete(tabId));
 // ---- events from the pages ------------------------------------------------------
 const CAPTURE_SWITCH = { tabs: null, extension_logs: null }; // always on
 
-/** Queues one entry; resolves once it is stored. */
-function accept(kind, entry, tabId) {
+/**
+ * Queues one entry; resolves once it is stored (in the server or in storage).
+ * `from` ({page, id}): the relay's number of a page's event, which the relay
+ * sends again until this resolves.
+ */
+function accept(kind, entry, tabId, from) {
   const switchName = kind in CAPTURE_SWITCH ? CAPTURE_SWITCH[kind] : kind;
   if (switchName && settings.capture[switchName] === false) return undefined;
   if ((kind === "tabs" || kind === "vitals") && !Number.isInteger(tabId)) return undefined;
@@ -290,7 +294,7 @@ function accept(kind, entry, tabId) {
   // user's current lists again (the rules are the same, so this only adds).
   redact.redactEntry(kind, e, policy);
   countFor(tabId, kind);
-  return delivery.add(kind, e, Number.isInteger(tabId) ? tabId : null);
+  return delivery.add(kind, e, Number.isInteger(tabId) ? tabId : null, from);
 }
 
 // What a content script may send: its page's kinds. `extension_logs` come only
@@ -303,7 +307,7 @@ const PAGE_KINDS = new Set(kinds.PAGE_KINDS);
  * subframe's entries say which frame (frameId, frameUrl); the tab's url, title
  * and vitals are the top frame's alone.
  */
-function fromPage(kind, entry, tabId, frame) {
+function fromPage(kind, entry, tabId, frame, from) {
   if (!PAGE_KINDS.has(kind) || !entry || typeof entry !== "object") return undefined;
   if (frame.id !== 0) {
     if (kind === "tabs" || kind === "vitals") return undefined;
@@ -319,7 +323,7 @@ function fromPage(kind, entry, tabId, frame) {
     entry = network.fromPage(kind, entry, tabId, frame);
     if (entry === undefined) return undefined;
   }
-  return accept(kind, entry, tabId);
+  return accept(kind, entry, tabId, from);
 }
 
 function absolute(url, base) {
@@ -339,8 +343,9 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     // A frame outside the scope (a site just turned off, capture paused) gives
     // nothing more: its events are dropped and its relay told to stop.
     const origin = sender.origin && sender.origin !== "null" ? `${sender.origin}/` : String(sender.url || "");
-    // Answered once every event is in storage: a page that gets no answer sends again,
-    // and what it had already got stored is skipped by its mark.
+    // Answered once every event is stored (by the server, or in storage when the server is slow):
+    // a page that gets no answer sends again, and what it had already got stored is skipped by
+    // its mark (or, sent straight to the server, makes the same batch under the same key).
     const page = typeof message.page === "string" ? message.page : undefined;
     const frame = { id: Number.isInteger(sender.frameId) ? sender.frameId : 0, url: String(sender.url || "") };
     Promise.all([ready, pageMarks.load(), network.ready]).then(async () => {
@@ -353,7 +358,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
         if (Number.isFinite(event.id)) last = Math.max(last ?? event.id, event.id);
         if (pageMarks.seen(page, event.id)) continue;
         try {
-          stored.push(fromPage(String(event.kind), event.entry, tabId, frame));
+          stored.push(fromPage(String(event.kind), event.entry, tabId, frame, { page, id: event.id }));
         } catch (e) {
           console.warn("gasoline: event skipped", e);
         }

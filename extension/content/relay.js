@@ -7,11 +7,13 @@
 // from the service worker alone.
 //
 // Delivery to the worker is acknowledged: the worker answers `{stored: true}`
-// once the events are in its persisted queues. Until then they stay here and
-// go again (after the worker was stopped mid-message, or did not answer in
-// time), one message in flight at a time, each event numbered within this
-// page's life (`page`, `id`), so a worker that stored them but whose answer was
-// lost skips them. Events that arrive meanwhile join the next message.
+// once the events are durable, in the server or (when the server is slow) in
+// its persisted queues. Until then they stay here and the same message goes
+// again (after the worker was stopped mid-message, or did not answer in time),
+// one message in flight at a time, each event numbered within this page's life
+// (`page`, `id`), so a worker that stored them but whose answer was lost skips
+// them, and one that had sent them to the server sends the same batches under
+// the same keys. Events that arrive meanwhile join the next message.
 //
 // Capture stops here at once when the person pauses it or turns this frame's
 // site off (the worker drops anything that still comes): the page is told
@@ -42,6 +44,9 @@
   let nextId = 0;
   const waiting = []; // {id, kind, entry}, oldest first
   let inflight = false;
+  // The message last sent without an answer: sent again as it was (not with what came since), so
+  // that a worker stopped meanwhile makes of it the same batches under the same keys (delivery.js).
+  let unanswered = null;
   let backoff = 0;
   let lost = {}; // kind → events this relay had to give up, not yet reported
 
@@ -71,7 +76,8 @@
   function pump() {
     if (!connected || !active || inflight || waiting.length === 0) return;
     inflight = true;
-    const batch = waiting.slice(0, MAX_EVENTS);
+    if (!unanswered || unanswered[0] !== waiting[0]) unanswered = waiting.slice(0, MAX_EVENTS);
+    const batch = unanswered;
     let settled = false;
     let reply;
     const finish = (stored) => {
@@ -84,6 +90,7 @@
         // Only what was sent goes: the queue may have lost its oldest meanwhile (MAX_WAITING).
         const last = batch[batch.length - 1].id;
         while (waiting.length && waiting[0].id <= last) waiting.shift();
+        unanswered = null;
         backoff = 0;
         reportLost();
         pump();

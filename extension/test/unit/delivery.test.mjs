@@ -76,6 +76,7 @@ function harness(options = {}, answer = () => ({ status: 200 }), shared = {}) {
         log: (level, message) => h.logs.push({ level, message }),
         storage: h.storage,
         random: () => `life${++h.lives}`,
+        now: () => h.now,
       },
       options,
     );
@@ -107,6 +108,9 @@ function harness(options = {}, answer = () => ({ status: 200 }), shared = {}) {
   h.add = (kind, from, count, tab = 1) => {
     for (let i = from; i < from + count; i++) h.delivery.add(kind, { n: i, level: "log", message: `m${i}` }, tab);
   };
+  /** Entries a page's relay holds (`page`, numbered `from`…): each add's promise, to see when it resolves. */
+  h.relay = (kind, from, count, page = "page1", tab = 1) =>
+    range(from, count).map((i) => h.delivery.add(kind, { n: i, level: "log", message: `m${i}` }, tab, { page, id: i }));
   return h;
 }
 
@@ -381,4 +385,104 @@ test("a 2xx that is not gasoline's acknowledgement (another program on the port)
   assert.deepEqual(h.delivery.pending(), { logs: 0 });
   assert.deepEqual(h.delivered.logs, [0, 1, 2], "stored once, by gasoline");
   assert.equal(new Set(h.posts.map((p) => p.key)).size, 1, "always the same batch under its key");
+});
+
+// ---- a page's relay holds its entries until they are taken: the server first, storage if it is slow ----
+
+/** Whether each promise has resolved (after the microtasks run). */
+async function resolved(promises) {
+  const done = promises.map(() => false);
+  promises.forEach((p, i) => p.then(() => (done[i] = true)));
+  await new Promise((r) => setImmediate(r));
+  return done;
+}
+
+test("a relay's entries the server takes at once never touch storage, and are taken once it has them", async () => {
+  const writes = [];
+  const h = harness();
+  const set = h.storage.set;
+  h.storage.set = (items) => (writes.push(...Object.keys(items)), set(items));
+  const taken = h.relay("logs", 0, 150);
+  await h.advance(0);
+  assert.deepEqual(h.posts.map((p) => p.n), [100]);
+  assert.deepEqual(await resolved(taken), [...Array(100).fill(true), ...Array(50).fill(false)], "the first batch's, once the server answered");
+  await h.advance(250);
+  assert.ok((await resolved(taken)).every(Boolean));
+  assert.deepEqual(h.delivered.logs, range(0, 150));
+  assert.deepEqual(writes, [], "nothing written to storage");
+  assert.equal(h.posts[0].key, "page1-logs-0-100", "keyed by the page and its events' numbers");
+});
+
+test("while the server does not answer, a relay's entries go to storage after spillMs, their batch's key with them", async () => {
+  const h = harness({ spillMs: 1000 }, () => ({ status: 0, error: "Failed to fetch" }));
+  const taken = h.relay("logs", 0, 30);
+  await h.advance(999);
+  assert.equal(stored(h), 0);
+  assert.ok((await resolved(taken)).every((d) => !d), "not taken yet: the relay keeps them");
+  await h.advance(1);
+  assert.equal(stored(h), 30);
+  assert.ok((await resolved(taken)).every(Boolean), "taken once in storage");
+  const sealed = h.storage.map.get("b:logs");
+  assert.equal(sealed.key, h.posts[0].key, "the batch under way is stored with its key");
+  // The worker is stopped; the next one sends the stored batch under the same key.
+  h.answer = () => ({ status: 200 });
+  await h.restart();
+  await h.advance(5000);
+  assert.deepEqual(h.delivered.logs, range(0, 30));
+  assert.equal(h.posts.at(-1).key, sealed.key);
+  assert.equal(stored(h), 0);
+});
+
+test("a worker stopped before it answered the relay: the relay's message sent again is the same batch under the same key, stored once", async () => {
+  let stall = true;
+  const h = harness({}, (kind, entries, h, signal) => {
+    if (!stall) return { status: 200 };
+    // The server stores the batch, then the worker is stopped before the answer comes.
+    h.keys.set(h.pendingKey, entries.length);
+    (h.delivered[kind] ||= []).push(...entries.map((e) => e.n));
+    return new Promise(() => {});
+  });
+  const post = (h) => {
+    const original = h.delivery.io.post;
+    h.delivery.io.post = (kind, body, key, signal) => ((h.pendingKey = key), original(kind, body, key, signal));
+  };
+  post(h);
+  h.relay("logs", 0, 120);
+  await h.advance(300);
+  assert.deepEqual(h.delivered.logs, range(0, 100), "the server has the first batch, unanswered");
+  stall = false;
+  await h.restart(); // nothing in storage: the relay got no answer and sends its message again
+  assert.equal(stored(h), 0);
+  const taken = h.relay("logs", 0, 120);
+  await h.advance(1000);
+  assert.ok((await resolved(taken)).every(Boolean));
+  assert.deepEqual(h.delivered.logs, range(0, 120), "not stored twice");
+  assert.ok(h.posts.some((p) => p.key === "page1-logs-0-100" && p.status === 200), "the same key again");
+  assert.deepEqual(h.conflicts, []);
+});
+
+test("a batch holds only stored entries, or only one page's held ones", async () => {
+  const h = harness();
+  h.add("logs", 0, 2); // the extension's own: stored at once
+  h.relay("logs", 2, 3, "pageA");
+  h.relay("logs", 5, 2, "pageB");
+  h.add("logs", 7, 1);
+  await h.advance(2000);
+  assert.deepEqual(h.posts.map((p) => p.entries.map((e) => e.n)), [[0, 1], [2, 3, 4], [5, 6], [7]]);
+  assert.deepEqual(h.posts.map((p) => p.key.split("-")[0]), ["life1", "pageA", "pageB", "life1"]);
+  assert.deepEqual(h.delivered.logs, range(0, 8));
+  assert.equal(stored(h), 0);
+});
+
+test("a held batch whose key the server already holds for other bytes (lists changed between two workers) counts as taken", async () => {
+  const h = harness();
+  h.bodies.set("page1-logs-0-2", '{"entries":[{"n":0,"redacted":"then"},{"n":1}]}');
+  h.keys.set("page1-logs-0-2", 2);
+  h.delivered.logs = [0, 1];
+  const taken = h.relay("logs", 0, 2);
+  await h.advance(250);
+  assert.ok((await resolved(taken)).every(Boolean));
+  assert.deepEqual(h.delivered.logs, [0, 1], "not stored again");
+  assert.deepEqual(h.delivery.pending(), { logs: 0 });
+  assert.equal(h.logs.filter((l) => l.level === "error").length, 0, "not reported as refused");
 });
