@@ -265,6 +265,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         "nextHopProtocol",
         "phases",
         "startUnknown",
+        "fromTiming",
         "failed",
         "domContentLoaded",
         "load",

@@ -53,7 +53,10 @@
 //     requested again in a deep tab, is the sign to let it run
 //     (Runtime.runIfWaitingForDebugger, answered once it has started), so a
 //     page that is not deep is never left with a held worker, and nothing of
-//     it is missed. Its rows stay the tab's that first saw it.
+//     it is missed. Its rows stay the tab's that first saw it. What its first
+//     start fetched before the attach is read back from its own Resource
+//     Timing buffer once its Network domain is on (`recoverShared`): rows
+//     with `fromTiming: true`, each request its events did not show, once.
 //   - onDetach: the person closed the banner ("canceled_by_user"), DevTools or
 //     another client took the tab, or the tab closed ("target_closed").
 // The chosen tab ids are kept in chrome.storage.session, so a service worker
@@ -67,6 +70,10 @@ const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: true, flatten: t
 // No response bodies kept for Network.getResponseBody (never asked) and no
 // request bodies in requestWillBeSent: the page's wrappers record those.
 const NETWORK = { maxTotalBufferSize: 0, maxResourceBufferSize: 0, maxPostDataSize: 0 };
+// A worker's own account of what it fetched so far (its Resource Timing buffer).
+const RESOURCE_TIMING = `({ timeOrigin: performance.timeOrigin, entries: performance.getEntriesByType("resource").map((e) => ({
+  url: e.name, initiatorType: e.initiatorType, startTime: e.startTime, responseStart: e.responseStart, responseEnd: e.responseEnd,
+  responseStatus: e.responseStatus, transferSize: e.transferSize, decodedBodySize: e.decodedBodySize })) })`;
 const REASONS = {
   canceled_by_user: "the debugging banner was closed, or DevTools took the tab",
   target_closed: "the tab was closed",
@@ -364,6 +371,22 @@ export class Deep {
       targetInfo: { targetId, type: "shared_worker", url, parentFrameId: frameId },
     });
     this.startShared(dbg, targetId);
+    this.recoverShared(dbg, tabId, state, targetId, sessionId);
+  }
+
+  /**
+   * What a shared worker fetched before it was attached (nothing holds its first start): its own
+   * Resource Timing buffer, read after its Network domain is on (commands on one target run in
+   * order, so its events for what ended before arrive first); deep_requests.js rows what they missed.
+   */
+  recoverShared(dbg, tabId, state, targetId, sessionId) {
+    dbg
+      .sendCommand({ targetId }, "Runtime.evaluate", { expression: RESOURCE_TIMING, returnByValue: true })
+      .then((answer) => {
+        const value = answer && answer.result && answer.result.value;
+        if (value && this.tabs.get(tabId) === state) state.tracker.recover(sessionId, value.timeOrigin, value.entries);
+      })
+      .catch(() => {}); // a worker gone meanwhile
   }
 
   /** A shared worker's domains, and its start resumed if it is held (a no-op otherwise). */

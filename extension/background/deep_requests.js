@@ -76,6 +76,8 @@ const TYPES = {
   Ping: "ping",
   CSPViolationReport: "csp_report",
 };
+/** Resource Timing's initiator types as the rows' `type`s. */
+const TIMING_TYPES = { fetch: "xmlhttprequest", xmlhttprequest: "xmlhttprequest", script: "script", beacon: "ping", other: "other" };
 const PROTOCOLS = { "http/0.9": "HTTP/0.9", "http/1.0": "HTTP/1.0", "http/1.1": "HTTP/1.1", h2: "HTTP/2", h3: "HTTP/3" };
 const NETWORK_URL = /^(https?|wss?):/i;
 const WORKERS = new Set(["worker", "shared_worker", "service_worker"]);
@@ -230,6 +232,7 @@ export class DeepRequests {
     if (this.open.size >= MAX_OPEN) this.open.delete(this.open.keys().next().value);
     this.open.set(p.requestId, {
       id: p.requestId,
+      session: s,
       url,
       current: url,
       method: req.method,
@@ -305,6 +308,7 @@ export class DeepRequests {
     const frame = p.frameId || this.sessionFrame(s);
     const r = {
       id: p.requestId,
+      session: s,
       url: response.url,
       current: response.url,
       type: p.type === "Document" ? (this.isTop(frame) ? "main_frame" : "sub_frame") : TYPES[p.type] || "other",
@@ -356,6 +360,55 @@ export class DeepRequests {
     for (const key of Object.keys(row)) if (row[key] === undefined) delete row[key];
     if (r.type === "sub_frame" && !error) this.setFrame(r.frame, { url: r.current });
     this.io.emitRow(row, r.serviceWorker ? null : this.io.tabId, this.where(r.serviceWorker ? undefined : r.frame, r.serviceWorker));
+  }
+
+  /**
+   * Requests a worker made before its session saw them, read from its own Resource Timing
+   * buffer once its Network domain was on (a shared worker, which nothing can hold at its
+   * first start): `entries` oldest first, times relative to `timeOrigin` (ms since the epoch).
+   * Each URL's newest entries are those the session's events already showed, one for each;
+   * the older rest become rows with `fromTiming: true` (the method is unknown there).
+   */
+  recover(s, timeOrigin, entries) {
+    const session = this.sessions.get(s);
+    if (!session || !Array.isArray(entries) || !Number.isFinite(timeOrigin)) return;
+    const seen = new Map();
+    for (const r of [...this.open.values(), ...this.recent.values()]) {
+      if (r.session === s) seen.set(r.url, (seen.get(r.url) || 0) + 1);
+    }
+    const missed = [];
+    for (const e of [...entries].reverse()) {
+      if (!e || typeof e.url !== "string" || !NETWORK_URL.test(e.url)) continue;
+      const shown = seen.get(e.url) || 0;
+      if (shown > 0) seen.set(e.url, shown - 1);
+      else missed.unshift(e);
+    }
+    const scope = this.scopeUrl(session.url, session.frame);
+    if (!this.inScope(scope)) return;
+    const page = origin(scope);
+    for (const e of missed) {
+      const at = (ms) => (Number.isFinite(ms) && ms > 0 ? timeOrigin + ms : undefined);
+      const startedAt = at(e.startTime) ?? timeOrigin;
+      const endedAt = at(e.responseEnd) ?? startedAt;
+      const r = { url: e.url, docUrl: session.url, frame: session.frame };
+      const row = {
+        url: e.url,
+        type: TIMING_TYPES[e.initiatorType] || "other",
+        source: "browser",
+        fromTiming: true,
+        frameUrl: this.rowFrameUrl(r),
+        initiator: this.initiatorOf(r, page),
+        responseStatus: e.responseStatus || undefined,
+        fromCache: e.transferSize === 0 && e.decodedBodySize > 0,
+        startedAt,
+        responseAt: at(e.responseStart),
+        endedAt,
+        duration: endedAt - startedAt,
+        ts: Math.round(startedAt),
+      };
+      for (const key of Object.keys(row)) if (row[key] === undefined) delete row[key];
+      this.io.emitRow(row, this.io.tabId, this.where(session.frame));
+    }
   }
 
   /** A frame's document row names its own document; any other its frame's. */

@@ -8,7 +8,9 @@
 //     with and without waitForDebuggerOnStart: was the worker's first fetch seen?
 //   - a shared worker, attached by its target id when the tab requests its
 //     script (the only way: it is no target of the tab's): was its first fetch
-//     seen?
+//     seen, only its end, or neither, and then was it in the worker's own
+//     Resource Timing buffer read right after its Network domain was on (what
+//     deep.js's recoverShared reads back)?
 // Not part of any test run; prints one line per case.
 //
 //   N=10 node extension/test/e2e/worker_race.mjs
@@ -45,6 +47,8 @@ const report = (r) => fetch(origin + "/report", { method: "POST", body: JSON.str
 async function one({ kind, pause, i }) {
   const tab = await chrome.tabs.create({ url: "about:blank" });
   let seen = false;
+  let ended = false;
+  let timed = false;
   let done;
   const got = new Promise((r) => (done = r));
   const listener = async (s, m, p) => {
@@ -53,6 +57,7 @@ async function one({ kind, pause, i }) {
       seen = true;
       done();
     }
+    if (m === "Network.responseReceived" && s.targetId && p.response.url.endsWith("/first.json")) ended = true;
     if (s.tabId !== tab.id) return;
     if (m === "Target.attachedToTarget") {
       const d = { tabId: tab.id, sessionId: p.sessionId };
@@ -64,6 +69,11 @@ async function one({ kind, pause, i }) {
       if (!t) return;
       await chrome.debugger.attach({ targetId: t.id }, "1.3").catch(() => {});
       chrome.debugger.sendCommand({ targetId: t.id }, "Network.enable").catch(() => {});
+      const rt = await chrome.debugger
+        .sendCommand({ targetId: t.id }, "Runtime.evaluate", { expression: 'performance.getEntriesByType("resource").map((e) => e.name)', returnByValue: true })
+        .catch(() => null);
+      timed = Boolean(rt && rt.result && Array.isArray(rt.result.value) && rt.result.value.some((n) => n.endsWith("/first.json")));
+      setTimeout(done, 1500); // its end, if it was in flight
     }
   };
   chrome.debugger.onEvent.addListener(listener);
@@ -73,7 +83,7 @@ async function one({ kind, pause, i }) {
   await chrome.tabs.update(tab.id, { url: origin + "/page?k=" + kind + "&i=" + i });
   await Promise.race([got, new Promise((r) => setTimeout(r, 3000))]);
   chrome.debugger.onEvent.removeListener(listener);
-  await report({ kind, pause, seen });
+  await report({ kind, pause, seen, ended, timed });
   for (const t of await chrome.debugger.getTargets()) {
     if (t.type === "worker" && !t.tabId) await chrome.debugger.detach({ targetId: t.id }).catch(() => {});
   }
@@ -146,6 +156,13 @@ for (const kind of [...KINDS, "shared"]) {
     if (!r.length) continue;
     const how = kind === "shared" ? "attached by its target id at its script's request" : pause ? "auto-attached, held at its start" : "auto-attached, not held";
     console.log(`${kind} worker, ${how}: its first fetch seen in ${r.filter((x) => x.seen).length} of ${r.length}`);
+    if (kind === "shared") {
+      const missed = r.filter((x) => !x.seen);
+      const endOnly = missed.filter((x) => x.ended).length;
+      const timed = missed.filter((x) => !x.ended && x.timed).length;
+      const lost = missed.filter((x) => !x.ended && !x.timed).length;
+      console.log(`  of the ${missed.length} missed: its end seen in ${endOnly}, in its Resource Timing when read in ${timed}, neither in ${lost}`);
+    }
   }
 }
 if (reports.length < cases.length) console.log(`(only ${reports.length} of ${cases.length} tries reported)`);

@@ -347,6 +347,7 @@ function fakeDebugger(targets) {
     },
     sendCommand: async (debuggee, method, params) => {
       d.commands.push([debuggee.sessionId || debuggee.tabId || `target:${debuggee.targetId}`, method, params]);
+      return d.answers?.[method];
     },
   };
   return d;
@@ -503,6 +504,8 @@ test("deep: a shared worker whose script the tab requests is attached by its tar
     ["target:SHW", "Log.enable"],
     ["target:SHW", "Target.setAutoAttach"],
     ["target:SHW", "Runtime.runIfWaitingForDebugger"],
+    // What it fetched before the attach, from its own Resource Timing (nothing, here).
+    ["target:SHW", "Runtime.evaluate"],
   ]);
   // Its script is answered in its own session, then its fetch.
   d.emit({ targetId: "SHW" }, "Network.responseReceived", response("SHW", { type: "Script", ms: 3 }));
@@ -525,6 +528,56 @@ test("deep: a shared worker whose script the tab requests is attached by its tar
   await settle();
   assert.equal(d.detaches.length, 0);
   assert.deepEqual([...d.attached], [1, "target:SHW"]);
+});
+
+test("deep: what a shared worker fetched before it was attached is read back from its Resource Timing, each missed request once", async () => {
+  const shared = { id: "SHW", type: "worker", url: SHARED_URL, attached: false };
+  const { deep, d, rows } = deepWith([page(1, PAGE, TOP), shared]);
+  const json = "http://127.0.0.1:8001/net/shared.json";
+  const again = "http://127.0.0.1:8001/net/again.json";
+  // Its buffer: the first start's fetch (missed), a fetch the session saw, the same URL again
+  // (seen), a data: URL (no request of the network) and a URL outside nothing (in scope).
+  const t0 = 1_700_000_000_000;
+  d.answers = {
+    "Runtime.evaluate": {
+      result: {
+        value: {
+          timeOrigin: t0,
+          entries: [
+            { url: json, initiatorType: "fetch", startTime: 5, responseStart: 8, responseEnd: 9, responseStatus: 200, transferSize: 300, decodedBodySize: 20 },
+            { url: again, initiatorType: "fetch", startTime: 10, responseEnd: 12, responseStatus: 200 },
+            { url: json, initiatorType: "fetch", startTime: 20, responseEnd: 22, responseStatus: 200 },
+            { url: "data:text/plain,x", initiatorType: "fetch", startTime: 21, responseEnd: 21 },
+          ],
+        },
+      },
+    },
+  };
+  await deep.attach(1);
+  // The session's events come before the answer: the second json fetch and the again fetch.
+  const answered = new Promise((resolve) => {
+    const send = d.api.sendCommand;
+    d.api.sendCommand = async (debuggee, method, params) => {
+      if (method === "Runtime.evaluate") {
+        for (const [id, url] of [["a1", again], ["j2", json]]) {
+          d.emit({ targetId: "SHW" }, "Network.requestWillBeSent", willSend(id, url, { frameId: undefined, documentURL: SHARED_URL }));
+          d.emit({ targetId: "SHW" }, "Network.loadingFinished", { requestId: id, ...end(30) });
+        }
+        resolve();
+      }
+      return send(debuggee, method, params);
+    };
+  });
+  d.emit({ tabId: 1 }, "Network.requestWillBeSent", scriptOf("SHW", SHARED_URL));
+  await answered;
+  await settle();
+  const timed = rows.filter((r) => r.row.fromTiming);
+  assert.deepEqual(
+    timed.map((r) => [r.row.url, r.row.type, r.row.method, r.row.responseStatus, r.row.startedAt, r.row.endedAt, r.tabId, r.where.frame]),
+    [[json, "xmlhttprequest", undefined, 200, t0 + 5, t0 + 9, 1, TOP]],
+  );
+  assert.equal(rows.filter((r) => r.row.url === json).length, 2, "the missed fetch and the one the session saw");
+  assert.equal(rows.filter((r) => r.row.url === again).length, 1, "a fetch the session saw is not read back again");
 });
 
 test("deep: a shared worker started again under its target is let run; it goes with its tab; its end is forgotten", async () => {
