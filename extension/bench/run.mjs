@@ -23,7 +23,8 @@
 // on); `@beside` on the site outside the scope, in another tab while one idle
 // tab is deep (what deep mode costs the rest of the browser). FLOOR=... measures an extension with only Chrome's
 // webRequest listeners instead (Chrome's own cost), PROFILE=fetch prints where
-// the page's and the worker's time goes.
+// the page's and the worker's time goes. `idle` loads the page and does nothing: what the
+// extension costs a page load itself, apart from what the page then does.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
