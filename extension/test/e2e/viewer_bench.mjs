@@ -1,12 +1,17 @@
 // Figures for the viewer (BENCHMARKS.md), not a test: a database holding full
 // rings (1M log rows with the capacity raised, 100k requests, 10k error groups)
 // opened in headless Chromium; then HTTP ingest with and without a viewer
-// following live.
+// following live, in interleaved rounds: at full speed (the most the server
+// takes), and offered at 5,000 events/s; the server's CPU time per event from
+// /proc, the page's JS heap after a garbage collection.
 //
 //   GASOLINE_BIN=target/release/gasoline node extension/test/e2e/viewer_bench.mjs
 //
-// LOGS, REQUESTS, GROUPS override the sizes (defaults 1,000,000 / 100,000 / 10,000).
-import { mkdtempSync, rmSync } from "node:fs";
+// LOGS, REQUESTS, GROUPS override the sizes (defaults 1,000,000 / 100,000 / 10,000);
+// ROUNDS the interleaved rounds (default 5), PASS the events of a full-speed pass
+// (default 300,000), PACED_S the seconds of a paced pass (default 10).
+import { execSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -21,6 +26,10 @@ checkPrerequisites((m) => {
 const LOGS = Number(process.env.LOGS || 1_000_000);
 const REQUESTS = Number(process.env.REQUESTS || 100_000);
 const GROUPS = Number(process.env.GROUPS || 10_000);
+const ROUNDS = Number(process.env.ROUNDS || 5);
+const PASS = Number(process.env.PASS || 300_000);
+const PACED_S = Number(process.env.PACED_S || 10);
+const CLK_TCK = Number(execSync("getconf CLK_TCK").toString().trim()) || 100;
 const say = (m) => console.log(`viewer bench: ${m}`);
 
 /** A word per group that the fingerprint keeps apart (letters g-z: no hex, no digits). */
@@ -56,7 +65,36 @@ async function fill(base, kind, n, make, batch = 2000, clients = 4) {
   return n / ((performance.now() - started) / 1000);
 }
 
+/**
+ * Posts 100-entry batches at `rate` events/s for `seconds` (at most 4 in flight);
+ * resolves to the events/s the server took and the slowest acknowledgement.
+ */
+async function paced(base, kind, rate, seconds, make) {
+  const batch = 100;
+  const batches = Math.round((rate * seconds) / batch);
+  const every = (1000 * batch) / rate;
+  const started = performance.now();
+  const inFlight = new Set();
+  let slowest = 0;
+  for (let b = 0; b < batches; b++) {
+    const due = started + b * every;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    while (inFlight.size >= 4) await Promise.race(inFlight);
+    const entries = Array.from({ length: batch }, (_, i) => make(b * batch + i));
+    const sent = performance.now();
+    const p = post(base, kind, entries).then(() => {
+      slowest = Math.max(slowest, performance.now() - sent);
+      inFlight.delete(p);
+    });
+    inFlight.add(p);
+  }
+  await Promise.all(inFlight);
+  return { rate: (batches * batch) / ((performance.now() - started) / 1000), slowest };
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const range = (xs, f = (x) => Math.round(x)) => `${f(Math.min(...xs))}–${f(Math.max(...xs))}`;
 
 const work = mkdtempSync(path.join(tmpdir(), "gasoline-viewer-bench-"));
 const port = await freePort();
@@ -118,40 +156,85 @@ try {
   say(`moving between views: ${fmt(viewSwitch)}`);
   say(`text filter over ${REQUESTS} requests (includes the 100 ms typing pause): ${fmt(textFilter)}`);
 
-  // Live: ingest throughput with no viewer and with one following the console, interleaved.
-  await page.goto(`${base}/console`);
-  await page.waitForSelector(".vlayer .vrow");
+  // Opening the error groups (10,000 of them, the 25 most frequent shown).
+  const groupsOpen = [];
+  for (let run = 0; run < 5; run++) {
+    await page.goto(`${base}/console`);
+    await page.waitForSelector(".vlayer .vrow");
+    const t = performance.now();
+    await page.click("details.groups summary");
+    await page.waitForSelector("details.groups[open] tbody tr");
+    groupsOpen.push(performance.now() - t);
+  }
+  say(`opening the error groups (${GROUPS} groups): ${fmt(groupsOpen)}`);
+
+  // Live: ingest with no viewer and with one following the console, in interleaved rounds
+  // (the order alternates, so a drift of the machine falls on both).
+  const { pid } = (await (await fetch(`${base}/api/overview`)).json()).server;
+  const cpu = () => {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(f[11]) + Number(f[12])) / CLK_TCK; // utime + stime, seconds
+  };
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Performance.enable");
-  const heap = async () => (await cdp.send("Performance.getMetrics")).metrics.find((m) => m.name === "JSHeapUsedSize").value;
-  const rates = { without: [], with: [] };
-  const heaps = [await heap()];
+  const heap = async () => {
+    await cdp.send("HeapProfiler.collectGarbage");
+    return (await cdp.send("Performance.getMetrics")).metrics.find((m) => m.name === "JSHeapUsedSize").value;
+  };
   let n = 0;
   const live = (i) => ({ level: "log", message: `live ${n + i}`, source: "console", tabId: 1, ts: Date.now() });
-  for (let pass = 0; pass < 3; pass++) {
-    for (const mode of ["without", "with"]) {
-      if (mode === "without") await page.goto("about:blank");
-      else {
-        await page.goto(`${base}/console`);
-        await page.waitForSelector(".vlayer .vrow");
-      }
-      rates[mode].push(await fill(base, "logs", 200_000, live, 100, 4));
-      n += 200_000;
+  const open = async (mode) => {
+    if (mode === "without") await page.goto("about:blank");
+    else {
+      await page.goto(`${base}/console`);
+      await page.waitForSelector(".vlayer .vrow");
+    }
+  };
+  const caughtUp = () =>
+    waitFor("the viewer to catch up", () => page.evaluate((last) => [...document.querySelectorAll(".vlayer .vrow .text")].some((x) => x.textContent === last), `live ${n - 1}`), 60000).catch(async (e) => {
+      const rows = await page.$$eval(".vlayer .vrow .msg .text", (xs) => xs.map((x) => x.textContent).slice(-3));
+      throw new Error(`${e.message}: ${await page.textContent(".statusline")} ${JSON.stringify(rows)} want live ${n - 1}; ${await page.textContent("#live")} ${await page.textContent("#notice")}`);
+    });
+  await open("with");
+  const heaps = { start: await heap(), after: [] };
+  const full = { without: [], with: [] };
+  const pacedRuns = { without: [], with: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? ["with", "without"] : ["without", "with"];
+    for (const mode of order) {
+      await open(mode);
+      let c = cpu();
+      const rate = await fill(base, "logs", PASS, live, 100, 4);
+      const used = cpu() - c;
+      n += PASS;
+      full[mode].push({ rate, cpu: (used / PASS) * 1e6 });
       if (mode === "with") {
-        await waitFor("the viewer to catch up", () => page.evaluate((last) => [...document.querySelectorAll(".vlayer .vrow .text")].some((x) => x.textContent === last), `live ${n - 1}`), 60000).catch(async (e) => {
-          const rows = await page.$$eval(".vlayer .vrow .msg .text", (xs) => xs.map((x) => x.textContent).slice(-3));
-          throw new Error(`${e.message}: ${await page.textContent(".statusline")} ${JSON.stringify(rows)} want live ${n - 1}; ${await page.textContent("#live")} ${await page.textContent("#notice")} ${await page.evaluate(() => {
-            const v = globalThis.gasolineViewer.view();
-            const f = v.feeds[0];
-            return JSON.stringify({ cursor: f.cursor, target: f.target, rows: f.rows.length, last: f.rows[f.rows.length - 1]?.id, busy: !!f.busy, again: f.again, follow: v.list.follow, listRows: v.list.rows.length, stream: globalThis.gasolineViewer.cursors().cursors.logs });
-          })}`);
-        });
-        heaps.push(await heap());
+        await caughtUp();
+        heaps.after.push(await heap());
       }
+      c = cpu();
+      const p = await paced(base, "logs", 5000, PACED_S, live);
+      const pacedCpu = cpu() - c;
+      n += Math.round((5000 * PACED_S) / 100) * 100;
+      pacedRuns[mode].push({ ...p, cpu: (pacedCpu / (5000 * PACED_S)) * 1e6 });
+      if (mode === "with") {
+        await caughtUp();
+        heaps.after.push(await heap());
+      }
+      say(`round ${round + 1} ${mode}: full speed ${Math.round(rate)} events/s, ${((used / PASS) * 1e6).toFixed(1)} µs server CPU/event; at 5,000/s: ${Math.round(p.rate)} events/s, ${((pacedCpu / (5000 * PACED_S)) * 1e6).toFixed(1)} µs/event, slowest ack ${Math.round(p.slowest)} ms`);
     }
   }
-  say(`HTTP ingest, batches of 100, 4 clients: without a viewer ${Math.round(median(rates.without))} events/s (${rates.without.map(Math.round).join(", ")}); with a viewer following ${Math.round(median(rates.with))} events/s (${rates.with.map(Math.round).join(", ")})`);
-  say(`the page's JS heap: ${heaps.map((h) => `${(h / 1048576).toFixed(1)} MiB`).join(" → ")}`);
+  const sum = (runs, key, f) => `median ${f(median(runs.map((r) => r[key])))} (${range(runs.map((r) => r[key]), f)})`;
+  const int = (x) => Math.round(x);
+  const us = (x) => x.toFixed(1);
+  for (const mode of ["without", "with"]) {
+    say(`full speed ${mode} a viewer: ${sum(full[mode], "rate", int)} events/s; server CPU ${sum(full[mode], "cpu", us)} µs/event`);
+    say(`offered 5,000/s ${mode} a viewer: ${sum(pacedRuns[mode], "rate", int)} events/s; server CPU ${sum(pacedRuns[mode], "cpu", us)} µs/event; slowest ack ${sum(pacedRuns[mode], "slowest", int)} ms`);
+  }
+  const diff = (a, b) => `${(((median(b) - median(a)) / median(a)) * 100).toFixed(1)}%`;
+  say(`with a viewer against without, at the medians: full-speed rate ${diff(full.without.map((r) => r.rate), full.with.map((r) => r.rate))}, server CPU/event at full speed ${diff(full.without.map((r) => r.cpu), full.with.map((r) => r.cpu))}, at 5,000/s ${diff(pacedRuns.without.map((r) => r.cpu), pacedRuns.with.map((r) => r.cpu))}`);
+  const mib = (h) => `${(h / 1048576).toFixed(1)} MiB`;
+  say(`the page's JS heap after a GC: ${mib(heaps.start)} at the start of following, ${heaps.after.map(mib).join(", ")} after each pass (max ${mib(Math.max(...heaps.after))}), ${mib(heaps.after[heaps.after.length - 1])} at the end, after ${n.toLocaleString()} events`);
 } finally {
   await browser.close();
   await client.close();

@@ -1,6 +1,8 @@
 // Console: logs and errors as DevTools shows them: level colours, repeated
 // messages grouped with a count, the call site; a click opens the stack,
-// arguments and cause. Above, the error groups of the summary.
+// arguments and cause. Above, the error groups of the summary, read only while
+// they are open: grouping reads every error the ring holds, which following a
+// fast stream must not pay for once a second.
 import * as api from "./api.js";
 import { clock, cut, el, replace, when } from "./dom.js";
 import { Feed } from "./live.js";
@@ -27,6 +29,7 @@ function group(rows) {
 
 export function consoleView(ctx) {
   const groups = el("details.groups", {}, el("summary", { text: "Error groups" }), el("div.groupbody", { text: "loading…" }));
+  let spent = 0;
   const view = new TableView(ctx, {
     label: "Console messages",
     noun: "messages",
@@ -49,6 +52,8 @@ export function consoleView(ctx) {
     ],
   });
   const loadGroups = async () => {
+    if (!groups.open) return;
+    const started = performance.now();
     try {
       const a = ctx.args("errors");
       const g = await api.rows("errors", { tabId: a.tabId, since: a.since, since_navigation: a.since_navigation, group: true });
@@ -93,20 +98,19 @@ export function consoleView(ctx) {
     } catch (e) {
       replace(groups.lastElementChild, el("p.error", { text: e.message }));
     }
+    spent = performance.now() - started;
   };
-  const start = view.start.bind(view);
-  view.start = async () => {
-    await Promise.all([start(), loadGroups()]);
-  };
+  groups.addEventListener("toggle", () => groups.open && loadGroups());
   const onCursors = view.onCursors.bind(view);
   let groupTimer = null;
   view.onCursors = async (data) => {
     await onCursors(data);
-    if (!groupTimer)
+    // While open and the logs move: again after a second, or ten times what the last read took.
+    if (groups.open && !groupTimer)
       groupTimer = setTimeout(() => {
         groupTimer = null;
         loadGroups();
-      }, 1000);
+      }, Math.max(1000, 10 * spent));
   };
   return view;
 }

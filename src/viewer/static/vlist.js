@@ -178,6 +178,10 @@ function h(list) {
   return list.rowHeight;
 }
 
+/** A read that brought this many rows means a flood: the next one waits for FLOOD_EVERY ms. */
+const FLOOD = 500;
+const FLOOD_EVERY = 1000;
+
 /**
  * A view made of feeds (one per `what`) shown in one VList: the rows of every
  * feed merged by time, filtered by the filter box, optionally regrouped
@@ -204,6 +208,9 @@ export class TableView {
     this.status = el("div.statusline", { "data-count": 0 }, this.count, this.olderButton);
     this.root = el("div.view", {}, before, this.list.root, this.status);
     this.shown = 0;
+    this.lastRead = 0;
+    this.lastAdded = 0;
+    this.deferred = null;
   }
 
   async start() {
@@ -231,7 +238,22 @@ export class TableView {
     }
     const moved = this.feeds.filter((f) => f.cursor === null || data.cursors[f.kind] > f.cursor);
     if (!moved.length) return;
+    // Following a flood, one read a second: a person cannot read faster, and every read
+    // costs the server a query over the newest rows and the page a render. A trickle is
+    // read at once.
+    const wait = this.lastAdded >= FLOOD ? this.lastRead + FLOOD_EVERY - performance.now() : 0;
+    if (wait > 0) {
+      this.latest = data;
+      if (!this.deferred)
+        this.deferred = setTimeout(() => {
+          this.deferred = null;
+          this.onCursors(this.latest).catch((e) => console.warn(e));
+        }, wait);
+      return;
+    }
+    this.lastRead = performance.now();
     const added = (await Promise.all(moved.map((f) => f.poll(data.cursors[f.kind])))).flat();
+    this.lastAdded = added.length;
     if (added.length) this.render(added.length);
   }
 
