@@ -70,6 +70,8 @@ const app = await listen((req, res) => {
 // ---- the proxy in front of gasoline: pass, hold, drop the reply, or refuse ---------------
 const proxy = {
   mode: "pass",
+  busy: 0, // batches still to refuse with the server's 503 (mode "busy")
+  refused: 0,
   posts: [], // { key, kind, status, replayed }
   held: [], // { req, body, res }
   backend: 0,
@@ -102,6 +104,13 @@ const proxyServer = await listen((req, res) => {
     try {
       if (proxy.mode === "down") return res.destroy();
       if (isBatch && proxy.mode === "hold") return proxy.held.push({ req, body, res });
+      if (isBatch && proxy.mode === "busy" && proxy.busy > 0) {
+        // What gasoline answers when its pending-writes budget is full: 503, Retry-After.
+        proxy.busy -= 1;
+        proxy.refused += 1;
+        res.writeHead(503, { "content-type": "application/json", "retry-after": "1" });
+        return res.end('{"error":"the store is busy writing; retry after a moment"}');
+      }
       const answer = await forward(req, body);
       if (isBatch && proxy.mode === "drop-reply") {
         proxy.mode = "pass"; // once: the server stored it, the extension never hears so
@@ -242,6 +251,15 @@ try {
   assert.ok(resent, `the batch was sent again under its key: ${JSON.stringify(proxy.posts.slice(-4))}`);
   assert.equal(dropKeys.filter((k) => k === resent.key).length, 2);
   log("lost reply: the batch went again under its key, the server answered from memory, stored once");
+
+  // ---- the server refuses under backpressure: 503 with Retry-After, three times ----
+  proxy.mode = "busy";
+  proxy.busy = 3;
+  await requests(page, "busy");
+  await storedOnce("busy");
+  assert.equal(proxy.refused, 3, "three batches were refused before one went through");
+  proxy.mode = "pass";
+  log("503 under backpressure: kept, sent again after Retry-After, stored once");
 
   // ---- the service worker is stopped with its POST stored but unanswered ----
   proxy.mode = "hold";
