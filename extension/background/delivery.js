@@ -5,9 +5,7 @@
 // the extension reloading and the browser restarting. An entry of our own
 // (the extension's logs, the browser's rows) is written to storage at once. An
 // entry a page's relay holds until it is taken (`from`: the page and the
-// event's number) is sent straight to the server, without waiting to fill a
-// batch (the relay's message is one, and the relay sends nothing more until it
-// is answered), and written to storage
+// event's number) is first sent straight to the server, and written to storage
 // only if the server has not taken it within `spillMs` (down, slow, busy):
 // storage costs the browser more than the POST, and most entries never need it.
 //
@@ -174,11 +172,8 @@ export class Delivery {
       written = this.persist({ [RECORD + record.seq]: { k: kind, t: record.tab, j: json } }, removed);
     }
     if (!q.inflight) {
-      // A full batch, or a relay's message (a batch already), goes at once; other entries wait to fill one.
-      const full = q.items.length - sealedCount(q) >= q.limit;
-      if ((held || full) && !q.backoff) {
-        if (!(q.timer && q.soon)) this.schedule(kind, 0); // once, not once per entry
-      } else if (!q.timer) this.schedule(kind, q.backoff || this.flushMs);
+      if (q.items.length - sealedCount(q) >= q.limit && !q.backoff) this.schedule(kind, 0);
+      else if (!q.timer) this.schedule(kind, q.backoff || this.flushMs);
     }
     await written;
   }
@@ -294,7 +289,6 @@ export class Delivery {
   schedule(kind, ms) {
     const q = this.queue(kind);
     if (q.timer) this.io.clearTimer(q.timer);
-    q.soon = ms === 0;
     q.timer = this.io.setTimer(() => {
       q.timer = null;
       this.flush(kind);
@@ -352,7 +346,7 @@ export class Delivery {
     this.io.clearTimer(timer);
     await this.settle(kind, q, batch, result || { status: 0 });
     q.inflight = false;
-    if (q.items.length && !q.timer) this.schedule(kind, q.items.length >= q.limit || !q.items[0].stored ? 0 : this.flushMs);
+    if (q.items.length && !q.timer) this.schedule(kind, q.items.length >= q.limit ? 0 : this.flushMs);
   }
 
   async settle(kind, q, batch, { status, retryAfterMs, error, answer }) {
