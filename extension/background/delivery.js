@@ -146,7 +146,8 @@ export class Delivery {
       this.dropped(kind, 1, "not serialisable");
       return;
     }
-    const held = Boolean(from && typeof from.page === "string" && Number.isFinite(from.id));
+    // The page's id goes into the batch key, which the server takes as visible ASCII of ≤ 200 characters.
+    const held = Boolean(from && typeof from.page === "string" && PAGE_ID.test(from.page) && Number.isInteger(from.id));
     const record = { seq: ++this.seq, kind, tab: tab ?? null, json, size: json.length + OVERHEAD, stored: !held };
     const removed = [];
     while (q.items.length >= this.capacity || (this.bytes + record.size > this.maxBytes && this.bytes > 0)) {
@@ -408,6 +409,9 @@ export class Delivery {
     if (keys.length) await this.persist({}, keys);
   }
 }
+
+/** A relay's page id (content/relay.js: four hex words joined by dashes), as a batch key may hold it. */
+const PAGE_ID = /^[0-9A-Za-z-]{1,64}$/;
 
 /** Bytes a stored entry costs beyond its JSON (key, kind, tab). */
 const OVERHEAD = 32;

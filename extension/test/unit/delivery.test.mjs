@@ -461,6 +461,13 @@ test("a worker stopped before it answered the relay: the relay's message sent ag
   assert.deepEqual(h.conflicts, []);
 });
 
+test("an entry whose page id could not go into a batch key is stored at once, as the extension's own", async () => {
+  const h = harness({}, () => ({ status: 0, error: "Failed to fetch" }));
+  await h.delivery.add("logs", { n: 0 }, 1, { page: "a page id with spaces", id: 1 });
+  await h.delivery.add("logs", { n: 1 }, 1, { page: "x".repeat(65), id: 2 });
+  assert.equal(stored(h), 2, "stored before add resolved");
+});
+
 test("a batch holds only stored entries, or only one page's held ones", async () => {
   const h = harness();
   h.add("logs", 0, 2); // the extension's own: stored at once
