@@ -68,7 +68,8 @@ impl ServerHandler for GasolineMcp {
                  Start with observe what=summary (counts, error groups, failed and slow requests in a few hundred \
                  tokens), then list with what=errors or what=logs offset=-50, drill into an entry with id=N, and \
                  follow `cursor` with after_cursor to read on. After the user reloads, since_navigation=true shows \
-                 only what followed.",
+                 only what followed. When an answer has `viewer`, it is a link to show the user in their browser: \
+                 put an entry's id in place of {id} to open that entry.",
             )
     }
 
