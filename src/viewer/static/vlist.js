@@ -247,7 +247,8 @@ export class TableView {
       if (!this.deferred)
         this.deferred = setTimeout(() => {
           this.deferred = null;
-          this.onCursors(this.latest).catch((e) => console.warn(e));
+          // A view left meanwhile reads nothing more.
+          if (this.root.isConnected) this.onCursors(this.latest).catch((e) => console.warn(e));
         }, wait);
       return;
     }
