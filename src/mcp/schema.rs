@@ -20,7 +20,8 @@ answer about a site outside it says how to capture it. search=\"text\" finds ent
 (case-insensitive, in messages, arguments, stacks, URLs, headers, bodies, WebSocket data, action targets), with any \
 filter or paging. since_mark=NAME: only entries after a mark (configure action=mark). what=compare: error groups \
 new/gone/changed, requests newly failing or fixed, warnings new/gone and vitals before -> after, across mark=NAME \
-(from the mark or page load before it) or, without mark, across the tab's last two page loads.";
+(from the mark or page load before it) or, without mark, across the tab's last two page loads. `viewer` is a \
+link to show the user what the answer shows (replace {id} with an entry's id).";
 
 pub const CONFIGURE_DESCRIPTION: &str = "Configure Gasoline. action=track_tab (tabId, or null to stop) sets the tab \
 reported as tracked_tab_id; action=clear (what: a kind or \"all\") deletes captured entries (ids never restart, so \
