@@ -224,7 +224,7 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
             ));
         }
     };
-    let context_ms = bounded(args, &arguments::CONTEXT_MS)?;
+    let context_ms = bounded(args, row("context_ms"))?;
     let search = match what {
         What::Kind { .. } => text(args, "search")?.map(|s| super::search::validate(&s)).transpose()?,
         _ => None,

@@ -133,7 +133,7 @@ const MARKED: Applies = Applies::KINDS.or(Applies::SUMMARY);
 const _: () = assert!(DEFAULT_CURSOR_LIMIT == 100 && MAX_IDS == 50);
 
 /// `observe`'s arguments besides `what` and the filters of `kind.rs`, in the order the schema lists them.
-pub static OBSERVE: [Arg; 17] = [
+pub static OBSERVE: [Arg; 18] = [
     bounded(
         arg("limit", Integer, KINDS_, "page size; 0 or omitted = all that fit the budget (cursor reads: 100)"),
         0,
@@ -241,15 +241,13 @@ pub static OBSERVE: [Arg; 17] = [
         Applies::ERRORS,
         "related entries before each error (the tab's failed requests, last action, navigation) as ids (default) or inline",
     ),
+    bounded(
+        arg("context_ms", Integer, Applies::ERRORS, "how far back an error's context looks, in ms"),
+        0,
+        Some(MAX_CONTEXT_MS),
+        Some(DEFAULT_CONTEXT_MS),
+    ),
 ];
-
-/// `context_ms`, kept apart from [`OBSERVE`] only because its bounds are named in `args.rs`.
-pub static CONTEXT_MS: Arg = bounded(
-    arg("context_ms", Integer, Applies::ERRORS, "how far back an error's context looks, in ms"),
-    0,
-    Some(MAX_CONTEXT_MS),
-    Some(DEFAULT_CONTEXT_MS),
-);
 
 /// `configure`'s actions, in the order the schema lists them.
 pub const ACTIONS: [(&str, Applies); 6] = [
@@ -320,9 +318,9 @@ pub fn observe_names(what: What) -> Vec<&'static str> {
     names
 }
 
-/// `observe`'s own arguments, `context_ms` included.
+/// `observe`'s own arguments (not `what`, nor the filters of `kind.rs`).
 pub fn observe_args() -> impl Iterator<Item = &'static Arg> {
-    OBSERVE.iter().chain(std::iter::once(&CONTEXT_MS))
+    OBSERVE.iter()
 }
 
 /// The observe argument called `name`, if it is one of the table's.
@@ -335,7 +333,7 @@ pub fn observe_applies(name: &str) -> Option<String> {
     if let Some(a) = observe_arg(name) {
         return Some(a.applies.describe());
     }
-    let kinds: Vec<&str> = KINDS.iter().filter(|k| k.filter(name).is_some()).map(|k| k.name).collect();
+    let kinds = filter_kinds(name);
     (!kinds.is_empty()).then(|| kinds.join(", "))
 }
 
