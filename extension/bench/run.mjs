@@ -22,9 +22,13 @@
 // permission, which the shipped extension asks for when deep mode is turned
 // on); `@beside` on the site outside the scope, in another tab while one idle
 // tab is deep (what deep mode costs the rest of the browser). FLOOR=... measures an extension with only Chrome's
-// webRequest listeners instead (Chrome's own cost), PROFILE=fetch prints where
+// webRequest listeners instead (Chrome's own cost), FLOOR=page-* the least a capture from the page can
+// do (bench/floor/), PROFILE=fetch prints where
 // the page's and the worker's time goes. `idle` loads the page and does nothing: what the
 // extension costs a page load itself, apart from what the page then does.
+// BASELINE=<extension dir or floor:<FLOOR spec>>,... runs other builds of the extension (or
+// floors) in browsers of their own, in the same interleaved rounds (each with its own server), and
+// reports this build against each too: a change's effect with the machine's drift taken out.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -81,22 +85,26 @@ const site = http.createServer((req, res) => {
 await new Promise((r) => site.listen(0, "127.0.0.1", r));
 const originOf = (scenario) => `http://${/@(out|beside)$/.test(scenario) ? "shop.example" : "127.0.0.1"}:${site.address().port}`;
 
-// ---- the real server ------------------------------------------------------------------
+// ---- the real server (one per extension build: a server pairs with the first extension it hears) ----
 const work = mkdtempSync(path.join(tmpdir(), "gasoline-bench-"));
-const port = await freePort();
-const server = spawn(bin, ["serve", "--port", String(port), "--db", path.join(work, "bench.db")], {
-  stdio: ["ignore", "ignore", "inherit"],
-  env: { ...process.env, RUST_LOG: "warn" },
-});
-children.push(server);
-for (let i = 0; ; i++) {
-  try {
-    if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) break;
-  } catch {
-    if (i > 100) throw new Error("gasoline did not start");
-    await new Promise((r) => setTimeout(r, 100));
+async function startServer(name) {
+  const port = await freePort();
+  const server = spawn(bin, ["serve", "--port", String(port), "--db", path.join(work, `${name}.db`)], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, RUST_LOG: "warn" },
+  });
+  children.push(server);
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) break;
+    } catch {
+      if (i > 100) throw new Error("gasoline did not start");
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
+  return { port, server };
 }
+const { port, server } = await startServer("bench");
 
 // ---- two browsers, driven over the DevTools protocol at the browser level only ---------
 async function browser(name, extra) {
@@ -156,6 +164,7 @@ async function browser(name, extra) {
  * `bare`: no listeners and no webRequest permission either.
  */
 function writeFloor(spec, dir) {
+  if (spec.startsWith("page-")) return writePageFloor(spec, dir);
   const listeners = spec === "none" || spec === "bare" ? [] : spec.split(",");
   const lines = listeners.map((l) => {
     const [event, extra] = l.split("+");
@@ -170,27 +179,72 @@ function writeFloor(spec, dir) {
   writeFileSync(path.join(dir, "manifest.json"), JSON.stringify({ ...manifest, background: { service_worker: "background/worker.js" } }));
 }
 
-const plain = await browser("plain", ["--disable-extensions"]);
-// The extension as it is, except that it stays out of about:blank frames (as it did before it ran in
-// every frame), so that consoleAB's frame keeps a bare console to compare with. Pages without
-// frames (every other scenario) run exactly the extension's code either way.
-const loaded = path.join(work, "extension");
-if (process.env.FLOOR) writeFloor(process.env.FLOOR, loaded);
-else {
-  cpSync(extensionDir, loaded, { recursive: true, filter: (src) => !/[\\/](node_modules|test|bench)$/.test(src) });
-  const registration = path.join(loaded, "background/registration.js");
-  const source = readFileSync(registration, "utf8");
-  const patched = source.replaceAll("matchOriginAsFallback: true", "matchOriginAsFallback: false").replaceAll("matchOriginAsFallback === true", "matchOriginAsFallback === false");
-  if (patched === source) throw new Error("registration.js no longer says matchOriginAsFallback: the bench cannot keep about:blank frames bare");
-  writeFileSync(registration, patched);
-  // The deep view's permission, granted at install as the tests' build does.
-  const manifestFile = path.join(loaded, "manifest.json");
-  const m = JSON.parse(readFileSync(manifestFile, "utf8"));
-  m.permissions = [...m.permissions, ...(m.optional_permissions || [])];
-  delete m.optional_permissions;
-  writeFileSync(manifestFile, JSON.stringify(m, null, 2));
+/**
+ * FLOOR=page-inject|page-observe|page-deliver: instead of Gasoline, the least a capture from the page
+ * can do (bench/floor/): its two scripts injected and nothing more; also every fetch's body read from
+ * a clone and every Resource Timing entry kept; also all of it sent through the relay and the
+ * service worker to the server. What any page-side design pays, whatever its code.
+ */
+function writePageFloor(spec, dir) {
+  if (!["page-inject", "page-observe", "page-deliver"].includes(spec)) throw new Error(`FLOOR=${spec}: page-inject, page-observe or page-deliver`);
+  mkdirSync(path.join(dir, "background"), { recursive: true });
+  const floor = path.join(here, "floor");
+  writeFileSync(path.join(dir, "page.js"), readFileSync(path.join(floor, "page.js"), "utf8").replace("FLOOR_LEVEL", spec));
+  cpSync(path.join(floor, "relay.js"), path.join(dir, "relay.js"));
+  cpSync(path.join(floor, "worker.js"), path.join(dir, "background/worker.js"));
+  const matches = ["http://127.0.0.1/*"];
+  const manifest = {
+    manifest_version: 3,
+    name: `floor ${spec}`,
+    version: "1",
+    permissions: ["storage"],
+    host_permissions: matches,
+    background: { service_worker: "background/worker.js" },
+    content_scripts: [
+      { matches, js: ["page.js"], run_at: "document_start", world: "MAIN" },
+      { matches, js: ["relay.js"], run_at: "document_start" },
+    ],
+  };
+  writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest));
 }
-const withExt = await browser("ext", [`--disable-extensions-except=${loaded}`, `--load-extension=${loaded}`]);
+
+const plain = await browser("plain", ["--disable-extensions"]);
+
+/**
+ * A browser with the extension build in `dir`, as it is except that it stays out of about:blank
+ * frames (as it did before it ran in every frame), so that consoleAB's frame keeps a bare console
+ * to compare with. Pages without frames (every other scenario) run exactly the extension's code
+ * either way.
+ */
+async function extensionBrowser(name, dir, floor = process.env.FLOOR) {
+  const loaded = path.join(work, `extension-${name}`);
+  if (floor) writeFloor(floor, loaded);
+  else {
+    cpSync(dir, loaded, { recursive: true, filter: (src) => !/[\\/](node_modules|test|bench)$/.test(src) });
+    const registration = path.join(loaded, "background/registration.js");
+    const source = readFileSync(registration, "utf8");
+    const patched = source.replaceAll("matchOriginAsFallback: true", "matchOriginAsFallback: false").replaceAll("matchOriginAsFallback === true", "matchOriginAsFallback === false");
+    if (patched === source) throw new Error("registration.js no longer says matchOriginAsFallback: the bench cannot keep about:blank frames bare");
+    writeFileSync(registration, patched);
+    // The deep view's permission, granted at install as the tests' build does.
+    const manifestFile = path.join(loaded, "manifest.json");
+    const m = JSON.parse(readFileSync(manifestFile, "utf8"));
+    m.permissions = [...m.permissions, ...(m.optional_permissions || [])];
+    delete m.optional_permissions;
+    writeFileSync(manifestFile, JSON.stringify(m, null, 2));
+  }
+  return browser(name, [`--disable-extensions-except=${loaded}`, `--load-extension=${loaded}`]);
+}
+const withExt = await extensionBrowser("ext", extensionDir);
+// BASELINE=<extension dir or floor:<FLOOR spec>>,...: other builds, measured in the same interleaved
+// rounds, each against its own server.
+const bases = [];
+for (const [i, spec] of (process.env.BASELINE || "").split(",").filter(Boolean).entries()) {
+  const name = `base${i + 1}`;
+  const b = spec.startsWith("floor:") ? await extensionBrowser(name, null, spec.slice(6)) : await extensionBrowser(name, path.resolve(spec));
+  console.log(`${name}: ${spec}`);
+  bases.push(b);
+}
 
 /** Evaluates `expression` (awaited) in the extension's service worker of `b`; pages stay unattached. */
 async function inWorker(b, expression) {
@@ -222,19 +276,28 @@ function captureOff() {
   return Object.fromEntries(off.map((k) => [k, false]));
 }
 
-// Point the extension at the server.
-const serverSet = await inWorker(
-  withExt,
-  `chrome.storage.local.set({ settings: { serverUrl: "http://127.0.0.1:${port}", capture: ${JSON.stringify(captureOff())} } })
-    .then(() => chrome.storage.local.get("settings")).then((s) => s.settings.serverUrl)`,
-);
-if (serverSet !== `http://127.0.0.1:${port}`) throw new Error(`could not set the server URL: ${serverSet}`);
+/** Points the extension of `b` at the server on `port`. */
+async function pointAt(b, port) {
+  const serverSet = await inWorker(
+    b,
+    `chrome.storage.local.set({ settings: { serverUrl: "http://127.0.0.1:${port}", capture: ${JSON.stringify(captureOff())} } })
+      .then(() => chrome.storage.local.get("settings")).then((s) => s.settings.serverUrl)`,
+  );
+  if (serverSet !== `http://127.0.0.1:${port}`) throw new Error(`could not set the server URL: ${serverSet}`);
+}
+await pointAt(withExt, port);
+const baseServers = [];
+for (const b of bases) {
+  baseServers.push(await startServer(b.name));
+  await pointAt(b, baseServers.at(-1).port);
+}
+const extensions = [withExt, ...bases];
 
-/** A tab of the extension's browser at the bench site, watched deep (attached before its scenario runs). */
-async function deepTab() {
+/** A tab of the extension's browser `b` at the bench site, watched deep (attached before its scenario runs). */
+async function deepTab(b) {
   const url = `${originOf("")}/?scenario=none`;
   const answer = await inWorker(
-    withExt,
+    b,
     `(async () => {
       const tab = await chrome.tabs.create({ url: ${JSON.stringify(url)}, active: false });
       for (let i = 0; i < 100 && (await chrome.tabs.get(tab.id)).status !== "complete"; i++) await new Promise((r) => setTimeout(r, 50));
@@ -311,8 +374,8 @@ function spent(before, after) {
  * browser tree's CPU ticks. `@deep` in the extension's browser: the page loads in a deep tab.
  */
 async function measure(b, scenario) {
-  if (b === withExt && scenario.endsWith("@deep")) {
-    const tabId = await deepTab();
+  if (extensions.includes(b) && scenario.endsWith("@deep")) {
+    const tabId = await deepTab(b);
     const { url, report } = nextPage(b, scenario);
     const before = treeTicks(b.proc.pid);
     await inWorker(b, `chrome.tabs.update(${tabId}, { url: ${JSON.stringify(url)} }).then(() => true)`);
@@ -360,52 +423,67 @@ if (SCENARIOS.includes("consoleAB")) {
   console.log(`  added per console.log: median ${fmt(median(perCall), 2)} µs (pairs ${range(perCall)})`);
 }
 for (const scenario of SCENARIOS.filter((s) => s !== "consoleAB")) {
-  // @beside: one idle tab stays deep in the extension's browser the whole time.
-  const beside = scenario.endsWith("@beside") ? await deepTab() : null;
-  await measure(plain, scenario); // warm-up, not counted
-  await measure(withExt, scenario);
+  // @beside: one idle tab stays deep in each extension's browser the whole time.
+  const beside = scenario.endsWith("@beside") ? await Promise.all(extensions.map(deepTab)) : null;
+  const browsers = [plain, ...extensions];
+  for (const b of browsers) await measure(b, scenario); // warm-up, not counted
   const rows = [];
   for (let round = 0; round < ROUNDS; round++) {
     const r = {};
-    for (const b of round % 2 ? [withExt, plain] : [plain, withExt]) r[b.name] = await measure(b, scenario);
+    // Each browser goes first as often as the others.
+    for (let k = 0; k < browsers.length; k++) {
+      const b = browsers[(round + k) % browsers.length];
+      r[b.name] = await measure(b, scenario);
+    }
     rows.push(r);
   }
-  const plainMs = rows.map((r) => r.plain.ms);
-  const extMs = rows.map((r) => r.ext.ms);
-  const diff = rows.map((r) => r.ext.ms - r.plain.ms);
-  const added = rows.map((r) => r.ext.longTasks - r.plain.longTasks);
-  const cpuPct = rows.map((r) => ((r.ext.cpu - r.plain.cpu) / r.plain.cpu) * 100);
   console.log(`\n${scenario} (${ROUNDS} interleaved rounds)`);
-  console.log(`  without: median ${fmt(median(plainMs), 2)} ms (${range(plainMs)})`);
-  console.log(`  with:    median ${fmt(median(extMs), 2)} ms (${range(extMs)})`);
+  const plainMs = rows.map((r) => r.plain.ms);
+  console.log(`  without: median ${fmt(median(plainMs), 2)} ms (${range(plainMs)}), CPU ${median(rows.map((r) => r.plain.cpu))} ticks`);
+  for (const { name } of extensions) report(scenario, rows, name, "plain");
+  for (const { name } of bases) report(scenario, rows, "ext", name);
+  if (beside !== null) {
+    for (const [i, b] of extensions.entries()) {
+      await inWorker(b, `globalThis.gasolineDeep.detach(${beside[i]}, "bench").then(() => chrome.tabs.remove(${beside[i]})).then(() => true)`);
+    }
+  }
+}
+
+/** What the browser `name` added to `than`'s pages of `scenario`, round by round. */
+function report(scenario, rows, name, than) {
+  const ms = rows.map((r) => r[name].ms);
+  const diff = rows.map((r) => r[name].ms - r[than].ms);
+  const added = rows.map((r) => r[name].longTasks - r[than].longTasks);
+  const cpuPct = rows.map((r) => ((r[name].cpu - r[than].cpu) / r[than].cpu) * 100);
+  console.log(`  ${name} against ${than}:`);
+  console.log(`    ${name}: median ${fmt(median(ms), 2)} ms (${range(ms)})`);
   console.log(
-    `  CPU of the browser tree per page: without median ${median(rows.map((r) => r.plain.cpu))} ticks, with ${median(rows.map((r) => r.ext.cpu))}; ` +
+    `    CPU of the browser tree per page: ${than} median ${median(rows.map((r) => r[than].cpu))} ticks, ${name} ${median(rows.map((r) => r[name].cpu))}; ` +
       `more by median ${fmt(median(cpuPct))}% (rounds ${range(cpuPct)})`,
   );
-  const roleNames = [...new Set(rows.flatMap((r) => [...Object.keys(r.plain.by), ...Object.keys(r.ext.by)]))].sort();
+  const roleNames = [...new Set(rows.flatMap((r) => [...Object.keys(r[than].by), ...Object.keys(r[name].by)]))].sort();
   const byRole = roleNames.map((role) => {
-    const d = rows.map((r) => (r.ext.by[role] || 0) - (r.plain.by[role] || 0));
+    const d = rows.map((r) => (r[name].by[role] || 0) - (r[than].by[role] || 0));
     return `${role} ${median(d) >= 0 ? "+" : ""}${median(d)} (${range(d)})`;
   });
-  console.log(`  CPU ticks added, by process (median, rounds): ${byRole.join(", ")}`);
+  console.log(`    CPU ticks added, by process (median, rounds): ${byRole.join(", ")}`);
   if (scenario.startsWith("console")) {
     const perCall = diff.map((d) => (d * 1000) / 3000);
-    console.log(`  added per console.log: median ${fmt(median(perCall), 2)} µs (rounds ${range(perCall)}; target ≤ 10 µs)`);
-  } else {
-    const pct = diff.map((d, i) => (d / plainMs[i]) * 100);
-    console.log(`  slower by: median ${fmt(median(pct))}% (rounds ${range(pct)}; target ≤ 10%)`);
+    console.log(`    added per console.log: median ${fmt(median(perCall), 2)} µs (rounds ${range(perCall)}; target ≤ 10 µs)`);
+  } else if (scenario.split("@")[0] !== "idle") {
+    const pct = diff.map((d, i) => (d / rows[i][than].ms) * 100);
+    console.log(`    slower by: median ${fmt(median(pct))}% (rounds ${range(pct)}; target ≤ 10%)`);
   }
   console.log(
-    `  long tasks per page: without [${rows.map((r) => r.plain.longTasks)}], with [${rows.map((r) => r.ext.longTasks)}]; ` +
+    `    long tasks per page: ${than} [${rows.map((r) => r[than].longTasks)}], ${name} [${rows.map((r) => r[name].longTasks)}]; ` +
       `added: median ${median(added)}, total ${added.reduce((a, b) => a + b, 0)} (target 0)`,
   );
-  if (beside !== null) await inWorker(withExt, `globalThis.gasolineDeep.detach(${beside}, "bench").then(() => chrome.tabs.remove(${beside})).then(() => true)`);
 }
 
 // PROFILE=fetch: one more page of that scenario in each browser, with the V8 sampling profiler on
 // in the page (and in the extension's service worker); prints where each spent its time (self time
 // by function, top 25). The page is attached to the profiler, so its timings are not the bench's.
-if (process.env.PROFILE) for (const b of [plain, withExt]) await profile(b, process.env.PROFILE);
+if (process.env.PROFILE) for (const b of [plain, ...extensions]) await profile(b, process.env.PROFILE);
 
 /** Self time per function (file:line name) of a V8 CPU profile, largest first. */
 function selfTimes(prof, top = 25) {
@@ -419,7 +497,18 @@ function selfTimes(prof, top = 25) {
   }
   const all = [...totals.values()].reduce((a, b) => a + b, 0);
   const rows = [...totals].sort((a, b) => b[1] - a[1]).slice(0, top);
-  return [`  total ${fmt(all / 1000)} ms`, ...rows.map(([k, us]) => `  ${fmt(us / 1000, 1).padStart(8)} ms  ${k}`)].join("\n");
+  // The same self time summed by file (the page's own script, each of ours, the browser's "(program)"…).
+  const byFile = new Map();
+  for (const [k, us] of totals) {
+    const file = k.slice(k.indexOf(" ") + 1).replace(/:\d+$/, "").replace(/\?.*/, "") || "(native)";
+    byFile.set(file, (byFile.get(file) || 0) + us);
+  }
+  const files = [...byFile].filter(([f]) => f !== ":0").sort((a, b) => b[1] - a[1]).slice(0, 12);
+  return [
+    `  total ${fmt(all / 1000)} ms`,
+    ...rows.map(([k, us]) => `  ${fmt(us / 1000, 1).padStart(8)} ms  ${k}`),
+    `  by file: ${files.map(([f, us]) => `${f} ${fmt(us / 1000)} ms`).join(", ")}`,
+  ].join("\n");
 }
 
 async function profile(b, scenario) {
@@ -447,8 +536,8 @@ async function profile(b, scenario) {
 
 // What reached the server, once its counts stop moving (the last page's events are still on their
 // way when it reports): events a page made but the server never got were not paid for by the figures.
-const stored = async () => {
-  const health = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.json());
+const stored = async (at = port) => {
+  const health = await fetch(`http://127.0.0.1:${at}/health`).then((r) => r.json());
   return Object.fromEntries(Object.entries(health.kinds || {}).map(([k, v]) => [k, v.count]));
 };
 let counts = await stored();
@@ -460,7 +549,9 @@ for (let still = 0, tries = 0; still < 4 && tries < 60; tries++) {
 }
 const fetchPages = SCENARIOS.filter((s) => s.split("@")[0] === "fetch" && !s.endsWith("@out") && !s.endsWith("@beside")).length * (ROUNDS + 1);
 console.log(`\nstored by the server during the run: ${JSON.stringify(counts)} (in-scope fetch pages with the extension: ${fetchPages}, 300 requests each)`);
-for (const b of [plain, withExt]) {
+for (const [i, b] of bases.entries()) console.log(`stored by ${b.name}'s server: ${JSON.stringify(await stored(baseServers[i].port))}`);
+for (const { server: s } of baseServers) s.kill("SIGTERM");
+for (const b of [plain, ...extensions]) {
   b.ws.close();
   b.proc.kill("SIGTERM");
 }
