@@ -119,7 +119,7 @@ export class Network {
     return this.io.accept("network_waterfall", row, tabId);
   }
 
-  /** The user's URL redaction on every URL of a browser row (the page redacted its own rows). */
+  /** The user's URL redaction on every URL of a browser row, its redirect hops' too (accept redacts an entry's own fields). */
   scrub(row) {
     const url = (u) => (typeof u === "string" ? this.io.redactUrl(u) : u);
     row.url = url(row.url);

@@ -1,7 +1,7 @@
 // The service worker: keeps the page-side scripts registered for the capture
 // scope (local development origins, the sites the person turned on, nothing
 // while paused), receives events from the content scripts of in-scope frames,
-// stamps them with the tab's id, redacts again with the user's lists, and
+// stamps them with the tab's id, redacts them with the user's lists, and
 // delivers them to the gasoline server through per-kind queues.
 //
 // A module worker ("type": "module" in the manifest): what each file uses is
@@ -290,8 +290,8 @@ function accept(kind, entry, tabId, from) {
   if ((kind === "tabs" || kind === "vitals") && !Number.isInteger(tabId)) return undefined;
   const e = normalize(kind, entry, tabId);
   if (!e) return undefined;
-  // The page redacted with the lists it had when it built the entry; apply the
-  // user's current lists again (the rules are the same, so this only adds).
+  // The one redaction of every entry, with the user's current lists, before it is queued, stored or
+  // sent: here, where the page cannot reach (a page's own scripts may replace any built-in there).
   redact.redactEntry(kind, e, policy);
   countFor(tabId, kind);
   return delivery.add(kind, e, Number.isInteger(tabId) ? tabId : null, from);

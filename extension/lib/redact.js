@@ -1,8 +1,10 @@
 // Applying the rules of lib/secrets.js: free text, URLs, headers, bodies (JSON
 // at any depth and JSON inside strings, GraphQL, form-encoded, multipart) and
-// whole entries of every kind. Runs in the page before anything leaves it and
-// again in the service worker with the user's current lists. Always given text
-// that is already cut to its cap, so its cost is bounded by the caps.
+// whole entries of every kind. Entries are redacted in the service worker, with
+// the user's current lists, before anything is queued, stored or sent; the page
+// uses the key rules alone (console.table cells by column, secret inputs).
+// Always given text that is already cut to its cap, so its cost is bounded by
+// the caps.
 //
 // Every function takes a `found` array and pushes the names of what it
 // redacted ("requestBody.password", "message:jwt"), never a value.
@@ -203,7 +205,13 @@
     const type = String(contentType || "").toLowerCase();
     if (looksLikeJson(text)) {
       try {
-        return stringifyJson(redactJson(parseJson(text), p, found, field));
+        // Every change notes a name, so a body with nothing noted is given back as it came (its own
+        // spacing and key order), without being written again.
+        const mine = [];
+        const redacted = redactJson(parseJson(text), p, mine, field);
+        if (mine.length === 0) return text;
+        for (const name of mine) note(found, name);
+        return stringifyJson(redacted);
       } catch {
         // cut or not JSON: the text rules below still find `"key": "value"` pairs
       }

@@ -1,11 +1,15 @@
-// Where events wait, get built, redacted and sent. A source records what it
-// saw cheaply with `emit(kind, build)` on the page's own call; `build` runs
-// later, in idle time (requestIdleCallback, at most IDLE_WAIT_MS late) and in
-// slices of a few milliseconds, so that a burst of the page's own work (300
-// responses arriving) goes first and building never becomes a long task; and
-// only once the user's settings have arrived over the channel
-// (or after HOLD_MS without them), so that the user's redaction lists and
-// capture switches apply from the first event of the page.
+// Where events wait, get built and sent. A source records what it saw cheaply
+// with `emit(kind, build)` on the page's own call; `build` runs later, in idle
+// time (requestIdleCallback, at most IDLE_WAIT_MS late) and in slices of a few
+// milliseconds, so that a burst of the page's own work (300 responses
+// arriving) goes first and building never becomes a long task; and only once
+// the user's settings have arrived over the channel (or after HOLD_MS without
+// them), so that the user's capture switches and the redaction lists a source
+// applies itself (console.table cells by column) hold from the first event of
+// the page. Entries are redacted once, in the service worker, before anything
+// is queued, stored or sent (background/worker.js `accept`): out of the page's
+// reach, where a page that replaced the built-ins redaction uses cannot undo
+// it, and without costing the page's main thread.
 // Registry: reads channel, core, kinds, redact; adds outbox.
 (function () {
   "use strict";
@@ -69,7 +73,6 @@
     const entry = item.build(policy); // the policy for what a source redacts itself (table cells by column)
     if (!entry || typeof entry !== "object") return null;
     if (entry.ts === undefined) entry.ts = item.ts;
-    redact.redactEntry(item.kind, entry, policy);
     return { kind: item.kind, entry };
   }
 

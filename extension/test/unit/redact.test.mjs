@@ -93,6 +93,18 @@ test("JSON bodies: secret keys at any depth, JSON inside strings, GraphQL variab
   ]);
 });
 
+test("a JSON body with nothing secret is kept as it came; one with a secret is redacted even when the names found are full", () => {
+  const spaced = '{ "user": "ann",\n  "items": [1, 2, {"b": 1, "a": "{ \\"x\\": 1 }"}] }';
+  const found = [];
+  assert.equal(redact.redactBody(spaced, p, found, "responseBody", "application/json"), spaced, "same bytes: spacing, order, JSON in strings");
+  assert.deepEqual(found, []);
+  // The list of names found holds at most 32: a secret after that is still replaced.
+  const full = Array.from({ length: 32 }, (_, i) => `other.${i}`);
+  const out = redact.redactBody('{"user": "ann", "password": "hunter2"}', p, full, "responseBody", "application/json");
+  assert.deepEqual(JSON.parse(out), { user: "ann", password: R });
+  assert.equal(full.length, 32);
+});
+
 test("form-encoded, multipart, cut JSON and free text", () => {
   assert.equal(redact.redactBody("user=ann&password=hunter2&x=1"), `user=ann&password=${R}&x=1`);
   assert.equal(
