@@ -1,8 +1,8 @@
 // Which events of each page the worker already took, so that a page's relay
 // (content/relay.js) may send again what it got no answer for without it being
 // queued twice. The relay numbers its events within the page's life; the
-// highest number stored so far is the page's mark, kept in storage beside the
-// queues (under the same QueueStore), so that it outlives the worker. The mark
+// highest number stored so far is the page's mark, kept in storage (the
+// worker's is chrome.storage.session), so that it outlives the worker. The mark
 // is written after the entries it covers: a worker stopped between the two
 // writes takes those entries again (at least once), never loses them.
 //

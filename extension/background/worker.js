@@ -55,8 +55,12 @@ function applySettings(stored) {
 // ---- delivery -----------------------------------------------------------------
 const lifetime = { sent: {}, dropped: {}, lastError: null, lastSuccess: null };
 const queueStore = new QueueStore(chrome.storage.local);
-/** How far each page's relay got: what it sends again is taken once. */
-const pageMarks = new PageMarks(queueStore);
+/**
+ * How far each page's relay got: what it sends again is taken once. In session storage: it must
+ * outlive the worker, not the browser (a page's life ends with it), and a write there is no disk
+ * write and wakes no content script (every relay hears chrome.storage.local's changes).
+ */
+const pageMarks = new PageMarks(new QueueStore(chrome.storage.session));
 /** Longest a POST may take before it is aborted and retried. */
 const POST_TIMEOUT_MS = 15000;
 
