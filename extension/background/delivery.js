@@ -56,7 +56,10 @@ export class Delivery {
     this.io = io;
     this.capacity = options.capacity || 5000;
     this.maxBytes = options.maxBytes || 8 * 1024 * 1024;
-    this.batchSize = options.batchSize || 100;
+    // Entries and bytes per POST: each POST costs the worker, the browser's network service and the
+    // server about the same whatever it holds, so a busy page's events go in few of them.
+    this.batchSize = options.batchSize || 500;
+    this.batchBytes = options.batchBytes || 1024 * 1024;
     this.flushMs = options.flushMs ?? 250;
     this.minBackoff = options.minBackoff || 250;
     this.maxBackoff = options.maxBackoff || 5000;
@@ -313,7 +316,7 @@ export class Delivery {
     if (q.inflight || q.items.length === 0) return;
     q.inflight = true;
     if (!q.sealed) {
-      const batch = nextBatch(q);
+      const batch = nextBatch(q, this.batchBytes);
       const first = batch[0];
       if (first.stored) {
         const key = `${this.instance}-${kind}-${first.seq}-${batch.length}`;
@@ -417,14 +420,16 @@ const PAGE_ID = /^[0-9A-Za-z-]{1,64}$/;
 const OVERHEAD = 32;
 
 /**
- * The next batch from the head of `q`: up to `q.limit` entries that are all in
- * storage, or all held by one page's relay and not in storage.
+ * The next batch from the head of `q`: up to `q.limit` entries and about
+ * `maxBytes` (at least one entry), that are all in storage, or all held by one
+ * page's relay and not in storage.
  */
-function nextBatch(q) {
+function nextBatch(q, maxBytes) {
   const head = q.items[0];
   const same = head.stored ? (r) => r.stored : (r) => !r.stored && r.from.page === head.from.page;
   let n = 1;
-  while (n < q.limit && n < q.items.length && same(q.items[n])) n++;
+  let bytes = head.size;
+  while (n < q.limit && n < q.items.length && same(q.items[n]) && bytes + q.items[n].size <= maxBytes) bytes += q.items[n++].size;
   return q.items.slice(0, n);
 }
 

@@ -78,7 +78,8 @@ function harness(options = {}, answer = () => ({ status: 200 }), shared = {}) {
         random: () => `life${++h.lives}`,
         now: () => h.now,
       },
-      options,
+      // Batches of 100 keep these tests' numbers small; the defaults have a test of their own.
+      { batchSize: 100, ...options },
     );
   h.delivery = h.make();
   h.settle = async () => {
@@ -128,6 +129,23 @@ test("a full batch goes at once, a partial one after 250 ms", async () => {
   assert.deepEqual(h.posts.map((p) => p.n), [100, 100, 50]);
   assert.deepEqual(h.delivered.logs, range(0, 250));
   assert.equal(stored(h), 0, "acknowledged entries leave storage");
+});
+
+test("by default a batch holds up to 500 entries and about 1 MiB", async () => {
+  const h = harness({ batchSize: undefined });
+  h.add("logs", 0, 1200);
+  await h.advance(0);
+  assert.deepEqual(h.posts.map((p) => p.n), [500, 500]);
+  await h.advance(250);
+  assert.deepEqual(h.posts.map((p) => p.n), [500, 500, 200]);
+  // Entries of 5 KiB: about 200 of them make a MiB.
+  const big = harness({ batchSize: undefined });
+  for (let i = 0; i < 450; i++) big.delivery.add("logs", { n: i, level: "log", message: "x".repeat(5 * 1024) }, 1);
+  await big.advance(1000);
+  const sizes = big.posts.map((p) => p.n);
+  assert.equal(sizes.reduce((a, b) => a + b, 0), 450);
+  assert.ok(sizes.length === 3 && sizes[0] > 150 && sizes[0] <= 204, `batches of at most 1 MiB: ${sizes}`);
+  assert.deepEqual(big.delivered.logs, range(0, 450));
 });
 
 test("kinds are batched separately", async () => {
