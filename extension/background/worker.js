@@ -331,6 +331,7 @@ function fromPage(kind, entry, tabId, frame, from) {
 }
 
 function absolute(url, base) {
+  if (url.startsWith("https://") || url.startsWith("http://")) return url; // the page made it absolute
   try {
     return new URL(url, base).href;
   } catch {

@@ -76,15 +76,15 @@
     let bytes = 0;
     let complete = false;
     let timedOut = false;
-    let timer;
-    const giveUp = new Promise((resolve) => (timer = setTimeout(() => resolve({ timeout: true }), READ_TIMEOUT_MS)));
+    // One timer for the whole read: cancelling the reader ends the read under way (done).
+    const timer = setTimeout(() => {
+      timedOut = true;
+      reader.cancel().catch(() => {});
+    }, READ_TIMEOUT_MS);
     try {
       for (;;) {
-        const step = await Promise.race([reader.read(), giveUp]);
-        if (step.timeout) {
-          timedOut = true;
-          break;
-        }
+        const step = await reader.read();
+        if (timedOut) break;
         if (step.done) {
           complete = true;
           text += decoder.decode();
@@ -96,7 +96,7 @@
       }
     } finally {
       clearTimeout(timer);
-      if (!complete) reader.cancel().catch(() => {});
+      if (!complete && !timedOut) reader.cancel().catch(() => {});
     }
     const size = complete ? bytes : knownSize;
     const ended = complete ? "body" : timedOut ? "timeout" : "cap";

@@ -72,10 +72,7 @@
       const type = response.headers.get("content-type") || "";
       const length = response.headers.get("content-length");
       const size = length !== null && Number.isFinite(Number(length)) ? Number(length) : undefined;
-      const read = readResponse(response, type, size, headersAt);
-      // The waterfall row ends where our read of the body ended (its timing entry comes then too).
-      apply(then, read, [() => requests.end(info.request, { status: response.status })]);
-      Promise.all([settle([info.body]), read]).then(([[requestBody], { body, end, to }]) =>
+      const emit = (requestBody, { body, end, to }) =>
         outbox.emit("network_bodies", () => ({
           ...entryOf(info, requestBody, end - info.start),
           headersMs: headersAt - info.start,
@@ -85,8 +82,19 @@
           responseHeaders: headersToObject(response.headers),
           contentType: type || undefined,
           ...bodyFields("response", body),
-        })),
-      );
+        }));
+      apply(then, readResponse(response, type, size, headersAt), [
+        (read) => {
+          try {
+            // The waterfall row ends where our read of the body ended (its timing entry comes then too).
+            requests.end(info.request, { status: response.status });
+            if (info.body && info.body.later) settle([info.body]).then(([requestBody]) => emit(requestBody, read));
+            else emit(info.body, read);
+          } catch {
+            // never a rejection the page could hear of
+          }
+        },
+      ]);
     }
 
     function failed(info, error) {

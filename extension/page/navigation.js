@@ -19,8 +19,17 @@
     const { apply, fill, listen } = core;
     let lastUrl = location.href;
 
+    // The tab's url and title as last sent: asked again at DOMContentLoaded and load, it is sent
+    // only when it changed (a title set by a script, a route), not once per asking.
+    let lastTab = "";
     function reportTab() {
-      outbox.emit("tabs", () => ({ url: location.href, title: document.title || "" }));
+      outbox.emit("tabs", () => {
+        const tab = { url: location.href, title: document.title || "" };
+        const key = `${tab.url}\n${tab.title}`;
+        if (key === lastTab) return null;
+        lastTab = key;
+        return tab;
+      });
     }
 
     function navigated(how) {
