@@ -9,7 +9,7 @@
   const G = globalThis.__gasoline;
   if (!G || !G.core || G.bodies) return;
   const { limits } = G;
-  const { setTimeout, clearTimeout, Promise } = G.core;
+  const { later, Promise } = G.core;
   const CAP = limits.BODY_CAP;
   const READ_TIMEOUT_MS = 10000;
 
@@ -76,8 +76,9 @@
     let bytes = 0;
     let complete = false;
     let timedOut = false;
-    // One timer for the whole read: cancelling the reader ends the read under way (done).
-    const timer = setTimeout(() => {
+    // One deadline for the whole read (on the page's shared timer): cancelling the reader ends the
+    // read under way (done).
+    const cancelTimeout = later(() => {
       timedOut = true;
       reader.cancel().catch(() => {});
     }, READ_TIMEOUT_MS);
@@ -95,7 +96,7 @@
         if (text.length > CAP) break;
       }
     } finally {
-      clearTimeout(timer);
+      cancelTimeout();
       if (!complete && !timedOut) reader.cancel().catch(() => {});
     }
     const size = complete ? bytes : knownSize;

@@ -3,8 +3,9 @@
 // later), `fill` to wrap a function so that it still looks native,
 // `wrapConstructor` to watch every instance of a built-in class (WebSocket,
 // EventSource) without the page seeing a difference, and `listen` to add
-// listeners the page cannot see through a patched addEventListener. Loaded
-// after lib/ and before every other page/ file.
+// listeners the page cannot see through a patched addEventListener, and
+// `later`, many deadlines on one timer. Loaded after lib/ and before every
+// other page/ file.
 // Registry: reads nothing; adds core, sources.
 (function () {
   "use strict";
@@ -111,6 +112,64 @@
     };
   }
 
+  const nativeSetTimeout = setTimeout.bind(globalThis);
+  const nativeClearTimeout = clearTimeout.bind(globalThis);
+  const perfNow = performance.now.bind(performance);
+  const GRAIN_MS = 50; // callbacks due within this of each other run together
+
+  // Callbacks waiting for `later`, unsorted: {at, fn}; fn null once cancelled.
+  let due = [];
+  let armed = null;
+  let armedAt = Infinity;
+
+  /**
+   * Runs `fn` about `ms` from now (never earlier, up to GRAIN_MS later) with
+   * every other callback due by then, on one native timer: the deadlines a
+   * burst of requests sets (a body's read timeout, a row waiting for its
+   * timing) cost one timer task, not one each. Returns a function that cancels it.
+   */
+  function later(fn, ms) {
+    const item = { at: perfNow() + ms, fn };
+    due.push(item);
+    arm(item.at);
+    return () => {
+      item.fn = null;
+    };
+  }
+
+  function arm(at) {
+    if (at >= armedAt) return;
+    if (armed !== null) nativeClearTimeout(armed);
+    armedAt = at;
+    armed = nativeSetTimeout(runDue, Math.max(0, at - perfNow()) + GRAIN_MS);
+  }
+
+  function runDue() {
+    armed = null;
+    armedAt = Infinity;
+    const now = perfNow();
+    const fire = [];
+    const keep = [];
+    let next = Infinity;
+    for (const item of due) {
+      if (item.fn === null) continue;
+      if (item.at <= now) fire.push(item.fn);
+      else {
+        keep.push(item);
+        if (item.at < next) next = item.at;
+      }
+    }
+    due = keep;
+    if (next !== Infinity) arm(next);
+    for (const fn of fire) {
+      try {
+        fn();
+      } catch {
+        // one callback failing must not stop the others
+      }
+    }
+  }
+
   G.core = {
     apply,
     fill,
@@ -120,11 +179,12 @@
     listen,
     unlisten,
     guard,
-    setTimeout: setTimeout.bind(globalThis),
-    clearTimeout: clearTimeout.bind(globalThis),
+    setTimeout: nativeSetTimeout,
+    clearTimeout: nativeClearTimeout,
+    later,
     requestIdleCallback: typeof requestIdleCallback === "function" ? requestIdleCallback.bind(globalThis) : null,
     now: Date.now,
-    perfNow: performance.now.bind(performance),
+    perfNow,
     Promise,
     then: Promise.prototype.then,
     Error,

@@ -17,7 +17,7 @@
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.core || !G.outbox || G.requests) return;
-  const { apply, setTimeout, perfNow, listen } = G.core;
+  const { apply, later, perfNow, listen } = G.core;
   const { outbox } = G;
   const HOLD_MS = 1500;
   const LONE_MS = 1000;
@@ -52,7 +52,7 @@
       if (i >= 0) r.timing = lone.splice(i, 1)[0].entry;
     }
     if (r.timing) send(r);
-    else setTimeout(() => send(r), HOLD_MS);
+    else later(() => send(r), HOLD_MS);
   }
 
   /** An element (img, script, link…) that fired `error` for `url`. */
@@ -89,7 +89,7 @@
     }
     const waiting = { key, entry: e };
     lone.push(waiting);
-    setTimeout(() => {
+    later(() => {
       const j = lone.indexOf(waiting);
       if (j < 0) return;
       lone.splice(j, 1);
@@ -124,8 +124,8 @@
       }
       emit(rowOf(null, latest));
     };
-    listen(window, "load", () => setTimeout(go, 0), { once: true });
-    setTimeout(go, 30000); // a document that never finishes loading still gets its row
+    listen(window, "load", () => later(go, 0), { once: true });
+    later(go, 30000); // a document that never finishes loading still gets its row
   }
 
   function emit(build) {

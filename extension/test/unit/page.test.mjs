@@ -16,6 +16,11 @@ const timers = [];
 let clock = 0;
 const core = {
   setTimeout: (fn, ms) => timers.push({ fn, ms }) && timers.length,
+  later: (fn, ms) => {
+    const t = { fn, ms };
+    timers.push(t);
+    return () => timers.includes(t) && timers.splice(timers.indexOf(t), 1);
+  },
   clearTimeout: () => {},
   now: () => 1000,
   perfNow: () => clock,
@@ -100,7 +105,7 @@ test("a stream that stops sending is given up after the read timeout, with what 
   const reading = bodies.readCapped(stalled, 100);
   await new Promise((r) => setImmediate(r)); // the first chunk is read; the next read waits
   const timer = timers.find((t) => t.ms === 10000);
-  assert.ok(timer, "one timer for the whole read");
+  assert.ok(timer, "one deadline for the whole read");
   timer.fn();
   assert.deepEqual(await reading, { text: "partial", size: 100, truncated: true, ended: "timeout" });
   assert.ok(cancelled, "the stream is cancelled");

@@ -12,7 +12,11 @@ let clock = 0;
 const rows = [];
 const core = {
   apply: Reflect.apply,
-  setTimeout: (fn, ms) => timers.push({ fn, at: clock + ms }),
+  later: (fn, ms) => {
+    const t = { fn, at: clock + ms };
+    timers.push(t);
+    return () => (timers = timers.filter((x) => x !== t));
+  },
   perfNow: () => clock,
   listen: () => {},
 };

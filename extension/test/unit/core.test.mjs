@@ -1,0 +1,59 @@
+// page/core.js's `later`: many deadlines on one native timer. The page's
+// setTimeout, clearTimeout and clock are stand-ins here, taken by core.js as it
+// loads, as it takes the browser's.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+let clock = 0;
+let native = []; // the native timers armed: {fn, ms, cleared}
+globalThis.setTimeout = (fn, ms) => {
+  const t = { fn, ms, cleared: false };
+  native.push(t);
+  return t;
+};
+globalThis.clearTimeout = (t) => t && (t.cleared = true);
+Object.defineProperty(globalThis, "performance", { value: { now: () => clock }, configurable: true });
+globalThis.__gasoline = {};
+require("../../page/core.js");
+const { later } = globalThis.__gasoline.core;
+delete globalThis.__gasoline;
+
+/** The native timers still armed. */
+const armed = () => native.filter((t) => !t.cleared);
+/** Moves the clock to `at` and fires the armed native timer if it is due by then. */
+function fireAt(at) {
+  clock = at;
+  const [t] = armed();
+  native = [];
+  if (t) t.fn();
+}
+
+test("a burst of deadlines arms one native timer; an earlier one re-arms it; a cancelled one never runs", () => {
+  const ran = [];
+  const cancels = [];
+  for (let i = 0; i < 300; i++) cancels.push(later(() => ran.push(i), 1500));
+  assert.equal(armed().length, 1, "300 deadlines, one timer");
+  later(() => ran.push("soon"), 100);
+  assert.equal(armed().length, 1, "still one timer, now for the earlier deadline");
+  assert.ok(armed()[0].ms >= 100 && armed()[0].ms <= 150, `armed for ${armed()[0].ms} ms`);
+  cancels[7]();
+  fireAt(150);
+  assert.deepEqual(ran, ["soon"], "only what is due runs");
+  assert.equal(armed().length, 1, "the next deadline is armed");
+  fireAt(1600);
+  assert.equal(ran.length, 300, "the 299 left and the early one");
+  assert.ok(!ran.includes(7), "the cancelled one never runs");
+  assert.equal(armed().length, 0, "nothing left, nothing armed");
+});
+
+test("a callback that throws does not stop the others", () => {
+  const ran = [];
+  later(() => {
+    throw new Error("boom");
+  }, 10);
+  later(() => ran.push("after"), 10);
+  fireAt(clock + 100);
+  assert.deepEqual(ran, ["after"]);
+});
