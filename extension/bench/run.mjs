@@ -180,13 +180,14 @@ function writeFloor(spec, dir) {
 }
 
 /**
- * FLOOR=page-inject|page-observe|page-deliver: instead of Gasoline, the least a capture from the page
- * can do (bench/floor/): its two scripts injected and nothing more; also every fetch's body read from
- * a clone and every Resource Timing entry kept; also all of it sent through the relay and the
- * service worker to the server. What any page-side design pays, whatever its code.
+ * FLOOR=page-inject|page-observe|page-deliver|page-full: instead of Gasoline, the least a capture
+ * from the page can do (bench/floor/): its two scripts injected and nothing more; also every fetch's
+ * body read from a clone and every Resource Timing entry kept; also all of it sent through the relay
+ * and the service worker to the server; the same with every field Gasoline's entries carry. What any
+ * page-side design pays, whatever its code.
  */
 function writePageFloor(spec, dir) {
-  if (!["page-inject", "page-observe", "page-deliver"].includes(spec)) throw new Error(`FLOOR=${spec}: page-inject, page-observe or page-deliver`);
+  if (!["page-inject", "page-observe", "page-deliver", "page-full"].includes(spec)) throw new Error(`FLOOR=${spec}: page-inject, page-observe, page-deliver or page-full`);
   mkdirSync(path.join(dir, "background"), { recursive: true });
   const floor = path.join(here, "floor");
   writeFileSync(path.join(dir, "page.js"), readFileSync(path.join(floor, "page.js"), "utf8").replace("FLOOR_LEVEL", spec));
