@@ -1,5 +1,6 @@
-// The delivery queues' slice of chrome.storage.local: keys under their own
-// prefix (beside the settings and stats), and the writes of one task folded
+// A slice of a chrome.storage area (the delivery queues' of chrome.storage.local,
+// the page marks' of chrome.storage.session): keys under their own prefix
+// (beside the settings, stats and other keys), and the writes of one task folded
 // into one `remove` and one `set`, so a page message of fifty events costs one
 // storage write, not fifty. Writes happen one after the other, in the order
 // asked; each call resolves once its write is done.

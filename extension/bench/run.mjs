@@ -217,6 +217,7 @@ const plain = await browser("plain", ["--disable-extensions"]);
  * to compare with. Pages without frames (every other scenario) run exactly the extension's code
  * either way.
  */
+/** `floor`: a FLOOR spec to run instead of the build in `dir` (FLOOR itself for this build; null: none). */
 async function extensionBrowser(name, dir, floor = process.env.FLOOR) {
   const loaded = path.join(work, `extension-${name}`);
   if (floor) writeFloor(floor, loaded);
@@ -242,7 +243,7 @@ const withExt = await extensionBrowser("ext", extensionDir);
 const bases = [];
 for (const [i, spec] of (process.env.BASELINE || "").split(",").filter(Boolean).entries()) {
   const name = `base${i + 1}`;
-  const b = spec.startsWith("floor:") ? await extensionBrowser(name, null, spec.slice(6)) : await extensionBrowser(name, path.resolve(spec));
+  const b = spec.startsWith("floor:") ? await extensionBrowser(name, null, spec.slice(6)) : await extensionBrowser(name, path.resolve(spec), null);
   console.log(`${name}: ${spec}`);
   bases.push(b);
 }

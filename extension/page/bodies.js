@@ -9,7 +9,7 @@
   const G = globalThis.__gasoline;
   if (!G || !G.core || G.bodies) return;
   const { limits } = G;
-  const { later, Promise } = G.core;
+  const { later } = G.core;
   const CAP = limits.BODY_CAP;
   const READ_TIMEOUT_MS = 10000;
 

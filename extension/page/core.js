@@ -117,7 +117,7 @@
   const perfNow = performance.now.bind(performance);
   const GRAIN_MS = 50; // callbacks due within this of each other run together
 
-  // Callbacks waiting for `later`, unsorted: {at, fn}; fn null once cancelled.
+  // Callbacks waiting for `later`, unsorted: {at, fn}.
   let due = [];
   let armed = null;
   let armedAt = Infinity;
@@ -133,7 +133,15 @@
     due.push(item);
     arm(item.at);
     return () => {
-      item.fn = null;
+      // Gone at once, so that a cancelled deadline (most body reads end long before theirs) never
+      // wakes the page; with none left, the native timer goes too.
+      const i = due.indexOf(item);
+      if (i >= 0) due.splice(i, 1);
+      if (due.length === 0 && armed !== null) {
+        nativeClearTimeout(armed);
+        armed = null;
+        armedAt = Infinity;
+      }
     };
   }
 
@@ -152,7 +160,6 @@
     const keep = [];
     let next = Infinity;
     for (const item of due) {
-      if (item.fn === null) continue;
       if (item.at <= now) fire.push(item.fn);
       else {
         keep.push(item);

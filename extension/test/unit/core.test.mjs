@@ -48,6 +48,20 @@ test("a burst of deadlines arms one native timer; an earlier one re-arms it; a c
   assert.equal(armed().length, 0, "nothing left, nothing armed");
 });
 
+test("cancelling every deadline disarms the native timer: a cancelled deadline never wakes the page", () => {
+  const cancels = [later(() => assert.fail("cancelled"), 10000), later(() => assert.fail("cancelled"), 10000)];
+  assert.equal(armed().length, 1);
+  cancels[0]();
+  assert.equal(armed().length, 1, "one deadline left: still armed");
+  cancels[1]();
+  assert.equal(armed().length, 0, "none left: the timer is cleared");
+  const ran = [];
+  later(() => ran.push("next"), 10);
+  assert.equal(armed().length, 1, "a new deadline arms again");
+  fireAt(clock + 100);
+  assert.deepEqual(ran, ["next"]);
+});
+
 test("a callback that throws does not stop the others", () => {
   const ran = [];
   later(() => {
