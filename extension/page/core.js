@@ -118,7 +118,7 @@
   const GRAIN_MS = 50; // callbacks due within this of each other run together
 
   // Callbacks waiting for `later`, unsorted: {at, fn}.
-  let due = [];
+  const due = new Set();
   let armed = null;
   let armedAt = Infinity;
 
@@ -130,14 +130,13 @@
    */
   function later(fn, ms) {
     const item = { at: perfNow() + ms, fn };
-    due.push(item);
+    due.add(item);
     arm(item.at);
     return () => {
       // Gone at once, so that a cancelled deadline (most body reads end long before theirs) never
       // wakes the page; with none left, the native timer goes too.
-      const i = due.indexOf(item);
-      if (i >= 0) due.splice(i, 1);
-      if (due.length === 0 && armed !== null) {
+      due.delete(item);
+      if (due.size === 0 && armed !== null) {
         nativeClearTimeout(armed);
         armed = null;
         armedAt = Infinity;
@@ -157,16 +156,13 @@
     armedAt = Infinity;
     const now = perfNow();
     const fire = [];
-    const keep = [];
     let next = Infinity;
     for (const item of due) {
-      if (item.at <= now) fire.push(item.fn);
-      else {
-        keep.push(item);
-        if (item.at < next) next = item.at;
-      }
+      if (item.at <= now) {
+        fire.push(item.fn);
+        due.delete(item);
+      } else if (item.at < next) next = item.at;
     }
-    due = keep;
     if (next !== Infinity) arm(next);
     for (const fn of fire) {
       try {

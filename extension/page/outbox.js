@@ -1,7 +1,9 @@
 // Where events wait, get built and sent. A source records what it saw cheaply
-// with `emit(kind, build)` on the page's own call; `build` runs later, in idle
-// time (requestIdleCallback, at most IDLE_WAIT_MS late) and in slices of a few
-// milliseconds, so that a burst of the page's own work (300 responses
+// with `emit(kind, build)` on the page's own call; `build` runs later: events
+// are gathered for GATHER_MS from the first one waiting (a burst becomes a few
+// full messages to the relay, not one per event or per idle moment), then built
+// in idle time (requestIdleCallback, at most IDLE_WAIT_MS late) and in slices
+// of a few milliseconds, so that a burst of the page's own work (300 responses
 // arriving) goes first and building never becomes a long task; and only once
 // the user's settings have arrived over the channel (or after HOLD_MS without
 // them), so that the user's capture switches and the redaction lists a source
@@ -16,12 +18,13 @@
   const G = globalThis.__gasoline;
   if (!G || !G.channel || G.outbox) return;
   const { redact } = G;
-  const { setTimeout, requestIdleCallback, now, perfNow } = G.core;
+  const { setTimeout, later, requestIdleCallback, now, perfNow } = G.core;
   const HOLD_MS = 1000; // longest wait for the settings
   const SLICE_MS = 6; // work per task
   const MAX_PENDING = 5000; // a page logging in a tight loop loses its oldest events
   const MAX_BATCH = 500; // events per message to the relay
   const IDLE_WAIT_MS = 500; // longest wait for idle time
+  const GATHER_MS = 100; // how long the first event waiting waits for others before building starts
 
   const ALL_ON = Object.fromEntries(G.kinds.SWITCHABLE.map((k) => [k, true]));
   let enabled = ALL_ON;
@@ -61,9 +64,15 @@
     schedule();
   }
 
-  function schedule() {
+  /** Building starts GATHER_MS after the first event waiting, or at the next idle moment when `now` (what a slice left). */
+  function schedule(now) {
     if (scheduled || !ready || pending.length === 0) return;
     scheduled = true;
+    if (now) whenIdle();
+    else later(whenIdle, GATHER_MS);
+  }
+
+  function whenIdle() {
     if (requestIdleCallback) requestIdleCallback(slice, { timeout: IDLE_WAIT_MS });
     else setTimeout(slice, 0);
   }
@@ -108,7 +117,7 @@
     scheduled = false;
     const left = idle && typeof idle.timeRemaining === "function" && !idle.didTimeout ? idle.timeRemaining() : SLICE_MS;
     drain(perfNow() + Math.min(SLICE_MS, left));
-    schedule();
+    schedule(true);
   }
 
   /** Everything now (the page is being hidden or unloaded). */

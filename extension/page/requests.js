@@ -26,19 +26,44 @@
   const timeOrigin = performance.timeOrigin;
   const getEntriesByType = Performance.prototype.getEntriesByType;
 
-  const open = []; // {key, url, method, initiator, start, ended, end, status, failed, error, timing}
-  const lone = []; // {key, entry}: status-0 timings waiting for their outcome
+  // Requests followed, oldest first: {key, url, method, initiator, start, ended, end, status, failed, error, timing}.
+  const open = new Set();
+  // The same still without their timing, by key, oldest first: a timing entry finds its request at once.
+  const untimed = new Map();
+  const lone = new Map(); // key → status-0 timing entries waiting for their outcome, oldest first
   const sentAlone = []; // keys of rows sent before their timing came
   const sentTimed = []; // keys of rows sent from their timing alone (a 404 image's, say)
 
-  const keyOf = (url) => String(url).split("#")[0];
+  const keyOf = (url) => {
+    const s = String(url);
+    const hash = s.indexOf("#");
+    return hash < 0 ? s : s.slice(0, hash);
+  };
 
   /** A request a wrapper saw start (its URL absolute); give the record to `end`. */
   function start(method, url, initiator) {
     const r = { key: keyOf(url), url: String(url), method, initiator, start: perfNow() };
-    open.push(r);
-    if (open.length > MAX_OPEN) send(open[0]);
+    open.add(r);
+    listOf(untimed, r.key).push(r);
+    if (open.size > MAX_OPEN) send(open.values().next().value);
     return r;
+  }
+
+  function listOf(map, key) {
+    let list = map.get(key);
+    if (!list) map.set(key, (list = []));
+    return list;
+  }
+
+  /** Takes `item` (the oldest under `key` when none is named) out of `map`'s list for `key`. */
+  function take(map, key, item) {
+    const list = map.get(key);
+    if (!list) return undefined;
+    const i = item === undefined ? 0 : list.indexOf(item);
+    if (i < 0) return undefined;
+    const [taken] = list.splice(i, 1);
+    if (list.length === 0) map.delete(key);
+    return taken;
   }
 
   /** How it ended: `{status}`, or `{failed: true, error}` when the page saw it fail. */
@@ -48,8 +73,11 @@
     r.end = perfNow();
     if (outcome) Object.assign(r, outcome);
     if (!r.timing) {
-      const i = lone.findIndex((t) => t.key === r.key);
-      if (i >= 0) r.timing = lone.splice(i, 1)[0].entry;
+      const e = take(lone, r.key);
+      if (e) {
+        r.timing = e;
+        take(untimed, r.key, r);
+      }
     }
     if (r.timing) send(r);
     else later(() => send(r), HOLD_MS);
@@ -70,7 +98,7 @@
   /** A Resource Timing entry (resource or navigation). */
   function timing(e) {
     const key = keyOf(e.name);
-    const r = open.find((x) => x.key === key && !x.timing && !x.sent);
+    const r = take(untimed, key);
     if (r) {
       r.timing = e;
       if (r.ended) send(r);
@@ -87,22 +115,18 @@
       if (sentTimed.length > RECENT) sentTimed.shift();
       return emit(rowOf(null, e));
     }
-    const waiting = { key, entry: e };
-    lone.push(waiting);
+    listOf(lone, key).push(e);
     later(() => {
-      const j = lone.indexOf(waiting);
-      if (j < 0) return;
-      lone.splice(j, 1);
-      emit(rowOf(null, e));
+      if (take(lone, key, e)) emit(rowOf(null, e));
     }, LONE_MS);
   }
 
   function send(r) {
     if (r.sent) return;
     r.sent = true;
-    const i = open.indexOf(r);
-    if (i >= 0) open.splice(i, 1);
+    open.delete(r);
     if (!r.timing) {
+      take(untimed, r.key, r);
       sentAlone.push(r.key);
       if (sentAlone.length > RECENT) sentAlone.shift();
     }

@@ -120,6 +120,8 @@ test("the outbox holds events until the settings arrive, builds them with the us
   settingsListener({ redactBodyKeys: ["tenant_code"], capture: { actions: false } });
   outbox.emit("actions", () => ({ type: "click" })); // switched off by the user
   runTimers(0);
+  assert.equal(sent.length, 0, "events are gathered for a while before they are built");
+  runTimers(100);
   assert.equal(sent.length, 1);
   // The source saw the user's list (what console.table's cells are redacted by); the entry goes to
   // the worker as it was built, and the worker redacts it (e2e: hostile.mjs finds this very
@@ -137,6 +139,12 @@ test("the outbox builds in slices, never throws, and drops what a build logs", (
       return { message: `event ${i}` };
     });
   }
+  // Gathered first: one timer for the whole burst, then idle-time slices.
+  assert.deepEqual(
+    timers.map((t) => t.ms),
+    [100],
+  );
+  timers.pop().fn();
   let slices = 0;
   while (timers.some((t) => t.ms === 0)) {
     const before = sent.length;
