@@ -24,7 +24,8 @@
 // tab is deep (what deep mode costs the rest of the browser). FLOOR=... measures an extension with only Chrome's
 // webRequest listeners instead (Chrome's own cost), FLOOR=page-* the least a capture from the page can
 // do (bench/floor/), PROFILE=fetch prints where
-// the page's and the worker's time goes. `idle` loads the page and does nothing: what the
+// the page's and the worker's time goes (V8's profiler), TRACE=fetch where each process's time goes
+// (Chrome's own trace, by where each task was posted from). `idle` loads the page and does nothing: what the
 // extension costs a page load itself, apart from what the page then does.
 // BASELINE=<extension dir or floor:<FLOOR spec>>,... runs other builds of the extension (or
 // floors) in browsers of their own, in the same interleaved rounds (each with its own server), and
@@ -534,6 +535,63 @@ async function profile(b, scenario) {
   }
   for (const [, s] of sessions.slice(1)) await b.send("Target.detachFromTarget", { sessionId: s });
   await b.send("Target.closeTarget", { targetId });
+}
+
+// TRACE=fetch: one more page of that scenario in each browser (pages unattached), with Chrome's own
+// tracing on for the whole browser; prints, per process role, the main threads' tasks summed by
+// where they were posted from (Chrome's `toplevel` category: the code that asked for the work), and
+// the busiest threads. Native work the V8 profile shows only as "(program)" gets a name here.
+if (process.env.TRACE) {
+  const traced = {};
+  for (const b of [plain, ...extensions]) traced[b.name] = await trace(b, process.env.TRACE);
+  const roles = new Set(Object.values(traced).flatMap((t) => Object.keys(t)));
+  for (const role of roles) {
+    console.log(`\ntrace, ${role} processes: task time (ms) by where it was posted from, per browser`);
+    const names = new Set(Object.values(traced).flatMap((t) => Object.keys(t[role] || {})));
+    const rows = [...names].map((n) => [n, Object.keys(traced).map((b) => (traced[b][role] || {})[n] || 0)]);
+    rows.sort((x, y) => Math.max(...y[1]) - Math.max(...x[1]));
+    console.log(`  ${Object.keys(traced).map((b) => b.padStart(8)).join("")}  posted from`);
+    for (const [n, ms] of rows.slice(0, 25)) console.log(`  ${ms.map((x) => fmt(x / 1000).padStart(8)).join("")}  ${n}`);
+  }
+}
+
+/** role → (task origin → µs) for one traced page of `scenario` in `b`. */
+async function trace(b, scenario) {
+  const events = [];
+  let complete;
+  const completed = new Promise((r) => (complete = r));
+  const listener = (data) => {
+    const msg = JSON.parse(data);
+    if (msg.method === "Tracing.dataCollected") events.push(...msg.params.value);
+    else if (msg.method === "Tracing.tracingComplete") complete();
+  };
+  b.ws.on("message", listener);
+  await b.send("Tracing.start", { traceConfig: { includedCategories: ["toplevel", "__metadata"] }, transferMode: "ReportEvents" });
+  await measure(b, scenario);
+  await b.send("Tracing.end");
+  await completed;
+  b.ws.off("message", listener);
+  const roleOfPid = new Map();
+  const threadName = new Map();
+  for (const e of events) {
+    if (e.ph !== "M") continue;
+    if (e.name === "process_name") roleOfPid.set(e.pid, e.args.name);
+    if (e.name === "thread_name") threadName.set(`${e.pid}:${e.tid}`, e.args.name);
+  }
+  // The extension's own renderer (its service worker's) apart from the pages': its pid from /proc.
+  const extensionPids = new Set([...treeTicks(b.proc.pid)].filter(([, v]) => v.role === "extension").map(([pid]) => pid));
+  const labels = new Map([...extensionPids].map((pid) => [pid, "extension"]));
+  const out = {};
+  for (const e of events) {
+    if (e.ph !== "X" || !e.dur || e.cat !== "toplevel") continue;
+    const role = `${roleOfPid.get(e.pid) || "?"}${labels.get(e.pid) === "extension" ? " (extension)" : ""}`;
+    const thread = threadName.get(`${e.pid}:${e.tid}`) || "?";
+    const from = e.args && (e.args.src_func || e.args.src_file) ? `${e.args.src_file || ""} ${e.args.src_func || ""}`.trim() : e.name;
+    const key = `[${thread}] ${from}`;
+    out[role] ??= {};
+    out[role][key] = (out[role][key] || 0) + e.dur;
+  }
+  return out;
 }
 
 // What reached the server, once its counts stop moving (the last page's events are still on their
