@@ -216,9 +216,9 @@ const plain = await browser("plain", ["--disable-extensions"]);
  * A browser with the extension build in `dir`, as it is except that it stays out of about:blank
  * frames (as it did before it ran in every frame), so that consoleAB's frame keeps a bare console
  * to compare with. Pages without frames (every other scenario) run exactly the extension's code
- * either way.
+ * either way. `floor`: a FLOOR spec to run instead of the build in `dir` (FLOOR itself for this
+ * build; null: none).
  */
-/** `floor`: a FLOOR spec to run instead of the build in `dir` (FLOOR itself for this build; null: none). */
 async function extensionBrowser(name, dir, floor = process.env.FLOOR) {
   const loaded = path.join(work, `extension-${name}`);
   if (floor) writeFloor(floor, loaded);
@@ -539,8 +539,9 @@ async function profile(b, scenario) {
 
 // TRACE=fetch: one more page of that scenario in each browser (pages unattached), with Chrome's own
 // tracing on for the whole browser; prints, per process role, the main threads' tasks summed by
-// where they were posted from (Chrome's `toplevel` category: the code that asked for the work), and
-// the busiest threads. Native work the V8 profile shows only as "(program)" gets a name here.
+// where they were posted from (Chrome's `toplevel` category: the code that asked for the work).
+// Native work the V8 profile shows only as "(program)" gets a name here; Chrome names each process
+// (the extension's service worker runs in the "Extension Renderer").
 if (process.env.TRACE) {
   const traced = {};
   for (const b of [plain, ...extensions]) traced[b.name] = await trace(b, process.env.TRACE);
@@ -578,13 +579,10 @@ async function trace(b, scenario) {
     if (e.name === "process_name") roleOfPid.set(e.pid, e.args.name);
     if (e.name === "thread_name") threadName.set(`${e.pid}:${e.tid}`, e.args.name);
   }
-  // The extension's own renderer (its service worker's) apart from the pages': its pid from /proc.
-  const extensionPids = new Set([...treeTicks(b.proc.pid)].filter(([, v]) => v.role === "extension").map(([pid]) => pid));
-  const labels = new Map([...extensionPids].map((pid) => [pid, "extension"]));
   const out = {};
   for (const e of events) {
     if (e.ph !== "X" || !e.dur || e.cat !== "toplevel") continue;
-    const role = `${roleOfPid.get(e.pid) || "?"}${labels.get(e.pid) === "extension" ? " (extension)" : ""}`;
+    const role = roleOfPid.get(e.pid) || "?";
     const thread = threadName.get(`${e.pid}:${e.tid}`) || "?";
     const from = e.args && (e.args.src_func || e.args.src_file) ? `${e.args.src_file || ""} ${e.args.src_func || ""}`.trim() : e.name;
     const key = `[${thread}] ${from}`;

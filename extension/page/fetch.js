@@ -88,8 +88,7 @@
           try {
             // The waterfall row ends where our read of the body ended (its timing entry comes then too).
             requests.end(info.request, { status: response.status });
-            if (info.body && info.body.later) settle([info.body]).then(([requestBody]) => emit(requestBody, read));
-            else emit(info.body, read);
+            withRequestBody(info, (requestBody) => emit(requestBody, read));
           } catch {
             // never a rejection the page could hear of
           }
@@ -100,7 +99,7 @@
     function failed(info, error) {
       const duration = perfNow() - info.start;
       requests.end(info.request, { failed: true, error: String(error) });
-      settle([info.body]).then(([requestBody]) =>
+      withRequestBody(info, (requestBody) =>
         outbox.emit("network_bodies", () => ({ ...entryOf(info, requestBody, duration), durationTo: "error", error: String(error) })),
       );
     }
@@ -116,9 +115,10 @@
       };
     }
 
-    /** The bodies once read (a read that fails counts as none). */
-    function settle(list) {
-      return Promise.all(list.map((b) => (b && b.later ? b.later.catch(() => undefined) : b)));
+    /** `fn(requestBody)` once the request's body is read (a read that fails counts as none), at once when it needed no read. */
+    function withRequestBody(info, fn) {
+      if (info.body && info.body.later) apply(then, info.body.later, [fn, () => fn(undefined)]);
+      else fn(info.body);
     }
 
     fill(window, "fetch", (original) => ({

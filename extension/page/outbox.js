@@ -64,11 +64,11 @@
     schedule();
   }
 
-  /** Building starts GATHER_MS after the first event waiting, or at the next idle moment when `now` (what a slice left). */
-  function schedule(now) {
+  /** Building starts GATHER_MS after the first event waiting, or at the next idle moment for what a slice `left`. */
+  function schedule(left) {
     if (scheduled || !ready || pending.length === 0) return;
     scheduled = true;
-    if (now) whenIdle();
+    if (left) whenIdle();
     else later(whenIdle, GATHER_MS);
   }
 
