@@ -9,7 +9,7 @@
   const G = globalThis.__gasoline;
   if (!G || !G.core || G.bodies) return;
   const { limits } = G;
-  const { later } = G.core;
+  const { later, apply, then, Promise } = G.core;
   const CAP = limits.BODY_CAP;
   const READ_TIMEOUT_MS = 10000;
 
@@ -64,44 +64,69 @@
     return { note: `[${Object.prototype.toString.call(body).slice(8, -1)}]` };
   }
 
+  const decoder = new TextDecoder(); // UTF-8, as text() decodes; stateless between calls (no stream option)
+
+  /** The bytes of `chunks` (`bytes` in all) as text. */
+  function decodeAll(chunks, bytes) {
+    if (chunks.length === 1) return decoder.decode(chunks[0]);
+    const all = new Uint8Array(bytes);
+    let at = 0;
+    for (const c of chunks) {
+      all.set(c, at);
+      at += c.byteLength;
+    }
+    return decoder.decode(all);
+  }
+
   /**
    * Reads at most the cap of a stream that is ours (a clone's), then cancels
-   * it: `{text, size, truncated, ended}`, where `ended` says what stopped the
-   * read: "body" (the stream ended), "cap" or "timeout" (READ_TIMEOUT_MS).
+   * it, and calls `done({text, size, truncated, ended})`, where `ended` says
+   * what stopped the read: "body" (the stream ended), "cap" or "timeout"
+   * (READ_TIMEOUT_MS); `done(null)` when the stream failed. Callbacks through
+   * the built-in `then`, no async function: a body that arrives in one chunk
+   * costs one reaction, and the bytes are decoded once, at the end.
    */
-  async function readCapped(stream, knownSize) {
+  function readStream(stream, knownSize, done) {
     const reader = stream.getReader();
-    const decoder = new TextDecoder();
-    let text = "";
+    const chunks = [];
     let bytes = 0;
-    let complete = false;
-    let timedOut = false;
-    // One deadline for the whole read (on the page's shared timer): cancelling the reader ends the
-    // read under way (done).
-    const cancelTimeout = later(() => {
-      timedOut = true;
-      reader.cancel().catch(() => {});
-    }, READ_TIMEOUT_MS);
-    try {
-      for (;;) {
-        const step = await reader.read();
-        if (timedOut) break;
-        if (step.done) {
-          complete = true;
-          text += decoder.decode();
-          break;
-        }
-        bytes += step.value.byteLength;
-        text += decoder.decode(step.value, { stream: true });
-        if (text.length > CAP) break;
-      }
-    } finally {
+    let finished = false;
+    // One deadline for the whole read (on the page's shared timer).
+    const cancelTimeout = later(() => finish("timeout"), READ_TIMEOUT_MS);
+
+    function finish(ended, text) {
+      if (finished) return;
+      finished = true;
       cancelTimeout();
-      if (!complete && !timedOut) reader.cancel().catch(() => {});
+      if (ended !== "body") apply(then, reader.cancel(), [undefined, () => {}]);
+      if (ended === "error") return done(null);
+      if (text === undefined) text = decodeAll(chunks, bytes);
+      const complete = ended === "body";
+      done({ text: text.slice(0, CAP), size: complete ? bytes : knownSize, truncated: !complete || text.length > CAP, ended });
     }
-    const size = complete ? bytes : knownSize;
-    const ended = complete ? "body" : timedOut ? "timeout" : "cap";
-    return { text: text.slice(0, CAP), size, truncated: !complete || text.length > CAP, ended };
+
+    function step(result) {
+      if (finished) return;
+      if (result.done) return finish("body");
+      chunks.push(result.value);
+      bytes += result.value.byteLength;
+      // Past the cap in bytes: decoded, to count characters (a character is one to four bytes).
+      if (bytes > CAP) {
+        const text = decodeAll(chunks, bytes);
+        if (text.length > CAP) return finish("cap", text);
+      }
+      next();
+    }
+
+    function next() {
+      apply(then, reader.read(), [step, () => finish("error")]);
+    }
+    next();
+  }
+
+  /** readStream as a promise (rejected when the stream fails). */
+  function readCapped(stream, knownSize) {
+    return new Promise((resolve, reject) => readStream(stream, knownSize, (read) => (read ? resolve(read) : reject(new Error("body read failed")))));
   }
 
   /** Entry fields for a body described by describeBody/readCapped, under `prefix`. */
@@ -160,5 +185,5 @@
     }
   }
 
-  G.bodies = { TEXTUAL, STREAMING, describeBody, readCapped, bodyFields, headersToObject, parseRawHeaders, absoluteUrl };
+  G.bodies = { TEXTUAL, STREAMING, describeBody, readStream, readCapped, bodyFields, headersToObject, parseRawHeaders, absoluteUrl };
 })();

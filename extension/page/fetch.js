@@ -12,7 +12,7 @@
 
   G.sources.fetch = function install({ core, outbox, bodies, limits, requests }) {
     const { apply, fill, perfNow, Promise, then } = core;
-    const { describeBody, readCapped, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
+    const { describeBody, readCapped, readStream, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
     if (typeof window.fetch !== "function") return;
 
     function describeRequest(input, init) {
@@ -35,30 +35,30 @@
     }
 
     /**
-     * The response body as we read it from a clone, and when it ended:
-     * `{body, end, to}` with `to` one of "body" (the whole body arrived),
-     * "cap" (our read stopped at the cap), "timeout", "error" (the body failed
-     * mid-way) or "headers" (a body we do not read: streaming, binary, opaque).
+     * Reads the response body from a clone and calls `done({body, end, to})`:
+     * the body as read, when it ended, and `to` one of "body" (the whole body
+     * arrived), "cap" (our read stopped at the cap), "timeout", "error" (the
+     * body failed mid-way) or "headers" (a body we do not read: streaming,
+     * binary, opaque; `done` is then called at once). Callbacks, not promise
+     * chains: one reaction per chunk of the body, none more.
      */
-    function readResponse(response, type, size, headersAt) {
-      const now = (body, to) => Promise.resolve({ body, end: headersAt, to });
+    function readResponse(response, type, size, headersAt, done) {
+      const now = (body, to) => done({ body, end: headersAt, to });
       if (!response.body) return now(undefined, "body");
       if (response.type === "opaque") return now(undefined, "headers");
       if (STREAMING.test(type)) return now({ note: "[stream]", stream: true, size }, "headers");
       if (!TEXTUAL.test(type)) return now(size ? { note: `[${type || "binary"} ${size} bytes not captured]`, size } : undefined, "headers");
       // Read now, as the body arrives, so that its end is timed: small and of
       // known size whole (at most the cap), any other through the capped reader.
-      const read =
-        size !== undefined && size <= limits.BODY_CAP
-          ? response
-              .clone()
-              .text()
-              .then((text) => ({ text, size: text.length, truncated: false, ended: "body" }))
-          : readCapped(response.clone().body, size);
-      return read.then(
-        (body) => ({ body, end: perfNow(), to: body.ended }),
-        () => ({ body: undefined, end: perfNow(), to: "error" }),
-      );
+      const failed = () => done({ body: undefined, end: perfNow(), to: "error" });
+      if (size !== undefined && size <= limits.BODY_CAP) {
+        apply(then, response.clone().text(), [
+          (text) => done({ body: { text, size: text.length, truncated: false }, end: perfNow(), to: "body" }),
+          failed,
+        ]);
+      } else {
+        readStream(response.clone().body, size, (body) => (body ? done({ body, end: perfNow(), to: body.ended }) : failed()));
+      }
     }
 
     function observe(info, response) {
@@ -83,17 +83,15 @@
           contentType: type || undefined,
           ...bodyFields("response", body),
         }));
-      apply(then, readResponse(response, type, size, headersAt), [
-        (read) => {
-          try {
-            // The waterfall row ends where our read of the body ended (its timing entry comes then too).
-            requests.end(info.request, { status: response.status });
-            withRequestBody(info, (requestBody) => emit(requestBody, read));
-          } catch {
-            // never a rejection the page could hear of
-          }
-        },
-      ]);
+      readResponse(response, type, size, headersAt, (read) => {
+        try {
+          // The waterfall row ends where our read of the body ended (its timing entry comes then too).
+          requests.end(info.request, { status: response.status });
+          withRequestBody(info, (requestBody) => emit(requestBody, read));
+        } catch {
+          // never an error the page could hear of
+        }
+      });
     }
 
     function failed(info, error) {

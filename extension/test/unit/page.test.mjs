@@ -25,6 +25,8 @@ const core = {
   now: () => 1000,
   perfNow: () => clock,
   Promise,
+  apply: Reflect.apply,
+  then: Promise.prototype.then,
 };
 function runTimers(maxMs = Infinity) {
   for (let guard = 0; guard < 1000; guard++) {
