@@ -66,16 +66,22 @@
 
   const decoder = new TextDecoder(); // UTF-8, as text() decodes; stateless between calls (no stream option)
 
-  /** The bytes of `chunks` (`bytes` in all) as text. */
-  function decodeAll(chunks, bytes) {
-    if (chunks.length === 1) return decoder.decode(chunks[0]);
-    const all = new Uint8Array(bytes);
-    let at = 0;
-    for (const c of chunks) {
-      all.set(c, at);
-      at += c.byteLength;
+  /**
+   * The bytes of `chunks` (`bytes` in all) as text. `cut`: the bytes stop
+   * before the body's end, so a character cut short there is left out rather
+   * than decoded as U+FFFD (a decoder of its own, in stream mode).
+   */
+  function decodeAll(chunks, bytes, cut = false) {
+    let all = chunks[0];
+    if (chunks.length !== 1) {
+      all = new Uint8Array(bytes);
+      let at = 0;
+      for (const c of chunks) {
+        all.set(c, at);
+        at += c.byteLength;
+      }
     }
-    return decoder.decode(all);
+    return cut ? new TextDecoder().decode(all, { stream: true }) : decoder.decode(all);
   }
 
   /**
@@ -100,8 +106,8 @@
       cancelTimeout();
       if (ended !== "body") apply(then, reader.cancel(), [undefined, () => {}]);
       if (ended === "error") return done(null);
-      if (text === undefined) text = decodeAll(chunks, bytes);
       const complete = ended === "body";
+      if (text === undefined) text = decodeAll(chunks, bytes, !complete);
       done({ text: text.slice(0, CAP), size: complete ? bytes : knownSize, truncated: !complete || text.length > CAP, ended });
     }
 

@@ -87,6 +87,13 @@ test("a stream is read up to the cap, then cancelled", async () => {
   assert.equal(read.truncated, true);
   assert.ok(pulls <= limits.BODY_CAP / 1024 + 3, `pulled ${pulls} chunks of 1 KiB for a 16 KiB cap`);
   assert.ok(cancelled, "the rest is never read");
+  const split = new ReadableStream({
+    start(controller) {
+      for (const bytes of [[0x68], [0xc3], [0xa9]]) controller.enqueue(new Uint8Array(bytes)); // "hé", é across two chunks
+      controller.close();
+    },
+  });
+  assert.deepEqual(await bodies.readCapped(split), { text: "hé", size: 3, truncated: false, ended: "body" });
   const small = await bodies.readCapped(new Blob(["hello"]).stream());
   assert.deepEqual(small, { text: "hello", size: 5, truncated: false, ended: "body" });
   assert.equal(read.ended, "cap");
@@ -98,6 +105,7 @@ test("a stream that stops sending is given up after the read timeout, with what 
   const stalled = new ReadableStream({
     start(controller) {
       controller.enqueue(new TextEncoder().encode("partial"));
+      controller.enqueue(new Uint8Array([0xc3])); // the first byte of "é": the rest never comes
     },
     cancel() {
       cancelled = true;
@@ -109,7 +117,7 @@ test("a stream that stops sending is given up after the read timeout, with what 
   const timer = timers.find((t) => t.ms === 10000);
   assert.ok(timer, "one deadline for the whole read");
   timer.fn();
-  assert.deepEqual(await reading, { text: "partial", size: 100, truncated: true, ended: "timeout" });
+  assert.deepEqual(await reading, { text: "partial", size: 100, truncated: true, ended: "timeout" }, "a character cut short is left out");
   assert.ok(cancelled, "the stream is cancelled");
   timers.length = 0;
 });
