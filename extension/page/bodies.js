@@ -86,48 +86,72 @@
 
   /**
    * Reads at most the cap of a stream that is ours (a clone's), then cancels
-   * it, and calls `done({text, size, truncated, ended})`, where `ended` says
-   * what stopped the read: "body" (the stream ended), "cap" or "timeout"
+   * it, and calls `done({text, size, truncated, ended})` once, where `ended`
+   * says what stopped the read: "body" (the stream ended), "cap" or "timeout"
    * (READ_TIMEOUT_MS); `done(null)` when the stream failed. Callbacks through
    * the built-in `then`, no async function: a body that arrives in one chunk
-   * costs one reaction, and the bytes are decoded once, at the end.
+   * costs one reaction, and the bytes are decoded once, at the end. Nothing it
+   * does can throw at the page or leave it an unhandled rejection, whatever
+   * the page replaced (a reader's `read`, `TextDecoder`), `done` included.
    */
   function readStream(stream, knownSize, done) {
-    const reader = stream.getReader();
+    let reader = null;
     const chunks = [];
     let bytes = 0;
     let finished = false;
-    // One deadline for the whole read (on the page's shared timer).
-    const cancelTimeout = later(() => finish("timeout"), READ_TIMEOUT_MS);
+    let cancelTimeout = null;
 
     function finish(ended, text) {
       if (finished) return;
       finished = true;
-      cancelTimeout();
-      if (ended !== "body") apply(then, reader.cancel(), [undefined, () => {}]);
-      if (ended === "error") return done(null);
-      const complete = ended === "body";
-      if (text === undefined) text = decodeAll(chunks, bytes, !complete);
-      done({ text: text.slice(0, CAP), size: complete ? bytes : knownSize, truncated: !complete || text.length > CAP, ended });
+      let read = null;
+      try {
+        if (cancelTimeout) cancelTimeout();
+        if (ended !== "body" && reader) apply(then, reader.cancel(), [undefined, () => {}]);
+        if (ended !== "error") {
+          const complete = ended === "body";
+          if (text === undefined) text = decodeAll(chunks, bytes, !complete);
+          read = { text: text.slice(0, CAP), size: complete ? bytes : knownSize, truncated: !complete || text.length > CAP, ended };
+        }
+      } catch {
+        read = null;
+      }
+      try {
+        done(read);
+      } catch {
+        // the caller's own failure stays ours
+      }
     }
 
     function step(result) {
       if (finished) return;
-      if (result.done) return finish("body");
-      chunks.push(result.value);
-      bytes += result.value.byteLength;
-      // Past the cap in bytes: decoded, to count characters (a character is one to four bytes).
-      if (bytes > CAP) {
-        const text = decodeAll(chunks, bytes);
-        if (text.length > CAP) return finish("cap", text);
+      try {
+        if (result.done) return finish("body");
+        chunks.push(result.value);
+        bytes += result.value.byteLength;
+        // Past the cap in bytes: decoded, to count characters (a character is one to four bytes).
+        if (bytes > CAP) {
+          const text = decodeAll(chunks, bytes);
+          if (text.length > CAP) return finish("cap", text);
+        }
+        next();
+      } catch {
+        finish("error");
       }
-      next();
     }
 
     function next() {
       apply(then, reader.read(), [step, () => finish("error")]);
     }
-    next();
+
+    try {
+      reader = stream.getReader();
+      // One deadline for the whole read (on the page's shared timer).
+      cancelTimeout = later(() => finish("timeout"), READ_TIMEOUT_MS);
+      next();
+    } catch {
+      finish("error");
+    }
   }
 
   /** readStream as a promise (rejected when the stream fails). */

@@ -51,13 +51,17 @@
       // Read now, as the body arrives, so that its end is timed: small and of
       // known size whole (at most the cap), any other through the capped reader.
       const failed = () => done({ body: undefined, end: perfNow(), to: "error" });
-      if (size !== undefined && size <= limits.BODY_CAP) {
-        apply(then, response.clone().text(), [
-          (text) => done({ body: { text, size: text.length, truncated: false }, end: perfNow(), to: "body" }),
-          failed,
-        ]);
-      } else {
-        readStream(response.clone().body, size, (body) => (body ? done({ body, end: perfNow(), to: body.ended }) : failed()));
+      try {
+        if (size !== undefined && size <= limits.BODY_CAP) {
+          apply(then, response.clone().text(), [
+            (text) => (typeof text === "string" ? done({ body: { text, size: text.length, truncated: false }, end: perfNow(), to: "body" }) : failed()),
+            failed,
+          ]);
+        } else {
+          readStream(response.clone().body, size, (body) => (body ? done({ body, end: perfNow(), to: body.ended }) : failed()));
+        }
+      } catch {
+        failed(); // a clone the page's own code refused: the row still ends
       }
     }
 

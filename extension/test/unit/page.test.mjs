@@ -122,6 +122,50 @@ test("a stream that stops sending is given up after the read timeout, with what 
   timers.length = 0;
 });
 
+test("a read the page's own replacements break ends as failed, with no error or rejection the page could hear of", async () => {
+  const unhandled = [];
+  const listener = (reason) => unhandled.push(reason);
+  process.on("unhandledRejection", listener);
+  const stream = (text) =>
+    new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(text));
+        controller.close();
+      },
+    });
+  const decode = TextDecoder.prototype.decode;
+  TextDecoder.prototype.decode = () => {
+    throw new Error("a page's TextDecoder");
+  };
+  try {
+    await assert.rejects(bodies.readCapped(stream("decoded by a broken decoder")), /body read failed/);
+  } finally {
+    TextDecoder.prototype.decode = decode;
+  }
+  const Reader = new ReadableStream().getReader().constructor;
+  const read = Reader.prototype.read;
+  Reader.prototype.read = function () {
+    throw new Error("a page's reader");
+  };
+  try {
+    await assert.rejects(bodies.readCapped(stream("never read")), /body read failed/);
+  } finally {
+    Reader.prototype.read = read;
+  }
+  const answers = [];
+  bodies.readStream(stream("ok"), undefined, (r) => {
+    answers.push(r);
+    throw new Error("the caller's own failure");
+  });
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(answers, [{ text: "ok", size: 2, truncated: false, ended: "body" }], "answered once");
+  await new Promise((r) => setTimeout(r, 10));
+  process.off("unhandledRejection", listener);
+  assert.deepEqual(unhandled, []);
+  timers.length = 0;
+});
+
 test("the outbox holds events until the settings arrive, builds them with the user's lists, and leaves redaction to the worker", () => {
   const raw = 'first {"tenant_code":"T-1","password":"p"}';
   outbox.emit("logs", (policy) => ({ message: raw, tenantCodeIsSecret: redact.isSecretKey("tenant_code", policy) }));
