@@ -50,12 +50,8 @@
     if (body instanceof Blob) {
       const type = body.type || contentType || "";
       if (!TEXTUAL.test(type)) return { note: `[Blob ${body.size} bytes ${type}]`, size: body.size };
-      return {
-        later: body
-          .slice(0, CAP)
-          .text()
-          .then((text) => ({ text, size: body.size, truncated: body.size > CAP })),
-      };
+      // Through the built-in then: a page's replaced Promise.prototype.then never sees the body.
+      return { later: apply(then, body.slice(0, CAP).text(), [(text) => ({ text, size: body.size, truncated: body.size > CAP })]) };
     }
     if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
       return { note: `[binary ${body.byteLength} bytes]`, size: body.byteLength };
