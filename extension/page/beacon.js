@@ -14,8 +14,8 @@
   if (!G || !G.sources) return;
 
   G.sources.beacon = function install({ core, outbox, bodies, requests }) {
-    const { apply, fill, now, then } = core;
-    const { describeBody, bodyFields } = bodies;
+    const { apply, fill, now } = core;
+    const { describeBody, whenRead, bodyFields } = bodies;
     const proto = typeof Navigator === "function" ? Navigator.prototype : null;
     if (!proto || typeof proto.sendBeacon !== "function") return;
     const URL_ = URL;
@@ -42,13 +42,10 @@
           queued,
           ...bodyFields("request", requestBody),
         }));
-      const body = info.body;
-      if (body && body.later) {
-        apply(then, body.later, [emit, () => emit(undefined)]);
-        return;
-      }
-      emit(body);
-      if (apply(visibilityOf, document, []) === "hidden") outbox.flushAll();
+      const readLater = Boolean(info.body && info.body.later);
+      whenRead(info.body, emit);
+      // Emitted now, while the page is hidden: flushed at once (a Blob read later is not here yet).
+      if (!readLater && apply(visibilityOf, document, []) === "hidden") outbox.flushAll();
     }
 
     fill(proto, "sendBeacon", (original) => ({

@@ -155,6 +155,16 @@
     return new Promise((resolve, reject) => readStream(stream, knownSize, (read) => (read ? resolve(read) : reject(new Error("body read failed")))));
   }
 
+  /**
+   * `fn(body)` for a body described by describeBody: at once when it needed
+   * no read, once read when it did (`fn(undefined)` when the read failed),
+   * through the built-in then.
+   */
+  function whenRead(body, fn) {
+    if (body && body.later) apply(then, body.later, [fn, () => fn(undefined)]);
+    else fn(body);
+  }
+
   /** Entry fields for a body described by describeBody/readCapped, under `prefix`. */
   function bodyFields(prefix, body) {
     if (!body) return {};
@@ -211,5 +221,5 @@
     }
   }
 
-  G.bodies = { TEXTUAL, STREAMING, describeBody, readStream, readCapped, bodyFields, headersToObject, parseRawHeaders, absoluteUrl };
+  G.bodies = { TEXTUAL, STREAMING, describeBody, readStream, readCapped, whenRead, bodyFields, headersToObject, parseRawHeaders, absoluteUrl };
 })();

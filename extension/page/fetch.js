@@ -12,7 +12,7 @@
 
   G.sources.fetch = function install({ core, outbox, bodies, limits, requests }) {
     const { apply, fill, perfNow, Promise, then } = core;
-    const { describeBody, readCapped, readStream, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
+    const { describeBody, readCapped, readStream, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
     if (typeof window.fetch !== "function") return;
 
     function describeRequest(input, init) {
@@ -91,7 +91,7 @@
         try {
           // The waterfall row ends where our read of the body ended (its timing entry comes then too).
           requests.end(info.request, { status: response.status });
-          withRequestBody(info, (requestBody) => emit(requestBody, read));
+          whenRead(info.body, (requestBody) => emit(requestBody, read));
         } catch {
           // never an error the page could hear of
         }
@@ -101,7 +101,7 @@
     function failed(info, error) {
       const duration = perfNow() - info.start;
       requests.end(info.request, { failed: true, error: String(error) });
-      withRequestBody(info, (requestBody) =>
+      whenRead(info.body, (requestBody) =>
         outbox.emit("network_bodies", () => ({ ...entryOf(info, requestBody, duration), durationTo: "error", error: String(error) })),
       );
     }
@@ -115,12 +115,6 @@
         requestHeaders: info.headers,
         ...bodyFields("request", requestBody),
       };
-    }
-
-    /** `fn(requestBody)` once the request's body is read (a read that fails counts as none), at once when it needed no read. */
-    function withRequestBody(info, fn) {
-      if (info.body && info.body.later) apply(then, info.body.later, [fn, () => fn(undefined)]);
-      else fn(info.body);
     }
 
     fill(window, "fetch", (original) => ({

@@ -10,8 +10,8 @@
   if (!G || !G.sources) return;
 
   G.sources.xhr = function install({ core, outbox, bodies, limits, requests }) {
-    const { apply, fill, listen, perfNow, then } = core;
-    const { describeBody, bodyFields, parseRawHeaders, absoluteUrl } = bodies;
+    const { apply, fill, listen, perfNow } = core;
+    const { describeBody, whenRead, bodyFields, parseRawHeaders, absoluteUrl } = bodies;
     if (typeof XMLHttpRequest !== "function") return;
     const XHR_READ_LIMIT = 4 * limits.BODY_CAP; // bytes received
     const proto = XMLHttpRequest.prototype;
@@ -144,8 +144,7 @@
             error,
           };
         });
-      if (send.body && send.body.later) apply(then, send.body.later, [emit, () => emit(undefined)]);
-      else emit(send.body);
+      whenRead(send.body, emit);
     }
 
     function readResponse(xhr, loaded) {
