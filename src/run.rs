@@ -285,25 +285,33 @@ pub async fn pair(args: PairArgs) -> Result<(), RunError> {
 }
 
 /// Serves MCP over stdin/stdout until stdin closes or `stop` is cancelled.
+/// Every line of stdin is checked on its way to rmcp (`mcp::stdio`); what is written for
+/// stdout is all written before this returns.
 async fn serve_stdio(handler: impl ServerHandler, stop: &CancellationToken) -> Result<(), RunError> {
-    let starting = handler.serve(rmcp::transport::stdio());
-    let service = tokio::select! {
-        started = starting => match started {
-            Ok(service) => service,
-            // A client that leaves before `initialize` is a normal end, not a failure.
-            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
-                tracing::info!("stdin closed before the MCP client initialized; shutting down");
-                return Ok(());
-            }
-            Err(e) => return Err(RunError::McpStart(e.to_string())),
-        },
-        () = stop.cancelled() => return Ok(()),
+    let crate::mcp::stdio::Wired { reader, writer, written } = crate::mcp::stdio::transport();
+    let served = async {
+        let service = tokio::select! {
+            started = handler.serve((reader, writer)) => match started {
+                Ok(service) => service,
+                // A client that leaves before `initialize` is a normal end, not a failure.
+                Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                    tracing::info!("stdin closed before the MCP client initialized; shutting down");
+                    return Ok(());
+                }
+                Err(e) => return Err(RunError::McpStart(e.to_string())),
+            },
+            () = stop.cancelled() => return Ok(()),
+        };
+        tokio::select! {
+            _ = service.waiting() => tracing::info!("stdin closed; shutting down"),
+            () = stop.cancelled() => {}
+        }
+        Ok(())
     };
-    tokio::select! {
-        _ = service.waiting() => tracing::info!("stdin closed; shutting down"),
-        () = stop.cancelled() => {}
-    }
-    Ok(())
+    let result = served.await;
+    // rmcp has dropped its writer: the answers and refusals still on their way reach stdout.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), written).await;
+    result
 }
 
 /// The port is taken: says by whom, and answers the port when a gasoline there writes

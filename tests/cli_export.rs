@@ -275,7 +275,9 @@ async fn configure_export_writes_under_the_data_directory() {
     assert_eq!((text.lines().count(), logs["entries"].as_u64()), (2, Some(2)));
 
     let err = mcp.err("configure", json!({"action": "export", "format": "pdf"})).await;
-    assert!(err.contains("\"har\" or \"jsonl\""), "{err}");
+    assert!(err.contains("format must be \"har\" or \"jsonl\", got \"pdf\""), "{err}");
+    let err = mcp.err("configure", json!({"action": "export"})).await;
+    assert!(err.contains("export needs `format`"), "{err}");
     let err = mcp.err("configure", json!({"action": "export", "format": "har", "since": "soon"})).await;
     assert!(err.contains("not a time"), "{err}");
     mcp.close().await;

@@ -5,6 +5,7 @@
 mod body;
 mod error;
 mod guard;
+mod mcp_gate;
 mod pairing;
 
 use std::sync::Arc;
@@ -71,7 +72,9 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
         sessions.clone(),
         config,
     );
-    let mcp = Router::new().nest_service("/mcp", mcp).layer(axum::middleware::from_fn(session_end_no_content));
+    let mcp = Router::new()
+        .nest_service("/mcp", mcp)
+        .layer(axum::middleware::from_fn_with_state(sessions.clone(), mcp_gate::gate));
     // Decoding gets a budget as large as the pending-writes one.
     let decoding = Arc::new(body::Decoding::new(store.max_pending(), crate::store::DEFAULT_BUSY_WAIT));
     let pairing = Arc::new(pairing::Pairing::new(store.clone(), options.extension_id));
@@ -87,22 +90,6 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
         .merge(viewer)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(allowed, guard::guard))
-}
-
-/// rmcp answers the `DELETE` that ends an MCP session with 202, which the
-/// Python SDK reports as "Session termination failed: 202" (it expects 200 or
-/// 204). The session is gone either way: say so in the form every client reads
-/// as success.
-async fn session_end_no_content(
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    let is_delete = request.method() == axum::http::Method::DELETE;
-    let response = next.run(request).await;
-    if is_delete && response.status() == axum::http::StatusCode::ACCEPTED {
-        return axum::http::StatusCode::NO_CONTENT.into_response();
-    }
-    response
 }
 
 /// What a `POST /events/{name}` writes to.

@@ -68,10 +68,11 @@ pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, Quer
 /// in `exports/`) and answers its path and size, for the agent to hand to the user.
 async fn export(store: &Store, args: &Map<String, Value>) -> Result<Value, QueryError> {
     let invalid = |m: String| QueryError::Invalid(m);
-    let format = match args.get("format").and_then(Value::as_str) {
-        Some("har") => Format::Har,
-        Some("jsonl") => Format::Jsonl,
-        _ => return Err(invalid("export needs `format`: \"har\" or \"jsonl\"".into())),
+    let format = match args.get("format") {
+        Some(Value::String(f)) if f == "har" => Format::Har,
+        Some(Value::String(f)) if f == "jsonl" => Format::Jsonl,
+        None | Some(Value::Null) => return Err(invalid("export needs `format`: \"har\" or \"jsonl\"".into())),
+        Some(other) => return Err(invalid(format!("format must be \"har\" or \"jsonl\", got {other}"))),
     };
     let tab = match args.get("tabId") {
         None | Some(Value::Null) => None,

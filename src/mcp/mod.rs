@@ -3,7 +3,9 @@
 //! that every mistake comes back as a tool error the agent can read and fix.
 
 mod configure;
+pub mod envelope;
 mod schema;
+pub mod stdio;
 
 use std::sync::Arc;
 

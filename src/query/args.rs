@@ -379,7 +379,9 @@ fn ids(args: &Map<String, Value>) -> Result<Option<Vec<i64>>, String> {
 fn check_names(args: &Map<String, Value>, what: What) -> Result<(), String> {
     let allowed = arguments::observe_names(what);
     for (name, value) in args {
-        if allowed.contains(&name.as_str()) || value.is_null() {
+        // A null is an argument left unset (some clients send every property of the schema), but
+        // only for a name the schema has: an unknown name is refused whatever its value.
+        if allowed.contains(&name.as_str()) || (value.is_null() && arguments::observe_applies(name).is_some()) {
             continue;
         }
         if what.name() == "errors" && ["level", "min_level"].contains(&name.as_str()) {
@@ -404,7 +406,17 @@ fn check_names(args: &Map<String, Value>, what: What) -> Result<(), String> {
 fn integer(args: &Map<String, Value>, name: &str) -> Result<Option<i64>, String> {
     match args.get(name) {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => as_integer(v).map(Some).ok_or_else(|| format!("{name} must be an integer, got {}", describe(v))),
+        Some(v) => as_integer(v).map(Some).ok_or_else(|| not_integer(name, v)),
+    }
+}
+
+/// Why `v` is not an integer argument: not a whole number, or one too large to be exact.
+fn not_integer(name: &str, v: &Value) -> String {
+    let whole = v.is_u64() || v.is_i64() || v.as_f64().is_some_and(|f| f.fract() == 0.0);
+    if whole {
+        format!("{name} is out of range, got {}: too large to be an exact integer", describe(v))
+    } else {
+        format!("{name} must be an integer, got {}", describe(v))
     }
 }
 
@@ -417,9 +429,7 @@ fn as_integer(v: &Value) -> Option<i64> {
 
 fn filter_value(filter: &Filter, value: &Value) -> Result<Value, String> {
     match filter.ty {
-        ColumnType::Integer => as_integer(value)
-            .map(Value::from)
-            .ok_or_else(|| format!("{} must be an integer, got {}", filter.arg, describe(value))),
+        ColumnType::Integer => as_integer(value).map(Value::from).ok_or_else(|| not_integer(filter.arg, value)),
         ColumnType::Real => value
             .as_f64()
             .map(Value::from)
@@ -489,7 +499,10 @@ mod tests {
         assert!(p(json!({})).unwrap_err().contains("`what` is required"));
         assert!(p(json!({"what":5})).unwrap_err().contains("`what` must be a string"));
         assert!(p(json!({"what":"logs","offset":"ten"})).unwrap_err().contains("offset must be an integer"));
-        assert!(p(json!({"what":"logs","limit":1e300})).unwrap_err().contains("limit must be an integer"));
+        assert!(p(json!({"what":"logs","limit":1e300})).unwrap_err().contains("limit is out of range"));
+        assert!(
+            p(json!({"what":"logs","offset":9223372036854775808u64})).unwrap_err().contains("offset is out of range")
+        );
         assert!(p(json!({"what":"logs","offset":3,"before_cursor":4})).unwrap_err().contains("cannot be combined"));
         assert!(p(json!({"what":"logs","after_cursor":1,"before_cursor":4})).unwrap_err().contains("not both"));
         assert!(p(json!({"what":"logs","after_cursor":-1})).unwrap_err().contains("after_cursor must be an entry id"));
@@ -542,5 +555,14 @@ mod tests {
     fn whole_floats_are_integers_and_nulls_are_absent() {
         let a = p(json!({"what":"logs","limit":10.0,"offset":null,"url":null})).unwrap();
         assert_eq!((a.limit, a.offset), (Some(10), None));
+    }
+
+    #[test]
+    fn a_null_stands_for_a_known_argument_left_unset_never_for_an_unknown_one() {
+        // Every name of the schema may come as null (some clients send them all), even one that
+        // does not apply to this what; a name the schema lacks is refused, null or not.
+        assert!(p(json!({"what":"logs","tabId":null,"search":null,"since_mark":null,"context_ms":null})).is_ok());
+        let e = p(json!({"what":"logs","bogus":null})).unwrap_err();
+        assert!(e.contains("unknown argument `bogus`"), "{e}");
     }
 }

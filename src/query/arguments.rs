@@ -386,11 +386,15 @@ pub fn filter_schema(f: &Filter) -> Value {
     };
     let kinds = filter_kinds(f.arg);
     let mut s = json!({ "type": ty, "description": format!("{} ({})", f.help, kinds.join(", ")) });
-    let values = KINDS.iter().find_map(|k| k.column(f.column).filter(|c| !c.one_of.is_empty()).map(|c| c.one_of));
-    if let Some(values) = values {
+    if let Some(values) = filter_values(f) {
         s["enum"] = json!(values);
     }
     s
+}
+
+/// The values a filter takes when its column holds one of a few (`level`, `direction`...).
+fn filter_values(f: &Filter) -> Option<&'static [&'static str]> {
+    KINDS.iter().find_map(|k| k.column(f.column).filter(|c| !c.one_of.is_empty()).map(|c| c.one_of))
 }
 
 fn filter_kinds(arg: &str) -> Vec<&'static str> {
@@ -479,10 +483,11 @@ pub fn observe_reference() -> String {
         out.push_str(&format!("| `{}` | {} | {} | {} |\n", a.name, a.applies.describe(), type_name(a), cell(a.help)));
     }
     for f in filters() {
-        let ty = match f.ty {
-            ColumnType::Text => "text",
-            ColumnType::Integer => "integer",
-            ColumnType::Real => "number",
+        let ty = match (f.ty, filter_values(f)) {
+            (_, Some(values)) => values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(" or "),
+            (ColumnType::Text, None) => "text".into(),
+            (ColumnType::Integer, None) => "integer".into(),
+            (ColumnType::Real, None) => "number".into(),
         };
         let kinds = filter_kinds(f.arg).join(", ");
         out.push_str(&format!("| `{}` | {kinds} | {ty} | {} |\n", f.arg, cell(f.help)));

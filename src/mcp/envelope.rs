@@ -1,0 +1,240 @@
+//! What a client's message must be before rmcp sees it, on both transports.
+//!
+//! rmcp answers some malformed messages in ways that break JSON-RPC 2.0 (§5):
+//! over HTTP, text that is not JSON or not a JSON-RPC message gets a plain-text
+//! 415; over stdio it gets no answer at all, or an error without `id`; and a
+//! `tools/call` or `initialize` whose params do not fit gets -32601 ("method not
+//! found") named only by the method. [`check`] finds those first and says what
+//! the client should have sent, with the code the spec gives it: -32700 for
+//! text that is not JSON, -32600 for JSON that is not one request, notification
+//! or response, -32602 for params that do not fit a method this server has,
+//! -32601 for a method it has not. Whatever passes is exactly what rmcp parses.
+
+use rmcp::model::{CallToolRequest, ClientJsonRpcMessage, ErrorCode, InitializeRequest};
+use serde_json::{Map, Value, json};
+
+/// The requests this server answers (it declares tools only).
+const METHODS: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];
+
+/// A message refused before rmcp sees it, and the JSON-RPC error that answers it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The request's id; None when the message has none that can be read (the error then says `"id": null`).
+    pub id: Option<Value>,
+    /// The request's method, when the message was a request of one.
+    pub method: Option<String>,
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl Refusal {
+    fn new(id: Option<Value>, code: ErrorCode, message: impl Into<String>) -> Box<Self> {
+        Box::new(Refusal { id, method: None, code, message: message.into() })
+    }
+
+    /// Whether the message was one request (JSON-RPC, with an id) that this server cannot answer
+    /// as sent: its params do not fit, or its method is not one this server has.
+    pub fn is_of_a_request(&self) -> bool {
+        self.method.is_some()
+    }
+
+    /// The JSON-RPC error response, on one line.
+    pub fn to_line(&self) -> String {
+        json!({
+            "jsonrpc": "2.0",
+            "id": self.id.clone().unwrap_or(Value::Null),
+            "error": { "code": self.code.0, "message": self.message },
+        })
+        .to_string()
+    }
+}
+
+/// What a message is, once checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Message {
+    /// A request, with its method.
+    Request(String),
+    Notification,
+    Response,
+}
+
+/// Checks one message as a client sent it (one HTTP body, one stdio line).
+pub fn check(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        Refusal::new(None, ErrorCode::PARSE_ERROR, format!("parse error: {e}: send one JSON-RPC 2.0 message as JSON"))
+    })?;
+    let object = match value {
+        Value::Object(object) => object,
+        Value::Array(_) => {
+            return Err(Refusal::new(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "batches (JSON arrays) are not supported: send each message by itself",
+            ));
+        }
+        other => {
+            return Err(Refusal::new(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                format!("a JSON-RPC message is a JSON object, got {}", type_name(&other)),
+            ));
+        }
+    };
+    let id = match object.get("id") {
+        None => None,
+        Some(id @ Value::String(_)) => Some(id.clone()),
+        Some(id @ Value::Number(n)) if n.is_i64() || n.is_u64() => Some(id.clone()),
+        Some(other) => {
+            return Err(Refusal::new(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                format!("id must be a string or an integer, got {}", type_name(other)),
+            ));
+        }
+    };
+    let invalid = |message: String| Refusal::new(id.clone(), ErrorCode::INVALID_REQUEST, message);
+    if object.get("jsonrpc") != Some(&json!("2.0")) {
+        return Err(invalid("\"jsonrpc\": \"2.0\" is required".into()));
+    }
+    let kind = match (object.get("method"), &id) {
+        (Some(Value::String(method)), Some(_)) => {
+            check_request(method, &object).map_err(|(code, m)| {
+                Box::new(Refusal { method: Some(method.clone()), ..*Refusal::new(id.clone(), code, m) })
+            })?;
+            Message::Request(method.clone())
+        }
+        (Some(Value::String(_)), None) => Message::Notification,
+        (Some(other), _) => return Err(invalid(format!("method must be a string, got {}", type_name(other)))),
+        (None, Some(_)) if object.contains_key("result") != object.contains_key("error") => Message::Response,
+        (None, _) => {
+            return Err(invalid(
+                "neither a request (method and id), a notification (method) nor a response (id and result or error)"
+                    .into(),
+            ));
+        }
+    };
+    // The last word is rmcp's own parser: what it would refuse is refused here, with its reason.
+    serde_json::from_slice::<ClientJsonRpcMessage>(bytes)
+        .map_err(|e| invalid(format!("not a JSON-RPC message: {e}")))?;
+    Ok(kind)
+}
+
+/// A request's method and params, against what this server answers.
+fn check_request(method: &str, object: &Map<String, Value>) -> Result<(), (ErrorCode, String)> {
+    if !METHODS.contains(&method) {
+        return Err((
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("method not found: {method} (this server answers {})", METHODS.join(", ")),
+        ));
+    }
+    let params = match object.get("params") {
+        // JSON-RPC wants params left out rather than null, but a null says the same.
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(params @ Value::Object(_)) => params.clone(),
+        Some(other) => {
+            return Err((ErrorCode::INVALID_PARAMS, format!("params must be an object, got {}", type_name(other))));
+        }
+    };
+    let typed = json!({ "method": method, "params": params });
+    let fits = match method {
+        "tools/call" => serde_json::from_value::<CallToolRequest>(typed).map(drop),
+        "initialize" => serde_json::from_value::<InitializeRequest>(typed).map(drop),
+        _ => Ok(()),
+    };
+    fits.map_err(|e| (ErrorCode::INVALID_PARAMS, format!("invalid params for {method}: {e}")))
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_f64() => "a fraction",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(text: &str) -> Refusal {
+        *check(text.as_bytes()).expect_err(text)
+    }
+
+    #[test]
+    fn what_rmcp_answers_passes_as_it_is() {
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        assert_eq!(check(init.as_bytes()), Ok(Message::Request("initialize".into())));
+        let call = r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"observe","arguments":{"what":"logs"}}}"#;
+        assert_eq!(check(call.as_bytes()), Ok(Message::Request("tools/call".into())));
+        assert_eq!(check(br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#), Ok(Message::Request("ping".into())));
+        let list = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":null}"#;
+        assert_eq!(check(list), Ok(Message::Request("tools/list".into())), "a null params is left out");
+        assert_eq!(check(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), Ok(Message::Notification));
+        assert_eq!(check(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#), Ok(Message::Response));
+        let error = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}"#;
+        assert_eq!(check(error.as_bytes()), Ok(Message::Response));
+    }
+
+    #[test]
+    fn text_that_is_not_json_is_a_parse_error_without_an_id() {
+        for text in ["not json", r#"{"jsonrpc":"2.0","id":4,"method":"ping""#, "", "\u{0}\u{1}garbage"] {
+            let r = refused(text);
+            assert_eq!((r.code, r.id.clone()), (ErrorCode::PARSE_ERROR, None), "{text}");
+            let line: Value = serde_json::from_str(&r.to_line()).unwrap();
+            assert_eq!(line["id"], Value::Null);
+            assert_eq!(line["error"]["code"], -32700);
+        }
+    }
+
+    #[test]
+    fn json_that_is_not_one_message_is_an_invalid_request() {
+        for (text, id) in [
+            (r#"{"id":9,"method":"ping"}"#, Some(json!(9))),
+            (r#"{"jsonrpc":"1.0","id":9,"method":"ping"}"#, Some(json!(9))),
+            (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":1,"method":5}"#, Some(json!(1))),
+            (r#"{"jsonrpc":"2.0","id":1}"#, Some(json!(1))),
+            (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, None),
+            ("[]", None),
+            (r#""str""#, None),
+        ] {
+            let r = refused(text);
+            assert_eq!((r.code, r.id), (ErrorCode::INVALID_REQUEST, id), "{text}");
+        }
+        assert!(refused("[]").message.contains("batches"));
+    }
+
+    #[test]
+    fn params_that_do_not_fit_are_invalid_params_naming_what_is_wrong() {
+        for (text, says) in [
+            (r#"{"jsonrpc":"2.0","id":10,"method":"tools/call"}"#, "name"),
+            (r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"arguments":{}}}"#, "name"),
+            (
+                r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"observe","arguments":[1]}}"#,
+                "invalid",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"observe","arguments":"x"}}"#,
+                "invalid",
+            ),
+            (r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":[1]}"#, "params must be an object"),
+            (r#"{"jsonrpc":"2.0","id":10,"method":"initialize"}"#, "invalid params for initialize"),
+        ] {
+            let r = refused(text);
+            assert_eq!((r.code, r.id.clone()), (ErrorCode::INVALID_PARAMS, Some(json!(10))), "{text}");
+            assert!(r.message.contains(says), "{text}: {}", r.message);
+        }
+    }
+
+    #[test]
+    fn a_method_this_server_lacks_is_method_not_found_in_words() {
+        let r = refused(r#"{"jsonrpc":"2.0","id":"r","method":"resources/list"}"#);
+        assert_eq!((r.code, r.id), (ErrorCode::METHOD_NOT_FOUND, Some(json!("r"))));
+        assert!(r.message.starts_with("method not found: resources/list"), "{}", r.message);
+    }
+}

@@ -1,0 +1,170 @@
+//! The MCP server against JSON-RPC 2.0 and the MCP transports, as a client
+//! that is not rmcp meets it: raw HTTP bodies to `/mcp` and raw lines to
+//! `gasoline mcp`'s stdin. A malformed message gets the JSON-RPC error the spec
+//! gives it (-32700, -32600, -32602, -32601), with `"id": null` where no id can
+//! be read, and the server goes on answering.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{Server, TempDb};
+use serde_json::{Value, json};
+
+const ACCEPT: &str = "application/json, text/event-stream";
+
+/// The JSON-RPC message in an answer, whether it came as JSON or as one SSE event.
+fn message_of(body: &str) -> Value {
+    let text = body.lines().filter_map(|l| l.strip_prefix("data: ")).find(|d| !d.trim().is_empty()).unwrap_or(body);
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {body}"))
+}
+
+struct Http {
+    client: reqwest::Client,
+    url: String,
+}
+
+impl Http {
+    async fn post(&self, session: Option<&str>, body: &str) -> (u16, String) {
+        let mut request =
+            self.client.post(&self.url).header("accept", ACCEPT).header("content-type", "application/json");
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        let answer = request.body(body.to_owned()).send().await.unwrap();
+        (answer.status().as_u16(), answer.text().await.unwrap())
+    }
+
+    async fn session(&self) -> String {
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+        let answer = self.client.post(&self.url).header("accept", ACCEPT).json(&init).send().await.unwrap();
+        let session = answer.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+        let (status, _) = self.post(Some(&session), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+        assert_eq!(status, 202);
+        session
+    }
+
+    async fn delete(&self, session: &str) -> u16 {
+        self.client.delete(&self.url).header("mcp-session-id", session).send().await.unwrap().status().as_u16()
+    }
+}
+
+fn error_of(message: &Value) -> (Value, i64) {
+    (message["id"].clone(), message["error"]["code"].as_i64().unwrap_or_else(|| panic!("no error: {message}")))
+}
+
+#[tokio::test]
+async fn http_answers_malformed_messages_with_their_json_rpc_errors() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let http = Http { client: reqwest::Client::new(), url: server.url("/mcp") };
+
+    // Not JSON, not one message: 400 with the error, whatever the session.
+    for (body, code) in [
+        ("not json", -32700),
+        (r#"{"jsonrpc":"2.0","id":4,"method":"ping""#, -32700),
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, -32600),
+        (r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, -32600),
+        (r#""text""#, -32600),
+    ] {
+        let (status, answer) = http.post(None, body).await;
+        assert_eq!(status, 400, "{body}: {answer}");
+        assert_eq!(error_of(&message_of(&answer)), (Value::Null, code), "{body}");
+    }
+    // initialize without params: its params are wrong, not its session.
+    let (status, answer) = http.post(None, r#"{"jsonrpc":"2.0","id":7,"method":"initialize"}"#).await;
+    assert_eq!((status, error_of(&message_of(&answer))), (200, (json!(7), -32602)), "{answer}");
+
+    let session = http.session().await;
+    let (status, answer) = http.post(Some(&session), r#"{"id":9,"method":"ping"}"#).await;
+    assert_eq!((status, error_of(&message_of(&answer))), (400, (json!(9), -32600)), "{answer}");
+    for (body, id, code, says) in [
+        (r#"{"jsonrpc":"2.0","id":10,"method":"tools/call"}"#, json!(10), -32602, "name"),
+        (
+            r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"observe","arguments":[1]}}"#,
+            json!(11),
+            -32602,
+            "tools/call",
+        ),
+        (r#"{"jsonrpc":"2.0","id":"r","method":"resources/list"}"#, json!("r"), -32601, "resources/list"),
+    ] {
+        let (status, answer) = http.post(Some(&session), body).await;
+        let message = message_of(&answer);
+        assert_eq!((status, error_of(&message)), (200, (id, code)), "{body}: {answer}");
+        assert!(message["error"]["message"].as_str().unwrap().contains(says), "{answer}");
+    }
+    // The session still works, and a tool's own mistakes stay tool results.
+    let (status, answer) = http.post(Some(&session), r#"{"jsonrpc":"2.0","id":12,"method":"ping"}"#).await;
+    assert_eq!((status, message_of(&answer)["result"].clone()), (200, json!({})), "{answer}");
+    let call = r#"{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs","bogus":null}}}"#;
+    let (_, answer) = http.post(Some(&session), call).await;
+    let result = &message_of(&answer)["result"];
+    assert_eq!(result["isError"], true, "{answer}");
+    assert!(result["content"][0]["text"].as_str().unwrap().contains("unknown argument `bogus`"), "{answer}");
+
+    // A request naming a session that does not exist is told so (404), even with bad params.
+    let (status, _) = http.post(Some("no-such-session"), r#"{"jsonrpc":"2.0","id":14,"method":"tools/call"}"#).await;
+    assert_eq!(status, 404);
+    // Ending a session: 204 once, 404 for an ended or unknown one.
+    assert_eq!(http.delete("no-such-session").await, 404);
+    assert_eq!(http.delete(&session).await, 204);
+    assert_eq!(http.delete(&session).await, 404);
+    server.stop();
+}
+
+#[test]
+fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
+    let db = TempDb::new();
+    let mut child = common::command("mcp", &db.path, 0, &[])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn gasoline mcp");
+    let mut stdin = child.stdin.take().unwrap();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+    let lines = [
+        "not json".to_owned(),
+        init.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        r#"{"id":9,"method":"ping"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":10,"method":"tools/call"}"#.to_owned(),
+        r#"[{"jsonrpc":"2.0","id":11,"method":"ping"}]"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":12,"method":"resources/list"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":13,"method":"ping"}"#.to_owned(),
+    ];
+    for line in &lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin); // the client leaves: the server answers what it got, then exits
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (lines_read, read) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = lines_read.send(stdout.lines().map_while(Result::ok).collect::<Vec<String>>());
+    });
+    let Ok(written) = read.recv_timeout(Duration::from_secs(30)) else {
+        let _ = child.kill();
+        panic!("gasoline mcp did not end its output after stdin closed");
+    };
+    let answers: Vec<Value> = written
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("stdout holds only JSON-RPC ({e}): {l}")))
+        .collect();
+    let status = common::wait_exit(&mut child, Duration::from_secs(20));
+    assert_eq!(status, Some(0));
+
+    let by_id = |id: Value| answers.iter().filter(move |a| a["id"] == id).cloned().collect::<Vec<_>>();
+    let nulls: Vec<i64> = by_id(Value::Null).iter().map(|a| error_of(a).1).collect();
+    assert_eq!(nulls.len(), 2, "{answers:?}");
+    assert!(nulls.contains(&-32700) && nulls.contains(&-32600), "{nulls:?}");
+    assert_eq!(error_of(&by_id(json!(9))[0]).1, -32600);
+    assert_eq!(error_of(&by_id(json!(10))[0]).1, -32602);
+    assert_eq!(error_of(&by_id(json!(12))[0]).1, -32601);
+    assert!(by_id(json!(1))[0]["result"]["serverInfo"].is_object(), "{answers:?}");
+    assert_eq!(by_id(json!(13))[0]["result"], json!({}), "{answers:?}");
+    assert_eq!(answers.len(), 7, "one answer per request, none for the notification: {answers:?}");
+}
