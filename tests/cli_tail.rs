@@ -226,3 +226,27 @@ async fn tail_failed_and_the_summary_agree_on_which_requests_failed() {
     mcp.close().await;
     server.stop();
 }
+
+/// A page decides what its console says: terminal control sequences in a
+/// captured message are shown as text on the person's terminal, never obeyed
+/// (a screen clear, a window title, a clipboard write through OSC 52, a
+/// right-to-left override), also when the output is coloured.
+#[tokio::test]
+async fn tail_shows_a_pages_terminal_controls_as_text() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let hostile = "a\u{1b}[2J\u{1b}]0;owned\u{7}\u{1b}]52;c;cGF3bmVk\u{7}\u{9b}31m\u{202e}gpj.exe";
+    server.ingest("logs", vec![json!({"tabId": 1, "ts": T0, "level": "error", "message": hostile})]).await;
+    let d = db_arg(&db.path);
+    for env in [&[][..], &[("CLICOLOR_FORCE", "1")][..]] {
+        let out = gasoline_env(&["tail", "logs", "-n", "1", "--db", &d], env).stdout;
+        for raw in ["\u{1b}[2J", "\u{1b}]", "\u{7}", "\u{9b}", "\u{202e}"] {
+            assert!(!out.contains(raw), "{raw:?} reached the terminal: {out:?}");
+        }
+        assert!(
+            out.contains(r"a\u{1b}[2J\u{1b}]0;owned\u{7}\u{1b}]52;c;cGF3bmVk\u{7}\u{9b}31m\u{202e}gpj.exe"),
+            "{out:?}"
+        );
+    }
+    server.stop();
+}

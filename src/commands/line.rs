@@ -63,8 +63,10 @@ fn time(ts: i64, today: chrono::NaiveDate) -> String {
 }
 
 /// Newlines and tabs of a message become visible marks, so one entry stays one line.
+/// On one line, and safe for a terminal (`printable`): a page wrote it.
 fn one_line(text: &str) -> String {
-    text.trim_end().replace("\r\n", " ⏎ ").replace(['\n', '\r'], " ⏎ ").replace('\t', " ")
+    let joined = text.trim_end().replace("\r\n", " ⏎ ").replace(['\n', '\r'], " ⏎ ");
+    super::printable::printable(&joined).into_owned()
 }
 
 fn str_of<'v>(v: &'v Value, field: &str) -> &'v str {

@@ -164,7 +164,7 @@ fn human(s: &Status) -> String {
                 "{:>8}  {:<19}  {}\n",
                 t.tab_id,
                 when(t.last_event_ts),
-                t.url.as_deref().unwrap_or("-")
+                super::printable::printable(t.url.as_deref().unwrap_or("-"))
             ));
         }
     }

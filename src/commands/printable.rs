@@ -1,0 +1,48 @@
+//! Captured text made safe to print on a person's terminal. A page decides
+//! what its console lines, URLs and bodies hold, and a terminal obeys control
+//! characters: an escape sequence in a captured message could clear the
+//! screen, retitle the window, write the clipboard (OSC 52) or hide text, and
+//! bidirectional overrides could make a line read other than it is. Every such
+//! character is shown as its escape (`\u{1b}`), never sent as itself.
+
+use std::borrow::Cow;
+
+/// `text` with every control character (C0 but tab, DEL, C1) and bidirectional
+/// control written as `\u{..}`; a tab becomes a space.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c == '\t' || escaped(c)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\t' => out.push(' '),
+            c if escaped(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn escaped(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_controls_in_captured_text_are_shown_not_obeyed() {
+        let hostile = "before\u{1b}]52;c;cGF3bmVk\u{7}\u{1b}[2J\u{9b}31m\u{202e}txt.exe\u{7f}after";
+        let shown = printable(hostile);
+        assert!(!shown.chars().any(|c| c.is_control()), "{shown:?}");
+        assert_eq!(shown, "before\\u{1b}]52;c;cGF3bmVk\\u{7}\\u{1b}[2J\\u{9b}31m\\u{202e}txt.exe\\u{7f}after");
+    }
+
+    #[test]
+    fn ordinary_text_is_untouched() {
+        assert!(matches!(printable("GET /api/items → 200 ✓ 日本"), Cow::Borrowed(_)));
+        assert_eq!(printable("a\tb"), "a b");
+    }
+}
