@@ -66,7 +66,7 @@ async fn http_answers_malformed_messages_with_their_json_rpc_errors() {
     for (body, code) in [
         ("not json", -32700),
         (r#"{"jsonrpc":"2.0","id":4,"method":"ping""#, -32700),
-        (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, -32600),
+        ("[]", -32600),
         (r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, -32600),
         (r#""text""#, -32600),
     ] {
@@ -96,6 +96,25 @@ async fn http_answers_malformed_messages_with_their_json_rpc_errors() {
         assert_eq!((status, error_of(&message)), (200, (id, code)), "{body}: {answer}");
         assert!(message["error"]["message"].as_str().unwrap().contains(says), "{answer}");
     }
+    // A batch (MCP 2025-03-26) gets the array of its answers, refusals among them; one of
+    // notifications only gets 202.
+    let batch = r#"[{"jsonrpc":"2.0","id":21,"method":"ping"},"bad",{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs"}}},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;
+    let (status, answer) = http.post(Some(&session), batch).await;
+    assert_eq!(status, 200, "{answer}");
+    let answers: Vec<Value> = serde_json::from_str(&answer).unwrap();
+    let mut ids: Vec<String> = answers.iter().map(|a| a["id"].to_string()).collect();
+    ids.sort();
+    assert_eq!(ids, ["21", "22", "null"], "{answer}");
+    let by_id = |id: Value| answers.iter().find(|a| a["id"] == id).unwrap().clone();
+    assert_eq!(by_id(json!(21))["result"], json!({}));
+    assert!(
+        by_id(json!(22))["result"]["content"][0]["text"].as_str().unwrap().contains("\"what\":\"logs\""),
+        "{answer}"
+    );
+    assert_eq!(error_of(&by_id(Value::Null)), (Value::Null, -32600));
+    let (status, _) = http.post(Some(&session), r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#).await;
+    assert_eq!(status, 202);
+
     // The session still works, and a tool's own mistakes stay tool results.
     let (status, answer) = http.post(Some(&session), r#"{"jsonrpc":"2.0","id":12,"method":"ping"}"#).await;
     assert_eq!((status, message_of(&answer)["result"].clone()), (200, json!({})), "{answer}");
@@ -133,7 +152,8 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
         r#"{"id":9,"method":"ping"}"#.to_owned(),
         r#"{"jsonrpc":"2.0","id":10,"method":"tools/call"}"#.to_owned(),
-        r#"[{"jsonrpc":"2.0","id":11,"method":"ping"}]"#.to_owned(),
+        r#"[{"jsonrpc":"2.0","id":11,"method":"ping"},"bad",{"jsonrpc":"2.0","id":15,"method":"nope"}]"#.to_owned(),
+        "[]".to_owned(),
         r#"{"jsonrpc":"2.0","id":12,"method":"resources/list"}"#.to_owned(),
         r#"{"jsonrpc":"2.0","id":13,"method":"ping"}"#.to_owned(),
     ];
@@ -157,14 +177,20 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
     let status = common::wait_exit(&mut child, Duration::from_secs(20));
     assert_eq!(status, Some(0));
 
-    let by_id = |id: Value| answers.iter().filter(move |a| a["id"] == id).cloned().collect::<Vec<_>>();
+    let by_id = |id: Value| answers.iter().filter(move |a| a.is_object() && a["id"] == id).cloned().collect::<Vec<_>>();
     let nulls: Vec<i64> = by_id(Value::Null).iter().map(|a| error_of(a).1).collect();
-    assert_eq!(nulls.len(), 2, "{answers:?}");
+    assert_eq!(nulls.len(), 2, "not JSON, and the empty batch: {answers:?}");
     assert!(nulls.contains(&-32700) && nulls.contains(&-32600), "{nulls:?}");
+    // The batch's answer is one array: the ping's result, the refusals of "bad" and of "nope".
+    let batch: Vec<&Value> = answers.iter().filter(|a| a.is_array()).collect();
+    assert_eq!(batch.len(), 1, "{answers:?}");
+    let mut in_batch: Vec<String> = batch[0].as_array().unwrap().iter().map(|a| a["id"].to_string()).collect();
+    in_batch.sort();
+    assert_eq!(in_batch, ["11", "15", "null"], "{answers:?}");
     assert_eq!(error_of(&by_id(json!(9))[0]).1, -32600);
     assert_eq!(error_of(&by_id(json!(10))[0]).1, -32602);
     assert_eq!(error_of(&by_id(json!(12))[0]).1, -32601);
     assert!(by_id(json!(1))[0]["result"]["serverInfo"].is_object(), "{answers:?}");
     assert_eq!(by_id(json!(13))[0]["result"], json!({}), "{answers:?}");
-    assert_eq!(answers.len(), 7, "one answer per request, none for the notification: {answers:?}");
+    assert_eq!(answers.len(), 8, "one answer per request or batch, none for the notification: {answers:?}");
 }

@@ -7,6 +7,9 @@
 //!   JSON-RPC error (-32602, -32601) in an `application/json` answer, once its
 //!   session is known to be good (a request for a session that is missing or
 //!   gone still gets rmcp's 400 or 404, which tells the client to start over);
+//! - a batch (MCP 2025-03-26: a JSON array of messages, which rmcp refuses) is
+//!   served message by message through rmcp, and answered with the array of
+//!   their answers (202 when none is a request);
 //! - `DELETE` of a session that does not exist is 404, as any request naming
 //!   an ended session must be (rmcp answers 202 whatever the id);
 //! - `DELETE` that ends a session is 204: rmcp's 202 is read as a failure by
@@ -14,19 +17,31 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{Method, StatusCode, header};
+use axum::http::{Method, StatusCode, header, request};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
+use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde_json::Value;
 
 use super::MAX_BODY_BYTES;
-use crate::mcp::envelope::{self, Refusal};
+use crate::mcp::GasolineMcp;
+use crate::mcp::envelope::{self, Batch, Refusal};
+
+/// What the gate needs: the sessions that exist, and the service itself for a batch's messages.
+#[derive(Clone)]
+pub struct Gate {
+    pub sessions: Arc<LocalSessionManager>,
+    pub mcp: StreamableHttpService<GasolineMcp, LocalSessionManager>,
+}
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
-pub async fn gate(State(sessions): State<Arc<LocalSessionManager>>, request: Request, next: Next) -> Response {
+pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Response {
+    let sessions = &gate.sessions;
     if request.method() == Method::DELETE {
         if let Some(id) = session_of(&request)
             && !sessions.sessions.read().await.contains_key(id.as_str())
@@ -48,6 +63,15 @@ pub async fn gate(State(sessions): State<Arc<LocalSessionManager>>, request: Req
         let too_large = format!("request body is over {} MiB; send smaller messages", MAX_BODY_BYTES >> 20);
         return (StatusCode::PAYLOAD_TOO_LARGE, too_large).into_response();
     };
+    if let Some(items) = envelope::batch(&bytes) {
+        return match &session {
+            None => (StatusCode::BAD_REQUEST, "Bad Request: Session ID is required").into_response(),
+            Some(id) if !sessions.sessions.read().await.contains_key(id.as_str()) => {
+                (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
+            }
+            Some(_) => serve_batch(&gate.mcp, &parts, Batch::of(items)).await,
+        };
+    }
     if let Err(refusal) = envelope::check(&bytes) {
         let session_good = match &session {
             Some(id) => sessions.sessions.read().await.contains_key(id.as_str()),
@@ -78,4 +102,41 @@ fn is_json(request: &Request) -> bool {
 
 fn answer(status: StatusCode, refusal: &Refusal) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], refusal.to_line()).into_response()
+}
+
+/// Each message of `batch` through rmcp as if posted alone, on the batch's headers; the answers
+/// together (with the refusals), or the first answer that is not one (a session gone meanwhile).
+async fn serve_batch(
+    mcp: &StreamableHttpService<GasolineMcp, LocalSessionManager>,
+    parts: &request::Parts,
+    batch: Batch,
+) -> Response {
+    let Batch { forward, waiting, mut answers } = batch;
+    for message in forward {
+        let mut one = Request::new(Body::from(message));
+        *one.method_mut() = parts.method.clone();
+        *one.uri_mut() = parts.uri.clone();
+        *one.headers_mut() = parts.headers.clone();
+        let reply = mcp.handle(one).await;
+        let status = reply.status();
+        let Ok(body) = reply.into_body().collect().await.map(|b| b.to_bytes());
+        match status {
+            StatusCode::ACCEPTED => {}
+            StatusCode::OK => answers.extend(messages_in(&body).filter(|m| waiting.contains(&m["id"]))),
+            _ => return (status, body).into_response(),
+        }
+    }
+    if answers.is_empty() {
+        return StatusCode::ACCEPTED.into_response();
+    }
+    (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], Value::Array(answers).to_string()).into_response()
+}
+
+/// The JSON-RPC messages of an answer, whether it came as JSON or as Server-Sent Events.
+fn messages_in(body: &Bytes) -> impl Iterator<Item = Value> + '_ {
+    let text = std::str::from_utf8(body).unwrap_or("");
+    let whole = serde_json::from_str::<Value>(text).ok();
+    let events =
+        text.lines().filter_map(|l| l.strip_prefix("data:")).filter_map(|d| serde_json::from_str(d.trim()).ok());
+    whole.into_iter().chain(events).filter(|m: &Value| m.get("id").is_some())
 }

@@ -72,9 +72,8 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
         sessions.clone(),
         config,
     );
-    let mcp = Router::new()
-        .nest_service("/mcp", mcp)
-        .layer(axum::middleware::from_fn_with_state(sessions.clone(), mcp_gate::gate));
+    let gate = mcp_gate::Gate { sessions: sessions.clone(), mcp: mcp.clone() };
+    let mcp = Router::new().nest_service("/mcp", mcp).layer(axum::middleware::from_fn_with_state(gate, mcp_gate::gate));
     // Decoding gets a budget as large as the pending-writes one.
     let decoding = Arc::new(body::Decoding::new(store.max_pending(), crate::store::DEFAULT_BUSY_WAIT));
     let pairing = Arc::new(pairing::Pairing::new(store.clone(), options.extension_id));

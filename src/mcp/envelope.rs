@@ -9,6 +9,8 @@
 //! text that is not JSON, -32600 for JSON that is not one request, notification
 //! or response, -32602 for params that do not fit a method this server has,
 //! -32601 for a method it has not. Whatever passes is exactly what rmcp parses.
+//! A batch, which rmcp does not take, is split here ([`batch`], [`Batch`]) for
+//! the transports to serve message by message and answer as one array.
 
 use rmcp::model::{CallToolRequest, ClientJsonRpcMessage, ErrorCode, InitializeRequest};
 use serde_json::{Map, Value, json};
@@ -38,24 +40,74 @@ impl Refusal {
         self.method.is_some()
     }
 
-    /// The JSON-RPC error response, on one line.
-    pub fn to_line(&self) -> String {
+    /// The JSON-RPC error response.
+    pub fn to_value(&self) -> Value {
         json!({
             "jsonrpc": "2.0",
             "id": self.id.clone().unwrap_or(Value::Null),
             "error": { "code": self.code.0, "message": self.message },
         })
-        .to_string()
+    }
+
+    /// The JSON-RPC error response, on one line.
+    pub fn to_line(&self) -> String {
+        self.to_value().to_string()
+    }
+}
+
+/// A batch's messages, checked: what goes on to rmcp, the ids of the requests among them
+/// (whose answers make up the batch's answer), and the refusals already answered.
+#[derive(Debug, Default)]
+pub struct Batch {
+    pub forward: Vec<Vec<u8>>,
+    pub waiting: Vec<Value>,
+    pub answers: Vec<Value>,
+}
+
+impl Batch {
+    pub fn of(items: Vec<Vec<u8>>) -> Batch {
+        let mut batch = Batch::default();
+        for item in items {
+            match check(&item) {
+                Ok(Message::Request { id, .. }) => {
+                    batch.waiting.push(id);
+                    batch.forward.push(item);
+                }
+                Ok(_) => batch.forward.push(item),
+                Err(refusal) => batch.answers.push(refusal.to_value()),
+            }
+        }
+        batch
     }
 }
 
 /// What a message is, once checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Message {
-    /// A request, with its method.
-    Request(String),
+    /// A request, with its method and its id (which its answer carries).
+    Request {
+        method: String,
+        id: Value,
+    },
     Notification,
     Response,
+}
+
+/// The messages of a batch (MCP 2025-03-26: a JSON array of messages), each as its own text,
+/// to be checked and answered one by one, their answers sent back together as an array.
+/// None when `bytes` is not an array of at least one element.
+pub fn batch(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let items: Vec<Box<serde_json::value::RawValue>> = serde_json::from_slice(bytes).ok()?;
+    (!items.is_empty()).then(|| items.into_iter().map(|item| item.get().as_bytes().to_vec()).collect())
+}
+
+/// The id an answer carries, to match it with the request of a batch.
+pub fn answer_id(line: &[u8]) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        id: Option<Value>,
+    }
+    serde_json::from_slice::<Answer>(line).ok()?.id
 }
 
 /// Checks one message as a client sent it (one HTTP body, one stdio line).
@@ -66,11 +118,8 @@ pub fn check(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
     let object = match value {
         Value::Object(object) => object,
         Value::Array(_) => {
-            return Err(Refusal::new(
-                None,
-                ErrorCode::INVALID_REQUEST,
-                "batches (JSON arrays) are not supported: send each message by itself",
-            ));
+            // A batch with messages is split by `batch` before it comes here.
+            return Err(Refusal::new(None, ErrorCode::INVALID_REQUEST, "a batch must hold at least one message"));
         }
         other => {
             return Err(Refusal::new(
@@ -101,7 +150,7 @@ pub fn check(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
             check_request(method, &object).map_err(|(code, m)| {
                 Box::new(Refusal { method: Some(method.clone()), ..*Refusal::new(id.clone(), code, m) })
             })?;
-            Message::Request(method.clone())
+            Message::Request { method: method.clone(), id: id.clone().unwrap_or(Value::Null) }
         }
         (Some(Value::String(_)), None) => Message::Notification,
         (Some(other), _) => return Err(invalid(format!("method must be a string, got {}", type_name(other)))),
@@ -167,12 +216,13 @@ mod tests {
     #[test]
     fn what_rmcp_answers_passes_as_it_is() {
         let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
-        assert_eq!(check(init.as_bytes()), Ok(Message::Request("initialize".into())));
+        let request = |method: &str, id: Value| Ok(Message::Request { method: method.into(), id });
+        assert_eq!(check(init.as_bytes()), request("initialize", json!(1)));
         let call = r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"observe","arguments":{"what":"logs"}}}"#;
-        assert_eq!(check(call.as_bytes()), Ok(Message::Request("tools/call".into())));
-        assert_eq!(check(br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#), Ok(Message::Request("ping".into())));
+        assert_eq!(check(call.as_bytes()), request("tools/call", json!("a")));
+        assert_eq!(check(br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#), request("ping", json!(2)));
         let list = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":null}"#;
-        assert_eq!(check(list), Ok(Message::Request("tools/list".into())), "a null params is left out");
+        assert_eq!(check(list), request("tools/list", json!(2)), "a null params is left out");
         assert_eq!(check(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), Ok(Message::Notification));
         assert_eq!(check(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#), Ok(Message::Response));
         let error = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}"#;
@@ -206,7 +256,7 @@ mod tests {
             let r = refused(text);
             assert_eq!((r.code, r.id), (ErrorCode::INVALID_REQUEST, id), "{text}");
         }
-        assert!(refused("[]").message.contains("batches"));
+        assert!(refused("[]").message.contains("at least one message"));
     }
 
     #[test]
@@ -229,6 +279,19 @@ mod tests {
             assert_eq!((r.code, r.id.clone()), (ErrorCode::INVALID_PARAMS, Some(json!(10))), "{text}");
             assert!(r.message.contains(says), "{text}: {}", r.message);
         }
+    }
+
+    #[test]
+    fn a_batch_is_split_into_its_messages_as_they_were_written() {
+        let text = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}, "x", {"jsonrpc":"2.0","method":"n"}]"#;
+        let items = batch(text).unwrap();
+        let items: Vec<&str> = items.iter().map(|i| std::str::from_utf8(i).unwrap()).collect();
+        assert_eq!(
+            items,
+            [r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, r#""x""#, r#"{"jsonrpc":"2.0","method":"n"}"#]
+        );
+        assert_eq!((batch(b"[]"), batch(b"{}"), batch(b"[1")), (None, None, None));
+        assert_eq!(answer_id(br#"{"jsonrpc":"2.0","id":"a","result":{}}"#), Some(json!("a")));
     }
 
     #[test]

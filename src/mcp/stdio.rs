@@ -5,14 +5,18 @@
 //! Here each line of stdin goes through [`envelope::check`]: what passes is
 //! handed to rmcp as it came, what does not is answered on stdout with the
 //! JSON-RPC error it deserves, and rmcp's answers and those errors are written
-//! to stdout whole lines at a time, never interleaved. A line longer than
+//! to stdout whole lines at a time, never interleaved. A batch (a JSON array,
+//! MCP 2025-03-26), which rmcp refuses, goes to rmcp message by message and is
+//! answered with one array of the answers. A line longer than
 //! [`MAX_LINE_BYTES`] is dropped as it streams in (nothing holds more than the
 //! cap) and answered as an invalid request.
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc;
 
-use super::envelope::{self, Refusal};
+use serde_json::Value;
+
+use super::envelope::{self, Batch, Refusal};
 use rmcp::model::ErrorCode;
 
 /// The longest line read (as an HTTP body to `/mcp` may be).
@@ -42,9 +46,9 @@ pub fn wire(
 ) -> Wired {
     let (reader, to_rmcp) = tokio::io::duplex(PIPE_BYTES);
     let (from_rmcp, writer) = tokio::io::duplex(PIPE_BYTES);
-    let (refusals, refused) = mpsc::unbounded_channel();
-    tokio::spawn(read_input(BufReader::new(input), to_rmcp, refusals));
-    let written = tokio::spawn(write_output(BufReader::new(from_rmcp), refused, output));
+    let (say, said) = mpsc::unbounded_channel();
+    tokio::spawn(read_input(BufReader::new(input), to_rmcp, say));
+    let written = tokio::spawn(write_output(BufReader::new(from_rmcp), said, output));
     Wired { reader, writer, written }
 }
 
@@ -86,11 +90,15 @@ async fn next_line(input: &mut (impl AsyncBufRead + Unpin)) -> std::io::Result<O
     }
 }
 
-async fn read_input(
-    mut input: impl AsyncBufRead + Unpin,
-    mut to_rmcp: DuplexStream,
-    refusals: mpsc::UnboundedSender<String>,
-) {
+/// What the input side hands the output side.
+enum Out {
+    /// A refusal, one line.
+    Line(String),
+    /// A batch on its way to rmcp: the ids whose answers it waits for, and the answers it has.
+    Batch { waiting: Vec<Value>, answers: Vec<Value> },
+}
+
+async fn read_input(mut input: impl AsyncBufRead + Unpin, mut to_rmcp: DuplexStream, out: mpsc::UnboundedSender<Out>) {
     loop {
         let line = match next_line(&mut input).await {
             Ok(Some(line)) => line,
@@ -100,7 +108,7 @@ async fn read_input(
                 break;
             }
         };
-        let checked = match line {
+        let text = match line {
             Line::Text(mut text) => {
                 if text.last() == Some(&b'\r') {
                     text.pop();
@@ -108,56 +116,125 @@ async fn read_input(
                 if text.iter().all(u8::is_ascii_whitespace) {
                     continue; // blank lines between messages are nothing
                 }
-                envelope::check(&text).map(|_| text)
+                text
             }
-            Line::TooLong => Err(Box::new(Refusal {
-                id: None,
-                method: None,
-                code: ErrorCode::INVALID_REQUEST,
-                message: format!("message over {} MiB: send smaller messages", MAX_LINE_BYTES >> 20),
-            })),
-        };
-        match checked {
-            Ok(mut text) => {
-                text.push(b'\n');
-                if to_rmcp.write_all(&text).await.is_err() {
-                    break; // rmcp has stopped
-                }
-            }
-            Err(refusal) => {
-                tracing::debug!("refused a message on stdin: {}", refusal.message);
-                if refusals.send(refusal.to_line()).is_err() {
+            Line::TooLong => {
+                let refusal = Refusal {
+                    id: None,
+                    method: None,
+                    code: ErrorCode::INVALID_REQUEST,
+                    message: format!("message over {} MiB: send smaller messages", MAX_LINE_BYTES >> 20),
+                };
+                if out.send(Out::Line(refusal.to_line())).is_err() {
                     break;
                 }
+                continue;
+            }
+        };
+        let (forward, said) = match envelope::batch(&text) {
+            Some(items) => {
+                // Announced before rmcp sees any of it, so its answers are known for the batch's.
+                let Batch { forward, waiting, answers } = Batch::of(items);
+                let said = (!waiting.is_empty() || !answers.is_empty()).then_some(Out::Batch { waiting, answers });
+                (forward, said)
+            }
+            None => match envelope::check(&text) {
+                Ok(_) => (vec![text], None),
+                Err(refusal) => {
+                    tracing::debug!("refused a message on stdin: {}", refusal.message);
+                    (Vec::new(), Some(Out::Line(refusal.to_line())))
+                }
+            },
+        };
+        if let Some(said) = said
+            && out.send(said).is_err()
+        {
+            break;
+        }
+        for mut message in forward {
+            message.push(b'\n');
+            if to_rmcp.write_all(&message).await.is_err() {
+                return; // rmcp has stopped
             }
         }
     }
     // Dropping the pipe tells rmcp that stdin has ended.
 }
 
+/// Batches whose answers are still coming, oldest first.
+#[derive(Default)]
+struct Pending(Vec<(Vec<Value>, Vec<Value>)>);
+
+impl Pending {
+    /// Takes rmcp's answer `line` into the batch waiting for its id; the batch's whole answer
+    /// once it is complete. None: the line is not a batch's and goes out as it is.
+    fn take(&mut self, line: &[u8]) -> Option<Option<String>> {
+        if self.0.is_empty() {
+            return None;
+        }
+        let id = envelope::answer_id(line)?;
+        let at = self.0.iter().position(|(waiting, _)| waiting.contains(&id))?;
+        let (waiting, answers) = &mut self.0[at];
+        waiting.retain(|w| w != &id);
+        answers.push(serde_json::from_slice(line).unwrap_or(Value::Null));
+        if !waiting.is_empty() {
+            return Some(None);
+        }
+        let (_, answers) = self.0.remove(at);
+        Some(Some(Value::Array(answers).to_string()))
+    }
+}
+
 async fn write_output(
     mut from_rmcp: impl AsyncBufRead + Unpin,
-    mut refused: mpsc::UnboundedReceiver<String>,
+    mut said: mpsc::UnboundedReceiver<Out>,
     mut output: impl AsyncWrite + Unpin,
 ) {
+    let mut pending = Pending::default();
     // rmcp's line so far: read_until keeps what it read when the other branch wins, and the
     // next call goes on from there, so a line is written only once it is whole.
     let mut line = Vec::new();
     loop {
         let whole = tokio::select! {
+            // What the input side said first: a batch is announced before rmcp can answer it.
+            biased;
+            Some(out) = said.recv() => match out {
+                Out::Line(text) => text,
+                Out::Batch { waiting, answers } if waiting.is_empty() => Value::Array(answers).to_string(),
+                Out::Batch { waiting, answers } => {
+                    pending.0.push((waiting, answers));
+                    continue;
+                }
+            },
             read = from_rmcp.read_until(b'\n', &mut line) => match read {
                 Ok(0) | Err(_) => break, // rmcp has stopped
-                Ok(_) => std::mem::take(&mut line),
+                Ok(_) => {
+                    let text = std::mem::take(&mut line);
+                    match pending.take(&text) {
+                        None => String::from_utf8_lossy(&text).trim_end().to_owned(),
+                        Some(None) => continue,
+                        Some(Some(answer)) => answer,
+                    }
+                }
             },
-            Some(refusal) = refused.recv() => format!("{refusal}\n").into_bytes(),
         };
-        if output.write_all(&whole).await.is_err() || output.flush().await.is_err() {
+        if output.write_all(format!("{whole}\n").as_bytes()).await.is_err() || output.flush().await.is_err() {
             return;
         }
     }
-    // What was refused while rmcp was stopping is still answered.
-    while let Ok(refusal) = refused.try_recv() {
-        if output.write_all(format!("{refusal}\n").as_bytes()).await.is_err() {
+    // What was refused while rmcp was stopping is still answered, and a batch rmcp left
+    // unfinished gets the answers it has.
+    let mut last = Vec::new();
+    while let Ok(out) = said.try_recv() {
+        match out {
+            Out::Line(text) => last.push(text),
+            Out::Batch { answers, .. } if !answers.is_empty() => last.push(Value::Array(answers).to_string()),
+            Out::Batch { .. } => {}
+        }
+    }
+    last.extend(pending.0.into_iter().filter(|(_, a)| !a.is_empty()).map(|(_, a)| Value::Array(a).to_string()));
+    for text in last {
+        if output.write_all(format!("{text}\n").as_bytes()).await.is_err() {
             return;
         }
     }
