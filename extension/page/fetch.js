@@ -1,16 +1,17 @@
 // fetch → `network_bodies`. The page gets a promise of its own that settles
 // with the original's outcome, so our observation of the original never marks
 // the page's promise handled: an un-awaited fetch that rejects still fires
-// `unhandledrejection`. The response body is read from a clone, up to the cap,
-// as it arrives: `duration` runs to the end of the body (or of our read, which
-// `durationTo` names), `headersMs` to the response's headers.
-// Registry: reads sources, core, outbox, bodies, limits, requests; adds sources.fetch.
+// `unhandledrejection`. The response body is taken from the page's own read of
+// it (consumed.js), or read from a clone, up to the cap, when the page takes
+// the stream or does not read it: `duration` runs to the end of that read
+// (which `durationTo` names), `headersMs` to the response's headers.
+// Registry: reads sources, core, outbox, bodies, limits, requests, consumed; adds sources.fetch.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.fetch = function install({ core, outbox, bodies, limits, requests }) {
+  G.sources.fetch = function install({ core, outbox, bodies, limits, requests, consumed }) {
     const { apply, fill, perfNow, Promise, then } = core;
     const { describeBody, readCapped, readStream, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
     if (typeof window.fetch !== "function") return;
@@ -35,7 +36,8 @@
     }
 
     /**
-     * Reads the response body from a clone and calls `done({body, end, to})`:
+     * Reads the response body as the page reads it (consumed.js; from a clone where that
+     * cannot be) and calls `done({body, end, to})`:
      * the body as read, when it ended, and `to` one of "body" (the whole body
      * arrived), "cap" (our read stopped at the cap), "timeout", "error" (the
      * body failed mid-way) or "headers" (a body we do not read: streaming,
@@ -44,12 +46,14 @@
      */
     function readResponse(response, type, size, headersAt, done) {
       const now = (body, to) => done({ body, end: headersAt, to });
-      if (!response.body) return now(undefined, "body");
+      if (!(consumed ? consumed.hasBody(response) : response.body)) return now(undefined, "body");
       if (response.type === "opaque") return now(undefined, "headers");
       if (STREAMING.test(type)) return now({ note: "[stream]", stream: true, size }, "headers");
       if (!TEXTUAL.test(type)) return now(size ? { note: `[${type || "binary"} ${size} bytes not captured]`, size } : undefined, "headers");
       // Read now, as the body arrives, so that its end is timed: small and of
       // known size whole (at most the cap), any other through the capped reader.
+      // The page's own read of the body is ours too (consumed.js): no clone, no second read.
+      if (consumed) return consumed.watch(response, size, done);
       const failed = () => done({ body: undefined, end: perfNow(), to: "error" });
       try {
         if (size !== undefined && size <= limits.BODY_CAP) {

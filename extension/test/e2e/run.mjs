@@ -212,8 +212,13 @@ try {
   const bodies = await waitFor("both requests with bodies", async () => {
     const entries = await all(client, "network_bodies");
     const urls = entries.map((e) => e.url);
-    return ["/data.json", "/submit", "/submit?via=xhr"].every((u) => urls.some((x) => x.endsWith(u))) && entries;
+    return ["/data.json", "/data.json?unread=1", "/submit", "/submit?via=xhr"].every((u) => urls.some((x) => x.endsWith(u))) && entries;
   });
+  // The page read /data.json itself (json()); the extension took the body from that read. It
+  // never read ?unread=1: the extension read that one from a clone once it was clear it would not.
+  const unread = bodies.find((e) => e.url.endsWith("/data.json?unread=1"));
+  assert.deepEqual(JSON.parse(unread.responseBody), { items: [1, 2, 3], secretToken: "[redacted]" });
+  assert.equal(unread.durationTo, "body");
   const get = bodies.find((e) => e.url.endsWith("/data.json"));
   assert.equal(get.method, "GET");
   assert.equal(get.status, 200);

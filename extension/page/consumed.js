@@ -1,0 +1,211 @@
+// A fetch response's body as the page itself reads it, for fetch.js: no clone,
+// no tee of the network data, no second read or decode. `watch(response, done)`
+// marks a response, and the page's first read of it (text, json, arrayBuffer,
+// bytes, blob, formData, or the `body` stream) is also ours: the text read
+// (decoded once, by the read the page asked for, and cut to the cap) is handed
+// to `done`. `json` is the page's `text` then `JSON.parse`, which is what the
+// built-in does. Taking the body stream (`response.body`: a reader, `pipeTo`,
+// `new Response(response.body)`) clones the response at that moment, before
+// the page has the stream, and reads the clone as bodies.readStream does. A
+// body the page has not begun to read FALLBACK_MS after its headers is read
+// from a clone then, as it would have been; one the browser consumed itself
+// (the Cache API's put) is reported without its text. Whatever the page does
+// with these methods answers as the built-ins do, from the same promises and
+// errors; our part never throws at the page.
+// Registry: reads core, bodies, limits; adds consumed.
+(function () {
+  "use strict";
+  const G = globalThis.__gasoline;
+  if (!G || !G.core || !G.bodies || G.consumed) return;
+  const { apply, then, later, perfNow, fill, disguise } = G.core;
+  const { readStream } = G.bodies;
+  const CAP = G.limits.BODY_CAP;
+  const FALLBACK_MS = 1000;
+  const proto = typeof Response === "function" ? Response.prototype : null;
+  if (!proto) return;
+  const getOwn = Object.getOwnPropertyDescriptor;
+  const bodyOf = getOwn(proto, "body") && getOwn(proto, "body").get;
+  const bodyUsedOf = getOwn(proto, "bodyUsed") && getOwn(proto, "bodyUsed").get;
+  const clone = proto.clone;
+  const textOf = proto.text;
+  const parse = JSON.parse;
+  const decoder = new TextDecoder();
+  const BYTES_READ = CAP * 4; // a character is at most four bytes: enough for CAP characters
+
+  // response → the taker of its body; gone once taken.
+  const watched = new WeakMap();
+
+  /** The page's first read of `response` is ours too; `done({body, end, to})` once, as fetch.js's readResponse. */
+  function watch(response, size, done) {
+    const taker = { response, size, done, cancel: null };
+    watched.set(response, taker);
+    taker.cancel = later(() => fallback(response, taker), FALLBACK_MS);
+  }
+
+  /** Takes `response`'s taker, if it is watched: the first read wins. */
+  function take(response) {
+    const taker = watched.get(response);
+    if (!taker) return null;
+    watched.delete(response);
+    try {
+      taker.cancel();
+    } catch {
+      // the deadline was already gone
+    }
+    return taker;
+  }
+
+  function give(taker, text, size = taker.size) {
+    try {
+      if (typeof text !== "string") return taker.done({ body: undefined, end: perfNow(), to: "error" });
+      const whole = size === undefined ? text.length : size;
+      const truncated = text.length > CAP;
+      taker.done({ body: { text: truncated ? text.slice(0, CAP) : text, size: whole, truncated }, end: perfNow(), to: "body" });
+    } catch {
+      // never an error the page could hear of
+    }
+  }
+
+  function failed(taker) {
+    try {
+      taker.done({ body: undefined, end: perfNow(), to: "error" });
+    } catch {
+      // ignore
+    }
+  }
+
+  /** A read from a clone of `response`, as before any of this: the page did not read it (yet). */
+  function readClone(response, taker) {
+    try {
+      const copy = apply(clone, response, []);
+      readStream(apply(bodyOf, copy, []), taker.size, (body) =>
+        body ? taker.done({ body, end: perfNow(), to: body.ended }) : failed(taker),
+      );
+    } catch {
+      failed(taker);
+    }
+  }
+
+  function fallback(response, taker) {
+    if (watched.get(response) !== taker) return;
+    watched.delete(response);
+    let used = true;
+    try {
+      used = apply(bodyUsedOf, response, []);
+    } catch {
+      // unreadable: leave it
+    }
+    if (used) failed(taker); // consumed where no read of ours could see it (the Cache API)
+    else readClone(response, taker);
+  }
+
+  /**
+   * `method` of Response.prototype, wrapped: on a watched response, `capture(value, taker)`
+   * sees what the built-in's promise resolves to. The page gets the promise that follows
+   * the built-in's (same value, same error), so a rejection it leaves unhandled is still
+   * reported to it as unhandled.
+   */
+  function hook(method, capture) {
+    fill(proto, method, (original) => ({
+      [method]() {
+        const taker = watched.get(this) ? take(this) : null;
+        const result = apply(original, this, arguments);
+        if (!taker) return result;
+        try {
+          return apply(then, result, [
+            (value) => {
+              try {
+                capture(value, taker);
+              } catch {
+                failed(taker);
+              }
+              return value;
+            },
+            (error) => {
+              failed(taker);
+              throw error;
+            },
+          ]);
+        } catch {
+          failed(taker);
+          return result;
+        }
+      },
+    })[method]);
+  }
+
+  const decode = (view) => {
+    try {
+      const bytes = view.byteLength > BYTES_READ ? view.subarray(0, BYTES_READ) : view;
+      return new TextDecoder().decode(bytes, { stream: view.byteLength > BYTES_READ });
+    } catch {
+      return undefined;
+    }
+  };
+
+  hook("text", (text, taker) => give(taker, text));
+  hook("arrayBuffer", (buffer, taker) => give(taker, decode(new Uint8Array(buffer)), buffer.byteLength));
+  if (typeof proto.bytes === "function") hook("bytes", (bytes, taker) => give(taker, decode(bytes), bytes.byteLength));
+  hook("blob", (blob, taker) => {
+    try {
+      apply(then, blob.slice(0, BYTES_READ).text(), [(text) => give(taker, text, blob.size), () => failed(taker)]);
+    } catch {
+      failed(taker);
+    }
+  });
+  hook("formData", (form, taker) => {
+    try {
+      const described = G.bodies.describeBody(form);
+      give(taker, described && described.text);
+    } catch {
+      failed(taker);
+    }
+  });
+
+  // json: the built-in's own text read, then JSON.parse, as json() does: one read and one
+  // decode, the page's promise settling with the parsed value or the parse's SyntaxError.
+  fill(proto, "json", (original) => ({
+    json() {
+      const taker = watched.get(this) ? take(this) : null;
+      if (!taker) return apply(original, this, arguments);
+      let read;
+      try {
+        read = apply(textOf, this, []);
+      } catch {
+        failed(taker);
+        return apply(original, this, arguments);
+      }
+      return apply(then, read, [
+        (text) => {
+          give(taker, text);
+          return parse(text);
+        },
+        (error) => {
+          failed(taker);
+          throw error;
+        },
+      ]);
+    },
+  }).json);
+
+  // The body stream: cloned before the page has it, so that the page's reads and ours each have their own branch.
+  if (bodyOf) {
+    const own = {
+      get body() {
+        if (watched.get(this)) {
+          const taker = take(this);
+          if (taker) readClone(this, taker);
+        }
+        return apply(bodyOf, this, []);
+      },
+    };
+    const getter = disguise(getOwn(own, "body").get, bodyOf);
+    Object.defineProperty(proto, "body", { ...getOwn(proto, "body"), get: getter });
+  }
+
+  G.consumed = {
+    watch,
+    /** Whether `response` has a body, by the built-in getter (never ours, which would take it). */
+    hasBody: (response) => (bodyOf ? apply(bodyOf, response, []) !== null : Boolean(response.body)),
+  };
+})();

@@ -1,0 +1,123 @@
+// page/consumed.js: a fetch response's body taken from the page's own read of
+// it (no clone), on node's Response (the same Fetch API as the page's). The
+// page must get exactly what the built-ins give; we get the text once.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const limits = require("../../lib/limits.js");
+
+// Deadlines under the test's control.
+const timers = [];
+const core = {
+  apply: Reflect.apply,
+  then: Promise.prototype.then,
+  Promise,
+  perfNow: () => 42,
+  later: (fn, ms) => {
+    const t = { fn, ms };
+    timers.push(t);
+    return () => timers.includes(t) && timers.splice(timers.indexOf(t), 1);
+  },
+  fill(owner, name, make) {
+    const d = Object.getOwnPropertyDescriptor(owner, name);
+    Object.defineProperty(owner, name, { ...d, value: make(d.value) });
+    return d.value;
+  },
+  disguise: (wrapper) => wrapper,
+};
+globalThis.__gasoline = { core, limits };
+require("../../page/bodies.js");
+require("../../page/consumed.js");
+const { consumed } = globalThis.__gasoline;
+delete globalThis.__gasoline;
+
+/** A watched response of `text`, and the reads `done` was handed. */
+function watched(text, init = {}) {
+  const response = new Response(text, init);
+  const reads = [];
+  consumed.watch(response, undefined, (read) => reads.push(read));
+  return { response, reads };
+}
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+test("the page's json() gets the parsed body and we get its text, read once", async () => {
+  const { response, reads } = watched('{"items":[1,2],"name":"é"}');
+  assert.deepEqual(await response.json(), { items: [1, 2], name: "é" });
+  await settle();
+  assert.equal(reads.length, 1);
+  assert.deepEqual(reads[0], { body: { text: '{"items":[1,2],"name":"é"}', size: 26, truncated: false }, end: 42, to: "body" });
+  assert.equal(response.bodyUsed, true);
+  assert.equal(timers.length, 0, "the fallback deadline is gone once the page read");
+});
+
+test("text, arrayBuffer and blob give the page the built-in's value and us the text, cut to the cap", async () => {
+  const big = "x".repeat(limits.BODY_CAP + 10);
+  const a = watched(big);
+  assert.equal(await a.response.text(), big);
+  const b = watched("bytes é");
+  const buffer = await b.response.arrayBuffer();
+  assert.ok(buffer instanceof ArrayBuffer);
+  assert.equal(new TextDecoder().decode(buffer), "bytes é");
+  const c = watched("a blob");
+  const blob = await c.response.blob();
+  assert.equal(await blob.text(), "a blob");
+  await settle();
+  await settle();
+  assert.deepEqual(a.reads[0].body, { text: big.slice(0, limits.BODY_CAP), size: big.length, truncated: true });
+  assert.equal(b.reads[0].body.text, "bytes é");
+  assert.equal(c.reads[0].body.text, "a blob");
+});
+
+test("json() of a body that is not JSON rejects with a SyntaxError, as the built-in does; we still have the text", async () => {
+  const { response, reads } = watched("<html>not json");
+  await assert.rejects(response.json(), SyntaxError);
+  await settle();
+  assert.equal(reads[0].body.text, "<html>not json");
+});
+
+test("a second read rejects as the built-in's does, and we are told once", async () => {
+  const { response, reads } = watched("once");
+  assert.equal(await response.text(), "once");
+  await assert.rejects(response.text(), TypeError);
+  await settle();
+  assert.equal(reads.length, 1);
+});
+
+test("the body stream taken by the page: the page reads all of it, and we read a clone of it", async () => {
+  const { response, reads } = watched("streamed body");
+  const reader = response.body.getReader();
+  let got = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    got += new TextDecoder().decode(value);
+  }
+  assert.equal(got, "streamed body");
+  for (let i = 0; i < 5 && !reads.length; i++) await settle();
+  assert.equal(reads.length, 1);
+  assert.equal(reads[0].body.text, "streamed body");
+  assert.equal(reads[0].to, "body");
+});
+
+test("a body the page has not read by the deadline is read from a clone, and the page can still read it", async () => {
+  timers.length = 0;
+  const { response, reads } = watched("read later");
+  assert.equal(timers.length, 1);
+  timers.splice(0, 1)[0].fn(); // the deadline passes
+  for (let i = 0; i < 5 && !reads.length; i++) await settle();
+  assert.equal(reads[0].body.text, "read later");
+  assert.equal(await response.text(), "read later");
+  await settle();
+  assert.equal(reads.length, 1, "the page's late read is not a second body");
+});
+
+test("responses nobody watches are the built-ins' own business", async () => {
+  const response = new Response('{"a":1}');
+  assert.deepEqual(await response.json(), { a: 1 });
+  assert.equal(new Response(null).body, null);
+  assert.equal(consumed.hasBody(new Response(null)), false);
+  assert.equal(consumed.hasBody(new Response("x")), true);
+});
