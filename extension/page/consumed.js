@@ -29,7 +29,7 @@
   const clone = proto.clone;
   const textOf = proto.text;
   const parse = JSON.parse;
-  const decoder = new TextDecoder();
+  const NativeTextDecoder = TextDecoder; // taken before any page script could replace it
   const BYTES_READ = CAP * 4; // a character is at most four bytes: enough for CAP characters
 
   // response → the taker of its body; gone once taken.
@@ -137,7 +137,8 @@
   const decode = (view) => {
     try {
       const bytes = view.byteLength > BYTES_READ ? view.subarray(0, BYTES_READ) : view;
-      return new TextDecoder().decode(bytes, { stream: view.byteLength > BYTES_READ });
+      // In stream mode when cut: a character split at the cut is left out, not made U+FFFD.
+      return new NativeTextDecoder().decode(bytes, { stream: view.byteLength > BYTES_READ });
     } catch {
       return undefined;
     }
@@ -178,7 +179,18 @@
       return apply(then, read, [
         (text) => {
           give(taker, text);
-          return parse(text);
+          try {
+            return parse(text);
+          } catch (error) {
+            // The built-in's SyntaxError carries no frames (it comes from native code): nor
+            // does this one, so that no frame of ours shows in the page's stacks.
+            try {
+              error.stack = `${error.name}: ${error.message}`;
+            } catch {
+              // a frozen error: leave it
+            }
+            throw error;
+          }
         },
         (error) => {
           failed(taker);
