@@ -177,7 +177,9 @@ fn decode_objects<T>(
 
 /// Parses `{"entries": [...]}` and returns the entries.
 fn parse_entries(body: &[u8], limits: &Limits, single_object_ok: bool) -> Result<Vec<Value>, IngestError> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| IngestError::Json(e.to_string()))?;
+    // Half an emoji (a lone surrogate) costs one replacement character, not the batch.
+    let body = crate::surrogates::mend(body);
+    let value: Value = serde_json::from_slice(&body).map_err(|e| IngestError::Json(e.to_string()))?;
     let entries = match value {
         Value::Object(mut map) => match map.remove("entries") {
             Some(Value::Array(entries)) => entries,

@@ -25,5 +25,6 @@ pub mod run;
 #[cfg(feature = "app")]
 pub mod sourcemap;
 pub mod store;
+pub mod surrogates;
 #[cfg(feature = "app")]
 pub mod viewer;

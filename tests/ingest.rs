@@ -535,3 +535,25 @@ async fn tabs_and_vitals_are_bounded_record_their_cuts_and_are_cleared_with_all(
 fn epoch_ms() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis())
 }
+
+/// A browser's JSON.stringify writes half an emoji (a lone UTF-16 surrogate) as
+/// `\ud83d`: a page may log one, and a string cut at a length may end in one.
+/// It costs that one character (U+FFFD), never the batch it came in.
+#[tokio::test]
+async fn a_lone_surrogate_costs_one_character_not_the_batch() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let body = r#"{"entries":[{"level":"info","message":"good1"},{"level":"info","message":"emoji cut \ud83d"},{"level":"info","message":"\ude00 and a pair \ud83d\ude00"}]}"#;
+    let (status, reply) = server.post_raw("logs", body.as_bytes().to_vec(), &[]).await;
+    assert_eq!((status, reply["accepted"].as_i64()), (200, Some(3)), "{reply}");
+    let conn = common::open_db(&db.path);
+    let messages: Vec<String> = conn
+        .prepare("SELECT message FROM logs ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(messages, ["good1", "emoji cut \u{fffd}", "\u{fffd} and a pair 😀"]);
+    server.stop();
+}

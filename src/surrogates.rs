@@ -1,0 +1,94 @@
+//! JSON text from a browser may name a lone UTF-16 surrogate in a `\u` escape:
+//! `JSON.stringify` writes one as `\ud83d` when a page's string holds half an
+//! emoji (a page may log one; a string cut at a length can split one). Such
+//! text is valid JSON, but it is no Unicode string, and serde_json refuses the
+//! whole body for it. [`mend`] replaces each lone surrogate's escape with
+//! `\ufffd` (the replacement character, as a browser's own decoders do), so one
+//! half character costs one character, not a batch.
+
+use std::borrow::Cow;
+
+/// `body` with every `\u` escape of a lone surrogate written `\ufffd`; borrowed when there is none.
+pub fn mend(body: &[u8]) -> Cow<'_, [u8]> {
+    let mut lone = Vec::new();
+    let mut escapes = memchr::memmem::find_iter(body, b"\\u").peekable();
+    let mut after_high: Option<usize> = None; // where a high surrogate's escape ended
+    while let Some(at) = escapes.next() {
+        if escaped_backslash(body, at) {
+            continue; // `\\u…`: a backslash, then the letter u
+        }
+        let Some(unit) = hex4(body, at + 2) else { continue };
+        match unit {
+            0xD800..=0xDBFF => {
+                if let Some(end) = after_high.take() {
+                    lone.push(end - 6); // the high one before had no low one after it
+                }
+                after_high = Some(at + 6);
+            }
+            0xDC00..=0xDFFF => {
+                if after_high.take() != Some(at) {
+                    lone.push(at); // a low surrogate with no high one just before it
+                }
+            }
+            _ => {
+                if let Some(end) = after_high.take() {
+                    lone.push(end - 6);
+                }
+            }
+        }
+        // A high surrogate followed by anything but an escape is lone too.
+        if let Some(end) = after_high
+            && escapes.peek() != Some(&end)
+        {
+            lone.push(end - 6);
+            after_high = None;
+        }
+    }
+    if lone.is_empty() {
+        return Cow::Borrowed(body);
+    }
+    let mut out = body.to_vec();
+    for at in lone {
+        out[at + 2..at + 6].copy_from_slice(b"fffd");
+    }
+    Cow::Owned(out)
+}
+
+/// Whether the backslash at `at` is itself escaped (an odd number of backslashes before it).
+fn escaped_backslash(body: &[u8], at: usize) -> bool {
+    body[..at].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
+}
+
+fn hex4(body: &[u8], from: usize) -> Option<u16> {
+    let digits = body.get(from..from + 4)?;
+    u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mended(text: &str) -> String {
+        String::from_utf8(mend(text.as_bytes()).into_owned()).unwrap()
+    }
+
+    #[test]
+    fn lone_surrogates_become_the_replacement_character_and_pairs_stay() {
+        assert_eq!(mended(r#"{"m":"cut \ud83d"}"#), r#"{"m":"cut \ufffd"}"#);
+        assert_eq!(mended(r#"{"m":"\ude00 low"}"#), r#"{"m":"\ufffd low"}"#);
+        assert_eq!(mended(r#"{"m":"\ud83d\ude00 pair"}"#), r#"{"m":"\ud83d\ude00 pair"}"#);
+        assert_eq!(mended(r#"{"m":"\ud83d\ud83d\ude00"}"#), r#"{"m":"\ufffd\ud83d\ude00"}"#);
+        assert_eq!(mended(r#"{"m":"\ud83d\u0041"}"#), r#"{"m":"\ufffd\u0041"}"#);
+        assert_eq!(mended(r#"["\ud83d","\ude00"]"#), r#"["\ufffd","\ufffd"]"#, "a pair split across strings is two halves");
+        let parsed: serde_json::Value = serde_json::from_slice(&mend(br#"{"m":"a \ud83d b"}"#)).unwrap();
+        assert_eq!(parsed["m"], "a \u{fffd} b");
+    }
+
+    #[test]
+    fn text_that_only_looks_like_an_escape_is_left_alone() {
+        for text in [r#"{"m":"\\ud83d"}"#, r#"{"m":"no escapes 😀"}"#, r#"{"m":"\u00e9\u20ac"}"#, r#"{"m":"\u12"}"#] {
+            assert!(matches!(mend(text.as_bytes()), Cow::Borrowed(_)), "{text}");
+        }
+        assert_eq!(mended(r#"{"m":"\\\ud83d"}"#), r#"{"m":"\\\ufffd"}"#, "an escaped backslash, then a real escape");
+    }
+}
