@@ -41,6 +41,8 @@ pub enum RunError {
     Http(std::io::Error),
     #[error("MCP over stdio failed to start: {0}")]
     McpStart(String),
+    #[error("cannot write to stdout: {0}")]
+    Stdout(std::io::Error),
 }
 
 fn store_options(args: &ServeArgs) -> OpenOptions {
@@ -266,22 +268,23 @@ async fn take_over_when_free(
 pub async fn pair(args: PairArgs) -> Result<(), RunError> {
     let store = open_path(args.db.as_deref(), &OpenOptions::default())?;
     let paired = store.read(sql::paired_extension).await?;
-    if args.reset {
+    let said = if args.reset {
         store.set_setting(sql::EXTENSION_ID, None).await?;
         match &paired {
-            Some(id) => println!(
+            Some(id) => format!(
                 "forgot extension {id}: the next extension to connect will be trusted \
                  (a running gasoline notices within a second; one started with --extension-id keeps that id)"
             ),
-            None => println!("no extension was paired: the next extension to connect will be trusted"),
+            None => "no extension was paired: the next extension to connect will be trusted".to_owned(),
         }
     } else {
         match &paired {
-            Some(id) => println!("paired with extension {id} (chrome-extension://{id})"),
-            None => println!("no extension paired yet: the first extension to connect will be trusted"),
+            Some(id) => format!("paired with extension {id} (chrome-extension://{id})"),
+            None => "no extension paired yet: the first extension to connect will be trusted".to_owned(),
         }
-    }
-    Ok(store.shutdown().await?)
+    };
+    store.shutdown().await?;
+    crate::commands::say(&said).map_err(RunError::Stdout)
 }
 
 /// Serves MCP over stdin/stdout until stdin closes or `stop` is cancelled.

@@ -94,6 +94,22 @@ async fn clear_goes_through_the_server_when_one_writes_the_database_else_directl
     assert_eq!(after, next + 1, "ids never restart, also after a direct clear");
     server.stop();
 
+    // Its reader gone (`gasoline clear | true`): the clear is done and said to nobody, no panic.
+    for args in [&["clear", "logs", "--db", &d, "--port", &port][..], &["pair", "--db", &d][..]] {
+        let mut child = std::process::Command::new(common::BIN)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the pipe's reader goes before anything is written
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    assert_eq!(count(&db.path, "logs"), 0, "the clear was done");
+
     let missing = db.dir.path().join("none.db");
     fails(&["clear", "--db", &db_arg(&missing), "--port", &port], "no database here");
     assert!(!missing.exists(), "clear creates no database");

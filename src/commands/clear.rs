@@ -37,8 +37,9 @@ pub async fn clear(args: ClearArgs) -> Result<(), CommandError> {
         ClearTarget::All => "all kinds".to_owned(),
         ClearTarget::One(kind) => kind.name.to_owned(),
     };
-    println!("cleared {cleared} entries of {scope} ({how}, {})", path.display());
-    Ok(())
+    let entries = if cleared == 1 { "entry" } else { "entries" };
+    super::say(&format!("cleared {cleared} {entries} of {scope} ({how}, {})", path.display()))
+        .map_err(CommandError::Stdout)
 }
 
 async fn through_server(running: &Running, what: ClearTarget) -> Result<u64, CommandError> {
