@@ -79,7 +79,11 @@ mod tests {
         assert_eq!(mended(r#"{"m":"\ud83d\ude00 pair"}"#), r#"{"m":"\ud83d\ude00 pair"}"#);
         assert_eq!(mended(r#"{"m":"\ud83d\ud83d\ude00"}"#), r#"{"m":"\ufffd\ud83d\ude00"}"#);
         assert_eq!(mended(r#"{"m":"\ud83d\u0041"}"#), r#"{"m":"\ufffd\u0041"}"#);
-        assert_eq!(mended(r#"["\ud83d","\ude00"]"#), r#"["\ufffd","\ufffd"]"#, "a pair split across strings is two halves");
+        assert_eq!(
+            mended(r#"["\ud83d","\ude00"]"#),
+            r#"["\ufffd","\ufffd"]"#,
+            "a pair split across strings is two halves"
+        );
         let parsed: serde_json::Value = serde_json::from_slice(&mend(br#"{"m":"a \ud83d b"}"#)).unwrap();
         assert_eq!(parsed["m"], "a \u{fffd} b");
     }

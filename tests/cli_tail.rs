@@ -247,6 +247,11 @@ async fn tail_shows_a_pages_terminal_controls_as_text() {
             out.contains(r"a\u{1b}[2J\u{1b}]0;owned\u{7}\u{1b}]52;c;cGF3bmVk\u{7}\u{9b}31m\u{202e}gpj.exe"),
             "{out:?}"
         );
+        // --json: the same message, every such character a JSON escape.
+        let json = gasoline_env(&["tail", "logs", "-n", "1", "--json", "--db", &d], env).stdout;
+        assert!(!json.chars().any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'), "{json:?}");
+        let entry: Value = serde_json::from_str(json.trim()).unwrap();
+        assert_eq!(entry["message"], hostile);
     }
     server.stop();
 }

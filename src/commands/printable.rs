@@ -24,6 +24,23 @@ pub fn printable(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// JSON `text` (serde_json's, which escapes only C0 controls) with the other characters
+/// `printable` escapes written as `\uXXXX` escapes: the same JSON value, safe on a terminal.
+pub fn json(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(escaped) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if escaped(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32)); // all of them are in the BMP
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 fn escaped(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
 }
@@ -38,6 +55,15 @@ mod tests {
         let shown = printable(hostile);
         assert!(!shown.chars().any(|c| c.is_control()), "{shown:?}");
         assert_eq!(shown, "before\\u{1b}]52;c;cGF3bmVk\\u{7}\\u{1b}[2J\\u{9b}31m\\u{202e}txt.exe\\u{7f}after");
+    }
+
+    #[test]
+    fn json_keeps_its_value_and_loses_its_terminal_controls() {
+        let value = serde_json::json!({"m": "a\u{9b}31m\u{202e}b\u{7f}\u{1b}"});
+        let text = value.to_string();
+        let shown = json(&text);
+        assert!(!shown.chars().any(|c| c.is_control() || c == '\u{202e}'), "{shown:?}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&shown).unwrap(), value);
     }
 
     #[test]

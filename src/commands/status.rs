@@ -49,7 +49,8 @@ pub async fn status(args: StatusArgs) -> Result<(), CommandError> {
     let conn = open_reader(&path)?;
     let server = server::find(args.port.port, &path).await;
     let status = read(&conn, &path, server)?;
-    let text = if args.json { format!("{}\n", json!(status)) } else { human(&status) };
+    let text =
+        if args.json { format!("{}\n", super::printable::json(&json!(status).to_string())) } else { human(&status) };
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()) {
         Err(e) if !is_closed_pipe(&e) => Err(CommandError::Stdout(e)),
