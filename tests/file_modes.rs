@@ -97,3 +97,32 @@ async fn every_export_file_is_the_owner_s_only() {
     mcp.close().await;
     server.stop();
 }
+
+/// A database, WAL or data directory that was already there, open to others
+/// (made by an older version, copied, created by hand), is made the owner's
+/// alone when the server opens it: the capture does not stay readable by all.
+#[tokio::test]
+async fn an_existing_database_and_data_directory_open_to_others_are_made_private() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let data = home.path().join("xdg");
+    let dir = data.join("gasoline");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod dir");
+    let db = dir.join("gasoline.db");
+    std::fs::write(&db, b"").expect("an empty file is an empty database");
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).expect("chmod db");
+    let mut cmd = Command::new(BIN);
+    cmd.args(["serve", "--port", "0"])
+        .env_remove("GASOLINE_DB")
+        .env("XDG_DATA_HOME", &data)
+        .env("HOME", home.path())
+        .env("RUST_LOG", "info");
+    let server = Server::spawn(cmd, &db);
+    server.ingest("logs", logs(3, 0, Some(1))).await;
+    assert_eq!(mode(&dir), 0o700, "the data directory");
+    assert_eq!(mode(&db), 0o600, "the database");
+    assert_eq!(mode(&wal_path(&db)), 0o600, "its WAL, made after");
+    assert_eq!(mode(&shm_path(&db)), 0o600, "its shared-memory index");
+    assert!(server.log().contains("was open to others (644)"), "it says so: {}", server.log());
+    server.stop();
+}

@@ -142,7 +142,39 @@ fn create_private_file(path: &Path) {
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let _ = options.open(path);
+    if options.open(path).is_err() {
+        // It was there already: a file made before, or by other hands, readable by others.
+        for file in [path.to_path_buf(), suffixed(path, "-wal"), suffixed(path, "-shm")] {
+            make_private(&file, 0o600);
+        }
+    }
+}
+
+/// `path` with `suffix` after its file name (`gasoline.db-wal`).
+fn suffixed(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+/// Takes group and others' access off `path` (a file or directory that exists), leaving
+/// it `mode`; says so when it changed anything. Never through a symlink; a file of
+/// another user stays as it is (only its owner may change it).
+pub fn make_private(path: &Path, mode: u32) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let Ok(meta) = std::fs::symlink_metadata(path) else { return };
+        if meta.file_type().is_symlink() || meta.mode() & 0o077 == 0 {
+            return;
+        }
+        let was = meta.mode() & 0o777;
+        if std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).is_ok() {
+            tracing::warn!("{} was open to others ({was:o}): made it {mode:o}, its owner's alone", path.display());
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (path, mode);
 }
 
 /// Creates `dir` and its missing parents readable by their owner only (0700): the
@@ -152,7 +184,9 @@ pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     builder.recursive(true);
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)
+    builder.create(dir)?;
+    make_private(dir, 0o700); // one that was there already, made before or by other hands
+    Ok(())
 }
 
 /// Returns the free pages (from a lowered `--capacity`, or left by the last run) to the
