@@ -260,3 +260,31 @@ async fn an_attached_mcp_takes_ingest_over_when_the_owner_exits() {
     assert_eq!(code, Some(0), "{log}");
     eprintln!("FIGURE port take-over: owner SIGKILLed; ingest landed on the attached gasoline mcp after {took:?}");
 }
+
+/// Another program holding a lock on the file (`sqlite3 gasoline.db` with an
+/// open `BEGIN EXCLUSIVE`): a batch that waited past the busy timeout gets 503
+/// with Retry-After, which the extension retries, and nothing stored is lost.
+#[tokio::test]
+async fn a_database_locked_by_another_program_is_503_and_retried() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", logs(2, 0, Some(1))).await;
+    let other = rusqlite::Connection::open(&db.path).unwrap();
+    other.execute_batch("BEGIN EXCLUSIVE; SELECT count(*) FROM logs;").unwrap();
+    let answer = reqwest::Client::new()
+        .post(server.url("/events/logs"))
+        .header("content-type", "application/json")
+        .body(json!({"entries": logs(1, 2, Some(1))}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 503);
+    assert_eq!(answer.headers().get("retry-after").and_then(|v| v.to_str().ok()), Some("1"));
+    let text = answer.text().await.unwrap();
+    assert!(text.contains("locked by another program"), "{text}");
+    other.execute_batch("COMMIT").unwrap();
+    drop(other);
+    server.ingest("logs", logs(1, 2, Some(1))).await;
+    assert_eq!(common::count(&db.path, "logs"), 3, "the two before and the one sent again");
+    server.stop();
+}

@@ -56,6 +56,10 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::Busy => ApiError::Busy,
+            StoreError::Locked(m) => ApiError::Unavailable(format!(
+                "the database is locked by another program ({m}; an open sqlite3 transaction?); nothing of this \
+                 request was stored, retry in a moment"
+            )),
             StoreError::Closed => ApiError::Unavailable("gasoline is shutting down; retry in a moment".into()),
             StoreError::DiskFull(m) => ApiError::DiskFull(format!(
                 "the disk holding the database is full ({m}); nothing of this request was stored, retry once space is free"
@@ -88,5 +92,18 @@ impl IntoResponse for ApiError {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static(RETRY_AFTER_SECS));
         }
         response
+    }
+}
+
+#[cfg(test)]
+mod lock_tests {
+    use super::*;
+
+    #[test]
+    fn a_database_locked_by_another_program_is_503() {
+        let locked = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(5), Some("database is locked".into()));
+        let api = ApiError::from(StoreError::classify(locked));
+        assert!(matches!(api, ApiError::Unavailable(_)), "{api:?}");
+        assert_eq!(api.into_response().status(), StatusCode::SERVICE_UNAVAILABLE);
     }
 }

@@ -51,6 +51,8 @@ pub enum StoreError {
     DiskFull(String),
     #[error("the writer is busy; retry shortly")]
     Busy,
+    #[error("the database is locked by another program ({0}; an open sqlite3 transaction?)")]
+    Locked(String),
     #[error("this process only reads the database: the gasoline that holds the port writes it")]
     NotWriter,
     #[error("the store is shutting down")]
@@ -69,13 +71,17 @@ impl StoreError {
     /// Maps a write the disk refused to [`StoreError::DiskFull`]: SQLite's
     /// own disk-full code (ENOSPC), and a failed write, which is how a
     /// file-size limit (EFBIG, `ulimit -f`) or a full quota shows up.
-    fn classify(e: rusqlite::Error) -> Self {
+    pub(crate) fn classify(e: rusqlite::Error) -> Self {
         let refused_write = matches!(
             &e,
             rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_IOERR_WRITE
         );
         match e.sqlite_error_code() {
             Some(rusqlite::ErrorCode::DiskFull) => StoreError::DiskFull(e.to_string()),
+            // Past the busy timeout: another connection (not ours: we have one writer) holds the file.
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+                StoreError::Locked(e.to_string())
+            }
             _ if refused_write => {
                 StoreError::DiskFull(format!("{e} (the disk refused a write: full, or over a file-size limit)"))
             }

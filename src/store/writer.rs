@@ -110,6 +110,7 @@ fn echo(e: &StoreError) -> StoreError {
     match e {
         StoreError::DiskFull(m) => StoreError::DiskFull(m.clone()),
         StoreError::Closed => StoreError::Closed,
+        StoreError::Locked(m) => StoreError::Locked(m.clone()),
         other => StoreError::Invalid(other.to_string()),
     }
 }
