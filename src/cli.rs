@@ -73,9 +73,9 @@ pub struct TailArgs {
     #[arg(value_name = "KIND", value_parser = parse_tail_kind)]
     pub kinds: Vec<TailKind>,
     /// Only this Chrome tab.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub tab: Option<i64>,
-    /// Only console entries at this level or more severe (debug, log, info, warn, error).
+    /// Only console entries at this level or more severe (debug, log, info, warn, error); failed requests show whatever it is.
     #[arg(long, value_parser = parse_level)]
     pub level: Option<&'static str>,
     /// Only entries whose URL contains this text.
@@ -148,7 +148,7 @@ pub struct ExportArgs {
     #[arg(value_name = "KIND", value_parser = parse_kind)]
     pub kinds: Vec<&'static Kind>,
     /// Only this Chrome tab.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub tab: Option<i64>,
     /// Only entries at or after this time: RFC 3339 (2026-11-23T18:00:00Z), epoch milliseconds, or an age (10m, 2h, 1d).
     #[arg(long, value_name = "TIME")]

@@ -72,6 +72,14 @@ async fn default_tail_merges_logs_and_failed_requests_of_every_tab() {
     assert_eq!(statuses, [500]);
     let ws = ok(&["tail", "websocket_events", "--db", &d]);
     assert!(ws.lines().nth(1).is_some_and(|l| l.contains("→ {\"sub\":\"news\"}")), "{ws}");
+    // --level sorts the console lines; the default's failed requests stay, they have no level.
+    let warn = ok(&["tail", "--level", "warn", "-n", "4", "--db", &d]);
+    let warn: Vec<&str> = warn.lines().collect();
+    assert_eq!(warn.len(), 4, "{warn:?}");
+    assert!(warn[0].contains("api/save 500") && warn[3].contains("down.test"), "{warn:?}");
+    // A negative tab id is a value, not a flag.
+    let none = ok(&["tail", "--tab", "-1", "--db", &d]);
+    assert_eq!(none.lines().count(), 0, "{none}");
     let _ = T0;
     server.stop();
 }

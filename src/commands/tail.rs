@@ -124,6 +124,10 @@ fn sources(args: &TailArgs) -> Result<Vec<Source>, CommandError> {
         if tk.errors_only {
             filter.min_level = Some("error");
         }
+        if defaulted && !tk.kind.filters.iter().any(|f| f.column == "level") {
+            // The default's failed requests have no level: --level sorts the console lines.
+            filter.min_level = None;
+        }
         if let Some(flag) = filter.unsupported(tk.kind) {
             if defaulted {
                 continue;
