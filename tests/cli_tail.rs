@@ -144,6 +144,7 @@ async fn tail_refuses_bad_input_with_one_line() {
     let d = db_arg(&db.path);
     fails(&["tail", "cookies", "--db", &d], "unknown kind \"cookies\"");
     fails(&["tail", "--level", "loud", "--db", &d], "unknown level \"loud\"");
+    fails(&["tail", "-n", "many", "--db", &d], "invalid value 'many'");
     fails(&["tail", "actions", "--status-min", "400", "--db", &d], "--status-min does not apply to actions");
 
     let text = db.dir.path().join("notes.txt");

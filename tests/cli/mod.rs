@@ -50,6 +50,7 @@ pub fn fails(args: &[&str], expected: &str) -> String {
     assert!(ran.code.is_some_and(|c| c != 0), "gasoline {args:?} should fail: {}{}", ran.stdout, ran.stderr);
     let first = ran.stderr.lines().next().unwrap_or_default();
     assert!(first.contains(expected), "gasoline {args:?}: expected {expected:?} in {:?}", ran.stderr);
+    assert_eq!(ran.stderr.lines().count(), 1, "gasoline {args:?}: one line, not {:?}", ran.stderr);
     assert!(ran.stdout.is_empty(), "nothing on stdout: {}", ran.stdout);
     ran.stderr
 }
