@@ -75,7 +75,7 @@ pub enum IngestError {
     Shape,
     #[error("{count} entries in one request; at most {max} are accepted, split the batch")]
     TooManyEntries { count: usize, max: usize },
-    #[error("entries[{index}].{field}: {problem}")]
+    #[error("entries[{index}]{}{field}: {problem}", if field.is_empty() { "" } else { "." })]
     Entry { index: usize, field: String, problem: String },
 }
 

@@ -267,7 +267,7 @@ async fn bad_input_is_refused_clearly_and_stores_nothing() {
             "entries[0].tabId",
         ),
         ("logs", br#"{"entries": [{"level": "log", "message": "m", "ts": "now"}]}"#.to_vec(), 400, "entries[0].ts"),
-        ("logs", br#"{"entries": [7]}"#.to_vec(), 400, "entries[0].: each entry must be a JSON object"),
+        ("logs", br#"{"entries": [7]}"#.to_vec(), 400, "entries[0]: each entry must be a JSON object"),
         (
             "network_bodies",
             br#"{"entries": [{"method": "GET", "url": "u", "status": "200"}]}"#.to_vec(),
@@ -280,7 +280,6 @@ async fn bad_input_is_refused_clearly_and_stores_nothing() {
             400,
             "entries[0].direction",
         ),
-        ("logs", br#"{"entries": [{"level": "log", "message": "\ud800"}]}"#.to_vec(), 400, "not valid JSON"),
         ("tabs", br#"{"entries": [{"url": "u"}]}"#.to_vec(), 400, "entries[0].tabId"),
         ("cookies", br#"{"entries": []}"#.to_vec(), 404, "valid kinds: logs, network_waterfall"),
     ];
@@ -555,5 +554,33 @@ async fn a_lone_surrogate_costs_one_character_not_the_batch() {
         .map(Result::unwrap)
         .collect();
     assert_eq!(messages, ["good1", "emoji cut \u{fffd}", "\u{fffd} and a pair 😀"]);
+    server.stop();
+}
+
+/// Every refusal is JSON with an `error`, also a wrong method (405 with `Allow`) and a
+/// path that is not text.
+#[tokio::test]
+async fn a_wrong_method_or_path_is_refused_in_json() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let http = reqwest::Client::new();
+    let get = http.get(server.url("/events/logs")).send().await.unwrap();
+    assert_eq!(get.status(), 405);
+    assert_eq!(get.headers().get("allow").and_then(|v| v.to_str().ok()), Some("POST"));
+    let body: Value = get.json().await.unwrap();
+    assert!(body["error"].as_str().unwrap().contains("takes POST"), "{body}");
+    let bad = http
+        .post(server.url("/events/%ff"))
+        .header("content-type", "application/json")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
+    let body: Value = bad.json().await.unwrap();
+    assert!(body["error"].as_str().is_some(), "{body}");
+    let (status, reply) = server.post("logs", &json!({"entries": [7]})).await;
+    assert_eq!(status, 400);
+    assert_eq!(reply["error"], "entries[0]: each entry must be a JSON object", "no stray dot");
     server.stop();
 }

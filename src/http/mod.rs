@@ -81,9 +81,9 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
     let sourcemaps = crate::sourcemap::Resolver::start(store.clone(), port);
     let viewer = crate::viewer::router(store.clone(), port, shutdown_viewer);
     Router::new()
-        .route("/events/{kind}", post(post_events))
-        .route("/capture", put(put_capture))
-        .route("/health", get(health))
+        .route("/events/{kind}", post(post_events).fallback(|m, u| wrong_method("POST", m, u)))
+        .route("/capture", put(put_capture).fallback(|m, u| wrong_method("PUT", m, u)))
+        .route("/health", get(health).fallback(|m, u| wrong_method("GET", m, u)))
         .with_state(AppState { decoding, pairing, store, limits: options.limits, sessions, sourcemaps })
         .merge(mcp)
         .merge(viewer)
@@ -103,12 +103,21 @@ const IDEMPOTENCY_KEY: &str = "idempotency-key";
 /// The reply header saying a batch was stored before and this is its first answer.
 const REPLAYED: &str = "idempotent-replayed";
 
+/// A route asked with a method it does not take: 405 with `Allow`, said in JSON like every refusal.
+async fn wrong_method(allow: &'static str, method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    let message = format!("{} takes {allow}, not {method}", uri.path());
+    (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, allow)], Json(json!({ "error": message }))).into_response()
+}
+
 async fn post_events(
     State(state): State<AppState>,
-    Path(kind_name): Path<String>,
+    kind: Result<Path<String>, axum::extract::rejection::PathRejection>,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
+    let Ok(Path(kind_name)) = kind else {
+        return ApiError::BadRequest("the kind in the path is not valid UTF-8 text".into()).into_response();
+    };
     let declared =
         headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > MAX_BODY_BYTES) {

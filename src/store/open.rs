@@ -75,6 +75,12 @@ pub(super) fn open_writer(path: &Path, options: &OpenOptions) -> Result<Connecti
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {
         return Err(StoreError::MissingDirectory(dir.to_path_buf()));
     }
+    if path.is_dir() {
+        return Err(StoreError::Unreadable(
+            path.to_path_buf(),
+            "it is a directory; --db names the database file".into(),
+        ));
+    }
     create_private_file(path);
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| classify_open(e, path))?;
