@@ -266,7 +266,12 @@ async fn take_over_when_free(
 
 /// `gasoline pair`: shows the paired extension, or with `--reset` forgets it.
 pub async fn pair(args: PairArgs) -> Result<(), RunError> {
-    let store = open_path(args.db.as_deref(), &OpenOptions::default())?;
+    // No database, no pairing to show or forget: like tail and status, make none.
+    let path = db_path(args.db.as_deref())?;
+    if !path.exists() {
+        return Err(StoreError::NotFound(path).into());
+    }
+    let store = open_path(Some(&path), &OpenOptions::default())?;
     let paired = store.read(sql::paired_extension).await?;
     let said = if args.reset {
         store.set_setting(sql::EXTENSION_ID, None).await?;

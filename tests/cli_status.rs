@@ -110,6 +110,11 @@ async fn clear_goes_through_the_server_when_one_writes_the_database_else_directl
     }
     assert_eq!(count(&db.path, "logs"), 0, "the clear was done");
 
+    // No database there: pair says so and makes none, as tail and status do.
+    let missing = db.dir.path().join("missing.db");
+    fails(&["pair", "--db", &db_arg(&missing)], "no database here");
+    assert!(!missing.exists(), "pair creates no database");
+
     let missing = db.dir.path().join("none.db");
     fails(&["clear", "--db", &db_arg(&missing), "--port", &port], "no database here");
     assert!(!missing.exists(), "clear creates no database");
