@@ -88,6 +88,14 @@ impl IntoResponse for ApiError {
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, json!({ "error": message })),
         };
         let mut response = (status, Json(body)).into_response();
+        // A refusal is data, never a page: no browser sniffs, runs or frames it.
+        let headers = response.headers_mut();
+        headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static("default-src 'none'; frame-ancestors 'none'"),
+        );
+        headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
         if matches!(self, ApiError::Busy | ApiError::Unavailable(_) | ApiError::DiskFull(_)) {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static(RETRY_AFTER_SECS));
         }
@@ -104,6 +112,8 @@ mod lock_tests {
         let locked = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(5), Some("database is locked".into()));
         let api = ApiError::from(StoreError::classify(locked));
         assert!(matches!(api, ApiError::Unavailable(_)), "{api:?}");
-        assert_eq!(api.into_response().status(), StatusCode::SERVICE_UNAVAILABLE);
+        let response = api.into_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff", "a refusal is never sniffed");
     }
 }
