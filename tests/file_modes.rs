@@ -18,6 +18,17 @@ fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap_or_else(|e| panic!("stat {}: {e}", path.display())).permissions().mode() & 0o777
 }
 
+/// `gasoline serve` with no --db: its data directory under `data` (XDG_DATA_HOME).
+fn serve_without_db(data: &Path, home: &Path) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["serve", "--port", "0"])
+        .env_remove("GASOLINE_DB")
+        .env("XDG_DATA_HOME", data)
+        .env("HOME", home)
+        .env("RUST_LOG", "info");
+    cmd
+}
+
 fn shm_path(db: &Path) -> PathBuf {
     let mut name = db.as_os_str().to_owned();
     name.push("-shm");
@@ -29,15 +40,9 @@ async fn the_data_directory_database_wal_and_shm_are_the_owner_s_only() {
     let home = tempfile::tempdir().expect("temp dir");
     // No --db: the server creates its data directory under XDG_DATA_HOME.
     let data = home.path().join("xdg");
-    let mut cmd = Command::new(BIN);
-    cmd.args(["serve", "--port", "0"])
-        .env_remove("GASOLINE_DB")
-        .env("XDG_DATA_HOME", &data)
-        .env("HOME", home.path())
-        .env("RUST_LOG", "info");
     let dir = data.join("gasoline");
     let db = dir.join("gasoline.db");
-    let server = Server::spawn(cmd, &db);
+    let server = Server::spawn(serve_without_db(&data, home.path()), &db);
     server.ingest("logs", logs(3, 0, Some(1))).await;
 
     assert_eq!(mode(&dir), 0o700, "the data directory");
@@ -111,13 +116,7 @@ async fn an_existing_database_and_data_directory_open_to_others_are_made_private
     let db = dir.join("gasoline.db");
     std::fs::write(&db, b"").expect("an empty file is an empty database");
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).expect("chmod db");
-    let mut cmd = Command::new(BIN);
-    cmd.args(["serve", "--port", "0"])
-        .env_remove("GASOLINE_DB")
-        .env("XDG_DATA_HOME", &data)
-        .env("HOME", home.path())
-        .env("RUST_LOG", "info");
-    let server = Server::spawn(cmd, &db);
+    let server = Server::spawn(serve_without_db(&data, home.path()), &db);
     server.ingest("logs", logs(3, 0, Some(1))).await;
     assert_eq!(mode(&dir), 0o700, "the data directory");
     assert_eq!(mode(&db), 0o600, "the database");

@@ -120,13 +120,7 @@ async fn ring_keeps_exactly_the_newest_and_ids_keep_rising() {
         last = l;
     }
     let conn = open_db(&db.path);
-    let ids: Vec<i64> = conn
-        .prepare("SELECT id FROM logs ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let ids: Vec<i64> = column(&conn, "SELECT id FROM logs ORDER BY id");
     assert_eq!(ids, (451..=500).collect::<Vec<_>>());
     let messages: Vec<String> = conn
         .prepare("SELECT message FROM logs ORDER BY id")
@@ -545,14 +539,7 @@ async fn a_lone_surrogate_costs_one_character_not_the_batch() {
     let body = r#"{"entries":[{"level":"info","message":"good1"},{"level":"info","message":"emoji cut \ud83d"},{"level":"info","message":"\ude00 and a pair \ud83d\ude00"}]}"#;
     let (status, reply) = server.post_raw("logs", body.as_bytes().to_vec(), &[]).await;
     assert_eq!((status, reply["accepted"].as_i64()), (200, Some(3)), "{reply}");
-    let conn = common::open_db(&db.path);
-    let messages: Vec<String> = conn
-        .prepare("SELECT message FROM logs ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let messages: Vec<String> = column(&common::open_db(&db.path), "SELECT message FROM logs ORDER BY id");
     assert_eq!(messages, ["good1", "emoji cut \u{fffd}", "\u{fffd} and a pair 😀"]);
     server.stop();
 }
@@ -583,4 +570,9 @@ async fn a_wrong_method_or_path_is_refused_in_json() {
     assert_eq!(status, 400);
     assert_eq!(reply["error"], "entries[0]: each entry must be a JSON object", "no stray dot");
     server.stop();
+}
+
+/// The first column of every row `sql` gives.
+fn column<T: rusqlite::types::FromSql>(conn: &rusqlite::Connection, sql: &str) -> Vec<T> {
+    conn.prepare(sql).unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
 }
