@@ -160,8 +160,9 @@ async fn close(store: &Store) -> Result<(), RunError> {
 pub async fn serve(args: ServeArgs) -> Result<(), RunError> {
     let stop = CancellationToken::new();
     cancel_on_signal(stop.clone())?;
-    let store = open_store(&args).await?;
+    // The port first: a port in use is said before any database file is made.
     let listener = bind(args.port).await.map_err(|e| port_error(args.port, e))?;
+    let store = open_store(&args).await?;
     serve_http(listener, store.clone(), &args, stop, &Address::default()).await?;
     close(&store).await
 }

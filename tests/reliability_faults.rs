@@ -205,6 +205,7 @@ fn a_port_held_by_another_program_is_named_and_mcp_still_serves() {
     serve.stdin(std::process::Stdio::null());
     let line = refused_cmd(serve, &format!("port {port}"));
     assert!(line.contains("already in use"), "{line}");
+    assert!(!db.path.exists(), "serve said so before it made any database file");
 
     // `gasoline mcp` cannot ingest then, but still answers MCP on stdio from the database.
     let mut mcp = McpProc::start(&db.path, port, &[]);
