@@ -4,11 +4,9 @@
 //! its shape and order are stable (kinds in `KINDS` order, fields in
 //! `Kind::field_names` order, columns in table order).
 
-use std::io::Write;
-
 use serde_json::{Value, json};
 
-use super::{CommandError, is_closed_pipe};
+use super::CommandError;
 use crate::kind::{ColumnType, KINDS, Kind, Required};
 
 /// `{"kinds":[{"name":..,"fields":[..],"columns":[{"field":..,"type":..,"required":..,"one_of":[..]}]}]}`.
@@ -41,10 +39,5 @@ fn kind_json(kind: &Kind) -> Value {
 }
 
 pub async fn kinds() -> Result<(), CommandError> {
-    let text = format!("{}\n", declared());
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if !is_closed_pipe(&e) => Err(CommandError::Stdout(e)),
-        _ => Ok(()),
-    }
+    super::say(&declared().to_string()).map_err(CommandError::Stdout)
 }

@@ -65,13 +65,18 @@ fn is_closed_pipe(e: &std::io::Error) -> bool {
     e.kind() == std::io::ErrorKind::BrokenPipe
 }
 
-/// Prints `line` and a newline on stdout; a reader that went away is no failure
+/// Writes `text` to stdout as it is; a reader that went away is no failure
 /// (`println!` would panic there), a full disk or a closed descriptor is.
-pub fn say(line: &str) -> std::io::Result<()> {
+fn print(text: &str) -> std::io::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    match out.write_all(format!("{line}\n").as_bytes()).and_then(|()| out.flush()) {
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if is_closed_pipe(&e) => Ok(()),
         other => other,
     }
+}
+
+/// Prints `line` and a newline on stdout, as [`print`].
+pub fn say(line: &str) -> std::io::Result<()> {
+    print(&format!("{line}\n"))
 }

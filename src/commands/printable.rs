@@ -10,33 +10,27 @@ use std::borrow::Cow;
 /// `text` with every control character (C0 but tab, DEL, C1) and bidirectional
 /// control written as `\u{..}`; a tab becomes a space.
 pub fn printable(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c == '\t' || escaped(c)) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '\t' => out.push(' '),
-            c if escaped(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
+    rewrite(text, |c, out| match c {
+        '\t' => out.push(' '),
+        c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+    })
 }
 
 /// JSON `text` (serde_json's, which escapes only C0 controls) with the other characters
 /// `printable` escapes written as `\uXXXX` escapes: the same JSON value, safe on a terminal.
+/// (A tab in serde_json's text is already `\t`.)
 pub fn json(text: &str) -> Cow<'_, str> {
+    rewrite(text, |c, out| out.push_str(&format!("\\u{:04x}", c as u32))) // all of them are in the BMP
+}
+
+/// `text` with each character `escaped` (a tab among them) written by `write`; borrowed when there is none.
+fn rewrite(text: &str, write: impl Fn(char, &mut String)) -> Cow<'_, str> {
     if !text.chars().any(escaped) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if escaped(c) {
-            out.push_str(&format!("\\u{:04x}", c as u32)); // all of them are in the BMP
-        } else {
-            out.push(c);
-        }
+        if escaped(c) { write(c, &mut out) } else { out.push(c) }
     }
     Cow::Owned(out)
 }

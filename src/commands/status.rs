@@ -2,7 +2,6 @@
 //! the paired extension and the capture state it reported. Read-only; the same ring counts as
 //! `configure action=status`, whether or not a server runs.
 
-use std::io::Write;
 use std::path::Path;
 
 use chrono::{DateTime, Local};
@@ -11,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::server::{self, Running};
-use super::{CommandError, db_path, is_closed_pipe, open_reader};
+use super::{CommandError, db_path, open_reader};
 use crate::cli::StatusArgs;
 use crate::kind::KINDS;
 use crate::query::Snapshot;
@@ -51,11 +50,7 @@ pub async fn status(args: StatusArgs) -> Result<(), CommandError> {
     let status = read(&conn, &path, server)?;
     let text =
         if args.json { format!("{}\n", super::printable::json(&json!(status).to_string())) } else { human(&status) };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()) {
-        Err(e) if !is_closed_pipe(&e) => Err(CommandError::Stdout(e)),
-        _ => Ok(()),
-    }
+    super::print(&text).map_err(CommandError::Stdout)
 }
 
 fn read(conn: &Connection, path: &Path, server: Option<Running>) -> Result<Status, CommandError> {
