@@ -41,12 +41,11 @@ pub struct Gate {
 const SESSION_HEADER: &str = "mcp-session-id";
 
 pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Response {
-    let sessions = &gate.sessions;
     if request.method() == Method::DELETE {
         if let Some(id) = session_of(&request)
-            && !sessions.sessions.read().await.contains_key(id.as_str())
+            && !gate.knows(&id).await
         {
-            return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+            return session_gone();
         }
         let response = next.run(request).await;
         if response.status() == StatusCode::ACCEPTED {
@@ -66,26 +65,36 @@ pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Res
     if let Some(items) = envelope::batch(&bytes) {
         return match &session {
             None => (StatusCode::BAD_REQUEST, "Bad Request: Session ID is required").into_response(),
-            Some(id) if !sessions.sessions.read().await.contains_key(id.as_str()) => {
-                (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
-            }
+            Some(id) if !gate.knows(id).await => session_gone(),
             Some(_) => serve_batch(&gate.mcp, &parts, Batch::of(items)).await,
         };
     }
     if let Err(refusal) = envelope::check(&bytes) {
-        let session_good = match &session {
-            Some(id) => sessions.sessions.read().await.contains_key(id.as_str()),
-            None => refusal.method.as_deref() == Some("initialize"),
-        };
         if !refusal.is_of_a_request() {
             return answer(StatusCode::BAD_REQUEST, &refusal);
         }
+        let session_good = match &session {
+            Some(id) => gate.knows(id).await,
+            None => refusal.method.as_deref() == Some("initialize"),
+        };
         if session_good {
             return answer(StatusCode::OK, &refusal);
         }
         // Left to rmcp, which tells the client its session is missing or gone.
     }
     next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+impl Gate {
+    /// Whether the MCP session `id` exists.
+    async fn knows(&self, id: &str) -> bool {
+        self.sessions.sessions.read().await.contains_key(id)
+    }
+}
+
+/// What rmcp answers a request naming a session that does not exist (any more).
+fn session_gone() -> Response {
+    (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
 }
 
 fn session_of(request: &Request) -> Option<String> {
