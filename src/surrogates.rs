@@ -10,40 +10,14 @@ use std::borrow::Cow;
 
 /// `body` with every `\u` escape of a lone surrogate written `\ufffd`; borrowed when there is none.
 pub fn mend(body: &[u8]) -> Cow<'_, [u8]> {
-    let mut lone = Vec::new();
-    let mut escapes = memchr::memmem::find_iter(body, b"\\u").peekable();
-    let mut after_high: Option<usize> = None; // where a high surrogate's escape ended
-    while let Some(at) = escapes.next() {
-        if escaped_backslash(body, at) {
-            continue; // `\\u…`: a backslash, then the letter u
-        }
-        let Some(unit) = hex4(body, at + 2) else { continue };
-        match unit {
-            0xD800..=0xDBFF => {
-                if let Some(end) = after_high.take() {
-                    lone.push(end - 6); // the high one before had no low one after it
-                }
-                after_high = Some(at + 6);
-            }
-            0xDC00..=0xDFFF => {
-                if after_high.take() != Some(at) {
-                    lone.push(at); // a low surrogate with no high one just before it
-                }
-            }
-            _ => {
-                if let Some(end) = after_high.take() {
-                    lone.push(end - 6);
-                }
-            }
-        }
-        // A high surrogate followed by anything but an escape is lone too.
-        if let Some(end) = after_high
-            && escapes.peek() != Some(&end)
-        {
-            lone.push(end - 6);
-            after_high = None;
-        }
-    }
+    let lone: Vec<usize> = memchr::memmem::find_iter(body, b"\\u")
+        .filter(|&at| match unit_at(body, at) {
+            // A high surrogate is whole with a low one right after it; a low one with a high one right before.
+            Some(0xD800..=0xDBFF) => !matches!(unit_at(body, at + 6), Some(0xDC00..=0xDFFF)),
+            Some(0xDC00..=0xDFFF) => !(at >= 6 && matches!(unit_at(body, at - 6), Some(0xD800..=0xDBFF))),
+            _ => false,
+        })
+        .collect();
     if lone.is_empty() {
         return Cow::Borrowed(body);
     }
@@ -52,6 +26,15 @@ pub fn mend(body: &[u8]) -> Cow<'_, [u8]> {
         out[at + 2..at + 6].copy_from_slice(b"fffd");
     }
     Cow::Owned(out)
+}
+
+/// The UTF-16 unit of the `\uXXXX` escape at `at`, if one is there (a backslash that is not
+/// itself escaped: `\\u…` is a backslash, then the letter u).
+fn unit_at(body: &[u8], at: usize) -> Option<u16> {
+    if !body.get(at..)?.starts_with(b"\\u") || escaped_backslash(body, at) {
+        return None;
+    }
+    hex4(body, at + 2)
 }
 
 /// Whether the backslash at `at` is itself escaped (an odd number of backslashes before it).
