@@ -56,8 +56,8 @@
   }
 
   function give(taker, text, size = taker.size) {
+    if (typeof text !== "string") return failed(taker);
     try {
-      if (typeof text !== "string") return taker.done({ body: undefined, end: perfNow(), to: "error" });
       const whole = size === undefined ? text.length : size;
       const truncated = text.length > CAP;
       taker.done({ body: { text: truncated ? text.slice(0, CAP) : text, size: whole, truncated }, end: perfNow(), to: "body" });
@@ -108,7 +108,7 @@
   function hook(method, capture) {
     fill(proto, method, (original) => ({
       [method]() {
-        const taker = watched.get(this) ? take(this) : null;
+        const taker = take(this);
         const result = apply(original, this, arguments);
         if (!taker) return result;
         try {
@@ -167,7 +167,7 @@
   // decode, the page's promise settling with the parsed value or the parse's SyntaxError.
   fill(proto, "json", (original) => ({
     json() {
-      const taker = watched.get(this) ? take(this) : null;
+      const taker = take(this);
       if (!taker) return apply(original, this, arguments);
       let read;
       try {
@@ -204,10 +204,8 @@
   if (bodyOf) {
     const own = {
       get body() {
-        if (watched.get(this)) {
-          const taker = take(this);
-          if (taker) readClone(this, taker);
-        }
+        const taker = take(this);
+        if (taker) readClone(this, taker);
         return apply(bodyOf, this, []);
       },
     };

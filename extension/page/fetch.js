@@ -13,7 +13,7 @@
 
   G.sources.fetch = function install({ core, outbox, bodies, limits, requests, consumed }) {
     const { apply, fill, perfNow, Promise, then } = core;
-    const { describeBody, readCapped, readStream, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
+    const { describeBody, readCapped, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
     if (typeof window.fetch !== "function") return;
 
     function describeRequest(input, init) {
@@ -46,27 +46,14 @@
      */
     function readResponse(response, type, size, headersAt, done) {
       const now = (body, to) => done({ body, end: headersAt, to });
-      if (!(consumed ? consumed.hasBody(response) : response.body)) return now(undefined, "body");
+      if (!consumed) return now(undefined, "headers"); // no Response to read from in this world
+      if (!consumed.hasBody(response)) return now(undefined, "body");
       if (response.type === "opaque") return now(undefined, "headers");
       if (STREAMING.test(type)) return now({ note: "[stream]", stream: true, size }, "headers");
       if (!TEXTUAL.test(type)) return now(size ? { note: `[${type || "binary"} ${size} bytes not captured]`, size } : undefined, "headers");
-      // Read now, as the body arrives, so that its end is timed: small and of
-      // known size whole (at most the cap), any other through the capped reader.
-      // The page's own read of the body is ours too (consumed.js): no clone, no second read.
-      if (consumed) return consumed.watch(response, size, done);
-      const failed = () => done({ body: undefined, end: perfNow(), to: "error" });
-      try {
-        if (size !== undefined && size <= limits.BODY_CAP) {
-          apply(then, response.clone().text(), [
-            (text) => (typeof text === "string" ? done({ body: { text, size: text.length, truncated: false }, end: perfNow(), to: "body" }) : failed()),
-            failed,
-          ]);
-        } else {
-          readStream(response.clone().body, size, (body) => (body ? done({ body, end: perfNow(), to: body.ended }) : failed()));
-        }
-      } catch {
-        failed(); // a clone the page's own code refused: the row still ends
-      }
+      // The page's own read of the body is ours too, timed as it ends (consumed.js): no clone,
+      // no second read; a clone's read, up to the cap, where the page takes the stream or reads late.
+      consumed.watch(response, size, done);
     }
 
     function observe(info, response) {

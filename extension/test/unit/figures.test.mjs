@@ -79,6 +79,7 @@ Object.assign(G.core, {
   },
 });
 require("../../page/bodies.js");
+require("../../page/consumed.js");
 require("../../page/xhr.js");
 require("../../page/fetch.js");
 require("../../page/vitals.js");
@@ -278,13 +279,14 @@ test("fetch: duration runs to the end of the body, headersMs to the headers, and
       return answers[url]();
     },
   };
-  G.sources.fetch({ core: G.core, outbox, bodies: G.bodies, limits, requests: noRequests });
+  G.sources.fetch({ core: G.core, outbox, bodies: G.bodies, limits, requests: noRequests, consumed: G.consumed });
   emitted.length = 0;
   clock = 0;
   const streamed = await window.fetch("/stream");
   assert.equal((await streamed.text()).length, 400, "the page reads its whole body");
   const entry = async (url) => {
-    for (let i = 0; i < 100 && !emitted.some((e) => e.entry.url === url); i++) await new Promise((r) => setTimeout(r, 5));
+    // A body the page leaves unread is read after consumed.js's 1 s wait, on the real clock.
+    for (let i = 0; i < 600 && !emitted.some((e) => e.entry.url === url); i++) await new Promise((r) => setTimeout(r, 5));
     return emitted.find((e) => e.entry.url === url).entry;
   };
   const s = await entry("/stream");
