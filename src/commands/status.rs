@@ -62,12 +62,12 @@ fn read(conn: &Connection, path: &Path, server: Option<Running>) -> Result<Statu
             (rows::ts_of(conn, kind, stats.oldest_id)?, rows::ts_of(conn, kind, stats.newest_id)?);
         kinds.push(Ring { stats, oldest_ts, newest_ts });
     }
-    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    let (db_bytes, wal_bytes) = crate::store::file_bytes(path);
     Ok(Status {
         server,
         db: path.display().to_string(),
-        db_bytes: size(path),
-        wal_bytes: size(Path::new(&format!("{}-wal", path.display()))),
+        db_bytes,
+        wal_bytes,
         tracked_tab_id: sql::tracked_tab(conn)?,
         extension_id: sql::setting(conn, EXTENSION_ID)?,
         capture: capture(conn)?,

@@ -168,12 +168,11 @@ async fn status(store: &Store) -> Result<Value, QueryError> {
         state["reported_at"] = json!(at);
         Some(state)
     });
-    let size = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-    let wal = std::path::PathBuf::from(format!("{}-wal", path.display()));
+    let (db_bytes, wal_bytes) = crate::store::file_bytes(&path);
     Ok(json!({
         "db": path.display().to_string(),
-        "db_bytes": size(&path),
-        "wal_bytes": size(&wal),
+        "db_bytes": db_bytes,
+        "wal_bytes": wal_bytes,
         "tracked_tab_id": tracked,
         "extension_id": extension,
         "capture": capture,

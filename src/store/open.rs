@@ -48,7 +48,20 @@ pub const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 
 /// Size in bytes of the `-wal` file beside the database `conn` has open (0 when none).
 pub(super) fn wal_size(conn: &Connection) -> u64 {
-    conn.path().and_then(|p| std::fs::metadata(format!("{p}-wal")).ok()).map_or(0, |m| m.len())
+    conn.path().map_or(0, |p| file_bytes(Path::new(p)).1)
+}
+
+/// `db` with `suffix` after its file name: SQLite's `-wal` and `-shm` files beside it.
+pub fn beside(db: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+/// Bytes of the database file `db` and of its WAL (0 for a file that is not there).
+pub fn file_bytes(db: &Path) -> (u64, u64) {
+    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    (size(db), size(&beside(db, "-wal")))
 }
 
 /// Prepared statements a reader keeps.
@@ -76,10 +89,7 @@ pub(super) fn open_writer(path: &Path, options: &OpenOptions) -> Result<Connecti
         return Err(StoreError::MissingDirectory(dir.to_path_buf()));
     }
     if path.is_dir() {
-        return Err(StoreError::Unreadable(
-            path.to_path_buf(),
-            "it is a directory; --db names the database file".into(),
-        ));
+        return Err(a_directory(path));
     }
     create_private_file(path);
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -150,23 +160,16 @@ fn create_private_file(path: &Path) {
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     if options.open(path).is_err() {
         // It was there already: a file made before, or by other hands, readable by others.
-        for file in [path.to_path_buf(), suffixed(path, "-wal"), suffixed(path, "-shm")] {
+        for file in [path.to_path_buf(), beside(path, "-wal"), beside(path, "-shm")] {
             make_private(&file, 0o600);
         }
     }
 }
 
-/// `path` with `suffix` after its file name (`gasoline.db-wal`).
-fn suffixed(path: &Path, suffix: &str) -> std::path::PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    name.into()
-}
-
 /// Takes group and others' access off `path` (a file or directory that exists), leaving
 /// it `mode`; says so when it changed anything. Never through a symlink; a file of
 /// another user stays as it is (only its owner may change it).
-pub fn make_private(path: &Path, mode: u32) {
+fn make_private(path: &Path, mode: u32) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -181,6 +184,11 @@ pub fn make_private(path: &Path, mode: u32) {
     }
     #[cfg(not(unix))]
     let _ = (path, mode);
+}
+
+/// A directory where the database file was named: said as such, for the writer and readers alike.
+fn a_directory(path: &Path) -> StoreError {
+    StoreError::Unreadable(path.to_path_buf(), "it is a directory; --db names the database file".into())
 }
 
 /// Creates `dir` and its missing parents readable by their owner only (0700): the
@@ -257,7 +265,7 @@ pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(StoreError::NotFound(path.to_path_buf())),
         Err(e) => return Err(StoreError::Unreadable(path.to_path_buf(), e.to_string())),
-        Ok(m) if m.is_dir() => return Err(StoreError::Unreadable(path.to_path_buf(), "it is a directory".into())),
+        Ok(m) if m.is_dir() => return Err(a_directory(path)),
         Ok(_) => {}
     }
     // Opening does not read the file; make an unreadable one fail here with its reason.

@@ -206,8 +206,7 @@ pub(super) async fn overview(State(viewer): State<Viewer>) -> Response {
     }
     let last_event_ts = kinds.iter().filter_map(|k| k["newest_ts"].as_i64()).max();
     let path = viewer.store.path().to_path_buf();
-    let size = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.len());
-    let wal = std::path::PathBuf::from(format!("{}-wal", path.display()));
+    let (db_bytes, wal_bytes) = crate::store::file_bytes(&path);
     Json(json!({
         "server": {
             "service": "gasoline",
@@ -216,7 +215,7 @@ pub(super) async fn overview(State(viewer): State<Viewer>) -> Response {
             "pid": std::process::id(),
             "now": now_ms(),
         },
-        "db": { "path": path.display().to_string(), "bytes": size(&path), "wal_bytes": size(&wal) },
+        "db": { "path": path.display().to_string(), "bytes": db_bytes, "wal_bytes": wal_bytes },
         "extension": { "id": extension, "last_event_ts": last_event_ts },
         "tracked_tab_id": tracked,
         "kinds": kinds,
