@@ -15,6 +15,8 @@
 use rmcp::model::{CallToolRequest, ClientJsonRpcMessage, ErrorCode, InitializeRequest};
 use serde_json::{Map, Value, json};
 
+use crate::query::args::kind_of;
+
 /// The requests this server answers (it declares tools only).
 const METHODS: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];
 
@@ -125,7 +127,7 @@ pub fn check(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
             return Err(Refusal::new(
                 None,
                 ErrorCode::INVALID_REQUEST,
-                format!("a JSON-RPC message is a JSON object, got {}", type_name(&other)),
+                format!("a JSON-RPC message is a JSON object, got {}", kind_of(&other)),
             ));
         }
     };
@@ -137,7 +139,7 @@ pub fn check(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
             return Err(Refusal::new(
                 None,
                 ErrorCode::INVALID_REQUEST,
-                format!("id must be a string or an integer, got {}", type_name(other)),
+                format!("id must be a string or an integer, got {}", kind_of(other)),
             ));
         }
     };
@@ -153,7 +155,7 @@ pub fn check(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
             Message::Request { method: method.clone(), id: id.clone().unwrap_or(Value::Null) }
         }
         (Some(Value::String(_)), None) => Message::Notification,
-        (Some(other), _) => return Err(invalid(format!("method must be a string, got {}", type_name(other)))),
+        (Some(other), _) => return Err(invalid(format!("method must be a string, got {}", kind_of(other)))),
         (None, Some(_)) if object.contains_key("result") != object.contains_key("error") => Message::Response,
         (None, _) => {
             return Err(invalid(
@@ -181,7 +183,7 @@ fn check_request(method: &str, object: &Map<String, Value>) -> Result<(), (Error
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(params @ Value::Object(_)) => params.clone(),
         Some(other) => {
-            return Err((ErrorCode::INVALID_PARAMS, format!("params must be an object, got {}", type_name(other))));
+            return Err((ErrorCode::INVALID_PARAMS, format!("params must be an object, got {}", kind_of(other))));
         }
     };
     let typed = json!({ "method": method, "params": params });
@@ -191,18 +193,6 @@ fn check_request(method: &str, object: &Map<String, Value>) -> Result<(), (Error
         _ => Ok(()),
     };
     fits.map_err(|e| (ErrorCode::INVALID_PARAMS, format!("invalid params for {method}: {e}")))
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_f64() => "a fraction",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

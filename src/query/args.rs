@@ -449,15 +449,22 @@ fn filter_value(filter: &Filter, value: &Value) -> Result<Value, String> {
 fn describe(v: &Value) -> String {
     let text = v.to_string();
     let shown: String = text.chars().take(40).collect();
-    let kind = match v {
+    let kind = kind_of(v);
+    if shown.len() < text.len() { format!("{shown}… ({kind})") } else { format!("{shown} ({kind})") }
+}
+
+/// What sort of JSON value `v` is, in words ("a string", "a fraction"), for the messages
+/// that say what was sent instead of what was wanted.
+pub fn kind_of(v: &Value) -> &'static str {
+    match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() != 0.0) => "a fraction",
         Value::Number(_) => "a number",
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
-    };
-    if shown.len() < text.len() { format!("{shown}… ({kind})") } else { format!("{shown} ({kind})") }
+    }
 }
 
 #[cfg(test)]
