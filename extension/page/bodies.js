@@ -60,7 +60,8 @@
     return { note: `[${Object.prototype.toString.call(body).slice(8, -1)}]` };
   }
 
-  const decoder = new TextDecoder(); // UTF-8, as text() decodes; stateless between calls (no stream option)
+  const NativeTextDecoder = TextDecoder; // taken before any page script could replace it
+  const decoder = new NativeTextDecoder(); // UTF-8, as text() decodes; stateless between calls (no stream option)
 
   /**
    * The bytes of `chunks` (`bytes` in all) as text. `cut`: the bytes stop
@@ -77,7 +78,7 @@
         at += c.byteLength;
       }
     }
-    return cut ? new TextDecoder().decode(all, { stream: true }) : decoder.decode(all);
+    return cut ? new NativeTextDecoder().decode(all, { stream: true }) : decoder.decode(all);
   }
 
   /**
@@ -221,5 +222,5 @@
     }
   }
 
-  G.bodies = { TEXTUAL, STREAMING, describeBody, readStream, readCapped, whenRead, bodyFields, headersToObject, parseRawHeaders, absoluteUrl };
+  G.bodies = { TEXTUAL, STREAMING, describeBody, decodeAll, readStream, readCapped, whenRead, bodyFields, headersToObject, parseRawHeaders, absoluteUrl };
 })();

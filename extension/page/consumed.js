@@ -18,7 +18,7 @@
   const G = globalThis.__gasoline;
   if (!G || !G.core || !G.bodies || G.consumed) return;
   const { apply, then, later, perfNow, fill, disguise } = G.core;
-  const { readStream } = G.bodies;
+  const { readStream, decodeAll } = G.bodies;
   const CAP = G.limits.BODY_CAP;
   const FALLBACK_MS = 1000;
   const proto = typeof Response === "function" ? Response.prototype : null;
@@ -29,7 +29,6 @@
   const clone = proto.clone;
   const textOf = proto.text;
   const parse = JSON.parse;
-  const NativeTextDecoder = TextDecoder; // taken before any page script could replace it
   const BYTES_READ = CAP * 4; // a character is at most four bytes: enough for CAP characters
 
   // response → the taker of its body; gone once taken.
@@ -134,11 +133,12 @@
     })[method]);
   }
 
+  /** The first BYTES_READ bytes of `view` as text (a character cut there left out, as bodies.decodeAll does). */
   const decode = (view) => {
     try {
-      const bytes = view.byteLength > BYTES_READ ? view.subarray(0, BYTES_READ) : view;
-      // In stream mode when cut: a character split at the cut is left out, not made U+FFFD.
-      return new NativeTextDecoder().decode(bytes, { stream: view.byteLength > BYTES_READ });
+      const cut = view.byteLength > BYTES_READ;
+      const bytes = cut ? view.subarray(0, BYTES_READ) : view;
+      return decodeAll([bytes], bytes.byteLength, cut);
     } catch {
       return undefined;
     }
