@@ -179,7 +179,7 @@ fn decode_objects<T>(
 fn parse_entries(body: &[u8], limits: &Limits, single_object_ok: bool) -> Result<Vec<Value>, IngestError> {
     // Half an emoji (a lone surrogate) costs one replacement character, not the batch.
     let body = crate::surrogates::mend(body);
-    let value: Value = serde_json::from_slice(&body).map_err(|e| IngestError::Json(e.to_string()))?;
+    let value = crate::unique_keys::from_slice(&body).map_err(|e| IngestError::Json(e.to_string()))?;
     let entries = match value {
         Value::Object(mut map) => match map.remove("entries") {
             Some(Value::Array(entries)) => entries,
@@ -246,12 +246,17 @@ fn record(truncated: Map<String, Value>) -> Option<String> {
     (!truncated.is_empty()).then(|| Value::Object(truncated).to_string())
 }
 
+/// Largest integer every reader represents exactly: JavaScript's `Number.MAX_SAFE_INTEGER`
+/// (the viewer, the extension, most MCP clients). A tab id past it would be shown rounded,
+/// as another tab's.
+const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
 fn take_tab_id(map: &mut Map<String, Value>, index: usize) -> Result<Option<i64>, IngestError> {
     match map.remove("tabId") {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => number_as_i64(&v, false)
-            .map(Some)
-            .ok_or_else(|| entry_error(index, "tabId", "must be an integer (a Chrome tab id) or null")),
+        Some(v) => number_as_i64(&v, false).filter(|id| id.abs() <= MAX_SAFE_INTEGER).map(Some).ok_or_else(|| {
+            entry_error(index, "tabId", "must be an integer (a Chrome tab id) of at most 2^53 - 1, or null")
+        }),
     }
 }
 
@@ -431,6 +436,14 @@ mod tests {
         assert!(err.to_string().starts_with("entries[0].tabId: must be an integer"));
         let err = decode(&LOGS, r#"{"entries":[{"level":"log","message":"m","tabId":1e30}]}"#).unwrap_err();
         assert!(matches!(err, IngestError::Entry { field, .. } if field == "tabId"));
+        // Past 2^53 - 1 a JavaScript reader (the viewer) would show another tab's id.
+        for id in ["9007199254740992", "-9007199254740993", "9223372036854775807"] {
+            let err =
+                decode(&LOGS, &format!(r#"{{"entries":[{{"level":"log","message":"m","tabId":{id}}}]}}"#)).unwrap_err();
+            assert!(matches!(err, IngestError::Entry { ref field, .. } if field == "tabId"), "{id}: {err}");
+        }
+        let rows = decode(&LOGS, r#"{"entries":[{"level":"log","message":"m","tabId":9007199254740991}]}"#).unwrap();
+        assert_eq!(rows[0].tab_id, Some(9_007_199_254_740_991));
     }
 
     #[test]

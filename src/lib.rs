@@ -26,5 +26,6 @@ pub mod run;
 pub mod sourcemap;
 pub mod store;
 pub mod surrogates;
+pub mod unique_keys;
 #[cfg(feature = "app")]
 pub mod viewer;

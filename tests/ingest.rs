@@ -275,6 +275,20 @@ async fn bad_input_is_refused_clearly_and_stores_nothing() {
             "entries[0].direction",
         ),
         ("tabs", br#"{"entries": [{"url": "u"}]}"#.to_vec(), 400, "entries[0].tabId"),
+        // A key named twice: serde_json would keep the second and drop the first batch unseen.
+        (
+            "logs",
+            br#"{"entries": [{"level": "log", "message": "a"}], "entries": [{"level": "log", "message": "b"}]}"#
+                .to_vec(),
+            400,
+            "the key \"entries\" appears twice",
+        ),
+        (
+            "logs",
+            br#"{"entries": [{"level": "log", "message": "a", "message": "b"}]}"#.to_vec(),
+            400,
+            "the key \"message\" appears twice",
+        ),
         ("cookies", br#"{"entries": []}"#.to_vec(), 404, "valid kinds: logs, network_waterfall"),
     ];
     for (kind, body, status, message) in cases {
