@@ -93,8 +93,15 @@ fn request_severity(kind: &Kind, v: &Value) -> Severity {
     }
 }
 
+/// A request's duration as a person reads it: whole milliseconds, or, for a
+/// figure no real request takes (a page may send any number), a short exponent
+/// instead of 300 digits.
 fn duration(v: &Value) -> String {
-    v.get("duration").and_then(Value::as_f64).map(|d| format!(" {d:.0}ms")).unwrap_or_default()
+    v.get("duration").and_then(Value::as_f64).map(|d| format!(" {}ms", milliseconds(d))).unwrap_or_default()
+}
+
+fn milliseconds(d: f64) -> String {
+    if d.abs() < 1e9 { format!("{d:.0}") } else { format!("{d:.3e}") }
 }
 
 /// (kind label, level word, severity, text) of an entry of the named kind.
@@ -177,4 +184,17 @@ fn level_word(severity: Severity) -> String {
         Severity::Error => "error",
     }
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::milliseconds;
+
+    #[test]
+    fn a_duration_stays_short_whatever_the_page_sent() {
+        assert_eq!(milliseconds(120.4), "120");
+        assert_eq!(milliseconds(999_999_999.0), "999999999");
+        assert_eq!(milliseconds(1e308), "1.000e308");
+        assert_eq!(milliseconds(-2.5e12), "-2.500e12");
+    }
 }
