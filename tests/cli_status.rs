@@ -119,3 +119,46 @@ async fn clear_goes_through_the_server_when_one_writes_the_database_else_directl
     fails(&["clear", "--db", &db_arg(&missing), "--port", &port], "no database here");
     assert!(!missing.exists(), "clear creates no database");
 }
+
+/// A database in a directory the person may not write to (a copy on read-only
+/// media, a colleague's folder): SQLite cannot create the -wal and -shm files
+/// it reads a WAL database through. `status`, `tail` and `export` read the main
+/// file alone then, and create nothing beside it. The directory is made
+/// read-only, and a directory stands where the -wal file would be created, so
+/// that SQLite meets the refusal it meets there even for root (who may write
+/// to a read-only directory).
+#[tokio::test]
+async fn the_commands_read_a_database_in_a_directory_they_may_not_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", common::logs(3, 0, Some(4))).await;
+    server.stop();
+    let dir = db.path.parent().expect("the database's directory").to_path_buf();
+    let beside = |suffix: &str| std::path::PathBuf::from(format!("{}{suffix}", db.path.display()));
+    assert!(!beside("-wal").exists(), "the server's last connection removed its WAL");
+    std::fs::create_dir(beside("-wal")).unwrap();
+    let listing = || {
+        let mut names: Vec<String> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    };
+    let before = listing();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let d = db_arg(&db.path);
+    let status: Value = serde_json::from_str(&ok(&["status", "--json", "--db", &d, "--port", "1"])).unwrap();
+    let tail = ok(&["tail", "logs", "--db", &d]);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = elsewhere.path().join("logs.jsonl");
+    let exported = cli::gasoline(&["export", "--jsonl", out.to_str().unwrap(), "logs", "--db", &d]);
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+
+    assert_eq!(status["kinds"][0]["kind"], "logs");
+    assert_eq!(status["kinds"][0]["count"], 3, "{status}");
+    assert_eq!(tail.lines().count(), 3, "{tail}");
+    assert!(tail.contains("m2"), "{tail}");
+    assert_eq!(exported.code, Some(0), "{}", exported.stderr);
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 3);
+    assert_eq!(listing(), before, "nothing was created beside the database");
+}

@@ -58,9 +58,9 @@ pub fn beside(db: &Path, suffix: &str) -> std::path::PathBuf {
     name.into()
 }
 
-/// Bytes of the database file `db` and of its WAL (0 for a file that is not there).
+/// Bytes of the database file `db` and of its WAL (0 for a file that is not there, or is not a file).
 pub fn file_bytes(db: &Path) -> (u64, u64) {
-    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| if m.is_file() { m.len() } else { 0 });
     (size(db), size(&beside(db, "-wal")))
 }
 
@@ -257,9 +257,50 @@ fn check_schema_version(conn: &Connection, path: &Path) -> Result<(), StoreError
     }
 }
 
+/// A read-only connection to `path` (`immutable`: through an `immutable=1` URI, which reads the
+/// main file alone, takes no lock and creates nothing) and whether it holds gasoline's tables.
+fn read_gasoline_tables(path: &Path, immutable: bool) -> Result<(Connection, bool), rusqlite::Error> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = if immutable {
+        Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)?
+    } else {
+        Connection::open_with_flags(path, flags)?
+    };
+    conn.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS.into()))?;
+    conn.set_prepared_statement_cache_capacity(READER_STATEMENTS);
+    let has_history = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'refinery_schema_history')",
+        [],
+        |r| r.get(0),
+    )?;
+    Ok((conn, has_history))
+}
+
+/// Whether `path`'s -wal file holds no page: absent, empty, or not a file SQLite could have written.
+fn wal_holds_nothing(path: &Path) -> bool {
+    file_bytes(path).1 == 0
+}
+
+/// `file:<path>?immutable=1`, the path's bytes other than unreserved ones and `/` percent-encoded
+/// (SQLite's URI filenames: a `?`, `#` or `%` in a directory name is part of the path).
+fn immutable_uri(path: &Path) -> String {
+    use std::fmt::Write;
+    let mut uri = String::from("file:");
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || b"/._~-".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            let _ = write!(uri, "%{b:02X}");
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
 /// Opens the file for reading only, as the person-facing commands do: never
 /// creates it, never migrates it, never writes (`SQLITE_OPEN_READ_ONLY`; a WAL
-/// reader beside a running server). Refuses a file that is not a gasoline store
+/// reader beside a running server), and reads it in a directory it may not
+/// write to. Refuses a file that is not a gasoline store
 /// or was written by a newer gasoline.
 pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
     match std::fs::metadata(path) {
@@ -272,21 +313,20 @@ pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
     if let Err(e) = std::fs::File::open(path) {
         return Err(StoreError::Unreadable(path.to_path_buf(), e.to_string()));
     }
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let unreadable = |e: rusqlite::Error| match e.sqlite_error_code() {
         Some(ErrorCode::NotADatabase) => StoreError::NotSqlite(path.to_path_buf()),
         _ => StoreError::Unreadable(path.to_path_buf(), e.to_string()),
     };
-    let conn = Connection::open_with_flags(path, flags).map_err(unreadable)?;
-    conn.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS.into())).map_err(unreadable)?;
-    conn.set_prepared_statement_cache_capacity(READER_STATEMENTS);
-    let has_history: bool = conn
-        .query_row(
-            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'refinery_schema_history')",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(unreadable)?;
+    let (conn, has_history) = match read_gasoline_tables(path, false) {
+        // A WAL database is read through its -wal and -shm files, which SQLite creates when they
+        // are missing: in a directory the person may not write (a copy on read-only media, a
+        // shared folder), it cannot. With no -wal holding anything, the main file is the whole
+        // database: read it as immutable, without those files.
+        Err(e) if e.sqlite_error_code() == Some(ErrorCode::CannotOpen) && wal_holds_nothing(path) => {
+            read_gasoline_tables(path, true).map_err(unreadable)?
+        }
+        other => other.map_err(unreadable)?,
+    };
     if !has_history {
         return Err(StoreError::Invalid(format!(
             "{} is not a gasoline database (no gasoline tables in it); pass another --db path",
