@@ -121,6 +121,7 @@ async function browser(name, extra) {
       "--disable-component-update",
       "--no-first-run",
       "--host-resolver-rules=MAP shop.example 127.0.0.1",
+      ...(process.env.BROWSER_FLAGS || "").split(" ").filter(Boolean), // e.g. --js-flags=--no-turbo-inlining, to profile
       ...extra,
       "about:blank",
     ],
@@ -567,11 +568,14 @@ async function trace(b, scenario) {
     else if (msg.method === "Tracing.tracingComplete") complete();
   };
   b.ws.on("message", listener);
-  await b.send("Tracing.start", { traceConfig: { includedCategories: ["toplevel", "__metadata"] }, transferMode: "ReportEvents" });
+  // TRACE_CATEGORIES adds categories (e.g. mojom,ipc,v8); TRACE_DUMP=<dir> writes each browser's events there.
+  const extra = (process.env.TRACE_CATEGORIES || "").split(",").filter(Boolean);
+  await b.send("Tracing.start", { traceConfig: { includedCategories: ["toplevel", "__metadata", ...extra] }, transferMode: "ReportEvents" });
   await measure(b, scenario);
   await b.send("Tracing.end");
   await completed;
   b.ws.off("message", listener);
+  if (process.env.TRACE_DUMP) writeFileSync(path.join(process.env.TRACE_DUMP, `${b.name}.json`), JSON.stringify(events));
   const roleOfPid = new Map();
   const threadName = new Map();
   for (const e of events) {
