@@ -69,6 +69,7 @@ async function post(kind, body, key, signal) {
   try {
     response = await fetch(`${settings.serverUrl}/events/${kind}`, {
       method: "POST",
+      cache: "no-store", // nothing of ours belongs in the HTTP cache (a POST would otherwise doom an entry there)
       headers: { "content-type": "application/json", "idempotency-key": key },
       body,
       signal,
@@ -180,7 +181,7 @@ chrome.runtime.onInstalled.addListener(() => delivery.start()); // also after an
 const registrar = new Registrar(chrome.scripting);
 const captureState = new CaptureState({
   post: (body) =>
-    fetch(`${settings.serverUrl}/capture`, { method: "PUT", headers: { "content-type": "application/json" }, body }),
+    fetch(`${settings.serverUrl}/capture`, { method: "PUT", cache: "no-store", headers: { "content-type": "application/json" }, body }),
   log: extensionLog,
 });
 

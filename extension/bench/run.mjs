@@ -612,6 +612,9 @@ for (let still = 0, tries = 0; still < 4 && tries < 60; tries++) {
 const fetchPages = SCENARIOS.filter((s) => s.split("@")[0] === "fetch" && !s.endsWith("@out") && !s.endsWith("@beside")).length * (ROUNDS + 1);
 console.log(`\nstored by the server during the run: ${JSON.stringify(counts)} (in-scope fetch pages with the extension: ${fetchPages}, 300 requests each)`);
 for (const [i, b] of bases.entries()) console.log(`stored by ${b.name}'s server: ${JSON.stringify(await stored(baseServers[i].port))}`);
+// WORKER_REPORT=<expression>: evaluated in each extension's service worker at the end, printed
+// (a variant that times its own parts into a global can report them so).
+if (process.env.WORKER_REPORT) for (const b of extensions) console.log(`worker report of ${b.name}: ${JSON.stringify(await inWorker(b, process.env.WORKER_REPORT))}`);
 for (const { server: s } of baseServers) s.kill("SIGTERM");
 for (const b of [plain, ...extensions]) {
   b.ws.close();
