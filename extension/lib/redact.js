@@ -40,10 +40,34 @@
   }
 
   // `key=`, `key:`, `"key":`, `'key' =>`, `\"key\":` (JSON inside a string), `user[password]=`,
-  // `user%5Bpassword%5D=`, GraphQL `login(password: "x")`.
+  // `user%5Bpassword%5D=`, GraphQL `login(password: "x")`; and a quoted key of a few words
+  // (`"Secret Key": "…"`).
   const KEY_VALUE = /(\\?["']?)([\w$%[\].-]{1,100})\1[ \t]*(=>|[:=])[ \t]*/g;
+  const SPACED_KEY_VALUE = /(\\?["'])([\w$%[\].-]{1,40}(?: [\w$%[\].-]{1,40}){1,4})\1[ \t]*(=>|[:=])[ \t]*/g;
+  // Headers whose whole value is the credential, scheme and all (`Authorization: Token …`,
+  // `Cookie: a=1; b=2`): written as text, the value runs to the end of the line or the quote around it.
+  const WHOLE_LINE_KEYS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie"]);
   const UNQUOTED_END = /[&\s,;})\]"'<>#]/;
   const USERINFO = /\b([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)([^\s/?#@"'<>]+)@/g;
+
+  /** End (exclusive) of the bracketed value (`[…]` or `{…}`) starting at `i`, quotes respected. */
+  function bracketEnd(text, i) {
+    let depth = 0;
+    for (let j = i; j < text.length; j++) {
+      const c = text[j];
+      if (c === '"' || c === "'") {
+        for (j++; j < text.length && text[j] !== c; j++) if (text[j] === "\\") j++;
+      } else if (c === "[" || c === "{") depth++;
+      else if ((c === "]" || c === "}") && --depth === 0) return { start: i, end: j + 1 };
+    }
+    return { start: i, end: text.length };
+  }
+
+  /** End (exclusive) of a whole-line header's value starting at `i`: the line's end or a closing quote (not an escaped one). */
+  function lineEnd(text, i) {
+    const m = /[\r\n]|(?<!\\)["'`]/.exec(text.slice(i));
+    return { start: i, end: m ? i + m.index : text.length };
+  }
 
   /** End (exclusive) of the value starting at `i`, and whether it is quoted. */
   function valueEnd(text, i) {
@@ -66,21 +90,54 @@
 
   function redactKeyValues(text, p, found, field) {
     if (!/[:=]/.test(text)) return text;
+    let s = replaceKeyValues(text, KEY_VALUE, p, found, field);
+    if (/["'][^"'\n]* /.test(s)) s = replaceKeyValues(s, SPACED_KEY_VALUE, p, found, field);
+    return s;
+  }
+
+  /** The values of `pattern`'s secret keys replaced: a quoted or bare value, a whole list or object, a whole header line. */
+  function replaceKeyValues(text, pattern, p, found, field) {
     let out = "";
     let from = 0;
-    KEY_VALUE.lastIndex = 0;
-    for (let m; (m = KEY_VALUE.exec(text)); ) {
-      const at = KEY_VALUE.lastIndex;
-      if (at >= text.length || text[at] === "{" || text[at] === "[") continue;
-      if (!isSecretKey(m[2], p, m[3] === "=")) continue;
-      const { start, end } = valueEnd(text, at);
+    pattern.lastIndex = 0;
+    for (let m; (m = pattern.exec(text)); ) {
+      const at = pattern.lastIndex;
+      if (at >= text.length || !isSecretKey(m[2], p, m[3] === "=")) continue;
+      const bracketed = text[at] === "{" || text[at] === "[";
+      const quoted = text[at] === '"' || text[at] === "'";
+      const { start, end } = bracketed
+        ? bracketEnd(text, at)
+        : !quoted && WHOLE_LINE_KEYS.has(m[2].toLowerCase())
+          ? lineEnd(text, at)
+          : valueEnd(text, at);
       if (end <= start) continue;
       out += text.slice(from, start) + REDACTED;
       from = end;
-      KEY_VALUE.lastIndex = Math.max(end, at);
+      pattern.lastIndex = Math.max(end, at);
       note(found, `${field}.${m[2]}`);
     }
     return from === 0 ? text : out + text.slice(from);
+  }
+
+  // An HTML `<input … name="csrf_token" … value="…">` or `<meta name="csrf-token" content="…">` (a
+  // page's HTML, a server-rendered form): the value of a secret name, or of a password input.
+  const HTML_FIELD = /<(input|meta)\b[^>]*>/gi;
+  const HTML_ATTR = (name) => new RegExp(`\\s${name}\\s*=\\s*("[^"]*"|'[^']*'|[^\\s"'>]+)`, "i");
+  const NAME_ATTR = HTML_ATTR("name");
+  const TYPE_ATTR = HTML_ATTR("type");
+  const VALUE_ATTR = /(\s(?:value|content)\s*=\s*)("[^"]*"|'[^']*'|[^\s"'>]+)/i;
+  const unquote = (v) => (v[0] === '"' || v[0] === "'" ? v.slice(1, -1) : v);
+
+  function redactHtmlFields(text, p, found, field) {
+    if (!/<(input|meta)\b/i.test(text)) return text;
+    return text.replace(HTML_FIELD, (tag) => {
+      const name = NAME_ATTR.exec(tag);
+      const type = TYPE_ATTR.exec(tag);
+      const secret = (type && unquote(type[1]).toLowerCase() === "password") || (name && isSecretKey(unquote(name[1]), p, true));
+      if (!secret || !VALUE_ATTR.test(tag)) return tag;
+      note(found, `${field}.${name ? unquote(name[1]) : "password"}`);
+      return tag.replace(VALUE_ATTR, (whole, head, value) => `${head}${value[0] === '"' || value[0] === "'" ? value[0] + REDACTED + value[0] : REDACTED}`);
+    });
   }
 
   /** Free text (a console message, a stack, a frame): values, `key: value` pairs, URL userinfo. */
@@ -93,7 +150,7 @@
         return `${scheme}${REDACTED}@`;
       });
     }
-    return redactKeyValues(s, p, found, field);
+    return redactKeyValues(redactHtmlFields(s, p, found, field), p, found, field);
   }
 
   /** `a=1&b=2` pairs (a query, a fragment, a form body) with secret keys' values replaced. */
@@ -115,6 +172,18 @@
       .join("&");
   }
 
+  // `;jsessionid=…` (a path parameter) and `/token=…` (a segment of a path or a hash route).
+  const PATH_PARAM = /([;/])([^;/?#=]{1,100})=([^;/?#&]*)/g;
+
+  function redactPathParams(path, p, found, field) {
+    if (!path.includes("=")) return path;
+    return path.replace(PATH_PARAM, (whole, sep, key, value) => {
+      if (value === "" || !isSecretKey(key, p, true)) return whole;
+      note(found, `${field}.${key}`);
+      return `${sep}${key}=${REDACTED}`;
+    });
+  }
+
   /** A URL of any scheme (http, ws, relative) with userinfo, secret query and fragment values and value-pattern secrets replaced; the host is kept. */
   function redactUrl(url, p = DEFAULT_POLICY, found = [], field = "url") {
     if (typeof url !== "string" || url === "") return url;
@@ -130,12 +199,12 @@
     const queryAt = rest.indexOf("?");
     let query = queryAt < 0 ? "" : rest.slice(queryAt + 1);
     let path = queryAt < 0 ? rest : rest.slice(0, queryAt);
-    path = redactValues(path, found, field);
+    path = redactPathParams(redactValues(path, found, field), p, found, field);
     if (query) query = redactPairs(query, p, found, field);
     if (fragment) {
       // `#access_token=…&state=…`, or a hash route `#/cb?code=…`
       const q = fragment.search(/[?&=]/) >= 0 ? fragment.indexOf("?") : -1;
-      if (q >= 0) fragment = redactValues(fragment.slice(0, q), found, field) + "?" + redactPairs(fragment.slice(q + 1), p, found, field);
+      if (q >= 0) fragment = redactPathParams(redactValues(fragment.slice(0, q), found, field), p, found, field) + "?" + redactPairs(fragment.slice(q + 1), p, found, field);
       else if (fragment.includes("=")) fragment = redactPairs(fragment, p, found, field);
       else fragment = redactValues(fragment, found, field);
     }

@@ -9,7 +9,7 @@
   const SECRET_WORDS = new Set([
     "password", "passwd", "pwd", "pass", "passphrase", "secret", "secrets", "token", "auth", "authorization",
     "bearer", "credential", "credentials", "session", "sid", "cookie", "jwt", "otp", "pin", "ssn", "cvc", "cvv",
-    "csc", "sig", "signature", "apikey", "privatekey",
+    "csc", "sig", "signature", "apikey", "privatekey", "sess",
   ]);
   // Whole keys, lower case with separators removed (Sentry's defaults among them).
   const SECRET_KEYS = new Set([
@@ -17,8 +17,11 @@
     "ccnumber", "creditcard", "creditcardnumber", "cardno", "securitycode", "xamzsignature", "xamzcredential",
     "xamzsecuritytoken", "setcookie", "proxyauthorization", "sessionid", "accesskey", "secretkey", "xapikey",
   ]);
-  // Keys glued into one word end like this: "accesstoken", "csrfmiddlewaretoken", "newpassword".
-  const SECRET_SUFFIXES = ["token", "secret", "password", "passwd", "apikey", "sessionid", "signature", "privatekey", "secretkey"];
+  // Keys glued into one word end like this: "accesstoken", "csrfmiddlewaretoken", "newpassword", "phpsessid".
+  const SECRET_SUFFIXES = ["token", "secret", "password", "passwd", "apikey", "sessionid", "sessid", "signature", "privatekey", "secretkey"];
+  // Session cookies named with a hash after a fixed start (Laravel's remember_web_<hash>, WordPress's
+  // wordpress_logged_in_<hash> and wordpress_sec_<hash>), lower case with separators removed.
+  const SECRET_PREFIXES = ["rememberweb", "wordpressloggedin", "wordpresssec"];
   // Secret only as a query, fragment or form field (the OAuth `code`, Google's `?key=`): in JSON
   // and logged objects `code` and `key` are error codes and React keys far more often.
   const FORM_ONLY_KEYS = new Set(["code", "key"]);
@@ -43,6 +46,12 @@
     ["stripe", /\b[sr]k_(?:live|test)_[0-9A-Za-z]{10,}/, "[redacted]"],
     ["github", /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,})/, "[redacted]"],
     ["slack", /\bxox[abposre]-[A-Za-z0-9-]{10,}/, "[redacted]"],
+    // OpenAI's and Anthropic's keys (sk-…, sk-proj-…, sk-ant-api03-…), Hugging Face, npm, GitLab, a Google OAuth token.
+    ["sk", /\bsk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|svcacct-|admin-)?[A-Za-z0-9_-]{32,}/, "[redacted]"],
+    ["huggingface", /\bhf_[A-Za-z0-9]{30,}/, "[redacted]"],
+    ["npm", /\bnpm_[A-Za-z0-9]{36}\b/, "[redacted]"],
+    ["gitlab", /\bglpat-[A-Za-z0-9_-]{20,}/, "[redacted]"],
+    ["google_oauth", /\bya29\.[0-9A-Za-z_-]{20,}/, "[redacted]"],
     ["google", /\bAIza[0-9A-Za-z_-]{35}/, "[redacted]"],
     ["pem", /-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY-----|$)/, "[redacted]"],
     // 13 to 19 digits, spaces or dashes between, of a card network (first digit 2-6), kept
@@ -51,7 +60,7 @@
   ];
   const VALUE_PATTERN = new RegExp(VALUE_RULES.map(([, re]) => `(${re.source})`).join("|"), "g");
   // Cheap pre-check: every rule needs one of these somewhere in the text.
-  const VALUE_HINT = /eyJ|earer|EARER|asic|ASIC|A[KSGIRNP][IPDON]A|k_(?:live|test)_|gh[pousr]_|github_pat_|xox|AIza|PRIVATE KEY|[2-6]\d{3}/;
+  const VALUE_HINT = /eyJ|earer|EARER|asic|ASIC|A[KSGIRNP][IPDON]A|k_(?:live|test)_|gh[pousr]_|github_pat_|xox|AIza|sk-|hf_|npm_|glpat-|ya29\.|PRIVATE KEY|[2-6]\d{3}/;
 
   /** The Luhn check over the digits of `s`. */
   function luhn(s) {
@@ -90,17 +99,22 @@
     }
   }
 
+  const isSecretWord = (w, p) => SECRET_WORDS.has(w) || SECRET_KEYS.has(w) || p.keys.has(w);
+
   function segmentIsSecret(segment, p, form) {
     const whole = flat(segment);
     if (!whole || /^\d+$/.test(whole)) return false;
     if (p.keys.has(whole) || SECRET_KEYS.has(whole) || (form && FORM_ONLY_KEYS.has(whole))) return true;
+    if (SECRET_PREFIXES.some((s) => whole.startsWith(s))) return true;
     const words = segment
       .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
       .toLowerCase()
       .split(/[^a-z0-9]+/)
       .filter(Boolean);
     if (words.length > 1 && DESCRIPTIVE_LAST_WORDS.has(words[words.length - 1])) return false;
-    if (words.some((w) => SECRET_WORDS.has(w) || p.keys.has(w))) return true;
+    if (words.some((w) => isSecretWord(w, p))) return true;
+    // Two words that make one secret name: OPENAI_API_KEY, googleApiKey, mapboxAccessKey, client-secret.
+    for (let i = 0; i + 1 < words.length; i++) if (isSecretWord(words[i] + words[i + 1], p)) return true;
     return words.length === 1 && SECRET_SUFFIXES.some((s) => whole.endsWith(s));
   }
 
@@ -125,16 +139,19 @@
     return p.headers.has(lower) || SECRET_HEADER_PATTERN.test(lower) || isSecretKey(lower, p);
   }
 
-  // Inputs whose value is never read: passwords, card fields, one-time codes, PINs, secrets.
-  const SECRET_INPUT_PATTERN = /pass|secret|token|card|cc-?(num|csc|exp)|cvv|cvc|ssn|\bpin\b|otp|one-time|api.?key/i;
+  // Inputs whose value is never read: passwords, card fields, one-time, recovery and verification
+  // codes, PINs, keys and seed phrases; and every name the key rules call secret.
+  const SECRET_INPUT_PATTERN =
+    /pass|pwd|secret|token|card|cc-?(num|csc|exp)|cvv|cvc|ssn|(^|[^a-z])pin([^a-z]|$)|otp|one-time|api.?key|private.?key|seed.?phrase|mnemonic|(mfa|2fa|totp|sms|verif[a-z]*|recovery|backup|auth[a-z]*|security|access|login)[-_ ]?codes?/i;
+  const INPUT_POLICY = policy();
 
   /** True when an input's value must never be recorded. */
   function isSecretInput(el) {
     if (!el) return false;
     const type = String(el.type || "").toLowerCase();
     if (type === "password") return true;
-    const names = [el.name, el.id, el.getAttribute && el.getAttribute("autocomplete")].filter(Boolean).join(" ");
-    return SECRET_INPUT_PATTERN.test(names);
+    const names = [el.name, el.id, el.getAttribute && el.getAttribute("autocomplete")].filter(Boolean).map(String);
+    return names.some((n) => SECRET_INPUT_PATTERN.test(n) || isSecretKey(n, INPUT_POLICY, true));
   }
 
   const secrets = {

@@ -219,3 +219,63 @@ test("a secret the cap cut through is not stored in part; a long blob and a seco
   redact.redactEntry("logs", log);
   assert.equal(log.message, "token ");
 });
+
+test("API keys named with a prefix, and the keys of AI and developer services, are secrets", () => {
+  for (const key of ["OPENAI_API_KEY", "openai_api_key", "googleApiKey", "sendgridApiKey", "ANTHROPIC_API_KEY", "mapboxAccessKey", "client-secret"]) {
+    assert.ok(redact.isSecretKey(key, p), key);
+  }
+  for (const key of ["publicKey", "primaryKey", "api_key_length", "keyboard", "monkey"]) assert.ok(!redact.isSecretKey(key, p), key);
+  const found = [];
+  const text = [
+    "init client with OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD",
+    "anthropic sk-ant-api03-abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789",
+    "hf hf_abcdefghijklmnopqrstuvwxyzABCDEF npm npm_abcdefghijklmnopqrstuvwxyz0123456789",
+    "gitlab glpat-abcdefghijklmnopqrst google ya29.a0AfH6SMBabcdefghijklmnop",
+  ].join("\n");
+  assert.equal(
+    redact.redactText(text, p, found, "message"),
+    `init client with OPENAI_API_KEY=${R}\nanthropic ${R}\nhf ${R} npm ${R}\ngitlab ${R} google ${R}`,
+  );
+  assert.ok(found.includes("message:sk") && found.includes("message:huggingface"), found.join());
+  // Under any key in JSON, `key` included.
+  assert.equal(redact.redactBody('{"key":"sk-abcdefghijklmnopqrstuvwxyz0123456789ABCD","ok":"task-list-item-container-wrapper"}'), `{"key":"${R}","ok":"task-list-item-container-wrapper"}`);
+});
+
+test("a credential header written as text loses its whole value, scheme and all", () => {
+  assert.equal(redact.redactText("Authorization: Token 9944b09199c62bcf\nnext line"), `Authorization: ${R}\nnext line`);
+  assert.equal(redact.redactText('curl -H "Authorization: Digest username=\\"a\\", response=\\"x\\"" http://x'), `curl -H "Authorization: ${R}" http://x`);
+  assert.equal(redact.redactText("Cookie: theme=dark; PHPSESSID=q3k9; other=1"), `Cookie: ${R}`);
+  // document.cookie logged as it is: the session cookies of PHP, GitHub, Laravel, WordPress, Express.
+  assert.equal(
+    redact.redactText("theme=dark; PHPSESSID=q3k9; _gh_sess=z; remember_web_59ba36=a; wordpress_logged_in_ab=c; connect.sid=s%3A"),
+    `theme=dark; PHPSESSID=${R}; _gh_sess=${R}; remember_web_59ba36=${R}; wordpress_logged_in_ab=${R}; connect.sid=${R}`,
+  );
+});
+
+test("in text: a secret key's list or object goes whole, and a quoted key may have spaces", () => {
+  assert.equal(redact.redactText('credentials: ["bob","hunter2"], user: 1'), `credentials: ${R}, user: 1`);
+  assert.equal(redact.redactText('auth = {user: "a", pass: "b"} rest'), `auth = ${R} rest`);
+  assert.equal(redact.redactText('{"Secret Key": "k123", "Display Name": "ann"}'), `{"Secret Key": "${R}", "Display Name": "ann"}`);
+});
+
+test("HTML: a secret input's value and a CSRF meta tag's content", () => {
+  const html = '<form><input type="hidden" name="csrf_token" value="abc123"><input name="password" value=hunter2><input type="password" value="pw"><input name=q value="hi"><meta name="csrf-token" content="xyz"></form>';
+  assert.equal(
+    redact.redactBody(html, p, [], "responseBody", "text/html"),
+    `<form><input type="hidden" name="csrf_token" value="${R}"><input name="password" value=${R}><input type="password" value="${R}"><input name=q value="hi"><meta name="csrf-token" content="${R}"></form>`,
+  );
+});
+
+test("URLs: a path parameter and a token segment of a path or a hash route", () => {
+  assert.equal(redact.redactUrl("https://x.test/app;jsessionid=ABC123/page?x=1"), `https://x.test/app;jsessionid=${R}/page?x=1`);
+  assert.equal(redact.redactUrl("https://x.test/#/auth/token=abc?next=/"), `https://x.test/#/auth/token=${R}?next=/`);
+  assert.equal(redact.redactUrl("https://x.test/a/b=c/d"), "https://x.test/a/b=c/d");
+});
+
+test("inputs named as one-time, recovery and verification codes, PINs, keys and seed phrases are secret", () => {
+  const input = (name) => ({ type: "text", name, getAttribute: () => null });
+  for (const name of ["pwd", "pin_code", "mfa_code", "verification_code", "sms_code", "recovery_code", "backup_code", "private_key", "seed_phrase", "OPENAI_API_KEY"]) {
+    assert.ok(redact.isSecretInput(input(name)), name);
+  }
+  for (const name of ["spinner", "promo", "email", "username", "search"]) assert.ok(!redact.isSecretInput(input(name)), name);
+});
