@@ -35,15 +35,18 @@ export function normalizeUrl(url) {
 }
 
 /**
- * Whether `url` is an http(s) address on this machine (127.0.0.0/8,
- * localhost, [::1]): captured pages go nowhere else, so any other server URL
- * is refused by the options page and ignored if stored.
+ * Whether `url` is an address `gasoline serve` answers: plain http on
+ * 127.0.0.1 or localhost (it listens on 127.0.0.1 alone, so not [::1], and
+ * speaks no TLS), with no path, query or fragment.
+ * Captured pages go nowhere else, so any other server URL is refused by the
+ * options page and ignored if stored.
  */
 export function isLoopbackUrl(url) {
   try {
     const u = new URL(String(url).trim());
-    if (u.protocol !== "http:" && u.protocol !== "https:") return false;
-    return u.hostname === "localhost" || u.hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(u.hostname);
+    if (u.protocol !== "http:" || u.username || u.password || u.search || u.hash) return false;
+    if (u.pathname.replace(/\/+$/, "") !== "") return false;
+    return u.hostname === "127.0.0.1" || u.hostname === "localhost";
   } catch {
     return false;
   }

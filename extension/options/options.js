@@ -30,7 +30,7 @@ $("form").addEventListener("submit", async (e) => {
   const serverUrl = normalizeUrl($("serverUrl").value);
   if (!serverUrl || !isLoopbackUrl(serverUrl)) {
     // Captured pages go only to this machine: the server listens on loopback alone.
-    $("saved").textContent = "The server URL must be a loopback http:// address (127.0.0.1, localhost or [::1]), e.g. http://127.0.0.1:7890";
+    $("saved").textContent = "The server URL must be http://127.0.0.1 or http://localhost with a port and nothing after it, e.g. http://127.0.0.1:7890 (where gasoline serve listens)";
     return;
   }
   const settings = {

@@ -80,10 +80,13 @@ test("match patterns as Chrome reads them", () => {
 });
 
 test("only a loopback server URL is accepted", () => {
-  for (const url of ["http://127.0.0.1:7890", "http://localhost:9000/", "http://[::1]:7890", "http://127.0.0.5:1"]) {
-    assert.ok(isLoopbackUrl(url), url);
-  }
-  for (const url of ["http://192.168.1.2:7890", "https://gasoline.example", "ftp://127.0.0.1", "http://127.0.0.1.evil.example"]) {
+  for (const url of ["http://127.0.0.1:7890", "http://localhost:9000/"]) assert.ok(isLoopbackUrl(url), url);
+  // What the server would refuse or never hear: another loopback address (it listens on 127.0.0.1
+  // alone, not [::1]), TLS (it speaks none), a path, credentials.
+  for (const url of [
+    "http://192.168.1.2:7890", "https://gasoline.example", "ftp://127.0.0.1", "http://127.0.0.1.evil.example",
+    "http://127.0.0.2:7890", "http://[::1]:7890", "https://127.0.0.1:7890", "http://127.0.0.1:7890/api", "http://u:p@127.0.0.1:7890", "http://127.0.0.1:7890/?x=1",
+  ]) {
     assert.ok(!isLoopbackUrl(url), url);
     assert.equal(withDefaults({ serverUrl: url }).serverUrl, "http://127.0.0.1:7890", `${url} is ignored when stored`);
   }
