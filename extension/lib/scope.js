@@ -30,7 +30,8 @@
   /** "https://shop.example:8443/a?b" → "https://shop.example/*" (every port of the site); null for non-http(s). */
   function sitePattern(url) {
     const u = parse(url);
-    if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || !u.hostname) return null;
+    // A host is a name or an address: never a wildcard ("https://*/*" parses with hostname "*").
+    if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || !u.hostname || u.hostname.includes("*")) return null;
     return `${u.protocol}//${u.hostname}/*`;
   }
 

@@ -54,8 +54,8 @@ test("the server's own origin is never captured, under any loopback name", () =>
 });
 
 test("a site turned on is captured on every port of that scheme; pausing stops everything", () => {
-  const on = scope.scopeWithDefaults({ sites: ["http://shop.example/*", "bogus", "https://x/*/y"] });
-  assert.deepEqual(on.sites, ["http://shop.example/*"], "only site patterns are kept");
+  const on = scope.scopeWithDefaults({ sites: ["http://shop.example/*", "bogus", "https://x/*/y", "https://*/*", "http://*.example/*"] });
+  assert.deepEqual(on.sites, ["http://shop.example/*"], "only one site's patterns are kept, never a wildcard host");
   assert.equal(scope.scopeOf("http://shop.example:8080/cart", on, SERVER), "site");
   assert.equal(scope.scopeOf("https://shop.example/", on, SERVER), "off", "https is another site");
   assert.equal(scope.scopeOf("http://sub.shop.example/", on, SERVER), "off");
