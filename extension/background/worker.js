@@ -240,6 +240,26 @@ async function setSite(pattern, on) {
   return { ok: true };
 }
 
+// Chrome's permission prompt may close the popup that asked (it takes the focus), and with it the
+// code that would act on the answer: the popup says first what it is about to ask, and the answer
+// is acted on here when Chrome grants it. An intent is good for two minutes.
+const INTENT_MS = 120000;
+const intents = { sites: new Map(), deepTabs: new Map() }; // pattern / tabId → when asked
+function intended(map, key) {
+  const at = map.get(key);
+  map.delete(key);
+  return at !== undefined && Date.now() - at < INTENT_MS;
+}
+chrome.permissions.onAdded.addListener(({ origins, permissions }) => {
+  for (const pattern of origins || []) if (intended(intents.sites, pattern)) setSite(pattern, true);
+  if ((permissions || []).includes("debugger")) {
+    deep.listen();
+    for (const tabId of [...intents.deepTabs.keys()]) {
+      if (intended(intents.deepTabs, tabId)) deep.attach(tabId).then((answer) => answer.error && giveBackDebugger());
+    }
+  }
+});
+
 // A site whose permission the person took back in chrome://extensions is off.
 chrome.permissions.onRemoved.addListener(({ origins }) => {
   const gone = (origins || []).filter((p) => scope.sites.includes(p));
@@ -266,20 +286,65 @@ const deep = new Deep({
   log: extensionLog,
 });
 deep.listen(); // at the top level, as MV3 wants listeners
-chrome.permissions.onAdded.addListener(() => deep.listen());
-deep.onChange(() => ready.then(reportCapture));
+deep.onChange(({ deep: on }) => {
+  ready.then(reportCapture);
+  if (!on) giveBackDebugger();
+});
+
+/**
+ * The debugger permission is given back once no tab uses deep mode, however the last one ended
+ * (turned off, closed, gone outside the scope, paused, Chrome's banner cancelled, an attach that
+ * failed), unless the person is about to turn it on somewhere. A build that holds it as required
+ * (the tests', the bench's) cannot give it back: the remove fails, harmlessly.
+ */
+function giveBackDebugger() {
+  for (const [tabId, at] of intents.deepTabs) if (Date.now() - at >= INTENT_MS) intents.deepTabs.delete(tabId);
+  if (deep.deepTabs().length === 0 && deep.pending.size === 0 && intents.deepTabs.size === 0) {
+    chrome.permissions.remove({ permissions: ["debugger"] }).catch(() => false);
+  }
+}
 ready.then(() => deep.start()); // the tabs chosen before this worker started, if still open and in scope
 globalThis.gasolineDeep = deep; // the e2e's hook
 
-// ---- what each tab sent (the popup's counts) ---------------------------------------
-const tabCounts = new Map(); // tabId → {kind: n}
+// ---- what each tab's page captured (the popup's counts) -----------------------------
+// Per tab, for its current page: counted again from zero when its top frame's relay is a new
+// page's. In session storage, written at most once a second, so that a worker stopped while idle
+// (as MV3 stops them) does not forget them.
+const COUNTS_KEY = "tabCounts";
+const tabCounts = new Map(); // tabId → {page, counts: {kind: n}}
+const countsLoaded = chrome.storage.session.get(COUNTS_KEY).then(
+  (stored) => {
+    for (const [tabId, v] of Object.entries((stored && stored[COUNTS_KEY]) || {})) {
+      if (!tabCounts.has(Number(tabId)) && v && typeof v === "object") tabCounts.set(Number(tabId), v);
+    }
+  },
+  () => {},
+);
+let countsTimer = null;
+function saveCountsSoon() {
+  if (countsTimer) return;
+  countsTimer = setTimeout(() => {
+    countsTimer = null;
+    chrome.storage.session.set({ [COUNTS_KEY]: Object.fromEntries(tabCounts) }).catch(() => {});
+  }, 1000);
+}
 function countFor(tabId, kind) {
   if (!Number.isInteger(tabId)) return;
-  const counts = tabCounts.get(tabId) || {};
-  counts[kind] = (counts[kind] || 0) + 1;
-  tabCounts.set(tabId, counts);
+  const tab = tabCounts.get(tabId) || { page: null, counts: {} };
+  tab.counts[kind] = (tab.counts[kind] || 0) + 1;
+  tabCounts.set(tabId, tab);
+  saveCountsSoon();
 }
-chrome.tabs.onRemoved.addListener((tabId) => tabCounts.delete(tabId));
+/** The tab's top frame is on a new page (its relay's page id changed): its counts start again. */
+function newPage(tabId, page) {
+  const tab = tabCounts.get(tabId);
+  if (tab && tab.page === page) return;
+  tabCounts.set(tabId, { page, counts: {} });
+  saveCountsSoon();
+}
+chrome.tabs.onRemoved.addListener((tabId) => {
+  if (tabCounts.delete(tabId)) saveCountsSoon();
+});
 
 // ---- events from the pages ------------------------------------------------------
 const CAPTURE_SWITCH = { tabs: null, extension_logs: null }; // always on
@@ -354,8 +419,14 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     // its mark (or, sent straight to the server, makes the same batch under the same key).
     const page = typeof message.page === "string" ? message.page : undefined;
     const frame = { id: Number.isInteger(sender.frameId) ? sender.frameId : 0, url: String(sender.url || "") };
-    Promise.all([ready, pageMarks.load(), network.ready]).then(async () => {
+    Promise.all([ready, pageMarks.load(), network.ready, countsLoaded]).then(async () => {
       if (!inScope(origin)) return reply({ stored: true, stop: true });
+      // A frame of a page outside the scope (a site embedding http://localhost:3000) gives nothing
+      // either: Chrome's match patterns see the frame's own URL only. Chrome gives the tab's URL
+      // only where the extension holds the host's permission, so no URL means outside the scope.
+      const top = sender.tab.url || "";
+      if (frame.id !== 0 && !(top && inScope(top))) return reply({ stored: true, stop: true });
+      if (frame.id === 0 && page) newPage(tabId, page);
       network.sawFrame(tabId, frame);
       const stored = [];
       let last;
@@ -385,14 +456,25 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
   // From the popup and the options page (extension pages only).
   if (sender.id !== chrome.runtime.id || !String(sender.url || "").startsWith(chrome.runtime.getURL(""))) return false;
   if (message.type === "site") {
+    intents.sites.delete(String(message.pattern));
     setSite(String(message.pattern), message.on === true).then(reply, (e) => reply({ error: e.message }));
     return true;
+  }
+  if (message.type === "intent") {
+    // The popup is about to ask Chrome's prompt (see intents above).
+    if (typeof message.site === "string") intents.sites.set(message.site, Date.now());
+    if (Number.isInteger(message.deepTab)) intents.deepTabs.set(message.deepTab, Date.now());
+    return false;
   }
   if (message.type === "deep") {
     // The popup's "Deep view of this tab" (after chrome.permissions.request({permissions: ["debugger"]})).
     const tabId = Number(message.tabId);
+    intents.deepTabs.delete(tabId);
     (message.on === true ? deep.attach(tabId) : deep.detach(tabId, "turned off")).then(
-      (answer) => reply({ ...answer, deepTabs: deep.deepTabs() }),
+      (answer) => {
+        if (answer.error) giveBackDebugger();
+        reply({ ...answer, deepTabs: deep.deepTabs() });
+      },
       (e) => reply({ error: e.message }),
     );
     return true;
@@ -403,7 +485,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
   }
   if (message.type === "tab") {
     // What the popup shows of one tab: in scope or not, and what it sent.
-    ready.then(async () => {
+    Promise.all([ready, countsLoaded]).then(async () => {
       const tab = await chrome.tabs.get(Number(message.tabId)).catch(() => null);
       const url = tab ? tab.url || tab.pendingUrl || "" : "";
       reply({
@@ -412,7 +494,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
         scope: Scope.scopeOf(url, scope, settings.serverUrl),
         paused: scope.paused,
         sites: scope.sites,
-        counts: tabCounts.get(Number(message.tabId)) || {},
+        counts: (tabCounts.get(Number(message.tabId)) || { counts: {} }).counts,
         deep: deep.isDeep(Number(message.tabId)),
       });
     });

@@ -153,10 +153,19 @@
   }
 
 
+  // The top page's origin, for a frame inside another page (Chrome's location.ancestorOrigins;
+  // "null" when the page hides it from its frames, left to the worker, which knows the tab's URL).
+  const ancestors = globalThis.location && globalThis.location.ancestorOrigins;
+  const top = ancestors && ancestors.length ? `${ancestors[ancestors.length - 1]}/` : here;
+
   /** Applies the stored settings and scope: capture on (with the user's switches) or off here. */
   function apply(settings, scope) {
     const serverUrl = settings && typeof settings === "object" ? settings.serverUrl : undefined;
-    const on = inScope(here, scopeWithDefaults(scope), serverUrl || "http://127.0.0.1:7890");
+    const s = scopeWithDefaults(scope);
+    const server = serverUrl || "http://127.0.0.1:7890";
+    // This frame's origin, and the top page's: a frame in a page outside the scope (a site that
+    // embeds http://localhost:3000) gives nothing either.
+    const on = inScope(here, s, server) && (top === "null/" || inScope(top, s, server));
     if (!on) return stop();
     active = true;
     pushSettings(settings);
@@ -173,6 +182,17 @@
   }
 
   document.dispatchEvent(new MessageEvent(PORT_EVENT, { ports: [port2] }));
+
+  // The popup asks whether this page runs Gasoline (one loaded before it was installed does not).
+  try {
+    chrome.runtime.onMessage.addListener((message, sender, reply) => {
+      if (!message || message.type !== "gasoline:ping" || sender.id !== chrome.runtime.id) return false;
+      reply({ live: active !== false });
+      return false;
+    });
+  } catch {
+    // no listener, no answer: the popup says to reload the page
+  }
 
   try {
     // Every change reads both again; only the newest read applies (reads answer in order).

@@ -43,7 +43,22 @@ const SCOPE_TEXT = {
   paused: (host) => `Capture is paused: nothing from ${host} is recorded.`,
   server: () => "This is Gasoline's own page: it is never captured.",
   off: (host) => (host ? `${host} is not captured.` : "Not a web page: nothing here is captured."),
+  // In scope, but the page was loaded before its scripts were there: captured from its next load.
+  reload: (host, why) =>
+    why === "site"
+      ? `${host} is captured from its next load: you turned this site on. Reload this page to start.`
+      : `${host} is a local development origin, but this page was loaded before Gasoline could run in it: reload it to start capturing it.`,
 };
+
+/** Whether the tab's page runs Gasoline's relay and it is capturing (content/relay.js answers the ping). */
+async function pageIsLive(tab) {
+  try {
+    const answer = await chrome.tabs.sendMessage(tab, { type: "gasoline:ping" }, { frameId: 0 });
+    return Boolean(answer && answer.live);
+  } catch {
+    return false; // no script of ours there
+  }
+}
 
 let tabId;
 let state;
@@ -53,8 +68,12 @@ async function renderTab() {
   state = await chrome.runtime.sendMessage({ type: "tab", tabId });
   const host = state.site ? patternHost(state.site) : "";
   const scopeLine = $("page-scope");
-  scopeLine.textContent = SCOPE_TEXT[state.scope](host);
-  scopeLine.className = state.scope === "default" || state.scope === "site" ? "ok" : "";
+  const captured = state.scope === "default" || state.scope === "site";
+  // In scope, but was the page loaded before its scripts were there (a tab open before the
+  // extension was installed, or while capture was paused)? Its relay answers only if it runs.
+  const live = captured ? await pageIsLive(tabId) : true;
+  scopeLine.textContent = live ? SCOPE_TEXT[state.scope](host) : SCOPE_TEXT.reload(host, state.scope);
+  scopeLine.className = captured && live ? "ok" : "";
   const isSite = state.site && state.sites.includes(state.site);
   $("site-on").hidden = !(state.scope === "off" && state.site);
   $("site-off").hidden = !isSite;
@@ -101,15 +120,15 @@ async function renderStatus() {
 $("site-on").addEventListener("click", async () => {
   const pattern = state.site;
   let granted = false;
+  // Said first (not awaited: the prompt must come from the click itself), so that the worker acts
+  // on Chrome's answer if the prompt closes this popup before the code below runs.
+  chrome.runtime.sendMessage({ type: "intent", site: pattern }).catch(() => {});
   try {
     granted = await chrome.permissions.request({ origins: [pattern] });
   } catch (e) {
     $("page-scope").textContent = `Chrome refused: ${e.message}`;
   }
-  if (granted) {
-    await chrome.runtime.sendMessage({ type: "site", pattern, on: true });
-    $("reload-note").hidden = false;
-  }
+  if (granted) await chrome.runtime.sendMessage({ type: "site", pattern, on: true });
   renderTab();
 });
 $("site-off").addEventListener("click", async () => {
@@ -125,6 +144,7 @@ $("deep").addEventListener("change", async () => {
   const problem = $("deep-error");
   problem.hidden = true;
   // The debugger permission is asked only when deep mode is turned on, and given back when no tab uses it.
+  if (on) chrome.runtime.sendMessage({ type: "intent", deepTab: tabId }).catch(() => {}); // as for a site, above
   if (on && !(await chrome.permissions.request({ permissions: ["debugger"] }).catch(() => false))) {
     $("deep").checked = false;
     return;
@@ -134,10 +154,7 @@ $("deep").addEventListener("change", async () => {
     problem.textContent = answer.error;
     problem.hidden = false;
   }
-  if (!on && answer && answer.deepTabs && answer.deepTabs.length === 0) {
-    await chrome.permissions.remove({ permissions: ["debugger"] }).catch(() => false);
-  }
-  renderTab();
+  renderTab(); // the worker gives the permission back once no tab uses deep mode
 });
 $("options").addEventListener("click", (e) => {
   e.preventDefault();

@@ -165,7 +165,11 @@ try {
 
   // ---- turned on from the popup: captured from its next load, on plain http ----
   await popup.click("#site-on");
-  await popup.waitForFunction(() => document.getElementById("page-scope").textContent.includes("you turned this site on"));
+  // The open page was loaded before its scripts were registered: the popup says to reload it.
+  await popup.waitForFunction(() => {
+    const text = document.getElementById("page-scope").textContent;
+    return text.includes("you turned this site on") && text.includes("Reload this page to start");
+  });
   assert.deepEqual(await popup.$$eval("#sites input", (els) => els.map((e) => e.dataset.site)), ["http://shop.example/*"]);
   await shopPage.goto(`${shop}?m=shop-on-1`);
   await shopPage.waitForFunction(() => window.fetched);
@@ -192,6 +196,8 @@ try {
 
   // ---- turned off from the popup: nothing more from the open page ----
   ({ popup } = await popupFor(worker, again));
+  // Loaded with its scripts there: the relay answers the popup, which says it is captured.
+  await popup.waitForFunction(() => document.getElementById("page-scope").textContent === "✓ shop.example is captured: you turned this site on.");
   await popup.click("#site-off");
   await popup.waitForFunction(() => document.getElementById("page-scope").textContent === "shop.example is not captured.");
   await again.evaluate(() => window.say("shop-after-off"));

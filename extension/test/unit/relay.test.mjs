@@ -51,9 +51,12 @@ function worker(store, script) {
 }
 
 /** Loads relay.js in a context of its own; returns the page's end of the channel. */
-function relay(w, storage = { local: { get: async () => ({}) }, onChanged: { addListener() {} } }, origin = "http://127.0.0.1:8000") {
+function relay(w, storage = { local: { get: async () => ({}) }, onChanged: { addListener() {} } }, origin = "http://127.0.0.1:8000", ancestors = []) {
   let pagePort;
+  let listener;
   const context = vm.createContext({
+    // A frame's ancestors' origins, the top page's last (Chrome's location.ancestorOrigins).
+    location: { ancestorOrigins: ancestors },
     MessageChannel,
     MessageEvent,
     setTimeout,
@@ -64,12 +67,18 @@ function relay(w, storage = { local: { get: async () => ({}) }, onChanged: { add
     crypto: { getRandomValues: (a) => crypto.getRandomValues(a) },
     document: { dispatchEvent: (event) => (pagePort = event.ports[0]) },
     chrome: {
-      runtime: { sendMessage: (message) => w.onMessage(structuredClone(message)) },
+      runtime: {
+        id: "gasoline",
+        sendMessage: (message) => w.onMessage(structuredClone(message)),
+        onMessage: { addListener: (f) => (listener = f) },
+      },
       storage,
     },
   });
   vm.runInContext(scopeSource, context);
   vm.runInContext(source, context);
+  // What the popup asks the page's relay.
+  pagePort.ping = () => new Promise((resolve) => listener({ type: "gasoline:ping" }, { id: "gasoline" }, resolve));
   pagePort.settings = [];
   pagePort.onmessage = (m) => pagePort.settings.push(m.data); // settings from the relay
   return pagePort;
@@ -218,4 +227,18 @@ test("the worker's stop answer ends capture in that frame", async (t) => {
   port.postMessage(logs(1, 2));
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(w.calls, 1);
+});
+
+test("a frame inside a page outside the scope sends nothing, though its own origin is local", async (t) => {
+  const w = worker(memoryStore(), []);
+  const framed = relay(w, undefined, "http://localhost:3000", ["https://news.example"]);
+  const local = relay(w, undefined, "http://localhost:3000", ["http://127.0.0.1:8000"]);
+  t.after(() => [framed, local].forEach((p) => p.close()));
+  framed.postMessage([{ kind: "logs", entry: { level: "log", message: "framed" } }]);
+  local.postMessage([{ kind: "logs", entry: { level: "log", message: "local" } }]);
+  await until("the local page's frame delivered", () => w.stored.includes("local"));
+  await until("the framed page was told capture is off", () => framed.settings.some((s) => s.off === true));
+  assert.deepEqual(w.stored, ["local"]);
+  assert.equal((await framed.ping()).live, false);
+  assert.equal((await local.ping()).live, true);
 });
