@@ -403,5 +403,69 @@ async fn bad_arguments_say_what_to_send_instead() {
         let message = mcp.err("observe", args.clone()).await;
         assert!(message.contains(expected), "{args}: {message}");
     }
+    // The agent's own text is repeated in an error cut short, whatever it sent.
+    let long = "é".repeat(100_000);
+    for args in [
+        json!({"what": long}),
+        json!({"what": "logs", "fields": [long]}),
+        json!({"what": "logs", "min_level": long}),
+        json!({"what": "logs", long.clone(): 1}),
+    ] {
+        let message = mcp.err("observe", args).await;
+        assert!(message.chars().count() < 2_000, "{} characters: {}", message.chars().count(), &message[..200]);
+        assert!(message.contains("éééé…"), "{}", &message[..200]);
+    }
+    mcp.close().await;
+}
+
+/// What entries share goes into `common` once, but a `common` is never what breaks the
+/// budget: four copies of one error with an 80-frame stack, five logs with the same 16,000
+/// control characters, errors sharing a 500-character message. Each answer fits its
+/// max_tokens and max_chars by a real tokenizer and shows at least one entry.
+#[tokio::test]
+async fn entries_that_share_a_large_value_still_fit_the_budget() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let stack: String = (0..80)
+        .map(|i| {
+            format!("    at frame{i} (http://localhost:5173/src/components/VeryLongComponentName{i}.tsx:{i}:17)\n")
+        })
+        .collect();
+    let same_error = |ts: i64| json!({"tabId": 400, "ts": ts, "level": "error", "source": "exception", "message": "TypeError: x is undefined", "stack": stack});
+    server.ingest("logs", (0..4).map(|i| same_error(1_700_000_000_000 + i)).collect()).await;
+    let controls: String = "\u{1}\u{2}\u{7}".repeat(5_400);
+    server
+        .ingest("logs", (0..5).map(|i| json!({"tabId": 200, "ts": 1_700_000_000_100i64 + i, "level": "log", "message": "m", "args": [controls]})).collect())
+        .await;
+    let long_message = format!("Error: {}", "the same long failure ".repeat(24));
+    server
+        .ingest("logs", (0..5).map(|i| json!({"tabId": 300, "ts": 1_700_000_000_200i64 + i, "level": "error", "message": long_message})).collect())
+        .await;
+    let mcp = Mcp::http(&server).await;
+    for args in [
+        json!({"what": "logs", "tabId": 400, "fields": ["message", "stack"], "max_tokens": 2_000}),
+        json!({"what": "errors", "tabId": 400, "fields": ["stack"], "max_tokens": 1_000}),
+        json!({"what": "logs", "tabId": 200, "fields": ["args"], "max_tokens": 500}),
+        json!({"what": "errors", "tabId": 300, "max_tokens": 500, "max_chars": 1_000}),
+    ] {
+        let answer = within_budget(&mcp, args.clone()).await;
+        assert!(answer["count"].as_u64().is_some_and(|n| n >= 1), "{args}: {answer}");
+        if args["tabId"] == 200 {
+            // 16,000 control characters are 96,000 characters of JSON: cut, and it says so.
+            assert_eq!(answer["truncated"], true, "{args}: {answer}");
+        }
+    }
+    // The viewer's link carries the agent's filters: one too long to be a link is left out.
+    let linked = within_budget(&mcp, json!({"what": "logs", "tabId": 400, "max_tokens": 500})).await;
+    assert!(linked["viewer"].as_str().is_some_and(|l| l.contains("tab=400")), "{linked}");
+    let long =
+        within_budget(&mcp, json!({"what": "network_waterfall", "url": "é".repeat(10_000), "max_tokens": 500})).await;
+    assert!(long.get("viewer").is_none(), "{long}");
+    // Where the shared value fits, it is said once and every entry is shown.
+    let all =
+        within_budget(&mcp, json!({"what": "logs", "tabId": 400, "fields": ["message", "stack"], "max_tokens": 8_000}))
+            .await;
+    assert_eq!(all["count"], 4, "{all}");
+    assert!(all["common"]["stack"].is_string(), "{all}");
     mcp.close().await;
 }

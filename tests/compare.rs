@@ -201,11 +201,56 @@ async fn unknown_and_evicted_marks_say_so() {
     assert_eq!(since["mark"]["evicted_since_mark"]["logs"], 5, "{since}");
     let c = mcp.observe(json!({"what": "compare", "mark": "second"})).await;
     assert_eq!(c["evicted_before"]["logs"], 10, "{c}");
-    assert!(c["hint"].as_str().unwrap().contains("10 entries of the window before the mark were trimmed"), "{c}");
+    assert!(c["hint"].as_str().unwrap().contains("up to 10 entries of the earlier window were trimmed"), "{c}");
     assert_eq!(c["before"]["from"]["mark"], "first");
 
     // Without a mark, compare needs two loads of a tab.
     let no_loads = mcp.err("observe", json!({"what": "compare", "tabId": 1})).await;
     assert!(no_loads.contains("needs two page loads of tab 1 and found 0"), "{no_loads}");
     mcp.close().await;
+}
+
+/// compare is one tab's: with a tracked tab and no tabId, another tab's errors are not "new"; and
+/// a window that starts at a page load still says when the rings trimmed into it.
+#[tokio::test]
+async fn compare_keeps_to_one_tab_and_says_what_the_rings_trimmed_after_a_load() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    mcp.ok("configure", json!({"action": "capacity", "what": "logs", "capacity": 20})).await;
+    server.ingest("actions", vec![load(T, "load")]).await;
+    let old: Vec<Value> = (0..10).map(|i| log(T + 10 + i, "error", &format!("old-err {i}"))).collect();
+    server.ingest("logs", old).await;
+    mcp.ok("configure", json!({"action": "track_tab", "tabId": 1})).await;
+    mcp.ok("configure", json!({"action": "mark", "name": "m"})).await;
+    let mut other = log(T + 100, "error", "OTHER TAB error");
+    other["tabId"] = json!(2);
+    server.ingest("logs", vec![other]).await;
+    let flood: Vec<Value> = (0..30).map(|i| log(T + 200 + i, "log", &format!("after {i}"))).collect();
+    server.ingest("logs", flood).await;
+
+    for args in [json!({"what": "compare", "mark": "m"}), json!({"what": "compare", "mark": "m", "tabId": 1})] {
+        let c = mcp.observe(args.clone()).await;
+        assert!(!fingerprints(&c["errors"]["new"]).iter().any(|f| f.contains("OTHER TAB")), "{args}: {c}");
+        // The window before the mark starts at the page load; the ring (20 logs) no longer reaches
+        // back to it, so the ten errors in it may be gone and the answer says so.
+        assert!(c["evicted_before"]["logs"].as_i64().is_some_and(|n| n >= 10), "{args}: {c}");
+        assert!(c["hint"].as_str().unwrap().contains("trimmed from the rings"), "{args}: {c}");
+    }
+    // A ring that still holds an entry from before the load lost nothing of the window.
+    let db2 = TempDb::new();
+    let server2 = Server::start(&db2.path, &[]);
+    let mcp2 = Mcp::http(&server2).await;
+    mcp2.ok("configure", json!({"action": "capacity", "what": "logs", "capacity": 20})).await;
+    // 25 logs before the load, 1 in the window, 3 after the mark: the ring of 20 trimmed 9, all
+    // from before the load.
+    server2.ingest("logs", (0..25).map(|i| log(T - 100 + i, "log", &format!("early {i}"))).collect()).await;
+    server2.ingest("actions", vec![load(T, "load")]).await;
+    server2.ingest("logs", vec![log(T + 10, "error", "kept")]).await;
+    mcp2.ok("configure", json!({"action": "mark", "name": "m"})).await;
+    server2.ingest("logs", (0..3).map(|i| log(T + 200 + i, "log", &format!("after {i}"))).collect()).await;
+    let c = mcp2.observe(json!({"what": "compare", "mark": "m", "tabId": 1})).await;
+    assert!(c.get("evicted_before").is_none(), "{c}");
+    mcp.close().await;
+    mcp2.close().await;
 }

@@ -153,7 +153,7 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
         "compare" => What::Compare,
         name => match kind::by_name(name) {
             Some(kind) => What::Kind { kind, errors_only: false },
-            None => return Err(format!("unknown what \"{name}\": send one of {}", what_names().join(", "))),
+            None => return Err(format!("unknown what \"{}\": send one of {}", echo(name), what_names().join(", "))),
         },
     };
     check_names(args, what)?;
@@ -330,7 +330,8 @@ fn fields(args: &Map<String, Value>, what: What) -> Result<Fields, String> {
         }
         if !known.contains(&name) {
             return Err(format!(
-                "unknown field \"{name}\" for {}: send some of {}, or [\"all\"]",
+                "unknown field \"{}\" for {}: send some of {}, or [\"all\"]",
+                echo(name),
                 what.name(),
                 known.join(", ")
             ));
@@ -396,7 +397,12 @@ fn check_names(args: &Map<String, Value>, what: What) -> Result<(), String> {
                 allowed.join(", ")
             ),
             None => {
-                format!("unknown argument `{name}`. Arguments for what=\"{}\": {}", what.name(), allowed.join(", "))
+                format!(
+                    "unknown argument `{}`. Arguments for what=\"{}\": {}",
+                    echo(name),
+                    what.name(),
+                    allowed.join(", ")
+                )
             }
         });
     }
@@ -439,11 +445,18 @@ fn filter_value(filter: &Filter, value: &Value) -> Result<Value, String> {
                 return Err(format!("{} must be a string, got {}", filter.arg, describe(value)));
             };
             if filter.column == "level" && !kind::LEVELS.contains(&s) {
-                return Err(format!("{} must be one of {}, got \"{s}\"", filter.arg, kind::LEVELS.join(", ")));
+                return Err(format!("{} must be one of {}, got \"{}\"", filter.arg, kind::LEVELS.join(", "), echo(s)));
             }
             Ok(value.clone())
         }
     }
+}
+
+/// The agent's own text, repeated in an error, cut to its first 40 characters: an error
+/// answers what was wrong, it does not hand 100,000 characters back.
+pub fn echo(text: &str) -> String {
+    let shown: String = text.chars().take(40).collect();
+    if shown.len() < text.len() { format!("{shown}…") } else { shown }
 }
 
 fn describe(v: &Value) -> String {

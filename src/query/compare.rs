@@ -207,6 +207,7 @@ fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
                 loads.len()
             )));
         };
+        let lost_before = trimmed_since_load(conn, before, marks::lost_between(conn, None, None, &KINDS)?)?;
         return Ok(Plan {
             before: Window {
                 from: Some(Bound::Load(before.clone())),
@@ -214,7 +215,7 @@ fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
                 tab: Some(tab),
             },
             after: Window { from: Some(Bound::Load(after.clone())), to: None, tab: Some(tab) },
-            lost_before: BTreeMap::new(),
+            lost_before,
             reloaded: true,
             tab: Some(tab),
         });
@@ -235,21 +236,46 @@ fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
     };
     let lost_before = match &from {
         Some(Bound::Mark(m)) => marks::lost_between(conn, Some(m), Some(&mark), &KINDS)?,
-        Some(Bound::Load(_)) => BTreeMap::new(),
+        Some(Bound::Load(l)) => trimmed_since_load(conn, l, marks::lost_between(conn, None, Some(&mark), &KINDS)?)?,
         None => marks::lost_between(conn, None, Some(&mark), &KINDS)?,
     };
     let reloaded = match tab {
         Some(t) => navigation::loads(conn, t, i64::MAX, 1)?.first().is_some_and(|l| l.id > actions_at_mark),
         None => false,
     };
-    let filter_tab = args.tab_id;
+    // One tab's windows, as the bounds and the vitals are: tabId, else the tracked tab.
     Ok(Plan {
-        before: Window { from, to: Some(Bound::Mark(mark.clone())), tab: filter_tab },
-        after: Window { from: Some(Bound::Mark(mark)), to: None, tab: filter_tab },
+        before: Window { from, to: Some(Bound::Mark(mark.clone())), tab },
+        after: Window { from: Some(Bound::Mark(mark)), to: None, tab },
         lost_before,
         reloaded,
         tab,
     })
+}
+
+/// Of `trimmed` (entries each ring trimmed up to the window's end, by kind), the kinds whose
+/// ring no longer reaches back to `load`, the window's start: its oldest entry is newer, so
+/// what it trimmed may have been in the window. A ring that still holds an entry from before
+/// the load lost nothing of the window. The rings keep no time for what they trimmed, so the
+/// count is at most what was trimmed before the window's end.
+fn trimmed_since_load(
+    conn: &Connection,
+    load: &Navigation,
+    mut trimmed: BTreeMap<String, i64>,
+) -> Result<BTreeMap<String, i64>, QueryError> {
+    use rusqlite::OptionalExtension;
+    for kind in KINDS {
+        if !trimmed.contains_key(kind.name) {
+            continue;
+        }
+        let oldest: Option<i64> = conn
+            .query_row(&format!("SELECT ts FROM {0} WHERE id = (SELECT min(id) FROM {0})", kind.name), [], |r| r.get(0))
+            .optional()?;
+        if oldest.is_some_and(|ts| ts <= load.ts) {
+            trimmed.remove(kind.name);
+        }
+    }
+    Ok(trimmed)
 }
 
 fn latest_loaded_tab(conn: &Connection) -> Result<Option<i64>, QueryError> {
@@ -426,7 +452,7 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         let mut hints = Vec::new();
         if evicted_before > 0 {
             hints.push(format!(
-                "{evicted_before} entries of the window before the mark were trimmed from the rings (capacity reached) or cleared: what is gone may have been there"
+                "up to {evicted_before} entries of the earlier window were trimmed from the rings (capacity reached) or cleared: what is gone may have been there"
             ));
         }
         if top < TOPS[0] {

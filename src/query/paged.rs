@@ -7,7 +7,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::args::{self, ObserveArgs};
-use super::budget::{Cost, fit};
+use super::budget::{self, Cost, fit};
 use super::compact::{Common, Item, Layout};
 use super::context;
 use super::count::Counter;
@@ -209,10 +209,17 @@ pub fn answer(
         // The extra row only told us that more exist.
         rows.remove(if plan.reversed { 0 } else { rows.len() - 1 });
     }
-    let common = match &rows {
+    let mut common = match &rows {
         Rows::Compact(items) => Common::of(items),
         Rows::Full(_) => Common::default(),
     };
+    let budget = args.budget();
+    // What the entries share is said once, in `common`; but never a `common` that alone would not
+    // fit the answer (say four copies of one 32-frame stack): the entries then carry it themselves,
+    // and are fitted and clipped like any entry.
+    if common.json().is_some_and(|c| !budget.admits(Cost::of(&c).plus(Cost::of(&"x".repeat(HINT_RESERVE))))) {
+        common = Common::default();
+    }
     let common_json = common.json();
     let tracked_tab_id = tracked_tab(conn)?;
     let mut meta = Meta {
@@ -239,17 +246,34 @@ pub fn answer(
         hint: Some("x".repeat(HINT_RESERVE)),
         common: common_json.as_deref().and_then(|c| RawValue::from_string(c.to_string()).ok()),
     };
-    let budget = args.budget();
     let reserve = Cost::of(&serde_json::to_string(&meta).map_err(internal)?).plus(Cost::of(",\"entries\":[]"));
     let ids = rows.ids();
     let errors = errors_only.then_some(ErrorContext { conn, args });
-    let (mut entries, cut) =
+    let (mut entries, mut cut) =
         fit(&ids, budget.minus(reserve), plan.keep_newest, |i| make_entry(&rows, i, &common, errors.as_ref()))?;
 
     loop {
         let text = finish(&mut meta, &entries, cut, args, kind, offset, total, more_beyond, last_issued)?;
-        if budget.admits(Cost::of(&text)) || entries.len() <= 1 {
+        let cost = Cost::of(&text);
+        if budget.admits(cost) || entries.is_empty() {
             return Ok(text);
+        }
+        if let [(_, only)] = entries.as_mut_slice() {
+            // One entry left and still too large with what surrounds it: clip it to the room
+            // the rest leaves; once it clips no further, the answer goes without it.
+            let entry = Cost::of(only);
+            let rest = Cost {
+                chars: cost.chars.saturating_sub(entry.chars),
+                tokens: cost.tokens.saturating_sub(entry.tokens),
+            };
+            let clipped = budget::clip(only, budget.minus(rest));
+            cut = true;
+            if clipped.len() < only.len() {
+                *only = clipped;
+            } else {
+                entries.clear();
+            }
+            continue;
         }
         // The estimate of the whole ran past the sum of its parts: drop one more.
         if plan.keep_newest {

@@ -14,6 +14,9 @@ use serde_json::Value;
 
 use crate::query::{ObserveArgs, What};
 
+/// Longest link an answer carries, in bytes.
+pub const MAX_LINK: usize = 1_000;
+
 /// Where the viewer of this process's database is served, once it is: shared by
 /// the MCP handlers of a process and set when the HTTP server starts serving.
 #[derive(Debug, Clone, Default)]
@@ -37,9 +40,11 @@ impl Address {
         Some(self.0.load(Ordering::Relaxed)).filter(|p| *p != 0)
     }
 
-    /// The link for an answer to `args`, when a viewer is served.
+    /// The link for an answer to `args`, when a viewer is served and the link is short
+    /// enough to be one (the filters it carries are the agent's own text, which may be
+    /// anything: a link of 60,000 characters would only take the answer's room).
     pub fn link(&self, args: &ObserveArgs) -> Option<String> {
-        self.port().map(|port| link(port, args))
+        self.port().map(|port| link(port, args)).filter(|l| l.len() <= MAX_LINK)
     }
 }
 
