@@ -352,6 +352,10 @@ fn json_string(s: &str) -> String {
 /// Rewrites each JSON object or array inside `s` (a logged object, as the
 /// extension serialises it) as a JavaScript literal: `{i:6,name:'x'}` costs
 /// far fewer tokens inside a JSON string than `{\"i\":6,\"name\":\"x\"}`.
+/// Only JSON written as the extension writes it (compact, as `JSON.stringify`
+/// makes it, which reads back the same) is rewritten: text that merely looks
+/// like JSON (a key named twice, a 30-digit number, spacing of its own) is
+/// left as the page wrote it, since its literal would say something else.
 pub fn literals(s: &str) -> Cow<'_, str> {
     if !s.contains(['{', '[']) {
         return Cow::Borrowed(s);
@@ -364,7 +368,10 @@ pub fn literals(s: &str) -> Cow<'_, str> {
         let candidate = &rest[start..];
         let mut stream = serde_json::Deserializer::from_str(candidate).into_iter::<Value>();
         match stream.next() {
-            Some(Ok(value @ (Value::Object(_) | Value::Array(_)))) if stream.byte_offset() > 2 => {
+            Some(Ok(value @ (Value::Object(_) | Value::Array(_))))
+                if stream.byte_offset() > 2
+                    && serde_json::to_string(&value).is_ok_and(|again| again == candidate[..stream.byte_offset()]) =>
+            {
                 write_literal(&mut out, &value);
                 rest = &candidate[stream.byte_offset()..];
                 changed = true;
@@ -451,6 +458,11 @@ mod tests {
         assert_eq!(literals(m), r#"event 6 of the flood {i:6,user:{id:6,name:'user6'},tags:['a','b'],'a-b':'it\'s'}"#);
         assert_eq!(literals("no objects {here"), "no objects {here");
         assert_eq!(literals("[] {} [1]"), "[] {} [1]");
+        // Text that only looks like JSON keeps what it says: a key named twice, a number past
+        // f64's digits, spacing of its own.
+        for kept in [r#"dup {"a":1,"a":2}"#, r#"{"id":123456789012345678901234567890}"#, r#"json { "order": 4711 }"#] {
+            assert_eq!(literals(kept), kept);
+        }
     }
 
     #[test]
