@@ -316,3 +316,59 @@ async fn pathological_scripts_and_maps_leave_raw_frames_and_the_server_serving()
     mcp.close().await;
     server.stop();
 }
+
+/// A dev server opened as `http://app.localhost:PORT` (in the default scope): its maps are
+/// fetched from 127.0.0.1 as Chrome reaches it, though the system's resolver knows no such name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_on_a_localhost_subdomain_gets_its_original_frames() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    site.fixture("minified/app.min.js");
+    site.fixture("minified/app.min.js.map");
+    let addr = site.clone().start("127.0.0.1").await;
+    let origin = format!("http://app.localhost:{}", addr.port());
+    let entry = json!({"ts": 1, "level": "log", "source": "console", "url": format!("{origin}/"), "message": "m",
+                       "location": format!("{origin}/minified/app.min.js:{}", at("minified/app.min.js", "throw new Error"))});
+    server.ingest("logs", vec![entry]).await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 1, has_result).await;
+    assert!(list[0]["original"]["source"].is_string(), "{:#}", list[0]);
+    assert!(site.requests() >= 2, "the script and its map were fetched from 127.0.0.1");
+    mcp.close().await;
+    server.stop();
+}
+
+/// A dev server that accepts connections and never answers (stopped in a debugger): the first
+/// fetch from it times out, and its other scripts are not asked for while it is stalled, so the
+/// frames waiting behind it are answered `timed out` at once instead of five seconds each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_dev_server_is_waited_for_once() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let counted = connections.clone();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            counted.fetch_add(1, Ordering::SeqCst);
+            held.push(socket); // read nothing, answer nothing
+        }
+    });
+    report_scope(&server, &["http://127.0.0.1/*"]).await;
+    let origin = format!("http://127.0.0.1:{port}");
+    let stack: String = (0..6).map(|i| format!("    at f{i} ({origin}/chunk-{i}.js:1:{})\n", 10 + i)).collect();
+    let entry = json!({"ts": 1, "level": "error", "source": "exception", "url": format!("{origin}/"),
+                       "message": "Error: x", "stack": format!("Error: x\n{stack}")});
+    server.ingest("logs", vec![entry]).await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 1, has_result).await;
+    let frames = list[0]["frames"].as_array().expect("frames");
+    assert_eq!(frames.len(), 6, "{:#}", list[0]);
+    assert!(frames.iter().all(|f| f["sourcemap"] == "timed out"), "{:#}", list[0]);
+    assert_eq!(connections.load(Ordering::SeqCst), 1, "one request to the stalled server, not one per script");
+    mcp.close().await;
+    server.stop();
+}

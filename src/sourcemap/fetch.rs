@@ -10,9 +10,22 @@
 //! certificates there (Vite's basic-ssl, `next dev --experimental-https`), the
 //! browser already ran that script, and a connection that never leaves the
 //! machine has no network in between to impersonate it.
+//!
+//! `localhost` and `*.localhost` are this machine whatever the system's resolver
+//! says, as in Chrome (RFC 6761 §6.3): a dev server opened as
+//! `http://app.localhost:5173` is asked on 127.0.0.1 and ::1, never elsewhere.
+//!
+//! Time: a whole fetch (its redirect hops too) gets [`TIMEOUT`]; an origin that
+//! did not answer within it is not asked again for [`STALLED_FOR`], so that one
+//! dev server stopped in a debugger costs one timeout, not one per frame of
+//! every entry waiting behind it.
 
-use std::time::Duration;
+use std::collections::HashMap;
+use std::net::{Ipv6Addr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{self, HeaderMap};
 use url::Url;
 
@@ -23,8 +36,10 @@ use super::scope::{Allowed, is_loopback};
 pub const MAX_BYTES: usize = 20 * 1024 * 1024;
 /// Redirect hops followed, each inside the scope.
 pub const MAX_REDIRECTS: usize = 3;
-/// One request, connection to last byte.
+/// One fetch, redirect hops included, connection to last byte.
 pub const TIMEOUT: Duration = Duration::from_secs(5);
+/// How long an origin that let a fetch time out is left alone.
+pub const STALLED_FOR: Duration = Duration::from_secs(30);
 
 /// What identifies a version of a response.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -68,8 +83,10 @@ pub enum Fetched {
 pub struct Fetcher {
     /// Certificates verified against the system's roots.
     verified: reqwest::Client,
-    /// For loopback origins: any certificate (see the module's note).
+    /// For loopback origins: any certificate (see the module's note), localhost names on loopback.
     loopback: reqwest::Client,
+    /// Origins whose last fetch timed out, and when.
+    stalled: Arc<Mutex<HashMap<String, Instant>>>,
 }
 
 impl Fetcher {
@@ -82,15 +99,37 @@ impl Fetcher {
                 .connect_timeout(Duration::from_secs(2))
                 .user_agent(concat!("gasoline/", env!("CARGO_PKG_VERSION"), " (source maps)"))
         };
-        Ok(Fetcher { verified: builder().build()?, loopback: builder().danger_accept_invalid_certs(true).build()? })
+        Ok(Fetcher {
+            verified: builder().build()?,
+            loopback: builder().danger_accept_invalid_certs(true).dns_resolver(Arc::new(LocalhostNames)).build()?,
+            stalled: Arc::default(),
+        })
     }
 
     fn client(&self, url: &Url) -> &reqwest::Client {
         if is_loopback(url) { &self.loopback } else { &self.verified }
     }
 
-    /// GETs `url` if `allowed` permits it (and every hop it redirects to).
+    /// GETs `url` if `allowed` permits it (and every hop it redirects to), within [`TIMEOUT`]
+    /// in all; at once `TimedOut` when its origin let a fetch time out in the last [`STALLED_FOR`].
     pub async fn get(&self, url: &Url, allowed: &Allowed, known: Option<&Validators>) -> Result<Fetched, Unmapped> {
+        let origin = url.origin().ascii_serialization();
+        {
+            let mut stalled = self.stalled.lock().unwrap_or_else(|e| e.into_inner());
+            stalled.retain(|_, at| at.elapsed() < STALLED_FOR);
+            if stalled.contains_key(&origin) {
+                return Err(Unmapped::TimedOut);
+            }
+        }
+        let result =
+            tokio::time::timeout(TIMEOUT, self.get_hops(url, allowed, known)).await.unwrap_or(Err(Unmapped::TimedOut));
+        if result.as_ref().is_err_and(|e| *e == Unmapped::TimedOut) {
+            self.stalled.lock().unwrap_or_else(|e| e.into_inner()).insert(origin, Instant::now());
+        }
+        result
+    }
+
+    async fn get_hops(&self, url: &Url, allowed: &Allowed, known: Option<&Validators>) -> Result<Fetched, Unmapped> {
         let mut url = url.clone();
         for _ in 0..=MAX_REDIRECTS {
             if !allowed.permits(&url) {
@@ -136,6 +175,27 @@ impl Fetcher {
             return Ok(Fetched::Body(Body { bytes, validators, sourcemap_header, url }));
         }
         Err(Unmapped::NotFound)
+    }
+}
+
+/// `localhost` and `*.localhost` on 127.0.0.1 and ::1, as Chrome resolves them, whatever the
+/// system's resolver says (most say nothing of `app.localhost`). The loopback client meets no
+/// other name ([`is_loopback`] gives it only these and loopback addresses).
+struct LocalhostNames;
+
+impl Resolve for LocalhostNames {
+    fn resolve(&self, name: Name) -> Resolving {
+        let host = name.as_str().trim_end_matches('.').to_ascii_lowercase();
+        Box::pin(async move {
+            if host == "localhost" || host.ends_with(".localhost") {
+                let addrs: Addrs = Box::new(
+                    [SocketAddr::from(([127, 0, 0, 1], 0)), SocketAddr::from((Ipv6Addr::LOCALHOST, 0))].into_iter(),
+                );
+                Ok(addrs)
+            } else {
+                Err(format!("{host} is not a name of this machine").into())
+            }
+        })
     }
 }
 
