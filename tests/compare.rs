@@ -194,6 +194,10 @@ async fn unknown_and_evicted_marks_say_so() {
     assert!(unknown.contains("known marks, newest first: \"second\", \"first\""), "{unknown}");
     let empty_name = mcp.err("configure", json!({"action": "mark"})).await;
     assert!(empty_name.contains("mark needs `name`"), "{empty_name}");
+    let spaces = mcp.err("configure", json!({"action": "mark", "name": "   "})).await;
+    assert!(spaces.contains("not only spaces"), "{spaces}");
+    let number = mcp.err("configure", json!({"action": "mark", "name": 123})).await;
+    assert!(number.contains("name must be a string") && number.contains("a number"), "{number}");
 
     // The ring kept only the last 5 logs: 5 of the 10 after "second" and none before it.
     let since = mcp.observe(json!({"what": "logs", "since_mark": "second"})).await;

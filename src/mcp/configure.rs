@@ -134,6 +134,12 @@ async fn export(store: &Store, args: &Map<String, Value>) -> Result<Value, Query
 async fn mark(store: &Store, args: &Map<String, Value>) -> Result<Value, QueryError> {
     let name = match args.get("name") {
         Some(Value::String(s)) => crate::query::args::mark_name(s, "name").map_err(QueryError::Invalid)?,
+        Some(other) if !other.is_null() => {
+            return Err(QueryError::Invalid(format!(
+                "name must be a string (a mark's name such as \"before-fix\"), got {}",
+                crate::query::args::kind_of(other)
+            )));
+        }
         _ => {
             return Err(QueryError::Invalid(
                 "mark needs `name`: a name for this moment (e.g. \"before-fix\"), to read since it (observe since_mark) or compare across it (observe what=compare mark)".into(),

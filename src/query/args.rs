@@ -263,9 +263,9 @@ pub const MAX_MARK_NAME: usize = 100;
 /// A mark's name: 1 to MAX_MARK_NAME characters.
 pub fn mark_name(name: &str, arg: &str) -> Result<String, String> {
     let n = name.chars().count();
-    if n == 0 || n > MAX_MARK_NAME || name.chars().any(char::is_control) {
+    if n == 0 || n > MAX_MARK_NAME || name.chars().any(char::is_control) || name.trim().is_empty() {
         return Err(format!(
-            "{arg} must be a mark's name of 1 to {MAX_MARK_NAME} characters without control characters, got {n} characters; set one with configure action=mark name=..."
+            "{arg} must be a mark's name of 1 to {MAX_MARK_NAME} characters, not only spaces, without control characters, got {n} characters; set one with configure action=mark name=..."
         ));
     }
     Ok(name.to_string())

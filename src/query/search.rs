@@ -157,7 +157,10 @@ impl Needle {
 /// A case-insensitive substring finder. An ASCII needle (the usual case) is found by
 /// `memchr` on its rarest byte in both cases, each candidate compared ignoring ASCII
 /// case: several times faster per row than a regex call on short texts. Other
-/// needles go through a case-insensitive regex (Unicode simple case folding).
+/// needles go through a case-insensitive regex (Unicode simple case folding). Two
+/// ASCII letters have a non-ASCII case mate in that folding, `k` (K, the Kelvin sign)
+/// and `s` (ſ, the long s): a needle with one of them also tries the regex on a text
+/// the fast path missed, when that text is not ASCII.
 #[derive(Debug)]
 enum Finder {
     Ascii {
@@ -166,39 +169,41 @@ enum Finder {
         /// Where its rarest byte is, and that byte in lower and upper case.
         at: usize,
         cases: (u8, u8),
+        /// For a needle with `k` or `s`: the case-insensitive regex, for non-ASCII texts.
+        unicode: Option<Regex>,
     },
     Unicode(Regex),
 }
 
 impl Finder {
     fn new(needle: &str) -> Result<Finder, regex::Error> {
+        let regex = || RegexBuilder::new(&regex::escape(needle)).case_insensitive(true).size_limit(64 << 20).build();
         if !needle.is_ascii() || needle.is_empty() {
-            let regex =
-                RegexBuilder::new(&regex::escape(needle)).case_insensitive(true).size_limit(64 << 20).build()?;
-            return Ok(Finder::Unicode(regex));
+            return Ok(Finder::Unicode(regex()?));
         }
         let lower = needle.as_bytes().to_ascii_lowercase();
         let at = (0..lower.len()).max_by_key(|&i| (rarity(lower[i]), std::cmp::Reverse(i))).unwrap_or(0);
         let b = lower[at];
-        Ok(Finder::Ascii { cases: (b, b.to_ascii_uppercase()), lower, at })
+        let unicode = if lower.iter().any(|c| matches!(c, b'k' | b's')) { Some(regex()?) } else { None };
+        Ok(Finder::Ascii { cases: (b, b.to_ascii_uppercase()), lower, at, unicode })
     }
 
     fn is_match(&self, hay: &[u8]) -> bool {
         match self {
             Finder::Unicode(regex) => regex.is_match(hay),
-            Finder::Ascii { lower, at, cases } => {
+            Finder::Ascii { lower, at, cases, unicode } => {
                 let n = lower.len();
-                if hay.len() < n {
-                    return false;
-                }
-                // Candidates for the rare byte where the whole needle would still fit.
-                let window = &hay[*at..hay.len() - n + at + 1];
-                let found = |i: usize| hay[i..i + n].eq_ignore_ascii_case(lower);
-                if cases.0 == cases.1 {
-                    memchr::memchr_iter(cases.0, window).any(found)
-                } else {
-                    memchr::memchr2_iter(cases.0, cases.1, window).any(found)
-                }
+                let fast = hay.len() >= n && {
+                    // Candidates for the rare byte where the whole needle would still fit.
+                    let window = &hay[*at..hay.len() - n + at + 1];
+                    let found = |i: usize| hay[i..i + n].eq_ignore_ascii_case(lower);
+                    if cases.0 == cases.1 {
+                        memchr::memchr_iter(cases.0, window).any(found)
+                    } else {
+                        memchr::memchr2_iter(cases.0, cases.1, window).any(found)
+                    }
+                };
+                fast || unicode.as_ref().is_some_and(|regex| !hay.is_ascii() && regex.is_match(hay))
             }
         }
     }
@@ -327,6 +332,10 @@ mod tests {
         assert!(!hit("\\n", logged.clone()), "stored as \\n, but the page wrote a newline");
         assert!(!hit("\\\"", logged));
         assert!(hit("ÉCOLE", json!({"args": ["école"]})), "Unicode case folding");
+        // The two ASCII letters with a non-ASCII case mate: K (Kelvin sign) and ſ (long s).
+        assert!(hit("kelvin sign k", json!({"message": "\u{212A}ELVIN SIGN \u{212A}"})));
+        assert!(hit("mass", json!({"message": "MAſſ"})));
+        assert!(!hit("kelvin", json!({"message": "\u{212A}elvi"})));
     }
 
     #[test]
