@@ -308,8 +308,8 @@ globalThis.gasolineDeep = deep; // the e2e's hook
 
 // ---- what each tab's page captured (the popup's counts) -----------------------------
 // Per tab, for its current page: counted again from zero when its top frame's relay is a new
-// page's. In session storage, written at most once a second, so that a worker stopped while idle
-// (as MV3 stops them) does not forget them.
+// page's. In session storage, written at most every 5 s (well within the 30 s of quiet after which
+// Chrome stops a worker), so that a worker stopped while idle does not forget them.
 const COUNTS_KEY = "tabCounts";
 const tabCounts = new Map(); // tabId → {page, counts: {kind: n}}
 const countsLoaded = chrome.storage.session.get(COUNTS_KEY).then(
@@ -326,7 +326,7 @@ function saveCountsSoon() {
   countsTimer = setTimeout(() => {
     countsTimer = null;
     chrome.storage.session.set({ [COUNTS_KEY]: Object.fromEntries(tabCounts) }).catch(() => {});
-  }, 1000);
+  }, 5000);
 }
 function countFor(tabId, kind) {
   if (!Number.isInteger(tabId)) return;
