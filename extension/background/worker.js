@@ -241,22 +241,15 @@ async function setSite(pattern, on) {
 }
 
 // Chrome's permission prompt may close the popup that asked (it takes the focus), and with it the
-// code that would act on the answer: the popup says first what it is about to ask, and the answer
-// is acted on here when Chrome grants it. An intent is good for two minutes.
+// code that would act on the answer: the popup says first which site it is about to ask for, and
+// the answer is acted on here when Chrome grants it. An intent is good for two minutes.
 const INTENT_MS = 120000;
-const intents = { sites: new Map(), deepTabs: new Map() }; // pattern / tabId → when asked
-function intended(map, key) {
-  const at = map.get(key);
-  map.delete(key);
-  return at !== undefined && Date.now() - at < INTENT_MS;
-}
-chrome.permissions.onAdded.addListener(({ origins, permissions }) => {
-  for (const pattern of origins || []) if (intended(intents.sites, pattern)) setSite(pattern, true);
-  if ((permissions || []).includes("debugger")) {
-    deep.listen();
-    for (const tabId of [...intents.deepTabs.keys()]) {
-      if (intended(intents.deepTabs, tabId)) deep.attach(tabId).then((answer) => answer.error && giveBackDebugger());
-    }
+const intents = new Map(); // site pattern → when asked
+chrome.permissions.onAdded.addListener(({ origins }) => {
+  for (const pattern of origins || []) {
+    const at = intents.get(pattern);
+    intents.delete(pattern);
+    if (at !== undefined && Date.now() - at < INTENT_MS) setSite(pattern, true);
   }
 });
 
@@ -286,23 +279,7 @@ const deep = new Deep({
   log: extensionLog,
 });
 deep.listen(); // at the top level, as MV3 wants listeners
-deep.onChange(({ deep: on }) => {
-  ready.then(reportCapture);
-  if (!on) giveBackDebugger();
-});
-
-/**
- * The debugger permission is given back once no tab uses deep mode, however the last one ended
- * (turned off, closed, gone outside the scope, paused, Chrome's banner cancelled, an attach that
- * failed), unless the person is about to turn it on somewhere. A build that holds it as required
- * (the tests', the bench's) cannot give it back: the remove fails, harmlessly.
- */
-function giveBackDebugger() {
-  for (const [tabId, at] of intents.deepTabs) if (Date.now() - at >= INTENT_MS) intents.deepTabs.delete(tabId);
-  if (deep.deepTabs().length === 0 && deep.pending.size === 0 && intents.deepTabs.size === 0) {
-    chrome.permissions.remove({ permissions: ["debugger"] }).catch(() => false);
-  }
-}
+deep.onChange(() => ready.then(reportCapture));
 ready.then(() => deep.start()); // the tabs chosen before this worker started, if still open and in scope
 globalThis.gasolineDeep = deep; // the e2e's hook
 
@@ -456,25 +433,20 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
   // From the popup and the options page (extension pages only).
   if (sender.id !== chrome.runtime.id || !String(sender.url || "").startsWith(chrome.runtime.getURL(""))) return false;
   if (message.type === "site") {
-    intents.sites.delete(String(message.pattern));
+    intents.delete(String(message.pattern));
     setSite(String(message.pattern), message.on === true).then(reply, (e) => reply({ error: e.message }));
     return true;
   }
   if (message.type === "intent") {
     // The popup is about to ask Chrome's prompt (see intents above).
-    if (typeof message.site === "string") intents.sites.set(message.site, Date.now());
-    if (Number.isInteger(message.deepTab)) intents.deepTabs.set(message.deepTab, Date.now());
+    if (typeof message.site === "string") intents.set(message.site, Date.now());
     return false;
   }
   if (message.type === "deep") {
-    // The popup's "Deep view of this tab" (after chrome.permissions.request({permissions: ["debugger"]})).
+    // The popup's "Deep view of this tab" (in the deep build, which holds the debugger permission).
     const tabId = Number(message.tabId);
-    intents.deepTabs.delete(tabId);
     (message.on === true ? deep.attach(tabId) : deep.detach(tabId, "turned off")).then(
-      (answer) => {
-        if (answer.error) giveBackDebugger();
-        reply({ ...answer, deepTabs: deep.deepTabs() });
-      },
+      (answer) => reply({ ...answer, deepTabs: deep.deepTabs() }),
       (e) => reply({ error: e.message }),
     );
     return true;

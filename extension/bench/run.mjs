@@ -230,11 +230,10 @@ async function extensionBrowser(name, dir, floor = process.env.FLOOR) {
     const patched = source.replaceAll("matchOriginAsFallback: true", "matchOriginAsFallback: false").replaceAll("matchOriginAsFallback === true", "matchOriginAsFallback === false");
     if (patched === source) throw new Error("registration.js no longer says matchOriginAsFallback: the bench cannot keep about:blank frames bare");
     writeFileSync(registration, patched);
-    // The deep view's permission, granted at install as the tests' build does.
+    // The deep view's permission, which Chrome grants only at install, as the deep build holds it.
     const manifestFile = path.join(loaded, "manifest.json");
     const m = JSON.parse(readFileSync(manifestFile, "utf8"));
-    m.permissions = [...m.permissions, ...(m.optional_permissions || [])];
-    delete m.optional_permissions;
+    if (!m.permissions.includes("debugger")) m.permissions = ["debugger", ...m.permissions];
     writeFileSync(manifestFile, JSON.stringify(m, null, 2));
   }
   return browser(name, [`--disable-extensions-except=${loaded}`, `--load-extension=${loaded}`]);

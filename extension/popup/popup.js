@@ -50,6 +50,12 @@ const SCOPE_TEXT = {
       : `${host} is a local development origin, but this page was loaded before Gasoline could run in it: reload it to start capturing it.`,
 };
 
+const NO_DEBUGGER =
+  "Deep view needs Chrome's debugger permission, which Chrome grants an extension only when it is installed, " +
+  "never on request. This build goes without it. For deep view, load the deep build instead: run " +
+  "scripts/deep-extension.sh DIR in the Gasoline repository, then Load unpacked that folder in chrome://extensions " +
+  "(Chrome warns that it may read and change your data on all websites; it attaches only to the tabs you choose here, on captured sites).";
+
 /** Whether the tab's page runs Gasoline's relay and it is capturing (content/relay.js answers the ping). */
 async function pageIsLive(tab) {
   try {
@@ -143,10 +149,12 @@ $("deep").addEventListener("change", async () => {
   const on = $("deep").checked;
   const problem = $("deep-error");
   problem.hidden = true;
-  // The debugger permission is asked only when deep mode is turned on, and given back when no tab uses it.
-  if (on) chrome.runtime.sendMessage({ type: "intent", deepTab: tabId }).catch(() => {}); // as for a site, above
-  if (on && !(await chrome.permissions.request({ permissions: ["debugger"] }).catch(() => false))) {
+  // Chrome grants the debugger only at install (it cannot be an optional permission): the
+  // shipped extension goes without it, the deep build holds it (scripts/deep-extension.sh).
+  if (on && !(await chrome.permissions.contains({ permissions: ["debugger"] }).catch(() => false))) {
     $("deep").checked = false;
+    problem.textContent = NO_DEBUGGER;
+    problem.hidden = false;
     return;
   }
   const answer = await chrome.runtime.sendMessage({ type: "deep", tabId, on });
@@ -154,7 +162,7 @@ $("deep").addEventListener("change", async () => {
     problem.textContent = answer.error;
     problem.hidden = false;
   }
-  renderTab(); // the worker gives the permission back once no tab uses deep mode
+  renderTab();
 });
 $("options").addEventListener("click", (e) => {
   e.preventDefault();

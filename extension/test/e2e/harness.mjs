@@ -3,7 +3,7 @@
 // and Chromium with it loaded.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,23 +30,19 @@ export function checkPrerequisites(fail) {
 }
 
 /**
- * A copy of the extension whose manifest holds the test sites as required
- * host permissions and `debugger` as a required permission, so that "Capture
- * this site" and the deep view resolve without Chrome's prompt, which headless
- * Chromium never answers. Everything else is the shipped extension: the scope
- * still starts with local origins only, and a test site is captured only once
- * turned on through the popup.
+ * The deep build of the extension (scripts/deep-extension.sh: the shipped
+ * extension plus the `debugger` permission, which Chrome grants only at
+ * install), whose manifest also holds the test sites as required host
+ * permissions, so that "Capture this site" resolves without Chrome's prompt,
+ * which headless Chromium never answers. Everything else is the shipped
+ * extension: the scope still starts with local origins only, and a test site
+ * is captured only once turned on through the popup.
  */
 export function testBuild(work) {
   const dir = path.join(work, "extension");
-  cpSync(extensionDir, dir, {
-    recursive: true,
-    filter: (src) => !/[/\\](node_modules|test|bench)([/\\]|$)/.test(path.relative(extensionDir, src) ? `/${path.relative(extensionDir, src)}` : ""),
-  });
+  execFileSync(path.resolve(extensionDir, "../scripts/deep-extension.sh"), [dir], { stdio: "ignore" });
   const manifest = JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8"));
   manifest.host_permissions = [...manifest.host_permissions, ...TEST_SITES];
-  manifest.permissions = [...manifest.permissions, ...manifest.optional_permissions];
-  delete manifest.optional_permissions;
   writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest, null, 2));
   return dir;
 }
