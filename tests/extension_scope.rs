@@ -5,7 +5,7 @@
 //! load (on plain http, not a secure context) and after a browser restart;
 //! turned off, its open page sends nothing more; pause stops everything; the
 //! server's own origin is never captured; observe states the scope and says how
-//! to turn a site on. Needs `scripts/setup.sh`; without it the test fails and
+//! to turn a site on; the shipped extension's popup says how to get deep mode. Needs `scripts/setup.sh`; without it the test fails and
 //! says so: it never skips.
 
 mod node;

@@ -10,11 +10,13 @@
 // - turned off from the popup: the open page sends nothing more;
 // - pause in the popup: nothing is captured until resumed;
 // - the Gasoline server's own origin is never captured;
-// - the server knows the capture in force, and observe says how to turn a site on.
+// - the server knows the capture in force, and observe says how to turn a site on;
+// - the shipped extension (no debugger: Chrome grants it only at install) says in its popup how
+//   to get the deep build.
 //
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/scope.mjs
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -22,6 +24,7 @@ import path from "node:path";
 import {
   all,
   checkPrerequisites,
+  extensionDir,
   extensionScripts,
   freePort,
   launch,
@@ -246,6 +249,22 @@ try {
   await barrier(localAgain, "barrier-3");
   assert.deepEqual(await mentioning(`${serverUrl}/health`), [], "the server's own pages leave no row");
   log("the server's own origin is never captured");
+
+  // ---- the shipped extension, which Chrome gives no debugger: the popup says how to get deep mode ----
+  await context.close();
+  const shipped = path.join(work, "shipped");
+  cpSync(extensionDir, shipped, { recursive: true, filter: (src) => !/[/\\](node_modules|test|bench)$/.test(src) });
+  context = await launch(path.join(work, "profile-shipped"), shipped, []);
+  const shippedWorker = await serviceWorker(context);
+  assert.equal(await shippedWorker.evaluate(() => chrome.permissions.contains({ permissions: ["debugger"] })), false);
+  const plainLocal = await context.newPage();
+  await plainLocal.goto(`${local}?m=shipped`);
+  const { popup: shippedPopup } = await popupFor(shippedWorker, plainLocal);
+  await shippedPopup.click("#deep"); // the popup unticks it at once
+  await shippedPopup.waitForFunction(() => !document.getElementById("deep-error").hidden);
+  assert.match(await shippedPopup.textContent("#deep-error"), /only when it is installed.*scripts\/deep-extension\.sh/s);
+  assert.equal(await shippedPopup.isChecked("#deep"), false);
+  log("the shipped extension holds no debugger; its popup says how to get the deep build");
   log("PASSED");
 } catch (e) {
   fail(e.stack || String(e));
