@@ -254,9 +254,12 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 fn take_tab_id(map: &mut Map<String, Value>, index: usize) -> Result<Option<i64>, IngestError> {
     match map.remove("tabId") {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => number_as_i64(&v, false).filter(|id| id.abs() <= MAX_SAFE_INTEGER).map(Some).ok_or_else(|| {
-            entry_error(index, "tabId", "must be an integer (a Chrome tab id) of at most 2^53 - 1, or null")
-        }),
+        Some(v) => number_as_i64(&v, false)
+            .filter(|id| (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(id))
+            .map(Some)
+            .ok_or_else(|| {
+                entry_error(index, "tabId", "must be an integer (a Chrome tab id) of at most 2^53 - 1, or null")
+            }),
     }
 }
 
@@ -437,7 +440,7 @@ mod tests {
         let err = decode(&LOGS, r#"{"entries":[{"level":"log","message":"m","tabId":1e30}]}"#).unwrap_err();
         assert!(matches!(err, IngestError::Entry { field, .. } if field == "tabId"));
         // Past 2^53 - 1 a JavaScript reader (the viewer) would show another tab's id.
-        for id in ["9007199254740992", "-9007199254740993", "9223372036854775807"] {
+        for id in ["9007199254740992", "-9007199254740993", "9223372036854775807", "-9223372036854775808"] {
             let err =
                 decode(&LOGS, &format!(r#"{{"entries":[{{"level":"log","message":"m","tabId":{id}}}]}}"#)).unwrap_err();
             assert!(matches!(err, IngestError::Entry { ref field, .. } if field == "tabId"), "{id}: {err}");
