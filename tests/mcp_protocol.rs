@@ -96,6 +96,12 @@ async fn http_answers_malformed_messages_with_their_json_rpc_errors() {
         assert_eq!((status, error_of(&message)), (200, (id, code)), "{body}: {answer}");
         assert!(message["error"]["message"].as_str().unwrap().contains(says), "{answer}");
     }
+    // A key named twice in the arguments: refused, not the last one silently taken.
+    let twice = r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs","what":"errors"}}}"#;
+    let (status, answer) = http.post(Some(&session), twice).await;
+    let message = message_of(&answer);
+    assert_eq!((status, error_of(&message)), (400, (json!(12), -32600)), "{answer}");
+    assert!(message["error"]["message"].as_str().unwrap().contains("\"what\" appears twice"), "{answer}");
     // A batch (MCP 2025-03-26) gets the array of its answers, refusals among them; one of
     // notifications only gets 202.
     let batch = r#"[{"jsonrpc":"2.0","id":21,"method":"ping"},"bad",{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs"}}},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;

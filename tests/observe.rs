@@ -699,3 +699,26 @@ async fn a_tab_whose_strings_were_cut_says_so_like_every_entry() {
     let page = mcp.observe(json!({"what": "page", "tabId": 3})).await;
     assert_eq!(page["page"]["_truncated"]["url"], url.len(), "{page}");
 }
+
+/// A list of tabs with long URLs and titles: each cut at 500 characters, so many tabs fit a
+/// small budget, not one clipped; one tab asked for by tabId comes whole.
+#[tokio::test]
+async fn a_list_of_tabs_with_long_urls_shows_many_tabs_each_cut() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let route = "p".repeat(3_000);
+    for tab in 1..=20 {
+        let (status, _) = server
+            .post("tabs", &json!({"tabId": tab, "url": format!("http://localhost:5173/{route}"), "title": "Dashboard ✅ ".repeat(200)}))
+            .await;
+        assert_eq!(status, 200);
+    }
+    let mcp = Mcp::http(&server).await;
+    let tabs = mcp.observe(json!({"what": "tabs", "max_tokens": 8_000})).await;
+    let list = tabs["tabs"].as_array().expect("tabs");
+    assert!(list.len() >= 6, "{} tabs shown", list.len());
+    let url = list[0]["url"].as_str().unwrap();
+    assert!(url.ends_with("… (+2522 chars)") && url.chars().count() < 600, "{url}");
+    let one = mcp.observe(json!({"what": "tabs", "tabId": 7})).await;
+    assert_eq!(one["tabs"][0]["url"], format!("http://localhost:5173/{route}"), "{one}");
+}

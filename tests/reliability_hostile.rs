@@ -89,8 +89,11 @@ fn cases() -> Vec<Case> {
         case("tabId u64::MAX", "logs", log_fields(r#""tabId":18446744073709551615"#), Refused(400, "tabId")),
         case("tabId 1e30", "logs", log_fields(r#""tabId":1e30"#), Refused(400, "tabId")),
         case("tabId 1.5", "logs", log_fields(r#""tabId":1.5"#), Refused(400, "tabId")),
-        case("tabId i64::MAX", "logs", log_fields(r#""tabId":9223372036854775807"#), Stored),
-        case("tabId i64::MIN", "logs", log_fields(r#""tabId":-9223372036854775808"#), Stored),
+        // Past JavaScript's exact integers a reader (the viewer, most MCP clients) would show another tab's id.
+        case("tabId i64::MAX", "logs", log_fields(r#""tabId":9223372036854775807"#), Refused(400, "2^53 - 1")),
+        case("tabId i64::MIN", "logs", log_fields(r#""tabId":-9223372036854775808"#), Refused(400, "2^53 - 1")),
+        case("tabId 2^53 - 1", "logs", log_fields(r#""tabId":9007199254740991"#), Stored),
+        case("tabId -(2^53 - 1)", "logs", log_fields(r#""tabId":-9007199254740991"#), Stored),
         case("tabId -1 (chrome.tabs.TAB_ID_NONE)", "logs", log_fields(r#""tabId":-1"#), Stored),
         case("ts beyond i64", "logs", log_fields(r#""ts":99999999999999999999999"#), Refused(400, "ts")),
         case("ts 1e300", "logs", log_fields(r#""ts":1e300"#), Refused(400, "ts")),
@@ -166,8 +169,10 @@ async fn hostile_json_is_stored_safely_or_refused_clearly_and_the_server_keeps_s
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert!(tabs.contains(&i64::MIN) && tabs.contains(&i64::MAX) && tabs.contains(&-1), "{tabs:?}");
-    for tab in [i64::MAX, i64::MIN, -1] {
+    const SAFE: i64 = (1 << 53) - 1;
+    assert!(tabs.contains(&-SAFE) && tabs.contains(&SAFE) && tabs.contains(&-1), "{tabs:?}");
+    assert!(!tabs.contains(&i64::MIN) && !tabs.contains(&i64::MAX), "{tabs:?}");
+    for tab in [SAFE, -SAFE, -1] {
         let page = mcp.observe(json!({"what": "logs", "tabId": tab})).await;
         assert_eq!(page["count"], 1, "tabId {tab}: {page}");
     }

@@ -147,6 +147,11 @@ pub fn check(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
     if object.get("jsonrpc") != Some(&json!("2.0")) {
         return Err(invalid("\"jsonrpc\": \"2.0\" is required".into()));
     }
+    // A key named twice (in `arguments`, say): which one counts is not for this server to guess,
+    // as ingest does not (serde_json keeps the last without a word).
+    if let Err(e) = crate::unique_keys::from_slice(bytes) {
+        return Err(invalid(format!("{e}: send each key of an object once")));
+    }
     let kind = match (object.get("method"), &id) {
         (Some(Value::String(method)), Some(_)) => {
             check_request(method, &object).map_err(|(code, m)| {
@@ -217,6 +222,15 @@ mod tests {
         assert_eq!(check(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#), Ok(Message::Response));
         let error = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}"#;
         assert_eq!(check(error.as_bytes()), Ok(Message::Response));
+    }
+
+    #[test]
+    fn a_key_named_twice_is_an_invalid_request() {
+        let r = refused(
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs","what":"errors"}}}"#,
+        );
+        assert_eq!((r.code, r.id.clone()), (ErrorCode::INVALID_REQUEST, Some(json!(3))));
+        assert!(r.message.contains("\"what\" appears twice"), "{}", r.message);
     }
 
     #[test]

@@ -338,7 +338,7 @@ fn text(s: &str, shape: Shape) -> String {
 }
 
 /// At most TEXT_CAP characters, saying how many more there were.
-fn cut(s: &str) -> Cow<'_, str> {
+pub fn cut(s: &str) -> Cow<'_, str> {
     match s.char_indices().nth(TEXT_CAP) {
         None => Cow::Borrowed(s),
         Some((at, _)) => Cow::Owned(format!("{}… (+{} chars)", &s[..at], s[at..].chars().count())),

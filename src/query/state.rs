@@ -39,8 +39,20 @@ pub fn tabs(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError>
         "SELECT tab_id, url, title, last_seen, truncated FROM tabs WHERE ?1 IS NULL OR tab_id = ?1 \
          ORDER BY last_seen DESC, tab_id LIMIT ?2",
     )?;
-    let tabs: Vec<Value> =
+    let mut tabs: Vec<Value> =
         stmt.query_map(rusqlite::params![args.tab_id, TABS_SHOWN], tab_json)?.collect::<Result<_, _>>()?;
+    if args.tab_id.is_none() {
+        // A list: each URL and title cut as compact entries cut text, so that long ones (a
+        // 3,000-character route, a title the page made long) leave room for the other tabs;
+        // one tab asked for by tabId comes whole.
+        for tab in &mut tabs {
+            for field in ["url", "title"] {
+                if let Some(text) = tab[field].as_str().map(|s| super::compact::cut(s).into_owned()) {
+                    tab[field] = json!(text);
+                }
+            }
+        }
+    }
     let total: i64 = conn.query_row("SELECT count(*) FROM tabs", [], |r| r.get(0))?;
     let mut head = json!({
         "what": "tabs",
