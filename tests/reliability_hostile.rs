@@ -1,7 +1,7 @@
 //! Hostile input that is (mostly) valid JSON, over real HTTP: nesting far past
 //! serde_json's recursion limit, million-element arrays, 10 MiB strings on both
 //! sides of the body limit, NUL bytes, lone UTF-16 surrogates, numbers beyond
-//! i64, negative and huge tab ids, timestamps in the far future. Each is stored
+//! i64, negative tab ids and tab ids past JavaScript's exact integers, timestamps in the far future. Each is stored
 //! safely (long strings cut, with a truncation record) or refused with a clear
 //! 4xx; after each the server still answers and what was stored before is intact.
 
@@ -109,7 +109,13 @@ fn cases() -> Vec<Case> {
         ),
         case("duration 1.7e308", "network_waterfall", r#"{"entries":[{"url":"u","duration":1.7e308}]}"#, Stored),
         case("tabs: tabId beyond i64", "tabs", r#"{"tabId":1e20,"url":"u"}"#, Refused(400, "tabId")),
-        case("tabs: huge negative tabId", "tabs", r#"{"tabId":-9223372036854775808,"url":"u"}"#, Stored),
+        case(
+            "tabs: huge negative tabId",
+            "tabs",
+            r#"{"tabId":-9223372036854775808,"url":"u"}"#,
+            Refused(400, "2^53 - 1"),
+        ),
+        case("tabs: the most negative exact tabId", "tabs", r#"{"tabId":-9007199254740991,"url":"u"}"#, Stored),
         case("vitals: lcp 1.7e308", "vitals", r#"{"tabId":5,"lcp":1.7e308,"cls":-0.0}"#, Stored),
         case("an empty body", "logs", "", Refused(400, "not valid JSON")),
         case("a bare string", "logs", r#""entries""#, Refused(400, "entries")),
