@@ -102,6 +102,13 @@ async fn http_answers_malformed_messages_with_their_json_rpc_errors() {
     let message = message_of(&answer);
     assert_eq!((status, error_of(&message)), (400, (json!(12), -32600)), "{answer}");
     assert!(message["error"]["message"].as_str().unwrap().contains("\"what\" appears twice"), "{answer}");
+    // Half an emoji in the arguments (a lone surrogate escape, as JSON.stringify writes one)
+    // costs that character: the call is answered, searching for U+FFFD in its place.
+    let half = r#"{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs","search":"x\ud83d"}}}"#;
+    let (status, answer) = http.post(Some(&session), half).await;
+    let message = message_of(&answer);
+    assert_eq!((status, &message["id"]), (200, &json!(13)), "{answer}");
+    assert!(message["result"]["content"].is_array() && message.get("error").is_none(), "{answer}");
     // A batch (MCP 2025-03-26) gets the array of its answers, refusals among them; one of
     // notifications only gets 202.
     let batch = r#"[{"jsonrpc":"2.0","id":21,"method":"ping"},"bad",{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs"}}},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;
@@ -162,6 +169,8 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
         "[]".to_owned(),
         r#"{"jsonrpc":"2.0","id":12,"method":"resources/list"}"#.to_owned(),
         r#"{"jsonrpc":"2.0","id":13,"method":"ping"}"#.to_owned(),
+        // Half an emoji (a lone surrogate escape) costs that character, not the message.
+        r#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs","search":"x\ud83d"}}}"#.to_owned(),
     ];
     for line in &lines {
         writeln!(stdin, "{line}").unwrap();
@@ -198,5 +207,6 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
     assert_eq!(error_of(&by_id(json!(12))[0]).1, -32601);
     assert!(by_id(json!(1))[0]["result"]["serverInfo"].is_object(), "{answers:?}");
     assert_eq!(by_id(json!(13))[0]["result"], json!({}), "{answers:?}");
-    assert_eq!(answers.len(), 8, "one answer per request or batch, none for the notification: {answers:?}");
+    assert!(by_id(json!(14))[0]["result"]["content"].is_array(), "{answers:?}");
+    assert_eq!(answers.len(), 9, "one answer per request or batch, none for the notification: {answers:?}");
 }

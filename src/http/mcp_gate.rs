@@ -62,6 +62,12 @@ pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Res
         let too_large = format!("request body is over {} MiB; send smaller messages", MAX_BODY_BYTES >> 20);
         return (StatusCode::PAYLOAD_TOO_LARGE, too_large).into_response();
     };
+    // Half an emoji (a lone surrogate escape, as JavaScript's JSON.stringify writes one) costs
+    // that character (U+FFFD), not the message: serde_json, and so rmcp, would refuse it whole.
+    let bytes = match crate::surrogates::mend(&bytes) {
+        std::borrow::Cow::Borrowed(_) => bytes,
+        std::borrow::Cow::Owned(mended) => mended.into(),
+    };
     if let Some(items) = envelope::batch(&bytes) {
         return match &session {
             None => (StatusCode::BAD_REQUEST, "Bad Request: Session ID is required").into_response(),
