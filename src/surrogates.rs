@@ -8,6 +8,14 @@
 
 use std::borrow::Cow;
 
+/// `text` itself, or its mended copy when it holds a lone surrogate escape ([`mend`]).
+pub fn mended<T: AsRef<[u8]> + From<Vec<u8>>>(text: T) -> T {
+    match mend(text.as_ref()) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(mended) => T::from(mended),
+    }
+}
+
 /// `body` with every `\u` escape of a lone surrogate written `\ufffd`; borrowed when there is none.
 pub fn mend(body: &[u8]) -> Cow<'_, [u8]> {
     let lone: Vec<usize> = memchr::memmem::find_iter(body, b"\\u")

@@ -446,7 +446,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     // The popup's "Deep view of this tab" (in the deep build, which holds the debugger permission).
     const tabId = Number(message.tabId);
     (message.on === true ? deep.attach(tabId) : deep.detach(tabId, "turned off")).then(
-      (answer) => reply({ ...answer, deepTabs: deep.deepTabs() }),
+      (answer) => reply(answer),
       (e) => reply({ error: e.message }),
     );
     return true;

@@ -64,10 +64,7 @@ pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Res
     };
     // Half an emoji (a lone surrogate escape, as JavaScript's JSON.stringify writes one) costs
     // that character (U+FFFD), not the message: serde_json, and so rmcp, would refuse it whole.
-    let bytes = match crate::surrogates::mend(&bytes) {
-        std::borrow::Cow::Borrowed(_) => bytes,
-        std::borrow::Cow::Owned(mended) => mended.into(),
-    };
+    let bytes = crate::surrogates::mended(bytes);
     if let Some(items) = envelope::batch(&bytes) {
         return match &session {
             None => (StatusCode::BAD_REQUEST, "Bad Request: Session ID is required").into_response(),

@@ -132,10 +132,7 @@ async fn read_input(mut input: impl AsyncBufRead + Unpin, mut to_rmcp: DuplexStr
             }
         };
         // Half an emoji costs that character, not the message (as over HTTP: http/mcp_gate.rs).
-        let text = match crate::surrogates::mend(&text) {
-            std::borrow::Cow::Borrowed(_) => text,
-            std::borrow::Cow::Owned(mended) => mended,
-        };
+        let text = crate::surrogates::mended(text);
         let (forward, said) = match envelope::batch(&text) {
             Some(items) => {
                 // Announced before rmcp sees any of it, so its answers are known for the batch's.

@@ -460,10 +460,7 @@ pub fn echo(text: &str) -> String {
 }
 
 fn describe(v: &Value) -> String {
-    let text = v.to_string();
-    let shown: String = text.chars().take(40).collect();
-    let kind = kind_of(v);
-    if shown.len() < text.len() { format!("{shown}… ({kind})") } else { format!("{shown} ({kind})") }
+    format!("{} ({})", echo(&v.to_string()), kind_of(v))
 }
 
 /// What sort of JSON value `v` is, in words ("a string", "a fraction"), for the messages

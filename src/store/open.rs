@@ -232,12 +232,7 @@ fn classify_open(e: rusqlite::Error, path: &Path) -> StoreError {
 /// Refuses a database migrated by a newer build rather than guessing at its schema.
 fn check_schema_version(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     let known = embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max();
-    let has_history: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'refinery_schema_history')",
-        [],
-        |r| r.get(0),
-    )?;
-    if !has_history {
+    if !has_history(conn)? {
         let tables: i64 =
             conn.query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table'", [], |r| r.get(0))?;
         if tables > 0 {
@@ -268,12 +263,17 @@ fn read_gasoline_tables(path: &Path, immutable: bool) -> Result<(Connection, boo
     };
     conn.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS.into()))?;
     conn.set_prepared_statement_cache_capacity(READER_STATEMENTS);
-    let has_history = conn.query_row(
+    let gasoline = has_history(&conn)?;
+    Ok((conn, gasoline))
+}
+
+/// Whether the database holds refinery's migration history: the mark of a gasoline store.
+fn has_history(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'refinery_schema_history')",
         [],
         |r| r.get(0),
-    )?;
-    Ok((conn, has_history))
+    )
 }
 
 /// Whether `path`'s -wal file holds no page: absent, empty, or not a file SQLite could have written.
