@@ -90,6 +90,13 @@ async fn http_answers_malformed_messages_with_their_json_rpc_errors() {
             "tools/call",
         ),
         (r#"{"jsonrpc":"2.0","id":"r","method":"resources/list"}"#, json!("r"), -32601, "resources/list"),
+        // Well-formed JSON with a number no double holds: the call's params, not a parse error.
+        (
+            r#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs","offset":1e400}}}"#,
+            json!(14),
+            -32602,
+            "number out of range",
+        ),
     ] {
         let (status, answer) = http.post(Some(&session), body).await;
         let message = message_of(&answer);
@@ -171,6 +178,8 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
         r#"{"jsonrpc":"2.0","id":13,"method":"ping"}"#.to_owned(),
         // Half an emoji (a lone surrogate escape) costs that character, not the message.
         r#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs","search":"x\ud83d"}}}"#.to_owned(),
+        // A number no double holds: the call's params are refused, with its id.
+        r#"{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs","limit":1e400}}}"#.to_owned(),
     ];
     for line in &lines {
         writeln!(stdin, "{line}").unwrap();
@@ -208,5 +217,6 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
     assert!(by_id(json!(1))[0]["result"]["serverInfo"].is_object(), "{answers:?}");
     assert_eq!(by_id(json!(13))[0]["result"], json!({}), "{answers:?}");
     assert!(by_id(json!(14))[0]["result"]["content"].is_array(), "{answers:?}");
-    assert_eq!(answers.len(), 9, "one answer per request or batch, none for the notification: {answers:?}");
+    assert_eq!(error_of(&by_id(json!(16))[0]).1, -32602);
+    assert_eq!(answers.len(), 10, "one answer per request or batch, none for the notification: {answers:?}");
 }

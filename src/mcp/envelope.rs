@@ -115,7 +115,13 @@ pub fn answer_id(line: &[u8]) -> Option<Value> {
 /// Checks one message as a client sent it (one HTTP body, one stdio line).
 pub fn check(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
     let value: Value = serde_json::from_slice(bytes).map_err(|e| {
-        Refusal::new(None, ErrorCode::PARSE_ERROR, format!("parse error: {e}: send one JSON-RPC 2.0 message as JSON"))
+        out_of_range(bytes, &e).unwrap_or_else(|| {
+            Refusal::new(
+                None,
+                ErrorCode::PARSE_ERROR,
+                format!("parse error: {e}: send one JSON-RPC 2.0 message as JSON"),
+            )
+        })
     })?;
     let object = match value {
         Value::Object(object) => object,
@@ -173,6 +179,27 @@ pub fn check(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
     serde_json::from_slice::<ClientJsonRpcMessage>(bytes)
         .map_err(|e| invalid(format!("not a JSON-RPC message: {e}")))?;
     Ok(kind)
+}
+
+/// Well-formed JSON whose one fault is a number no double holds (`"offset": 1e400`): not a parse
+/// error, which says the text is not JSON, but a message this server cannot take as sent, answered
+/// with its id. None when `e` is another fault, or the text is not JSON at all.
+fn out_of_range(bytes: &[u8], e: &serde_json::Error) -> Option<Box<Refusal>> {
+    if !e.to_string().starts_with("number out of range") {
+        return None;
+    }
+    // Raw values are checked as JSON without their numbers being converted.
+    let fields: std::collections::HashMap<String, Box<serde_json::value::RawValue>> =
+        serde_json::from_slice(bytes).ok()?;
+    let read = |key: &str| fields.get(key).and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
+    let id = read("id").filter(|id| id.is_string() || id.is_i64() || id.is_u64());
+    let method = match read("method") {
+        Some(Value::String(method)) if id.is_some() && METHODS.contains(&method.as_str()) => Some(method),
+        _ => None,
+    };
+    let code = if method.is_some() { ErrorCode::INVALID_PARAMS } else { ErrorCode::INVALID_REQUEST };
+    let message = format!("{e}: every number must fit a 64-bit float (at most about 1.8e308)");
+    Some(Box::new(Refusal { id, method, code, message }))
 }
 
 /// A request's method and params, against what this server answers.
@@ -242,6 +269,23 @@ mod tests {
             assert_eq!(line["id"], Value::Null);
             assert_eq!(line["error"]["code"], -32700);
         }
+    }
+
+    #[test]
+    fn a_number_no_double_holds_is_refused_with_the_id_not_as_a_parse_error() {
+        let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs","offset":1e400}}}"#;
+        let r = refused(call);
+        assert_eq!((r.code, r.id.clone(), r.is_of_a_request()), (ErrorCode::INVALID_PARAMS, Some(json!(7)), true));
+        assert!(r.message.starts_with("number out of range"), "{}", r.message);
+        assert!(r.message.contains("64-bit float"), "{}", r.message);
+        let r = refused(r#"{"jsonrpc":"2.0","id":-1e999,"method":"ping"}"#);
+        assert_eq!((r.code, r.id), (ErrorCode::INVALID_REQUEST, None), "an id out of range is no id");
+        let r = refused(r#"{"jsonrpc":"2.0","id":"x","method":"nope","params":{"n":1e400}}"#);
+        assert_eq!((r.code, r.id), (ErrorCode::INVALID_REQUEST, Some(json!("x"))));
+        let r = refused(r#"{"jsonrpc":"2.0","id":1,"params":{"n":1e400},"#);
+        assert_eq!((r.code, r.id), (ErrorCode::PARSE_ERROR, None), "not JSON at all stays a parse error");
+        let items = batch(format!("[{call}]").as_bytes()).expect("a batch holding 1e400 is still a batch");
+        assert_eq!(Batch::of(items).answers[0]["error"]["code"], -32602);
     }
 
     #[test]
