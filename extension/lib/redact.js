@@ -16,6 +16,7 @@
   // Taken now, before any page script can replace them.
   const parseJson = JSON.parse;
   const stringifyJson = JSON.stringify;
+  const decodeBase64 = typeof root.atob === "function" ? root.atob.bind(root) : null;
 
   const REDACTED = "[redacted]";
   const MAX_FOUND = 32;
@@ -34,9 +35,25 @@
       const i = groups.findIndex((g, n) => n < VALUE_RULES.length && g !== undefined);
       const [rule, , replacement] = VALUE_RULES[i];
       if (rule === "card" && !luhn(match)) return match;
+      if (rule === "basic" && !isBasicCredential(match)) return match;
       note(found, `${field}:${rule}`);
       return replacement;
     });
+  }
+
+  /**
+   * `Basic <base64>` holds a credential when its base64 is 8 characters or more (as before), or
+   * shorter and decodes to `user:password` (`Basic YTpi` is `a:b`); "Basic info" is prose.
+   */
+  function isBasicCredential(match) {
+    const token = match.replace(/^\S+\s+/, "");
+    if (token.replace(/=+$/, "").length >= 8) return true;
+    if (!decodeBase64 || token.length % 4 !== 0) return false;
+    try {
+      return decodeBase64(token).includes(":");
+    } catch {
+      return false;
+    }
   }
 
   // `key=`, `key:`, `"key":`, `'key' =>`, `\"key\":` (JSON inside a string), `user[password]=`,
@@ -61,6 +78,35 @@
       else if ((c === "]" || c === "}") && --depth === 0) return { start: i, end: j + 1 };
     }
     return { start: i, end: text.length };
+  }
+
+  // After a YAML key: a block scalar's indicator (`|`, `>-`, `|2`…) or nothing, a comment, the line's end.
+  const YAML_BLOCK_HEAD = /^(?:[|>][1-9+-]{0,2})?[ \t]*(?:#[^\r\n]*)?\r?\n/;
+
+  /**
+   * A YAML value on the lines after its key (`password:` then `  hunter2`, `key: |` then the
+   * lines of a block scalar, a nested list): the lines indented past the key, when the key
+   * starts its line. Its end (exclusive), or null when the value is not such a block.
+   */
+  function yamlBlock(text, keyAt, at) {
+    const head = YAML_BLOCK_HEAD.exec(text.slice(at, at + 64));
+    if (!head) return null;
+    const lineStart = text.lastIndexOf("\n", keyAt - 1) + 1;
+    const lead = text.slice(lineStart, keyAt);
+    if (!/^[ \t]*(?:-[ \t]+)?$/.test(lead)) return null;
+    let end = null;
+    for (let i = at + head[0].length; i < text.length; ) {
+      const next = text.indexOf("\n", i);
+      const lineEnd = next < 0 ? text.length : next;
+      const line = text.slice(i, lineEnd).replace(/\r$/, "");
+      if (line.trim() !== "") {
+        if (/^[ \t]*/.exec(line)[0].length <= lead.length) break;
+        end = i + line.length;
+      }
+      if (next < 0) break;
+      i = next + 1;
+    }
+    return end === null ? null : { end };
   }
 
   /** End (exclusive) of a whole-line header's value starting at `i`: the line's end or a closing quote (not an escaped one). */
@@ -103,6 +149,14 @@
     for (let m; (m = pattern.exec(text)); ) {
       const at = pattern.lastIndex;
       if (at >= text.length || !isSecretKey(m[2], p, m[3] === "=")) continue;
+      const block = m[3] === ":" ? yamlBlock(text, m.index, at) : null;
+      if (block) {
+        out += text.slice(from, at) + (text[at - 1] === ":" ? " " : "") + REDACTED;
+        from = block.end;
+        pattern.lastIndex = block.end;
+        note(found, `${field}.${m[2]}`);
+        continue;
+      }
       const bracketed = text[at] === "{" || text[at] === "[";
       const quoted = text[at] === '"' || text[at] === "'";
       const { start, end } = bracketed

@@ -41,7 +41,8 @@
   const VALUE_RULES = [
     ["jwt", /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/, "[redacted]"],
     ["bearer", /\b(?:[Bb]earer|BEARER)\s+[A-Za-z0-9\-._~+/]{8,}=*/, "Bearer [redacted]"],
-    ["basic", /\b(?:[Bb]asic|BASIC)\s+[A-Za-z0-9+/]{8,}={0,2}/, "Basic [redacted]"],
+    // Shorter than 8 characters only when it decodes to `user:password` (lib/redact.js checks).
+    ["basic", /\b(?:[Bb]asic|BASIC)\s+[A-Za-z0-9+/]{4,}={0,2}/, "Basic [redacted]"],
     ["aws", /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/, "[redacted]"],
     ["stripe", /\b[sr]k_(?:live|test)_[0-9A-Za-z]{10,}/, "[redacted]"],
     ["github", /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,})/, "[redacted]"],

@@ -279,3 +279,23 @@ test("inputs named as one-time, recovery and verification codes, PINs, keys and 
   }
   for (const name of ["spinner", "promo", "email", "username", "search"]) assert.ok(!redact.isSecretInput(input(name)), name);
 });
+
+test("YAML: a secret key's value on the lines after it goes whole, nothing else", () => {
+  const yaml = ["db:", "  password:", "    hunter2", "  host: db.local", "api_key: |", "  line-one", "  line-two", "", "name: app"].join("\n");
+  assert.equal(redact.redactText(yaml), ["db:", `  password: ${R}`, "  host: db.local", `api_key: ${R}`, "", "name: app"].join("\n"));
+  assert.equal(redact.redactText("- token: >-  # folded\r\n    abc\r\n- ok: 1"), `- token: ${R}\r\n- ok: 1`);
+  // A key that does not start its line is not YAML: a stack under an error message stays.
+  const stack = "Error: bad token:\n    at f (app.js:1:2)";
+  assert.equal(redact.redactText(stack), stack);
+  // An empty value (the next line no deeper) takes nothing.
+  assert.equal(redact.redactText("token:\nname: x"), "token:\nname: x");
+});
+
+test("Basic credentials shorter than 8 characters go when they decode to user:password", () => {
+  const found = [];
+  assert.equal(redact.redactText("Basic YTpi", undefined, found, "message"), "Basic [redacted]");
+  assert.deepEqual(found, ["message:basic"]);
+  assert.equal(redact.redactText("curl -H 'x: Basic YTpiYw=='"), "curl -H 'x: Basic [redacted]'");
+  for (const prose of ["Basic info", "Basic setup done", "BASIC mode"]) assert.equal(redact.redactText(prose), prose);
+  assert.equal(redact.redactText("Basic dXNlcjpwYXNz"), "Basic [redacted]", "8 or more, as before");
+});
