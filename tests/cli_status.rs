@@ -162,3 +162,27 @@ async fn the_commands_read_a_database_in_a_directory_they_may_not_write() {
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 3);
     assert_eq!(listing(), before, "nothing was created beside the database");
 }
+
+/// Reading a stopped server's database where the person may write leaves the
+/// directory as it was: SQLite makes the -wal and -shm files for any reader of a
+/// WAL database, and the commands' connection, the last to close, removes them.
+#[tokio::test]
+async fn the_commands_leave_no_wal_or_shm_beside_a_database_they_read() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", common::logs(3, 0, Some(4))).await;
+    server.stop();
+    let beside = |suffix: &str| std::path::PathBuf::from(format!("{}{suffix}", db.path.display()));
+    let d = db_arg(&db.path);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = elsewhere.path().join("logs.jsonl");
+    let status: Value = serde_json::from_str(&ok(&["status", "--json", "--db", &d, "--port", "1"])).unwrap();
+    let tail = ok(&["tail", "logs", "--db", &d]);
+    ok(&["export", "--jsonl", out.to_str().unwrap(), "logs", "--db", &d]);
+
+    assert_eq!(status["kinds"][0]["count"], 3, "{status}");
+    assert_eq!(tail.lines().count(), 3, "{tail}");
+    for left in ["-wal", "-shm"] {
+        assert!(!beside(left).exists(), "{left} left beside the database");
+    }
+}

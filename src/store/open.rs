@@ -259,12 +259,26 @@ fn read_gasoline_tables(path: &Path, immutable: bool) -> Result<(Connection, boo
     let conn = if immutable {
         Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)?
     } else {
-        Connection::open_with_flags(path, flags)?
+        match open_query_only(path) {
+            Ok(conn) => conn,
+            Err(_) => Connection::open_with_flags(path, flags)?,
+        }
     };
     conn.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS.into()))?;
     conn.set_prepared_statement_cache_capacity(READER_STATEMENTS);
     let gasoline = has_history(&conn)?;
     Ok((conn, gasoline))
+}
+
+/// A connection that may write the file but runs no statement that writes (`query_only`), where
+/// the person may write it: SQLite creates the -wal and -shm files of a WAL database for any
+/// reader, and only a connection that may write removes them when it closes as the last one
+/// (a read-only one left both beside the database after every `gasoline status` or `tail`).
+fn open_query_only(path: &Path) -> Result<Connection, rusqlite::Error> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags)?;
+    conn.pragma_update(None, "query_only", true)?;
+    Ok(conn)
 }
 
 /// Whether the database holds refinery's migration history: the mark of a gasoline store.
