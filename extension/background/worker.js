@@ -16,6 +16,7 @@ import { PageMarks } from "./page_marks.js";
 import { Delivery } from "./delivery.js";
 import { Deep } from "./deep.js";
 import { Network } from "./network.js";
+import { SiteIntents } from "./site_intents.js";
 
 let settings = withDefaults(undefined);
 let policy = redact.policy(settings.redactHeaders, settings.redactBodyKeys);
@@ -240,17 +241,10 @@ async function setSite(pattern, on) {
   return { ok: true };
 }
 
-// Chrome's permission prompt may close the popup that asked (it takes the focus), and with it the
-// code that would act on the answer: the popup says first which site it is about to ask for, and
-// the answer is acted on here when Chrome grants it. An intent is good for two minutes.
-const INTENT_MS = 120000;
-const intents = new Map(); // site pattern → when asked
-chrome.permissions.onAdded.addListener(({ origins }) => {
-  for (const pattern of origins || []) {
-    const at = intents.get(pattern);
-    intents.delete(pattern);
-    if (at !== undefined && Date.now() - at < INTENT_MS) setSite(pattern, true);
-  }
+// "Capture this site" acted on when Chrome grants it, if the prompt closed the popup (site_intents.js).
+const intents = new SiteIntents(chrome.storage.session);
+chrome.permissions.onAdded.addListener(async ({ origins }) => {
+  for (const pattern of await intents.granted(origins || [])) await setSite(pattern, true);
 });
 
 // A site whose permission the person took back in chrome://extensions is off.
@@ -433,13 +427,13 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
   // From the popup and the options page (extension pages only).
   if (sender.id !== chrome.runtime.id || !String(sender.url || "").startsWith(chrome.runtime.getURL(""))) return false;
   if (message.type === "site") {
-    intents.delete(String(message.pattern));
+    intents.forget(String(message.pattern));
     setSite(String(message.pattern), message.on === true).then(reply, (e) => reply({ error: e.message }));
     return true;
   }
   if (message.type === "intent") {
     // The popup is about to ask Chrome's prompt (see intents above).
-    if (typeof message.site === "string") intents.set(message.site, Date.now());
+    if (typeof message.site === "string" && message.site.length <= 300) intents.ask(message.site);
     return false;
   }
   if (message.type === "deep") {

@@ -22,8 +22,10 @@ import {
   drained,
   freePort,
   launch as launchBrowser,
+  liveWorker,
   startGasoline,
   stopGasoline,
+  stopWorker,
   testBuild,
   waitFor as waitUpTo,
 } from "./harness.mjs";
@@ -146,22 +148,7 @@ let build;
 async function launch() {
   build = build || testBuild(work);
   context = await launchBrowser(profile, build);
-  return worker();
-}
-
-/** The extension's service worker as it is now (a stopped one is started again by events). */
-async function worker() {
-  return waitFor("the extension's service worker", async () => {
-    for (const w of context.serviceWorkers().reverse()) {
-      if (!w.url().startsWith("chrome-extension://")) continue;
-      try {
-        if ((await w.evaluate(() => typeof chrome.runtime.id)) === "string") return w;
-      } catch {
-        // a stopped one
-      }
-    }
-    return null;
-  });
+  return liveWorker(context);
 }
 
 /** How many rows of `prefix` the worker has in storage, waiting to be delivered. */
@@ -204,38 +191,6 @@ async function storedOnce(name) {
   return again;
 }
 
-/**
- * Stops the service worker as Chrome does when it is idle (the DevTools protocol
- * closes its target), and returns the next life of it, started by `wake`. A mark
- * left in the old life's memory tells the two apart.
- */
-async function stopWorker(w, wake) {
-  await w.evaluate(() => {
-    globalThis.__gasolineTestMark = true;
-  });
-  const page = context.pages()[0] || (await context.newPage());
-  const cdp = await context.newCDPSession(page);
-  const marked = (x) =>
-    Promise.race([x.evaluate(() => globalThis.__gasolineTestMark === true), sleep(2000).then(() => null)]).catch(
-      () => null,
-    );
-  await waitFor("the worker to stop", async () => {
-    const { targetInfos } = await cdp.send("Target.getTargets");
-    const target = targetInfos.find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://"));
-    if (!target) return true;
-    if ((await marked(w)) !== true) return true;
-    await cdp.send("Target.closeTarget", { targetId: target.targetId }).catch(() => {});
-    await sleep(300);
-    return false;
-  });
-  await cdp.detach().catch(() => {});
-  await wake();
-  return waitFor("the worker's next life", async () => {
-    const next = await worker();
-    return (await marked(next)) === false && next;
-  });
-}
-
 try {
   let w = await launch();
   await w.evaluate((serverUrl) => chrome.storage.local.set({ settings: { serverUrl } }), proxy.url);
@@ -274,7 +229,7 @@ try {
   }
   proxy.mode = "pass";
   // An event (the page's next request) starts it again.
-  w = await stopWorker(w, () => page.evaluate(() => fetch("/n/wake/0").then((r) => r.text())));
+  w = await stopWorker(context, w, () => page.evaluate(() => fetch("/n/wake/0").then((r) => r.text())));
   await storedOnce("stop");
   assert.ok(
     proxy.posts.some((p) => p.replayed && heldKeys.includes(p.key)),
@@ -290,7 +245,7 @@ try {
   await sleep(500);
   for (const h of proxy.held.splice(0)) h.res.destroy();
   proxy.mode = "pass";
-  w = await worker();
+  w = await liveWorker(context);
   await storedOnce("reload");
   log("extension reloaded: its queue survived and was delivered once");
 

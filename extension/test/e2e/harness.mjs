@@ -208,3 +208,64 @@ export async function settled(context, page, client) {
   await waitFor(`the sentinel "${text}"`, async () => (await all(client, "logs")).some((e) => e.message === text));
   await drained(context);
 }
+
+/** The extension's service worker in `context` as it is now (a stopped one is started again by events). */
+export async function liveWorker(context) {
+  return waitFor(
+    "the extension's service worker",
+    async () => {
+      for (const w of context.serviceWorkers().reverse()) {
+        if (!w.url().startsWith("chrome-extension://")) continue;
+        try {
+          if ((await w.evaluate(() => typeof chrome.runtime.id)) === "string") return w;
+        } catch {
+          // a stopped one
+        }
+      }
+      return null;
+    },
+    20000,
+  );
+}
+
+/**
+ * Stops the extension's service worker `w` as Chrome does when it is idle (the DevTools protocol
+ * closes its target), and returns the next life of it, started by `wake` (none without one). A mark
+ * left in the old life's memory tells the two apart.
+ */
+export async function stopWorker(context, w, wake) {
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  await w.evaluate(() => {
+    globalThis.__gasolineTestMark = true;
+  });
+  const page = context.pages()[0] || (await context.newPage());
+  const cdp = await context.newCDPSession(page);
+  const marked = (x) =>
+    Promise.race([x.evaluate(() => globalThis.__gasolineTestMark === true), sleep(2000).then(() => null)]).catch(
+      () => null,
+    );
+  await waitFor(
+    "the worker to stop",
+    async () => {
+      const { targetInfos } = await cdp.send("Target.getTargets");
+      const target = targetInfos.find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://"));
+      if (!target) return true;
+      if ((await marked(w)) !== true) return true;
+      await cdp.send("Target.closeTarget", { targetId: target.targetId }).catch(() => {});
+      await sleep(300);
+      return false;
+    },
+    20000,
+  );
+  await cdp.detach().catch(() => {});
+  if (!wake) return null;
+  await wake();
+  return waitFor(
+    "the worker's next life",
+    async () => {
+      const next = await liveWorker(context);
+      return (await marked(next)) === false && next;
+    },
+    20000,
+  );
+}

@@ -28,9 +28,11 @@ import {
   extensionScripts,
   freePort,
   launch,
+  liveWorker,
   observe,
   serviceWorker,
   startGasoline,
+  stopWorker,
   testBuild,
   waitFor,
 } from "./harness.mjs";
@@ -249,6 +251,49 @@ try {
   await barrier(localAgain, "barrier-3");
   assert.deepEqual(await mentioning(`${serverUrl}/health`), [], "the server's own pages leave no row");
   log("the server's own origin is never captured");
+
+  // ---- "Capture this site" when Chrome's prompt closes the popup, and the worker stops meanwhile ----
+  await context.close();
+  context = await launch(path.join(work, "profile-prompt"), build, ["shop.example"]);
+  let asked = await serviceWorker(context);
+  await asked.evaluate((url) => chrome.storage.local.set({ settings: { serverUrl: url } }), serverUrl);
+  const extensionId = asked.url().split("/")[2];
+  const extensionsPage = await context.newPage();
+  await extensionsPage.goto("chrome://extensions");
+  const developer = (fn, ...args) =>
+    extensionsPage.evaluate(
+      ([fn, args]) =>
+        new Promise((resolve, reject) =>
+          chrome.developerPrivate[fn](...args, () => (chrome.runtime.lastError ? reject(new Error(chrome.runtime.lastError.message)) : resolve())),
+        ),
+      [fn, args],
+    );
+  // As if installed without the test sites: every site withheld ("on click"), the local origin given back.
+  await developer("updateExtensionConfiguration", { extensionId, hostAccess: "ON_CLICK" });
+  await developer("addHostPermission", extensionId, "http://127.0.0.1/*");
+  assert.equal(await asked.evaluate(() => chrome.permissions.contains({ origins: ["http://shop.example/*"] })), false);
+  const promptPage = await open(`${shop}?m=prompt-before`);
+  // The popup's first step on "Capture this site", as its click sends it. (Under "on click" the popup
+  // cannot read the tab's URL without the person's click on the icon, which a test cannot give.)
+  const asking = await context.newPage();
+  await asking.goto(`chrome-extension://${extensionId}/popup/popup.html`);
+  await asking.evaluate(() => chrome.runtime.sendMessage({ type: "intent", site: "http://shop.example/*" }));
+  await waitFor("the popup's intent in session storage", async () => {
+    const { siteIntents } = await asked.evaluate(() => chrome.storage.session.get("siteIntents"));
+    return siteIntents && siteIntents["http://shop.example/*"];
+  });
+  await asking.close(); // the prompt took the focus: the popup closed, and its code with it
+  const sitesOn = async () => (await asked.evaluate(() => chrome.storage.local.get("scope"))).scope?.sites || [];
+  assert.deepEqual(await sitesOn(), [], "not on before Chrome grants it");
+  await stopWorker(context, asked, null); // stopped as idle while the person reads the prompt
+  await developer("addHostPermission", extensionId, "http://shop.example/*"); // the person answers Allow: this starts it again
+  asked = await liveWorker(context);
+  await waitFor("the worker to turn the site on when Chrome grants it", async () => (await sitesOn()).includes("http://shop.example/*"));
+  await promptPage.goto(`${shop}?m=prompt-granted`);
+  await promptPage.waitForFunction(() => window.fetched);
+  await waitFor("shop.example captured after the grant", async () => (await mentioning("prompt-granted")).some((x) => x.what === "logs"));
+  assert.deepEqual(await mentioning("prompt-before"), [], "nothing of the load before the grant");
+  log("Capture this site: acted on when Chrome grants it, though the prompt closed the popup and the worker stopped");
 
   // ---- the shipped extension, which Chrome gives no debugger: the popup says how to get deep mode ----
   await context.close();
