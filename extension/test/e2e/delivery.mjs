@@ -228,9 +228,20 @@ try {
     await forward(h.req, h.body); // the server stores it; the reply never comes
   }
   proxy.mode = "pass";
+  // The popup's counts of this tab, saved for the worker's next life.
+  const saved = await waitFor("the tab's counts in session storage", async () => {
+    const { tabCounts } = await w.evaluate(() => chrome.storage.session.get("tabCounts"));
+    const tab = Object.entries(tabCounts || {}).find(([, t]) => (t.counts.network_waterfall || 0) >= N);
+    return tab && { tabId: Number(tab[0]), rows: tab[1].counts.network_waterfall };
+  });
   // An event (the page's next request) starts it again.
   w = await stopWorker(context, w, () => page.evaluate(() => fetch("/n/wake/0").then((r) => r.text())));
   await storedOnce("stop");
+  const asking = await context.newPage();
+  await asking.goto(new URL("/popup/popup.html", w.url()).href);
+  const { counts } = await asking.evaluate((tabId) => chrome.runtime.sendMessage({ type: "tab", tabId }), saved.tabId);
+  await asking.close();
+  assert.ok(counts.network_waterfall >= saved.rows, `the next life still counts the tab's rows: ${JSON.stringify([saved, counts])}`);
   assert.ok(
     proxy.posts.some((p) => p.replayed && heldKeys.includes(p.key)),
     `the next life sent the stored batch again under its key and got the first answer: ${JSON.stringify([heldKeys, proxy.posts.slice(-6)])}`,
