@@ -17,6 +17,7 @@ pub mod ingest;
 pub mod kind;
 #[cfg(feature = "app")]
 pub mod mcp;
+pub mod printable;
 #[cfg(feature = "app")]
 pub mod probe;
 pub mod query;

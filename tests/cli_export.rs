@@ -256,6 +256,93 @@ async fn export_refuses_bad_input_and_writes_nothing() {
     assert_eq!((file_bytes(&db.path), std::fs::metadata(&db.path).unwrap().modified().unwrap()), before);
 }
 
+/// The export's path is the capture's own database (while the server writes it, or after),
+/// a file SQLite keeps beside it, or another SQLite database: refused, the file untouched.
+#[tokio::test]
+async fn export_never_replaces_a_database() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    feed(&server).await;
+    let d = db_arg(&db.path);
+    fails(&["export", "--har", &d, "--db", &d], "the database of the capture being exported");
+    let wal = format!("{d}-wal");
+    fails(&["export", "--jsonl", &wal, "--db", &d], "the -wal file of the capture being exported");
+    server.stop();
+    let before = file_bytes(&db.path);
+    fails(&["export", "--jsonl", &d, "--db", &d], "the database of the capture being exported");
+    let other = db.dir.path().join("app.sqlite");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE users (x); INSERT INTO users VALUES (1);")
+        .unwrap();
+    let other_before = file_bytes(&other);
+    fails(&["export", "--jsonl", &other.display().to_string(), "--db", &d], "is a SQLite database");
+    assert_eq!(file_bytes(&db.path), before, "the database is untouched");
+    assert_eq!(file_bytes(&other), other_before, "another app's database is untouched");
+    let lines = ok(&["tail", "logs", "--json", "--db", &d]);
+    assert!(lines.lines().count() > 0, "the capture is still there: {lines}");
+}
+
+/// What a page logged may hold terminal controls (a one-character CSI, a bidi override): an
+/// export holds them as JSON escapes, never as themselves, and reads back as what was logged.
+#[tokio::test]
+async fn exports_carry_no_character_a_terminal_obeys() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let hostile = "a\u{9b}2J\u{202e}b\u{1b}]0;x\u{7}c\u{7f}";
+    server
+        .ingest("logs", vec![json!({"tabId": 1, "ts": 1_700_000_000_000i64, "level": "log", "message": hostile})])
+        .await;
+    server.stop();
+    let d = db_arg(&db.path);
+    let out = db.dir.path().join("logs.jsonl");
+    for text in [
+        ok(&["export", "--jsonl", "-", "logs", "--db", &d]),
+        {
+            ok(&["export", "--jsonl", &out.display().to_string(), "logs", "--db", &d]);
+            std::fs::read_to_string(&out).unwrap()
+        },
+        ok(&["export", "--har", "-", "--db", &d]),
+    ] {
+        let raw: Vec<char> = text.chars().filter(|&c| c.is_control() && c != '\n' || c == '\u{202e}').collect();
+        assert!(raw.is_empty(), "raw controls {raw:?} in {text}");
+    }
+    let line: Value =
+        serde_json::from_str(ok(&["export", "--jsonl", "-", "logs", "--db", &d]).lines().next().unwrap()).unwrap();
+    assert_eq!(line["message"], hostile, "the same text once read as JSON");
+}
+
+/// A pipe (a FIFO, `/dev/stdout`, a shell's `>(gzip)`) or a link is written through, never
+/// replaced by a file of its own.
+#[tokio::test]
+async fn export_writes_through_a_fifo_and_a_link() {
+    use std::os::unix::fs::FileTypeExt;
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    feed(&server).await;
+    server.stop();
+    let d = db_arg(&db.path);
+    let fifo = db.dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let reading = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).expect("read the FIFO"))
+    };
+    ok(&["export", "--jsonl", &fifo.display().to_string(), "logs", "--db", &d]);
+    let read = reading.join().expect("the reader");
+    assert!(read.lines().count() > 0 && read.lines().all(|l| l.starts_with('{')), "{read}");
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "still a FIFO");
+
+    let target = db.dir.path().join("real.jsonl");
+    std::fs::write(&target, "old").unwrap();
+    let link = db.dir.path().join("link.jsonl");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    ok(&["export", "--jsonl", &link.display().to_string(), "logs", "--db", &d]);
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "still a link");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), read, "written through the link");
+}
+
 #[tokio::test]
 async fn configure_export_writes_under_the_data_directory() {
     let db = TempDb::new();

@@ -33,7 +33,8 @@ pub async fn export(args: ExportArgs) -> Result<(), CommandError> {
     let path = db_path(&args.db)?;
     let conn = open_reader(&path)?;
     let selection = Selection { filter, kinds: args.kinds.clone() };
-    let bar = Bar::new();
+    // Written to stdout, the export is the output to watch: no bar drawn into it.
+    let bar = Bar::new(target.as_os_str() != "-");
     let result = if target.as_os_str() == "-" {
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::with_capacity(256 * 1024, stdout.lock());
@@ -71,9 +72,12 @@ pub async fn export(args: ExportArgs) -> Result<(), CommandError> {
 struct Bar(ProgressBar);
 
 impl Bar {
-    fn new() -> Self {
-        let target =
-            if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
+    fn new(shown: bool) -> Self {
+        let target = if shown && std::io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        };
         let bar = ProgressBar::with_draw_target(None, target);
         if let Ok(style) = ProgressStyle::with_template("{spinner} exporting {bar:30} {pos}/{len} ({eta} left)") {
             bar.set_style(style);

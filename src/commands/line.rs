@@ -66,7 +66,7 @@ fn time(ts: i64, today: chrono::NaiveDate) -> String {
 /// On one line, and safe for a terminal (`printable`): a page wrote it.
 fn one_line(text: &str) -> String {
     let joined = text.trim_end().replace("\r\n", " ⏎ ").replace(['\n', '\r'], " ⏎ ");
-    super::printable::printable(&joined).into_owned()
+    crate::printable::printable(&joined).into_owned()
 }
 
 fn str_of<'v>(v: &'v Value, field: &str) -> &'v str {

@@ -7,7 +7,6 @@ mod clear;
 mod export;
 mod kinds;
 mod line;
-mod printable;
 pub(crate) mod server;
 mod status;
 mod tail;

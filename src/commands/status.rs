@@ -49,7 +49,7 @@ pub async fn status(args: StatusArgs) -> Result<(), CommandError> {
     let server = server::find(args.port.port, &path).await;
     let status = read(&conn, &path, server)?;
     let text =
-        if args.json { format!("{}\n", super::printable::json(&json!(status).to_string())) } else { human(&status) };
+        if args.json { format!("{}\n", crate::printable::json(&json!(status).to_string())) } else { human(&status) };
     super::print(&text).map_err(CommandError::Stdout)
 }
 
@@ -160,7 +160,7 @@ fn human(s: &Status) -> String {
                 "{:>8}  {:<19}  {}\n",
                 t.tab_id,
                 when(t.last_event_ts),
-                super::printable::printable(t.url.as_deref().unwrap_or("-"))
+                crate::printable::printable(t.url.as_deref().unwrap_or("-"))
             ));
         }
     }

@@ -187,7 +187,7 @@ impl Output {
         let mut text = String::new();
         for e in entries {
             if self.json {
-                text.push_str(&super::printable::json(&e.json_with_kind()));
+                text.push_str(&crate::printable::json(&e.json_with_kind()));
             } else {
                 text.push_str(&line::render(e, self.today));
             }

@@ -84,21 +84,27 @@ pub fn write(
     progress: &dyn Progress,
 ) -> Result<Written, ExportError> {
     let _snapshot = Snapshot::begin(conn)?;
+    // Captured text holds what a page put there: no export carries a character a terminal obeys.
     let mut counted = Counted { inner: out, bytes: 0 };
+    let mut safe = crate::printable::JsonWriter::new(&mut counted);
     let entries = match format {
-        Format::Har => har::write(conn, selection, &mut counted, progress),
-        Format::Jsonl => jsonl::write(conn, selection, &mut counted, progress),
+        Format::Har => har::write(conn, selection, &mut safe, progress),
+        Format::Jsonl => jsonl::write(conn, selection, &mut safe, progress),
     }
     .map_err(|e| match e {
         Failure::Io(source) => ExportError::Write { path: target.to_path_buf(), source },
         Failure::Export(e) => e,
     })?;
-    counted.flush().map_err(|source| ExportError::Write { path: target.to_path_buf(), source })?;
+    safe.flush().map_err(|source| ExportError::Write { path: target.to_path_buf(), source })?;
+    drop(safe);
     Ok(Written { entries, bytes: counted.bytes })
 }
 
 /// Writes the export to `path` through a temporary file beside it, so that a
 /// failed export leaves no half file and an existing one stays until the new one is whole.
+/// A path that is not a regular file (a pipe, `/dev/stdout`, `/dev/fd/3`, a FIFO) or is a
+/// link is written through as it is, never replaced. A SQLite database (the capture's own,
+/// its `-wal`, or any other) is never overwritten.
 pub fn to_file(
     conn: &Connection,
     format: Format,
@@ -109,6 +115,18 @@ pub fn to_file(
     let cannot = |source: std::io::Error| ExportError::Write { path: path.to_path_buf(), source };
     if path.is_dir() {
         return Err(cannot(std::io::Error::new(std::io::ErrorKind::IsADirectory, "it is a directory")));
+    }
+    if let Some(why) = a_database(conn, path) {
+        return Err(cannot(std::io::Error::new(std::io::ErrorKind::AlreadyExists, why)));
+    }
+    let through = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+        || std::fs::metadata(path).is_ok_and(|m| !m.is_file());
+    if through {
+        let file = std::fs::OpenOptions::new().write(true).truncate(true).open(path).map_err(cannot)?;
+        let mut buffered = std::io::BufWriter::with_capacity(256 * 1024, file);
+        let written = write(conn, format, selection, &mut buffered, path, progress)?;
+        buffered.flush().map_err(cannot)?;
+        return Ok(written);
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -130,6 +148,35 @@ pub fn to_file(
     temp.as_file().sync_all().map_err(cannot)?;
     temp.persist(path).map_err(|e| cannot(e.error))?;
     Ok(written)
+}
+
+/// Why `path` must not be overwritten by an export: it is the capture's database or one of
+/// the files SQLite keeps beside it, or another SQLite database. None when it may be.
+fn a_database(conn: &Connection, path: &Path) -> Option<String> {
+    let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if let Some(db) = conn.path().filter(|p| !p.is_empty()).map(Path::new) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let beside = PathBuf::from(format!("{}{suffix}", db.display()));
+            if same(path, &beside) {
+                return Some(format!(
+                    "it is {} of the capture being exported; name another file",
+                    if suffix.is_empty() { "the database".to_owned() } else { format!("the {suffix} file") }
+                ));
+            }
+        }
+    }
+    // Only a regular file is read: opening a FIFO to read would wait for a writer.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let mut head = [0u8; 16];
+    let is_sqlite = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| &head == b"SQLite format 3\0");
+    is_sqlite.then(|| "it is a SQLite database, which an export would replace; name another file".to_owned())
 }
 
 /// A failure inside a writer: the output (to be named by the caller) or the rest.

@@ -17,10 +17,14 @@ pub fn printable(text: &str) -> Cow<'_, str> {
 }
 
 /// JSON `text` (serde_json's, which escapes only C0 controls) with the other characters
-/// `printable` escapes written as `\uXXXX` escapes: the same JSON value, safe on a terminal.
-/// (A tab in serde_json's text is already `\t`.)
+/// `printable` escapes written as `\uXXXX` escapes: the same JSON, safe on a terminal. A raw
+/// newline, return or tab in serde_json's text can only be whitespace between values (the lines
+/// of JSONL, a HAR's layout): it stays.
 pub fn json(text: &str) -> Cow<'_, str> {
-    rewrite(text, |c, out| out.push_str(&format!("\\u{:04x}", c as u32))) // all of them are in the BMP
+    rewrite(text, |c, out| match c {
+        '\n' | '\r' | '\t' => out.push(c),
+        c => out.push_str(&format!("\\u{:04x}", c as u32)), // all of them are in the BMP
+    })
 }
 
 /// `text` with each character `escaped` (a tab among them) written by `write`; borrowed when there is none.
@@ -33,6 +37,48 @@ fn rewrite(text: &str, write: impl Fn(char, &mut String)) -> Cow<'_, str> {
         if escaped(c) { write(c, &mut out) } else { out.push(c) }
     }
     Cow::Owned(out)
+}
+
+/// A writer of JSON text that writes it as [`json`] does: the same JSON, with no character a
+/// terminal obeys (an export sent to stdout, or a file shown with `cat`). Text may come in any
+/// pieces: a character cut between two writes waits for its end.
+pub struct JsonWriter<W: std::io::Write> {
+    inner: W,
+    pending: Vec<u8>,
+}
+
+impl<W: std::io::Write> JsonWriter<W> {
+    pub fn new(inner: W) -> Self {
+        JsonWriter { inner, pending: Vec::new() }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for JsonWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        let whole = match std::str::from_utf8(&self.pending) {
+            Ok(text) => text.len(),
+            // A character cut at the end waits; bytes that are not UTF-8 at all go as they are.
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => {
+                self.inner.write_all(&self.pending)?;
+                self.pending.clear();
+                return Ok(buf.len());
+            }
+        };
+        let text = std::str::from_utf8(&self.pending[..whole]).unwrap_or_default();
+        self.inner.write_all(json(text).as_bytes())?;
+        self.pending.drain(..whole);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.pending.is_empty() {
+            self.inner.write_all(&self.pending)?;
+            self.pending.clear();
+        }
+        self.inner.flush()
+    }
 }
 
 fn escaped(c: char) -> bool {
@@ -49,6 +95,20 @@ mod tests {
         let shown = printable(hostile);
         assert!(!shown.chars().any(|c| c.is_control()), "{shown:?}");
         assert_eq!(shown, "before\\u{1b}]52;c;cGF3bmVk\\u{7}\\u{1b}[2J\\u{9b}31m\\u{202e}txt.exe\\u{7f}after");
+    }
+
+    #[test]
+    fn the_json_writer_escapes_across_any_cut() {
+        let value = serde_json::json!({"m": "a\u{9b}2J\u{202e}b é"});
+        let text = value.to_string();
+        for cut in 0..=text.len() {
+            let mut out = JsonWriter::new(Vec::new());
+            std::io::Write::write_all(&mut out, &text.as_bytes()[..cut]).unwrap();
+            std::io::Write::write_all(&mut out, &text.as_bytes()[cut..]).unwrap();
+            std::io::Write::flush(&mut out).unwrap();
+            let shown = String::from_utf8(out.inner).unwrap();
+            assert_eq!(shown, json(&text), "cut at {cut}");
+        }
     }
 
     #[test]
