@@ -12,12 +12,15 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage(e),
     };
+    // The servers say what they do; the person's commands speak only of what goes wrong.
+    let quiet = match cli.command {
+        Command::Serve(_) | Command::Mcp(_) => "info,rmcp=warn",
+        _ => "warn",
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,rmcp=warn".into()),
-        )
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| quiet.into()))
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
@@ -59,8 +62,11 @@ fn usage(e: clap::Error) -> ExitCode {
     ) {
         e.exit();
     }
+    // clap's message is its first paragraph (a list of missing arguments runs on below it).
     let text = e.to_string();
-    let first = text.lines().next().unwrap_or("").trim_start_matches("error: ");
-    eprintln!("gasoline: {first} (gasoline --help, or gasoline <command> --help, lists what it takes)");
+    let said: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+    let said = said.join(" ");
+    let said = said.trim_start_matches("error: ");
+    eprintln!("gasoline: {said} (gasoline --help, or gasoline <command> --help, lists what it takes)");
     ExitCode::from(2)
 }

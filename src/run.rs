@@ -82,7 +82,7 @@ fn db_path(db: Option<&std::path::Path>) -> Result<PathBuf, RunError> {
         None => {
             let p = default_db_path().ok_or(RunError::NoDataDirectory)?;
             if let Some(dir) = p.parent() {
-                crate::store::create_private_dir(dir)
+                crate::store::create_private_dir(dir, true)
                     .map_err(|source| RunError::CreateDirectory { dir: dir.to_path_buf(), source })?;
             }
             p
@@ -272,9 +272,18 @@ pub async fn pair(args: PairArgs) -> Result<(), RunError> {
     if !path.exists() {
         return Err(StoreError::NotFound(path).into());
     }
+    if !args.reset {
+        // Shown from a read: nothing written, nothing migrated.
+        let conn = crate::store::open_read_only(&path)?;
+        let said = match sql::paired_extension(&conn)? {
+            Some(id) => format!("paired with extension {id} (chrome-extension://{id})"),
+            None => "no extension paired yet: the first extension to connect will be trusted".to_owned(),
+        };
+        return crate::commands::say(&said).map_err(RunError::Stdout);
+    }
     let store = open_path(Some(&path), &OpenOptions::default())?;
     let paired = store.read(sql::paired_extension).await?;
-    let said = if args.reset {
+    let said = {
         store.set_setting(sql::EXTENSION_ID, None).await?;
         match &paired {
             Some(id) => format!(
@@ -282,11 +291,6 @@ pub async fn pair(args: PairArgs) -> Result<(), RunError> {
                  (a running gasoline notices within a second; one started with --extension-id keeps that id)"
             ),
             None => "no extension was paired: the next extension to connect will be trusted".to_owned(),
-        }
-    } else {
-        match &paired {
-            Some(id) => format!("paired with extension {id} (chrome-extension://{id})"),
-            None => "no extension paired yet: the first extension to connect will be trusted".to_owned(),
         }
     };
     store.shutdown().await?;

@@ -186,3 +186,46 @@ async fn the_commands_leave_no_wal_or_shm_beside_a_database_they_read() {
         assert!(!beside(left).exists(), "{left} left beside the database");
     }
 }
+
+/// The same as a person who is not root meets it: a colleague's database, readable by all, in a
+/// folder they may not write. Run as `nobody` through `setpriv` when the tests run as root.
+#[tokio::test]
+async fn a_person_reads_a_database_in_a_folder_of_someone_else() {
+    use std::os::unix::fs::PermissionsExt;
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", common::logs(3, 0, Some(4))).await;
+    server.stop();
+    let shared = tempfile::tempdir().unwrap();
+    let folder = shared.path().join("colleague");
+    std::fs::create_dir(&folder).unwrap();
+    let copy = folder.join("gasoline.db");
+    std::fs::copy(&db.path, &copy).unwrap();
+    for (path, mode) in [(&copy, 0o644), (&folder, 0o555), (&shared.path().to_path_buf(), 0o755)] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    // The binary too, where nobody may run it (the checkout may sit in a home folder of 0700).
+    let bin = shared.path().join("gasoline");
+    std::fs::copy(common::BIN, &bin).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let root = std::process::Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
+    let run = |args: &[&str]| {
+        let mut cmd = if root {
+            let mut c = std::process::Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(&bin);
+            c
+        } else {
+            std::process::Command::new(&bin)
+        };
+        let out = cmd.args(args).arg("--db").arg(&copy).output().expect("run gasoline");
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let tail = run(&["tail", "logs"]);
+    assert_eq!(tail.lines().count(), 3, "{tail}");
+    let status: Value = serde_json::from_str(&run(&["status", "--json", "--port", "1"])).unwrap();
+    assert_eq!(status["kinds"][0]["count"], 3, "{status}");
+    let names: Vec<_> = std::fs::read_dir(&folder).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["gasoline.db"], "nothing created beside it");
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+}

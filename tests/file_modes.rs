@@ -99,6 +99,13 @@ async fn every_export_file_is_the_owner_s_only() {
         assert_eq!(mode(&path), 0o600, "configure action=export format={format}");
         assert_eq!(mode(path.parent().expect("its directory")), 0o700, "the exports directory");
     }
+    // A folder named exports that was there already beside the database (a project's) keeps its
+    // mode; what is written in it is private all the same.
+    let exports = db.dir.path().join("exports");
+    std::fs::set_permissions(&exports, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let answer = mcp.ok("configure", json!({"action": "export", "format": "jsonl"})).await;
+    assert_eq!(mode(Path::new(answer["path"].as_str().expect("a path"))), 0o600);
+    assert_eq!(mode(&exports), 0o755, "an exports folder that was there keeps its mode");
     mcp.close().await;
     server.stop();
 }

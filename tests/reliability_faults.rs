@@ -67,6 +67,49 @@ fn a_file_that_is_not_sqlite_is_refused_and_left_alone() {
     eprintln!("FIGURE fault not-sqlite: 3 files x 2 modes refused, files unchanged");
 }
 
+/// Another app's SQLite database, or a FIFO, named as `--db`: every command that writes the store
+/// refuses it before changing anything of it (its mode, its journal mode, its bytes), and
+/// `pair` without `--reset` writes nothing, not even into an empty file.
+#[test]
+fn another_app_s_database_is_refused_before_anything_of_it_changes() {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    let db = TempDb::new();
+    {
+        let conn = rusqlite::Connection::open(&db.path).unwrap();
+        conn.execute_batch("CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('ann');").unwrap();
+    }
+    std::fs::set_permissions(&db.path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let before = std::fs::read(&db.path).unwrap();
+    let cli = |args: &[&str]| {
+        let mut cmd = Command::new(common::BIN);
+        cmd.args(args).arg("--db").arg(&db.path).stdin(std::process::Stdio::null());
+        cmd
+    };
+    for mode in ["serve", "mcp"] {
+        refused(mode, &db.path, "not a gasoline store");
+    }
+    refused_cmd(cli(&["pair", "--reset"]), "not a gasoline store");
+    refused_cmd(cli(&["pair"]), "not a gasoline database");
+    refused_cmd(cli(&["clear", "--port", "1"]), "not a gasoline store");
+    let mode = std::fs::metadata(&db.path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644, "its mode was changed");
+    assert_eq!(std::fs::read(&db.path).unwrap(), before, "its bytes were changed");
+    let journal: String =
+        rusqlite::Connection::open(&db.path).unwrap().query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+    assert_eq!(journal, "delete", "its journal mode was changed");
+
+    std::fs::write(&db.path, b"").unwrap();
+    refused_cmd(cli(&["pair"]), "not a gasoline database");
+    assert_eq!(std::fs::metadata(&db.path).unwrap().len(), 0, "pair wrote into an empty file");
+
+    std::fs::remove_file(&db.path).unwrap();
+    assert!(Command::new("mkfifo").arg(&db.path).status().unwrap().success());
+    std::fs::set_permissions(&db.path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    refused("serve", &db.path, "not a regular file");
+    let meta = std::fs::metadata(&db.path).unwrap();
+    assert!(meta.file_type().is_fifo() && meta.permissions().mode() & 0o777 == 0o644, "the FIFO was changed");
+}
+
 #[tokio::test]
 async fn a_store_from_a_newer_gasoline_is_refused_and_left_alone() {
     let db = TempDb::new();

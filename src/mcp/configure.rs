@@ -111,7 +111,7 @@ async fn export(store: &Store, args: &Map<String, Value>) -> Result<Value, Query
     let target = path.clone();
     let written = store
         .read(move |conn| {
-            if let Err(e) = crate::store::create_private_dir(&dir) {
+            if let Err(e) = crate::store::create_private_dir(&dir, false) {
                 return Ok(Err(format!("cannot create {}: {e}", dir.display())));
             }
             match export::to_file(conn, format, &selection, &target, &export::Quiet) {

@@ -91,6 +91,8 @@ pub(super) fn open_writer(path: &Path, options: &OpenOptions) -> Result<Connecti
     if path.is_dir() {
         return Err(a_directory(path));
     }
+    // Nothing of a file that is not gasoline's is changed (its mode, its journal): vetted first.
+    vet_existing(path)?;
     create_private_file(path);
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| classify_open(e, path))?;
@@ -166,6 +168,39 @@ fn create_private_file(path: &Path) {
     }
 }
 
+/// Refuses, before anything is changed, a file at `path` that cannot be a gasoline store: not a
+/// regular file (a device, a FIFO), not SQLite, another app's database, or one of a newer
+/// gasoline. A missing or empty file passes: it becomes the store.
+fn vet_existing(path: &Path) -> Result<(), StoreError> {
+    let Ok(meta) = std::fs::metadata(path) else { return Ok(()) };
+    if !meta.is_file() {
+        return Err(StoreError::Unreadable(
+            path.to_path_buf(),
+            "it is not a regular file; --db names the database file".into(),
+        ));
+    }
+    if meta.len() == 0 {
+        return Ok(());
+    }
+    let mut head = [0u8; 16];
+    let read = std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head));
+    match read {
+        Ok(()) if &head == b"SQLite format 3\0" => {}
+        Ok(()) => return Err(StoreError::NotSqlite(path.to_path_buf())),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            return Err(StoreError::NotSqlite(path.to_path_buf()));
+        }
+        Err(e) => return Err(StoreError::Unreadable(path.to_path_buf(), e.to_string())),
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| classify_open(e, path))?;
+    conn.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS.into())).map_err(|e| classify_open(e, path))?;
+    check_schema_version(&conn, path).map_err(|e| match e {
+        StoreError::Sqlite(e) => classify_open(e, path),
+        other => other,
+    })
+}
+
 /// Takes group and others' access off `path` (a file or directory that exists), leaving
 /// it `mode`; says so when it changed anything. Never through a symlink; a file of
 /// another user stays as it is (only its owner may change it).
@@ -192,14 +227,19 @@ fn a_directory(path: &Path) -> StoreError {
 }
 
 /// Creates `dir` and its missing parents readable by their owner only (0700): the
-/// data directory and its exports.
-pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+/// data directory and its exports. `take_existing`: one that was there already (made
+/// before, or by other hands) is made 0700 too; only for gasoline's own data directory,
+/// never a folder beside a database the person placed (a project's `exports/`).
+pub fn create_private_dir(dir: &Path, take_existing: bool) -> std::io::Result<()> {
+    let existed = dir.is_dir();
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
     builder.create(dir)?;
-    make_private(dir, 0o700); // one that was there already, made before or by other hands
+    if take_existing || !existed {
+        make_private(dir, 0o700);
+    }
     Ok(())
 }
 
@@ -336,7 +376,11 @@ pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
         // are missing: in a directory the person may not write (a copy on read-only media, a
         // shared folder), it cannot. With no -wal holding anything, the main file is the whole
         // database: read it as immutable, without those files.
-        Err(e) if e.sqlite_error_code() == Some(ErrorCode::CannotOpen) && wal_holds_nothing(path) => {
+        // (SQLite says CANTOPEN, or READONLY where it could open the -shm but not write it.)
+        Err(e)
+            if matches!(e.sqlite_error_code(), Some(ErrorCode::CannotOpen | ErrorCode::ReadOnly))
+                && wal_holds_nothing(path) =>
+        {
             read_gasoline_tables(path, true).map_err(unreadable)?
         }
         other => other.map_err(unreadable)?,
