@@ -47,7 +47,7 @@ fn field(field: impl Into<String>, expected: impl Into<String>) -> CaptureError 
 /// Decodes a `PUT /capture` body. `origins` and `paused` are required, `deep_tabs`
 /// and `server_origin` may be left out (or null); other fields are ignored.
 pub fn decode(body: &[u8]) -> Result<Capture, CaptureError> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| CaptureError::NotJson(e.to_string()))?;
+    let value: Value = crate::unique_keys::from_slice(body).map_err(|e| CaptureError::NotJson(e.to_string()))?;
     let Value::Object(map) = value else { return Err(CaptureError::NotObject) };
     let origins = origins(&map)?;
     let paused = match map.get("paused") {
@@ -219,6 +219,10 @@ impl Pattern {
         };
         let slash = rest.find('/')?;
         let (authority, path) = rest.split_at(slash);
+        // A host is printable ASCII or a name's letters: no control, space or bidi character.
+        if authority.chars().any(|c| c.is_control() || c.is_whitespace() || crate::printable::is_bidi(c)) {
+            return None;
+        }
         let (host, port) = match authority.strip_suffix(":*") {
             Some(host) => (host, None),
             None => split_port(authority)?,
@@ -399,7 +403,18 @@ mod tests {
 
     #[test]
     fn what_is_not_a_pattern_is_refused() {
-        for bad in ["", "localhost", "http://", "http://*foo/*", "http://shop.example", "://x/*", "http://a:99999/*"] {
+        for bad in [
+            "",
+            "localhost",
+            "http://",
+            "http://*foo/*",
+            "http://shop.example",
+            "://x/*",
+            "http://a:99999/*",
+            "http://\u{1b}]0;PWNED\u{7}\u{1b}[2Jx/*",
+            "http://a b/*",
+            "http://\u{202e}moc.example/*",
+        ] {
             assert!(Pattern::parse(bad).is_none(), "{bad}");
         }
         for good in ["<all_urls>", "*://*/*", "file:///*", "http://localhost:*/*", "https://*.a.b/*"] {
@@ -414,6 +429,8 @@ mod tests {
         assert_eq!(ok.deep_tabs, [3]);
         assert_eq!(ok.server_origin.as_deref(), Some("http://127.0.0.1:7890"));
         assert!(decode(br#"{"origins":[],"paused":true}"#).is_ok());
+        let twice = decode(br#"{"origins":[],"paused":true,"paused":false}"#).expect_err("a key named twice");
+        assert!(twice.to_string().contains("\"paused\" appears twice"), "{twice}");
         let refused = |body: &str| decode(body.as_bytes()).expect_err(body).to_string();
         assert!(refused("[]").contains("JSON object"));
         assert!(refused("{").contains("not JSON"));

@@ -82,7 +82,12 @@ impl<W: std::io::Write> std::io::Write for JsonWriter<W> {
 }
 
 fn escaped(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+    c.is_control() || is_bidi(c)
+}
+
+/// A bidirectional control: an embedding, override or isolate, or a direction mark.
+pub fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
 }
 
 #[cfg(test)]

@@ -229,3 +229,33 @@ async fn a_person_reads_a_database_in_a_folder_of_someone_else() {
     assert_eq!(names, ["gasoline.db"], "nothing created beside it");
     std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// Whatever answers on the port (any local program) is shown, never obeyed: escape sequences in
+/// its /health are printed as escapes.
+#[tokio::test]
+async fn status_prints_another_program_s_text_as_text() {
+    use std::io::{Read, Write};
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.stop();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = [0u8; 4096];
+            let _ = stream.read(&mut request);
+            let body = r#"{"service":"gasoline","version":"1.0\u001b]0;PWNED\u0007\u001b[2J","db":"/x\u009b2J\u202e"}"#;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let shown = ok(&["status", "--db", &db_arg(&db.path), "--port", &port.to_string()]);
+    assert!(shown.contains("listens on 127.0.0.1"), "the fake server is shown: {shown}");
+    let raw: Vec<char> = shown.chars().filter(|&c| (c.is_control() && c != '\n') || c == '\u{202e}').collect();
+    assert!(raw.is_empty(), "raw controls {raw:?} in {shown}");
+    assert!(shown.contains("\\u{1b}]0;PWNED"), "{shown}");
+}

@@ -241,9 +241,18 @@ async fn other_origins_cannot_read_the_capture_or_clear_it() {
     assert_eq!(common::count(&db.path, "logs"), 1, "nothing was cleared by a refused request");
     let (status, reply) = clear(&server, &[json_type, ("origin", &own)], r#"{"what":"nope"}"#).await;
     assert_eq!(status, 400, "{reply}");
+    let (status, reply) = clear(&server, &[json_type, ("origin", &own)], r#"{"what":"logs","what":"all"}"#).await;
+    assert_eq!(status, 400, "{reply}");
+    assert!(reply["error"].as_str().unwrap().contains("\"what\" appears twice"), "{reply}");
     let huge = format!("{{\"what\":\"all\",\"pad\":\"{}\"}}", "x".repeat(11 * 1024 * 1024));
-    let (status, _) = clear(&server, &[json_type, ("origin", &own)], &huge).await;
+    let (status, reply) = clear(&server, &[json_type, ("origin", &own)], &huge).await;
     assert_eq!(status, 413, "an 11 MB body is refused");
+    assert!(reply["error"].is_string(), "said in JSON: {reply}");
+    // A method a route does not take: 405 with Allow, said in JSON too.
+    let r = reqwest::Client::new().post(server.url("/api/overview")).send().await.unwrap();
+    assert_eq!((r.status().as_u16(), header(&r, "allow").to_owned()), (405, "GET,HEAD".to_owned()));
+    let reply: Value = r.json().await.expect("JSON");
+    assert_eq!(reply["error"], "/api/overview does not take POST: the Allow header names what it takes");
     assert_eq!(common::count(&db.path, "logs"), 1);
     let (status, reply) = clear(&server, &[json_type, ("origin", &own)], body).await;
     assert_eq!(status, 200, "{reply}");

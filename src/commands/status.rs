@@ -48,8 +48,13 @@ pub async fn status(args: StatusArgs) -> Result<(), CommandError> {
     let conn = open_reader(&path)?;
     let server = server::find(args.port.port, &path).await;
     let status = read(&conn, &path, server)?;
-    let text =
-        if args.json { format!("{}\n", crate::printable::json(&json!(status).to_string())) } else { human(&status) };
+    let text = if args.json {
+        format!("{}\n", crate::printable::json(&json!(status).to_string()))
+    } else {
+        // What other programs said (a server's /health, the extension's capture patterns) is
+        // shown, never obeyed: every line printable, tab URLs among them.
+        human(&status).lines().map(|line| format!("{}\n", crate::printable::printable(line))).collect()
+    };
     super::print(&text).map_err(CommandError::Stdout)
 }
 
@@ -160,7 +165,7 @@ fn human(s: &Status) -> String {
                 "{:>8}  {:<19}  {}\n",
                 t.tab_id,
                 when(t.last_event_ts),
-                crate::printable::printable(t.url.as_deref().unwrap_or("-"))
+                t.url.as_deref().unwrap_or("-")
             ));
         }
     }

@@ -256,7 +256,12 @@ pub(super) async fn clear(State(viewer): State<Viewer>, headers: HeaderMap, body
     if !json_body {
         return refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "send {\"what\": \"all\"} as application/json".into());
     }
-    let what = serde_json::from_slice::<Value>(&body).ok().and_then(|v| v["what"].as_str().map(str::to_owned));
+    // `{"what":"logs","what":"all"}` must not clear everything: a key named twice is refused.
+    let value = match crate::unique_keys::from_slice(&body) {
+        Ok(value) => value,
+        Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("{e}: send {{\"what\": \"all\"}} or one kind")),
+    };
+    let what = value["what"].as_str().map(str::to_owned);
     let Some(what) = what else {
         return refuse(
             StatusCode::BAD_REQUEST,

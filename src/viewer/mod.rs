@@ -94,7 +94,8 @@ async fn secure(request: Request, next: Next) -> Response {
         }
     }
     let is_head_or_get = matches!(*request.method(), Method::GET | Method::HEAD);
-    let mut response = next.run(request).await;
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+    let mut response = in_json(next.run(request).await, &method, &path).await;
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
@@ -106,6 +107,31 @@ async fn secure(request: Request, next: Next) -> Response {
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
     response
+}
+
+/// A refusal axum wrote itself (405 with no body, 413 in plain text) said in JSON like every
+/// other: `{"error": …}`.
+async fn in_json(response: Response, method: &Method, path: &str) -> Response {
+    let status = response.status();
+    let content_type = response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let said_already = content_type.starts_with("application/json") || content_type.starts_with("text/html");
+    if !(status.is_client_error() || status.is_server_error()) || said_already {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let said = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
+    let said = String::from_utf8_lossy(&said).trim().to_owned();
+    // (axum adds `Allow` outside this layer, so the methods a route takes are named there.)
+    let message = match status {
+        StatusCode::METHOD_NOT_ALLOWED => {
+            format!("{path} does not take {method}: the Allow header names what it takes")
+        }
+        _ if !said.is_empty() => said,
+        _ => status.canonical_reason().unwrap_or("refused").to_owned(),
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    Response::from_parts(parts, axum::body::Body::from(json!({ "error": message }).to_string()))
 }
 
 /// A JSON refusal `{"error": message}`.
