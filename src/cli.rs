@@ -69,7 +69,7 @@ pub struct PortArgs {
 pub struct TailArgs {
     #[command(flatten)]
     pub db: DbArgs,
-    /// Kinds to show (errors = logs at level error) [default: logs, and failed requests].
+    /// Kinds to show (errors = logs at level error) [default: logs, and failed requests' network_waterfall rows].
     #[arg(value_name = "KIND", value_parser = parse_tail_kind)]
     pub kinds: Vec<TailKind>,
     /// Only this Chrome tab.

@@ -50,17 +50,33 @@ async fn default_tail_merges_logs_and_failed_requests_of_every_tab() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
     feed(&server).await;
+    // As the extension sends them: each fetch's row beside its body, and a CORS refusal and an
+    // image that failed to load, which have a row and no body.
+    let rows = vec![
+        json!({"tabId": 7, "ts": T0 + 1_200, "url": "http://app.test/api/save", "method": "POST", "initiatorType": "fetch",
+               "duration": 120.0, "responseStatus": 500, "source": "page"}),
+        json!({"tabId": 7, "ts": T0 + 1_400, "url": "http://down.test/x", "method": "GET", "initiatorType": "fetch",
+               "duration": 5.0, "error": "TypeError: Failed to fetch", "failed": true, "source": "page"}),
+        json!({"tabId": 7, "ts": T0 + 1_410, "url": "http://api.other.test/v1", "method": "GET", "initiatorType": "fetch",
+               "duration": 3.0, "error": "net::ERR_FAILED (CORS: missing Access-Control-Allow-Origin)", "source": "browser"}),
+        json!({"tabId": 7, "ts": T0 + 1_420, "url": "http://app.test/missing.png", "initiatorType": "img",
+               "error": "the element fired error", "failed": true, "source": "page"}),
+    ];
+    server.ingest("network_waterfall", rows).await;
     let d = db_arg(&db.path);
 
-    let out = ok(&["tail", "-n", "4", "--db", &d]);
+    let out = ok(&["tail", "-n", "6", "--db", &d]);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 4, "{out}");
-    // By time: the 500 (T0+1200), the error (1250), tab 8's warning (1260), the failed fetch (1400).
-    // The 200s, the resource timings, the WebSocket and the actions are not shown by default.
-    assert!(lines[0].contains("POST http://app.test/api/save 500 120ms"), "{out}");
+    assert_eq!(lines.len(), 6, "{out}");
+    // By time: the 500 (T0+1200), the error (1250), tab 8's warning (1260), the failed fetch (1400),
+    // the CORS refusal (1410), the image (1420): one line a request, bodies not repeated.
+    // The 200s, the bodies, the WebSocket and the actions are not shown by default.
+    assert!(lines[0].contains("POST http://app.test/api/save 500 120ms fetch"), "{out}");
     assert!(lines[1].contains("error") && lines[1].ends_with("save failed: 500"), "{out}");
     assert!(lines[2].contains("tab 8") && lines[2].contains("warn"), "{out}");
-    assert!(lines[3].contains("http://down.test/x ---") && lines[3].contains("Failed to fetch"), "{out}");
+    assert!(lines[3].contains("GET http://down.test/x - 5ms fetch") && lines[3].contains("Failed to fetch"), "{out}");
+    assert!(lines[4].contains("api.other.test") && lines[4].contains("CORS"), "{out}");
+    assert!(lines[5].contains("missing.png") && lines[5].contains("img"), "{out}");
 
     let errors = ok(&["tail", "errors", "--db", &d]);
     assert_eq!(errors.lines().count(), 1, "{errors}");
@@ -73,9 +89,9 @@ async fn default_tail_merges_logs_and_failed_requests_of_every_tab() {
     let ws = ok(&["tail", "websocket_events", "--db", &d]);
     assert!(ws.lines().nth(1).is_some_and(|l| l.contains("→ {\"sub\":\"news\"}")), "{ws}");
     // --level sorts the console lines; the default's failed requests stay, they have no level.
-    let warn = ok(&["tail", "--level", "warn", "-n", "4", "--db", &d]);
+    let warn = ok(&["tail", "--level", "warn", "-n", "6", "--db", &d]);
     let warn: Vec<&str> = warn.lines().collect();
-    assert_eq!(warn.len(), 4, "{warn:?}");
+    assert_eq!(warn.len(), 6, "{warn:?}");
     assert!(warn[0].contains("api/save 500") && warn[3].contains("down.test"), "{warn:?}");
     // A negative tab id is a value, not a flag.
     let none = ok(&["tail", "--tab", "-1", "--db", &d]);
@@ -194,7 +210,8 @@ async fn tail_failed_and_the_summary_agree_on_which_requests_failed() {
         expected.extend(cases.iter().enumerate().map(|(i, c)| (kind, first + i as i64, c.4)));
     }
 
-    let out = ok(&["tail", "--failed", "--json", "-n", "100", "--db", &db_arg(&db.path)]);
+    let both = ["network_waterfall", "network_bodies"];
+    let out = ok(&["tail", both[0], both[1], "--failed", "--json", "-n", "100", "--db", &db_arg(&db.path)]);
     let tailed: Vec<(String, i64)> = out
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).expect("a JSON line"))
@@ -223,15 +240,15 @@ async fn tail_failed_and_the_summary_agree_on_which_requests_failed() {
         let list = mcp.observe(json!({"what": kind, "url": "page-failed"})).await;
         assert_eq!(common::entries(&list)[0]["failed"], true, "{list}");
     }
-    // The default tail (logs and failed fetches) and the 'failed' view agree too.
+    // The default tail (logs and failed requests' rows) and the 'failed' view agree too.
     let default = ok(&["tail", "--json", "-n", "100", "--db", &db_arg(&db.path)]);
-    let bodies: Vec<i64> = default
+    let rows: Vec<i64> = default
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .map(|v| v["id"].as_i64().unwrap_or(0))
         .collect();
-    let failed_bodies: Vec<i64> = expected.iter().filter(|e| e.0 == "network_bodies" && e.2).map(|e| e.1).collect();
-    assert_eq!(bodies, failed_bodies, "{default}");
+    let failed_rows: Vec<i64> = expected.iter().filter(|e| e.0 == "network_waterfall" && e.2).map(|e| e.1).collect();
+    assert_eq!(rows, failed_rows, "{default}");
     mcp.close().await;
     server.stop();
 }

@@ -131,7 +131,9 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
             let status = v.get("responseStatus").and_then(Value::as_i64);
             let shown = status.map_or_else(|| "-".into(), |s| s.to_string());
             let initiator = str_of(v, "initiatorType");
-            let mut text = format!("{} {shown}{} {initiator}", str_of(v, "url"), duration(v));
+            // The method where the page or the browser knew it (null for a resource timing alone).
+            let method = v.get("method").and_then(Value::as_str).map_or_else(String::new, |m| format!("{m} "));
+            let mut text = format!("{method}{} {shown}{} {initiator}", str_of(v, "url"), duration(v));
             if let Some(e) = v.get("error").and_then(Value::as_str) {
                 text = format!("{} ({e})", text.trim_end());
             }

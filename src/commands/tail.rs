@@ -109,12 +109,14 @@ fn sources(args: &TailArgs) -> Result<Vec<Source>, CommandError> {
     };
     let defaulted = args.kinds.is_empty();
     let request = |kind| (TailKind { kind, errors_only: false }, true);
+    // A request's row is in network_waterfall, whoever saw it and however it failed (CORS, DNS,
+    // an image's error, a deep tab's): one line a request. Its body is asked for by name.
     let chosen: Vec<(TailKind, bool)> = if defaulted && args.failed {
-        vec![request(&kind::NETWORK_WATERFALL), request(&kind::NETWORK_BODIES)]
+        vec![request(&kind::NETWORK_WATERFALL)]
     } else if defaulted {
         // Failed requests by default, unless --status-min says which.
-        let bodies = (TailKind { kind: &kind::NETWORK_BODIES, errors_only: false }, args.status_min.is_none());
-        vec![(TailKind { kind: &kind::LOGS, errors_only: false }, false), bodies]
+        let rows = (TailKind { kind: &kind::NETWORK_WATERFALL, errors_only: false }, args.status_min.is_none());
+        vec![(TailKind { kind: &kind::LOGS, errors_only: false }, false), rows]
     } else {
         args.kinds.iter().map(|k| (*k, args.failed)).collect()
     };
