@@ -1,7 +1,7 @@
 //! What an answer costs an agent, in tokens as a BPE tokenizer counts them
 //! (cl100k, from tiktoken-rs): the last 100 logs of a page logging
 //! `console.log('event i of the flood', {i, user: {id, name}, tags: ['a', 'b']})`
-//! ("agents.md page" below, after the notes that first described it),
+//! ("flood page" below),
 //! compact by default and whole with `fields=["all"]`, beside the figure
 //! measured for chrome-devtools-mcp's console list. Counts are deterministic:
 //! this bench prints them for BENCHMARKS.md rather than timing anything.
@@ -58,7 +58,7 @@ fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     println!("| page | entries | chars/entry | median tokens/entry | answer tokens | answer chars |");
     println!("|---|---|---|---|---|---|");
-    for (label, n) in [("agents.md page: 100 logs", 100usize), ("last 100 of a 3,000-log flood", 3_000)] {
+    for (label, n) in [("flood page: 100 logs", 100usize), ("last 100 of a 3,000-log flood", 3_000)] {
         let store = Store::open(&dir.path().join(format!("flood-{n}.db")), &OpenOptions::default()).expect("store");
         let rows = decode_events(&LOGS, &flood(n), &Limits::default(), 0).expect("valid batch");
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");

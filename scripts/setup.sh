@@ -14,6 +14,7 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 apt_packages=()
 command -v chromium >/dev/null 2>&1 || apt_packages+=(chromium)
 command -v node >/dev/null 2>&1 || apt_packages+=(nodejs npm)
+command -v cc >/dev/null 2>&1 || apt_packages+=(build-essential) # SQLite and ring are built from C
 command -v sqlite3 >/dev/null 2>&1 || apt_packages+=(sqlite3)
 command -v openssl >/dev/null 2>&1 || apt_packages+=(openssl)
 command -v chattr >/dev/null 2>&1 || apt_packages+=(e2fsprogs)
@@ -22,6 +23,13 @@ if [ ${#apt_packages[@]} -gt 0 ]; then
   echo "setup: installing ${apt_packages[*]} (Debian packages)"
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${apt_packages[@]}" >/dev/null
+fi
+
+# Playwright and Vite need Node.js 20.19 or newer; Debian 12's own nodejs is 18.
+node_version="$(node --version 2>/dev/null || echo none)"
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' 2>/dev/null; then
+  echo "setup: Node.js 20.19 or newer is needed (found $node_version): install it from nodejs.org or NodeSource, then run this again" >&2
+  exit 1
 fi
 
 if [ -f extension/package-lock.json ]; then

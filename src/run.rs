@@ -116,10 +116,9 @@ async fn serve_http(
     viewer.set(port);
     let app = crate::http::router(store, http_options(args), port, stop.child_token());
     tracing::info!("gasoline listening on http://127.0.0.1:{port} (MCP at /mcp)");
-    let graceful = stop.clone();
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move { graceful.cancelled().await });
+    let server = crate::http::serve::serve(listener, app, stop.clone());
     tokio::select! {
-        result = server => result.map_err(RunError::Http),
+        () = server => Ok(()),
         // Long-lived streams must not hold shutdown hostage.
         () = async { stop.cancelled().await; tokio::time::sleep(DRAIN).await } => Ok(()),
     }

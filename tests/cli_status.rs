@@ -50,7 +50,7 @@ async fn status_reports_what_configure_status_does_with_and_without_a_server() {
     assert!(human.lines().any(|l| l.starts_with("logs") && l.split_whitespace().nth(1) == Some("2")), "{human}");
 
     server.stop();
-    // The paired extension, as pairing (issue 14) records it.
+    // The paired extension, as pairing records it.
     rusqlite::Connection::open(&db.path)
         .unwrap()
         .execute("INSERT INTO settings (key, value) VALUES ('extension_id', 'abcdefghijklmnopabcdefghijklmnop')", [])

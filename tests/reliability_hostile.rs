@@ -280,6 +280,39 @@ async fn stalled_uploads_get_408_and_give_their_room_back() {
     );
 }
 
+/// A client that sends its request's headers a line a second and never ends them (slowloris)
+/// holds no connection for long: the server closes it once the 10 s header deadline passes,
+/// and answers others meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_dripping_its_headers_is_closed_after_the_header_deadline() {
+    use std::io::{Read, Write};
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let port = server.port;
+    let dripping = std::thread::spawn(move || {
+        let mut tcp = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        tcp.set_read_timeout(Some(std::time::Duration::from_secs(1))).unwrap();
+        let _ = tcp.write_all(b"POST /events/logs HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+        // At most 60 lines, a second apart: the connection must close well before.
+        for line in 0..60 {
+            let mut byte = [0u8; 64];
+            match tcp.read(&mut byte) {
+                Ok(_) => return Some(line),
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return Some(line),
+                Err(_) => {}
+            }
+            if tcp.write_all(format!("X-Drip-{line}: 1\r\n").as_bytes()).is_err() {
+                return Some(line);
+            }
+        }
+        None
+    });
+    server.ingest("logs", common::logs(2, 0, None)).await;
+    let closed_after = tokio::task::spawn_blocking(move || dripping.join().unwrap()).await.unwrap();
+    assert!(closed_after.is_some(), "the server kept a connection whose headers never ended for 60 s");
+    eprintln!("FIGURE hostile slow headers: closed after {} header lines a second apart", closed_after.unwrap_or(0));
+}
+
 /// Sends `head` (and `then`) on a raw connection, stops sending, and reads the answer.
 /// Returns the status (0 if none within 30 s) and whether the server then closed the connection.
 fn raw_exchange(port: u16, head: String, then: Vec<u8>) -> std::thread::JoinHandle<(u16, bool)> {

@@ -7,6 +7,7 @@ mod error;
 mod guard;
 mod mcp_gate;
 mod pairing;
+pub mod serve;
 
 use std::sync::Arc;
 use std::time::Duration;
