@@ -225,7 +225,15 @@ async fn compact_entries_keep_the_logged_objects_and_all_or_id_return_everything
     let missing = within_budget(&mcp, json!({"what": "logs", "ids": [5, 999_999]})).await;
     assert_eq!(ids(&missing), vec![5]);
     assert_eq!(missing["not_found"], json!([999_999]));
-    assert!(missing["hint"].as_str().unwrap().contains("no logs entry with id 999999"), "{}", missing["hint"]);
+    assert!(
+        missing["hint"].as_str().unwrap().contains("no logs entry with the ids in not_found"),
+        "{}",
+        missing["hint"]
+    );
+    // 50 ids past every stored one, at the smallest budget: the answer still fits.
+    let far: Vec<i64> = (0..50).map(|k| (1i64 << 62) + k).collect();
+    let none = within_budget(&mcp, json!({"what": "logs", "ids": far, "max_tokens": 500})).await;
+    assert_eq!(none["not_found"].as_array().unwrap().len(), 50);
 }
 
 /// Median tokens of an answer's entries, each with the comma that joins it.
@@ -376,6 +384,9 @@ async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
     assert_eq!(since["navigation"]["ts"], t + 1_000);
     // The tracked tab is used when no tabId is given.
     mcp.ok("configure", json!({"action": "track_tab", "tabId": 1})).await;
+    // Leaving tabId out is a mistake, not "stop tracking" (that is tabId: null).
+    let missing = mcp.err("configure", json!({"action": "track_tab"})).await;
+    assert!(missing.contains("track_tab needs `tabId`"), "{missing}");
     let tracked = within_budget(&mcp, json!({"what": "actions", "since_navigation": true})).await;
     assert_eq!(ids(&tracked), vec![2, 3]);
     let summary = within_budget(&mcp, json!({"what": "summary", "since_navigation": true})).await;
@@ -468,4 +479,57 @@ async fn entries_that_share_a_large_value_still_fit_the_budget() {
     assert_eq!(all["count"], 4, "{all}");
     assert!(all["common"]["stack"].is_string(), "{all}");
     mcp.close().await;
+}
+
+/// A page whose URL runs to the field cap (its state in the query string): the answers that
+/// name its page load (since_navigation, summary, compare) cut the URL and fit their budget,
+/// and a page read through since_navigation still shows the entry it has, so that following
+/// its cursor skips nothing.
+#[tokio::test]
+async fn a_page_load_with_a_12_kb_url_keeps_every_answer_within_budget() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mut rng = Rng::new(11);
+    let state: String = (0..12_000)
+        .map(|_| {
+            char::from(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[rng.range(0, 64) as usize])
+        })
+        .collect();
+    let url = format!("http://localhost:5173/app?state={state}");
+    let now = 1_732_380_000_000i64;
+    server
+        .ingest(
+            "actions",
+            vec![
+                json!({"tabId": 50, "ts": now - 5_000, "type": "navigate", "how": "load", "url": url}),
+                json!({"tabId": 50, "ts": now - 1_000, "type": "navigate", "how": "reload", "url": url}),
+            ],
+        )
+        .await;
+    assert_eq!(server.post("vitals", &json!({"tabId": 50, "url": url, "lcp": 1000.0})).await.0, 200);
+    assert_eq!(server.post("vitals", &json!({"tabId": 50, "url": format!("{url}&x=1"), "lcp": 900.0})).await.0, 200);
+    let (first, _) =
+        server.ingest("logs", vec![json!({"tabId": 50, "ts": now - 500, "level": "error", "message": "bang"})]).await;
+    let mcp = Mcp::http(&server).await;
+
+    let since = within_budget(&mcp, json!({"what": "logs", "tabId": 50, "since_navigation": true})).await;
+    assert_eq!(ids(&since), vec![first], "{since}");
+    assert_eq!(since["cursor"], first, "the cursor is the entry shown: {since}");
+    assert!(since["navigation"]["url"].as_str().unwrap().contains("(+"), "the URL says it was cut");
+    for budget in [json!({}), json!({"max_tokens": 500}), json!({"max_chars": 1_000})] {
+        within_budget(&mcp, with(json!({"what": "summary", "tabId": 50, "since_navigation": true}), &budget)).await;
+        // compare's frame alone (both windows, every list's count) may not fit the smallest
+        // budgets: then it says so, and never answers past the budget.
+        let args = with(json!({"what": "compare", "tabId": 50}), &budget);
+        let result = mcp.call("observe", args.clone()).await;
+        let text = text_of(&result);
+        if result.is_error == Some(true) {
+            assert!(budget != json!({}) && text.contains("does not fit"), "{args}: {text}");
+        } else {
+            within_budget(&mcp, args).await;
+        }
+    }
+    // A small budget still carries a small entry whole, not clipped to nothing.
+    let small = within_budget(&mcp, json!({"what": "logs", "tabId": 50, "max_tokens": 500})).await;
+    assert_eq!(entries(&small)[0]["message"], "bang", "{small}");
 }

@@ -79,6 +79,12 @@ async fn http_answers_malformed_messages_with_their_json_rpc_errors() {
     assert_eq!((status, error_of(&message_of(&answer))), (200, (json!(7), -32602)), "{answer}");
 
     let session = http.session().await;
+    // Every SSE event carries a message: no empty priming event (a 2025-11-25 feature that the
+    // SDKs of the versions this server speaks read as a malformed message).
+    let (status, answer) = http.post(Some(&session), r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#).await;
+    assert_eq!(status, 200, "{answer}");
+    let data: Vec<&str> = answer.lines().filter_map(|l| l.strip_prefix("data:")).collect();
+    assert!(!data.is_empty() && data.iter().all(|d| !d.trim().is_empty()), "an empty SSE event: {answer:?}");
     let (status, answer) = http.post(Some(&session), r#"{"id":9,"method":"ping"}"#).await;
     assert_eq!((status, error_of(&message_of(&answer))), (400, (json!(9), -32600)), "{answer}");
     for (body, id, code, says) in [
@@ -168,6 +174,8 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
     let lines = [
         "not json".to_owned(),
+        // A ping before initialization is answered (MCP 2025-06-18: either side may ping at any time).
+        r#"{"jsonrpc":"2.0","id":17,"method":"ping"}"#.to_owned(),
         init.to_string(),
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
         r#"{"id":9,"method":"ping"}"#.to_owned(),
@@ -218,5 +226,6 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
     assert_eq!(by_id(json!(13))[0]["result"], json!({}), "{answers:?}");
     assert!(by_id(json!(14))[0]["result"]["content"].is_array(), "{answers:?}");
     assert_eq!(error_of(&by_id(json!(16))[0]).1, -32602);
-    assert_eq!(answers.len(), 10, "one answer per request or batch, none for the notification: {answers:?}");
+    assert_eq!(by_id(json!(17))[0]["result"], json!({}), "{answers:?}");
+    assert_eq!(answers.len(), 11, "one answer per request or batch, none for the notification: {answers:?}");
 }

@@ -63,10 +63,15 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
     let shutdown_viewer = shutdown.clone();
     let mut config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(["localhost", "127.0.0.1", "::1"])
+        // No priming event (an empty `data:` that MCP 2025-11-25 added for resuming a stream):
+        // clients of 2025-06-18 and 2025-03-26 read every SSE event as a message and trip on it,
+        // and with no event store here there is nothing to resume.
+        .with_sse_retry(None)
         .with_cancellation_token(shutdown);
     config.max_request_body_bytes = MAX_BODY_BYTES;
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(options.session_keep_alive);
+    sessions.session_config.sse_retry = None; // no priming event on a request's stream either (above)
     let sessions = Arc::new(sessions);
     let mcp = StreamableHttpService::new(
         move || Ok(GasolineMcp::new(mcp_store.clone()).with_viewer(crate::viewer::Address::at(port))),

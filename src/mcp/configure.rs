@@ -26,7 +26,14 @@ pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, Quer
     match action {
         "track_tab" => {
             let tab = match args.get("tabId") {
-                None | Some(Value::Null) => None,
+                // Left out is a mistake (as every other action's missing argument is), not "stop".
+                None => {
+                    return Err(invalid(
+                        "track_tab needs `tabId`: a tab's id (observe what=tabs lists them), or null to stop tracking"
+                            .into(),
+                    ));
+                }
+                Some(Value::Null) => None,
                 Some(v) => {
                     Some(v.as_i64().ok_or_else(|| invalid(format!("tabId must be an integer or null, got {v}")))?)
                 }

@@ -156,7 +156,9 @@ pub fn check(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
     // A key named twice (in `arguments`, say): which one counts is not for this server to guess,
     // as ingest does not (serde_json keeps the last without a word).
     if let Err(e) = crate::unique_keys::from_slice(bytes) {
-        return Err(invalid(format!("{e}: send each key of an object once")));
+        // Two ids: which one the answer would carry is a guess, so it carries none.
+        let id = if id_named_twice(bytes) { None } else { id.clone() };
+        return Err(Refusal::new(id, ErrorCode::INVALID_REQUEST, format!("{e}: send each key of an object once")));
     }
     let kind = match (object.get("method"), &id) {
         (Some(Value::String(method)), Some(_)) => {
@@ -200,6 +202,27 @@ fn out_of_range(bytes: &[u8], e: &serde_json::Error) -> Option<Box<Refusal>> {
     let code = if method.is_some() { ErrorCode::INVALID_PARAMS } else { ErrorCode::INVALID_REQUEST };
     let message = format!("{e}: every number must fit a 64-bit float (at most about 1.8e308)");
     Some(Box::new(Refusal { id, method, code, message }))
+}
+
+/// Whether the message's own object (not one inside it) names `id` more than once.
+fn id_named_twice(bytes: &[u8]) -> bool {
+    struct Ids;
+    impl<'de> serde::de::Visitor<'de> for Ids {
+        type Value = usize;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<usize, A::Error> {
+            let mut ids = 0;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                ids += usize::from(key == "id");
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+            Ok(ids)
+        }
+    }
+    let mut reader = serde_json::Deserializer::from_slice(bytes);
+    serde::Deserializer::deserialize_map(&mut reader, Ids).is_ok_and(|n| n > 1)
 }
 
 /// A request's method and params, against what this server answers.
@@ -258,6 +281,8 @@ mod tests {
         );
         assert_eq!((r.code, r.id.clone()), (ErrorCode::INVALID_REQUEST, Some(json!(3))));
         assert!(r.message.contains("\"what\" appears twice"), "{}", r.message);
+        let r = refused(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#);
+        assert_eq!((r.code, r.id), (ErrorCode::INVALID_REQUEST, None), "two ids: the answer carries none");
     }
 
     #[test]

@@ -99,6 +99,9 @@ enum Out {
 }
 
 async fn read_input(mut input: impl AsyncBufRead + Unpin, mut to_rmcp: DuplexStream, out: mpsc::UnboundedSender<Out>) {
+    // MCP lets either side ping before initialization, and a ping must be answered; rmcp refuses
+    // anything before `initialize`, so such a ping is answered here.
+    let mut initialized = false;
     loop {
         let line = match next_line(&mut input).await {
             Ok(Some(line)) => line,
@@ -141,6 +144,14 @@ async fn read_input(mut input: impl AsyncBufRead + Unpin, mut to_rmcp: DuplexStr
                 (forward, said)
             }
             None => match envelope::check(&text) {
+                Ok(envelope::Message::Request { method, id }) if method == "ping" && !initialized => {
+                    let pong = serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": {} });
+                    (Vec::new(), Some(Out::Line(pong.to_string())))
+                }
+                Ok(envelope::Message::Request { method, .. }) => {
+                    initialized |= method == "initialize";
+                    (vec![text], None)
+                }
                 Ok(_) => (vec![text], None),
                 Err(refusal) => {
                     tracing::debug!("refused a message on stdin: {}", refusal.message);
@@ -276,12 +287,12 @@ mod tests {
 
     #[tokio::test]
     async fn good_lines_reach_rmcp_and_bad_ones_are_answered_on_the_output() {
-        let input: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\nnot json\n\n";
+        let input: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\nnot json\n\n";
         let (client_out, mut answers) = tokio::io::duplex(4096);
         let Wired { mut reader, writer, written: done } = wire(input, client_out);
         let mut seen = String::new();
         reader.read_to_string(&mut seen).await.unwrap();
-        assert_eq!(seen, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+        assert_eq!(seen, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n");
         drop(writer); // rmcp stops: the output ends after what it had
         done.await.unwrap();
         let mut written = String::new();

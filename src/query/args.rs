@@ -213,6 +213,15 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
     if group && ids.is_some() {
         return Err("group=true lists error groups; it cannot be combined with id/ids".into());
     }
+    // Groups are listed most frequent first, within the budget: no offset or cursor pages them.
+    if let Some(name) = ["offset", "after_cursor", "before_cursor", "fields", "context"]
+        .into_iter()
+        .find(|n| group && args.get(*n).is_some_and(|v| !v.is_null()))
+    {
+        return Err(format!(
+            "`{name}` does not apply to group=true: groups come most frequent first; narrow them with tabId, since or since_navigation, or raise max_tokens"
+        ));
+    }
     let context = match args.get("context") {
         None | Some(Value::Null) => ContextMode::Ids,
         Some(Value::String(s)) if s == "ids" => ContextMode::Ids,
@@ -444,8 +453,10 @@ fn filter_value(filter: &Filter, value: &Value) -> Result<Value, String> {
             let Some(s) = value.as_str() else {
                 return Err(format!("{} must be a string, got {}", filter.arg, describe(value)));
             };
-            if filter.column == "level" && !kind::LEVELS.contains(&s) {
-                return Err(format!("{} must be one of {}, got \"{}\"", filter.arg, kind::LEVELS.join(", "), echo(s)));
+            // A column of a few values (`level`, `direction`...) takes only those: a value it never
+            // holds is a mistake, not a filter that matches nothing.
+            if let Some(values) = arguments::filter_values(filter).filter(|v| !v.contains(&s)) {
+                return Err(format!("{} must be one of {}, got \"{}\"", filter.arg, values.join(", "), echo(s)));
             }
             Ok(value.clone())
         }
@@ -511,6 +522,12 @@ mod tests {
         assert!(p(json!({"what":"logs","ids":(1..=51).collect::<Vec<i64>>()})).unwrap_err().contains("at most 50"));
         assert!(p(json!({"what":"logs","max_tokens":100})).unwrap_err().contains("max_tokens must be between"));
         assert!(p(json!({"what":"logs","group":true})).unwrap_err().contains("applies to errors"));
+        for paging in ["offset", "after_cursor", "before_cursor"] {
+            let e = p(json!({"what":"errors","group":true, paging: 2})).unwrap_err();
+            assert!(e.contains(&format!("`{paging}` does not apply to group=true")), "{e}");
+        }
+        let e = p(json!({"what":"websocket_events","direction":"up"})).unwrap_err();
+        assert!(e.contains("direction must be one of incoming, outgoing"), "{e}");
         assert!(p(json!({"what":"logs","min_level":"fatal"})).unwrap_err().contains("one of debug"));
         assert!(p(json!({"what":"logs","max_chars":10})).unwrap_err().contains("between"));
         assert!(p(json!({})).unwrap_err().contains("`what` is required"));

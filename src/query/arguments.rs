@@ -233,7 +233,7 @@ pub static OBSERVE: [Arg; 18] = [
         "group",
         Boolean,
         Applies::ERRORS,
-        "fingerprint groups (count, first and last id, an example) instead of occurrences",
+        "fingerprint groups (count, first and last id, an example) instead of occurrences, most frequent first (no offset or cursor)",
     ),
     arg(
         "context",
@@ -393,7 +393,7 @@ pub fn filter_schema(f: &Filter) -> Value {
 }
 
 /// The values a filter takes when its column holds one of a few (`level`, `direction`...).
-fn filter_values(f: &Filter) -> Option<&'static [&'static str]> {
+pub fn filter_values(f: &Filter) -> Option<&'static [&'static str]> {
     KINDS.iter().find_map(|k| k.column(f.column).filter(|c| !c.one_of.is_empty()).map(|c| c.one_of))
 }
 

@@ -339,9 +339,43 @@ fn text(s: &str, shape: Shape) -> String {
 
 /// At most TEXT_CAP characters, saying how many more there were.
 pub fn cut(s: &str) -> Cow<'_, str> {
-    match s.char_indices().nth(TEXT_CAP) {
+    cut_at(s, TEXT_CAP)
+}
+
+/// At most `cap` characters, saying how many more there were.
+pub fn cut_at(s: &str, cap: usize) -> Cow<'_, str> {
+    match s.char_indices().nth(cap) {
         None => Cow::Borrowed(s),
         Some((at, _)) => Cow::Owned(format!("{}… (+{} chars)", &s[..at], s[at..].chars().count())),
+    }
+}
+
+/// `answer` with its long texts (URLs, messages) cut harder and harder until it fits `budget`:
+/// the last resort of an answer of a fixed shape (summary, compare) whose lists are already at
+/// their shortest. None when even that does not fit.
+pub fn fitted_by_cutting(answer: serde_json::Value, budget: super::budget::Budget) -> Option<String> {
+    let mut answer = answer;
+    for cap in [200, 80, 40] {
+        cut_strings(&mut answer, cap);
+        let text = serde_json::to_string(&answer).ok()?;
+        if budget.admits(super::budget::Cost::of(&text)) {
+            return Some(text);
+        }
+    }
+    None
+}
+
+/// Every string inside `value` (keys aside) cut at `cap` characters.
+pub fn cut_strings(value: &mut serde_json::Value, cap: usize) {
+    match value {
+        serde_json::Value::String(s) => {
+            if let Cow::Owned(cut) = cut_at(s, cap) {
+                *s = cut;
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|v| cut_strings(v, cap)),
+        serde_json::Value::Object(map) => map.values_mut().for_each(|v| cut_strings(v, cap)),
+        _ => {}
     }
 }
 

@@ -156,7 +156,7 @@ fn read_requests(
                 r.last_class = outcome.class();
                 r.last_id = id;
                 r.last_kind = kind.name;
-                r.url = url;
+                r.url = super::compact::cut(&url).into_owned();
             }
         }
     }
@@ -380,8 +380,9 @@ fn vitals(conn: &Connection, tab: Option<i64>, reloaded: bool) -> Result<Value, 
             "SELECT url, lcp, cls, inp, fcp, ttfb, updated_at, json_extract(data, '$.previous[0]') FROM vitals WHERE tab_id = ?1",
             [tab],
             |r| {
+                let url = r.get::<_, Option<String>>(0)?.map(|u| super::compact::cut(&u).into_owned());
                 let now = json!({
-                    "url": r.get::<_, Option<String>>(0)?, "lcp": r.get::<_, Option<f64>>(1)?,
+                    "url": url, "lcp": r.get::<_, Option<f64>>(1)?,
                     "cls": r.get::<_, Option<f64>>(2)?, "inp": r.get::<_, Option<f64>>(3)?,
                     "fcp": r.get::<_, Option<f64>>(4)?, "ttfb": r.get::<_, Option<f64>>(5)?,
                 });
@@ -394,6 +395,9 @@ fn vitals(conn: &Connection, tab: Option<i64>, reloaded: bool) -> Result<Value, 
     let mut before = previous.and_then(|p| serde_json::from_str::<Value>(&p).ok()).unwrap_or(Value::Null);
     if let Some(map) = before.as_object_mut() {
         map.remove("updated_at");
+        if let Some(Value::String(url)) = map.get_mut("url") {
+            *url = super::compact::cut(url).into_owned();
+        }
     }
     if !reloaded {
         return Ok(json!({ "tabId": tab, "before": now, "after": now,
@@ -464,11 +468,16 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         );
         answer.insert("hint".into(), json!(hints.join(". ")));
         let text = serde_json::to_string(&answer).map_err(internal)?;
-        if budget.admits(Cost::of(&text)) || top == 0 {
+        if budget.admits(Cost::of(&text)) {
+            return Ok(text);
+        }
+        if top == 0
+            && let Some(text) = super::compact::fitted_by_cutting(Value::Object(answer), budget)
+        {
             return Ok(text);
         }
     }
-    Err(QueryError::Invalid("the comparison does not fit; raise max_tokens".into()))
+    Err(QueryError::Invalid("the comparison does not fit max_tokens or max_chars; raise them".into()))
 }
 
 fn with_counts(mut window: Value, counts: &Map<String, Value>) -> Value {

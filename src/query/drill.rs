@@ -38,16 +38,42 @@ pub fn answer(
     let not_found: Vec<i64> = ids.iter().copied().filter(|id| !found.iter().any(|f| f.0 == *id)).collect();
     let stats = kind_stats(conn, kind)?;
 
+    // The hint as it would read with every entry omitted and one clipped: its room is reserved.
+    let hints = |omitted: usize, clipped: bool| {
+        let mut hints = Vec::new();
+        if !not_found.is_empty() {
+            let kept = match (stats.oldest_id, stats.newest_id) {
+                (Some(o), Some(n)) => format!("{} keeps ids {o} to {n}", kind.name),
+                _ => format!("{} is empty", kind.name),
+            };
+            hints.push(format!(
+                "no {} entry with the ids in not_found (trimmed, cleared, or never stored; {kept})",
+                args.what.name()
+            ));
+        }
+        if omitted > 0 {
+            hints.push(format!(
+                "{omitted} entries did not fit max_tokens={} / max_chars={}: ask for them with fewer ids or a larger max_tokens",
+                args.max_tokens, args.max_chars
+            ));
+        }
+        if clipped {
+            hints.push(
+                "an entry larger than the whole budget was clipped (\"_clipped\": true); raise max_tokens for more of it"
+                    .to_string(),
+            );
+        }
+        hints
+    };
     let mut head = Map::new();
     head.insert("what".into(), json!(args.what.name()));
-    head.insert("ids".into(), json!(ids));
     head.insert("count".into(), json!(found.len()));
     head.insert("not_found".into(), json!(not_found));
     head.insert("omitted_ids".into(), json!(ids));
     head.insert("oldest_id".into(), json!(stats.oldest_id));
     head.insert("newest_id".into(), json!(stats.newest_id));
     head.insert("truncated".into(), json!(true));
-    head.insert("hint".into(), json!("x".repeat(300)));
+    head.insert("hint".into(), json!(hints(found.len(), true).join(". ")));
     let budget = args.budget();
     let reserve = Cost::of(&Value::Object(head.clone()).to_string()).plus(Cost::of(",\"entries\":[]"));
     let context = errors_only.then_some(ErrorContext { conn, args });
@@ -65,32 +91,7 @@ pub fn answer(
     head.insert("count".into(), json!(entries.len()));
     head.insert("omitted_ids".into(), json!(omitted));
     head.insert("truncated".into(), json!(cut));
-    let mut hints = Vec::new();
-    if !not_found.is_empty() {
-        let kept = match (stats.oldest_id, stats.newest_id) {
-            (Some(o), Some(n)) => format!("{} keeps ids {o} to {n}", kind.name),
-            _ => format!("{} is empty", kind.name),
-        };
-        hints.push(format!(
-            "no {} entry with id {} (trimmed, cleared, or never stored; {kept})",
-            args.what.name(),
-            not_found.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
-        ));
-    }
-    if !omitted.is_empty() {
-        hints.push(format!(
-            "{} entries did not fit max_tokens={} / max_chars={}: ask for them with fewer ids or a larger max_tokens",
-            omitted.len(),
-            args.max_tokens,
-            args.max_chars
-        ));
-    }
-    if clipped {
-        hints.push(
-            "an entry larger than the whole budget was clipped (\"_clipped\": true); raise max_tokens for more of it"
-                .into(),
-        );
-    }
+    let hints = hints(omitted.len(), clipped);
     if hints.is_empty() {
         head.remove("hint");
     } else {

@@ -80,10 +80,14 @@ pub fn observe_linked(conn: &Connection, args: &ObserveArgs, viewer: Option<&str
         Some(mark) => format!(",\"mark\":{}", marks::note(conn, mark, &marks::kinds_of(&args.what))?),
         None => String::new(),
     };
+    // The viewer's link is a convenience: left out when it would take more than a quarter of the
+    // budget (a long url filter makes a long link).
+    let quarter = budget::Budget { chars: args.max_chars / 4, tokens: args.max_tokens / 4 };
     let viewer_field = match viewer {
-        Some(link) => format!(",\"viewer\":{}", Value::from(link)),
-        None => String::new(),
-    };
+        Some(link) => Some(format!(",\"viewer\":{}", Value::from(link))).filter(|f| quarter.admits(Cost::of(f))),
+        None => None,
+    }
+    .unwrap_or_default();
     let fields = format!("{}{mark_field}{viewer_field}", note.field);
     args.extras = args::Extras {
         reserved: note.cost().plus(Cost::of(&mark_field)).plus(Cost::of(&viewer_field)),

@@ -51,7 +51,9 @@ pub fn loads(conn: &Connection, tab: i64, upto: i64, n: i64) -> Result<Vec<Navig
     let loads = stmt
         .query_map(rusqlite::params![tab, upto, n], |r| {
             let ts: i64 = r.get(1)?;
-            Ok(Navigation { id: r.get(0)?, tab_id: tab, url: r.get(2)?, how: r.get(3)?, ts, utc: utc(ts) })
+            // A page's URL may run to the field cap (state in the query): cut, as a list cuts it.
+            let url = r.get::<_, Option<String>>(2)?.map(|u| super::compact::cut(&u).into_owned());
+            Ok(Navigation { id: r.get(0)?, tab_id: tab, url, how: r.get(3)?, ts, utc: utc(ts) })
         })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(loads)

@@ -242,10 +242,13 @@ pub fn answer(
         cleared_since_cursor: gone.map(|g| g.cleared),
         navigation,
         truncated: true,
-        // Reserve room for the metadata at its largest (with a hint), then fill.
-        hint: Some("x".repeat(HINT_RESERVE)),
+        hint: None,
         common: common_json.as_deref().and_then(|c| RawValue::from_string(c.to_string()).ok()),
     };
+    // Reserve room for the metadata at its largest (the hint this page would get with every
+    // number at its longest, and some margin), then fill.
+    meta.hint =
+        Some(format!("{}{}", hint(&meta, args, kind, Some(i64::MAX)).unwrap_or_default(), "x".repeat(HINT_MARGIN)));
     let reserve = Cost::of(&serde_json::to_string(&meta).map_err(internal)?).plus(Cost::of(",\"entries\":[]"));
     let ids = rows.ids();
     let errors = errors_only.then_some(ErrorContext { conn, args });
@@ -255,6 +258,16 @@ pub fn answer(
     loop {
         let text = finish(&mut meta, &entries, cut, args, kind, offset, total, more_beyond, last_issued)?;
         let cost = Cost::of(&text);
+        if entries.is_empty() && !ids.is_empty() {
+            // Something to show and no room for any of it: an empty page would have to say where
+            // to go on from, and any cursor it gave would either repeat or skip.
+            return Err(QueryError::Invalid(format!(
+                "max_tokens={} and max_chars={} leave no room for one entry beside this answer's metadata (about {} tokens); raise max_tokens",
+                args.max_tokens,
+                args.max_chars,
+                cost.tokens.saturating_sub(2)
+            )));
+        }
         if budget.admits(cost) || entries.is_empty() {
             return Ok(text);
         }
@@ -341,6 +354,8 @@ fn finish(
 
 /// Room kept for the hint when budgeting (hints are shorter than this).
 const HINT_RESERVE: usize = 400;
+/// Room kept beside the longest hint this page could get (its numbers may change length).
+const HINT_MARGIN: usize = 60;
 
 /// What happened to the entries after a cursor that are no longer kept.
 #[derive(Debug, Clone, Copy)]

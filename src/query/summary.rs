@@ -296,11 +296,16 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         };
         answer.insert("hint".into(), json!(hint));
         let text = serde_json::to_string(&answer).map_err(internal)?;
-        if budget.admits(Cost::of(&text)) || top == 0 {
+        if budget.admits(Cost::of(&text)) {
+            return Ok(text);
+        }
+        if top == 0
+            && let Some(text) = super::compact::fitted_by_cutting(Value::Object(answer), budget)
+        {
             return Ok(text);
         }
     }
-    Err(QueryError::Invalid("the summary does not fit; raise max_tokens".into()))
+    Err(QueryError::Invalid("the summary does not fit max_tokens or max_chars; raise them".into()))
 }
 
 fn group_list(groups: &[Group], top: usize) -> Value {
