@@ -71,6 +71,11 @@ impl Batch {
         let mut batch = Batch::default();
         for item in items {
             match check(&item) {
+                // MCP 2025-03-26, the version that has batches: initialize must not be part of one.
+                Ok(Message::Request { method, id }) if method == "initialize" => batch.answers.push(
+                    Refusal::new(Some(id), ErrorCode::INVALID_REQUEST, "initialize must be sent alone, not in a batch")
+                        .to_value(),
+                ),
                 Ok(Message::Request { id, .. }) => {
                     batch.waiting.push(id);
                     batch.forward.push(item);
@@ -364,6 +369,13 @@ mod tests {
             [r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, r#""x""#, r#"{"jsonrpc":"2.0","method":"n"}"#]
         );
         assert_eq!((batch(b"[]"), batch(b"{}"), batch(b"[1")), (None, None, None));
+        let init = br#"[{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}]"#;
+        let refused = Batch::of(batch(init).unwrap());
+        assert!(refused.forward.is_empty(), "initialize in a batch reaches no one");
+        assert_eq!(
+            (refused.answers[0]["id"].clone(), refused.answers[0]["error"]["code"].clone()),
+            (json!(5), json!(-32600))
+        );
         assert_eq!(answer_id(br#"{"jsonrpc":"2.0","id":"a","result":{}}"#), Some(json!("a")));
     }
 
