@@ -20,6 +20,51 @@
     HasNode: typeof Node === "function" ? Node : null,
   };
   const { isArray, isView, getPrototypeOf, defineProperty, ObjectProto, ArrayProto, HasNode } = natives;
+  const ownDescriptor = Object.getOwnPropertyDescriptor;
+  const ownKeys = Object.keys;
+  const numberText = String;
+
+  /**
+   * JSON text of a plain tree (what toPlain builds: objects, arrays, strings, numbers, booleans,
+   * null). `JSON.stringify` asks every object for `toJSON` up its prototype chain, so a page that
+   * put one on `Object.prototype` or `Array.prototype` (old Prototype.js did) would rewrite every
+   * object logged, even one logged before: then the tree is written here, asking nothing.
+   */
+  function plainJson(p) {
+    if (!ownDescriptor(ObjectProto, "toJSON") && !ownDescriptor(ArrayProto, "toJSON")) return stringify(p);
+    return encode(p);
+  }
+
+  function encode(v) {
+    if (v === null) return "null";
+    switch (typeof v) {
+      case "string":
+        return stringify(v); // a primitive string is never asked for toJSON
+      case "number":
+        return v === v && v !== Infinity && v !== -Infinity ? numberText(v) : "null";
+      case "boolean":
+        return v ? "true" : "false";
+      case "object": {
+        let out = "";
+        if (isArray(v)) {
+          for (let i = 0; i < v.length; i++) {
+            const item = v[i];
+            out += (i ? "," : "") + (item === undefined || typeof item === "function" ? "null" : encode(item));
+          }
+          return `[${out}]`;
+        }
+        const keys = ownKeys(v);
+        for (let i = 0; i < keys.length; i++) {
+          const item = v[keys[i]];
+          if (item === undefined || typeof item === "function") continue;
+          out += (out ? "," : "") + stringify(keys[i]) + ":" + encode(item);
+        }
+        return `{${out}}`;
+      }
+      default:
+        return "null";
+    }
+  }
 
   /** An argument a snapshot gave back already JSON-safe and bounded: used as it is. */
   class Plain {
@@ -184,7 +229,7 @@
     try {
       if (typeof value === "string") return value;
       const p = value instanceof Plain ? value.value : toPlain(value, 0, buildState());
-      return typeof p === "string" ? p : stringify(p);
+      return typeof p === "string" ? p : plainJson(p);
     } catch (e) {
       return `[unserialisable: ${e && e.message}]`;
     }
@@ -243,6 +288,7 @@
     plain,
     formatArg,
     formatMessage,
+    plainJson,
     errorOf,
     stackOf,
     describeNode,

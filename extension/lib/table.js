@@ -13,7 +13,6 @@
   const limits = inNode ? require("./limits.js") : root.__gasoline.limits;
   const serialize = inNode ? require("./serialize.js") : root.__gasoline.serialize;
   const snapshot = inNode ? require("./snapshot.js") : root.__gasoline.snapshot;
-  const stringify = JSON.stringify;
   const isArray = Array.isArray;
   const REDACTED = "[redacted]";
 
@@ -58,7 +57,7 @@
   const isObject = (v) => v !== null && typeof v === "object";
 
   function cell(value) {
-    let s = typeof value === "string" ? value : stringify(value);
+    let s = typeof value === "string" ? value : serialize.plainJson(value);
     if (s === undefined) s = "";
     if (s.length > limits.TABLE_CELL) s = s.slice(0, limits.TABLE_CELL - 1) + "…";
     return s.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n|\r/g, "\\n");

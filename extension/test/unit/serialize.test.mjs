@@ -79,3 +79,18 @@ test("wide arrays and deep objects are bounded", () => {
   for (let i = 0; i < 50; i++) deep = deep.next = {};
   assert.match(serialize.formatArg(root), /\[Object\]/);
 });
+
+test("a page's toJSON on Object.prototype or Array.prototype does not rewrite what was logged", () => {
+  const logged = { password: "x", n: 1, list: [1, "two", { deep: true }], nothing: null };
+  const want = JSON.stringify(logged);
+  for (const proto of [Object.prototype, Array.prototype]) {
+    Object.defineProperty(proto, "toJSON", { value: () => "POISON", configurable: true, enumerable: false });
+    try {
+      assert.equal(serialize.formatArg(logged), want);
+      assert.equal(serialize.formatArg([1, 2]), "[1,2]");
+    } finally {
+      delete proto.toJSON;
+    }
+  }
+  assert.equal(serialize.formatArg(logged), want, "and the fast path after");
+});
