@@ -217,11 +217,12 @@ export class Delivery {
   }
 
   /** Counts `n` entries of `kind` lost for `reason`, and reports them soon. */
-  dropped(kind, n, reason) {
+  /** `n` events of `kind` lost for `reason`; `tab`: the tab they came from, when one did. */
+  dropped(kind, n, reason, tab = null) {
     if (!(n > 0)) return;
     this.queue(kind).dropped += n;
     if (this.io.onDrop) this.io.onDrop(kind, n);
-    const key = `${kind}\t${reason}`;
+    const key = `${kind}\t${reason}\t${Number.isInteger(tab) ? tab : ""}`;
     this.drops.set(key, (this.drops.get(key) || 0) + n);
     if (!this.dropReportTimer) {
       this.dropReportTimer = this.io.setTimer(() => {
@@ -235,8 +236,8 @@ export class Delivery {
     const drops = [...this.drops];
     this.drops.clear();
     for (const [key, n] of drops) {
-      const [kind, reason] = key.split("\t");
-      this.io.log("warn", `dropped ${n} ${kind} event${n === 1 ? "" : "s"}: ${reason}`);
+      const [kind, reason, tab] = key.split("\t");
+      this.io.log("warn", `dropped ${n} ${kind} event${n === 1 ? "" : "s"}: ${reason}`, tab === "" ? null : Number(tab));
     }
   }
 

@@ -137,10 +137,12 @@ globalThis.gasolineDebug = {
 };
 
 /** The extension's own warnings and errors, stored like any other kind. */
-function extensionLog(level, message) {
+/** One of the extension's own log lines; `tabId`: the tab it is about, when one. */
+function extensionLog(level, message, tabId = null) {
   (level === "error" ? console.error : level === "warn" ? console.warn : console.info)(`gasoline: ${message}`);
-  const entry = normalize("extension_logs", { level, message, source: "extension" }, null);
-  return delivery.add("extension_logs", entry, null);
+  const tab = Number.isInteger(tabId) ? tabId : null;
+  const entry = normalize("extension_logs", { level, message, source: "extension" }, tab);
+  return delivery.add("extension_logs", entry, tab);
 }
 
 let statsTimer = null;
@@ -421,7 +423,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     // Events a page could not hand over (its own buffer was full): counted and reported.
     const n = Number(message.count);
     const kind = String(message.kind || "events");
-    if (Number.isFinite(n) && n > 0) delivery.dropped(kind, Math.round(n), String(message.reason || "dropped in the page"));
+    if (Number.isFinite(n) && n > 0) delivery.dropped(kind, Math.round(n), String(message.reason || "dropped in the page"), sender.tab && sender.tab.id);
     return false;
   }
   // From the popup and the options page (extension pages only).

@@ -53,7 +53,7 @@ function harness(options = {}, answer = () => ({ status: 200 }), shared = {}) {
           return t;
         },
         clearTimer: (t) => (h.timers = h.timers.filter((x) => x !== t)),
-        log: (level, message) => h.logs.push({ level, message }),
+        log: (level, message, tabId = null) => h.logs.push({ level, message, tabId }),
         storage: h.storage,
         random: () => `life${++h.lives}`,
         now: () => h.now,
@@ -334,6 +334,19 @@ test("drops reported from elsewhere (the page's own cap) are counted and reporte
     h.logs.filter((l) => l.message.includes("dropped")).map((l) => l.message),
     ["dropped 150 logs events: the page's buffer (5000) was full"],
   );
+});
+
+test("a page's drops are reported with its tab, each tab on its own line", async () => {
+  const h = harness();
+  h.delivery.dropped("logs", 120, "the page's buffer (5000) was full", 7);
+  h.delivery.dropped("logs", 30, "the page's buffer (5000) was full", 8);
+  h.delivery.dropped("logs", 5, "the page's buffer (5000) was full", 7);
+  await h.advance(2000);
+  const lines = h.logs.filter((l) => l.message.includes("dropped")).map((l) => [l.tabId, l.message]);
+  assert.deepEqual(lines.sort(), [
+    [7, "dropped 125 logs events: the page's buffer (5000) was full"],
+    [8, "dropped 30 logs events: the page's buffer (5000) was full"],
+  ]);
 });
 
 test("too large a batch is split, each half under its own key", async () => {
