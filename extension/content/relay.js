@@ -53,9 +53,14 @@
   port1.onmessage = (message) => {
     const data = message.data;
     if (data && !Array.isArray(data) && typeof data === "object" && data.dropped && typeof data.dropped === "object") {
+      // The reason is the relay's own words: the page only says which of two it was.
+      const reason =
+        data.why === "unbuilt"
+          ? "their entries could not be built in the page (a built-in the capture uses was replaced?)"
+          : "the page made events faster than they could be built (5,000 waiting)";
       for (const [kind, count] of Object.entries(data.dropped)) {
         if (!isKind(kind) || !Number.isInteger(count) || count <= 0) continue;
-        report(kind, count, "the page made events faster than they could be built (5,000 waiting)");
+        report(kind, count, reason);
       }
       return;
     }

@@ -64,10 +64,11 @@
   }
 
   /** Counts of events the page lost (kind → n), for the service worker to report. */
-  function sendDropped(counts) {
+  /** Counts of events lost in the page; `unbuilt`: lost because building them threw. */
+  function sendDropped(counts, unbuilt = false) {
     if (!port) return;
     try {
-      apply(postMessage, port, [{ dropped: counts }]);
+      apply(postMessage, port, [{ dropped: counts, why: unbuilt ? "unbuilt" : "full" }]);
     } catch {
       // ignore
     }

@@ -35,6 +35,7 @@
   let scheduled = false;
   let building = false;
   let dropped = {}; // kind → events lost to MAX_PENDING since the last report
+  let unbuilt = {}; // kind → events whose entry threw while being built, since the last report
 
   G.channel.onSettings((s) => {
     if (!s || typeof s !== "object") return;
@@ -60,7 +61,8 @@
       const lost = pending.shift();
       dropped[lost.kind] = (dropped[lost.kind] || 0) + 1;
     }
-    pending.push({ kind, build, ts: now() });
+    // By index, not `push`: a page may replace Array.prototype.push after we start.
+    pending[pending.length] = { kind, build, ts: now() };
     schedule();
   }
 
@@ -97,9 +99,11 @@
         if (deadline !== undefined && i > 0 && perfNow() > deadline) break;
         try {
           const event = buildOne(batch[i]);
-          if (event) events.push(event);
+          if (event) events[events.length] = event;
         } catch {
-          // an entry that cannot be built is skipped, never thrown at the page
+          // An entry that cannot be built is skipped, never thrown at the page, and counted: a page
+          // that broke a built-in the capture uses loses entries, and says so in extension_logs.
+          unbuilt[batch[i].kind] = (unbuilt[batch[i].kind] || 0) + 1;
         }
       }
     } finally {
@@ -110,6 +114,10 @@
     if (Object.keys(dropped).length) {
       G.channel.sendDropped(dropped); // counted in the popup and reported as an extension log
       dropped = {};
+    }
+    if (Object.keys(unbuilt).length) {
+      G.channel.sendDropped(unbuilt, true);
+      unbuilt = {};
     }
   }
 
