@@ -264,7 +264,11 @@ fn run(conn: Connection, rx: mpsc::Receiver<Msg>) {
             }
             // The final checkpoint must not race the checkpointer's.
             drop(checkpointer.take());
-            let _ = reply.send(close(&conn));
+            // Closed before the answer: whoever waits for it may end the process at once, and
+            // SQLite removes the -wal and -shm only when the last connection really closes.
+            let closed = close(&conn);
+            drop(conn);
+            let _ = reply.send(closed);
             return;
         }
         // Past half the WAL's bound, a checkpoint is tried every 100 ms rather than every second:
