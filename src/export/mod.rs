@@ -172,11 +172,9 @@ fn a_database(conn: &Connection, path: &Path) -> Option<String> {
     if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return None;
     }
-    let mut head = [0u8; 16];
-    let is_sqlite = std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-        .is_ok_and(|()| &head == b"SQLite format 3\0");
-    is_sqlite.then(|| "it is a SQLite database, which an export would replace; name another file".to_owned())
+    crate::store::is_sqlite_file(path)
+        .is_ok_and(|sqlite| sqlite)
+        .then(|| "it is a SQLite database, which an export would replace; name another file".to_owned())
 }
 
 /// A failure inside a writer: the output (to be named by the caller) or the rest.

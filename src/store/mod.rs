@@ -24,7 +24,7 @@ use crate::capture::Capture;
 use crate::ingest::{Row, TabInfo, Vitals};
 use crate::kind::Kind;
 pub use batch_keys::{BatchKey, Outcome};
-pub use open::{OpenOptions, create_private_dir, file_bytes, open_read_only};
+pub use open::{OpenOptions, create_private_dir, file_bytes, is_sqlite_file, open_read_only};
 pub use sql::{Inserted, KindStats};
 pub use writer::Admission;
 

@@ -182,14 +182,9 @@ fn vet_existing(path: &Path) -> Result<(), StoreError> {
     if meta.len() == 0 {
         return Ok(());
     }
-    let mut head = [0u8; 16];
-    let read = std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head));
-    match read {
-        Ok(()) if &head == b"SQLite format 3\0" => {}
-        Ok(()) => return Err(StoreError::NotSqlite(path.to_path_buf())),
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-            return Err(StoreError::NotSqlite(path.to_path_buf()));
-        }
+    match is_sqlite_file(path) {
+        Ok(true) => {}
+        Ok(false) => return Err(StoreError::NotSqlite(path.to_path_buf())),
         Err(e) => return Err(StoreError::Unreadable(path.to_path_buf(), e.to_string())),
     }
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -199,6 +194,17 @@ fn vet_existing(path: &Path) -> Result<(), StoreError> {
         StoreError::Sqlite(e) => classify_open(e, path),
         other => other,
     })
+}
+
+/// Whether the file at `path` starts with SQLite's header (one shorter than the header is not
+/// SQLite). Read it only when it is a regular file: opening a FIFO to read waits for a writer.
+pub fn is_sqlite_file(path: &Path) -> std::io::Result<bool> {
+    let mut head = [0u8; 16];
+    match std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head)) {
+        Ok(()) => Ok(&head == b"SQLite format 3\0"),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 /// Takes group and others' access off `path` (a file or directory that exists), leaving
