@@ -120,6 +120,12 @@ impl ObserveArgs {
     pub fn budget(&self) -> Budget {
         Budget { chars: self.max_chars, tokens: self.max_tokens }.minus(self.extras.reserved)
     }
+
+    /// A quarter of `max_chars` and `max_tokens`: the most a field beside the answer proper (the
+    /// capture note, the viewer's link) may take.
+    pub fn quarter(&self) -> Budget {
+        Budget { chars: self.max_chars / 4, tokens: self.max_tokens / 4 }
+    }
 }
 
 pub const DEFAULT_MAX_CHARS: usize = 40_000;

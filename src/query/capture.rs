@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::QueryError;
 use super::args::ObserveArgs;
-use super::budget::{Budget, Cost};
+use super::budget::Cost;
 use crate::capture::{Asked, Capture, UrlParts};
 use crate::store::sql;
 
@@ -44,7 +44,7 @@ pub fn note(conn: &Connection, args: &ObserveArgs) -> Result<Note, QueryError> {
         return Ok(Note { field: ",\"capture\":null".into(), empty_hint: None });
     };
     // At most a quarter of the budget: fewer patterns and tabs named until it fits.
-    let room = Budget { chars: args.max_chars / 4, tokens: args.max_tokens / 4 };
+    let room = args.quarter();
     let mut shown = SHOWN;
     let field = loop {
         let field = format!(",\"capture\":{}", metadata(&capture, reported_at, shown));

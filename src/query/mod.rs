@@ -82,9 +82,8 @@ pub fn observe_linked(conn: &Connection, args: &ObserveArgs, viewer: Option<&str
     };
     // The viewer's link is a convenience: left out when it would take more than a quarter of the
     // budget (a long url filter makes a long link).
-    let quarter = budget::Budget { chars: args.max_chars / 4, tokens: args.max_tokens / 4 };
     let viewer_field = match viewer {
-        Some(link) => Some(format!(",\"viewer\":{}", Value::from(link))).filter(|f| quarter.admits(Cost::of(f))),
+        Some(link) => Some(format!(",\"viewer\":{}", Value::from(link))).filter(|f| args.quarter().admits(Cost::of(f))),
         None => None,
     }
     .unwrap_or_default();
