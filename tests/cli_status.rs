@@ -120,6 +120,15 @@ async fn clear_goes_through_the_server_when_one_writes_the_database_else_directl
     assert!(!missing.exists(), "clear creates no database");
 }
 
+/// A database a server stored three logs of tab 4 in, the server stopped.
+async fn three_logs_stopped() -> TempDb {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", common::logs(3, 0, Some(4))).await;
+    server.stop();
+    db
+}
+
 /// A database in a directory the person may not write to (a copy on read-only
 /// media, a colleague's folder): SQLite cannot create the -wal and -shm files
 /// it reads a WAL database through. `status`, `tail` and `export` read the main
@@ -130,10 +139,7 @@ async fn clear_goes_through_the_server_when_one_writes_the_database_else_directl
 #[tokio::test]
 async fn the_commands_read_a_database_in_a_directory_they_may_not_write() {
     use std::os::unix::fs::PermissionsExt;
-    let db = TempDb::new();
-    let server = Server::start(&db.path, &[]);
-    server.ingest("logs", common::logs(3, 0, Some(4))).await;
-    server.stop();
+    let db = three_logs_stopped().await;
     let dir = db.path.parent().expect("the database's directory").to_path_buf();
     let beside = |suffix: &str| std::path::PathBuf::from(format!("{}{suffix}", db.path.display()));
     assert!(!beside("-wal").exists(), "the server's last connection removed its WAL");
@@ -168,10 +174,7 @@ async fn the_commands_read_a_database_in_a_directory_they_may_not_write() {
 /// WAL database, and the commands' connection, the last to close, removes them.
 #[tokio::test]
 async fn the_commands_leave_no_wal_or_shm_beside_a_database_they_read() {
-    let db = TempDb::new();
-    let server = Server::start(&db.path, &[]);
-    server.ingest("logs", common::logs(3, 0, Some(4))).await;
-    server.stop();
+    let db = three_logs_stopped().await;
     let beside = |suffix: &str| std::path::PathBuf::from(format!("{}{suffix}", db.path.display()));
     let d = db_arg(&db.path);
     let elsewhere = tempfile::tempdir().unwrap();
@@ -192,10 +195,7 @@ async fn the_commands_leave_no_wal_or_shm_beside_a_database_they_read() {
 #[tokio::test]
 async fn a_person_reads_a_database_in_a_folder_of_someone_else() {
     use std::os::unix::fs::PermissionsExt;
-    let db = TempDb::new();
-    let server = Server::start(&db.path, &[]);
-    server.ingest("logs", common::logs(3, 0, Some(4))).await;
-    server.stop();
+    let db = three_logs_stopped().await;
     let shared = tempfile::tempdir().unwrap();
     let folder = shared.path().join("colleague");
     std::fs::create_dir(&folder).unwrap();

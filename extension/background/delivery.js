@@ -216,8 +216,7 @@ export class Delivery {
     return oldest.r;
   }
 
-  /** Counts `n` entries of `kind` lost for `reason`, and reports them soon. */
-  /** `n` events of `kind` lost for `reason`; `tab`: the tab they came from, when one did. */
+  /** Counts `n` entries of `kind` lost for `reason` (`tab`: the tab they came from, when one did), and reports them soon. */
   dropped(kind, n, reason, tab = null) {
     if (!(n > 0)) return;
     this.queue(kind).dropped += n;

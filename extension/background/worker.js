@@ -136,8 +136,7 @@ globalThis.gasolineDebug = {
   joining: (tabId) => network.join.has(tabId),
 };
 
-/** The extension's own warnings and errors, stored like any other kind. */
-/** One of the extension's own log lines; `tabId`: the tab it is about, when one. */
+/** The extension's own warnings and errors, stored like any other kind; `tabId`: the tab one is about, when one. */
 function extensionLog(level, message, tabId = null) {
   (level === "error" ? console.error : level === "warn" ? console.warn : console.info)(`gasoline: ${message}`);
   const tab = Number.isInteger(tabId) ? tabId : null;
