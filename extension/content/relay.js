@@ -43,6 +43,7 @@
   let connected = true;
   let nextId = 0;
   const waiting = []; // {id, kind, entry}, oldest first
+  const waitingBy = Object.create(null); // kind → how many of `waiting` are of it
   let inflight = false;
   // The message last sent without an answer: sent again as it was (not with what came since), so
   // that a worker stopped meanwhile makes of it the same batches under the same keys (delivery.js).
@@ -57,7 +58,7 @@
       const reason =
         data.why === "unbuilt"
           ? "their entries could not be built in the page (a built-in the capture uses was replaced?)"
-          : "the page made events faster than they could be built (5,000 waiting)";
+          : "the page made events faster than they could be built (5,000 of that kind waiting)";
       for (const [kind, count] of Object.entries(data.dropped)) {
         if (!isKind(kind) || !Number.isInteger(count) || count <= 0) continue;
         report(kind, count, reason);
@@ -68,14 +69,29 @@
     const events = Array.isArray(data) ? data.slice(0, MAX_EVENTS) : [];
     for (const e of events) {
       if (!e || typeof e !== "object" || !isKind(e.kind) || !e.entry || typeof e.entry !== "object") continue;
-      if (waiting.length >= MAX_WAITING) {
-        const oldest = waiting.shift();
-        lost[oldest.kind] = (lost[oldest.kind] || 0) + 1;
-      }
+      if (waiting.length >= MAX_WAITING) giveUpOne();
       waiting.push({ id: ++nextId, kind: e.kind, entry: e.entry });
+      waitingBy[e.kind] = (waitingBy[e.kind] || 0) + 1;
     }
     pump();
   };
+
+  /**
+   * Full: the kind with the most events waiting gives up its oldest one that is
+   * not in the message in flight, so that one kind's flood (a page logging in a
+   * loop while the worker is slow) costs that kind, not the page's requests.
+   */
+  function giveUpOne() {
+    let most;
+    for (const kind in waitingBy) if (most === undefined || waitingBy[kind] > waitingBy[most]) most = kind;
+    const sent = unanswered ? unanswered[unanswered.length - 1].id : 0;
+    let i = 0;
+    while (i < waiting.length && (waiting[i].id <= sent || waiting[i].kind !== most)) i++;
+    if (i === waiting.length) i = 0; // every one of that kind is in flight: the oldest of all goes
+    const gone = waiting.splice(i, 1)[0];
+    waitingBy[gone.kind]--;
+    lost[gone.kind] = (lost[gone.kind] || 0) + 1;
+  }
 
   /** Sends the oldest waiting events, once the previous message is answered. */
   function pump() {
@@ -94,7 +110,7 @@
       if (stored) {
         // Only what was sent goes: the queue may have lost its oldest meanwhile (MAX_WAITING).
         const last = batch[batch.length - 1].id;
-        while (waiting.length && waiting[0].id <= last) waiting.shift();
+        while (waiting.length && waiting[0].id <= last) waitingBy[waiting.shift().kind]--;
         unanswered = null;
         backoff = 0;
         reportLost();
@@ -154,6 +170,7 @@
   function stop() {
     active = false;
     waiting.length = 0;
+    for (const kind in waitingBy) waitingBy[kind] = 0;
     port1.postMessage({ off: true });
   }
 

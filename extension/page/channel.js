@@ -63,8 +63,7 @@
     }
   }
 
-  /** Counts of events the page lost (kind → n), for the service worker to report. */
-  /** Counts of events lost in the page; `unbuilt`: lost because building them threw. */
+  /** Counts of events lost in the page (kind → n), for the worker to report; `unbuilt`: lost because building them threw. */
   function sendDropped(counts, unbuilt = false) {
     if (!port) return;
     try {

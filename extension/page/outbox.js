@@ -21,17 +21,24 @@
   const { setTimeout, later, requestIdleCallback, now, perfNow } = G.core;
   const HOLD_MS = 1000; // longest wait for the settings
   const SLICE_MS = 6; // work per task
-  const MAX_PENDING = 5000; // a page logging in a tight loop loses its oldest events
+  const MAX_PENDING = 5000; // events of one kind waiting: a page logging in a tight loop loses its oldest logs, not its requests
   const MAX_BATCH = 500; // events per message to the relay
   const IDLE_WAIT_MS = 500; // longest wait for idle time
   const GATHER_MS = 100; // how long the first event waiting waits for others before building starts
 
+  const KINDS = G.kinds.PAGE_KINDS;
   const ALL_ON = Object.fromEntries(G.kinds.SWITCHABLE.map((k) => [k, true]));
   let enabled = ALL_ON;
   let off = false;
   let policy = redact.policy();
   let ready = false;
-  let pending = [];
+  // Each kind waits in a ring of its own, so that one kind's flood takes its own oldest
+  // places, never another kind's. Rings are read and written by index only: a page may
+  // replace Array.prototype's methods after we start.
+  const queues = Object.create(null); // kind → {items, head, size}
+  for (let k = 0; k < KINDS.length; k++) queues[KINDS[k]] = { items: [], head: 0, size: 0 };
+  let waiting = 0; // events in all the rings
+  let seq = 0; // the order events came in, across kinds
   let scheduled = false;
   let building = false;
   let dropped = {}; // kind → events lost to MAX_PENDING since the last report
@@ -57,18 +64,39 @@
   /** Queues an event of `kind`; `build` makes its entry later, off the page's call. */
   function emit(kind, build) {
     if (building || !isOn(kind)) return; // building reads page objects: their getters may log
-    if (pending.length >= MAX_PENDING) {
-      const lost = pending.shift();
-      dropped[lost.kind] = (dropped[lost.kind] || 0) + 1;
+    const queue = queues[kind];
+    if (queue === undefined) return;
+    const item = { kind, build, ts: now(), seq: seq++ };
+    if (queue.size === MAX_PENDING) {
+      queue.items[queue.head] = item; // the oldest of this kind gives its place
+      queue.head = (queue.head + 1) % MAX_PENDING;
+      dropped[kind] = (dropped[kind] || 0) + 1;
+    } else {
+      queue.items[(queue.head + queue.size) % MAX_PENDING] = item;
+      queue.size++;
+      waiting++;
     }
-    // By index, not `push`: a page may replace Array.prototype.push after we start.
-    pending[pending.length] = { kind, build, ts: now() };
     schedule();
+  }
+
+  /** The oldest event waiting, of any kind, taken out of its ring. */
+  function next() {
+    let from;
+    for (let k = 0; k < KINDS.length; k++) {
+      const queue = queues[KINDS[k]];
+      if (queue.size > 0 && (from === undefined || queue.items[queue.head].seq < from.items[from.head].seq)) from = queue;
+    }
+    const item = from.items[from.head];
+    from.items[from.head] = undefined;
+    from.head = (from.head + 1) % MAX_PENDING;
+    from.size--;
+    waiting--;
+    return item;
   }
 
   /** Building starts GATHER_MS after the first event waiting, or at the next idle moment for what a slice `left`. */
   function schedule(left) {
-    if (scheduled || !ready || pending.length === 0) return;
+    if (scheduled || !ready || waiting === 0) return;
     scheduled = true;
     if (left) whenIdle();
     else later(whenIdle, GATHER_MS);
@@ -89,26 +117,23 @@
 
   /** Builds events until `deadline` (all when none), then sends them. */
   function drain(deadline) {
-    const batch = pending;
-    pending = [];
     const events = [];
-    let i = 0;
     building = true;
     try {
-      for (; i < batch.length && events.length < MAX_BATCH; i++) {
-        if (deadline !== undefined && i > 0 && perfNow() > deadline) break;
+      for (let built = 0; waiting > 0 && events.length < MAX_BATCH; built++) {
+        if (deadline !== undefined && built > 0 && perfNow() > deadline) break;
+        const item = next();
         try {
-          const event = buildOne(batch[i]);
+          const event = buildOne(item);
           if (event) events[events.length] = event;
         } catch {
           // An entry that cannot be built is skipped, never thrown at the page, and counted: a page
           // that broke a built-in the capture uses loses entries, and says so in extension_logs.
-          unbuilt[batch[i].kind] = (unbuilt[batch[i].kind] || 0) + 1;
+          unbuilt[item.kind] = (unbuilt[item.kind] || 0) + 1;
         }
       }
     } finally {
       building = false;
-      pending = i < batch.length ? batch.slice(i).concat(pending) : pending;
     }
     if (events.length) G.channel.send(events);
     if (Object.keys(dropped).length) {
@@ -130,7 +155,7 @@
 
   /** Everything now (the page is being hidden or unloaded). */
   function flushAll() {
-    for (let guard = 0; pending.length && guard < 100; guard++) drain(undefined);
+    for (let guard = 0; waiting > 0 && guard < 100; guard++) drain(undefined);
   }
 
   G.outbox = { emit, flushAll, isOn };

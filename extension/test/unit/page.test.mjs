@@ -224,3 +224,35 @@ test("events beyond the outbox's bound drop the oldest, and the drops are counte
   assert.deepEqual(droppedReports, [{ logs: 1, unbuilt: true }, { logs: 3 }]);
   timers.length = 0;
 });
+
+test("one kind's flood takes its own oldest places, never another kind's, and events go out in the order they came", () => {
+  sent.length = 0;
+  droppedReports.length = 0;
+  outbox.emit("network_waterfall", () => ({ url: "/first" }));
+  for (let i = 0; i < 12000; i++) {
+    outbox.emit("logs", () => ({ message: `flood ${i}` }));
+    if (i === 6000) outbox.emit("network_bodies", () => ({ url: "/first", body: "{}" }));
+  }
+  outbox.emit("network_waterfall", () => ({ url: "/last" }));
+  outbox.flushAll();
+  const kinds = (kind) => sent.filter((e) => e.kind === kind);
+  assert.deepEqual(
+    kinds("network_waterfall").map((e) => e.entry.url),
+    ["/first", "/last"],
+    "the requests outlive the log flood",
+  );
+  assert.equal(kinds("network_bodies").length, 1);
+  const logs = kinds("logs").map((e) => e.entry.message);
+  assert.equal(logs.length, 5000, "a kind keeps its newest 5,000");
+  assert.equal(logs[0], "flood 7000");
+  assert.equal(logs[4999], "flood 11999");
+  assert.deepEqual(droppedReports, [{ logs: 7000 }], "only the flooding kind lost events, and the loss is counted");
+  // Arrival order across kinds: the first request; the body, which came after log 6000, so before
+  // the logs that are left; those logs; the last request.
+  assert.deepEqual(
+    sent.slice(0, 3).map((e) => e.kind),
+    ["network_waterfall", "network_bodies", "logs"],
+  );
+  assert.equal(sent.at(-1).entry.url, "/last");
+  timers.length = 0;
+});

@@ -114,6 +114,38 @@ test("events the worker got no answer for are sent again, as the same message, a
   port.close();
 });
 
+test("a log flood while the worker is slow costs logs, never the page's requests", async (t) => {
+  const store = memoryStore();
+  const w = worker(store, []);
+  const original = w.onMessage;
+  let open;
+  const gate = new Promise((resolve) => (open = resolve));
+  w.onMessage = async (message) => (message.type === "dropped" ? original(message) : gate.then(() => original(message)));
+  const port = relay(w);
+  t.after(() => port.close());
+  const request = (url) => ({ kind: "network_waterfall", entry: { message: url, url } });
+  port.postMessage([request("/first")]); // in flight, unanswered, while the flood comes
+  for (let i = 0; i < 6; i++) port.postMessage([...logs(i * 1000, i * 1000 + 999), ...(i === 2 ? [request("/middle")] : [])]);
+  port.postMessage([request("/last")]);
+  await new Promise((r) => setTimeout(r, 50)); // the page's messages reach the relay
+  open();
+  await until("everything still held stored", () => w.stored.includes("/last"));
+  assert.deepEqual(
+    w.stored.filter((m) => m.startsWith("/")),
+    ["/first", "/middle", "/last"],
+    "every request kept, in order",
+  );
+  const kept = w.stored.filter((m) => m.startsWith("m"));
+  assert.equal(kept.length, 4997, "the relay held 5,000: three requests and the newest logs");
+  assert.equal(kept.at(-1), "m5998");
+  await until("the loss reported", () => w.dropped.length > 0);
+  assert.deepEqual(
+    w.dropped.map((d) => [d.kind, d.count]),
+    [["logs", 6 * 999 - 4997]],
+  );
+  port.close();
+});
+
 test("a new worker knows the marks its predecessor stored", async (t) => {
   const store = memoryStore();
   const first = worker(store, ["lost-reply"]);
