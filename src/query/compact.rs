@@ -365,6 +365,27 @@ pub fn fitted_by_cutting(answer: serde_json::Value, budget: super::budget::Budge
     None
 }
 
+/// The answer `build` makes with lists of at most `top` items, for each of `tops` (longest
+/// first) until one fits `budget`; the last (`top` 0) with its strings cut as a last resort.
+/// None when nothing fits.
+pub fn first_fitting<E>(
+    tops: &[usize],
+    budget: super::budget::Budget,
+    mut build: impl FnMut(usize) -> Result<serde_json::Map<String, serde_json::Value>, E>,
+) -> Result<Option<String>, E> {
+    for &top in tops {
+        let answer = serde_json::Value::Object(build(top)?);
+        let text = answer.to_string();
+        if budget.admits(super::budget::Cost::of(&text)) {
+            return Ok(Some(text));
+        }
+        if top == 0 {
+            return Ok(fitted_by_cutting(answer, budget));
+        }
+    }
+    Ok(None)
+}
+
 /// Every string inside `value` (keys aside) cut at `cap` characters.
 pub fn cut_strings(value: &mut serde_json::Value, cap: usize) {
     match value {

@@ -12,8 +12,8 @@ use rusqlite::Connection;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use super::QueryError;
 use super::args::ObserveArgs;
-use super::budget::Cost;
 use super::compact::utc;
 use super::filter::{Where, field_expr};
 use super::fingerprint;
@@ -21,7 +21,6 @@ use super::marks::{self, Mark};
 use super::navigation::{self, Navigation};
 use super::outcome::{self, Outcome};
 use super::summary::{Group, groups};
-use super::{QueryError, internal};
 use crate::kind::{KINDS, Kind, LOGS, NETWORK_BODIES, NETWORK_WATERFALL};
 use crate::store::sql::tracked_tab;
 
@@ -426,7 +425,7 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         }
         v
     };
-    for top in TOPS {
+    let fitted = super::compact::first_fitting(&TOPS, budget, |top| {
         let mut answer = Map::new();
         answer.insert("what".into(), json!("compare"));
         answer.insert("before".into(), with_counts(plan.before.json(), &before.counts));
@@ -467,17 +466,9 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
                 .to_string(),
         );
         answer.insert("hint".into(), json!(hints.join(". ")));
-        let text = serde_json::to_string(&answer).map_err(internal)?;
-        if budget.admits(Cost::of(&text)) {
-            return Ok(text);
-        }
-        if top == 0
-            && let Some(text) = super::compact::fitted_by_cutting(Value::Object(answer), budget)
-        {
-            return Ok(text);
-        }
-    }
-    Err(QueryError::Invalid("the comparison does not fit max_tokens or max_chars; raise them".into()))
+        Ok::<_, QueryError>(answer)
+    })?;
+    fitted.ok_or_else(|| QueryError::Invalid("the comparison does not fit max_tokens or max_chars; raise them".into()))
 }
 
 fn with_counts(mut window: Value, counts: &Map<String, Value>) -> Value {

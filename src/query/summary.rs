@@ -9,13 +9,13 @@ use rusqlite::Connection;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use super::QueryError;
 use super::args::ObserveArgs;
 use super::budget::{Cost, fit};
 use super::compact::{self, number};
 use super::filter::{Where, field_expr};
 use super::fingerprint;
 use super::outcome::{self, Outcome};
-use super::{QueryError, internal};
 use crate::kind::{KINDS, Kind, LOGS, NETWORK_BODIES, NETWORK_WATERFALL};
 
 /// Characters of a group's example message.
@@ -273,7 +273,7 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
     let waterfall = network(conn, &NETWORK_WATERFALL, args)?;
     let bodies = network(conn, &NETWORK_BODIES, args)?;
     // Fewer items per list until the answer fits.
-    for top in [TOP, 3, 2, 1, 0] {
+    let fitted = compact::first_fitting(&[TOP, 3, 2, 1, 0], budget, |top| {
         let mut answer = Map::new();
         answer.insert("what".into(), json!("summary"));
         if let Some(tab) = args.tab_id {
@@ -295,17 +295,9 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
             }
         };
         answer.insert("hint".into(), json!(hint));
-        let text = serde_json::to_string(&answer).map_err(internal)?;
-        if budget.admits(Cost::of(&text)) {
-            return Ok(text);
-        }
-        if top == 0
-            && let Some(text) = super::compact::fitted_by_cutting(Value::Object(answer), budget)
-        {
-            return Ok(text);
-        }
-    }
-    Err(QueryError::Invalid("the summary does not fit max_tokens or max_chars; raise them".into()))
+        Ok::<_, QueryError>(answer)
+    })?;
+    fitted.ok_or_else(|| QueryError::Invalid("the summary does not fit max_tokens or max_chars; raise them".into()))
 }
 
 fn group_list(groups: &[Group], top: usize) -> Value {
