@@ -59,8 +59,8 @@
   // `key=`, `key:`, `"key":`, `'key' =>`, `\"key\":` (JSON inside a string), `user[password]=`,
   // `user%5Bpassword%5D=`, GraphQL `login(password: "x")`; and a quoted key of a few words
   // (`"Secret Key": "…"`).
-  const KEY_VALUE = /(\\?["']?)([\w$%[\].-]{1,100})\1[ \t]*(=>|[:=])[ \t]*/g;
-  const SPACED_KEY_VALUE = /(\\?["'])([\w$%[\].-]{1,40}(?: [\w$%[\].-]{1,40}){1,4})\1[ \t]*(=>|[:=])[ \t]*/g;
+  const KEY_VALUE = /(\\{0,7}["']?)([\w$%[\].-]{1,100})\1[ \t]*(=>|[:=])[ \t]*/g;
+  const SPACED_KEY_VALUE = /(\\{0,7}["'])([\w$%[\].-]{1,40}(?: [\w$%[\].-]{1,40}){1,4})\1[ \t]*(=>|[:=])[ \t]*/g;
   // Headers whose whole value is the credential, scheme and all (`Authorization: Token …`,
   // `Cookie: a=1; b=2`): written as text, the value runs to the end of the line or the quote around it.
   const WHOLE_LINE_KEYS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie"]);
@@ -125,9 +125,20 @@
       }
       return { start: i + 1, end: text.length };
     }
-    if (c === "\\" && text[i + 1] === '"') {
-      const j = text.indexOf('\\"', i + 2);
-      return { start: i + 2, end: j < 0 ? text.length : j };
+    if (c === "\\") {
+      // A quote escaped k times (JSON inside a string, k = 1; inside that again, k = 3) ends at
+      // the next quote escaped exactly k times: the quotes of deeper levels carry more backslashes.
+      let k = 0;
+      while (text[i + k] === "\\") k++;
+      if (text[i + k] === '"') {
+        for (let j = i + k + 1; j < text.length; j++) {
+          if (text[j] !== '"') continue;
+          let run = 0;
+          while (run < j && text[j - 1 - run] === "\\") run++;
+          if (run === k) return { start: i + k + 1, end: j - k };
+        }
+        return { start: i + k + 1, end: text.length };
+      }
     }
     let j = i;
     while (j < text.length && !UNQUOTED_END.test(text[j])) j++;

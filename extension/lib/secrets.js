@@ -9,13 +9,15 @@
   const SECRET_WORDS = new Set([
     "password", "passwd", "pwd", "pass", "passphrase", "secret", "secrets", "token", "auth", "authorization",
     "bearer", "credential", "credentials", "session", "sid", "cookie", "jwt", "otp", "pin", "ssn", "cvc", "cvv",
-    "csc", "sig", "signature", "apikey", "privatekey", "sess",
+    "csc", "sig", "signature", "apikey", "privatekey", "sess", "passcode", "pw",
   ]);
   // Whole keys, lower case with separators removed (Sentry's defaults among them).
   const SECRET_KEYS = new Set([
     "apikey", "privatekey", "mysqlpwd", "clientsecret", "refreshtoken", "accesstoken", "idtoken", "cardnumber",
     "ccnumber", "creditcard", "creditcardnumber", "cardno", "securitycode", "xamzsignature", "xamzcredential",
     "xamzsecuritytoken", "setcookie", "proxyauthorization", "sessionid", "accesskey", "secretkey", "xapikey",
+    "subscriptionkey", "encryptionkey", "signingkey", "masterkey", "licensekey", "mfacode", "totpcode",
+    "recoverycode", "recoverycodes", "backupcode", "backupcodes", "webhookurl",
   ]);
   // Keys glued into one word end like this: "accesstoken", "csrfmiddlewaretoken", "newpassword", "phpsessid".
   const SECRET_SUFFIXES = ["token", "secret", "password", "passwd", "apikey", "sessionid", "sessid", "signature", "privatekey", "secretkey"];
@@ -32,9 +34,13 @@
     "timeout", "enabled", "required", "strength", "label", "field", "policy",
   ]);
 
-  const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]);
+  // Azure API Management's and Azure Functions' keys, Honeycomb's team key.
+  const SECRET_HEADERS = new Set([
+    "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "ocp-apim-subscription-key",
+    "x-functions-key", "x-honeycomb-team",
+  ]);
   // Header names that carry credentials: x-auth-token, api-key, x-csrf-token, x-amz-security-token…
-  const SECRET_HEADER_PATTERN = /api[-_]?key|auth|token|secret|passw|session|cookie|signature|credential|csrf|xsrf/i;
+  const SECRET_HEADER_PATTERN = /api[-_]?key|subscription[-_]?key|auth|token|secret|passw|session|cookie|signature|credential|csrf|xsrf/i;
 
   // Values that are secrets under any key. Every group inside is non-capturing:
   // they are joined into one expression whose n-th group says which rule matched.
@@ -47,6 +53,8 @@
     ["stripe", /\b[sr]k_(?:live|test)_[0-9A-Za-z]{10,}/, "[redacted]"],
     ["github", /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,})/, "[redacted]"],
     ["slack", /\bxox[abposre]-[A-Za-z0-9-]{10,}/, "[redacted]"],
+    // A Slack incoming webhook: whoever has the URL can post to the channel.
+    ["slack_webhook", /(?<=\bhooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9_/-]{16,}/, "[redacted]"],
     // OpenAI's and Anthropic's keys (sk-…, sk-proj-…, sk-ant-api03-…), Hugging Face, npm, GitLab, a Google OAuth token.
     ["sk", /\bsk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|svcacct-|admin-)?[A-Za-z0-9_-]{32,}/, "[redacted]"],
     ["huggingface", /\bhf_[A-Za-z0-9]{30,}/, "[redacted]"],
@@ -61,7 +69,7 @@
   ];
   const VALUE_PATTERN = new RegExp(VALUE_RULES.map(([, re]) => `(${re.source})`).join("|"), "g");
   // Cheap pre-check: every rule needs one of these somewhere in the text.
-  const VALUE_HINT = /eyJ|earer|EARER|asic|ASIC|A[KSGIRNP][IPDON]A|k_(?:live|test)_|gh[pousr]_|github_pat_|xox|AIza|sk-|hf_|npm_|glpat-|ya29\.|PRIVATE KEY|[2-6]\d{3}/;
+  const VALUE_HINT = /eyJ|earer|EARER|asic|ASIC|hooks\.slack|A[KSGIRNP][IPDON]A|k_(?:live|test)_|gh[pousr]_|github_pat_|xox|AIza|sk-|hf_|npm_|glpat-|ya29\.|PRIVATE KEY|[2-6]\d{3}/;
 
   /** The Luhn check over the digits of `s`. */
   function luhn(s) {
@@ -151,7 +159,9 @@
     if (!el) return false;
     const type = String(el.type || "").toLowerCase();
     if (type === "password") return true;
-    const names = [el.name, el.id, el.getAttribute && el.getAttribute("autocomplete")].filter(Boolean).map(String);
+    // What names the field to the user too: a "Password" field may be named only by its placeholder or label.
+    const attr = (n) => (el.getAttribute ? el.getAttribute(n) : null);
+    const names = [el.name, el.id, attr("autocomplete"), attr("placeholder"), attr("aria-label")].filter(Boolean).map(String);
     return names.some((n) => SECRET_INPUT_PATTERN.test(n) || isSecretKey(n, INPUT_POLICY, true));
   }
 

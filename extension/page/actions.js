@@ -18,8 +18,18 @@
       return t && t.nodeType === 1 ? t : event.target;
     }
 
+    // A field once secret stays secret: a "show password" button makes it type=text while it
+    // still holds the password. Marked when focused or typed in, and whenever its value is read.
+    const secretFields = new WeakSet();
+    const { has, add } = WeakSet.prototype; // taken now: a page may replace them later
+    const isMarked = (el) => core.apply(has, secretFields, [el]);
+    const markSecret = (el) => {
+      if (el && typeof el === "object" && !isMarked(el) && redact.isSecretInput(el)) core.apply(add, secretFields, [el]);
+    };
+
     function fieldValue(el) {
-      if (redact.isSecretInput(el)) return { value: redact.REDACTED, redacted: ["value"] };
+      markSecret(el);
+      if (isMarked(el)) return { value: redact.REDACTED, redacted: ["value"] };
       if (el.type === "checkbox" || el.type === "radio") return { checked: !!el.checked };
       const c = serialize.cut(el.value === undefined ? "" : el.value, limits.VALUE_CAP);
       return c.truncated ? { value: c.text, valueTruncated: true } : { value: c.text };
@@ -61,8 +71,10 @@
     // Typing is recorded once the user pauses, not per keystroke: the element is
     // described at the first keystroke of a burst, its value read at the pause.
     const typing = new WeakMap();
+    on("focusin", (e) => markSecret(target(e)));
     on("input", (e) => {
       const el = target(e);
+      markSecret(el);
       const burst = typing.get(el);
       if (burst) clearTimeout(burst.timer);
       const described = burst ? burst.described : describe(el);

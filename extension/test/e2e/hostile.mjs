@@ -20,6 +20,12 @@ export async function hostilePage({ context, client, all, waitFor, log, origin, 
   await page.goto(`${origin}/hostile.html?code=S-page-code#access_token=S-page-fragment&state=ok`);
   await page.fill("#note", SECRETS.values.card); // a card number typed into an innocent field
   await page.press("#note", "Tab");
+  await page.type("#shown", "S-shown-password");
+  await page.evaluate(() => (document.querySelector("#shown").type = "text")); // the page's "show password"
+  await page.type("#shown", "!");
+  await page.press("#shown", "Tab");
+  await page.fill("#code", "S-placeholder-passcode");
+  await page.press("#code", "Tab");
   await page.waitForFunction(() => window.done.secrets && window.done.heavy, null, { timeout: 60000 });
   const report = await page.evaluate(() => window.report);
 
@@ -91,7 +97,8 @@ export async function hostilePage({ context, client, all, waitFor, log, origin, 
     const actions = await all(client, "actions");
     return (
       frames.some((e) => e.direction === "incoming" && /"password":"\[redacted\]"/.test(e.data)) &&
-      actions.some((e) => e.type === "change" && e.selector === "#note")
+      actions.some((e) => e.type === "change" && e.selector === "#note") &&
+      ["#shown", "#code"].every((field) => actions.some((e) => e.type === "change" && e.selector === field && e.value === "[redacted]"))
     );
   });
   const stored = storedBytes(db);

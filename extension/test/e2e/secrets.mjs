@@ -7,6 +7,7 @@ const keys = [
   "password", "secret", "passwd", "api_key", "apikey", "auth", "credentials", "mysql_pwd", "privatekey",
   "private_key", "token", "bearer", "session", "sid", "pwd", "pass", "cookie", "jwt", "otp", "pin", "ssn",
   "sig", "signature", "authorization", "client_secret", "refresh_token", "cvc", "cvv", "card_number",
+  "passcode", "pw", "subscriptionKey", "encryption_key", "signing_key", "mfaCode", "recovery_codes",
 ];
 
 // Values that are secrets under any key (planted under innocent ones).
@@ -24,6 +25,7 @@ const values = {
   google: "AIzaGasolineGoogleKey_0123456789abcdefg",
   pem: "-----BEGIN RSA PRIVATE KEY-----\nGASOLINEPEMSECRETBODY0123\n-----END RSA PRIVATE KEY-----",
   card: "5555 5555 5555 4444",
+  slackWebhook: "https://hooks.slack.com/services/T0GASOLINE/B0GASOLINE/GasolineWebhookSecret01",
 };
 
 export const SECRETS = {
@@ -38,13 +40,20 @@ export function plantedSecrets() {
   const places = ["con", "json"];
   const byKey = places.flatMap((place) => keys.map((k) => `S-${place}-${k}`));
   const byValue = Object.entries(values).map(([rule, v]) =>
-    rule === "pem" ? "GASOLINEPEMSECRETBODY0123" : rule === "bearer" ? "GasBearerInText0987654321" : v,
+    rule === "pem"
+      ? "GASOLINEPEMSECRETBODY0123"
+      : rule === "bearer"
+        ? "GasBearerInText0987654321"
+        : rule === "slackWebhook"
+          ? "GasolineWebhookSecret01"
+          : v,
   );
   const elsewhere = [
     "S-first-custom", "S-exc-token", "S-query-api_key", "S-query-amzsig", "S-query-amzcred", "S-query-sig",
     "S-form-pct", "S-form-brk", "S-form-code", "S-form-key", "S-jis-client_secret", "S-hdr-xauth", "S-hdr-apikey",
     "S-gql-inline", "S-gql-var", "S-multipart-password", "S-resp-access_token", "S-userinfo-pass", "S-xhr-session",
     "S-xhr-ssn", "S-wsurl-token", "S-ws-password", "S-page-code", "S-page-fragment", "5555555555554444",
+    "S-hdr-apim", "S-hdr-functions", "S-hdr-honeycomb", "S-persisted-token", "S-shown-password", "S-placeholder-passcode",
   ];
   return [...byKey, ...byValue, ...elsewhere];
 }

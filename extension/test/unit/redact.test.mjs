@@ -299,3 +299,36 @@ test("Basic credentials shorter than 8 characters go when they decode to user:pa
   for (const prose of ["Basic info", "Basic setup done", "BASIC mode"]) assert.equal(redact.redactText(prose), prose);
   assert.equal(redact.redactText("Basic dXNlcjpwYXNz"), "Basic [redacted]", "8 or more, as before");
 });
+
+test("JSON inside a string inside a string (a persisted store logged whole) loses its secret values", () => {
+  const persisted = JSON.stringify({ prefs: JSON.stringify({ accessToken: "S-deep", theme: "dark" }) });
+  const text = `Storage {persist:root: ${JSON.stringify(persisted)}, length: 1}`;
+  const out = redact.redactText(text);
+  assert.ok(!out.includes("S-deep"), out);
+  assert.ok(out.includes('theme\\\\\\":\\\\\\"dark'), "the rest is kept");
+  // A secret key whose value is itself escaped JSON goes whole, up to its own closing quote.
+  const auth = JSON.stringify(JSON.stringify({ auth: JSON.stringify({ token: "S-inner" }), user: "bob" }));
+  assert.equal(redact.redactText(`x = ${auth}`), 'x = "{\\"auth\\":\\"[redacted]\\",\\"user\\":\\"bob\\"}"');
+});
+
+test("service keys: Azure's, Honeycomb's and key-like body fields; a Slack webhook's path", () => {
+  const headers = redact.redactHeaders(
+    { "ocp-apim-subscription-key": "a", "x-functions-key": "b", "x-honeycomb-team": "c", "idempotency-key": "kept" },
+    p,
+  );
+  assert.deepEqual(headers, { "ocp-apim-subscription-key": R, "x-functions-key": R, "x-honeycomb-team": R, "idempotency-key": "kept" });
+  const fields = ["subscriptionKey", "passcode", "encryption_key", "signing_key", "pw", "mfaCode", "recovery_codes"];
+  const body = JSON.parse(redact.redactBody(JSON.stringify({ ...Object.fromEntries(fields.map((k) => [k, "s"])), sort_key: "kept", pwd_length: 8 })));
+  assert.deepEqual(body, { ...Object.fromEntries(fields.map((k) => [k, R])), sort_key: "kept", pwd_length: 8 });
+  assert.equal(
+    redact.redactText("posting to https://hooks.slack.com/services/T0001/B0002/abcdefghijklmnopqrstuvwx now"),
+    "posting to https://hooks.slack.com/services/[redacted] now",
+  );
+});
+
+test("an input named only by its placeholder or label is secret when that name says so", () => {
+  const input = (attrs) => ({ type: "text", getAttribute: (n) => attrs[n] ?? null });
+  assert.ok(redact.isSecretInput(input({ placeholder: "Password" })));
+  assert.ok(redact.isSecretInput(input({ "aria-label": "Passcode" })));
+  assert.ok(!redact.isSecretInput(input({ placeholder: "Your name" })));
+});
