@@ -12,6 +12,7 @@
   const { later, apply, then, Promise } = G.core;
   const CAP = limits.BODY_CAP;
   const READ_TIMEOUT_MS = 10000;
+  const settled = Promise.resolve(); // the core's Promise: `then` on it runs a callback a microtask later
 
   const TEXTUAL = /^text\/|json|xml|javascript|x-www-form-urlencoded|graphql|csv|yaml|multipart\/form-data/i;
   const STREAMING = /event-stream|ndjson|jsonl|stream\+json|x-mixed-replace/i;
@@ -149,6 +150,9 @@
     } catch {
       finish("error");
     }
+    // Ends the read with what came (the page cancelled its own branch of this stream), a microtask
+    // later: a chunk the page's branch just got is on its way to ours too.
+    return () => apply(then, settled, [() => finish("cancelled")]);
   }
 
   /** readStream as a promise (rejected when the stream fails). */
@@ -178,17 +182,33 @@
     return fields;
   }
 
-  /** Header names in lower case, as the Headers API and HTTP/2 give them. */
+  // Taken before any page script runs: the page may replace them later.
+  const NativeHeaders = typeof Headers === "function" ? Headers : null;
+  const headersForEach = NativeHeaders ? NativeHeaders.prototype.forEach : null;
+  const isArray = Array.isArray;
+  const keysOf = Object.keys;
+
+  /**
+   * Header names in lower case, as the Headers API and HTTP/2 give them, from
+   * what a page passes as `headers`: a Headers object, an array of pairs or a
+   * record. Any other iterable (a generator, an iterator, a Map's entries) is
+   * not read: it may be one-shot, and reading it first would leave the page's
+   * request without its headers. Such a request's headers are reported as none.
+   */
   function headersToObject(headers) {
     const out = {};
     try {
-      if (!headers) return out;
-      if (typeof headers.forEach === "function" && !Array.isArray(headers)) {
-        headers.forEach((value, name) => (out[name.toLowerCase()] = value));
-      } else if (Array.isArray(headers)) {
-        for (const [name, value] of headers) out[String(name).toLowerCase()] = String(value);
-      } else {
-        for (const name of Object.keys(headers)) out[name.toLowerCase()] = String(headers[name]);
+      if (!headers || typeof headers !== "object") return out;
+      if (NativeHeaders && headers instanceof NativeHeaders) {
+        apply(headersForEach, headers, [(value, name) => (out[name.toLowerCase()] = value)]);
+      } else if (isArray(headers)) {
+        for (let i = 0; i < headers.length; i++) {
+          const pair = headers[i];
+          if (pair && pair.length === 2) out[String(pair[0]).toLowerCase()] = String(pair[1]);
+        }
+      } else if (typeof headers[Symbol.iterator] !== "function") {
+        const names = keysOf(headers);
+        for (let i = 0; i < names.length; i++) out[names[i].toLowerCase()] = String(headers[names[i]]);
       }
     } catch {
       // unreadable headers: report none

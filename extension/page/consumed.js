@@ -17,7 +17,7 @@
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.core || !G.bodies || G.consumed) return;
-  const { apply, then, later, perfNow, fill, disguise } = G.core;
+  const { apply, then, later, perfNow, fill, disguise, clean } = G.core;
   const { readStream, decodeAll } = G.bodies;
   const CAP = G.limits.BODY_CAP;
   const FALLBACK_MS = 1000;
@@ -34,9 +34,12 @@
   // response → the taker of its body; gone once taken.
   const watched = new WeakMap();
 
-  /** The page's first read of `response` is ours too; `done({body, end, to})` once, as fetch.js's readResponse. */
-  function watch(response, size, done) {
-    const taker = { response, size, done, cancel: null };
+  /**
+   * The page's first read of `response` is ours too; `done({body, end, to})` once, as fetch.js's
+   * readResponse. `headersAt`: when its headers came, where a body the page left unread ends.
+   */
+  function watch(response, size, headersAt, done) {
+    const taker = { response, size, headersAt, done, cancel: null };
     watched.set(response, taker);
     taker.cancel = later(() => fallback(response, taker), FALLBACK_MS);
   }
@@ -73,15 +76,25 @@
     }
   }
 
-  /** A read from a clone of `response`, as before any of this: the page did not read it (yet). */
-  function readClone(response, taker) {
+  /**
+   * A read from a clone of `response`: the page takes the stream, or has not read the body. The
+   * body of one the page left `unread` arrived at some point we cannot see: its entry ends at the
+   * headers (`to: "headers"`; the request's row has the real end), not when we got round to it.
+   * Returns a stop for the read, or null.
+   */
+  function readClone(response, taker, unread = false) {
     try {
       const copy = apply(clone, response, []);
-      readStream(apply(bodyOf, copy, []), taker.size, (body) =>
-        body ? taker.done({ body, end: perfNow(), to: body.ended }) : failed(taker),
+      return readStream(apply(bodyOf, copy, []), taker.size, (body) =>
+        !body
+          ? failed(taker)
+          : unread && body.ended === "body"
+            ? taker.done({ body, end: taker.headersAt, to: "headers" })
+            : taker.done({ body, end: perfNow(), to: body.ended }),
       );
     } catch {
       failed(taker);
+      return null;
     }
   }
 
@@ -95,7 +108,7 @@
       // unreadable: leave it
     }
     if (used) failed(taker); // consumed where no read of ours could see it (the Cache API)
-    else readClone(response, taker);
+    else readClone(response, taker, true);
   }
 
   /**
@@ -108,8 +121,8 @@
     fill(proto, method, (original) => ({
       [method]() {
         const taker = take(this);
-        const result = apply(original, this, arguments);
-        if (!taker) return result;
+        const result = call(original, this, arguments);
+        if (!taker) return cleaned(result);
         try {
           return apply(then, result, [
             (value) => {
@@ -122,7 +135,7 @@
             },
             (error) => {
               failed(taker);
-              throw error;
+              throw clean(error);
             },
           ]);
         } catch {
@@ -132,6 +145,27 @@
       },
     })[method]);
   }
+
+  /** The built-in called from our wrapper: an error it throws loses our frame (core.clean). */
+  function call(original, self, args) {
+    try {
+      return apply(original, self, args);
+    } catch (error) {
+      throw clean(error);
+    }
+  }
+
+  /** The built-in's promise, its rejection's error without our frame (the error's stack is taken at the call). */
+  const rethrow = (error) => {
+    throw clean(error);
+  };
+  const cleaned = (promise) => {
+    try {
+      return apply(then, promise, [undefined, rethrow]);
+    } catch {
+      return promise;
+    }
+  };
 
   /** The first BYTES_READ bytes of `view` as text (a character cut there left out, as bodies.decodeAll does). */
   const decode = (view) => {
@@ -168,7 +202,7 @@
   fill(proto, "json", (original) => ({
     json() {
       const taker = take(this);
-      if (!taker) return apply(original, this, arguments);
+      if (!taker) return cleaned(call(original, this, arguments));
       let read;
       try {
         read = apply(textOf, this, []);
@@ -182,8 +216,8 @@
           try {
             return parse(text);
           } catch (error) {
-            // The built-in's SyntaxError carries no frames (it comes from native code): nor
-            // does this one, so that no frame of ours shows in the page's stacks.
+            // Our parse's SyntaxError loses its frames, all ours (the built-in's would show the
+            // page's call site, which a stack taken here cannot have without an Error per call).
             try {
               error.stack = `${error.name}: ${error.message}`;
             } catch {
@@ -194,23 +228,97 @@
         },
         (error) => {
           failed(taker);
-          throw error;
+          throw clean(error);
         },
       ]);
     },
   }).json);
 
-  // The body stream: cloned before the page has it, so that the page's reads and ours each have their own branch.
+  // The body stream: cloned before the page has it, so that the page's reads and ours each have their
+  // own branch. Our branch alone would keep the response coming (a tee reads its source while one
+  // branch still reads): when the page cancels its branch, ours stops too, and the connection is
+  // released as it would be without us. The page's stream, its readers and its async iterators →
+  // the stop of our read.
+  const stops = new WeakMap();
   if (bodyOf) {
     const own = {
       get body() {
         const taker = take(this);
-        if (taker) readClone(this, taker);
-        return apply(bodyOf, this, []);
+        const stop = taker ? readClone(this, taker) : null;
+        const stream = apply(bodyOf, this, []);
+        if (stop && stream) stops.set(stream, stop);
+        return stream;
       },
     };
     const getter = disguise(getOwn(own, "body").get, bodyOf);
     Object.defineProperty(proto, "body", { ...getOwn(proto, "body"), get: getter });
+    hookCancel();
+  }
+
+  /** Our read's stop for `of` (the page's stream, a reader or an iterator of it), called once. */
+  function stopFor(of) {
+    const stop = stops.get(of);
+    if (!stop) return;
+    stops.delete(of);
+    try {
+      stop();
+    } catch {
+      // ours alone
+    }
+  }
+
+  /** What `name` makes of a stream we follow (its reader, its async iterator) follows it too. */
+  function follow(owner, name) {
+    fill(owner, name, (original) => ({
+      [name]() {
+        const made = apply(original, this, arguments);
+        const stop = stops.get(this);
+        if (stop && made && typeof made === "object") {
+          stops.set(made, stop);
+          if (name !== "getReader") stopOnReturn(made);
+        }
+        return made;
+      },
+    })[name]);
+  }
+
+  /** `cancel` also stops our read. */
+  function onCancel(owner, name) {
+    fill(owner, name, (original) => ({
+      [name]() {
+        stopFor(this);
+        return apply(original, this, arguments);
+      },
+    })[name]);
+  }
+
+  /** An async iterator of a stream we follow: its `return` (what `break` in `for await` calls) stops our read. */
+  function stopOnReturn(iterator) {
+    const ret = iterator.return;
+    if (typeof ret !== "function") return;
+    const own = {
+      return() {
+        stopFor(iterator);
+        return apply(ret, this, arguments);
+      },
+    };
+    Object.defineProperty(iterator, "return", { value: disguise(own.return, ret), writable: true, configurable: true });
+  }
+
+  function hookCancel() {
+    const RS = typeof ReadableStream === "function" ? ReadableStream.prototype : null;
+    if (!RS) return;
+    const iterate = RS.values;
+    follow(RS, "getReader");
+    onCancel(RS, "cancel");
+    for (const Reader of [globalThis.ReadableStreamDefaultReader, globalThis.ReadableStreamBYOBReader]) {
+      if (typeof Reader === "function") onCancel(Reader.prototype, "cancel");
+    }
+    if (typeof iterate === "function") {
+      follow(RS, "values");
+      const d = getOwn(RS, Symbol.asyncIterator);
+      if (d && d.value === iterate) Object.defineProperty(RS, Symbol.asyncIterator, { ...d, value: RS.values });
+    }
   }
 
   G.consumed = {

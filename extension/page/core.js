@@ -20,12 +20,45 @@
   const removeEventListener = EventTarget.prototype.removeEventListener;
   const nativeToString = Function.prototype.toString;
 
+  // Where our scripts are (chrome-extension://<id>/), read from a stack of ours. An error the page
+  // gets through a wrapper of ours (a fetch that failed, JSON that does not parse) would show our
+  // wrapper's frame above its own: error trackers drop or blame errors with extension frames, so
+  // `clean` cuts our frames out of the error's stack first. Lines kept as they were otherwise.
+  const ours = (() => {
+    try {
+      const m = /chrome-extension:\/\/[a-z]{32}\//.exec(new Error().stack);
+      return m ? m[0] : null;
+    } catch {
+      return null;
+    }
+  })();
+  const { split, includes } = String.prototype;
+  const { filter, join } = Array.prototype;
+
+  /** `error` with the frames of our scripts cut out of its stack; never throws. */
+  function clean(error) {
+    try {
+      if (!ours || !error || typeof error !== "object") return error;
+      const stack = error.stack;
+      if (typeof stack !== "string" || !apply(includes, stack, [ours])) return error;
+      const lines = apply(filter, apply(split, stack, ["\n"]), [(line) => !apply(includes, line, [ours])]);
+      error.stack = apply(join, lines, ["\n"]);
+    } catch {
+      // a frozen error or an odd stack: leave it
+    }
+    return error;
+  }
+
   // wrapper → original: Function.prototype.toString answers for a wrapper with
   // its original's "function fetch() { [native code] }".
   const originals = new WeakMap();
   const toString = {
     toString() {
-      return apply(nativeToString, originals.get(this) || this, arguments);
+      try {
+        return apply(nativeToString, originals.get(this) || this, arguments);
+      } catch (error) {
+        throw clean(error); // toString of a non-function: the built-in's TypeError, without our frame
+      }
     },
   }.toString;
   originals.set(toString, nativeToString);
@@ -175,6 +208,7 @@
 
   G.core = {
     apply,
+    clean,
     fill,
     disguise,
     wrapConstructor,

@@ -12,7 +12,7 @@
   if (!G || !G.sources) return;
 
   G.sources.fetch = function install({ core, outbox, bodies, limits, requests, consumed }) {
-    const { apply, fill, perfNow, Promise, then } = core;
+    const { apply, clean, fill, perfNow, Promise, then } = core;
     const { describeBody, readCapped, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
     if (typeof window.fetch !== "function") return;
 
@@ -53,7 +53,7 @@
       if (!TEXTUAL.test(type)) return now(size ? { note: `[${type || "binary"} ${size} bytes not captured]`, size } : undefined, "headers");
       // The page's own read of the body is ours too, timed as it ends (consumed.js): no clone,
       // no second read; a clone's read, up to the cap, where the page takes the stream or reads late.
-      consumed.watch(response, size, done);
+      consumed.watch(response, size, headersAt, done);
     }
 
     function observe(info, response) {
@@ -117,7 +117,12 @@
         } catch {
           info = undefined;
         }
-        const result = apply(original, this, arguments);
+        let result;
+        try {
+          result = apply(original, this, arguments);
+        } catch (error) {
+          throw clean(error); // the built-in's own error (a bad URL, a bad init), without our frame
+        }
         if (!info) return result;
         try {
           return new Promise((resolve, reject) => {
@@ -136,7 +141,7 @@
                 } catch {
                   // ignore
                 }
-                reject(error);
+                reject(clean(error));
               },
             ]);
           });

@@ -10,7 +10,7 @@
   if (!G || !G.sources) return;
 
   G.sources.websocket = function install({ core, outbox, serialize, limits, requests }) {
-    const { apply, fill, listen, wrapConstructor, connectionId } = core;
+    const { apply, clean, fill, listen, wrapConstructor, connectionId } = core;
     const ids = new WeakMap();
 
     function frame(data) {
@@ -49,17 +49,33 @@
 
     const Original = wrapConstructor("WebSocket", watch);
     if (!Original) return;
+    const stateOf = Object.getOwnPropertyDescriptor(Original.prototype, "readyState").get;
+    const OPEN = 1;
     fill(Original.prototype, "send", (original) => ({
       send(data) {
+        // Only what the socket takes is a message sent: send() throws before the socket is open,
+        // and drops what it is given once it is closing or closed.
+        let open = false;
         try {
-          if (ids.has(this)) {
+          open = ids.has(this) && apply(stateOf, this, []) === OPEN;
+        } catch {
+          // not one of ours
+        }
+        let result;
+        try {
+          result = apply(original, this, arguments);
+        } catch (error) {
+          throw clean(error);
+        }
+        try {
+          if (open) {
             const f = frame(data);
             record(this, "message", () => Object.assign({ direction: "outgoing" }, f));
           }
         } catch {
           // ignore
         }
-        return apply(original, this, arguments);
+        return result;
       },
     }).send);
   };

@@ -104,13 +104,20 @@
         const send = sending.get(xhr);
         if (send) send.loaded = event.loaded; // bytes so far (the last one comes before readyState 4)
       });
+      // Why a send ended with nothing: the page aborted it, it timed out, or the network failed.
+      for (const [type, why] of [["abort", "aborted (XHR abort())"], ["timeout", "timed out (XHR timeout)"], ["error", "network error (XHR status 0)"]]) {
+        listen(xhr, type, () => {
+          const send = sending.get(xhr);
+          if (send) send.failure = why;
+        });
+      }
       listen(xhr, "loadend", (event) => {
         const send = sending.get(xhr);
         // OPENED: a page handler before ours already opened (our open() took this
         // loadend's send) and maybe sent the next request, whose record this is.
         if (!send || xhr.readyState === 1) return;
         sending.delete(xhr);
-        ended(xhr, send, event.loaded);
+        ended(xhr, send, event.loaded, send.failure);
       });
     }
 
@@ -152,6 +159,10 @@
         const type = xhr.responseType;
         if (type !== "" && type !== "text" && type !== "json") return xhr.response ? { note: `[${type} response]`, size: loaded } : undefined;
         if (loaded > XHR_READ_LIMIT) return { note: `[${loaded} bytes not read]`, size: loaded, truncated: true };
+        if (type === "json" && xhr.response === null && loaded > 0) {
+          // The browser parsed the body and failed: its text is gone, and the page got null.
+          return { note: "[not valid JSON: the page's response is null]", size: loaded };
+        }
         const text = type === "json" ? JSON.stringify(xhr.response) : xhr.responseText;
         if (typeof text !== "string") return undefined;
         return { text: text.slice(0, limits.BODY_CAP), size: text.length, truncated: text.length > limits.BODY_CAP };

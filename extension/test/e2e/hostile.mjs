@@ -45,12 +45,20 @@ export async function hostilePage({ context, client, all, waitFor, log, origin, 
     "no exception of Gasoline's reached the page",
   );
   assert.deepEqual(report.uploads, { asRequest: SECRETS.bigSize, asString: SECRETS.bigSize }, "uploads intact");
+  assert.equal(report.iteratorHeaders["x-gen"], "g1", "headers given as an iterator reach the server");
+  for (const [what, stack] of Object.entries(report.stacks)) {
+    assert.match(stack, /Error/, `${what}: the page got its error`);
+    assert.ok(!stack.includes("chrome-extension://"), `${what}: no frame of the extension in ${stack}`);
+  }
+  assert.deepEqual(Object.keys(report.stacks).sort(), ["fetch", "json", "toString"]);
   log(`hostile page: channel private, wrappers native, stream upload ${report.streamUpload}`);
 
   // Bodies past the cap are not read, and the entries say so.
   const bodies = await waitFor("the hostile page's requests", async () => {
-    const entries = (await all(client, "network_bodies")).filter((e) => e.url.includes("/upload") || e.url.includes("/big.json") || e.url.endsWith("/events"));
-    return entries.length >= 6 && entries;
+    const entries = (await all(client, "network_bodies")).filter(
+      (e) => e.url.includes("/upload") || e.url.includes("/big.json") || e.url.endsWith("/events") || e.url.endsWith("/ticking"),
+    );
+    return entries.length >= 7 && entries;
   }, 30000);
   const find = (part) => bodies.find((e) => e.url.includes(part)) || assert.fail(`no entry for ${part}`);
   const asRequest = find("as=request");
@@ -63,6 +71,9 @@ export async function hostilePage({ context, client, all, waitFor, log, origin, 
   const streamed = find("as=stream");
   assert.equal(streamed.requestBodyStream, true, "a streamed upload is recorded as a stream");
   assert.equal(streamed.requestBody, "[stream]");
+  const ticking = find("/ticking");
+  assert.equal(ticking.durationTo, "cancelled", "the page cancelled its stream, and our read of it stopped with it");
+  assert.match(ticking.responseBody, /^tick 1\n/);
   const events = find("/events");
   assert.equal(events.responseBodyStream, true, "an event stream is not read");
   assert.equal(events.responseBody, "[stream]");

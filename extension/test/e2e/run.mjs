@@ -94,6 +94,15 @@ function startFixture() {
       let n = 0;
       const tick = setInterval(() => (++n > 100 ? (clearInterval(tick), res.end()) : res.write(`data: tick ${n}\n\n`)), 100);
       res.on("close", () => clearInterval(tick));
+    } else if (url.pathname === "/ticking") {
+      // Plain text, a line every 100 ms for 30 s unless the reader goes (hostile.js cancels it).
+      res.writeHead(200, { "content-type": "text/plain", "cache-control": "no-store" });
+      let n = 0;
+      const tick = setInterval(() => (++n > 300 ? (clearInterval(tick), res.end()) : res.write(`tick ${n}\n`)), 100);
+      res.on("close", () => clearInterval(tick));
+    } else if (url.pathname === "/echo-headers") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(req.headers));
     } else if (url.pathname === "/slow-stream") {
       // Headers and 100 characters now; 15 × 100 more over 1.5 s once /release-stream is asked.
       res.writeHead(200, { "content-type": "text/plain", "cache-control": "no-store" });
@@ -218,10 +227,12 @@ try {
   // The page read /data.json itself (json()); the extension took the body from that read. It
   // never read ?unread=1: the extension read that one from a clone once it was clear it would not;
   // it read ?stream=1 through its own reader: the extension cloned it as the page took the stream.
-  for (const how of ["unread", "stream"]) {
+  // An unread body's entry ends at its headers: when its body came is not the page's to see.
+  for (const [how, to] of [["unread", "headers"], ["stream", "body"]]) {
     const entry = bodies.find((e) => e.url.endsWith(`/data.json?${how}=1`));
     assert.deepEqual(JSON.parse(entry.responseBody), { items: [1, 2, 3], secretToken: "[redacted]" }, how);
-    assert.equal(entry.durationTo, "body", how);
+    assert.equal(entry.durationTo, to, how);
+    if (to === "headers") assert.equal(entry.duration, entry.headersMs, how);
   }
   const get = bodies.find((e) => e.url.endsWith("/data.json"));
   assert.equal(get.method, "GET");

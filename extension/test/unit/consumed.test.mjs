@@ -26,6 +26,7 @@ const core = {
     return d.value;
   },
   disguise: (wrapper) => wrapper,
+  clean: (error) => error,
 };
 globalThis.__gasoline = { core, limits };
 require("../../page/bodies.js");
@@ -37,7 +38,7 @@ delete globalThis.__gasoline;
 function watched(text, init = {}) {
   const response = new Response(text, init);
   const reads = [];
-  consumed.watch(response, undefined, (read) => reads.push(read));
+  consumed.watch(response, undefined, 7, (read) => reads.push(read)); // headers at 7
   return { response, reads };
 }
 
@@ -107,6 +108,47 @@ test("the body stream taken by the page: the page reads all of it, and we read a
   assert.equal(reads[0].to, "body");
 });
 
+/** A response whose body never ends (a chunk per pull), and whether its source was cancelled. */
+function endless() {
+  const source = { cancelled: false, pulls: 0 };
+  const stream = new ReadableStream({
+    pull(controller) {
+      source.pulls++;
+      controller.enqueue(new TextEncoder().encode("tick\n"));
+      return new Promise((r) => setTimeout(r, 5));
+    },
+    cancel() {
+      source.cancelled = true;
+    },
+  });
+  const response = new Response(stream, { headers: { "content-type": "text/plain" } });
+  const reads = [];
+  consumed.watch(response, undefined, 7, (read) => reads.push(read));
+  return { response, reads, source };
+}
+
+for (const [how, cancel] of [
+  ["its reader's cancel()", async (body) => {
+    const reader = body.getReader();
+    await reader.read();
+    await reader.cancel();
+  }],
+  ["the stream's cancel()", (body) => body.cancel()],
+  ["break in for await", async (body) => {
+    for await (const chunk of body) if (chunk) break;
+  }],
+]) {
+  test(`a body stream the page cancels (${how}) is not kept coming by our read of the clone`, async () => {
+    const { response, reads, source } = endless();
+    await cancel(response.body);
+    for (let i = 0; i < 50 && !(source.cancelled && reads.length); i++) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(source.cancelled, true, "the response's source was cancelled, as without us");
+    assert.equal(reads.length, 1);
+    assert.equal(reads[0].to, "cancelled");
+    assert.equal(reads[0].body.truncated, true);
+  });
+}
+
 test("a body the page has not read by the deadline is read from a clone, and the page can still read it", async () => {
   timers.length = 0;
   const { response, reads } = watched("read later");
@@ -114,6 +156,9 @@ test("a body the page has not read by the deadline is read from a clone, and the
   timers.splice(0, 1)[0].fn(); // the deadline passes
   for (let i = 0; i < 5 && !reads.length; i++) await settle();
   assert.equal(reads[0].body.text, "read later");
+  // When it arrived is not ours to see: the entry ends at the headers, not at our late read.
+  assert.equal(reads[0].to, "headers");
+  assert.equal(reads[0].end, 7);
   assert.equal(await response.text(), "read later");
   await settle();
   assert.equal(reads.length, 1, "the page's late read is not a second body");

@@ -196,6 +196,39 @@ test("a reused XMLHttpRequest gives exactly one entry per send, each with its ow
   delete globalThis.XMLHttpRequest;
 });
 
+test("an XHR that ends with nothing says why: aborted by the page, timed out or a network error; bad JSON is named", async () => {
+  globalThis.XMLHttpRequest = FakeXHR; // wrapped by the test before
+  emitted.length = 0;
+  const ends = { abort: "aborted (XHR abort())", timeout: "timed out (XHR timeout)", error: "network error (XHR status 0)" };
+  for (const how of Object.keys(ends)) {
+    const xhr = new XMLHttpRequest();
+    xhr.open("GET", `/${how}`);
+    xhr.send();
+    xhr.readyState = 4; // as the browser leaves it, status 0
+    xhr.dispatchEvent(new Event(how));
+    const end = new Event("loadend");
+    end.loaded = 0;
+    xhr.dispatchEvent(end);
+  }
+  const xhr = new XMLHttpRequest();
+  xhr.open("GET", "/bad-json");
+  xhr.send();
+  xhr.pending = () => {
+    Object.assign(xhr, { readyState: 4, status: 200, statusText: "OK", responseType: "json", response: null });
+    const end = new Event("loadend");
+    end.loaded = 9; // "{not json"
+    xhr.dispatchEvent(end);
+  };
+  xhr.pending();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(
+    emitted.map((e) => [e.entry.url, e.entry.status, e.entry.error]),
+    [...Object.entries(ends).map(([how, why]) => [`/${how}`, 0, why]), ["/bad-json", 200, undefined]],
+  );
+  assert.equal(emitted[3].entry.responseBody, "[not valid JSON: the page's response is null]");
+  delete globalThis.XMLHttpRequest;
+});
+
 test("vitals: a route change reports the page left with its final values, then a fresh page", () => {
   globalThis.location = { href: "http://app.test/list" };
   globalThis.window = new EventTarget();

@@ -166,6 +166,20 @@ test("a read the page's own replacements break ends as failed, with no error or 
   timers.length = 0;
 });
 
+test("request headers are read from Headers, pairs and records, never from an iterator the page's request still needs", () => {
+  assert.deepEqual(bodies.headersToObject(new Headers({ "X-A": "1" })), { "x-a": "1" });
+  assert.deepEqual(bodies.headersToObject([["X-B", 2]]), { "x-b": "2" });
+  assert.deepEqual(bodies.headersToObject({ "X-C": "3" }), { "x-c": "3" });
+  function* generated() {
+    yield ["x-gen", "g1"];
+  }
+  for (const make of [generated, () => new Headers({ "x-it": "1" }).entries(), () => new Map([["x-map", "1"]]).entries()]) {
+    const given = make();
+    assert.deepEqual(bodies.headersToObject(given), {}, "not read");
+    assert.equal([...given].length, 1, "still whole for the page's request");
+  }
+});
+
 test("the outbox holds events until the settings arrive, builds them with the user's lists, and leaves redaction to the worker", () => {
   const raw = 'first {"tenant_code":"T-1","password":"p"}';
   outbox.emit("logs", (policy) => ({ message: raw, tenantCodeIsSecret: redact.isSecretKey("tenant_code", policy) }));
