@@ -85,8 +85,11 @@
     let most;
     for (const kind in waitingBy) if (most === undefined || waitingBy[kind] > waitingBy[most]) most = kind;
     const sent = unanswered ? unanswered[unanswered.length - 1].id : 0;
+    // Its oldest that is not an error (a log flood keeps the error logged before it), else its oldest.
+    const candidate = (e, spareErrors) => e.id > sent && e.kind === most && !(spareErrors && e.entry.level === "error");
     let i = 0;
-    while (i < waiting.length && (waiting[i].id <= sent || waiting[i].kind !== most)) i++;
+    while (i < waiting.length && !candidate(waiting[i], true)) i++;
+    if (i === waiting.length) for (i = 0; i < waiting.length && !candidate(waiting[i], false); ) i++;
     if (i === waiting.length) i = 0; // every one of that kind is in flight: the oldest of all goes
     const gone = waiting.splice(i, 1)[0];
     waitingBy[gone.kind]--;

@@ -85,11 +85,15 @@
     /** Queues an entry whose message is `text(policy)`, made later. */
     function emit(level, method, site, text, extra) {
       const path = groups;
-      outbox.emit("logs", (policy) => {
-        const made = text(policy);
-        const entry = entryOf(level, method, made.msg || made, site, path);
-        return extra ? Object.assign(entry, extra(made)) : entry;
-      });
+      outbox.emit(
+        "logs",
+        (policy) => {
+          const made = text(policy);
+          const entry = entryOf(level, method, made.msg || made, site, path);
+          return extra ? Object.assign(entry, extra(made)) : entry;
+        },
+        level === "error",
+      );
     }
 
     const warn = (method, site, text) => emit("warn", method, site, () => message(text));
@@ -98,7 +102,7 @@
     const logged = (level, method) => (args, site) => {
       const tape = take(args);
       const path = groups;
-      outbox.emit("logs", () => buildLogged(level, method, site, path, tape));
+      outbox.emit("logs", () => buildLogged(level, method, site, path, tape), level === "error");
     };
     /** The entry of log/info/warn/error/debug (and the methods logging like them), when built. */
     function buildLogged(level, method, site, path, tape) {
@@ -214,7 +218,7 @@
               Error.stackTraceLimit = limit;
               const tape = take(arguments);
               const path = groups;
-              outbox.emit("logs", () => buildLogged(level, undefined, site, path, tape));
+              outbox.emit("logs", () => buildLogged(level, undefined, site, path, tape), level === "error");
             } catch {
               // never let capture break logging
             }

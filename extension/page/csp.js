@@ -131,7 +131,7 @@
             disposition: v.disposition || undefined,
             location: v.sourceFile ? `${v.sourceFile}:${v.lineNumber}:${v.columnNumber}` : undefined,
             sample: v.sample || undefined,
-          }));
+          }), v.disposition !== "report");
         } catch {
           // ignore
         }

@@ -54,7 +54,7 @@
                 location: filename ? `${filename}:${lineno}:${colno}` : undefined,
               }),
             );
-          });
+          }, true);
         } catch {
           // ignore
         }
@@ -70,7 +70,7 @@
           const entry = kept instanceof Error ? described(kept) : { message: serialize.formatArg(kept) };
           entry.message = "Unhandled rejection: " + entry.message;
           return bounded(Object.assign(entry, { level: "error", source: "unhandledrejection", url: location.href }));
-        });
+        }, true);
       } catch {
         // ignore
       }

@@ -26,17 +26,19 @@
   const IDLE_WAIT_MS = 500; // longest wait for idle time
   const GATHER_MS = 100; // how long the first event waiting waits for others before building starts
 
-  const KINDS = G.kinds.PAGE_KINDS;
+  // Each kind's events wait in a ring of their own; a kind's errors in another (`logs!`), so that
+  // a flood of a page's logs never takes the error logged before it.
+  const URGENT = "!";
+  const LANES = [...G.kinds.PAGE_KINDS, ...G.kinds.PAGE_KINDS.map((k) => k + URGENT)];
   const ALL_ON = Object.fromEntries(G.kinds.SWITCHABLE.map((k) => [k, true]));
   let enabled = ALL_ON;
   let off = false;
   let policy = redact.policy();
   let ready = false;
-  // Each kind waits in a ring of its own, so that one kind's flood takes its own oldest
-  // places, never another kind's. Rings are read and written by index only: a page may
-  // replace Array.prototype's methods after we start.
-  const queues = Object.create(null); // kind → {items, head, size}
-  for (let k = 0; k < KINDS.length; k++) queues[KINDS[k]] = { items: [], head: 0, size: 0 };
+  // A lane's flood takes its own oldest places, never another's. Rings are read and written by
+  // index only: a page may replace Array.prototype's methods after we start.
+  const queues = Object.create(null); // lane → {items, head, size}
+  for (let k = 0; k < LANES.length; k++) queues[LANES[k]] = { items: [], head: 0, size: 0 };
   let waiting = 0; // events in all the rings
   let seq = 0; // the order events came in, across kinds
   let scheduled = false;
@@ -61,10 +63,10 @@
 
   const isOn = (kind) => !off && (kind === "tabs" || enabled[kind] !== false);
 
-  /** Queues an event of `kind`; `build` makes its entry later, off the page's call. */
-  function emit(kind, build) {
+  /** Queues an event of `kind`; `build` makes its entry later, off the page's call. `urgent`: an error. */
+  function emit(kind, build, urgent = false) {
     if (building || !isOn(kind)) return; // building reads page objects: their getters may log
-    const queue = queues[kind];
+    const queue = queues[urgent ? kind + URGENT : kind];
     if (queue === undefined) return;
     const item = { kind, build, ts: now(), seq: seq++ };
     if (queue.size === MAX_PENDING) {
@@ -82,8 +84,8 @@
   /** The oldest event waiting, of any kind, taken out of its ring. */
   function next() {
     let from;
-    for (let k = 0; k < KINDS.length; k++) {
-      const queue = queues[KINDS[k]];
+    for (let k = 0; k < LANES.length; k++) {
+      const queue = queues[LANES[k]];
       if (queue.size > 0 && (from === undefined || queue.items[queue.head].seq < from.items[from.head].seq)) from = queue;
     }
     const item = from.items[from.head];

@@ -66,7 +66,7 @@
             tag,
             selector: where,
             reason,
-          }));
+          }), true);
         } catch {
           // ignore
         }

@@ -243,6 +243,7 @@ test("one kind's flood takes its own oldest places, never another kind's, and ev
   sent.length = 0;
   droppedReports.length = 0;
   outbox.emit("network_waterfall", () => ({ url: "/first" }));
+  outbox.emit("logs", () => ({ level: "error", message: "the error before the flood" }), true);
   for (let i = 0; i < 12000; i++) {
     outbox.emit("logs", () => ({ message: `flood ${i}` }));
     if (i === 6000) outbox.emit("network_bodies", () => ({ url: "/first", body: "{}" }));
@@ -257,15 +258,16 @@ test("one kind's flood takes its own oldest places, never another kind's, and ev
   );
   assert.equal(kinds("network_bodies").length, 1);
   const logs = kinds("logs").map((e) => e.entry.message);
-  assert.equal(logs.length, 5000, "a kind keeps its newest 5,000");
-  assert.equal(logs[0], "flood 7000");
-  assert.equal(logs[4999], "flood 11999");
+  assert.equal(logs.length, 5001, "a kind keeps its newest 5,000, and its errors apart");
+  assert.equal(logs[0], "the error before the flood");
+  assert.equal(logs[1], "flood 7000");
+  assert.equal(logs[5000], "flood 11999");
   assert.deepEqual(droppedReports, [{ logs: 7000 }], "only the flooding kind lost events, and the loss is counted");
   // Arrival order across kinds: the first request; the body, which came after log 6000, so before
   // the logs that are left; those logs; the last request.
   assert.deepEqual(
-    sent.slice(0, 3).map((e) => e.kind),
-    ["network_waterfall", "network_bodies", "logs"],
+    sent.slice(0, 4).map((e) => e.entry.level ?? e.kind),
+    ["network_waterfall", "error", "network_bodies", "logs"],
   );
   assert.equal(sent.at(-1).entry.url, "/last");
   timers.length = 0;

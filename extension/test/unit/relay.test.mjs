@@ -125,6 +125,7 @@ test("a log flood while the worker is slow costs logs, never the page's requests
   t.after(() => port.close());
   const request = (url) => ({ kind: "network_waterfall", entry: { message: url, url } });
   port.postMessage([request("/first")]); // in flight, unanswered, while the flood comes
+  port.postMessage([{ kind: "logs", entry: { level: "error", message: "the error before" } }]);
   for (let i = 0; i < 6; i++) port.postMessage([...logs(i * 1000, i * 1000 + 999), ...(i === 2 ? [request("/middle")] : [])]);
   port.postMessage([request("/last")]);
   await new Promise((r) => setTimeout(r, 50)); // the page's messages reach the relay
@@ -135,13 +136,14 @@ test("a log flood while the worker is slow costs logs, never the page's requests
     ["/first", "/middle", "/last"],
     "every request kept, in order",
   );
+  assert.ok(w.stored.includes("the error before"), "the error logged before the flood is kept");
   const kept = w.stored.filter((m) => m.startsWith("m"));
-  assert.equal(kept.length, 4997, "the relay held 5,000: three requests and the newest logs");
+  assert.equal(kept.length, 4996, "the relay held 5,000: three requests, the error and the newest logs");
   assert.equal(kept.at(-1), "m5998");
   await until("the loss reported", () => w.dropped.length > 0);
   assert.deepEqual(
     w.dropped.map((d) => [d.kind, d.count]),
-    [["logs", 6 * 999 - 4997]],
+    [["logs", 6 * 999 - 4996]],
   );
   port.close();
 });
