@@ -176,6 +176,11 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
         "not json".to_owned(),
         // A ping before initialization is answered (MCP 2025-06-18: either side may ping at any time).
         r#"{"jsonrpc":"2.0","id":17,"method":"ping"}"#.to_owned(),
+        // Notifications and responses before initialization need no answer, and end nothing.
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":99,"result":{}}"#.to_owned(),
+        r#"[{"jsonrpc":"2.0","method":"notifications/foo"}]"#.to_owned(),
         init.to_string(),
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
         r#"{"id":9,"method":"ping"}"#.to_owned(),

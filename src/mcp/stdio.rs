@@ -100,7 +100,10 @@ enum Out {
 
 async fn read_input(mut input: impl AsyncBufRead + Unpin, mut to_rmcp: DuplexStream, out: mpsc::UnboundedSender<Out>) {
     // MCP lets either side ping before initialization, and a ping must be answered; rmcp refuses
-    // anything before `initialize`, so such a ping is answered here.
+    // anything before `initialize`, so such a ping is answered here. A notification or a response
+    // before `initialize` (a client's `initialized` sent too early, a stray `cancelled`) needs no
+    // answer, and rmcp would end the whole process on it, the HTTP ingest it serves beside
+    // included: such a message is dropped here.
     let mut initialized = false;
     loop {
         let line = match next_line(&mut input).await {
@@ -139,7 +142,10 @@ async fn read_input(mut input: impl AsyncBufRead + Unpin, mut to_rmcp: DuplexStr
         let (forward, said) = match envelope::batch(&text) {
             Some(items) => {
                 // Announced before rmcp sees any of it, so its answers are known for the batch's.
-                let Batch { forward, waiting, answers } = Batch::of(items);
+                let Batch { mut forward, waiting, answers } = Batch::of(items);
+                if !initialized {
+                    forward.retain(|item| matches!(envelope::check(item), Ok(envelope::Message::Request { .. })));
+                }
                 let said = (!waiting.is_empty() || !answers.is_empty()).then_some(Out::Batch { waiting, answers });
                 (forward, said)
             }
@@ -151,6 +157,10 @@ async fn read_input(mut input: impl AsyncBufRead + Unpin, mut to_rmcp: DuplexStr
                 Ok(envelope::Message::Request { method, .. }) => {
                     initialized |= method == "initialize";
                     (vec![text], None)
+                }
+                Ok(_) if !initialized => {
+                    tracing::debug!("dropped a notification or response sent before initialize");
+                    (Vec::new(), None)
                 }
                 Ok(_) => (vec![text], None),
                 Err(refusal) => {
