@@ -25,7 +25,8 @@ async fn within_budget(mcp: &Mcp, args: Value) -> Value {
     assert_ne!(result.is_error, Some(true), "{args}: {text}");
     let max_tokens = args["max_tokens"].as_u64().unwrap_or(8_000) as usize;
     let max_chars = args["max_chars"].as_u64().unwrap_or(40_000) as usize;
-    let (t, c) = (tokens(&text), text.chars().count());
+    // Characters as a JavaScript client counts them (UTF-16 units; an emoji is two).
+    let (t, c) = (tokens(&text), text.encode_utf16().count());
     assert!(t <= max_tokens, "{args}: {t} tokens > max_tokens {max_tokens}");
     assert!(c <= max_chars, "{args}: {c} characters > max_chars {max_chars}");
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{args}: not JSON ({e}): {text}"))
@@ -532,4 +533,59 @@ async fn a_page_load_with_a_12_kb_url_keeps_every_answer_within_budget() {
     // A small budget still carries a small entry whole, not clipped to nothing.
     let small = within_budget(&mcp, json!({"what": "logs", "tabId": 50, "max_tokens": 500})).await;
     assert_eq!(entries(&small)[0]["message"], "bang", "{small}");
+}
+
+/// Text that tokenizes far worse than it looks (letters under stacks of combining marks,
+/// supplementary-plane CJK between letters, Latin Extended mixed with ASCII) in every kind's
+/// fields: every answer still fits `max_tokens` by cl100k, listed, drilled into and in full.
+#[tokio::test]
+async fn text_that_tokenizes_badly_still_fits_max_tokens() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mut rng = Rng::new(23);
+    let mut hostile = |n: usize, shape: usize| -> String {
+        (0..n)
+            .map(|i| match shape {
+                0 if i % 9 == 0 => 'a',
+                0 => char::from_u32(0x300 + rng.range(0, 0x70) as u32).unwrap_or('x'),
+                1 if i % 2 == 0 => char::from(b'a' + (i % 26) as u8),
+                1 => char::from_u32(0x20000 + rng.range(0, 0x2000) as u32).unwrap_or('x'),
+                _ if rng.range(0, 2) == 0 => char::from(b'a' + rng.range(0, 26) as u8),
+                _ => char::from_u32(0x100 + rng.range(0, 0x80) as u32).unwrap_or('x'),
+            })
+            .collect()
+    };
+    let texts: Vec<String> = (0..30).map(|i| hostile(2_000 + 300 * (i % 5), i % 3)).collect();
+    server
+        .ingest("logs", texts.iter().map(|t| json!({"tabId": 3, "level": "error", "message": t, "stack": t})).collect())
+        .await;
+    server
+        .ingest(
+            "websocket_events",
+            texts
+                .iter()
+                .map(|t| json!({"tabId": 3, "connectionId": "c1", "event": "message", "direction": "incoming", "url": "ws://localhost:5173/ws", "data": t}))
+                .collect(),
+        )
+        .await;
+    server
+        .ingest(
+            "network_bodies",
+            texts
+                .iter()
+                .map(|t| json!({"tabId": 3, "method": "GET", "url": format!("http://localhost:5173/{}", t.chars().take(100).collect::<String>()), "status": 200, "responseBody": t}))
+                .collect(),
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    for what in ["logs", "errors", "websocket_events", "network_bodies", "summary"] {
+        for budget in [json!({}), json!({"max_tokens": 2_000}), json!({"max_tokens": 25_000, "max_chars": 200_000})] {
+            within_budget(&mcp, with(json!({"what": what}), &budget)).await;
+            if what != "summary" {
+                let all = within_budget(&mcp, with(json!({"what": what, "fields": ["all"]}), &budget)).await;
+                let first = ids(&all)[0];
+                within_budget(&mcp, with(json!({"what": what, "id": first}), &budget)).await;
+            }
+        }
+    }
 }

@@ -99,9 +99,10 @@ fn text(bytes: &[u8]) -> Cow<'_, str> {
     std::str::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes), Cow::Borrowed)
 }
 
-/// Number of characters, which is what `max_chars` counts.
+/// Number of characters as `max_chars` counts them: UTF-16 units, as a JavaScript client's
+/// `length` does (an emoji is two), never fewer than the code points.
 pub fn chars(s: &str) -> usize {
-    if s.is_ascii() { s.len() } else { s.chars().count() }
+    if s.is_ascii() { s.len() } else { s.encode_utf16().count() }
 }
 
 /// Keys that identify an entry; clipping never removes them.
@@ -228,5 +229,6 @@ mod tests {
     #[test]
     fn chars_counts_characters_not_bytes() {
         assert_eq!(chars("héllo"), 5);
+        assert_eq!(chars("a😀"), 3, "an emoji is two UTF-16 units, as JavaScript counts it");
     }
 }

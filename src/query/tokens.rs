@@ -25,15 +25,25 @@ const DIGITS_IN_WORD: usize = 2;
 const PUNCTUATION: usize = 4;
 /// White-space characters one token is charged for.
 const SPACES_PER_TOKEN: usize = 3;
-/// Quarter tokens for a two-byte character within a short run (a word).
+/// Quarter tokens for a two-byte letter of a common alphabet within a short run (a word).
 const TWO_BYTE_IN_WORD: usize = 4;
-/// Quarter tokens for a two-byte character within a long run.
+/// Quarter tokens for any other two-byte character, and for any within a long run: one
+/// token a byte, the most a byte-level tokenizer spends.
 const TWO_BYTE: usize = 8;
 /// Longest run of two-byte characters taken for a word.
 const WORD: usize = 12;
-/// Quarter tokens for a three- and a four-byte character.
-const THREE_BYTE: usize = 11;
-const FOUR_BYTE: usize = 12;
+/// Quarter tokens for a three- and a four-byte character: one token a byte, the most
+/// (rare CJK and supplementary-plane characters cost that, one next to a letter too).
+const THREE_BYTE: usize = 12;
+const FOUR_BYTE: usize = 16;
+
+/// Whether a two-byte character with this first byte is a letter of an alphabet the
+/// tokenizers learned words of: Latin-1 letters (é, ü, ñ), Greek, Cyrillic, Hebrew,
+/// Arabic. Others (Latin Extended, IPA, combining marks as in "zalgo" text, symbols)
+/// are charged a token a byte even within a word.
+fn common_letter(lead: u8) -> bool {
+    matches!(lead, 0xc3 | 0xce | 0xcf | 0xd0 | 0xd1 | 0xd7 | 0xd8 | 0xd9)
+}
 /// Safety margin over the piece costs, in percent, for tokenizers that split
 /// a little finer than cl100k.
 const MARGIN_PERCENT: usize = 5;
@@ -135,7 +145,8 @@ fn non_ascii_run(b: &[u8], start: usize) -> (usize, usize) {
             _ => 1, // a continuation byte: only in text that is not UTF-8
         };
         match len {
-            2 => two_byte += 1,
+            2 if common_letter(b[j]) => two_byte += 1,
+            2 => longer += TWO_BYTE,
             3 => longer += THREE_BYTE,
             4 => longer += FOUR_BYTE,
             _ => longer += 4,
@@ -173,6 +184,43 @@ mod tests {
                 let whole = estimate(&format!("{a}{b}"));
                 assert!(whole <= estimate(a) + estimate(b) + 1, "{a:?} + {b:?}: {whole}");
             }
+        }
+    }
+
+    #[test]
+    fn hostile_text_is_not_under_counted() {
+        // What a black-box client measured above its budget: combining marks stacked on letters
+        // ("zalgo"), supplementary-plane CJK between letters, Latin Extended mixed with ASCII.
+        let bpe = tiktoken_rs::cl100k_base().expect("cl100k_base is embedded");
+        let mut seed = 7u32;
+        let mut pick = |n: u32| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 8) % n
+        };
+        let zalgo: String = (0..1_500)
+            .flat_map(|i| {
+                let marks: Vec<char> = (0..8).map(|_| char::from_u32(0x300 + pick(0x70)).unwrap_or('x')).collect();
+                std::iter::once(['a', 'e', 'o'][i % 3]).chain(marks)
+            })
+            .collect();
+        let astral: String = (0..3_000)
+            .flat_map(|i| [(b'a' + (i % 26) as u8) as char, char::from_u32(0x20000 + pick(0x2000)).unwrap_or('x')])
+            .collect();
+        let spaced: String =
+            (0..3_000).flat_map(|_| [' ', char::from_u32(0x20000 + pick(0x2000)).unwrap_or('x')]).collect();
+        let latin_ext: String = (0..6_000)
+            .map(|_| {
+                if pick(2) == 0 {
+                    (b'a' + pick(26) as u8) as char
+                } else {
+                    char::from_u32(0x100 + pick(0x80)).unwrap_or('x')
+                }
+            })
+            .collect();
+        for (name, text) in [("zalgo", zalgo), ("astral", astral), ("spaced", spaced), ("latin_ext", latin_ext)] {
+            let json = serde_json::to_string(&text).expect("a string");
+            let real = bpe.encode_with_special_tokens(&json).len();
+            assert!(estimate(&json) >= real, "{name}: estimated {} < cl100k {real}", estimate(&json));
         }
     }
 
