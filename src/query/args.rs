@@ -138,6 +138,8 @@ pub const MAX_MAX_TOKENS: usize = 100_000;
 pub const DEFAULT_CURSOR_LIMIT: i64 = 100;
 /// Most entries one drill-down returns.
 pub const MAX_IDS: usize = 50;
+/// Most names in `fields` (a kind has fewer fields than this).
+pub const MAX_FIELDS: usize = 64;
 pub const DEFAULT_CONTEXT_MS: i64 = 5_000;
 pub const MAX_CONTEXT_MS: i64 = 600_000;
 
@@ -331,8 +333,11 @@ fn fields(args: &Map<String, Value>, what: What) -> Result<Fields, String> {
     let What::Kind { kind, .. } = what else {
         return Err(format!("`fields` does not apply to what=\"{}\"", what.name()));
     };
+    if list.len() > MAX_FIELDS {
+        return Err(format!("fields lists at most {MAX_FIELDS} names, got {}: send each name once", list.len()));
+    }
     let known = kind.field_names();
-    let mut names = Vec::with_capacity(list.len());
+    let mut names: Vec<String> = Vec::with_capacity(list.len());
     for item in list {
         let Some(name) = item.as_str() else {
             return Err(format!("fields must be a list of strings, got an item {}", describe(item)));
@@ -351,7 +356,9 @@ fn fields(args: &Map<String, Value>, what: What) -> Result<Fields, String> {
                 known.join(", ")
             ));
         }
-        names.push(name.to_string());
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string()); // a name sent twice is one field
+        }
     }
     if names.is_empty() {
         return Err("fields is empty: send some field names, [\"all\"], or leave it out for the compact entries".into());
@@ -524,6 +531,14 @@ mod tests {
         assert!(p(json!({"what":"tabs","limit":1})).unwrap_err().contains("does not apply"));
         assert!(p(json!({"what":"errors","min_level":"warn"})).unwrap_err().contains("every error is level error"));
         assert!(p(json!({"what":"logs","fields":["nope"]})).unwrap_err().contains("unknown field \"nope\""));
+        let twice = p(json!({"what":"logs","fields":["message", "level", "message"]})).unwrap();
+        assert_eq!(
+            twice.fields,
+            Fields::Only(vec!["message".into(), "level".into()]),
+            "a name sent twice is one field"
+        );
+        let many = vec![json!("message"); MAX_FIELDS + 1];
+        assert!(p(json!({"what":"logs","fields": many})).unwrap_err().contains("at most 64 names"));
         assert!(p(json!({"what":"logs","id":3,"limit":5})).unwrap_err().contains("cannot be combined with limit"));
         assert!(p(json!({"what":"logs","ids":(1..=51).collect::<Vec<i64>>()})).unwrap_err().contains("at most 50"));
         assert!(p(json!({"what":"logs","max_tokens":100})).unwrap_err().contains("max_tokens must be between"));

@@ -7,8 +7,8 @@
 use serde_json::{Map, Value, json};
 
 use super::args::{
-    DEFAULT_CONTEXT_MS, DEFAULT_CURSOR_LIMIT, DEFAULT_MAX_CHARS, DEFAULT_MAX_TOKENS, MAX_CONTEXT_MS, MAX_IDS,
-    MAX_MARK_NAME, MAX_MAX_CHARS, MAX_MAX_TOKENS, MIN_MAX_CHARS, MIN_MAX_TOKENS, What,
+    DEFAULT_CONTEXT_MS, DEFAULT_CURSOR_LIMIT, DEFAULT_MAX_CHARS, DEFAULT_MAX_TOKENS, MAX_CONTEXT_MS, MAX_FIELDS,
+    MAX_IDS, MAX_MARK_NAME, MAX_MAX_CHARS, MAX_MAX_TOKENS, MIN_MAX_CHARS, MIN_MAX_TOKENS, What,
 };
 use super::search;
 use crate::kind::{self, ColumnType, Filter, KINDS};
@@ -177,16 +177,26 @@ pub static OBSERVE: [Arg; 18] = [
         Some(DEFAULT_MAX_TOKENS as i64),
     ),
     bounded(
-        arg("max_chars", Integer, Applies::EVERY_WHAT, "largest answer in characters"),
+        arg(
+            "max_chars",
+            Integer,
+            Applies::EVERY_WHAT,
+            "largest answer in characters (UTF-16 units, as JavaScript counts them)",
+        ),
         MIN_MAX_CHARS as i64,
         Some(MAX_MAX_CHARS as i64),
         Some(DEFAULT_MAX_CHARS as i64),
     ),
-    arg(
-        "fields",
-        Texts,
-        KINDS_,
-        "field names to return instead of the compact set (e.g. [\"url\", \"status\", \"responseHeaders\"]), or [\"all\"] for every stored field",
+    bounded(
+        arg(
+            "fields",
+            Texts,
+            KINDS_,
+            "field names to return instead of the compact set (e.g. [\"url\", \"status\", \"responseHeaders\"]), or [\"all\"] for every stored field",
+        ),
+        1,
+        Some(MAX_FIELDS as i64),
+        None,
     ),
     arg("id", Integer, KINDS_, "one entry, whole (every stored field); not with paging arguments"),
     bounded(
