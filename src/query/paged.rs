@@ -256,7 +256,8 @@ pub fn answer(
         fit(&ids, budget.minus(reserve), plan.keep_newest, |i| make_entry(&rows, i, &common, errors.as_ref()))?;
 
     loop {
-        let text = finish(&mut meta, &entries, cut, args, kind, offset, total, more_beyond, last_issued)?;
+        let left_out = entries.len() < ids.len();
+        let text = finish(&mut meta, &entries, (cut, left_out), args, kind, offset, total, more_beyond, last_issued)?;
         let cost = Cost::of(&text);
         if entries.is_empty() && !ids.is_empty() {
             // Something to show and no room for any of it: an empty page would have to say where
@@ -316,10 +317,12 @@ fn make_entry(rows: &Rows, i: usize, common: &Common, errors: Option<&ErrorConte
 
 /// Fills in the metadata for the entries kept and renders the answer.
 #[allow(clippy::too_many_arguments)]
+/// `(cut, left_out)`: whether an entry was left out or clipped, and whether one was left out
+/// (a clipped last entry leaves nothing more to read).
 fn finish(
     meta: &mut Meta,
     entries: &[(i64, String)],
-    cut: bool,
+    (cut, left_out): (bool, bool),
     args: &ObserveArgs,
     kind: &Kind,
     offset: i64,
@@ -334,7 +337,7 @@ fn finish(
     meta.count = entries.len();
     meta.truncated = cut;
     let forward_more = meta.offset + count < total;
-    meta.has_more = if args.after_cursor.is_some() { more_beyond || cut } else { forward_more };
+    meta.has_more = if args.after_cursor.is_some() { more_beyond || left_out } else { forward_more };
     meta.next_offset = forward_more.then_some(meta.offset + count);
     meta.cursor = match (last_id, args.before_cursor) {
         (Some(id), _) => id,
