@@ -357,6 +357,31 @@ async fn a_body_declared_over_10_mib_is_refused_from_its_headers_and_the_connect
     eprintln!("FIGURE hostile declared 11 MiB: 32 stalled uploads, 32 x 413 from the headers, connections closed");
 }
 
+/// `/mcp` holds its bodies to the same limits as ingest: one declared over 10 MiB is refused
+/// from its headers (413, connection closed), one that stops arriving gets 408 after the body
+/// deadline instead of holding its connection forever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_bodies_are_refused_from_their_headers_and_not_waited_for_forever() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let head = |length: usize| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {length}\r\n\r\n",
+            server.port
+        )
+    };
+    let oversize = raw_exchange(server.port, head(MAX_BODY + 1024 * 1024), b"{\"jsonrpc\":".to_vec());
+    let stalled = raw_exchange(server.port, head(100), b"{".to_vec());
+    let oversize = tokio::task::spawn_blocking(move || oversize.join().unwrap()).await.unwrap();
+    assert_eq!(oversize, (413, true), "an 11 MiB message: 413 from its headers, connection closed");
+    let stalled = tokio::task::spawn_blocking(move || stalled.join().unwrap()).await.unwrap();
+    assert_eq!(stalled.0, 408, "a message that stops arriving: 408 after the body deadline");
+    let mcp = Mcp::http(&server).await;
+    mcp.observe(json!({"what": "logs"})).await;
+    mcp.close().await;
+}
+
 /// A chunked body (no declared length) holds room in the pending budget for what has arrived,
 /// not for the largest body: six chunked uploads that stall after 1 KB leave room for an 8 MB
 /// request; past 10 MiB a chunked body is refused as it arrives (413, connection closed); and

@@ -28,6 +28,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use serde_json::Value;
 
 use super::MAX_BODY_BYTES;
+use super::body::{self, BODY_READ_TIMEOUT};
 use crate::mcp::GasolineMcp;
 use crate::mcp::envelope::{self, Batch, Refusal};
 
@@ -58,9 +59,26 @@ pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Res
     }
     let session = session_of(&request);
     let (parts, body) = request.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
-        let too_large = format!("request body is over {} MiB; send smaller messages", MAX_BODY_BYTES >> 20);
-        return (StatusCode::PAYLOAD_TOO_LARGE, too_large).into_response();
+    let too_large = || {
+        let message = format!("request body is over {} MiB; send smaller messages", MAX_BODY_BYTES >> 20);
+        (StatusCode::PAYLOAD_TOO_LARGE, message).into_response()
+    };
+    // Refused from its headers when it says it is too large, as ingest does; the rest of it is
+    // read and dropped for a while so that a client still sending reads the answer.
+    let declared = parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+        body::linger(body);
+        return too_large();
+    }
+    // A client that stops sending mid-body is not waited for forever: as ingest, 408 after the deadline.
+    let bytes = match tokio::time::timeout(BODY_READ_TIMEOUT, axum::body::to_bytes(body, MAX_BODY_BYTES)).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => return too_large(),
+        Err(_) => {
+            let message =
+                format!("the request body did not arrive within {} s; send it in one go", BODY_READ_TIMEOUT.as_secs());
+            return (StatusCode::REQUEST_TIMEOUT, message).into_response();
+        }
     };
     // Half an emoji (a lone surrogate escape, as JavaScript's JSON.stringify writes one) costs
     // that character (U+FFFD), not the message: serde_json, and so rmcp, would refuse it whole.
