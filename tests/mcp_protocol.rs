@@ -234,3 +234,31 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
     assert_eq!(by_id(json!(17))[0]["result"], json!({}), "{answers:?}");
     assert_eq!(answers.len(), 11, "one answer per request or batch, none for the notification: {answers:?}");
 }
+
+/// Sessions are bounded: past 128 open at once a new `initialize` is refused (503, with the
+/// JSON-RPC error naming the way out), the sessions already open go on working, and ending
+/// one makes room.
+#[tokio::test]
+async fn http_sessions_are_bounded_and_the_open_ones_keep_working() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let http = Http { client: reqwest::Client::new(), url: server.url("/mcp") };
+    let mut sessions = Vec::new();
+    for _ in 0..128 {
+        sessions.push(http.session().await);
+    }
+    let init = json!({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+    .to_string();
+    let (status, body) = http.post(None, &init).await;
+    assert_eq!(status, 503, "{body}");
+    let refused = message_of(&body);
+    assert_eq!(refused["id"], 7);
+    assert!(refused["error"]["message"].as_str().unwrap().contains("DELETE /mcp"), "{refused}");
+    let ping = r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#;
+    let (status, body) = http.post(Some(&sessions[0]), ping).await;
+    assert_eq!((status, message_of(&body)["result"].clone()), (200, json!({})), "an open session still answers");
+    assert_eq!(http.delete(&sessions[127]).await, 204);
+    let (status, body) = http.post(None, &init).await;
+    assert_eq!(status, 200, "room again once one ended: {body}");
+}

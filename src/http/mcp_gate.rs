@@ -40,6 +40,8 @@ pub struct Gate {
 }
 
 const SESSION_HEADER: &str = "mcp-session-id";
+/// Most MCP sessions open at once over HTTP (about 56 KB each).
+pub const MAX_SESSIONS: usize = 128;
 
 pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Response {
     if request.method() == Method::DELETE {
@@ -90,7 +92,25 @@ pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Res
             Some(_) => serve_batch(&gate.mcp, &parts, Batch::of(items)).await,
         };
     }
-    if let Err(refusal) = envelope::check(&bytes) {
+    let checked = envelope::check(&bytes);
+    if let Ok(envelope::Message::Request { method, id }) = &checked
+        && method == "initialize"
+        && session.is_none()
+        && gate.sessions.sessions.read().await.len() >= MAX_SESSIONS
+    {
+        // Each session holds memory until it ends or idles out: a client that starts one per call
+        // would grow the server without bound. Sessions already open go on working.
+        let refusal = Refusal {
+            id: Some(id.clone()),
+            method: Some(method.clone()),
+            code: rmcp::model::ErrorCode::INTERNAL_ERROR,
+            message: format!(
+                "{MAX_SESSIONS} MCP sessions are open: end unused ones (DELETE /mcp with their Mcp-Session-Id) or let them idle out, then initialize again"
+            ),
+        };
+        return answer(StatusCode::SERVICE_UNAVAILABLE, &refusal);
+    }
+    if let Err(refusal) = checked {
         if !refusal.is_of_a_request() {
             return answer(StatusCode::BAD_REQUEST, &refusal);
         }
