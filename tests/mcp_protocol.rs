@@ -193,6 +193,8 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
         r#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs","search":"x\ud83d"}}}"#.to_owned(),
         // A number no double holds: the call's params are refused, with its id.
         r#"{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs","limit":1e400}}}"#.to_owned(),
+        // No cursor was ever given out: one sent is invalid (MCP pagination: -32602).
+        r#"{"jsonrpc":"2.0","id":18,"method":"tools/list","params":{"cursor":"zzz"}}"#.to_owned(),
     ];
     for line in &lines {
         writeln!(stdin, "{line}").unwrap();
@@ -232,7 +234,8 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
     assert!(by_id(json!(14))[0]["result"]["content"].is_array(), "{answers:?}");
     assert_eq!(error_of(&by_id(json!(16))[0]).1, -32602);
     assert_eq!(by_id(json!(17))[0]["result"], json!({}), "{answers:?}");
-    assert_eq!(answers.len(), 11, "one answer per request or batch, none for the notification: {answers:?}");
+    assert_eq!(error_of(&by_id(json!(18))[0]).1, -32602);
+    assert_eq!(answers.len(), 12, "one answer per request or batch, none for the notification: {answers:?}");
 }
 
 /// Sessions are bounded: past 128 open at once a new `initialize` is refused (503, with the

@@ -77,9 +77,18 @@ impl ServerHandler for GasolineMcp {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        // One page holds every tool, so no cursor was ever given out: any cursor is invalid
+        // (MCP pagination: "Invalid cursors SHOULD result in an error with code -32602").
+        if let Some(cursor) = request.and_then(|r| r.cursor) {
+            let shown: String = cursor.chars().take(40).collect();
+            return Err(ErrorData::invalid_params(
+                format!("invalid cursor \"{shown}\": tools/list answers every tool on its first page; send no cursor"),
+                None,
+            ));
+        }
         Ok(ListToolsResult::with_all_items(Self::tools()))
     }
 
