@@ -160,8 +160,9 @@ async fn http_answers_malformed_messages_with_their_json_rpc_errors() {
     server.stop();
 }
 
-#[test]
-fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
+/// Writes `lines` to a `gasoline mcp` on stdio, closes stdin, and returns every message it
+/// wrote to stdout before exiting (which it must, with status 0).
+fn stdio_exchange(lines: &[String]) -> Vec<Value> {
     let db = TempDb::new();
     let mut child = common::command("mcp", &db.path, 0, &[])
         .stdin(Stdio::piped())
@@ -170,8 +171,55 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
         .spawn()
         .expect("spawn gasoline mcp");
     let mut stdin = child.stdin.take().unwrap();
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin); // the client leaves: the server answers what it got, then exits
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (lines_read, read) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = lines_read.send(stdout.lines().map_while(Result::ok).collect::<Vec<String>>());
+    });
+    let Ok(written) = read.recv_timeout(Duration::from_secs(30)) else {
+        let _ = child.kill();
+        panic!("gasoline mcp did not end its output after stdin closed");
+    };
+    let answers: Vec<Value> = written
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("stdout holds only JSON-RPC ({e}): {l}")))
+        .collect();
+    let status = common::wait_exit(&mut child, Duration::from_secs(20));
+    assert_eq!(status, Some(0));
+    answers
+}
+
+fn initialize_line() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+    .to_string()
+}
+
+/// A client that does not wait for its `initialize` answer before it asks (and sends its
+/// `initialized` late, or not at all) is served as over HTTP.
+#[test]
+fn stdio_serves_requests_sent_before_the_initialized_notification() {
+    let answers = stdio_exchange(&[
+        initialize_line(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"observe","arguments":{"what":"summary"}}}"#
+            .to_owned(),
+    ]);
+    let by_id =
+        |id: i64| answers.iter().find(|a| a["id"] == id).unwrap_or_else(|| panic!("no answer {id}: {answers:?}"));
+    assert!(by_id(2)["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()), "{answers:?}");
+    assert!(by_id(3)["result"]["content"].is_array(), "{answers:?}");
+    assert_eq!(answers.len(), 3, "{answers:?}");
+}
+
+#[test]
+fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
+    let init = initialize_line();
     let lines = [
         "not json".to_owned(),
         // A ping before initialization is answered (MCP 2025-06-18: either side may ping at any time).
@@ -196,25 +244,7 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
         // No cursor was ever given out: one sent is invalid (MCP pagination: -32602).
         r#"{"jsonrpc":"2.0","id":18,"method":"tools/list","params":{"cursor":"zzz"}}"#.to_owned(),
     ];
-    for line in &lines {
-        writeln!(stdin, "{line}").unwrap();
-    }
-    drop(stdin); // the client leaves: the server answers what it got, then exits
-    let stdout = BufReader::new(child.stdout.take().unwrap());
-    let (lines_read, read) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = lines_read.send(stdout.lines().map_while(Result::ok).collect::<Vec<String>>());
-    });
-    let Ok(written) = read.recv_timeout(Duration::from_secs(30)) else {
-        let _ = child.kill();
-        panic!("gasoline mcp did not end its output after stdin closed");
-    };
-    let answers: Vec<Value> = written
-        .iter()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("stdout holds only JSON-RPC ({e}): {l}")))
-        .collect();
-    let status = common::wait_exit(&mut child, Duration::from_secs(20));
-    assert_eq!(status, Some(0));
+    let answers = stdio_exchange(&lines);
 
     let by_id = |id: Value| answers.iter().filter(move |a| a.is_object() && a["id"] == id).cloned().collect::<Vec<_>>();
     let nulls: Vec<i64> = by_id(Value::Null).iter().map(|a| error_of(a).1).collect();
