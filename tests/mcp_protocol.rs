@@ -224,6 +224,8 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
         "not json".to_owned(),
         // A ping before initialization is answered (MCP 2025-06-18: either side may ping at any time).
         r#"{"jsonrpc":"2.0","id":17,"method":"ping"}"#.to_owned(),
+        // A request before initialization is told to initialize first.
+        r#"{"jsonrpc":"2.0","id":19,"method":"tools/list"}"#.to_owned(),
         // Notifications and responses before initialization need no answer, and end nothing.
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}"#.to_owned(),
@@ -265,7 +267,10 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
     assert_eq!(error_of(&by_id(json!(16))[0]).1, -32602);
     assert_eq!(by_id(json!(17))[0]["result"], json!({}), "{answers:?}");
     assert_eq!(error_of(&by_id(json!(18))[0]).1, -32602);
-    assert_eq!(answers.len(), 12, "one answer per request or batch, none for the notification: {answers:?}");
+    let early = &by_id(json!(19))[0];
+    assert_eq!(error_of(early).1, -32600);
+    assert!(early["error"]["message"].as_str().unwrap().contains("initialize first"), "{early}");
+    assert_eq!(answers.len(), 13, "one answer per request or batch, none for the notification: {answers:?}");
 }
 
 /// Sessions are bounded: past 128 open at once a new `initialize` is refused (503, with the

@@ -154,6 +154,20 @@ async fn read_input(mut input: impl AsyncBufRead + Unpin, mut to_rmcp: DuplexStr
                     let pong = serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": {} });
                     (Vec::new(), Some(Out::Line(pong.to_string())))
                 }
+                Ok(envelope::Message::Request { method, id })
+                    if !initialized && method != "initialize" && !names_its_protocol(&text) =>
+                {
+                    // rmcp would take it for a request of the stateless draft protocol and ask for
+                    // `_meta` fields the client has never heard of: say what MCP's lifecycle wants.
+                    let refusal = Refusal {
+                        id: Some(id),
+                        method: Some(method),
+                        code: ErrorCode::INVALID_REQUEST,
+                        message: "send initialize first: an MCP session starts with it (ping is answered before it)"
+                            .into(),
+                    };
+                    (Vec::new(), Some(Out::Line(refusal.to_line())))
+                }
                 Ok(envelope::Message::Request { method, .. }) => {
                     initialized |= method == "initialize";
                     (vec![text], None)
@@ -182,6 +196,13 @@ async fn read_input(mut input: impl AsyncBufRead + Unpin, mut to_rmcp: DuplexStr
         }
     }
     // Dropping the pipe tells rmcp that stdin has ended.
+}
+
+/// Whether a request names its protocol version in `params._meta`, as the stateless draft of MCP
+/// has clients do instead of initializing.
+fn names_its_protocol(text: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(text)
+        .is_ok_and(|v| v["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some())
 }
 
 /// Batches whose answers are still coming, oldest first.
