@@ -318,12 +318,13 @@ mod tests {
 
     #[tokio::test]
     async fn good_lines_reach_rmcp_and_bad_ones_are_answered_on_the_output() {
-        let input: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\nnot json\n\n";
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        let input = format!("{init}\nnot json\n\n").into_bytes();
         let (client_out, mut answers) = tokio::io::duplex(4096);
-        let Wired { mut reader, writer, written: done } = wire(input, client_out);
+        let Wired { mut reader, writer, written: done } = wire(std::io::Cursor::new(input), client_out);
         let mut seen = String::new();
         reader.read_to_string(&mut seen).await.unwrap();
-        assert_eq!(seen, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n");
+        assert_eq!(seen, format!("{init}\n"));
         drop(writer); // rmcp stops: the output ends after what it had
         done.await.unwrap();
         let mut written = String::new();
