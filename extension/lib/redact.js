@@ -392,7 +392,7 @@
       cut: [["message", "messageTruncated"]],
     },
     network_bodies: {
-      url: ["url"],
+      url: ["url", "responseUrl"],
       headers: ["requestHeaders", "responseHeaders"],
       body: [
         ["requestBody", "requestHeaders"],

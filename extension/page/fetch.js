@@ -76,6 +76,8 @@
           statusText: response.statusText,
           responseHeaders: headersToObject(response.headers),
           contentType: type || undefined,
+          // Where the page's redirects ended: the body is that URL's.
+          ...(response.redirected ? { redirected: true, responseUrl: response.url } : undefined),
           ...bodyFields("response", body),
         }));
       readResponse(response, type, size, headersAt, (read) => {

@@ -491,6 +491,10 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.deepEqual(logs2.filter((e) => e.source === "browser").map((e) => e.message), [], "no browser messages in a tab that is not deep");
     const bodies2 = (await all(client, "network_bodies", { tabId: secondTab })).filter((e) => ours(e.url));
     assert.ok(bodies2.length > 0 && bodies2.every((b) => b.requestId === undefined), "bodies without a browser row to join");
+    // The page's redirected fetch: its body entry says where the redirects ended.
+    const redirected = bodies2.find((b) => b.url === t("/net/r1"));
+    assert.deepEqual([redirected.redirected, redirected.responseUrl], [true, t("/net/final.json")], JSON.stringify(redirected));
+    assert.equal(bodies2.find((b) => b.url === t("/net/top.json")).redirected, undefined, "only a redirected one says so");
     log(`network page, second tab not deep: ${rows2.length} rows, all the page's own, no browser messages`);
     await second.close();
 
