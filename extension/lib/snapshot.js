@@ -53,11 +53,26 @@
     return tape;
   }
 
+  /**
+   * A Vue reactive proxy's raw object: Vue answers this key with it without tracking the read.
+   * Copying the raw object keeps an effect or watcher that logs its state from coming to depend
+   * on every property the copy reads (and from running again whenever one changes).
+   */
+  function rawOf(value) {
+    try {
+      const raw = value.__v_raw;
+      return raw !== null && typeof raw === "object" && raw !== value ? raw : value;
+    } catch {
+      return value;
+    }
+  }
+
   function put(tape, value, depth, s) {
     if (value === null || typeof value !== "object") {
       tape.push(value); // primitives are immutable; functions are described when built
       return;
     }
+    value = rawOf(value);
     const proto = getPrototypeOf(value);
     const plainObject = proto === ObjectProto || proto === null;
     const array = !plainObject && (proto === ArrayProto || isArray(value));

@@ -86,3 +86,25 @@ test("a getter that takes a snapshot while one is being taken gets its own", () 
   assert.equal(serialize.formatArg(values(tape)[0]), '{"x":1,"z":3}');
   assert.equal(serialize.formatArg(values(inner)[0]), '{"y":2}');
 });
+
+test("a Vue reactive object is copied from its raw object: none of its reads is tracked", () => {
+  // Vue's reactive(): a Proxy whose get trap tracks every key read inside an effect, except its
+  // own flags (__v_raw gives the raw object untracked); nested objects come back reactive too.
+  const tracked = [];
+  const reactive = (target) =>
+    new Proxy(target, {
+      get(t, key, receiver) {
+        if (key === "__v_raw") return t;
+        tracked.push(String(key));
+        const v = Reflect.get(t, key, receiver);
+        return v !== null && typeof v === "object" ? reactive(v) : v;
+      },
+      ownKeys(t) {
+        tracked.push("[iterate]");
+        return Reflect.ownKeys(t);
+      },
+    });
+  const state = reactive({ count: 1, user: { id: 7, tags: ["a"] } });
+  assert.deepEqual(shown(["state", state]), ["state", '{"count":1,"user":{"id":7,"tags":["a"]}}']);
+  assert.deepEqual(tracked, [], "no read of ours went through the reactive proxy");
+});
