@@ -50,7 +50,11 @@
       if (!consumed.hasBody(response)) return now(undefined, "body");
       if (response.type === "opaque") return now(undefined, "headers");
       if (STREAMING.test(type)) return now({ note: "[stream]", stream: true, size }, "headers");
-      if (!TEXTUAL.test(type)) return now(size ? { note: `[${type || "binary"} ${size} bytes not captured]`, size } : undefined, "headers");
+      // A body without a content-type (a bare dev server's) is read as text, as the page most likely
+      // reads it; a binary one is named, with its size when known.
+      if (type && !TEXTUAL.test(type)) {
+        return now({ note: size ? `[${type} ${size} bytes not captured]` : `[${type} body not captured]`, size }, "headers");
+      }
       // The page's own read of the body is ours too, timed as it ends (consumed.js): no clone,
       // no second read; a clone's read, up to the cap, where the page takes the stream or reads late.
       consumed.watch(response, size, headersAt, done);

@@ -305,6 +305,9 @@ test("fetch: duration runs to the end of the body, headersMs to the headers, and
     "/stream": () => new Response(slowBody(4, 100, "stream"), { headers: { "content-type": "text/plain" } }),
     "/endless": () => new Response(slowBody(Infinity, 1024, "endless"), { headers: { "content-type": "text/plain" } }),
     "/events": () => new Response(slowBody(Infinity, 10, "events"), { headers: { "content-type": "text/event-stream" } }),
+    // No content-type at all (a bare dev server), and a binary body of unknown length.
+    "/untyped": () => new Response(new TextEncoder().encode("plain answer")).clone(),
+    "/picture": () => new Response(new Blob([new Uint8Array([137, 80, 78, 71])], { type: "image/png" })),
   };
   globalThis.window = {
     async fetch(url) {
@@ -342,5 +345,12 @@ test("fetch: duration runs to the end of the body, headersMs to the headers, and
   assert.deepEqual([v.durationTo, v.responseBody, v.duration === v.headersMs], ["headers", "[stream]", true], "a streaming type is not read");
   assert.equal(events.bodyUsed, false);
   assert.equal(pulls.events, 0, "nothing of it was pulled");
+
+  const untyped = await window.fetch("/untyped");
+  assert.equal(untyped.headers.get("content-type"), null);
+  assert.equal(await untyped.text(), "plain answer");
+  assert.equal((await entry("/untyped")).responseBody, "plain answer", "a body without a content-type is read as text");
+  await window.fetch("/picture");
+  assert.equal((await entry("/picture")).responseBody, "[image/png body not captured]", "a binary body of unknown length is named");
   delete globalThis.window;
 });
