@@ -20,11 +20,10 @@
 
     // A field once secret stays secret: a "show password" button makes it type=text while it
     // still holds the password. Marked when focused or typed in, and whenever its value is read.
-    const secretFields = new WeakSet();
-    const { has, add } = WeakSet.prototype; // taken now: a page may replace them later
-    const isMarked = (el) => core.apply(has, secretFields, [el]);
+    const secretFields = core.weakSet();
+    const isMarked = (el) => secretFields.has(el);
     const markSecret = (el) => {
-      if (el && typeof el === "object" && !isMarked(el) && redact.isSecretInput(el)) core.apply(add, secretFields, [el]);
+      if (el && typeof el === "object" && !isMarked(el) && redact.isSecretInput(el)) secretFields.add(el);
     };
 
     function fieldValue(el) {
@@ -70,7 +69,7 @@
     });
     // Typing is recorded once the user pauses, not per keystroke: the element is
     // described at the first keystroke of a burst, its value read at the pause.
-    const typing = new WeakMap();
+    const typing = core.weakMap();
     on("focusin", (e) => markSecret(target(e)));
     on("input", (e) => {
       const el = target(e);

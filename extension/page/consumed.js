@@ -32,7 +32,7 @@
   const BYTES_READ = CAP * 4; // a character is at most four bytes: enough for CAP characters
 
   // response → the taker of its body; gone once taken.
-  const watched = new WeakMap();
+  const watched = G.core.weakMap();
 
   /**
    * The page's first read of `response` is ours too; `done({body, end, to})` once, as fetch.js's
@@ -239,7 +239,7 @@
   // branch still reads): when the page cancels its branch, ours stops too, and the connection is
   // released as it would be without us. The page's stream, its readers and its async iterators →
   // the stop of our read.
-  const stops = new WeakMap();
+  const stops = G.core.weakMap();
   if (bodyOf) {
     const own = {
       get body() {

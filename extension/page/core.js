@@ -49,9 +49,38 @@
     return error;
   }
 
+  // WeakMap's and WeakSet's methods, taken now: the maps and sets our wrappers keep are used
+  // through these, so that a page replacing WeakMap.prototype.get (say) later breaks nothing of
+  // ours, not even Function.prototype.toString.
+  const NativeWeakMap = WeakMap;
+  const NativeWeakSet = WeakSet;
+  const { get: mapGet, set: mapSet, has: mapHas, delete: mapDelete } = WeakMap.prototype;
+  const { add: setAdd, has: setHas, delete: setDelete } = WeakSet.prototype;
+
+  /** A WeakMap of ours (get, set, has, delete), out of the page's reach. */
+  function weakMap() {
+    const map = new NativeWeakMap();
+    return {
+      get: (key) => apply(mapGet, map, [key]),
+      set: (key, value) => apply(mapSet, map, [key, value]),
+      has: (key) => apply(mapHas, map, [key]),
+      delete: (key) => apply(mapDelete, map, [key]),
+    };
+  }
+
+  /** A WeakSet of ours (add, has, delete), out of the page's reach. */
+  function weakSet() {
+    const set = new NativeWeakSet();
+    return {
+      add: (value) => apply(setAdd, set, [value]),
+      has: (value) => apply(setHas, set, [value]),
+      delete: (value) => apply(setDelete, set, [value]),
+    };
+  }
+
   // wrapper → original: Function.prototype.toString answers for a wrapper with
   // its original's "function fetch() { [native code] }".
-  const originals = new WeakMap();
+  const originals = weakMap();
   const toString = {
     toString() {
       try {
@@ -209,6 +238,8 @@
   G.core = {
     apply,
     clean,
+    weakMap,
+    weakSet,
     fill,
     disguise,
     wrapConstructor,

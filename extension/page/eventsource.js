@@ -28,7 +28,7 @@
     const CLOSED = 2;
     const MAX_TYPES = 32; // event types listened to per source, ours included
     const ID_CAP = 256;
-    const watched = new WeakMap(); // source → { id, url, types, onMessage, closed }
+    const watched = core.weakMap(); // source → { id, url, types, onMessage, closed }
 
     function record(s, event, fields) {
       const { id, url } = s;

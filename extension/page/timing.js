@@ -5,7 +5,7 @@
 // wrappers know of the same request and makes the `network_waterfall` row.
 // A frame's observer sees only that frame's requests: every in-scope frame
 // runs its own.
-// Registry: reads sources, requests; adds observePerformance, sources.timing.
+// Registry: reads sources, core, requests; adds observePerformance, sources.timing.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
@@ -33,7 +33,7 @@
     if (!requests) return;
     // A buffered observer can be handed the same entry twice (Chromium gives the
     // document's navigation entry once from the buffer and once when it completes).
-    const seen = new WeakSet();
+    const seen = G.core.weakSet();
     let documentSeen = false;
     const record = (entries) =>
       entries.forEach((e) => {

@@ -11,7 +11,7 @@
 
   G.sources.websocket = function install({ core, outbox, serialize, limits, requests }) {
     const { apply, clean, fill, listen, wrapConstructor, connectionId } = core;
-    const ids = new WeakMap();
+    const ids = core.weakMap();
 
     function frame(data) {
       if (typeof data === "string") {

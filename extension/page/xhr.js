@@ -18,9 +18,9 @@
     // An XHR can be opened and sent again and again: `opened` holds what the last
     // open() said, `sending` the one send() in flight, which its loadend takes
     // (so every send() gives exactly one entry, with its own open's method and url).
-    const opened = new WeakMap();
-    const sending = new WeakMap();
-    const watched = new WeakSet(); // our listeners are added once per XHR, at its first send
+    const opened = core.weakMap();
+    const sending = core.weakMap();
+    const watched = core.weakSet(); // our listeners are added once per XHR, at its first send
 
     fill(proto, "open", (original) => ({
       open(method, url) {

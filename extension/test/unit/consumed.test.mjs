@@ -27,6 +27,7 @@ const core = {
   },
   disguise: (wrapper) => wrapper,
   clean: (error) => error,
+  weakMap: () => new WeakMap(),
 };
 globalThis.__gasoline = { core, limits };
 require("../../page/bodies.js");

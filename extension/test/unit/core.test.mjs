@@ -17,7 +17,7 @@ globalThis.clearTimeout = (t) => t && (t.cleared = true);
 Object.defineProperty(globalThis, "performance", { value: { now: () => clock }, configurable: true });
 globalThis.__gasoline = {};
 require("../../page/core.js");
-const { later } = globalThis.__gasoline.core;
+const { later, weakMap, weakSet, fill } = globalThis.__gasoline.core;
 delete globalThis.__gasoline;
 
 /** The native timers still armed. */
@@ -70,4 +70,27 @@ test("a callback that throws does not stop the others", () => {
   later(() => ran.push("after"), 10);
   fireAt(clock + 100);
   assert.deepEqual(ran, ["after"]);
+});
+
+test("our maps, sets and toString keep working when the page replaces WeakMap's and WeakSet's methods", () => {
+  const map = weakMap();
+  const set = weakSet();
+  const owner = { fetch() {} };
+  fill(owner, "fetch", (original) => ({ fetch: (...a) => original(...a) }).fetch);
+  const broken = () => {
+    throw new Error("replaced by the page");
+  };
+  const methods = [[WeakMap.prototype, ["get", "set", "has", "delete"]], [WeakSet.prototype, ["add", "has", "delete"]]];
+  const saved = methods.map(([proto]) => Object.getOwnPropertyDescriptors(proto));
+  for (const [proto, names] of methods) for (const name of names) proto[name] = broken;
+  try {
+    const key = {};
+    map.set(key, 1);
+    set.add(key);
+    assert.deepEqual([map.get(key), map.has(key), set.has(key)], [1, true, true]);
+    assert.deepEqual([map.delete(key), set.delete(key), map.has(key), set.has(key)], [true, true, false, false]);
+    assert.match(owner.fetch.toString(), /fetch\(\) \{\}/, "a wrapper still answers toString with its original's source");
+  } finally {
+    methods.forEach(([proto, names], i) => names.forEach((name) => Object.defineProperty(proto, name, saved[i][name])));
+  }
 });
