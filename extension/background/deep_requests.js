@@ -535,6 +535,11 @@ export class DeepRequests {
 const HANDLERS = {
   "Network.requestWillBeSent": DeepRequests.prototype.request,
   "Network.responseReceived": DeepRequests.prototype.response,
+  "Inspector.workerScriptLoaded"(s) {
+    // The worker's script has loaded: if its request is still open, its end will not be reported
+    // (a shared worker whose session was enabled after its script came, 1 run in about 20).
+    this.scriptLoaded(s, true);
+  },
   "Network.requestServedFromCache"(s, p) {
     const r = this.open.get(p.requestId);
     if (r) r.fromCache = true;

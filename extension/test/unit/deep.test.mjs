@@ -580,6 +580,29 @@ test("deep: what a shared worker fetched before it was attached is read back fro
   assert.equal(rows.filter((r) => r.row.url === again).length, 1, "a fetch the session saw is not read back again");
 });
 
+test("deep: a shared worker's script whose end its late session never saw is one row once the worker says its script loaded", async () => {
+  const shared = { id: "SHW", type: "worker", url: SHARED_URL, attached: false };
+  const { deep, d, rows } = deepWith([page(1, PAGE, TOP), shared]);
+  await deep.attach(1);
+  // The tab sees the script asked for; its response and end went by before the worker's session
+  // was on, which then says the script loaded.
+  d.emit({ tabId: 1 }, "Network.requestWillBeSent", scriptOf("SHW", SHARED_URL));
+  for (let i = 0; i < 20; i++) await settle();
+  assert.deepEqual(rows.filter((r) => r.row.url === SHARED_URL), [], "still open");
+  d.emit({ targetId: "SHW" }, "Inspector.workerScriptLoaded", {});
+  await settle();
+  const script = rows.filter((r) => r.row.url === SHARED_URL);
+  assert.deepEqual(
+    script.map((r) => [r.row.type, r.row.responseStatus, r.tabId]),
+    [["script", undefined, 1]],
+    "the script: one row, its status unknown",
+  );
+  // Its end reported after all (a session that did see it): no second row.
+  d.emit({ targetId: "SHW" }, "Network.loadingFinished", { requestId: "SHW", ...end(40) });
+  await settle();
+  assert.equal(rows.filter((r) => r.row.url === SHARED_URL).length, 1);
+});
+
 test("deep: a shared worker started again under its target is let run; it goes with its tab; its end is forgotten", async () => {
   const shared = { id: "SHW", type: "worker", url: SHARED_URL, attached: false };
   const { deep, d, rows } = deepWith([page(1, PAGE, TOP), page(2, PAGE, "T2"), shared]);
