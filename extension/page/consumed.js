@@ -17,7 +17,7 @@
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.core || !G.bodies || G.consumed) return;
-  const { apply, then, later, perfNow, fill, disguise, clean } = G.core;
+  const { apply, then, later, perfNow, fill, disguise, clean, invoke } = G.core;
   const { readStream, decodeAll } = G.bodies;
   const CAP = G.limits.BODY_CAP;
   const FALLBACK_MS = 1000;
@@ -121,7 +121,7 @@
     fill(proto, method, (original) => ({
       [method]() {
         const taker = take(this);
-        const result = call(original, this, arguments);
+        const result = invoke(original, this, arguments);
         if (!taker) return cleaned(result);
         try {
           return apply(then, result, [
@@ -144,15 +144,6 @@
         }
       },
     })[method]);
-  }
-
-  /** The built-in called from our wrapper: an error it throws loses our frame (core.clean). */
-  function call(original, self, args) {
-    try {
-      return apply(original, self, args);
-    } catch (error) {
-      throw clean(error);
-    }
   }
 
   /** The built-in's promise, its rejection's error without our frame (the error's stack is taken at the call). */
@@ -202,7 +193,7 @@
   fill(proto, "json", (original) => ({
     json() {
       const taker = take(this);
-      if (!taker) return cleaned(call(original, this, arguments));
+      if (!taker) return cleaned(invoke(original, this, arguments));
       let read;
       try {
         read = apply(textOf, this, []);

@@ -49,6 +49,15 @@
     return error;
   }
 
+  /** `original` called from a wrapper of ours; an error it throws reaches the page without our frame. */
+  function invoke(original, self, args) {
+    try {
+      return apply(original, self, args);
+    } catch (error) {
+      throw clean(error);
+    }
+  }
+
   // WeakMap's and WeakSet's methods, taken now: the maps and sets our wrappers keep are used
   // through these, so that a page replacing WeakMap.prototype.get (say) later breaks nothing of
   // ours, not even Function.prototype.toString.
@@ -83,11 +92,8 @@
   const originals = weakMap();
   const toString = {
     toString() {
-      try {
-        return apply(nativeToString, originals.get(this) || this, arguments);
-      } catch (error) {
-        throw clean(error); // toString of a non-function: the built-in's TypeError, without our frame
-      }
+      // toString of a non-function: the built-in's TypeError, without our frame.
+      return invoke(nativeToString, originals.get(this) || this, arguments);
     },
   }.toString;
   originals.set(toString, nativeToString);
@@ -238,6 +244,7 @@
   G.core = {
     apply,
     clean,
+    invoke,
     weakMap,
     weakSet,
     fill,

@@ -12,7 +12,7 @@
   if (!G || !G.sources) return;
 
   G.sources.fetch = function install({ core, outbox, bodies, limits, requests, consumed }) {
-    const { apply, clean, fill, perfNow, Promise, then } = core;
+    const { apply, clean, fill, invoke, perfNow, Promise, then } = core;
     const { describeBody, readCapped, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
     if (typeof window.fetch !== "function") return;
 
@@ -123,12 +123,7 @@
         } catch {
           info = undefined;
         }
-        let result;
-        try {
-          result = apply(original, this, arguments);
-        } catch (error) {
-          throw clean(error); // the built-in's own error (a bad URL, a bad init), without our frame
-        }
+        const result = invoke(original, this, arguments); // its own error (a bad URL, a bad init) without our frame
         if (!info) return result;
         try {
           return new Promise((resolve, reject) => {

@@ -10,7 +10,7 @@
   if (!G || !G.sources) return;
 
   G.sources.websocket = function install({ core, outbox, serialize, limits, requests }) {
-    const { apply, clean, fill, listen, wrapConstructor, connectionId } = core;
+    const { apply, fill, invoke, listen, wrapConstructor, connectionId } = core;
     const ids = core.weakMap();
 
     function frame(data) {
@@ -61,12 +61,7 @@
         } catch {
           // not one of ours
         }
-        let result;
-        try {
-          result = apply(original, this, arguments);
-        } catch (error) {
-          throw clean(error);
-        }
+        const result = invoke(original, this, arguments);
         try {
           if (open) {
             const f = frame(data);

@@ -27,6 +27,7 @@ const core = {
   },
   disguise: (wrapper) => wrapper,
   clean: (error) => error,
+  invoke: Reflect.apply,
   weakMap: () => new WeakMap(),
 };
 globalThis.__gasoline = { core, limits };
