@@ -36,6 +36,16 @@ const CHUNKED_STEP: usize = 64 * 1024;
 const LINGER: Duration = Duration::from_secs(2);
 const LINGER_BYTES: usize = 32 * 1024 * 1024;
 
+/// The body's length as the request declares it (None when chunked or unreadable).
+pub fn declared_length(headers: &axum::http::HeaderMap) -> Option<usize> {
+    headers.get(axum::http::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
+}
+
+/// What a request whose body stopped arriving before [`BODY_READ_TIMEOUT`] is told (408).
+pub fn late_message() -> String {
+    format!("the request body did not arrive within {} s; send it in one go", BODY_READ_TIMEOUT.as_secs())
+}
+
 pub fn too_large() -> ApiError {
     ApiError::TooLarge(format!("request body is over {} MiB; send smaller batches", MAX_BODY_BYTES >> 20))
 }
@@ -70,12 +80,9 @@ pub struct Admitted {
 pub async fn read(store: &Store, body: Body, declared: Option<usize>) -> Result<Admitted, ApiError> {
     let first = declared.unwrap_or(CHUNKED_STEP).max(1);
     let admission = store.admit(first).await?;
-    tokio::time::timeout(BODY_READ_TIMEOUT, read_within(store, body, declared, admission)).await.map_err(|_| {
-        ApiError::Timeout(format!(
-            "the request body did not arrive within {} s; send it in one go",
-            BODY_READ_TIMEOUT.as_secs()
-        ))
-    })?
+    tokio::time::timeout(BODY_READ_TIMEOUT, read_within(store, body, declared, admission))
+        .await
+        .map_err(|_| ApiError::Timeout(late_message()))?
 }
 
 async fn read_within(

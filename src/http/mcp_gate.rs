@@ -67,8 +67,7 @@ pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Res
     };
     // Refused from its headers when it says it is too large, as ingest does; the rest of it is
     // read and dropped for a while so that a client still sending reads the answer.
-    let declared = parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+    if body::declared_length(&parts.headers).is_some_and(|n| n > MAX_BODY_BYTES) {
         body::linger(body);
         return too_large();
     }
@@ -76,11 +75,7 @@ pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Res
     let bytes = match tokio::time::timeout(BODY_READ_TIMEOUT, axum::body::to_bytes(body, MAX_BODY_BYTES)).await {
         Ok(Ok(bytes)) => bytes,
         Ok(Err(_)) => return too_large(),
-        Err(_) => {
-            let message =
-                format!("the request body did not arrive within {} s; send it in one go", BODY_READ_TIMEOUT.as_secs());
-            return (StatusCode::REQUEST_TIMEOUT, message).into_response();
-        }
+        Err(_) => return (StatusCode::REQUEST_TIMEOUT, body::late_message()).into_response(),
     };
     // Half an emoji (a lone surrogate escape, as JavaScript's JSON.stringify writes one) costs
     // that character (U+FFFD), not the message: serde_json, and so rmcp, would refuse it whole.

@@ -124,8 +124,7 @@ async fn post_events(
     let Ok(Path(kind_name)) = kind else {
         return ApiError::BadRequest("the kind in the path is not valid UTF-8 text".into()).into_response();
     };
-    let declared =
-        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+    let declared = body::declared_length(&headers);
     if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
         // Refused from the headers alone, without waiting for the body; the connection then
         // closes, so a client that stalls after declaring 11 MiB holds nothing. What does arrive
@@ -232,8 +231,7 @@ fn answer(status: u16, body: String, replayed: bool) -> Response {
 /// `PUT /capture`: the capture state in force in the extension (`crate::capture`),
 /// stored through the writer so that it outlives a restart; 204 once committed.
 async fn put_capture(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
-    let declared =
-        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+    let declared = body::declared_length(&headers);
     if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
         body::linger(body);
         return closing(body::too_large());
