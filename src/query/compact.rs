@@ -343,7 +343,7 @@ pub fn cut(s: &str) -> Cow<'_, str> {
 }
 
 /// At most `cap` characters, saying how many more there were.
-pub fn cut_at(s: &str, cap: usize) -> Cow<'_, str> {
+fn cut_at(s: &str, cap: usize) -> Cow<'_, str> {
     match s.char_indices().nth(cap) {
         None => Cow::Borrowed(s),
         Some((at, _)) => Cow::Owned(format!("{}… (+{} chars)", &s[..at], s[at..].chars().count())),
@@ -353,7 +353,7 @@ pub fn cut_at(s: &str, cap: usize) -> Cow<'_, str> {
 /// `answer` with its long texts (URLs, messages) cut harder and harder until it fits `budget`:
 /// the last resort of an answer of a fixed shape (summary, compare) whose lists are already at
 /// their shortest. None when even that does not fit.
-pub fn fitted_by_cutting(answer: serde_json::Value, budget: super::budget::Budget) -> Option<String> {
+fn fitted_by_cutting(answer: serde_json::Value, budget: super::budget::Budget) -> Option<String> {
     let mut answer = answer;
     for cap in [200, 80, 40] {
         cut_strings(&mut answer, cap);
@@ -387,7 +387,7 @@ pub fn first_fitting<E>(
 }
 
 /// Every string inside `value` (keys aside) cut at `cap` characters.
-pub fn cut_strings(value: &mut serde_json::Value, cap: usize) {
+fn cut_strings(value: &mut serde_json::Value, cap: usize) {
     match value {
         serde_json::Value::String(s) => {
             if let Cow::Owned(cut) = cut_at(s, cap) {
