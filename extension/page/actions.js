@@ -21,14 +21,13 @@
     // A field once secret stays secret: a "show password" button makes it type=text while it
     // still holds the password. Marked when focused or typed in, and whenever its value is read.
     const secretFields = core.weakSet();
-    const isMarked = (el) => secretFields.has(el);
     const markSecret = (el) => {
-      if (el && typeof el === "object" && !isMarked(el) && redact.isSecretInput(el)) secretFields.add(el);
+      if (el && typeof el === "object" && !secretFields.has(el) && redact.isSecretInput(el)) secretFields.add(el);
     };
 
     function fieldValue(el) {
       markSecret(el);
-      if (isMarked(el)) return { value: redact.REDACTED, redacted: ["value"] };
+      if (secretFields.has(el)) return { value: redact.REDACTED, redacted: ["value"] };
       if (el.type === "checkbox" || el.type === "radio") return { checked: !!el.checked };
       const c = serialize.cut(el.value === undefined ? "" : el.value, limits.VALUE_CAP);
       return c.truncated ? { value: c.text, valueTruncated: true } : { value: c.text };
