@@ -195,11 +195,12 @@ function inScope(url) {
 /**
  * The scope changed (or the worker started): the page scripts registered for
  * it from the next navigation, frames already open told at their next message,
- * the icon, and the server told what is captured.
+ * the icon, and the server told what is captured. Resolves once Chrome holds
+ * the registration.
  */
 function scopeApplied() {
   const matches = scope.paused ? [] : Scope.patterns(scope);
-  registrar
+  const registered = registrar
     .sync(matches, Scope.serverExclusions(settings.serverUrl))
     .catch((e) => extensionLog("error", `could not register the page scripts for ${matches.join(", ")}: ${e.message}`));
   chrome.action.setBadgeText({ text: scope.paused ? "off" : "" });
@@ -207,6 +208,7 @@ function scopeApplied() {
   chrome.action.setTitle({ title: scope.paused ? "Gasoline: capture paused" : "Gasoline" });
   reportCapture();
   deep.recheck(); // a deep tab now outside the scope is let go
+  return registered;
 }
 
 function reportCapture() {
@@ -223,8 +225,9 @@ async function saveScope(change) {
   await ready;
   scope = Scope.scopeWithDefaults({ ...scope, ...change });
   scopeChanged = true;
+  // Registered before anyone hears of it: once the popup shows a site on, its next load is captured.
+  await scopeApplied();
   await chrome.storage.local.set({ scope });
-  scopeApplied();
 }
 
 /** A site turned on (its permission granted, by Chrome's prompt in the popup) or off (its permission given back). */
