@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond the Rust toolchain, when missing:
 # Debian's Chromium (the extension's end-to-end test), the extension's npm
-# packages and those of the Vite app the source-map e2e serves, cargo-fuzz
+# packages and those of the Vite and webpack apps the source-map e2e tests serve, cargo-fuzz
 # (scripts/fuzz.sh), openssl (a self-signed certificate for the https dev
 # server of the source-map e2e), and for the reliability tests that run as root
 # (RELIABILITY.md) `chattr` (e2fsprogs) and `mount`/`umount` (mount).
@@ -40,15 +40,16 @@ if [ -f extension/package-lock.json ]; then
   fi
 fi
 
-# The Vite app the source-map e2e serves (extension/test/e2e/vite.mjs).
-vite_app=extension/test/e2e/fixture/vite-app
-if [ -f "$vite_app/package-lock.json" ]; then
-  stamp="$vite_app/node_modules/.package-lock.json"
-  if [ ! -f "$stamp" ] || [ "$vite_app/package-lock.json" -nt "$stamp" ]; then
-    echo "setup: npm ci in $vite_app/"
-    npm ci --prefix "$vite_app" --no-audit --no-fund --loglevel=error
+# The Vite and webpack apps the source-map e2e tests serve (extension/test/e2e/vite.mjs, webpack.mjs).
+for app in extension/test/e2e/fixture/vite-app extension/test/e2e/fixture/webpack-app; do
+  if [ -f "$app/package-lock.json" ]; then
+    stamp="$app/node_modules/.package-lock.json"
+    if [ ! -f "$stamp" ] || [ "$app/package-lock.json" -nt "$stamp" ]; then
+      echo "setup: npm ci in $app/"
+      npm ci --prefix "$app" --no-audit --no-fund --loglevel=error
+    fi
   fi
-fi
+done
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "setup: cargo install cargo-fuzz"

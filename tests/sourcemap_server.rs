@@ -339,6 +339,89 @@ async fn a_page_on_a_localhost_subdomain_gets_its_original_frames() {
     server.stop();
 }
 
+/// Standard base64, as webpack writes an eval'd module's inline map.
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (*b as u32) << (16 - 8 * i));
+        for i in 0..4 {
+            out.push(if i <= chunk.len() { ABC[(n >> (18 - 6 * i) & 63) as usize] as char } else { '=' });
+        }
+    }
+    out
+}
+
+/// webpack's `eval-source-map` (Next.js's webpack dev default): each module is a string the
+/// bundle evals, with its own inline map and a `webpack-internal:///` sourceURL, which is what
+/// Chrome names its frames by and which no URL serves. The module's map is found in the bundle
+/// its tab loaded, even when the error reaches the server before the row of that bundle (an
+/// urgent error overtakes the page's waterfall): the entry is tried again a moment later.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webpack_eval_module_is_mapped_through_the_bundle_its_tab_loaded() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    // The module's eval'd code: line 1 `{`, line 2 `function explode() {`, line 3 `  throw …`; its map
+    // sends generated line 3 column 2 to line 7 column 2 of src/util.js (0-based in the VLQ).
+    let map = json!({"version": 3, "sources": ["webpack://app/./src/util.js?e0eb"], "names": [],
+                     "sourcesContent": ["// util\n\n\n\n\nexport function explode() {\n  throw new Error(\"boom\");\n}\n"],
+                     "mappings": "AAAA;AAKA;EACE"});
+    let module = format!(
+        "{{\nfunction explode() {{\n  throw new Error(\"boom\");\n}}\n//# sourceURL=[module]\n//# sourceMappingURL=data:application/json;charset=utf-8;base64,{}\n//# sourceURL=webpack-internal:///./src/util.js\n}}",
+        base64(map.to_string().as_bytes())
+    );
+    let bundle = format!(
+        "(() => {{\nvar __webpack_modules__ = ({{\n\"./src/util.js\": (() => {{\neval({});\n}})\n}});\n}})();\n",
+        json!(module)
+    );
+    site.put("/main.js", bundle);
+    let addr = site.clone().start("127.0.0.1").await;
+    let origin = format!("http://127.0.0.1:{}", addr.port());
+    let tab = 7;
+    let stack = "Error: boom\n    at explode (webpack-internal:///./src/util.js:3:9)\n    at eval (webpack-internal:///./src/util.js:3:3)";
+    server
+        .ingest("logs", vec![json!({"tabId": tab, "ts": 1, "level": "error", "source": "exception", "url": format!("{origin}/"),
+                                     "message": "boom", "stack": stack, "location": "webpack-internal:///./src/util.js:3:3"})])
+        .await;
+    // The bundle's row comes after the error, as the extension may send them: here after the
+    // resolver's first look, which found no bundle and wrote nothing (the pause only orders the
+    // two; were the resolver slower, the row would be there at its first look and pass as well).
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    server
+        .ingest(
+            "network_waterfall",
+            vec![json!({"tabId": tab, "ts": 2, "url": format!("{origin}/main.js"), "initiatorType": "script"})],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 1, has_result).await;
+    let entry = &list[0];
+    assert_eq!(entry["original"]["source"], "src/util.js", "{entry:#}");
+    assert_eq!(entry["original"]["line"], 7, "{entry:#}");
+    assert_eq!(entry["original"]["context"]["lines"][1], "  throw new Error(\"boom\");", "{entry:#}");
+    assert_eq!(entry["frames"][0]["original"]["line"], 7, "{entry:#}");
+    assert_eq!(entry["frames"][0]["fn"], "explode");
+    // A module the bundle does not hold: not found. The same module logged by another tab of
+    // the same origin: found where it was last, in the bundle that origin serves.
+    server
+        .ingest(
+            "logs",
+            vec![
+                json!({"tabId": tab, "ts": 3, "level": "log", "source": "console", "url": format!("{origin}/"),
+                                     "message": "m", "location": "webpack-internal:///./src/other.js:1:1"}),
+                json!({"tabId": 8, "ts": 4, "level": "log", "source": "console", "url": format!("{origin}/"),
+                                     "message": "m", "location": "webpack-internal:///./src/util.js:3:3"}),
+            ],
+        )
+        .await;
+    let list = resolved(&mcp, 3, has_result).await;
+    assert_eq!(list[1]["sourcemap"], "not found", "{:#}", list[1]);
+    assert_eq!(list[2]["original"]["line"], 7, "{:#}", list[2]);
+    mcp.close().await;
+    server.stop();
+}
+
 /// A dev server that accepts connections and never answers (stopped in a debugger): the first
 /// fetch from it times out, and its other scripts are not asked for while it is stalled, so the
 /// frames waiting behind it are answered `timed out` at once instead of five seconds each.

@@ -101,13 +101,20 @@ fn regular_at(map: &DecodedMap, line: u32, col: u32, depth: usize) -> Result<(&S
 }
 
 /// How a source is shown: `webpack://`/`webpack-internal:///` names as the
-/// paths they are; a URL of the page's origin as its path ("src/App.jsx");
-/// a `file:` URL as its path; anything else as resolved.
+/// paths they are, without the query webpack adds (`?e0eb` from eval-source-map,
+/// a Vue file's `?vue&type=script`) or Next.js's layer (`(app-pages-browser)/`);
+/// a URL of the page's origin as its path ("src/App.jsx"); a `file:` URL as its
+/// path; anything else as resolved.
 pub fn display_source(raw: &str, map_url: &Url, page: &Url) -> String {
     for scheme in ["webpack-internal:///", "webpack://"] {
         if let Some(rest) = raw.strip_prefix(scheme) {
             // webpack://<namespace>/./src/App.js → src/App.js
             let path = if scheme == "webpack://" { rest.split_once('/').map_or(rest, |(_, p)| p) } else { rest };
+            let path = path.split_once('?').map_or(path, |(p, _)| p);
+            let path = match path.strip_prefix('(').and_then(|p| p.split_once(")/")) {
+                Some((_, after)) => after,
+                None => path,
+            };
             return path.trim_start_matches("./").to_string();
         }
     }
@@ -204,6 +211,15 @@ mod tests {
         assert_eq!(display_source("/@fs/home/me/lib/x.js", &script, &page), "/home/me/lib/x.js");
         assert_eq!(display_source("webpack://my-app/./src/App.js", &script, &page), "src/App.js");
         assert_eq!(display_source("webpack-internal:///./src/App.js", &script, &page), "src/App.js");
+        assert_eq!(display_source("webpack://app/./src/util.js?e0eb", &script, &page), "src/util.js");
+        assert_eq!(
+            display_source("webpack://app/./src/App.vue?vue&type=script&lang.js", &script, &page),
+            "src/App.vue"
+        );
+        assert_eq!(
+            display_source("webpack-internal:///(app-pages-browser)/./src/app/page.js", &script, &page),
+            "src/app/page.js"
+        );
         assert_eq!(display_source("file:///home/me/app/src/a.ts", &script, &page), "/home/me/app/src/a.ts");
         assert_eq!(display_source("https://cdn.example/lib.js", &script, &page), "https://cdn.example/lib.js");
         assert_eq!(display_source("my%20file.js", &script, &page), "src/my file.js");

@@ -19,6 +19,7 @@
 //!   `{at, fn, sourcemap}`.
 
 mod cache;
+pub mod eval_module;
 mod fetch;
 pub mod frames;
 pub mod locate;
@@ -63,6 +64,11 @@ pub enum Unmapped {
     TimedOut,
 }
 
+/// An entry with a frame of an eval'd module whose bundle was not found is tried once more
+/// after this long, before anything is written: a page's urgent error can reach the server
+/// before the rows of the scripts it loaded, where the bundle is looked for.
+pub const RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The environment variable that turns resolution off (`off`, `0` or `false`).
 pub const OFF_VAR: &str = "GASOLINE_SOURCEMAPS";
 
@@ -79,6 +85,10 @@ pub struct Wanted {
     pub index: usize,
     /// The page that logged it: fetches go only to its origin.
     pub page_url: String,
+    /// Its tab, whose scripts may hold the modules webpack runs through `eval`.
+    pub tab_id: Option<i64>,
+    /// Whether this is the second try ([`RETRY_AFTER`]).
+    pub retried: bool,
     pub location: Option<Frame>,
     pub frames: Vec<Frame>,
 }
@@ -122,6 +132,8 @@ pub fn wanted(kind: &Kind, rows: &[Row]) -> Vec<Wanted> {
             (location.is_some() || !frames.is_empty()).then(|| Wanted {
                 index,
                 page_url: page_url.clone(),
+                tab_id: row.tab_id,
+                retried: false,
                 location,
                 frames,
             })
@@ -140,6 +152,36 @@ struct Job {
 struct Queued {
     bytes: usize,
     pending: Arc<AtomicUsize>,
+}
+
+impl Queued {
+    fn hold(wanted: &[Wanted], pending: &Arc<AtomicUsize>) -> (Queued, usize) {
+        let bytes = wanted.iter().map(Wanted::size).sum();
+        let before = pending.fetch_add(bytes, Ordering::Relaxed);
+        (Queued { bytes, pending: pending.clone() }, before + bytes)
+    }
+}
+
+/// How the worker queues an entry again ([`RETRY_AFTER`]), without keeping the queue open.
+struct Requeue {
+    tx: mpsc::WeakSender<Job>,
+    pending: Arc<AtomicUsize>,
+}
+
+impl Requeue {
+    /// Queues `wanted` of the batch stored from `first_id` after [`RETRY_AFTER`], if the
+    /// queue is still open and has room then.
+    fn later(&self, first_id: i64, wanted: Vec<Wanted>) {
+        let (tx, pending) = (self.tx.clone(), self.pending.clone());
+        tokio::spawn(async move {
+            tokio::time::sleep(RETRY_AFTER).await;
+            let Some(tx) = tx.upgrade() else { return };
+            let (queued, total) = Queued::hold(&wanted, &pending);
+            if total <= QUEUE_BYTES {
+                let _ = tx.try_send(Job { first_id, wanted, _queued: queued });
+            }
+        });
+    }
 }
 
 impl Drop for Queued {
@@ -166,14 +208,15 @@ impl Resolver {
         let off = std::env::var(OFF_VAR).is_ok_and(|v| matches!(v.as_str(), "off" | "0" | "false"));
         let runtime = tokio::runtime::Handle::try_current().ok().filter(|_| !off);
         let Some(runtime) = runtime else { return Resolver { tx: None, dropped, pending } };
-        let worker = match worker::Worker::new(store, server_port) {
+        let (tx, rx) = mpsc::channel(QUEUE);
+        let requeue = Requeue { tx: tx.downgrade(), pending: pending.clone() };
+        let worker = match worker::Worker::new(store, server_port, requeue) {
             Ok(worker) => worker,
             Err(e) => {
                 tracing::warn!("source maps will not be resolved: {e}");
                 return Resolver { tx: None, dropped, pending };
             }
         };
-        let (tx, rx) = mpsc::channel(QUEUE);
         runtime.spawn(worker.run(rx));
         Resolver { tx: Some(tx), dropped, pending }
     }
@@ -184,10 +227,8 @@ impl Resolver {
         if wanted.is_empty() {
             return;
         }
-        let bytes = wanted.iter().map(Wanted::size).sum();
-        let before = self.pending.fetch_add(bytes, Ordering::Relaxed);
-        let queued = Queued { bytes, pending: self.pending.clone() };
-        if before + bytes > QUEUE_BYTES || tx.try_send(Job { first_id, wanted, _queued: queued }).is_err() {
+        let (queued, total) = Queued::hold(&wanted, &self.pending);
+        if total > QUEUE_BYTES || tx.try_send(Job { first_id, wanted, _queued: queued }).is_err() {
             let n = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
             if n.is_power_of_two() {
                 tracing::warn!("source maps: {n} batches left unresolved (the resolver is behind)");

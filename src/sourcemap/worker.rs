@@ -3,7 +3,8 @@
 //! on the blocking pool, and the results written into the rows still stored
 //! through the writer, in one job per batch.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use serde_json::json;
@@ -11,13 +12,14 @@ use tokio::sync::mpsc;
 use url::Url;
 
 use super::cache::{Cache, Entry, Loaded};
+use super::eval_module::{self, Bundle, Bundles};
 use super::fetch::{Fetched, Fetcher, Validators};
 use super::frames::Frame;
 use super::locate::{self, MapRef};
 use super::lookup::{self, Original};
 use super::parse;
 use super::scope::{self, Allowed};
-use super::{Job, Unmapped};
+use super::{Job, Requeue, Unmapped, Wanted};
 use crate::capture::Capture;
 use crate::kind;
 use crate::store::{Store, StoreError};
@@ -29,11 +31,36 @@ pub struct Worker {
     server_port: u16,
     /// Batches handled so far: what a cache entry was last confirmed in.
     jobs: u64,
+    /// Bundles holding eval'd modules, and which bundle held a module last (eval_module.rs).
+    bundles: Bundles,
+    homes: HashMap<String, Url>,
+    /// Within the batch at hand: the scripts that could not be fetched or hold no eval'd
+    /// module, and the scripts of each tab.
+    passed: HashSet<String>,
+    tab_scripts: HashMap<i64, Vec<String>>,
+    /// Whether the entry at hand has a frame of an eval'd module whose bundle was not found.
+    eval_missed: bool,
+    requeue: Requeue,
 }
 
+/// Most modules whose bundle is remembered.
+const MAX_HOMES: usize = 4096;
+
 impl Worker {
-    pub fn new(store: Store, server_port: u16) -> Result<Worker, reqwest::Error> {
-        Ok(Worker { store, fetcher: Fetcher::new()?, cache: Cache::default(), server_port, jobs: 0 })
+    pub fn new(store: Store, server_port: u16, requeue: Requeue) -> Result<Worker, reqwest::Error> {
+        Ok(Worker {
+            store,
+            fetcher: Fetcher::new()?,
+            cache: Cache::default(),
+            server_port,
+            jobs: 0,
+            bundles: Bundles::default(),
+            homes: HashMap::new(),
+            passed: HashSet::new(),
+            tab_scripts: HashMap::new(),
+            eval_missed: false,
+            requeue,
+        })
     }
 
     pub async fn run(mut self, mut rx: mpsc::Receiver<Job>) {
@@ -47,13 +74,17 @@ impl Worker {
 
     async fn job(&mut self, job: Job) -> Result<(), StoreError> {
         self.jobs += 1;
+        self.passed.clear();
+        self.tab_scripts.clear();
         let capture: Capture = self.store.read(scope::read_capture).await?;
         // Entries of a batch share pages and often positions (a log line in a loop): each page's
         // scope and each position's result is worked out once per batch, as JSON text.
         let mut pages: HashMap<&str, (Allowed, Option<Url>)> = HashMap::new();
-        let mut results: HashMap<(&str, &str, u32, u32), String> = HashMap::new();
+        let mut results: HashMap<(&str, &str, u32, u32), (String, bool)> = HashMap::new();
         let mut patches = Vec::with_capacity(job.wanted.len());
+        let mut later = Vec::new();
         for wanted in &job.wanted {
+            self.eval_missed = false;
             let page_url = wanted.page_url.as_str();
             if !pages.contains_key(page_url) {
                 let allowed = Allowed::for_page(page_url, &capture, self.server_port);
@@ -62,7 +93,7 @@ impl Worker {
             let Some((allowed, page)) = pages.get(page_url) else { continue };
             let mut patch = String::from("{");
             if let Some(location) = &wanted.location {
-                patch.push_str(&self.result(&mut results, page_url, location, allowed, page.as_ref()).await);
+                patch.push_str(&self.result(&mut results, wanted, location, allowed, page.as_ref()).await);
             }
             if !wanted.frames.is_empty() {
                 if patch.len() > 1 {
@@ -78,13 +109,20 @@ impl Worker {
                         patch.push_str(&format!(",\"fn\":{}", json!(function)));
                     }
                     patch.push(',');
-                    patch.push_str(&self.result(&mut results, page_url, frame, allowed, page.as_ref()).await);
+                    patch.push_str(&self.result(&mut results, wanted, frame, allowed, page.as_ref()).await);
                     patch.push('}');
                 }
                 patch.push(']');
             }
             patch.push('}');
+            if self.eval_missed && !wanted.retried {
+                later.push(Wanted { retried: true, ..wanted.clone() });
+                continue;
+            }
             patches.push((job.first_id + wanted.index as i64, patch));
+        }
+        if !later.is_empty() {
+            self.requeue.later(job.first_id, later);
         }
         let bytes = patches.iter().map(|(_, p)| p.len() + 64).sum();
         let admission = self.store.admit(bytes).await?;
@@ -96,26 +134,39 @@ impl Worker {
     /// once per batch.
     async fn result<'j>(
         &mut self,
-        results: &mut HashMap<(&'j str, &'j str, u32, u32), String>,
-        page_url: &'j str,
+        results: &mut HashMap<(&'j str, &'j str, u32, u32), (String, bool)>,
+        wanted: &'j Wanted,
         frame: &'j Frame,
         allowed: &Allowed,
         page: Option<&Url>,
     ) -> String {
-        let key = (page_url, frame.url.as_str(), frame.line, frame.column);
-        if let Some(known) = results.get(&key) {
+        let key = (wanted.page_url.as_str(), frame.url.as_str(), frame.line, frame.column);
+        if let Some((known, missed)) = results.get(&key) {
+            self.eval_missed |= *missed;
             return known.clone();
         }
-        let text = match self.resolve(frame, allowed, page).await {
+        let missed_before = std::mem::take(&mut self.eval_missed);
+        let text = match self.resolve(wanted, frame, allowed, page).await {
             Ok(original) => format!("\"original\":{}", json!(original)),
             Err(why) => format!("\"sourcemap\":{}", json!(why.to_string())),
         };
-        results.insert(key, text.clone());
+        results.insert(key, (text.clone(), self.eval_missed));
+        self.eval_missed |= missed_before;
         text
     }
 
-    async fn resolve(&mut self, frame: &Frame, allowed: &Allowed, page: Option<&Url>) -> Result<Original, Unmapped> {
+    async fn resolve(
+        &mut self,
+        wanted: &Wanted,
+        frame: &Frame,
+        allowed: &Allowed,
+        page: Option<&Url>,
+    ) -> Result<Original, Unmapped> {
         let page = page.ok_or(Unmapped::NotInScope)?;
+        if eval_module::is_eval_module(&frame.url) {
+            let loaded = self.eval_module(wanted, &frame.url, allowed).await?;
+            return lookup::lookup(&loaded.parsed.map, frame.line, frame.column, &loaded.map_url, page);
+        }
         let url = Url::parse(&frame.url).map_err(|_| Unmapped::NotInScope)?;
         if !allowed.permits(&url) {
             return Err(Unmapped::NotInScope);
@@ -123,6 +174,104 @@ impl Worker {
         let loaded = self.script(&url, allowed).await?;
         let (line, column) = (frame.line, frame.column);
         lookup::lookup(&loaded.parsed.map, line, column, &loaded.map_url, page)
+    }
+
+    /// The decoded inline map of a module webpack ran through `eval`, from the bundle on the
+    /// page's origin that holds the module's string: the bundle that held it last, else the
+    /// scripts the entry's own stack names, else those its tab loaded, the newest first.
+    async fn eval_module(&mut self, wanted: &Wanted, module: &str, allowed: &Allowed) -> Result<Arc<Loaded>, Unmapped> {
+        let origin = allowed.origin().ok_or(Unmapped::NotInScope)?.ascii_serialization();
+        let home_key = format!("{origin} {module}");
+        for url in self.candidates(wanted, &home_key, allowed).await {
+            let Some(bundle) = self.bundle(&url, allowed).await else { continue };
+            let Some(reference) = bundle.map_of(module) else {
+                if bundle.modules.contains_key(module) {
+                    return Err(Unmapped::NotFound); // held there without a map (the plain eval devtool)
+                }
+                continue;
+            };
+            if self.homes.len() >= MAX_HOMES {
+                self.homes.clear();
+            }
+            self.homes.insert(home_key, url.clone());
+            // A decoded map is remembered by what the bundle says of it, so an edit gets a new one.
+            let key = format!("{url}#{module}#{:x}", fingerprint(reference));
+            if let Some(entry) = self.cache.get(&key) {
+                return entry.outcome;
+            }
+            let outcome = match locate::resolve(reference, &url) {
+                Ok(MapRef::Inline(bytes)) => decode(bytes, url).await,
+                Ok(MapRef::Url(_)) => Err(Unmapped::NotFound),
+                Err(why) => Err(why),
+            };
+            let entry =
+                Entry { script: Validators::default(), map: None, outcome: outcome.clone(), checked_in: self.jobs };
+            self.cache.put(&key, entry);
+            return outcome;
+        }
+        self.eval_missed = true; // in none of the scripts known yet: the entry is tried again
+        Err(Unmapped::NotFound)
+    }
+
+    /// Where a module may be, in the order tried, each on the page's origin and named once.
+    async fn candidates(&mut self, wanted: &Wanted, home_key: &str, allowed: &Allowed) -> Vec<Url> {
+        let mut urls: Vec<Url> = self.homes.get(home_key).cloned().into_iter().collect();
+        let named = wanted.frames.iter().chain(&wanted.location).map(|f| f.url.clone());
+        let loaded = match wanted.tab_id {
+            Some(tab) => self.scripts_of(tab).await,
+            None => Vec::new(),
+        };
+        for text in named.chain(loaded) {
+            let Ok(url) = Url::parse(&text) else { continue };
+            if allowed.permits(&url) && !urls.contains(&url) && !self.passed.contains(url.as_str()) {
+                urls.push(url);
+            }
+        }
+        urls.truncate(eval_module::MAX_CANDIDATES);
+        urls
+    }
+
+    /// The scripts tab `tab` loaded, read once per batch.
+    async fn scripts_of(&mut self, tab: i64) -> Vec<String> {
+        if let Some(known) = self.tab_scripts.get(&tab) {
+            return known.clone();
+        }
+        let read = self.store.read(move |conn| eval_module::tab_scripts(conn, tab)).await;
+        let scripts = read.unwrap_or_else(|e: StoreError| {
+            tracing::warn!("source maps: the tab's scripts could not be read: {e}");
+            Vec::new()
+        });
+        self.tab_scripts.insert(tab, scripts.clone());
+        scripts
+    }
+
+    /// The bundle at `url`: confirmed in this batch, revalidated, or fetched.
+    async fn bundle(&mut self, url: &Url, allowed: &Allowed) -> Option<Bundle> {
+        let cached = self.bundles.get(url.as_str());
+        if let Some(bundle) = &cached
+            && bundle.checked_in == self.jobs
+        {
+            return cached;
+        }
+        let known = cached.as_ref().map(|b| &b.validators).filter(|v| !v.is_empty());
+        let bundle = match self.fetcher.get(url, allowed, known).await {
+            Ok(Fetched::NotModified) => cached.map(|b| Bundle { checked_in: self.jobs, ..b }),
+            Ok(Fetched::Body(body)) => {
+                let jobs = self.jobs;
+                tokio::task::spawn_blocking(move || Bundle::new(body.validators, body.bytes, jobs)).await.ok()
+            }
+            Err(_) => None,
+        };
+        match bundle {
+            Some(b) if !b.modules.is_empty() => {
+                self.bundles.put(url.as_str(), b.clone());
+                Some(b)
+            }
+            _ => {
+                self.passed.insert(url.to_string());
+                None
+            }
+        }
     }
 
     /// The decoded map of the script at `url`: remembered, revalidated, or fetched.
@@ -209,4 +358,11 @@ async fn decode(bytes: Vec<u8>, map_url: Url) -> Result<Arc<Loaded>, Unmapped> {
     tokio::task::spawn_blocking(move || parse::parse(&bytes).map(|parsed| Arc::new(Loaded { parsed, map_url })))
         .await
         .unwrap_or(Err(Unmapped::Invalid))
+}
+
+/// A short fingerprint of a text (not for security: a cache key's part).
+fn fingerprint(text: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
 }

@@ -172,6 +172,19 @@ pub fn capture(conn: &Connection) -> Result<Option<(String, i64)>, StoreError> {
     Ok(stmt.query_row([], |r| Ok((r.get(0)?, r.get(1)?))).optional()?)
 }
 
+/// The distinct URLs of the scripts tab `tab_id` loaded, the newest first, at most `limit`:
+/// its waterfall rows the page called scripts (`initiatorType`) or whose URL names a `.js`
+/// file. Read newest first through the tab's index.
+pub fn script_urls(conn: &Connection, tab_id: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT url FROM network_waterfall WHERE tab_id = ?1
+         AND (initiator_type = 'script' OR url LIKE '%.js' OR url LIKE '%.js?%')
+         GROUP BY url ORDER BY max(id) DESC LIMIT ?2",
+    )?;
+    let urls = stmt.query_map(params![tab_id, limit as i64], |r| r.get(0))?;
+    Ok(urls.collect::<Result<_, _>>()?)
+}
+
 /// Merges each JSON object, whose members are among `keys`, into the `data` of the row of
 /// `kind` with that id; rows no longer stored are passed over. Only `data` changes, no column:
 /// no index or cached count moves. When `data` holds none of `keys` (as `"key":`), the patch's

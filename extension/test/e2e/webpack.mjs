@@ -1,0 +1,129 @@
+// Source-mapped frames from a real webpack dev server whose every module runs
+// through eval (devtool "eval-source-map", Next.js's webpack dev default): the
+// fixture app (fixture/webpack-app/) served by webpack-dev-server on 127.0.0.1,
+// the real extension (its test build) in headless Chromium, the real server.
+// Chrome names such frames by the module's sourceURL
+// (webpack-internal:///./src/util.js:L:C), which no URL serves: the server finds
+// the module's inline map in the bundle that holds it. A helper's console.warn
+// maps to its line in src/util.js, an uncaught error thrown there to the line of
+// the throw, with the caller's frame in src/index.js.
+//
+//   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/webpack.mjs
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { all, assertDeclared, checkPrerequisites, freePort, launch, serviceWorker, startGasoline, testBuild, waitFor } from "./harness.mjs";
+
+function fail(message) {
+  console.error(`webpack e2e FAILED: ${message}`);
+  process.exit(1);
+}
+const log = (message) => console.log(`webpack e2e: ${message}`);
+checkPrerequisites(fail);
+
+const app = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixture/webpack-app");
+const cli = path.join(app, "node_modules/webpack-cli/bin/cli.js");
+if (!existsSync(cli)) fail(`${cli} is missing: run scripts/setup.sh (npm ci in ${path.relative(process.cwd(), app)})`);
+
+/** The 1-based line of `needle` in the app's `file`, and that line's text. */
+function lineOf(file, needle) {
+  const lines = readFileSync(path.join(app, file), "utf8").split("\n");
+  const i = lines.findIndex((l) => l.includes(needle));
+  assert.ok(i >= 0, `${needle} in ${file}`);
+  return { line: i + 1, text: lines[i] };
+}
+
+/** webpack-dev-server on 127.0.0.1:`port`, its bundle built and served. */
+async function startWebpack(port) {
+  const child = spawn(process.execPath, [cli, "serve", "--host", "127.0.0.1", "--port", String(port)], {
+    cwd: app,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  await waitFor("webpack-dev-server to serve the bundle", async () => {
+    if (child.exitCode !== null) throw new Error(`webpack exited: ${output}`);
+    const r = await fetch(`http://127.0.0.1:${port}/main.js`).catch(() => null);
+    return r && r.ok && (await r.text()).includes("sourceURL=webpack-internal:///./src/util.js");
+  }, 120000);
+  return { child, exited, output: () => output };
+}
+
+const work = mkdtempSync(path.join(tmpdir(), "gasoline-webpack-"));
+const db = path.join(work, "gasoline.db");
+const port = await freePort();
+const webpackPort = await freePort();
+const client = await startGasoline(port, db);
+const server = await startWebpack(webpackPort);
+const build = testBuild(work);
+let context;
+
+try {
+  context = await launch(path.join(work, "profile"), build, []);
+  const worker = await serviceWorker(context);
+  await worker.evaluate((url) => chrome.storage.local.set({ settings: { serverUrl: url } }), `http://127.0.0.1:${port}`);
+  const origin = `http://127.0.0.1:${webpackPort}`;
+
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  // The scripts register for the page's next load once the scope is in force: load until captured.
+  await waitFor("the page's exception captured", async () => {
+    await page.goto(`${origin}/?boom`);
+    await page.waitForFunction(() => document.readyState === "complete");
+    const logs = await all(client, "logs");
+    return logs.some((e) => e.source === "exception" && e.message.includes("boom from util"));
+  }, 60000);
+  assert.ok(pageErrors.some((m) => m.includes("boom from util")), `the page threw: ${pageErrors}`);
+
+  const thrown = lineOf("src/util.js", "throw new Error(message)");
+  const warned = lineOf("src/util.js", "console.warn(");
+  const called = lineOf("src/index.js", 'explode("the page asked for it")');
+
+  const exception = await waitFor("the exception's frames resolved", async () => {
+    const logs = await all(client, "logs");
+    return logs.find((e) => e.source === "exception" && e.message.includes("boom from util") && e.frames);
+  });
+  const [top, caller] = exception.frames;
+  assert.ok(top.at.startsWith("webpack-internal:///./src/util.js:"), `the raw top frame is the eval'd module's: ${JSON.stringify(top)}`);
+  assert.ok(top.original, `the top frame is mapped: ${JSON.stringify(exception.frames, null, 1)}`);
+  assert.equal(`${top.original.source}:${top.original.line}`, `src/util.js:${thrown.line}`);
+  assert.equal(top.fn, "explode");
+  const around = top.original.context;
+  assert.equal(around.lines[thrown.line - around.start], thrown.text, `the line's source text: ${JSON.stringify(around)}`);
+  assert.ok(caller && caller.original, `the caller's frame is mapped too: ${JSON.stringify(exception.frames, null, 1)}`);
+  assert.equal(`${caller.original.source}:${caller.original.line}`, `src/index.js:${called.line}`);
+  log(`the exception's top frame reads src/util.js:${thrown.line} ("${thrown.text.trim()}"), its caller src/index.js:${called.line}`);
+
+  const warning = await waitFor("the console.warn's call site resolved", async () => {
+    const logs = await all(client, "logs");
+    return logs.find((e) => e.level === "warn" && e.message.startsWith("util announces") && (e.original || e.sourcemap));
+  });
+  assert.equal(warning.sourcemap, undefined, `mapped: ${JSON.stringify(warning)}`);
+  assert.ok(warning.location.startsWith("webpack-internal:///./src/util.js:"), warning.location);
+  assert.equal(`${warning.original.source}:${warning.original.line}`, `src/util.js:${warned.line}`);
+  // webpack maps a module without a loader statement by statement, not token by token: the line
+  // is exact, the column is where the map's mapping on that line begins.
+  assert.ok(warning.original.column >= 1 && warning.original.column <= warned.text.length, JSON.stringify(warning.original));
+  log(`the console.warn's call site reads src/util.js:${warned.line}:${warning.original.column}`);
+
+  assertDeclared({ logs: await all(client, "logs") });
+  log("every stored field is declared");
+  console.log("webpack e2e: PASS");
+} catch (e) {
+  console.error(`webpack-dev-server output:\n${server.output()}`);
+  fail(e.stack || e.message);
+} finally {
+  if (context) await context.close();
+  server.child.kill("SIGTERM");
+  await server.exited;
+  await client.close();
+  rmSync(work, { recursive: true, force: true });
+}
