@@ -136,6 +136,21 @@ mod tests {
     }
 
     #[test]
+    fn webpack_eval_d_modules_give_their_frames_next_js_layers_included() {
+        let stack = "Error: boom\n    at explode (webpack-internal:///./src/util.js:15:9)\n    at Page (webpack-internal:///(app-pages-browser)/./src/app/page.js:12:9)\n    at eval (webpack-internal:///./src/index.js:10:54)";
+        let got: Vec<(Option<String>, String, u32, u32)> =
+            stack_frames(stack).into_iter().map(|f| (f.function, f.url, f.line, f.column)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some("explode".into()), "webpack-internal:///./src/util.js".into(), 15, 9),
+                (Some("Page".into()), "webpack-internal:///(app-pages-browser)/./src/app/page.js".into(), 12, 9),
+                (Some("eval".into()), "webpack-internal:///./src/index.js".into(), 10, 54),
+            ]
+        );
+    }
+
+    #[test]
     fn a_location_is_its_script_position() {
         let f = location_frame("http://localhost:3000/main.js:1:20931").expect("a frame");
         assert_eq!((f.url.as_str(), f.line, f.column), ("http://localhost:3000/main.js", 1, 20931));
