@@ -180,6 +180,7 @@ pub static LOGS: Kind = Kind {
                   and elements that failed to load (source \"resource\"), from every frame",
     data_fields: &[
         "location",
+        "callers",
         "stack",
         "messageTruncated",
         "messageSize",

@@ -3,7 +3,9 @@
 // (http(s), webpack-internal:///, webpack://, Vite's /@fs/…?v=…, blob:, file:,
 // data:, a sourceURL name, <anonymous>), and eval'd code as "where eval was
 // called (eval <anonymous>:line:col)". Frames of extensions (ours included)
-// and frames without a position (native code) are passed over.
+// and frames without a position (native code) are passed over. Its callers
+// too (callSites): the server tells library code from the page's own by the
+// source maps, which the page does not have.
 // Registry: reads nothing; adds callsite.
 (function (root) {
   const LOCATION_CAP = 300; // a data: URL can be a whole script
@@ -58,18 +60,25 @@
     return bounded(loc);
   }
 
-  /** "url:line:col" of the first frame of `stack` (its first line is the message) outside any extension. */
-  function callSite(stack) {
-    if (typeof stack !== "string") return undefined;
+  /**
+   * "url:line:col" of the first `n` frames of `stack` (its first line is the message) outside
+   * any extension: the call site, then its callers.
+   */
+  function callSites(stack, n) {
+    const sites = [];
+    if (typeof stack !== "string") return sites;
     const lines = stack.split("\n");
-    for (let i = 1; i < lines.length; i++) {
+    for (let i = 1; i < lines.length && sites.length < n; i++) {
       const where = frameLocation(lines[i]);
-      if (where) return where;
+      if (where) sites.push(where);
     }
-    return undefined;
+    return sites;
   }
 
-  const callsite = { callSite, frameLocation };
+  /** "url:line:col" of the first frame of `stack` (its first line is the message) outside any extension. */
+  const callSite = (stack) => callSites(stack, 1)[0];
+
+  const callsite = { callSite, callSites, frameLocation };
   if (typeof module === "object" && module.exports) module.exports = callsite;
   root.__gasoline = Object.assign(root.__gasoline || {}, { callsite });
 })(globalThis);

@@ -54,6 +54,12 @@ pub fn stack_frames(stack: &str) -> Vec<Frame> {
     stack.lines().filter_map(frame_of_line).take(MAX_FRAMES).collect()
 }
 
+/// The frames of a console call's `callers` ("url:line:col" lines, the call site's callers,
+/// innermost first), at most [`MAX_FRAMES`].
+pub fn caller_frames(callers: &str) -> Vec<Frame> {
+    callers.lines().filter_map(location_frame).take(MAX_FRAMES).collect()
+}
+
 /// One "    at fn (url:line:col)" or "    at url:line:col" line.
 fn frame_of_line(line: &str) -> Option<Frame> {
     let text = line.trim().strip_prefix("at ")?;

@@ -221,6 +221,11 @@ mod tests {
             "src/app/page.js"
         );
         assert_eq!(display_source("file:///home/me/app/src/a.ts", &script, &page), "/home/me/app/src/a.ts");
+        // A module webpack ran through eval: its sources resolve against its own name, and Next.js
+        // names them by absolute file paths.
+        let module = Url::parse("webpack-internal:///(app-pages-browser)/./app/util.js").expect("a URL");
+        assert_eq!(display_source("/home/me/app/app/util.js", &module, &page), "/home/me/app/app/util.js");
+        assert_eq!(display_source("util.js", &module, &page), "util.js");
         assert_eq!(display_source("https://cdn.example/lib.js", &script, &page), "https://cdn.example/lib.js");
         assert_eq!(display_source("my%20file.js", &script, &page), "src/my file.js");
     }

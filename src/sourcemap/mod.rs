@@ -109,6 +109,8 @@ struct Fields<'a> {
     location: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     stack: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    callers: Option<Cow<'a, str>>,
 }
 
 /// The entries of a `logs` batch that have a call site or a stack to resolve.
@@ -121,14 +123,20 @@ pub fn wanted(kind: &Kind, rows: &[Row]) -> Vec<Wanted> {
     rows.iter()
         .enumerate()
         .filter_map(|(index, row)| {
-            // Most entries have neither: skip them without decoding.
+            // Most entries have neither (callers come only with a location): skip them without decoding.
             if !row.data.contains("\"location\"") && !row.data.contains("\"stack\"") {
                 return None;
             }
             let SqlValue::Text(page_url) = row.columns.get(url_column)? else { return None };
             let fields: Fields = serde_json::from_str(&row.data).ok()?;
             let location = fields.location.as_deref().and_then(frames::location_frame);
-            let frames = fields.stack.as_deref().map(frames::stack_frames).unwrap_or_default();
+            // A console call's callers stand in for a stack it does not have: the page's own frame
+            // is found among them when the call site is a library's wrapper of the console.
+            let frames = match (fields.stack.as_deref(), fields.callers.as_deref()) {
+                (Some(stack), _) => frames::stack_frames(stack),
+                (None, Some(callers)) => frames::caller_frames(callers),
+                (None, None) => Vec::new(),
+            };
             (location.is_some() || !frames.is_empty()).then(|| Wanted {
                 index,
                 page_url: page_url.clone(),
@@ -251,13 +259,16 @@ mod tests {
             {"ts":3,"level":"error","message":"e","url":"http://localhost:5173/","source":"exception",
              "stack":"Error: e\n    at App (http://localhost:5173/src/App.jsx:9:11)\n    at native (<anonymous>)"},
             {"ts":4,"level":"log","message":"a \"location\" in the text only","url":"http://localhost:5173/"},
+            {"ts":6,"level":"warn","message":"wrapped","url":"http://localhost:5173/","location":"http://localhost:5173/lib.js:2:3",
+             "callers":"http://localhost:5173/src/App.jsx:7:11\nhttp://localhost:5173/src/main.jsx:3:1"},
             {"ts":5,"level":"log","message":"no url","location":"http://localhost:5173/a.js:1:1"}
         ]}"#;
         let rows = decode_events(&LOGS, body.as_bytes(), &Limits::default(), 0).expect("a batch");
         let wanted = wanted(&LOGS, &rows);
         let got: Vec<(usize, bool, usize)> =
             wanted.iter().map(|w| (w.index, w.location.is_some(), w.frames.len())).collect();
-        assert_eq!(got, [(1, true, 0), (2, false, 1)]);
+        assert_eq!(got, [(1, true, 0), (2, false, 1), (4, true, 2)]);
+        assert_eq!(wanted[2].frames[0].url, "http://localhost:5173/src/App.jsx");
         assert_eq!(wanted[0].page_url, "http://localhost:5173/");
         assert!(wanted[1].size() > 64);
         let requests = decode_events(

@@ -199,8 +199,11 @@ impl Worker {
             if let Some(entry) = self.cache.get(&key) {
                 return entry.outcome;
             }
+            // Its sources resolve against the module's own name, not the bundle's URL: Next.js
+            // names them by absolute file paths, which are no path of the dev server's origin.
+            let base = Url::parse(module).unwrap_or_else(|_| url.clone());
             let outcome = match locate::resolve(reference, &url) {
-                Ok(MapRef::Inline(bytes)) => decode(bytes, url).await,
+                Ok(MapRef::Inline(bytes)) => decode(bytes, base).await,
                 Ok(MapRef::Url(_)) => Err(Unmapped::NotFound),
                 Err(why) => Err(why),
             };

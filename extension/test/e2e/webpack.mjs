@@ -4,9 +4,10 @@
 // the real extension (its test build) in headless Chromium, the real server.
 // Chrome names such frames by the module's sourceURL
 // (webpack-internal:///./src/util.js:L:C), which no URL serves: the server finds
-// the module's inline map in the bundle that holds it. A helper's console.warn
-// maps to its line in src/util.js, an uncaught error thrown there to the line of
-// the throw, with the caller's frame in src/index.js.
+// the module's inline map in the bundle that holds it. An uncaught error thrown
+// in src/util.js maps to the line of the throw, with the caller's frame in
+// src/index.js; a console.warn there, made through a library that wraps the
+// console (ignore-listed), reads as its own line in src/util.js.
 //
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/webpack.mjs
 import assert from "node:assert/strict";
@@ -16,7 +17,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { all, assertDeclared, checkPrerequisites, freePort, launch, serviceWorker, startGasoline, testBuild, waitFor } from "./harness.mjs";
+import { all, assertDeclared, checkPrerequisites, freePort, launch, observe, serviceWorker, startGasoline, testBuild, waitFor } from "./harness.mjs";
 
 function fail(message) {
   console.error(`webpack e2e FAILED: ${message}`);
@@ -102,17 +103,29 @@ try {
   assert.equal(`${caller.original.source}:${caller.original.line}`, `src/index.js:${called.line}`);
   log(`the exception's top frame reads src/util.js:${thrown.line} ("${thrown.text.trim()}"), its caller src/index.js:${called.line}`);
 
-  const warning = await waitFor("the console.warn's call site resolved", async () => {
+  // The app's console.warn goes through a library's wrapper (src/vendor/breadcrumbs.js, marked as
+  // library code in the maps' ignoreList, as an error tracker's would be): that wrapper is the call
+  // site, and the page's own line is the first of its callers.
+  const wrapped = lineOf("src/vendor/breadcrumbs.js", "original.apply(console, args)");
+  const warning = await waitFor("the console.warn's call site and callers resolved", async () => {
     const logs = await all(client, "logs");
-    return logs.find((e) => e.level === "warn" && e.message.startsWith("util announces") && (e.original || e.sourcemap));
+    return logs.find((e) => e.level === "warn" && e.message.startsWith("util announces") && (e.original || e.sourcemap) && e.frames);
   });
-  assert.equal(warning.sourcemap, undefined, `mapped: ${JSON.stringify(warning)}`);
-  assert.ok(warning.location.startsWith("webpack-internal:///./src/util.js:"), warning.location);
-  assert.equal(`${warning.original.source}:${warning.original.line}`, `src/util.js:${warned.line}`);
+  assert.ok(warning.location.startsWith("webpack-internal:///./src/vendor/breadcrumbs.js:"), warning.location);
+  assert.equal(`${warning.original.source}:${warning.original.line}`, `src/vendor/breadcrumbs.js:${wrapped.line}`);
+  assert.equal(warning.original.ignored, true, `the wrapper is library code: ${JSON.stringify(warning.original)}`);
+  assert.ok(warning.callers.startsWith("webpack-internal:///./src/util.js:"), warning.callers);
+  const first = warning.frames[0].original;
+  assert.equal(`${first.source}:${first.line}`, `src/util.js:${warned.line}`, JSON.stringify(warning.frames));
   // webpack maps a module without a loader statement by statement, not token by token: the line
   // is exact, the column is where the map's mapping on that line begins.
-  assert.ok(warning.original.column >= 1 && warning.original.column <= warned.text.length, JSON.stringify(warning.original));
-  log(`the console.warn's call site reads src/util.js:${warned.line}:${warning.original.column}`);
+  assert.ok(first.column >= 1 && first.column <= warned.text.length, JSON.stringify(first));
+  // What an agent reads by default: the compact entry's `at` is the page's own line.
+  const compact = await observe(client, { what: "logs", level: "warn" });
+  const entry = compact.entries.find((e) => e.id === warning.id);
+  assert.ok(entry, JSON.stringify(compact));
+  assert.equal(entry.at ?? compact.common?.at, `src/util.js:${warned.line}:${first.column}`, JSON.stringify(compact));
+  log(`the console.warn through a library's wrapper reads src/util.js:${warned.line}:${first.column} (the wrapper's frame flagged as library code)`);
 
   assertDeclared({ logs: await all(client, "logs") });
   log("every stored field is declared");

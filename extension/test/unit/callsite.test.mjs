@@ -60,3 +60,23 @@ test("a long data: URL is cut in the middle and keeps its position", () => {
   assert.ok(where.length <= 300, `${where.length} characters`);
   assert.ok(where.startsWith("data:text/javascript,xxx") && where.endsWith("…:1:30"), where);
 });
+
+test("the call site's callers, in order, extensions and native frames passed over", () => {
+  const stack = [
+    "Error",
+    ours,
+    "    at console.warn (http://localhost:3000/node_modules/logger/index.js:12:5)",
+    "    at Array.forEach (<anonymous>)",
+    "    at announce (webpack-internal:///./src/util.js:4:11)",
+    "    at overrideMethod (chrome-extension://abc/hook.js:1:1)",
+    "    at eval (webpack-internal:///./src/index.js:5:3)",
+    "    at run (http://localhost:3000/main.js:9:9)",
+  ].join("\n");
+  assert.deepEqual(callsite.callSites(stack, 3), [
+    "http://localhost:3000/node_modules/logger/index.js:12:5",
+    "webpack-internal:///./src/util.js:4:11",
+    "webpack-internal:///./src/index.js:5:3",
+  ]);
+  assert.deepEqual(callsite.callSites(stack, 1), [callsite.callSite(stack)]);
+  assert.deepEqual(callsite.callSites(undefined, 3), []);
+});
