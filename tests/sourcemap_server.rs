@@ -376,6 +376,7 @@ async fn a_webpack_eval_module_is_mapped_through_the_bundle_its_tab_loaded() {
         json!(module)
     );
     site.put("/main.js", bundle);
+    site.put("/plain.js", "console.log('no eval here');\n");
     let addr = site.clone().start("127.0.0.1").await;
     let origin = format!("http://127.0.0.1:{}", addr.port());
     let tab = 7;
@@ -391,7 +392,10 @@ async fn a_webpack_eval_module_is_mapped_through_the_bundle_its_tab_loaded() {
     server
         .ingest(
             "network_waterfall",
-            vec![json!({"tabId": tab, "ts": 2, "url": format!("{origin}/main.js"), "initiatorType": "script"})],
+            vec![
+                json!({"tabId": tab, "ts": 2, "url": format!("{origin}/plain.js"), "initiatorType": "script"}),
+                json!({"tabId": tab, "ts": 2, "url": format!("{origin}/main.js"), "initiatorType": "script"}),
+            ],
         )
         .await;
     let mcp = Mcp::http(&server).await;
@@ -418,6 +422,10 @@ async fn a_webpack_eval_module_is_mapped_through_the_bundle_its_tab_loaded() {
     let list = resolved(&mcp, 3, has_result).await;
     assert_eq!(list[1]["sourcemap"], "not found", "{:#}", list[1]);
     assert_eq!(list[2]["original"]["line"], 7, "{:#}", list[2]);
+    // A script that holds no eval'd module is asked for once, not again for every batch that
+    // looks for a module (src/other.js was looked for twice, in its first try and its second).
+    let plain = site.log.lock().expect("log").iter().filter(|path| path.as_str() == "/plain.js").count();
+    assert_eq!(plain, 1, "{:?}", site.log.lock().expect("log"));
     mcp.close().await;
     server.stop();
 }

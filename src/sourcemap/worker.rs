@@ -3,9 +3,10 @@
 //! on the blocking pool, and the results written into the rows still stored
 //! through the writer, in one job per batch.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -34,17 +35,21 @@ pub struct Worker {
     /// Bundles holding eval'd modules, and which bundle held a module last (eval_module.rs).
     bundles: Bundles,
     homes: HashMap<String, Url>,
-    /// Within the batch at hand: the scripts that could not be fetched or hold no eval'd
-    /// module, and the scripts of each tab.
-    passed: HashSet<String>,
+    /// Scripts that could not be fetched or hold no eval'd module, and when: not asked again
+    /// for [`PASSED_FOR`] (a page logging frames of a module it does not have must not make
+    /// every batch fetch its tab's scripts again).
+    passed: HashMap<String, Instant>,
+    /// Within the batch at hand: the scripts of each tab.
     tab_scripts: HashMap<i64, Vec<String>>,
     /// Whether the entry at hand has a frame of an eval'd module whose bundle was not found.
     eval_missed: bool,
     requeue: Requeue,
 }
 
-/// Most modules whose bundle is remembered.
+/// Most modules whose bundle is remembered (and scripts passed over).
 const MAX_HOMES: usize = 4096;
+/// How long a script found to hold no eval'd module is passed over.
+const PASSED_FOR: Duration = Duration::from_secs(30);
 
 impl Worker {
     pub fn new(store: Store, server_port: u16, requeue: Requeue) -> Result<Worker, reqwest::Error> {
@@ -56,7 +61,7 @@ impl Worker {
             jobs: 0,
             bundles: Bundles::default(),
             homes: HashMap::new(),
-            passed: HashSet::new(),
+            passed: HashMap::new(),
             tab_scripts: HashMap::new(),
             eval_missed: false,
             requeue,
@@ -74,7 +79,7 @@ impl Worker {
 
     async fn job(&mut self, job: Job) -> Result<(), StoreError> {
         self.jobs += 1;
-        self.passed.clear();
+        self.passed.retain(|_, at| at.elapsed() < PASSED_FOR);
         self.tab_scripts.clear();
         let capture: Capture = self.store.read(scope::read_capture).await?;
         // Entries of a batch share pages and often positions (a log line in a loop): each page's
@@ -226,7 +231,7 @@ impl Worker {
         };
         for text in named.chain(loaded) {
             let Ok(url) = Url::parse(&text) else { continue };
-            if allowed.permits(&url) && !urls.contains(&url) && !self.passed.contains(url.as_str()) {
+            if allowed.permits(&url) && !urls.contains(&url) && !self.passed.contains_key(url.as_str()) {
                 urls.push(url);
             }
         }
@@ -271,7 +276,10 @@ impl Worker {
                 Some(b)
             }
             _ => {
-                self.passed.insert(url.to_string());
+                if self.passed.len() >= MAX_HOMES {
+                    self.passed.clear();
+                }
+                self.passed.insert(url.to_string(), Instant::now());
                 None
             }
         }
