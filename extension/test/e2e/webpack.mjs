@@ -7,12 +7,13 @@
 // the module's inline map in the bundle that holds it. An uncaught error thrown
 // in src/util.js maps to the line of the throw, with the caller's frame in
 // src/index.js; a console.warn there, made through a library that wraps the
-// console (ignore-listed), reads as its own line in src/util.js.
+// console (ignore-listed), reads as its own line in src/util.js; after an edit
+// of the served copy, the reloaded page's error reads as the edited line.
 //
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/webpack.mjs
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,9 +27,10 @@ function fail(message) {
 const log = (message) => console.log(`webpack e2e: ${message}`);
 checkPrerequisites(fail);
 
-const app = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixture/webpack-app");
-const cli = path.join(app, "node_modules/webpack-cli/bin/cli.js");
-if (!existsSync(cli)) fail(`${cli} is missing: run scripts/setup.sh (npm ci in ${path.relative(process.cwd(), app)})`);
+const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixture/webpack-app");
+if (!existsSync(path.join(fixture, "node_modules/webpack-cli/bin/cli.js"))) {
+  fail(`${fixture}/node_modules is missing: run scripts/setup.sh (npm ci in ${path.relative(process.cwd(), fixture)})`);
+}
 
 /** The 1-based line of `needle` in the app's `file`, and that line's text. */
 function lineOf(file, needle) {
@@ -58,6 +60,11 @@ async function startWebpack(port) {
 }
 
 const work = mkdtempSync(path.join(tmpdir(), "gasoline-webpack-"));
+// The app is served from a copy, which the test edits as a developer would (its packages linked).
+const app = path.join(work, "app");
+for (const entry of ["package.json", "webpack.config.js", "public", "src"]) cpSync(path.join(fixture, entry), path.join(app, entry), { recursive: true });
+symlinkSync(path.join(fixture, "node_modules"), path.join(app, "node_modules"), "dir");
+const cli = path.join(app, "node_modules/webpack-cli/bin/cli.js");
 const db = path.join(work, "gasoline.db");
 const port = await freePort();
 const webpackPort = await freePort();
@@ -126,6 +133,22 @@ try {
   assert.ok(entry, JSON.stringify(compact));
   assert.equal(entry.at ?? compact.common?.at, `src/util.js:${warned.line}:${first.column}`, JSON.stringify(compact));
   log(`the console.warn through a library's wrapper reads src/util.js:${warned.line}:${first.column} (the wrapper's frame flagged as library code)`);
+
+  // An edit: three lines added above the throw. The dev server rebuilds and the page reloads; the
+  // reloaded page's error, at its new position in the eval'd module, maps to the edited line.
+  const utilPath = path.join(app, "src/util.js");
+  writeFileSync(utilPath, `// edited\n// once\n// more\n${readFileSync(utilPath, "utf8")}`);
+  const edited = lineOf("src/util.js", "throw new Error(message)");
+  assert.equal(edited.line, thrown.line + 3);
+  const after = await waitFor("the edited page's exception resolved", async () => {
+    await page.goto(`${origin}/?boom`);
+    await page.waitForFunction(() => document.readyState === "complete");
+    const logs = await all(client, "logs");
+    return logs.find((e) => e.source === "exception" && e.frames?.[0]?.original?.line === edited.line);
+  }, 60000);
+  assert.equal(after.frames[0].original.source, "src/util.js");
+  assert.equal(after.frames[0].original.context.lines[edited.line - after.frames[0].original.context.start], edited.text);
+  log(`after an edit the reloaded page's error reads src/util.js:${edited.line}`);
 
   assertDeclared({ logs: await all(client, "logs") });
   log("every stored field is declared");
