@@ -220,14 +220,26 @@ function reportCapture() {
   });
 }
 
-/** Saves a change of the scope; every context hears it through chrome.storage. */
-async function saveScope(change) {
-  await ready;
-  scope = Scope.scopeWithDefaults({ ...scope, ...change });
-  scopeChanged = true;
-  // Registered before anyone hears of it: once the popup shows a site on, its next load is captured.
-  await scopeApplied();
-  await chrome.storage.local.set({ scope });
+/**
+ * Saves a change of the scope, `change(scope)` → the fields that change; every context hears
+ * it through chrome.storage. Changes are applied one after the other, each to the scope the
+ * one before left. A change that captures more (a site on, capture resumed) is registered with
+ * Chrome before the worker, the popup or storage calls it on, so the next load of what the
+ * popup shows on is captured; one that captures less stops at once.
+ */
+let scopeSaves = Promise.resolve();
+function saveScope(change) {
+  const run = scopeSaves.then(async () => {
+    await ready;
+    const next = Scope.scopeWithDefaults({ ...scope, ...change(scope) });
+    scopeChanged = true;
+    if (Scope.widens(scope, next)) await registrar.sync(next.paused ? [] : Scope.patterns(next), Scope.serverExclusions(settings.serverUrl));
+    scope = next;
+    await scopeApplied();
+    await chrome.storage.local.set({ scope });
+  });
+  scopeSaves = run.catch(() => {});
+  return run;
 }
 
 /** A site turned on (its permission granted, by Chrome's prompt in the popup) or off (its permission given back). */
@@ -236,10 +248,10 @@ async function setSite(pattern, on) {
   await ready;
   if (on) {
     if (!(await chrome.permissions.contains({ origins: [pattern] }))) return { error: `Chrome has not granted ${pattern}` };
-    if (!scope.sites.includes(pattern)) await saveScope({ sites: [...scope.sites, pattern] });
+    await saveScope((now) => (now.sites.includes(pattern) ? {} : { sites: [...now.sites, pattern] }));
     return { ok: true };
   }
-  await saveScope({ sites: scope.sites.filter((p) => p !== pattern) });
+  await saveScope((now) => ({ sites: now.sites.filter((p) => p !== pattern) }));
   // A permission the test build holds as required cannot be removed; the scope alone decides then.
   await chrome.permissions.remove({ origins: [pattern] }).catch(() => false);
   return { ok: true };
@@ -254,7 +266,7 @@ chrome.permissions.onAdded.addListener(async ({ origins }) => {
 // A site whose permission the person took back in chrome://extensions is off.
 chrome.permissions.onRemoved.addListener(({ origins }) => {
   const gone = (origins || []).filter((p) => scope.sites.includes(p));
-  if (gone.length) saveScope({ sites: scope.sites.filter((p) => !gone.includes(p)) });
+  if (gone.length) saveScope((now) => ({ sites: now.sites.filter((p) => !gone.includes(p)) }));
 });
 
 // ---- the deep view (chrome.debugger, the tabs the person chose) and the network kinds ----
@@ -450,7 +462,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     return true;
   }
   if (message.type === "pause") {
-    saveScope({ paused: message.paused === true }).then(() => reply({ ok: true }), (e) => reply({ error: e.message }));
+    saveScope(() => ({ paused: message.paused === true })).then(() => reply({ ok: true }), (e) => reply({ error: e.message }));
     return true;
   }
   if (message.type === "tab") {

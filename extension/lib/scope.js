@@ -111,8 +111,17 @@
     return [...DEFAULT_PATTERNS, ...scope.sites];
   }
 
+  /** Whether `next` captures something `before` did not: capture resumed, or a pattern added. */
+  function widens(before, next) {
+    if (next.paused) return false;
+    if (before.paused) return true;
+    const had = new Set(patterns(before));
+    return patterns(next).some((p) => !had.has(p));
+  }
+
   const scope = {
     DEFAULT_PATTERNS,
+    widens,
     sitePattern,
     patternHost,
     matches,

@@ -15,15 +15,18 @@ use rusqlite::Connection;
 use super::fetch::Validators;
 use crate::store::{StoreError, sql};
 
-/// The scheme webpack gives its eval'd modules' sourceURLs.
-pub const SCHEME: &str = "webpack-internal";
+/// The schemes webpack gives its eval'd modules' sourceURLs: `webpack-internal:` with a map
+/// (eval-source-map and the like), `webpack:` without one (the plain `eval` devtool).
+pub const SCHEMES: [&str; 2] = ["webpack-internal", "webpack"];
 
 /// Most scripts of a tab searched for an eval'd module (the newest first).
 pub const MAX_CANDIDATES: usize = 16;
 
 /// Whether a frame's URL names a module run through `eval` by webpack.
 pub fn is_eval_module(url: &str) -> bool {
-    url.get(..SCHEME.len()).is_some_and(|s| s.eq_ignore_ascii_case(SCHEME)) && url[SCHEME.len()..].starts_with(':')
+    SCHEMES.iter().any(|scheme| {
+        url.get(..scheme.len()).is_some_and(|s| s.eq_ignore_ascii_case(scheme)) && url[scheme.len()..].starts_with(':')
+    })
 }
 
 /// Most eval'd modules indexed in one bundle (a large Next.js dev app has a few thousand).
@@ -214,7 +217,8 @@ mod tests {
     fn eval_modules_are_named_by_their_scheme() {
         assert!(is_eval_module("webpack-internal:///./src/util.js"));
         assert!(is_eval_module("Webpack-Internal:///(app-pages-browser)/./src/app/page.js"));
-        assert!(!is_eval_module("webpack://app/./src/util.js"));
+        assert!(is_eval_module("webpack://app/./src/util.js?"), "the plain eval devtool's name");
+        assert!(!is_eval_module("webpackx://app/./src/util.js"));
         assert!(!is_eval_module("http://localhost:8080/main.js"));
         assert!(!is_eval_module("webpack-internal"));
     }

@@ -174,11 +174,13 @@ pub fn capture(conn: &Connection) -> Result<Option<(String, i64)>, StoreError> {
 
 /// The distinct URLs of the scripts tab `tab_id` loaded, the newest first, at most `limit`:
 /// its waterfall rows the page called scripts (`initiatorType`) or whose URL names a `.js`
-/// file. Read newest first through the tab's index.
+/// file, but not webpack's hot updates (`*.hot-update.js`: a day of edits loads hundreds, and
+/// the dev server's bundle holds what they hold).
 pub fn script_urls(conn: &Connection, tab_id: i64, limit: usize) -> Result<Vec<String>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT url FROM network_waterfall WHERE tab_id = ?1
          AND (initiator_type = 'script' OR url LIKE '%.js' OR url LIKE '%.js?%')
+         AND url NOT LIKE '%.hot-update.js%'
          GROUP BY url ORDER BY max(id) DESC LIMIT ?2",
     )?;
     let urls = stmt.query_map(params![tab_id, limit as i64], |r| r.get(0))?;

@@ -169,6 +169,17 @@ try {
   log("shop.example: no script, no entry, no tab row; the popup offers to capture it; observe says how");
 
   // ---- turned on from the popup: captured from its next load, on plain http ----
+  // Chrome's registration made slow, as on a busy machine: the popup must not say the site is on
+  // before Chrome holds the scripts, or the load made when it says so would go uncaptured.
+  await worker.evaluate(() => {
+    for (const method of ["registerContentScripts", "updateContentScripts"]) {
+      const original = chrome.scripting[method].bind(chrome.scripting);
+      chrome.scripting[method] = async (...args) => {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        return original(...args);
+      };
+    }
+  });
   await popup.click("#site-on");
   // The open page was loaded before its scripts were registered: the popup says to reload it.
   await popup.waitForFunction(() => {

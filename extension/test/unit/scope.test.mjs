@@ -111,3 +111,13 @@ test("the page scripts are registered in every frame at document_start, the rela
 test("every registered file exists", () => {
   for (const file of [...PAGE_FILES, ...RELAY_FILES]) assert.ok(existsSync(new URL(`../../${file}`, import.meta.url)), file);
 });
+
+test("a change widens the scope when capture resumes or a site is added, not when one goes", () => {
+  const at = (sites, paused = false) => scope.scopeWithDefaults({ sites, paused });
+  assert.equal(scope.widens(at([]), at(["http://shop.example/*"])), true, "a site on");
+  assert.equal(scope.widens(at([], true), at([])), true, "resumed");
+  assert.equal(scope.widens(at(["http://shop.example/*"]), at([])), false, "a site off");
+  assert.equal(scope.widens(at([]), at([], true)), false, "paused");
+  assert.equal(scope.widens(at([], true), at(["http://shop.example/*"], true)), false, "a site on while paused captures nothing yet");
+  assert.equal(scope.widens(at(["http://a.example/*"]), at(["http://a.example/*"])), false, "no change");
+});
