@@ -424,8 +424,23 @@ async fn a_webpack_eval_module_is_mapped_through_the_bundle_its_tab_loaded() {
     assert_eq!(list[2]["original"]["line"], 7, "{:#}", list[2]);
     // A script that holds no eval'd module is asked for once, not again for every batch that
     // looks for a module (src/other.js was looked for twice, in its first try and its second).
-    let plain = site.log.lock().expect("log").iter().filter(|path| path.as_str() == "/plain.js").count();
-    assert_eq!(plain, 1, "{:?}", site.log.lock().expect("log"));
+    let fetched = |path: &str| site.log.lock().expect("log").iter().filter(|p| p.as_str() == path).count();
+    assert_eq!(fetched("/plain.js"), 1, "{:?}", site.log.lock().expect("log"));
+    // A page naming a module none of its scripts holds, batch after batch: the scripts are not
+    // read again for each (they were up to 16 full downloads a batch).
+    let before = fetched("/main.js");
+    for ts in 10..16 {
+        server
+            .ingest(
+                "logs",
+                vec![json!({"tabId": tab, "ts": ts, "level": "log", "source": "console", "url": format!("{origin}/"),
+                                         "message": "m", "location": "webpack-internal:///./src/gone.js:1:1"})],
+            )
+            .await;
+        let list = resolved(&mcp, ts as usize - 6, has_result).await;
+        assert_eq!(list.last().expect("the entry")["sourcemap"], "not found");
+    }
+    assert!(fetched("/main.js") - before <= 1, "{:?}", site.log.lock().expect("log"));
     mcp.close().await;
     server.stop();
 }

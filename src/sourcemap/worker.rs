@@ -39,6 +39,13 @@ pub struct Worker {
     /// for [`PASSED_FOR`] (a page logging frames of a module it does not have must not make
     /// every batch fetch its tab's scripts again).
     passed: HashMap<String, Instant>,
+    /// The eval'd modules each script held when last read, and the batch it was read in: kept
+    /// when the script's text is not, so that a module is not looked for in every script again.
+    indexes: HashMap<String, (Arc<HashMap<String, usize>>, u64)>,
+    /// Modules looked for and not found, when, and among which scripts ([`MISSING_FOR`]).
+    missing: HashMap<String, (Instant, u64)>,
+    /// When the scripts of each origin were last read again for a module not found ([`REFRESH_EVERY`]).
+    refreshed: HashMap<String, Instant>,
     /// Within the batch at hand: the scripts of each tab.
     tab_scripts: HashMap<i64, Vec<String>>,
     /// Whether the entry at hand has a frame of an eval'd module whose bundle was not found.
@@ -50,6 +57,12 @@ pub struct Worker {
 const MAX_HOMES: usize = 4096;
 /// How long a script found to hold no eval'd module is passed over.
 const PASSED_FOR: Duration = Duration::from_secs(30);
+/// How long a module not found among the same scripts is not looked for again.
+const MISSING_FOR: Duration = Duration::from_secs(30);
+/// How often the scripts of an origin are read again for a module none of them held.
+const REFRESH_EVERY: Duration = Duration::from_secs(10);
+/// Most scripts whose eval'd modules are remembered.
+const MAX_INDEXES: usize = 256;
 
 impl Worker {
     pub fn new(store: Store, server_port: u16, requeue: Requeue) -> Result<Worker, reqwest::Error> {
@@ -62,6 +75,9 @@ impl Worker {
             bundles: Bundles::default(),
             homes: HashMap::new(),
             passed: HashMap::new(),
+            indexes: HashMap::new(),
+            missing: HashMap::new(),
+            refreshed: HashMap::new(),
             tab_scripts: HashMap::new(),
             eval_missed: false,
             requeue,
@@ -187,38 +203,80 @@ impl Worker {
     async fn eval_module(&mut self, wanted: &Wanted, module: &str, allowed: &Allowed) -> Result<Arc<Loaded>, Unmapped> {
         let origin = allowed.origin().ok_or(Unmapped::NotInScope)?.ascii_serialization();
         let home_key = format!("{origin} {module}");
-        for url in self.candidates(wanted, &home_key, allowed).await {
-            let Some(bundle) = self.bundle(&url, allowed).await else { continue };
-            let Some(reference) = bundle.map_of(module) else {
-                if bundle.modules.contains_key(module) {
-                    return Err(Unmapped::NotFound); // held there without a map (the plain eval devtool)
-                }
-                continue;
-            };
-            if self.homes.len() >= MAX_HOMES {
-                self.homes.clear();
-            }
-            self.homes.insert(home_key, url.clone());
-            // A decoded map is remembered by what the bundle says of it, so an edit gets a new one.
-            let key = format!("{url}#{module}#{:x}", fingerprint(reference));
-            if let Some(entry) = self.cache.get(&key) {
-                return entry.outcome;
-            }
-            // Its sources resolve against the module's own name, not the bundle's URL: Next.js
-            // names them by absolute file paths, which are no path of the dev server's origin.
-            let base = Url::parse(module).unwrap_or_else(|_| url.clone());
-            let outcome = match locate::resolve(reference, &url) {
-                Ok(MapRef::Inline(bytes)) => decode(bytes, base).await,
-                Ok(MapRef::Url(_)) => Err(Unmapped::NotFound),
-                Err(why) => Err(why),
-            };
-            let entry =
-                Entry { script: Validators::default(), map: None, outcome: outcome.clone(), checked_in: self.jobs };
-            self.cache.put(&key, entry);
-            return outcome;
+        let candidates = self.candidates(wanted, &home_key, allowed).await;
+        let among = fingerprint(&candidates.iter().map(Url::as_str).collect::<Vec<_>>().join(" "));
+        // Looked for in these same scripts lately, and not there: not fetched again.
+        if self.missing.get(&home_key).is_some_and(|(at, was)| *was == among && at.elapsed() < MISSING_FOR) {
+            return Err(Unmapped::NotFound);
         }
+        // The scripts that may hold it: those known to hold it, and those not read yet.
+        for url in &candidates {
+            if self.indexes.get(url.as_str()).is_some_and(|(modules, _)| !modules.contains_key(module)) {
+                continue;
+            }
+            if let Some(outcome) = self.look_in(url, module, &home_key, allowed).await {
+                return outcome;
+            }
+        }
+        // A script read before may have been rebuilt with the module since (a new file imported
+        // by the bundle): read again, at most once every REFRESH_EVERY per origin.
+        if self.refreshed.get(&origin).is_none_or(|at| at.elapsed() >= REFRESH_EVERY) {
+            if self.refreshed.len() >= MAX_HOMES {
+                self.refreshed.clear();
+            }
+            self.refreshed.insert(origin, Instant::now());
+            for url in &candidates {
+                let read_now = self.indexes.get(url.as_str()).is_some_and(|(_, job)| *job == self.jobs);
+                if read_now || self.passed.contains_key(url.as_str()) {
+                    continue; // read in this batch already, or holding no eval'd module
+                }
+                if let Some(outcome) = self.look_in(url, module, &home_key, allowed).await {
+                    return outcome;
+                }
+            }
+        }
+        if self.missing.len() >= MAX_HOMES {
+            self.missing.clear();
+        }
+        self.missing.insert(home_key, (Instant::now(), among));
         self.eval_missed = true; // in none of the scripts known yet: the entry is tried again
         Err(Unmapped::NotFound)
+    }
+
+    /// The module's decoded map if the script at `url` holds the module (`NotFound` when it holds
+    /// it without a map); None when it does not hold it or cannot be read.
+    async fn look_in(
+        &mut self,
+        url: &Url,
+        module: &str,
+        home_key: &str,
+        allowed: &Allowed,
+    ) -> Option<Result<Arc<Loaded>, Unmapped>> {
+        let bundle = self.bundle(url, allowed).await?;
+        let Some(reference) = bundle.map_of(module) else {
+            // Held there without a map (the plain eval devtool), or not held there.
+            return bundle.modules.contains_key(module).then_some(Err(Unmapped::NotFound));
+        };
+        if self.homes.len() >= MAX_HOMES {
+            self.homes.clear();
+        }
+        self.homes.insert(home_key.to_string(), url.clone());
+        // A decoded map is remembered by what the bundle says of it, so an edit gets a new one.
+        let key = format!("{url}#{module}#{:x}", fingerprint(reference));
+        if let Some(entry) = self.cache.get(&key) {
+            return Some(entry.outcome);
+        }
+        // Its sources resolve against the module's own name, not the bundle's URL: Next.js
+        // names them by absolute file paths, which are no path of the dev server's origin.
+        let base = Url::parse(module).unwrap_or_else(|_| url.clone());
+        let outcome = match locate::resolve(reference, url) {
+            Ok(MapRef::Inline(bytes)) => decode(bytes, base).await,
+            Ok(MapRef::Url(_)) => Err(Unmapped::NotFound),
+            Err(why) => Err(why),
+        };
+        let entry = Entry { script: Validators::default(), map: None, outcome: outcome.clone(), checked_in: self.jobs };
+        self.cache.put(&key, entry);
+        Some(outcome)
     }
 
     /// Where a module may be, in the order tried, each on the page's origin and named once.
@@ -272,6 +330,11 @@ impl Worker {
         };
         match bundle {
             Some(b) if !b.modules.is_empty() => {
+                if self.indexes.len() >= MAX_INDEXES && !self.indexes.contains_key(url.as_str()) {
+                    let oldest = self.indexes.iter().min_by_key(|(_, (_, job))| *job).map(|(k, _)| k.clone());
+                    oldest.map(|k| self.indexes.remove(&k));
+                }
+                self.indexes.insert(url.to_string(), (b.modules.clone(), self.jobs));
                 self.bundles.put(url.as_str(), b.clone());
                 Some(b)
             }
