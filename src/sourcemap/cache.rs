@@ -4,7 +4,8 @@
 //! changed?" (a 304 keeps the entry): a dev server serves new code under the
 //! same URL after an edit. Within one batch a script is asked about once.
 //! Bounded by entries and by the bytes the decoded maps hold; the least
-//! recently used goes first.
+//! recently used goes first ([`Lru`], which also keeps the bundles of
+//! webpack's eval'd modules).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -39,42 +40,63 @@ pub struct Entry {
 }
 
 impl Entry {
-    fn cost(&self) -> usize {
-        self.outcome.as_ref().map_or(256, |l| l.parsed.cost)
-    }
-
     /// Confirmed during batch `job`: used without asking again.
     pub fn is_fresh(&self, job: u64) -> bool {
         self.checked_in == job
     }
 }
 
-#[derive(Default)]
-pub struct Cache {
-    entries: HashMap<String, (Entry, u64)>,
-    cost: usize,
-    clock: u64,
+impl Cost for Entry {
+    fn cost(&self) -> usize {
+        self.outcome.as_ref().map_or(256, |l| l.parsed.cost)
+    }
 }
 
-impl Cache {
-    pub fn get(&mut self, url: &str) -> Option<Entry> {
+/// What a remembered value costs the memory budget of an [`Lru`].
+pub trait Cost {
+    fn cost(&self) -> usize;
+}
+
+/// Values by URL, bounded by count and by the sum of their costs; the least recently used
+/// goes first, and a value larger than the whole budget is not kept.
+pub struct Lru<V> {
+    entries: HashMap<String, (V, u64)>,
+    cost: usize,
+    clock: u64,
+    max_entries: usize,
+    max_cost: usize,
+}
+
+/// The scripts' maps.
+pub type Cache = Lru<Entry>;
+
+impl Default for Cache {
+    fn default() -> Cache {
+        Lru::new(MAX_ENTRIES, MAX_COST)
+    }
+}
+
+impl<V: Clone + Cost> Lru<V> {
+    pub fn new(max_entries: usize, max_cost: usize) -> Lru<V> {
+        Lru { entries: HashMap::new(), cost: 0, clock: 0, max_entries, max_cost }
+    }
+
+    pub fn get(&mut self, url: &str) -> Option<V> {
         self.clock += 1;
         let clock = self.clock;
-        self.entries.get_mut(url).map(|(entry, used)| {
+        self.entries.get_mut(url).map(|(value, used)| {
             *used = clock;
-            entry.clone()
+            value.clone()
         })
     }
 
-    /// Remembers `entry`, dropping the least recently used past the bounds; an
-    /// entry larger than the whole budget is not kept.
-    pub fn put(&mut self, url: &str, entry: Entry) {
+    pub fn put(&mut self, url: &str, value: V) {
         self.remove(url);
-        let cost = entry.cost();
-        if cost > MAX_COST {
+        let cost = value.cost();
+        if cost > self.max_cost {
             return;
         }
-        while !self.entries.is_empty() && (self.entries.len() >= MAX_ENTRIES || self.cost + cost > MAX_COST) {
+        while !self.entries.is_empty() && (self.entries.len() >= self.max_entries || self.cost + cost > self.max_cost) {
             let oldest = self.entries.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| k.clone());
             match oldest {
                 Some(key) => self.remove(&key),
@@ -83,7 +105,7 @@ impl Cache {
         }
         self.clock += 1;
         self.cost += cost;
-        self.entries.insert(url.to_string(), (entry, self.clock));
+        self.entries.insert(url.to_string(), (value, self.clock));
     }
 
     fn remove(&mut self, url: &str) {

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
+use super::cache::{Cost, Lru};
 use super::fetch::Validators;
 use crate::store::{StoreError, sql};
 
@@ -96,44 +97,19 @@ impl Bundle {
 /// Most bytes of bundles remembered; the least recently used go first.
 pub const MAX_BUNDLE_BYTES: usize = 64 * 1024 * 1024;
 
-/// The bundles remembered, keyed by URL, bounded by [`MAX_BUNDLE_BYTES`]. Only bundles that
-/// hold eval'd modules are worth keeping.
-#[derive(Default)]
-pub struct Bundles {
-    entries: HashMap<String, (Bundle, u64)>,
-    bytes: usize,
-    clock: u64,
+/// The bundles remembered (those that hold eval'd modules), keyed by URL, bounded by
+/// [`MAX_BUNDLE_BYTES`] of text.
+pub type Bundles = Lru<Bundle>;
+
+impl Default for Bundles {
+    fn default() -> Bundles {
+        Lru::new(usize::MAX, MAX_BUNDLE_BYTES)
+    }
 }
 
-impl Bundles {
-    pub fn get(&mut self, url: &str) -> Option<Bundle> {
-        self.clock += 1;
-        let clock = self.clock;
-        self.entries.get_mut(url).map(|(bundle, used)| {
-            *used = clock;
-            bundle.clone()
-        })
-    }
-
-    pub fn put(&mut self, url: &str, bundle: Bundle) {
-        if let Some((old, _)) = self.entries.remove(url) {
-            self.bytes -= old.text.len();
-        }
-        let size = bundle.text.len();
-        if size > MAX_BUNDLE_BYTES || bundle.modules.is_empty() {
-            return;
-        }
-        while self.bytes + size > MAX_BUNDLE_BYTES {
-            let Some(oldest) = self.entries.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| k.clone()) else {
-                break;
-            };
-            if let Some((old, _)) = self.entries.remove(&oldest) {
-                self.bytes -= old.text.len();
-            }
-        }
-        self.clock += 1;
-        self.bytes += size;
-        self.entries.insert(url.to_string(), (bundle, self.clock));
+impl Cost for Bundle {
+    fn cost(&self) -> usize {
+        self.text.len()
     }
 }
 
@@ -188,10 +164,8 @@ mod tests {
     }
 
     #[test]
-    fn bundles_keep_only_those_with_eval_d_modules_within_their_bytes() {
+    fn bundles_are_kept_within_their_bytes() {
         let mut bundles = Bundles::default();
-        bundles.put("http://localhost/plain.js", Bundle::new(Validators::default(), b"let a = 1;".to_vec(), 1));
-        assert!(bundles.get("http://localhost/plain.js").is_none(), "no eval'd module: not kept");
         let big = |n: usize| {
             let mut text = BUNDLE.to_string();
             text.push_str(&" ".repeat(n));
@@ -210,7 +184,7 @@ mod tests {
         );
         bundles.put("http://localhost/huge.js", big(MAX_BUNDLE_BYTES));
         assert!(bundles.get("http://localhost/huge.js").is_none(), "larger than the budget: not kept");
-        assert!(bundles.bytes <= MAX_BUNDLE_BYTES);
+        assert!(bundles.cost() <= MAX_BUNDLE_BYTES);
     }
 
     #[test]
