@@ -8,7 +8,10 @@
 // source maps, which the page does not have.
 // Registry: reads nothing; adds callsite.
 (function (root) {
-  const LOCATION_CAP = 300; // a data: URL can be a whole script
+  const DATA_CAP = 300; // a data: URL can be a whole script
+  // Any other name is kept whole up to what the server resolves (a pnpm path inside a
+  // webpack-internal:/// module name runs past 300 characters, and a cut name matches no module).
+  const LOCATION_CAP = 2048;
   const POSITION = /:\d+:\d+$|:wasm-function\[\d+\]:0x[0-9a-f]+$/;
   const SKIP = /^(?:chrome-extension|moz-extension|gasoline|extensions?):/;
 
@@ -39,9 +42,10 @@
   }
 
   function bounded(loc) {
-    if (loc.length <= LOCATION_CAP) return loc;
+    const cap = loc.startsWith("data:") ? DATA_CAP : LOCATION_CAP;
+    if (loc.length <= cap) return loc;
     const pos = loc.match(POSITION)[0];
-    return loc.slice(0, LOCATION_CAP - pos.length - 1) + "…" + pos;
+    return loc.slice(0, cap - pos.length - 1) + "…" + pos;
   }
 
   /** The page's location in one frame line: a string, or null for a frame to pass over. */

@@ -61,6 +61,16 @@ test("a long data: URL is cut in the middle and keeps its position", () => {
   assert.ok(where.startsWith("data:text/javascript,xxx") && where.endsWith("…:1:30"), where);
 });
 
+test("a long module name is kept whole, a longer one cut to what the server resolves", () => {
+  const pnpm = `webpack-internal:///(app-pages-browser)/./node_modules/.pnpm/${"next@16.4.6_react-dom@19.1.0_react@19.1.0__react@19.1.0/".repeat(6)}node_modules/next/dist/client/index.js`;
+  assert.ok(pnpm.length > 300);
+  assert.equal(site(`    at f (${pnpm}:7:11)`), `${pnpm}:7:11`);
+  const huge = `http://localhost:3000/${"a".repeat(5000)}.js`;
+  const where = site(`    at f (${huge}:1:2)`);
+  assert.equal(where.length, 2048);
+  assert.ok(where.endsWith("…:1:2"), where.slice(-20));
+});
+
 test("the call site's callers, in order, extensions and native frames passed over", () => {
   const stack = [
     "Error",
