@@ -97,6 +97,41 @@ impl Bundle {
 /// Most bytes of bundles remembered; the least recently used go first.
 pub const MAX_BUNDLE_BYTES: usize = 64 * 1024 * 1024;
 
+/// Which eval'd modules a script held when last read, and in which batch: kept beyond the
+/// script's text, so that a module is not looked for again in every script.
+#[derive(Debug, Clone)]
+pub struct Indexed {
+    pub modules: Arc<HashMap<String, usize>>,
+    pub job: u64,
+    cost: usize,
+}
+
+impl Indexed {
+    pub fn of(bundle: &Bundle, job: u64) -> Indexed {
+        let cost = bundle.modules.keys().map(|name| name.len() + 64).sum();
+        Indexed { modules: bundle.modules.clone(), job, cost }
+    }
+}
+
+impl Cost for Indexed {
+    fn cost(&self) -> usize {
+        self.cost
+    }
+}
+
+/// Most scripts whose modules are remembered, and most bytes their names may take.
+pub const MAX_INDEXES: usize = 256;
+pub const MAX_INDEX_BYTES: usize = 32 * 1024 * 1024;
+
+/// What is remembered of the scripts read, keyed by URL.
+pub type Indexes = Lru<Indexed>;
+
+impl Default for Indexes {
+    fn default() -> Indexes {
+        Lru::new(MAX_INDEXES, MAX_INDEX_BYTES)
+    }
+}
+
 /// The bundles remembered (those that hold eval'd modules), keyed by URL, bounded by
 /// [`MAX_BUNDLE_BYTES`] of text.
 pub type Bundles = Lru<Bundle>;
@@ -185,6 +220,22 @@ mod tests {
         bundles.put("http://localhost/huge.js", big(MAX_BUNDLE_BYTES));
         assert!(bundles.get("http://localhost/huge.js").is_none(), "larger than the budget: not kept");
         assert!(bundles.cost() <= MAX_BUNDLE_BYTES);
+    }
+
+    #[test]
+    fn what_scripts_held_is_kept_within_its_bytes() {
+        let names: String =
+            (0..40_000).map(|i| format!("//# sourceURL=webpack-internal:///./src/{i:0>200}.js\n")).collect();
+        let bundle = Bundle::new(Validators::default(), names.into_bytes(), 1);
+        let one = Indexed::of(&bundle, 1);
+        assert!(one.cost() > MAX_INDEX_BYTES / 8, "{} bytes of names", one.cost());
+        let mut indexes = Indexes::default();
+        for i in 0..16 {
+            indexes.put(&format!("http://localhost/{i}.js"), Indexed::of(&bundle, 1));
+        }
+        assert!(indexes.cost() <= MAX_INDEX_BYTES, "{}", indexes.cost());
+        assert!(indexes.get("http://localhost/15.js").is_some(), "the newest kept");
+        assert!(indexes.get("http://localhost/0.js").is_none(), "the oldest gone");
     }
 
     #[test]

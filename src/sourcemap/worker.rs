@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use url::Url;
 
 use super::cache::{Cache, Entry, Loaded};
-use super::eval_module::{self, Bundle, Bundles};
+use super::eval_module::{self, Bundle, Bundles, Indexed, Indexes};
 use super::fetch::{Fetched, Fetcher, Validators};
 use super::frames::Frame;
 use super::locate::{self, MapRef};
@@ -41,7 +41,7 @@ pub struct Worker {
     passed: HashMap<String, Instant>,
     /// The eval'd modules each script held when last read, and the batch it was read in: kept
     /// when the script's text is not, so that a module is not looked for in every script again.
-    indexes: HashMap<String, (Arc<HashMap<String, usize>>, u64)>,
+    indexes: Indexes,
     /// Modules looked for and not found, when, and among which scripts ([`MISSING_FOR`]).
     missing: HashMap<String, (Instant, u64)>,
     /// When the scripts of each origin were last read again for a module not found ([`REFRESH_EVERY`]).
@@ -61,8 +61,6 @@ const PASSED_FOR: Duration = Duration::from_secs(30);
 const MISSING_FOR: Duration = Duration::from_secs(30);
 /// How often the scripts of an origin are read again for a module none of them held.
 const REFRESH_EVERY: Duration = Duration::from_secs(10);
-/// Most scripts whose eval'd modules are remembered.
-const MAX_INDEXES: usize = 256;
 
 impl Worker {
     pub fn new(store: Store, server_port: u16, requeue: Requeue) -> Result<Worker, reqwest::Error> {
@@ -75,7 +73,7 @@ impl Worker {
             bundles: Bundles::default(),
             homes: HashMap::new(),
             passed: HashMap::new(),
-            indexes: HashMap::new(),
+            indexes: Indexes::default(),
             missing: HashMap::new(),
             refreshed: HashMap::new(),
             tab_scripts: HashMap::new(),
@@ -211,7 +209,7 @@ impl Worker {
         }
         // The scripts that may hold it: those known to hold it, and those not read yet.
         for url in &candidates {
-            if self.indexes.get(url.as_str()).is_some_and(|(modules, _)| !modules.contains_key(module)) {
+            if self.indexes.get(url.as_str()).is_some_and(|known| !known.modules.contains_key(module)) {
                 continue;
             }
             if let Some(outcome) = self.look_in(url, module, &home_key, allowed).await {
@@ -226,7 +224,7 @@ impl Worker {
             }
             self.refreshed.insert(origin, Instant::now());
             for url in &candidates {
-                let read_now = self.indexes.get(url.as_str()).is_some_and(|(_, job)| *job == self.jobs);
+                let read_now = self.indexes.get(url.as_str()).is_some_and(|known| known.job == self.jobs);
                 if read_now || self.passed.contains_key(url.as_str()) {
                     continue; // read in this batch already, or holding no eval'd module
                 }
@@ -330,11 +328,7 @@ impl Worker {
         };
         match bundle {
             Some(b) if !b.modules.is_empty() => {
-                if self.indexes.len() >= MAX_INDEXES && !self.indexes.contains_key(url.as_str()) {
-                    let oldest = self.indexes.iter().min_by_key(|(_, (_, job))| *job).map(|(k, _)| k.clone());
-                    oldest.map(|k| self.indexes.remove(&k));
-                }
-                self.indexes.insert(url.to_string(), (b.modules.clone(), self.jobs));
+                self.indexes.put(url.as_str(), Indexed::of(&b, self.jobs));
                 self.bundles.put(url.as_str(), b.clone());
                 Some(b)
             }
