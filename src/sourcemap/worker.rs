@@ -48,13 +48,34 @@ pub struct Worker {
     refreshed: HashMap<String, Instant>,
     /// Within the batch at hand: the scripts of each tab.
     tab_scripts: HashMap<i64, Vec<String>>,
-    /// Whether the entry at hand has a frame of an eval'd module whose bundle was not found.
-    eval_missed: bool,
     requeue: Requeue,
 }
 
-/// Most modules whose bundle is remembered (and scripts passed over).
-const MAX_HOMES: usize = 4096;
+/// Most modules (or scripts, or origins) each of the resolver's small maps remembers: past it,
+/// the map starts again empty.
+const MAX_REMEMBERED: usize = 4096;
+
+/// `map[key] = value`, the map emptied first when it is full.
+fn remember<V>(map: &mut HashMap<String, V>, key: String, value: V) {
+    if map.len() >= MAX_REMEMBERED && !map.contains_key(&key) {
+        map.clear();
+    }
+    map.insert(key, value);
+}
+
+/// Why a frame has no original, as the resolver tells it: a reason, or a module webpack ran
+/// through eval that none of the scripts known yet holds (stored as `not found`; the entry is
+/// tried again after [`super::RETRY_AFTER`]).
+enum Miss {
+    Unmapped(Unmapped),
+    NotYetFound,
+}
+
+impl From<Unmapped> for Miss {
+    fn from(why: Unmapped) -> Miss {
+        Miss::Unmapped(why)
+    }
+}
 /// How long a script found to hold no eval'd module is passed over.
 const PASSED_FOR: Duration = Duration::from_secs(30);
 /// How long a module not found among the same scripts is not looked for again.
@@ -77,7 +98,6 @@ impl Worker {
             missing: HashMap::new(),
             refreshed: HashMap::new(),
             tab_scripts: HashMap::new(),
-            eval_missed: false,
             requeue,
         })
     }
@@ -103,7 +123,7 @@ impl Worker {
         let mut patches = Vec::with_capacity(job.wanted.len());
         let mut later = Vec::new();
         for wanted in &job.wanted {
-            self.eval_missed = false;
+            let mut missed = false; // a frame of an eval'd module not found yet: tried again later
             let page_url = wanted.page_url.as_str();
             if !pages.contains_key(page_url) {
                 let allowed = Allowed::for_page(page_url, &capture, self.server_port);
@@ -112,7 +132,9 @@ impl Worker {
             let Some((allowed, page)) = pages.get(page_url) else { continue };
             let mut patch = String::from("{");
             if let Some(location) = &wanted.location {
-                patch.push_str(&self.result(&mut results, wanted, location, allowed, page.as_ref()).await);
+                let (text, not_yet) = self.result(&mut results, wanted, location, allowed, page.as_ref()).await;
+                missed |= not_yet;
+                patch.push_str(&text);
             }
             if !wanted.frames.is_empty() {
                 if patch.len() > 1 {
@@ -128,13 +150,15 @@ impl Worker {
                         patch.push_str(&format!(",\"fn\":{}", json!(function)));
                     }
                     patch.push(',');
-                    patch.push_str(&self.result(&mut results, wanted, frame, allowed, page.as_ref()).await);
+                    let (text, not_yet) = self.result(&mut results, wanted, frame, allowed, page.as_ref()).await;
+                    missed |= not_yet;
+                    patch.push_str(&text);
                     patch.push('}');
                 }
                 patch.push(']');
             }
             patch.push('}');
-            if self.eval_missed && !wanted.retried {
+            if missed && !wanted.retried {
                 later.push(Wanted { retried: true, ..wanted.clone() });
                 continue;
             }
@@ -150,7 +174,7 @@ impl Worker {
     }
 
     /// `"original":{…}` or `"sourcemap":"…"` for a frame of an entry of `page_url`, worked out
-    /// once per batch.
+    /// once per batch, and whether it is an eval'd module not found in any script known yet.
     async fn result<'j>(
         &mut self,
         results: &mut HashMap<(&'j str, &'j str, u32, u32), (String, bool)>,
@@ -158,20 +182,19 @@ impl Worker {
         frame: &'j Frame,
         allowed: &Allowed,
         page: Option<&Url>,
-    ) -> String {
+    ) -> (String, bool) {
         let key = (wanted.page_url.as_str(), frame.url.as_str(), frame.line, frame.column);
-        if let Some((known, missed)) = results.get(&key) {
-            self.eval_missed |= *missed;
+        if let Some(known) = results.get(&key) {
             return known.clone();
         }
-        let missed_before = std::mem::take(&mut self.eval_missed);
-        let text = match self.resolve(wanted, frame, allowed, page).await {
-            Ok(original) => format!("\"original\":{}", json!(original)),
-            Err(why) => format!("\"sourcemap\":{}", json!(why.to_string())),
+        let reason = |why: Unmapped| format!("\"sourcemap\":{}", json!(why.to_string()));
+        let result = match self.resolve(wanted, frame, allowed, page).await {
+            Ok(original) => (format!("\"original\":{}", json!(original)), false),
+            Err(Miss::NotYetFound) => (reason(Unmapped::NotFound), true),
+            Err(Miss::Unmapped(why)) => (reason(why), false),
         };
-        results.insert(key, (text.clone(), self.eval_missed));
-        self.eval_missed |= missed_before;
-        text
+        results.insert(key, result.clone());
+        result
     }
 
     async fn resolve(
@@ -180,32 +203,32 @@ impl Worker {
         frame: &Frame,
         allowed: &Allowed,
         page: Option<&Url>,
-    ) -> Result<Original, Unmapped> {
+    ) -> Result<Original, Miss> {
         let page = page.ok_or(Unmapped::NotInScope)?;
         if eval_module::is_eval_module(&frame.url) {
             let loaded = self.eval_module(wanted, &frame.url, allowed).await?;
-            return lookup::lookup(&loaded.parsed.map, frame.line, frame.column, &loaded.map_url, page);
+            return Ok(lookup::lookup(&loaded.parsed.map, frame.line, frame.column, &loaded.map_url, page)?);
         }
         let url = Url::parse(&frame.url).map_err(|_| Unmapped::NotInScope)?;
         if !allowed.permits(&url) {
-            return Err(Unmapped::NotInScope);
+            return Err(Unmapped::NotInScope.into());
         }
         let loaded = self.script(&url, allowed).await?;
         let (line, column) = (frame.line, frame.column);
-        lookup::lookup(&loaded.parsed.map, line, column, &loaded.map_url, page)
+        Ok(lookup::lookup(&loaded.parsed.map, line, column, &loaded.map_url, page)?)
     }
 
     /// The decoded inline map of a module webpack ran through `eval`, from the bundle on the
     /// page's origin that holds the module's string: the bundle that held it last, else the
     /// scripts the entry's own stack names, else those its tab loaded, the newest first.
-    async fn eval_module(&mut self, wanted: &Wanted, module: &str, allowed: &Allowed) -> Result<Arc<Loaded>, Unmapped> {
+    async fn eval_module(&mut self, wanted: &Wanted, module: &str, allowed: &Allowed) -> Result<Arc<Loaded>, Miss> {
         let origin = allowed.origin().ok_or(Unmapped::NotInScope)?.ascii_serialization();
         let home_key = format!("{origin} {module}");
         let candidates = self.candidates(wanted, &home_key, allowed).await;
         let among = fingerprint(&candidates.iter().map(Url::as_str).collect::<Vec<_>>().join(" "));
         // Looked for in these same scripts lately, and not there: not fetched again.
         if self.missing.get(&home_key).is_some_and(|(at, was)| *was == among && at.elapsed() < MISSING_FOR) {
-            return Err(Unmapped::NotFound);
+            return Err(Unmapped::NotFound.into());
         }
         // The scripts that may hold it: those known to hold it, and those not read yet.
         for url in &candidates {
@@ -213,32 +236,25 @@ impl Worker {
                 continue;
             }
             if let Some(outcome) = self.look_in(url, module, &home_key, allowed).await {
-                return outcome;
+                return Ok(outcome?);
             }
         }
         // A script read before may have been rebuilt with the module since (a new file imported
         // by the bundle): read again, at most once every REFRESH_EVERY per origin.
         if self.refreshed.get(&origin).is_none_or(|at| at.elapsed() >= REFRESH_EVERY) {
-            if self.refreshed.len() >= MAX_HOMES {
-                self.refreshed.clear();
-            }
-            self.refreshed.insert(origin, Instant::now());
+            remember(&mut self.refreshed, origin, Instant::now());
             for url in &candidates {
                 let read_now = self.indexes.get(url.as_str()).is_some_and(|known| known.job == self.jobs);
                 if read_now || self.passed.contains_key(url.as_str()) {
                     continue; // read in this batch already, or holding no eval'd module
                 }
                 if let Some(outcome) = self.look_in(url, module, &home_key, allowed).await {
-                    return outcome;
+                    return Ok(outcome?);
                 }
             }
         }
-        if self.missing.len() >= MAX_HOMES {
-            self.missing.clear();
-        }
-        self.missing.insert(home_key, (Instant::now(), among));
-        self.eval_missed = true; // in none of the scripts known yet: the entry is tried again
-        Err(Unmapped::NotFound)
+        remember(&mut self.missing, home_key, (Instant::now(), among));
+        Err(Miss::NotYetFound) // in none of the scripts known yet: the entry is tried again
     }
 
     /// The module's decoded map if the script at `url` holds the module (`NotFound` when it holds
@@ -255,10 +271,7 @@ impl Worker {
             // Held there without a map (the plain eval devtool), or not held there.
             return bundle.modules.contains_key(module).then_some(Err(Unmapped::NotFound));
         };
-        if self.homes.len() >= MAX_HOMES {
-            self.homes.clear();
-        }
-        self.homes.insert(home_key.to_string(), url.clone());
+        remember(&mut self.homes, home_key.to_string(), url.clone());
         // A decoded map is remembered by what the bundle says of it, so an edit gets a new one.
         let key = format!("{url}#{module}#{:x}", fingerprint(reference));
         if let Some(entry) = self.cache.get(&key) {
@@ -333,10 +346,7 @@ impl Worker {
                 Some(b)
             }
             _ => {
-                if self.passed.len() >= MAX_HOMES {
-                    self.passed.clear();
-                }
-                self.passed.insert(url.to_string(), Instant::now());
+                remember(&mut self.passed, url.to_string(), Instant::now());
                 None
             }
         }
