@@ -199,16 +199,20 @@ function inScope(url) {
  * the registration.
  */
 function scopeApplied() {
-  const matches = scope.paused ? [] : Scope.patterns(scope);
-  const registered = registrar
-    .sync(matches, Scope.serverExclusions(settings.serverUrl))
-    .catch((e) => extensionLog("error", `could not register the page scripts for ${matches.join(", ")}: ${e.message}`));
+  const registered = register(scope).catch((e) =>
+    extensionLog("error", `could not register the page scripts for ${Scope.patterns(scope).join(", ")}: ${e.message}`),
+  );
   chrome.action.setBadgeText({ text: scope.paused ? "off" : "" });
   chrome.action.setBadgeBackgroundColor({ color: "#777" });
   chrome.action.setTitle({ title: scope.paused ? "Gasoline: capture paused" : "Gasoline" });
   reportCapture();
   deep.recheck(); // a deep tab now outside the scope is let go
   return registered;
+}
+
+/** Chrome's registrations made what scope `s` asks for (none while it is paused). */
+function register(s) {
+  return registrar.sync(s.paused ? [] : Scope.patterns(s), Scope.serverExclusions(settings.serverUrl));
 }
 
 function reportCapture() {
@@ -233,7 +237,7 @@ function saveScope(change) {
     await ready;
     const next = Scope.scopeWithDefaults({ ...scope, ...change(scope) });
     scopeChanged = true;
-    if (Scope.widens(scope, next)) await registrar.sync(next.paused ? [] : Scope.patterns(next), Scope.serverExclusions(settings.serverUrl));
+    if (Scope.widens(scope, next)) await register(next);
     scope = next;
     await scopeApplied();
     await chrome.storage.local.set({ scope });
