@@ -2,7 +2,7 @@
 // stdio, polling for a condition, a free port, the test build of the extension
 // and Chromium with it loaded.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -98,6 +98,41 @@ export function freePort() {
       s.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A dev server (a Node.js script and its arguments, run in `cwd` with `env` added), once
+ * `ready()` says it serves (within `ms`): `output()` is what it printed, `stop()` ends it.
+ */
+export async function startDevServer(name, script, args, { cwd, env = {}, ready, ms = 60000 }) {
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NO_COLOR: "1", ...env },
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  await waitFor(`${name} to serve`, async () => {
+    if (child.exitCode !== null) throw new Error(`${name} exited: ${output}`);
+    return ready(output);
+  }, ms);
+  return {
+    output: () => output,
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** The 1-based line of `needle` in the file `dir`/`file`, and that line's text. */
+export function lineOf(dir, file, needle) {
+  const lines = readFileSync(path.join(dir, file), "utf8").split("\n");
+  const i = lines.findIndex((l) => l.includes(needle));
+  assert.ok(i >= 0, `${needle} in ${file}`);
+  return { line: i + 1, text: lines[i] };
 }
 
 /** `gasoline mcp` on `port` and `db`, with an MCP client over its stdio. */

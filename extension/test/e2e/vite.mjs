@@ -12,13 +12,26 @@
 //
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/vite.mjs
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { all, assertDeclared, checkPrerequisites, freePort, launch, observe, serviceWorker, startGasoline, testBuild, waitFor } from "./harness.mjs";
+import {
+  all,
+  assertDeclared,
+  checkPrerequisites,
+  freePort,
+  launch,
+  lineOf,
+  observe,
+  serviceWorker,
+  startDevServer,
+  startGasoline,
+  testBuild,
+  waitFor,
+} from "./harness.mjs";
 
 function fail(message) {
   console.error(`vite e2e FAILED: ${message}`);
@@ -32,12 +45,7 @@ const viteBin = path.join(app, "node_modules/vite/bin/vite.js");
 if (!existsSync(viteBin)) fail(`${viteBin} is missing: run scripts/setup.sh (npm ci in ${path.relative(process.cwd(), app)})`);
 
 /** The 1-based line of `needle` in the app's src/App.jsx, and that line's text. */
-function lineOf(needle) {
-  const lines = readFileSync(path.join(app, "src/App.jsx"), "utf8").split("\n");
-  const i = lines.findIndex((l) => l.includes(needle));
-  assert.ok(i >= 0, `${needle} in src/App.jsx`);
-  return { line: i + 1, text: lines[i] };
-}
+const appLine = (needle) => lineOf(app, "src/App.jsx", needle);
 
 /** A self-signed certificate for 127.0.0.1 in `dir`: the key's and the certificate's paths. */
 function selfSigned(dir) {
@@ -48,24 +56,12 @@ function selfSigned(dir) {
 }
 
 /** Vite's dev server on 127.0.0.1:`port`, ready; over https with `tls` ({key, cert} paths). */
-async function startVite(port, tls) {
-  const env = { ...process.env, NO_COLOR: "1", ...(tls ? { VITE_HTTPS_KEY: tls.key, VITE_HTTPS_CERT: tls.cert } : {}) };
-  const child = spawn(process.execPath, [viteBin, "--host", "127.0.0.1", "--port", String(port), "--strictPort", "--clearScreen", "false"], {
+function startVite(port, tls) {
+  return startDevServer("Vite", viteBin, ["--host", "127.0.0.1", "--port", String(port), "--strictPort", "--clearScreen", "false"], {
     cwd: app,
-    stdio: ["ignore", "pipe", "pipe"],
-    env,
+    env: tls ? { VITE_HTTPS_KEY: tls.key, VITE_HTTPS_CERT: tls.cert } : {},
+    ready: async (output) => (tls ? output.includes(`https://127.0.0.1:${port}`) : (await fetch(`http://127.0.0.1:${port}/src/App.jsx`)).ok),
   });
-  let output = "";
-  child.stdout.on("data", (d) => (output += d));
-  child.stderr.on("data", (d) => (output += d));
-  const exited = new Promise((resolve) => child.on("exit", resolve));
-  await waitFor("Vite to serve", async () => {
-    if (child.exitCode !== null) throw new Error(`vite exited: ${output}`);
-    if (tls) return output.includes(`https://127.0.0.1:${port}`);
-    const r = await fetch(`http://127.0.0.1:${port}/src/App.jsx`);
-    return r.ok;
-  }, 60000);
-  return { child, exited, output: () => output };
 }
 
 const work = mkdtempSync(path.join(tmpdir(), "gasoline-vite-"));
@@ -96,8 +92,8 @@ try {
   }, 60000);
   assert.ok(pageErrors.some((m) => m.includes("boom from App")), `the page threw: ${pageErrors}`);
 
-  const thrown = lineOf('throw new Error("boom from App")');
-  const warned = lineOf("console.warn(");
+  const thrown = appLine('throw new Error("boom from App")');
+  const warned = appLine("console.warn(");
   const exception = await waitFor("the exception's frames resolved", async () => {
     const logs = await all(client, "logs");
     return logs.find((e) => e.source === "exception" && e.message.includes("boom from App") && e.frames);
@@ -166,10 +162,7 @@ try {
   fail(e.stack || e.message);
 } finally {
   if (context) await context.close();
-  for (const server of [vite, secure].filter(Boolean)) {
-    server.child.kill("SIGTERM");
-    await server.exited;
-  }
+  for (const server of [vite, secure].filter(Boolean)) await server.stop();
   await client.close();
   rmSync(work, { recursive: true, force: true });
 }

@@ -12,13 +12,25 @@
 //
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/webpack.mjs
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { all, assertDeclared, checkPrerequisites, freePort, launch, observe, serviceWorker, startGasoline, testBuild, waitFor } from "./harness.mjs";
+import {
+  all,
+  assertDeclared,
+  checkPrerequisites,
+  freePort,
+  launch,
+  lineOf,
+  observe,
+  serviceWorker,
+  startDevServer,
+  startGasoline,
+  testBuild,
+  waitFor,
+} from "./harness.mjs";
 
 function fail(message) {
   console.error(`webpack e2e FAILED: ${message}`);
@@ -32,31 +44,16 @@ if (!existsSync(path.join(fixture, "node_modules/webpack-cli/bin/cli.js"))) {
   fail(`${fixture}/node_modules is missing: run scripts/setup.sh (npm ci in ${path.relative(process.cwd(), fixture)})`);
 }
 
-/** The 1-based line of `needle` in the app's `file`, and that line's text. */
-function lineOf(file, needle) {
-  const lines = readFileSync(path.join(app, file), "utf8").split("\n");
-  const i = lines.findIndex((l) => l.includes(needle));
-  assert.ok(i >= 0, `${needle} in ${file}`);
-  return { line: i + 1, text: lines[i] };
-}
-
 /** webpack-dev-server on 127.0.0.1:`port`, its bundle built and served. */
-async function startWebpack(port) {
-  const child = spawn(process.execPath, [cli, "serve", "--host", "127.0.0.1", "--port", String(port)], {
+function startWebpack(port) {
+  return startDevServer("webpack-dev-server", cli, ["serve", "--host", "127.0.0.1", "--port", String(port)], {
     cwd: app,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NO_COLOR: "1" },
+    ready: async () => {
+      const r = await fetch(`http://127.0.0.1:${port}/main.js`).catch(() => null);
+      return r && r.ok && (await r.text()).includes("sourceURL=webpack-internal:///./src/util.js");
+    },
+    ms: 120000,
   });
-  let output = "";
-  child.stdout.on("data", (d) => (output += d));
-  child.stderr.on("data", (d) => (output += d));
-  const exited = new Promise((resolve) => child.on("exit", resolve));
-  await waitFor("webpack-dev-server to serve the bundle", async () => {
-    if (child.exitCode !== null) throw new Error(`webpack exited: ${output}`);
-    const r = await fetch(`http://127.0.0.1:${port}/main.js`).catch(() => null);
-    return r && r.ok && (await r.text()).includes("sourceURL=webpack-internal:///./src/util.js");
-  }, 120000);
-  return { child, exited, output: () => output };
 }
 
 const work = mkdtempSync(path.join(tmpdir(), "gasoline-webpack-"));
@@ -91,9 +88,9 @@ try {
   }, 60000);
   assert.ok(pageErrors.some((m) => m.includes("boom from util")), `the page threw: ${pageErrors}`);
 
-  const thrown = lineOf("src/util.js", "throw new Error(message)");
-  const warned = lineOf("src/util.js", "console.warn(");
-  const called = lineOf("src/index.js", 'explode("the page asked for it")');
+  const thrown = lineOf(app, "src/util.js", "throw new Error(message)");
+  const warned = lineOf(app, "src/util.js", "console.warn(");
+  const called = lineOf(app, "src/index.js", 'explode("the page asked for it")');
 
   const exception = await waitFor("the exception's frames resolved", async () => {
     const logs = await all(client, "logs");
@@ -113,7 +110,7 @@ try {
   // The app's console.warn goes through a library's wrapper (src/vendor/breadcrumbs.js, marked as
   // library code in the maps' ignoreList, as an error tracker's would be): that wrapper is the call
   // site, and the page's own line is the first of its callers.
-  const wrapped = lineOf("src/vendor/breadcrumbs.js", "original.apply(console, args)");
+  const wrapped = lineOf(app, "src/vendor/breadcrumbs.js", "original.apply(console, args)");
   const warning = await waitFor("the console.warn's call site and callers resolved", async () => {
     const logs = await all(client, "logs");
     return logs.find((e) => e.level === "warn" && e.message.startsWith("util announces") && (e.original || e.sourcemap) && e.frames);
@@ -138,7 +135,7 @@ try {
   // reloaded page's error, at its new position in the eval'd module, maps to the edited line.
   const utilPath = path.join(app, "src/util.js");
   writeFileSync(utilPath, `// edited\n// once\n// more\n${readFileSync(utilPath, "utf8")}`);
-  const edited = lineOf("src/util.js", "throw new Error(message)");
+  const edited = lineOf(app, "src/util.js", "throw new Error(message)");
   assert.equal(edited.line, thrown.line + 3);
   const after = await waitFor("the edited page's exception resolved", async () => {
     await page.goto(`${origin}/?boom`);
@@ -158,8 +155,7 @@ try {
   fail(e.stack || e.message);
 } finally {
   if (context) await context.close();
-  server.child.kill("SIGTERM");
-  await server.exited;
+  await server.stop();
   await client.close();
   rmSync(work, { recursive: true, force: true });
 }
