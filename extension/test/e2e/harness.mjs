@@ -72,6 +72,24 @@ export async function serviceWorker(context) {
   return context.serviceWorkers()[0] || (await context.waitForEvent("serviceworker", { timeout: 15000 }));
 }
 
+/** Points the extension of `worker` at the gasoline server at `serverUrl`, as its options page would. */
+export function pointAt(worker, serverUrl) {
+  return worker.evaluate((url) => chrome.storage.local.set({ settings: { serverUrl: url } }), serverUrl);
+}
+
+/**
+ * Loads `url` in `page` until `captured()` finds what its load left in the capture (within `ms`).
+ * The scope's scripts are registered for the loads that begin after Chrome holds them, so a page
+ * opened right after the extension starts may go uncaptured once: a developer reloads.
+ */
+export function loadUntil(what, page, url, captured, ms = 60000) {
+  return waitFor(what, async () => {
+    await page.goto(url);
+    await page.waitForFunction(() => document.readyState === "complete");
+    return captured();
+  }, ms);
+}
+
 /** Polls `check` until it returns a truthy value; fails with `what` after `ms`. */
 export async function waitFor(what, check, ms = 15000) {
   const deadline = Date.now() + ms;

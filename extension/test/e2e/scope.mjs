@@ -30,6 +30,7 @@ import {
   launch,
   liveWorker,
   observe,
+  pointAt,
   serviceWorker,
   startGasoline,
   stopWorker,
@@ -105,7 +106,7 @@ async function open(url) {
 async function start() {
   context = await launch(profile, build, ["shop.example"]);
   const worker = await serviceWorker(context);
-  await worker.evaluate((url) => chrome.storage.local.set({ settings: { serverUrl: url } }), serverUrl);
+  await pointAt(worker, serverUrl);
   return worker;
 }
 
@@ -267,7 +268,7 @@ try {
   await context.close();
   context = await launch(path.join(work, "profile-prompt"), build, ["shop.example"]);
   let asked = await serviceWorker(context);
-  await asked.evaluate((url) => chrome.storage.local.set({ settings: { serverUrl: url } }), serverUrl);
+  await pointAt(asked, serverUrl);
   const extensionId = asked.url().split("/")[2];
   const extensionsPage = await context.newPage();
   await extensionsPage.goto("chrome://extensions");

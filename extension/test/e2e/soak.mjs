@@ -22,7 +22,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-import { bin, checkPrerequisites, freePort, launch, serviceWorker, testBuild, waitFor } from "./harness.mjs";
+import { bin, checkPrerequisites, freePort, launch, pointAt, serviceWorker, testBuild, waitFor } from "./harness.mjs";
 
 const ROUNDS = Number(process.env.ROUNDS || 20);
 const SEED = Number(process.env.SEED || 1);
@@ -118,7 +118,7 @@ await startServer();
 const build = testBuild(work);
 const context = await launch(path.join(work, "profile"), build);
 let worker = await serviceWorker(context);
-await worker.evaluate((url) => chrome.storage.local.set({ settings: { serverUrl: url } }), `http://127.0.0.1:${port}`);
+await pointAt(worker, `http://127.0.0.1:${port}`);
 
 /** Stops the extension's service worker as Chrome does an idle one; the next event starts it again. */
 async function stopWorker() {

@@ -25,7 +25,9 @@ import {
   freePort,
   launch,
   lineOf,
+  loadUntil,
   observe,
+  pointAt,
   serviceWorker,
   startDevServer,
   startGasoline,
@@ -77,19 +79,15 @@ let secure;
 try {
   context = await launch(path.join(work, "profile"), build, []);
   const worker = await serviceWorker(context);
-  await worker.evaluate((url) => chrome.storage.local.set({ settings: { serverUrl: url } }), `http://127.0.0.1:${port}`);
+  await pointAt(worker, `http://127.0.0.1:${port}`);
   const origin = `http://127.0.0.1:${vitePort}`;
 
   const page = await context.newPage();
   const pageErrors = [];
   page.on("pageerror", (e) => pageErrors.push(e.message));
-  // The scripts register for the page's next load once the scope is in force: load until captured.
-  await waitFor("the page's console captured", async () => {
-    await page.goto(`${origin}/?boom`);
-    await page.waitForFunction(() => document.readyState === "complete");
-    const logs = await all(client, "logs");
-    return logs.some((e) => e.source === "exception" && e.message.includes("boom from App"));
-  }, 60000);
+  await loadUntil("the page's console captured", page, `${origin}/?boom`, async () =>
+    (await all(client, "logs")).some((e) => e.source === "exception" && e.message.includes("boom from App")),
+  );
   assert.ok(pageErrors.some((m) => m.includes("boom from App")), `the page threw: ${pageErrors}`);
 
   const thrown = appLine('throw new Error("boom from App")');
@@ -139,12 +137,9 @@ try {
   const httpsPort = await freePort();
   secure = await startVite(httpsPort, tls);
   const secureOrigin = `https://127.0.0.1:${httpsPort}`;
-  await waitFor("the https page's exception captured", async () => {
-    await page.goto(`${secureOrigin}/?boom`);
-    await page.waitForFunction(() => document.readyState === "complete");
-    const logs = await all(client, "logs");
-    return logs.some((e) => e.source === "exception" && e.frames?.[0]?.at?.startsWith(secureOrigin));
-  }, 60000);
+  await loadUntil("the https page's exception captured", page, `${secureOrigin}/?boom`, async () =>
+    (await all(client, "logs")).some((e) => e.source === "exception" && e.frames?.[0]?.at?.startsWith(secureOrigin)),
+  );
   const secureException = await waitFor("the https exception's frames resolved", async () => {
     const logs = await all(client, "logs");
     return logs.find((e) => e.source === "exception" && e.frames?.[0]?.at?.startsWith(secureOrigin) && (e.frames[0].original || e.frames[0].sourcemap));

@@ -24,7 +24,9 @@ import {
   freePort,
   launch,
   lineOf,
+  loadUntil,
   observe,
+  pointAt,
   serviceWorker,
   startDevServer,
   startGasoline,
@@ -73,19 +75,15 @@ let context;
 try {
   context = await launch(path.join(work, "profile"), build, []);
   const worker = await serviceWorker(context);
-  await worker.evaluate((url) => chrome.storage.local.set({ settings: { serverUrl: url } }), `http://127.0.0.1:${port}`);
+  await pointAt(worker, `http://127.0.0.1:${port}`);
   const origin = `http://127.0.0.1:${webpackPort}`;
 
   const page = await context.newPage();
   const pageErrors = [];
   page.on("pageerror", (e) => pageErrors.push(e.message));
-  // The scripts register for the page's next load once the scope is in force: load until captured.
-  await waitFor("the page's exception captured", async () => {
-    await page.goto(`${origin}/?boom`);
-    await page.waitForFunction(() => document.readyState === "complete");
-    const logs = await all(client, "logs");
-    return logs.some((e) => e.source === "exception" && e.message.includes("boom from util"));
-  }, 60000);
+  await loadUntil("the page's exception captured", page, `${origin}/?boom`, async () =>
+    (await all(client, "logs")).some((e) => e.source === "exception" && e.message.includes("boom from util")),
+  );
   assert.ok(pageErrors.some((m) => m.includes("boom from util")), `the page threw: ${pageErrors}`);
 
   const thrown = lineOf(app, "src/util.js", "throw new Error(message)");
