@@ -222,8 +222,8 @@ pub struct ServeArgs {
     /// [default: the paired one, else the first to connect].
     #[arg(long, env = "GASOLINE_EXTENSION_ID", value_parser = parse_extension_id)]
     pub extension_id: Option<String>,
-    /// Seconds an idle MCP session over HTTP is kept (for tests).
-    #[arg(long, env = "GASOLINE_MCP_SESSION_KEEP_ALIVE", default_value_t = 300, hide = true)]
+    /// Seconds an MCP session over HTTP is kept without a request (a day; shorter in tests).
+    #[arg(long, env = "GASOLINE_MCP_SESSION_KEEP_ALIVE", default_value_t = 86_400, hide = true)]
     pub mcp_session_keep_alive: u64,
 }
 

@@ -273,11 +273,11 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
     assert_eq!(answers.len(), 13, "one answer per request or batch, none for the notification: {answers:?}");
 }
 
-/// Sessions are bounded: past 128 open at once a new `initialize` is refused (503, with the
-/// JSON-RPC error naming the way out), the sessions already open go on working, and ending
-/// one makes room.
+/// Sessions are bounded: with 128 open, a new `initialize` is answered and ends the least
+/// recently used session (whose next request gets 404, which tells its client to initialize
+/// again); the others go on working, and the count stays at the bound.
 #[tokio::test]
-async fn http_sessions_are_bounded_and_the_open_ones_keep_working() {
+async fn http_sessions_are_bounded_by_ending_the_least_recently_used() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
     let http = Http { client: reqwest::Client::new(), url: server.url("/mcp") };
@@ -285,18 +285,31 @@ async fn http_sessions_are_bounded_and_the_open_ones_keep_working() {
     for _ in 0..128 {
         sessions.push(http.session().await);
     }
+    let ping = r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#;
+    // Every session but the second is used again: the second is now the least recently used.
+    for (i, session) in sessions.iter().enumerate() {
+        if i != 1 {
+            let (status, body) = http.post(Some(session), ping).await;
+            assert_eq!(status, 200, "{body}");
+        }
+    }
     let init = json!({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
     .to_string();
     let (status, body) = http.post(None, &init).await;
-    assert_eq!(status, 503, "{body}");
-    let refused = message_of(&body);
-    assert_eq!(refused["id"], 7);
-    assert!(refused["error"]["message"].as_str().unwrap().contains("DELETE /mcp"), "{refused}");
-    let ping = r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#;
-    let (status, body) = http.post(Some(&sessions[0]), ping).await;
-    assert_eq!((status, message_of(&body)["result"].clone()), (200, json!({})), "an open session still answers");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(message_of(&body)["result"]["serverInfo"]["name"], "gasoline", "{body}");
+    let (status, _) = http.post(Some(&sessions[1]), ping).await;
+    assert_eq!(status, 404, "the least recently used session was ended");
+    for i in [0, 2, 127] {
+        let (status, body) = http.post(Some(&sessions[i]), ping).await;
+        assert_eq!((status, message_of(&body)["result"].clone()), (200, json!({})), "session {i} still answers");
+    }
+    assert_eq!(server.health().await["mcp_sessions"], 128, "never more than the bound");
+    // A deleted session is not one to end: room is made from the least recently used of the open ones.
     assert_eq!(http.delete(&sessions[127]).await, 204);
     let (status, body) = http.post(None, &init).await;
-    assert_eq!(status, 200, "room again once one ended: {body}");
+    assert_eq!(status, 200, "{body}");
+    let (status, _) = http.post(Some(&sessions[0]), ping).await;
+    assert_eq!(status, 200, "a session used since is kept while there is room");
 }

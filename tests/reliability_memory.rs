@@ -63,7 +63,7 @@ async fn server_memory_stays_flat_over_a_long_mixed_run() {
     for c in &caps {
         args.extend(["--capacity", c.as_str()]);
     }
-    // Idle MCP sessions live 2 s here (300 s by default), so that sessions left open by clients
+    // Unused MCP sessions live 2 s here (a day by default), so that sessions left open by clients
     // that vanished must be gone well within the run: a leak shows in the live count.
     let mut cmd = common::command("serve", &db.path, 0, &args);
     cmd.env("GASOLINE_MCP_SESSION_KEEP_ALIVE", KEEP_ALIVE_SECS.to_string());

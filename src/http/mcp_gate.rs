@@ -13,9 +13,9 @@
 //! - `DELETE` of a session that does not exist is 404, as any request naming
 //!   an ended session must be (rmcp answers 202 whatever the id);
 //! - `DELETE` that ends a session is 204: rmcp's 202 is read as a failure by
-//!   the Python SDK ("Session termination failed: 202"), which expects 200 or 204.
-
-use std::sync::Arc;
+//!   the Python SDK ("Session termination failed: 202"), which expects 200 or 204;
+//! - past `MAX_SESSIONS` open (128), an `initialize` ends the least recently used
+//!   session (`mcp_sessions`) instead of growing the server.
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -29,27 +29,32 @@ use serde_json::Value;
 
 use super::MAX_BODY_BYTES;
 use super::body::{self, BODY_READ_TIMEOUT};
+use super::mcp_sessions::Sessions;
 use crate::mcp::GasolineMcp;
 use crate::mcp::envelope::{self, Batch, Refusal};
 
 /// What the gate needs: the sessions that exist, and the service itself for a batch's messages.
 #[derive(Clone)]
 pub struct Gate {
-    pub sessions: Arc<LocalSessionManager>,
+    pub sessions: Sessions,
     pub mcp: StreamableHttpService<GasolineMcp, LocalSessionManager>,
 }
 
 const SESSION_HEADER: &str = "mcp-session-id";
-/// Most MCP sessions open at once over HTTP (about 56 KB each).
-pub const MAX_SESSIONS: usize = 128;
 
 pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Response {
+    let session = session_of(&request);
+    if let Some(id) = &session
+        && gate.sessions.knows(id).await
+    {
+        gate.sessions.touch(id);
+    }
     if request.method() == Method::DELETE {
-        if let Some(id) = session_of(&request)
-            && !gate.knows(&id).await
-        {
+        let Some(id) = &session else { return next.run(request).await };
+        if !gate.sessions.knows(id).await {
             return session_gone();
         }
+        gate.sessions.forget(id);
         let response = next.run(request).await;
         if response.status() == StatusCode::ACCEPTED {
             return StatusCode::NO_CONTENT.into_response();
@@ -59,7 +64,6 @@ pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Res
     if request.method() != Method::POST || !is_json(&request) {
         return next.run(request).await; // rmcp says what is wrong with the method or the content type
     }
-    let session = session_of(&request);
     let (parts, body) = request.into_parts();
     let too_large = || {
         let message = format!("request body is over {} MiB; send smaller messages", MAX_BODY_BYTES >> 20);
@@ -83,34 +87,24 @@ pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Res
     if let Some(items) = envelope::batch(&bytes) {
         return match &session {
             None => (StatusCode::BAD_REQUEST, "Bad Request: Session ID is required").into_response(),
-            Some(id) if !gate.knows(id).await => session_gone(),
+            Some(id) if !gate.sessions.knows(id).await => session_gone(),
             Some(_) => serve_batch(&gate.mcp, &parts, Batch::of(items)).await,
         };
     }
     let checked = envelope::check(&bytes);
-    if let Ok(envelope::Message::Request { method, id }) = &checked
-        && method == "initialize"
-        && session.is_none()
-        && gate.sessions.sessions.read().await.len() >= MAX_SESSIONS
-    {
-        // Each session holds memory until it ends or idles out: a client that starts one per call
-        // would grow the server without bound. Sessions already open go on working.
-        let refusal = Refusal {
-            id: Some(id.clone()),
-            method: Some(method.clone()),
-            code: rmcp::model::ErrorCode::INTERNAL_ERROR,
-            message: format!(
-                "{MAX_SESSIONS} MCP sessions are open: end unused ones (DELETE /mcp with their Mcp-Session-Id) or let them idle out, then initialize again"
-            ),
-        };
-        return answer(StatusCode::SERVICE_UNAVAILABLE, &refusal);
+    let opens = session.is_none()
+        && matches!(&checked, Ok(envelope::Message::Request { method, .. }) if method == "initialize");
+    if opens {
+        // Each session holds memory until it ends: a client that starts one per call would grow
+        // the server without bound, so the least recently used one makes room.
+        gate.sessions.make_room().await;
     }
     if let Err(refusal) = checked {
         if !refusal.is_of_a_request() {
             return answer(StatusCode::BAD_REQUEST, &refusal);
         }
         let session_good = match &session {
-            Some(id) => gate.knows(id).await,
+            Some(id) => gate.sessions.knows(id).await,
             None => refusal.method.as_deref() == Some("initialize"),
         };
         if session_good {
@@ -118,14 +112,11 @@ pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Res
         }
         // Left to rmcp, which tells the client its session is missing or gone.
     }
-    next.run(Request::from_parts(parts, Body::from(bytes))).await
-}
-
-impl Gate {
-    /// Whether the MCP session `id` exists.
-    async fn knows(&self, id: &str) -> bool {
-        self.sessions.sessions.read().await.contains_key(id)
+    let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    if opens && let Some(id) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
+        gate.sessions.touch(id);
     }
+    response
 }
 
 /// What rmcp answers a request naming a session that does not exist (any more).

@@ -6,6 +6,7 @@ mod body;
 mod error;
 mod guard;
 mod mcp_gate;
+mod mcp_sessions;
 mod pairing;
 pub mod serve;
 
@@ -78,7 +79,7 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
         sessions.clone(),
         config,
     );
-    let gate = mcp_gate::Gate { sessions: sessions.clone(), mcp: mcp.clone() };
+    let gate = mcp_gate::Gate { sessions: mcp_sessions::Sessions::new(sessions.clone()), mcp: mcp.clone() };
     let mcp = Router::new().nest_service("/mcp", mcp).layer(axum::middleware::from_fn_with_state(gate, mcp_gate::gate));
     // Decoding gets a budget as large as the pending-writes one.
     let decoding = Arc::new(body::Decoding::new(store.max_pending(), crate::store::DEFAULT_BUSY_WAIT));
