@@ -130,6 +130,16 @@ async fn tab_filter_and_tracked_tab() {
     assert_eq!((none["count"].as_i64(), none["total"].as_i64()), (Some(0), Some(0)));
     assert_eq!((none["filtered_by_tab"].as_i64(), none["total_entries_all_tabs"].as_i64()), (Some(99), Some(32)));
     assert!(none["hint"].as_str().unwrap().contains("no logs entries for tabId 99"), "{}", none["hint"]);
+    // A tab whose entries the other filters leave out is not said to have none.
+    let filtered = mcp.observe(json!({"what": "logs", "tabId": 7, "search": "no such text"})).await;
+    assert_eq!((filtered["count"].as_i64(), filtered["total"].as_i64()), (Some(0), Some(0)));
+    let hint = filtered["hint"].as_str().unwrap();
+    assert!(hint.contains("tabId 7 has 10 logs entries, none matching the other filters"), "{hint}");
+    assert!(!hint.contains("no logs entries for tabId"), "{hint}");
+    // With the tab given, the way on does not suggest narrowing by tab.
+    let paged = mcp.observe(json!({"what": "logs", "tabId": 8, "limit": 5})).await;
+    let hint = paged["hint"].as_str().unwrap();
+    assert!(hint.contains("continue with after_cursor") && !hint.contains("tabId"), "{hint}");
 
     // Entries without a tab say so with null.
     let untabbed = mcp.observe(json!({"what": "logs", "offset": -2})).await;
@@ -378,6 +388,11 @@ async fn page_tabs_and_vitals() {
     let tab_ids: Vec<i64> = tabs["tabs"].as_array().unwrap().iter().map(|t| t["tabId"].as_i64().unwrap()).collect();
     assert_eq!(tab_ids.len(), 2);
     assert!(tab_ids.contains(&4) && tab_ids.contains(&5));
+    let one = mcp.observe(json!({"what": "tabs", "tabId": 4})).await;
+    assert_eq!((one["count"].as_i64(), one["total"].as_i64(), one.get("hint")), (Some(1), Some(1), None), "{one}");
+    let unseen = mcp.observe(json!({"what": "tabs", "tabId": 99})).await;
+    assert_eq!((unseen["count"].as_i64(), unseen["total"].as_i64()), (Some(0), Some(0)), "{unseen}");
+    assert!(unseen["hint"].as_str().unwrap().contains("no tab 99 seen"), "{unseen}");
 
     let page = mcp.observe(json!({"what": "page", "tabId": 4})).await;
     assert_eq!((page["page"]["url"].as_str(), page["page"]["title"].as_str()), (Some("http://a/"), Some("A")));

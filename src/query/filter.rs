@@ -52,6 +52,21 @@ impl Where {
         w
     }
 
+    /// Only the tab's rows (and only errors for `what=errors`): what a tab holds before the other filters.
+    pub fn tab_only(errors_only: bool, tab: i64) -> Self {
+        let mut w = Where::default();
+        if errors_only {
+            w.conditions.push("level = 'error'".into());
+        }
+        w.push("tab_id = ?", tab.into());
+        w
+    }
+
+    /// Whether a condition other than the tab's (and `what=errors`' level) narrows the rows.
+    pub fn narrows_beyond_tab(&self) -> bool {
+        self.conditions.iter().any(|c| c != "tab_id = ?" && c != "level = 'error'")
+    }
+
     /// Only the filters every kind takes (`tabId`, `since`, `since_mark`): for reading several kinds at once.
     pub fn common(kind: &Kind, args: &ObserveArgs) -> Self {
         let mut common = args.clone();

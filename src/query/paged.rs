@@ -39,6 +39,9 @@ struct Meta {
     filtered_by_tab: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     total_entries_all_tabs: Option<i64>,
+    /// The tab's entries before the other filters, when they left none of them (for the hint).
+    #[serde(skip)]
+    tab_unfiltered: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     evicted_since_cursor: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -238,6 +241,13 @@ pub fn answer(
         tracked_tab_id,
         filtered_by_tab: args.tab_id,
         total_entries_all_tabs: args.tab_id.map(|_| stats.count),
+        tab_unfiltered: match args.tab_id {
+            Some(tab) if total == 0 && filter.narrows_beyond_tab() => {
+                let tab_only = Where::tab_only(errors_only, tab);
+                Some(Counter::new(conn, kind, &tab_only, &stats).in_range(i64::MIN, i64::MAX)?)
+            }
+            _ => None,
+        },
         evicted_since_cursor: gone.map(|g| g.evicted),
         cleared_since_cursor: gone.map(|g| g.cleared),
         navigation,
@@ -494,11 +504,14 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
         parts.push(format!("{n} entries after your cursor were cleared (configure clear, or deleted by hand)"));
     }
     if let (Some(tab), 0, 0) = (meta.filtered_by_tab, meta.count, meta.total) {
-        parts.push(format!(
-            "no {} entries for tabId {tab} ({} across all tabs); see observe what=tabs",
-            kind.name,
-            meta.total_entries_all_tabs.unwrap_or(0)
-        ));
+        parts.push(match meta.tab_unfiltered.filter(|n| *n > 0) {
+            Some(n) => format!("tabId {tab} has {n} {} entries, none matching the other filters", kind.name),
+            None => format!(
+                "no {} entries for tabId {tab} ({} across all tabs); see observe what=tabs",
+                kind.name,
+                meta.total_entries_all_tabs.unwrap_or(0)
+            ),
+        });
     }
     if meta.truncated {
         parts.push(format!(
@@ -512,8 +525,9 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
         }
     } else if meta.has_more {
         let offset = meta.next_offset.map(|o| format!(" (or offset={o})")).unwrap_or_default();
+        let narrow = if meta.filtered_by_tab.is_some() { "limit or a filter" } else { "tabId, limit or a filter" };
         parts.push(format!(
-            "{} of {} shown; continue with after_cursor={}{offset}, or narrow with tabId, limit or a filter",
+            "{} of {} shown; continue with after_cursor={}{offset}, or narrow with {narrow}",
             meta.count, meta.total, meta.cursor
         ));
     }

@@ -53,7 +53,9 @@ pub fn tabs(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError>
             }
         }
     }
-    let total: i64 = conn.query_row("SELECT count(*) FROM tabs", [], |r| r.get(0))?;
+    // The tabs matching the call: all of them, or the one asked for.
+    let total: i64 =
+        conn.query_row("SELECT count(*) FROM tabs WHERE ?1 IS NULL OR tab_id = ?1", [args.tab_id], |r| r.get(0))?;
     let mut head = json!({
         "what": "tabs",
         "count": tabs.len(),
@@ -68,7 +70,9 @@ pub fn tabs(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError>
     let (kept, cut) = fit(&ids, budget_of(args).minus(reserve), false, |i| Ok::<_, QueryError>(texts[i].clone()))?;
     head["count"] = json!(kept.len());
     head["truncated"] = json!(cut);
-    if cut || (total as usize) > kept.len() {
+    if let (Some(tab), true) = (args.tab_id, kept.is_empty()) {
+        head["hint"] = json!(format!("no tab {tab} seen; see observe what=tabs"));
+    } else if cut || (total as usize) > kept.len() {
         head["hint"] =
             json!(format!("{} of {total} tabs shown, most recently seen first; ask for one with tabId", kept.len()));
     } else if let Some(map) = head.as_object_mut() {
@@ -163,8 +167,10 @@ pub fn page(conn: &Connection, args: &ObserveArgs, navigation: Option<Value>) ->
         "tracked_tab_id": tracked_tab(conn)?,
         "page": info,
         "vitals": vitals,
-        "hint": hint,
     });
+    if let Some(hint) = hint {
+        answer["hint"] = json!(hint);
+    }
     if let Some(nav) = navigation {
         answer["navigation"] = nav;
     }
