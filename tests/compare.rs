@@ -258,3 +258,65 @@ async fn compare_keeps_to_one_tab_and_says_what_the_rings_trimmed_after_a_load()
     mcp.close().await;
     mcp2.close().await;
 }
+
+/// Lists are filled item by item, not to one size for all: a budget too small for the long
+/// errors of one list still shows the short requests of another, and a list is shorter than its
+/// count only where its next item would not have fitted.
+#[tokio::test]
+async fn a_list_of_large_items_does_not_starve_the_others() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("actions", vec![load(T, "load")]).await;
+    let paths = ["/api/cart", "/api/orders"];
+    server.ingest("network_waterfall", paths.iter().map(|p| request(T + 20, "GET", p, 500)).collect()).await;
+    server.ingest("actions", vec![load(T + 10_000, "reload")]).await;
+    let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"];
+    let errors: Vec<Value> = (0..30)
+        .map(|i: usize| {
+            let long: Vec<&str> = (0..60).map(|k| words[(i * 7 + k * (i % 5 + 1)) % words.len()]).collect();
+            log(
+                T + 10_010 + i as i64,
+                "error",
+                &format!("Error {} {} {}", words[i / 10], words[i % 10], long.join(" ")),
+            )
+        })
+        .collect();
+    server.ingest("logs", errors).await;
+    server.ingest("network_waterfall", paths.iter().map(|p| request(T + 10_020, "GET", p, 200)).collect()).await;
+    let mcp = Mcp::http(&server).await;
+
+    // Every list whole (up to 10), to know each item's size.
+    let whole = mcp.observe(json!({"what": "compare", "tabId": 1, "max_chars": 400_000, "max_tokens": 100_000})).await;
+    let lists = [("errors", "new"), ("requests", "fixed")];
+    let item_chars = |list: &(&str, &str), n: usize| -> usize {
+        serde_json::to_string(&whole[list.0][list.1]["items"][n]).unwrap().chars().count()
+    };
+    assert_eq!(whole["requests"]["fixed"]["count"], 2, "{whole}");
+    assert!(whole["errors"]["new"]["count"].as_u64() >= Some(20), "{whole}");
+    assert!(item_chars(&lists[0], 0) > 2 * item_chars(&lists[1], 0), "an error group is much larger than a request");
+
+    let mut fixed_whole_beside_a_short_error_list = false;
+    for max_chars in (2_000..14_000).step_by(250) {
+        let c = mcp.observe(json!({"what": "compare", "tabId": 1, "max_chars": max_chars})).await;
+        let text = c.to_string();
+        assert!(text.chars().count() <= max_chars, "{max_chars}: {text}");
+        let shown = |list: &(&str, &str)| c[list.0][list.1]["items"].as_array().map_or(0, Vec::len);
+        for list in &lists {
+            let count = whole[list.0][list.1]["items"].as_array().unwrap().len();
+            let n = shown(list);
+            if n < count {
+                // Its next item would not have fitted: the answer plus that item (and a comma) is over.
+                assert!(
+                    text.chars().count() + item_chars(list, n) + 1 > max_chars,
+                    "{max_chars}: {}.{} shows {n} of {count} though its next item fits: {text}",
+                    list.0,
+                    list.1
+                );
+            }
+        }
+        if shown(&lists[1]) == 2 && shown(&lists[0]) < 10 {
+            fixed_whole_beside_a_short_error_list = true;
+        }
+    }
+    assert!(fixed_whole_beside_a_short_error_list, "some budget shortened the errors and kept both requests");
+}

@@ -386,6 +386,44 @@ pub fn first_fitting<E>(
     Ok(None)
 }
 
+/// The answer `build` makes with list `i` holding `tops[i]` of its `lens[i]` items: every list
+/// grown by one item a round (so that a list of large items never starves a list of small
+/// ones), each up to `most` or until its next item does not fit `budget`; with every list empty
+/// and its strings cut when even that does not fit; None when nothing fits.
+pub fn filled_lists<E>(
+    lens: &[usize],
+    most: usize,
+    budget: super::budget::Budget,
+    mut build: impl FnMut(&[usize]) -> Result<serde_json::Map<String, serde_json::Value>, E>,
+) -> Result<Option<String>, E> {
+    let mut tops = vec![0; lens.len()];
+    let empty = serde_json::Value::Object(build(&tops)?);
+    let mut fitted = empty.to_string();
+    if !budget.admits(super::budget::Cost::of(&fitted)) {
+        return Ok(fitted_by_cutting(empty, budget));
+    }
+    // A list stops growing at its length, at `most`, or at the first item that does not fit (the
+    // answer only grows, so that item would never fit later).
+    let mut open: Vec<bool> = lens.iter().map(|len| *len > 0 && most > 0).collect();
+    while open.contains(&true) {
+        for i in 0..lens.len() {
+            if !open[i] {
+                continue;
+            }
+            tops[i] += 1;
+            let text = serde_json::Value::Object(build(&tops)?).to_string();
+            if budget.admits(super::budget::Cost::of(&text)) {
+                fitted = text;
+                open[i] = tops[i] < lens[i].min(most);
+            } else {
+                tops[i] -= 1;
+                open[i] = false;
+            }
+        }
+    }
+    Ok(Some(fitted))
+}
+
 /// Every string inside `value` (keys aside) cut at `cap` characters.
 fn cut_strings(value: &mut serde_json::Value, cap: usize) {
     match value {

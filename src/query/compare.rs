@@ -36,7 +36,8 @@ impl Bound {
         match self {
             Bound::Mark(m) => json!({ "mark": m.name, "ts": m.ts, "utc": utc(m.ts) }),
             Bound::Load(l) => {
-                json!({ "load": l.id, "how": l.how, "url": l.url, "tabId": l.tab_id, "ts": l.ts, "utc": utc(l.ts) })
+                let url = l.url.as_deref().map(super::compact::cut);
+                json!({ "load": l.id, "how": l.how, "url": url, "tabId": l.tab_id, "ts": l.ts, "utc": utc(l.ts) })
             }
         }
     }
@@ -405,8 +406,8 @@ fn vitals(conn: &Connection, tab: Option<i64>, reloaded: bool) -> Result<Value, 
     Ok(json!({ "tabId": tab, "before": before, "after": now }))
 }
 
-/// Most items per list, lowered until the answer fits the budget.
-const TOPS: [usize; 6] = [10, 5, 3, 2, 1, 0];
+/// Most items per list; fewer where the budget has no room for them.
+const TOP: usize = 10;
 
 pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError> {
     let plan = plan(conn, args)?;
@@ -418,6 +419,9 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
     let vitals = vitals(conn, plan.tab, plan.reloaded)?;
     let evicted_before: i64 = plan.lost_before.values().sum();
     let budget = args.budget();
+    let lists =
+        [&errors_new, &errors_gone, &errors_changed, &newly_failing, &fixed, &status_changed, &warn_new, &warn_gone];
+    let lens: Vec<usize> = lists.iter().map(|l| l.len()).collect();
     let list = |items: &[Value], top: usize| -> Value {
         let mut v = json!({ "count": items.len(), "items": items.iter().take(top).collect::<Vec<_>>() });
         if items.len() > top {
@@ -425,7 +429,10 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         }
         v
     };
-    let fitted = super::compact::first_fitting(&TOPS, budget, |top| {
+    let fitted = super::compact::filled_lists(&lens, TOP, budget, |tops| {
+        let [e_new, e_gone, e_changed, r_failing, r_fixed, r_status, w_new, w_gone] = tops else {
+            unreachable!("one top per list")
+        };
         let mut answer = Map::new();
         answer.insert("what".into(), json!("compare"));
         answer.insert("before".into(), with_counts(plan.before.json(), &before.counts));
@@ -436,21 +443,21 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         answer.insert(
             "errors".into(),
             json!({
-                "new": list(&errors_new, top),
-                "gone": list(&errors_gone, top),
-                "changed": list(&errors_changed, top),
+                "new": list(&errors_new, *e_new),
+                "gone": list(&errors_gone, *e_gone),
+                "changed": list(&errors_changed, *e_changed),
                 "unchanged": errors_same,
             }),
         );
         answer.insert(
             "requests".into(),
             json!({
-                "newly_failing": list(&newly_failing, top),
-                "fixed": list(&fixed, top),
-                "status_changed": list(&status_changed, top),
+                "newly_failing": list(&newly_failing, *r_failing),
+                "fixed": list(&fixed, *r_fixed),
+                "status_changed": list(&status_changed, *r_status),
             }),
         );
-        answer.insert("warnings".into(), json!({ "new": list(&warn_new, top), "gone": list(&warn_gone, top) }));
+        answer.insert("warnings".into(), json!({ "new": list(&warn_new, *w_new), "gone": list(&warn_gone, *w_gone) }));
         answer.insert("vitals".into(), vitals.clone());
         let mut hints = Vec::new();
         if evicted_before > 0 {
@@ -458,7 +465,7 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
                 "up to {evicted_before} entries of the earlier window were trimmed from the rings (capacity reached) or cleared: what is gone may have been there"
             ));
         }
-        if top < TOPS[0] {
+        if lens.iter().zip(tops).any(|(len, top)| (*len).min(TOP) > *top) {
             hints.push("lists are shortened to fit max_tokens; each says its count".to_string());
         }
         hints.push(
