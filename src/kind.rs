@@ -175,7 +175,7 @@ pub static LOGS: Kind = Kind {
     name: "logs",
     default_capacity: 50_000,
     columns: &[LEVEL_COLUMN, req("message", "message", Text), col("source", "source", Text), col("url", "url", Text)],
-    filters: &LEVEL_FILTERS,
+    filters: &[LEVEL_FILTERS[0], LEVEL_FILTERS[1], URL_FILTER],
     description: "console output, uncaught exceptions and unhandled rejections, CSP violations (source \"csp\") \
                   and elements that failed to load (source \"resource\"), from every frame",
     data_fields: &[

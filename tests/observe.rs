@@ -316,7 +316,10 @@ async fn filters_narrow_each_kind() {
         .ingest(
             "logs",
             (0..10)
-                .map(|i| json!({"tabId": 1, "ts": 1000 + i, "level": levels[i % 5], "message": format!("m{i}")}))
+                .map(|i| {
+                    let page = if i < 4 { "http://app/checkout" } else { "http://app/cart" };
+                    json!({"tabId": 1, "ts": 1000 + i, "level": levels[i % 5], "message": format!("m{i}"), "url": page})
+                })
                 .collect(),
         )
         .await;
@@ -348,6 +351,8 @@ async fn filters_narrow_each_kind() {
     assert_eq!(n(mcp.observe(json!({"what": "logs", "level": "warn"})).await), 2);
     assert_eq!(n(mcp.observe(json!({"what": "logs", "min_level": "info"})).await), 6);
     assert_eq!(n(mcp.observe(json!({"what": "logs", "since": 1007})).await), 3);
+    assert_eq!(n(mcp.observe(json!({"what": "logs", "url": "/checkout"})).await), 4, "the page a line was logged on");
+    assert_eq!(n(mcp.observe(json!({"what": "errors", "url": "/cart"})).await), 2);
     let errors = mcp.observe(json!({"what": "errors"})).await;
     assert_eq!(errors["what"], "errors");
     let whole = mcp.observe(json!({"what": "errors", "fields": ["all"]})).await;

@@ -278,7 +278,7 @@ pub fn tabs(conn: &Connection) -> Result<Vec<TabSeen>, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kind::{ACTIONS, LOGS, NETWORK_WATERFALL, WEBSOCKET_EVENTS};
+    use crate::kind::{ACTIONS, EXTENSION_LOGS, LOGS, NETWORK_WATERFALL, WEBSOCKET_EVENTS};
     use crate::query::filter::Where;
     use serde_json::json;
 
@@ -338,7 +338,8 @@ mod tests {
     #[test]
     fn a_flag_applies_where_observe_has_the_filter() {
         let url = Filter { url: Some("x".into()), ..Filter::default() };
-        assert_eq!(url.unsupported(&LOGS), Some("--url"));
+        assert_eq!(url.unsupported(&EXTENSION_LOGS), Some("--url"));
+        assert_eq!(url.unsupported(&LOGS), None, "a log's page URL");
         assert_eq!(url.unsupported(&ACTIONS), None);
         let level = Filter { min_level: Some("error"), ..Filter::default() };
         assert_eq!(level.unsupported(&NETWORK_WATERFALL), Some("--level"));
