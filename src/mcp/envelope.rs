@@ -145,7 +145,16 @@ pub fn check(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
     let id = match object.get("id") {
         None => None,
         Some(id @ Value::String(_)) => Some(id.clone()),
-        Some(id @ Value::Number(n)) if n.is_i64() || n.is_u64() => Some(id.clone()),
+        Some(id @ Value::Number(n)) if n.is_i64() => Some(id.clone()),
+        Some(Value::Number(n)) => {
+            return Err(Refusal::new(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "id must be a string or an integer from -2^63 to 2^63-1 written without a fraction or exponent, got {n}"
+                ),
+            ));
+        }
         Some(other) => {
             return Err(Refusal::new(
                 None,
@@ -299,6 +308,17 @@ mod tests {
             assert_eq!(line["id"], Value::Null);
             assert_eq!(line["error"]["code"], -32700);
         }
+    }
+
+    #[test]
+    fn an_id_is_a_string_or_a_64_bit_integer_and_a_refusal_says_so() {
+        for id in ["1.5", "1.0", "1e3", "12345678901234567890"] {
+            let r = refused(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
+            assert_eq!((r.code, r.id.clone()), (ErrorCode::INVALID_REQUEST, None), "{id}");
+            assert!(r.message.contains("an integer from -2^63 to 2^63-1"), "{id}: {}", r.message);
+        }
+        let r = check(br#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"ping"}"#);
+        assert_eq!(r, Ok(Message::Request { method: "ping".into(), id: json!(i64::MIN) }));
     }
 
     #[test]
