@@ -150,9 +150,24 @@ async fn http_answers_malformed_messages_with_their_json_rpc_errors() {
     assert_eq!(result["isError"], true, "{answer}");
     assert!(result["content"][0]["text"].as_str().unwrap().contains("unknown argument `bogus`"), "{answer}");
 
-    // A request naming a session that does not exist is told so (404), even with bad params.
-    let (status, _) = http.post(Some("no-such-session"), r#"{"jsonrpc":"2.0","id":14,"method":"tools/call"}"#).await;
-    assert_eq!(status, 404);
+    // A request naming a session that does not exist is told so (404), even with bad params, in a
+    // JSON-RPC error as every other refusal of the transport.
+    let (status, answer) =
+        http.post(Some("no-such-session"), r#"{"jsonrpc":"2.0","id":14,"method":"tools/call"}"#).await;
+    assert_eq!((status, error_of(&message_of(&answer)).1), (404, -32001), "{answer}");
+    let (status, answer) = http.post(None, r#"{"jsonrpc":"2.0","id":15,"method":"ping"}"#).await;
+    assert_eq!((status, error_of(&message_of(&answer)).1), (400, -32000), "no session: {answer}");
+    assert!(message_of(&answer)["error"]["message"].as_str().unwrap().contains("Session ID"), "{answer}");
+    let wrong_type = http.client.post(&http.url).header("accept", ACCEPT).header("content-type", "text/plain");
+    let refused = wrong_type.header("mcp-session-id", &session).body("{}").send().await.unwrap();
+    assert_eq!(refused.headers()["content-type"], "application/json");
+    let (status, answer) = (refused.status().as_u16(), refused.text().await.unwrap());
+    assert_eq!((status, error_of(&message_of(&answer)).1), (415, -32000), "{answer}");
+    // A client that accepts anything accepts what MCP answers with.
+    let any = http.client.post(&http.url).header("accept", "*/*").header("mcp-session-id", &session);
+    let answer = any.json(&json!({"jsonrpc": "2.0", "id": 16, "method": "ping"})).send().await.unwrap();
+    assert_eq!(answer.status(), 200);
+    assert_eq!(message_of(&answer.text().await.unwrap())["result"], json!({}));
     // Ending a session: 204 once, 404 for an ended or unknown one.
     assert_eq!(http.delete("no-such-session").await, 404);
     assert_eq!(http.delete(&session).await, 204);

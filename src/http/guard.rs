@@ -59,7 +59,7 @@ pub async fn guard(State(allowed): State<Arc<Allowed>>, request: Request, next: 
         Some(o) if o.starts_with(EXTENSION_SCHEME) => Some(o.to_owned()),
         Some(o) => {
             return ApiError::Forbidden(format!(
-                "requests from the web origin \"{o}\" are refused: only the Gasoline extension (chrome-extension://) may send telemetry"
+                "requests from the web origin \"{o}\" are refused: only the paired Gasoline extension (chrome-extension://) and local programs without an Origin (MCP clients, the CLI) get in"
             ))
             .into_response();
         }

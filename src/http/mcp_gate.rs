@@ -15,7 +15,11 @@
 //! - `DELETE` that ends a session is 204: rmcp's 202 is read as a failure by
 //!   the Python SDK ("Session termination failed: 202"), which expects 200 or 204;
 //! - past `MAX_SESSIONS` open (128), an `initialize` ends the least recently used
-//!   session (`mcp_sessions`) instead of growing the server.
+//!   session (`mcp_sessions`) instead of growing the server;
+//! - `Accept: */*` counts as accepting JSON and event streams (rmcp said 406);
+//! - a refusal of the transport's (a session missing or gone, 406, 413, 415...)
+//!   is a JSON-RPC error in a JSON body, as every other answer, with its status
+//!   kept (clients tell a session gone by its 404); rmcp wrote plain text.
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -42,7 +46,12 @@ pub struct Gate {
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
-pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Response {
+pub async fn gate(State(gate): State<Gate>, mut request: Request, next: Next) -> Response {
+    accept_anything_as_both(&mut request);
+    as_json_rpc(gated(gate, request, next).await).await
+}
+
+async fn gated(gate: Gate, request: Request, next: Next) -> Response {
     let session = session_of(&request);
     if let Some(id) = &session
         && gate.sessions.knows(id).await
@@ -122,6 +131,45 @@ pub async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Res
 /// What rmcp answers a request naming a session that does not exist (any more).
 fn session_gone() -> Response {
     (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
+}
+
+/// A client that accepts anything (`*/*`) accepts JSON and event streams, which rmcp wants named.
+fn accept_anything_as_both(request: &mut Request) {
+    let anything = request.headers().get_all(header::ACCEPT).iter().any(|v| {
+        v.to_str().is_ok_and(|v| v.split(',').any(|t| t.split(';').next().is_some_and(|t| t.trim() == "*/*")))
+    });
+    if anything {
+        let both = header::HeaderValue::from_static("application/json, text/event-stream");
+        request.headers_mut().insert(header::ACCEPT, both);
+    }
+}
+
+/// Longest refusal text of rmcp's turned into a JSON-RPC error (its refusals are a line or two).
+const MAX_REFUSAL_BYTES: usize = 4096;
+
+/// A refusal (4xx, 5xx) in plain text as a JSON-RPC error with the same status; anything else as it was.
+async fn as_json_rpc(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let text = match axum::body::to_bytes(body, MAX_REFUSAL_BYTES).await {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).trim().to_owned(),
+        Err(_) => status.canonical_reason().unwrap_or("refused").to_owned(),
+    };
+    // As the TypeScript SDK's server answers them: -32001 for a session that is gone, -32000 else.
+    let code = if status == StatusCode::NOT_FOUND { -32001 } else { -32000 };
+    let message = if text.is_empty() { status.canonical_reason().unwrap_or("refused").to_owned() } else { text };
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    parts.headers.insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(body.to_string()))
 }
 
 fn session_of(request: &Request) -> Option<String> {
