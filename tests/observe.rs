@@ -511,7 +511,7 @@ async fn bad_arguments_are_tool_errors_that_say_what_to_send() {
         (json!({"what": "logs", "max_chars": 5}), "max_chars must be between"),
         (json!({"what": "logs", "level": "fatal"}), "level must be one of"),
         (json!({"what": "logs", "offset": 3, "after_cursor": 1}), "cannot be combined"),
-        (json!({"what": "logs", "url": "x"}), "does not apply to what=\"logs\""),
+        (json!({"what": "extension_logs", "url": "x"}), "does not apply to what=\"extension_logs\""),
         (
             json!({"what": "logs", "after_cursor": 1_000_000}),
             "beyond the newest id of logs (5); poll with after_cursor=5",
