@@ -15,6 +15,12 @@
 // them, and one that had sent them to the server sends the same batches under
 // the same keys. Events that arrive meanwhile join the next message.
 //
+// A document being unloaded runs no more tasks: neither the port's messages
+// nor a reply. So the page also hands its last events over synchronously, in
+// its pagehide, through `bridge` (page/channel.js), and what waits here then
+// goes to the worker at once, without waiting for answers; the worker stores
+// it whether or not the page is still there to hear back.
+//
 // Capture stops here at once when the person pauses it or turns this frame's
 // site off (the worker drops anything that still comes): the page is told
 // every capture switch is off, and what waits is given up. Nothing on this
@@ -24,6 +30,9 @@
 (function () {
   "use strict";
   const PORT_EVENT = "gasoline:port";
+  const BRIDGE_EVENT = "gasoline:bridge";
+  const FLUSH_EVENT = "gasoline:flush";
+  const BRIDGE_ATTRIBUTE = "data-events";
   // Which kinds a page may send is the worker's to check (it drops any other);
   // here a kind is a short name. (Chrome injects a file once per frame, so the
   // relay cannot load lib/kinds.js: the page world already did.)
@@ -66,6 +75,12 @@
       return;
     }
     if (active === false) return;
+    take(data);
+    pump();
+  };
+
+  /** Queues the valid events of a batch from the page. */
+  function take(data) {
     const events = Array.isArray(data) ? data.slice(0, MAX_EVENTS) : [];
     for (const e of events) {
       if (!e || typeof e !== "object" || !isKind(e.kind) || !e.entry || typeof e.entry !== "object") continue;
@@ -73,8 +88,42 @@
       waiting.push({ id: ++nextId, kind: e.kind, entry: e.entry });
       waitingBy[e.kind] = (waitingBy[e.kind] || 0) + 1;
     }
-    pump();
-  };
+  }
+
+  // The page's last events, handed over in its pagehide (page/channel.js): everything waiting
+  // goes now, since no answer, timer or port message will run in this document again.
+  const bridge = document.createElement("span");
+  bridge.addEventListener(FLUSH_EVENT, () => {
+    try {
+      const text = bridge.getAttribute(BRIDGE_ATTRIBUTE);
+      bridge.removeAttribute(BRIDGE_ATTRIBUTE);
+      if (active === false) return;
+      if (text) take(JSON.parse(text));
+      sendAllNow();
+    } catch {
+      // a batch that does not parse is lost, as a page closed meanwhile loses its last events
+    }
+  });
+
+  /**
+   * Sends every waiting event not in the message in flight (the worker has that one) without
+   * waiting for an answer, and lets them go: a page kept in the back-forward cache and shown
+   * again does not send them twice. Each keeps its number, so the worker stores each once.
+   */
+  function sendAllNow() {
+    if (!connected || !active) return;
+    const sent = unanswered ? unanswered[unanswered.length - 1].id : 0;
+    const rest = waiting.filter((e) => e.id > sent);
+    for (let i = 0; i < rest.length; i += MAX_EVENTS) {
+      try {
+        chrome.runtime.sendMessage({ type: "events", page, events: rest.slice(i, i + MAX_EVENTS) }).catch(() => {});
+      } catch {
+        return;
+      }
+    }
+    for (const e of rest) waitingBy[e.kind]--;
+    waiting.length = waiting.length - rest.length; // `rest` is the tail of `waiting` (ids only grow)
+  }
 
   /**
    * Full: the kind with the most events waiting gives up its oldest one that is
@@ -207,6 +256,7 @@
   }
 
   document.dispatchEvent(new MessageEvent(PORT_EVENT, { ports: [port2] }));
+  document.dispatchEvent(new FocusEvent(BRIDGE_EVENT, { relatedTarget: bridge }));
 
   // The popup asks whether this page runs Gasoline (one loaded before it was installed does not).
   try {

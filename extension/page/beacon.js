@@ -4,9 +4,9 @@
 // a string or form cut at the cap while it is walked, a Blob sliced before it
 // is read (later, never synchronously), binary data by size. A beacon sent
 // while the page is hidden (the usual moment: visibilitychange) is flushed at
-// once rather than in idle time, which a hidden page gets late. One sent
-// while the document unloads (pagehide of a navigation) is lost: the channel
-// to the content script delivers in a task the unloading document never runs.
+// once rather than in idle time, which a hidden page gets late; one sent while
+// the document unloads (pagehide of a navigation) goes before this returns
+// (outbox.js).
 // Registry: reads sources, core, outbox, bodies, requests; adds sources.beacon.
 (function () {
   "use strict";

@@ -7,6 +7,15 @@
 // events and settings travel on the port: nothing goes through `window`, so a
 // page's `message` listeners never see Gasoline traffic, and postMessage on the
 // port is the original, called through a reference taken before the page ran.
+//
+// A port delivers in a task, and a document being unloaded (pagehide of a
+// navigation) runs no more tasks: what the page did in its last moments (the
+// click on a link, the error logged before `location.href = ...`) would be
+// lost. So the relay also hands over, the same way, an element of its own that
+// is in no document (`bridge`): `sendNow` writes the events on it and
+// dispatches an event at it, which runs the relay's listener at once,
+// synchronously, in the page's own pagehide. No page script can reach that
+// element or see that event.
 // Registry: reads core; adds channel.
 (function () {
   "use strict";
@@ -14,7 +23,14 @@
   if (!G || !G.core || G.channel) return;
   const { apply, listen, unlisten } = G.core;
   const PORT_EVENT = "gasoline:port";
+  const BRIDGE_EVENT = "gasoline:bridge";
+  const FLUSH_EVENT = "gasoline:flush";
+  const BRIDGE_ATTRIBUTE = "data-events";
   const postMessage = MessagePort.prototype.postMessage;
+  const relatedTargetOf = Object.getOwnPropertyDescriptor(FocusEvent.prototype, "relatedTarget").get;
+  const setAttribute = Element.prototype.setAttribute;
+  const dispatchEvent = EventTarget.prototype.dispatchEvent;
+  const NativeEvent = Event;
   const portsOf = Object.getOwnPropertyDescriptor(MessageEvent.prototype, "ports").get;
   const dataOf = Object.getOwnPropertyDescriptor(MessageEvent.prototype, "data").get;
   const stringify = JSON.stringify;
@@ -22,6 +38,7 @@
   const MAX_WAITING = 100; // batches held while the relay is not there yet
 
   let port = null;
+  let bridge = null;
   let onSettings = () => {};
   const waiting = [];
 
@@ -45,6 +62,33 @@
     }
   }
   listen(document, PORT_EVENT, onPort, true);
+
+  function onBridge(event) {
+    try {
+      const target = apply(relatedTargetOf, event, []);
+      if (bridge || !target) return;
+      event.stopImmediatePropagation();
+      unlisten(document, BRIDGE_EVENT, onBridge, true);
+      bridge = target;
+    } catch {
+      // never disturb the page
+    }
+  }
+  listen(document, BRIDGE_EVENT, onBridge, true);
+
+  /**
+   * Hands a batch to the relay before this returns (the document is being unloaded: a port's
+   * message would never be delivered); the port when there is no bridge.
+   */
+  function sendNow(events) {
+    if (!bridge) return send(events);
+    try {
+      apply(setAttribute, bridge, [BRIDGE_ATTRIBUTE, stringify(events)]);
+      apply(dispatchEvent, bridge, [new NativeEvent(FLUSH_EVENT)]);
+    } catch {
+      send(events);
+    }
+  }
 
   /** Posts a batch of `{kind, entry}` to the relay. */
   function send(events) {
@@ -75,6 +119,7 @@
 
   G.channel = {
     send,
+    sendNow,
     sendDropped,
     onSettings(fn) {
       onSettings = fn;

@@ -43,6 +43,7 @@
   let seq = 0; // the order events came in, across kinds
   let scheduled = false;
   let building = false;
+  let unloading = false; // from the page's pagehide until it is shown again (the back-forward cache)
   let dropped = {}; // kind → events lost to MAX_PENDING since the last report
   let unbuilt = {}; // kind → events whose entry threw while being built, since the last report
 
@@ -78,7 +79,10 @@
       queue.size++;
       waiting++;
     }
-    schedule();
+    // After our pagehide (the page's own pagehide listeners, a beacon sent there), nothing later
+    // will run: the event goes now.
+    if (unloading) flushAll(true);
+    else schedule();
   }
 
   /** The oldest event waiting, of any kind, taken out of its ring. */
@@ -117,8 +121,8 @@
     return { kind: item.kind, entry };
   }
 
-  /** Builds events until `deadline` (all when none), then sends them. */
-  function drain(deadline) {
+  /** Builds events until `deadline` (all when none), then sends them (`now`: before this returns). */
+  function drain(deadline, now = false) {
     const events = [];
     building = true;
     try {
@@ -137,7 +141,7 @@
     } finally {
       building = false;
     }
-    if (events.length) G.channel.send(events);
+    if (events.length) (now ? G.channel.sendNow : G.channel.send)(events);
     if (Object.keys(dropped).length) {
       G.channel.sendDropped(dropped); // counted in the popup and reported as an extension log
       dropped = {};
@@ -155,9 +159,29 @@
     schedule(true);
   }
 
-  /** Everything now (the page is being hidden or unloaded). */
-  function flushAll() {
-    for (let guard = 0; waiting > 0 && guard < 100; guard++) drain(undefined);
+  /**
+   * Everything now: the page is being hidden, or (`now`, its pagehide) unloaded, when the events
+   * must reach the relay before this returns.
+   */
+  function flushAll(now = false) {
+    for (let rounds = 0; waiting > 0 && rounds < 100; rounds++) drain(undefined, now);
+  }
+
+  // What waits goes when the page is hidden (a hidden page gets idle time late) and, before the
+  // document is gone, when it is unloaded (channel.js `sendNow`). Sources that report then (vitals)
+  // flush again after their report.
+  const { listen, guard } = G.core;
+  if (globalThis.document) {
+    listen(document, "visibilitychange", guard(() => document.visibilityState === "hidden" && flushAll(false)));
+    listen(
+      globalThis,
+      "pagehide",
+      guard(() => {
+        unloading = true;
+        flushAll(true);
+      }),
+    );
+    listen(globalThis, "pageshow", () => (unloading = false));
   }
 
   G.outbox = { emit, flushAll, isOn };

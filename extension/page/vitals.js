@@ -13,7 +13,7 @@
   if (!G || !G.sources) return;
 
   G.sources.vitals = function install({ core, outbox }) {
-    const { listen, setTimeout, clearTimeout, perfNow } = core;
+    const { listen, guard, setTimeout, clearTimeout, perfNow } = core;
     const observe = G.observePerformance;
     const { createInp, createInteractionCounter, DURATION_THRESHOLD } = G.inp;
     const REPORT_AFTER_MS = 1000; // quiet time before a report; also how long a left page takes late entries
@@ -169,16 +169,16 @@
     observe("event", interaction, { durationThreshold: DURATION_THRESHOLD });
     observe("first-input", interaction);
 
-    const hidden = () => {
+    const hidden = (unloading) => {
       try {
         reportLeft();
         report(page);
-        outbox.flushAll();
+        outbox.flushAll(unloading);
       } catch {
         // ignore
       }
     };
-    listen(document, "visibilitychange", () => document.visibilityState === "hidden" && hidden());
-    listen(window, "pagehide", hidden);
+    listen(document, "visibilitychange", guard(() => document.visibilityState === "hidden" && hidden(false)));
+    listen(window, "pagehide", guard(() => hidden(true)));
   };
 })();

@@ -60,6 +60,17 @@ const app = await listen((req, res) => {
   if (url.pathname === "/") {
     res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
     res.end("<!doctype html><title>delivery</title><p>fixture</p>");
+  } else if (url.pathname === "/leave") {
+    // What a page does in its last moment: an error logged, then away by script or by a link.
+    res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
+    res.end(`<!doctype html><title>leave</title><button id="go">go</button><a id="link" href="/left">link</a>
+<script>
+  document.getElementById("go").onclick = () => { console.error("leaving by script"); location.href = "/left"; };
+  document.getElementById("link").onclick = () => console.error("leaving by a link");
+</script>`);
+  } else if (url.pathname === "/left") {
+    res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
+    res.end("<!doctype html><title>left</title><p>left</p>");
   } else if (url.pathname.startsWith("/n/")) {
     res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
     res.end('{"ok":true}');
@@ -276,6 +287,25 @@ try {
   client = await startGasoline(port, db);
   await storedOnce("restart");
   log("browser restarted while the server was down: delivered once when it came back");
+
+  // ---- what a page does just before it navigates away ----
+  // The page's last events cross to the relay synchronously in its pagehide (no task of the
+  // unloading document runs again) and go to the worker without waiting for an answer.
+  page = await context.newPage();
+  for (const [button, message] of [
+    ["#go", "leaving by script"],
+    ["#link", "leaving by a link"],
+  ]) {
+    await page.goto(`${app.origin}/leave`);
+    await page.click(button);
+    await page.waitForURL(`${app.origin}/left`);
+    await waitFor(`"${message}" and its click, made as the page left`, async () => {
+      const logs = await all(client, "logs");
+      const clicks = await all(client, "actions", { type: "click" });
+      return logs.some((e) => e.message === message) && clicks.some((e) => e.selector === button && e.url === `${app.origin}/leave`);
+    });
+  }
+  log("a page's last moment (an error, then away by script or by a link): its log and its click stored");
 
   // ---- a drop reported by a page: counted in the popup, reported in extension_logs ----
   const origin = w.url().split("/").slice(0, 3).join("/");

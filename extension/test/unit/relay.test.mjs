@@ -50,22 +50,52 @@ function worker(store, script) {
   return w;
 }
 
-/** Loads relay.js in a context of its own; returns the page's end of the channel. */
+/** An element in no document, as far as the relay uses one: events and attributes. */
+class Detached extends EventTarget {
+  attributes = new Map();
+  setAttribute(name, value) {
+    this.attributes.set(name, String(value));
+  }
+  getAttribute(name) {
+    return this.attributes.get(name) ?? null;
+  }
+  removeAttribute(name) {
+    this.attributes.delete(name);
+  }
+}
+
+/** What the relay's handshake event for its bridge is, as far as it uses one. */
+class FocusEvent extends Event {
+  constructor(type, init = {}) {
+    super(type);
+    this.relatedTarget = init.relatedTarget ?? null;
+  }
+}
+
+/**
+ * Loads relay.js in a context of its own; returns the page's end of the channel, with
+ * `sendNow(events)`: what page/channel.js does in the page's pagehide (the bridge, synchronously).
+ */
 function relay(w, storage = { local: { get: async () => ({}) }, onChanged: { addListener() {} } }, origin = "http://127.0.0.1:8000", ancestors = []) {
   let pagePort;
+  let bridge;
   let listener;
   const context = vm.createContext({
     // A frame's ancestors' origins, the top page's last (Chrome's location.ancestorOrigins).
     location: { ancestorOrigins: ancestors },
     MessageChannel,
     MessageEvent,
+    FocusEvent,
     setTimeout,
     clearTimeout,
     origin,
     URL,
     // What a page on plain http:// (not a secure context) has: no randomUUID, no subtle.
     crypto: { getRandomValues: (a) => crypto.getRandomValues(a) },
-    document: { dispatchEvent: (event) => (pagePort = event.ports[0]) },
+    document: {
+      createElement: () => new Detached(),
+      dispatchEvent: (event) => (event instanceof FocusEvent ? (bridge = event.relatedTarget) : (pagePort = event.ports[0])),
+    },
     chrome: {
       runtime: {
         id: "gasoline",
@@ -79,6 +109,10 @@ function relay(w, storage = { local: { get: async () => ({}) }, onChanged: { add
   vm.runInContext(source, context);
   // What the popup asks the page's relay.
   pagePort.ping = () => new Promise((resolve) => listener({ type: "gasoline:ping" }, { id: "gasoline" }, resolve));
+  pagePort.sendNow = (events) => {
+    bridge.setAttribute("data-events", JSON.stringify(events));
+    bridge.dispatchEvent(new Event("gasoline:flush"));
+  };
   pagePort.settings = [];
   pagePort.onmessage = (m) => pagePort.settings.push(m.data); // settings from the relay
   return pagePort;
@@ -112,6 +146,35 @@ test("events the worker got no answer for are sent again, as the same message, a
   const ids = (from, to) => Array.from({ length: to - from }, (_, i) => from + i + 1);
   assert.deepEqual(w.sent, [ids(0, 5), ids(0, 5), ids(0, 5), ids(5, 8), ids(5, 8), ids(8, 12)]);
   port.close();
+});
+
+test("the page's last events (its pagehide) go at once, beside the message in flight, each stored once", async (t) => {
+  const store = memoryStore();
+  const w = worker(store, []);
+  const original = w.onMessage;
+  let open;
+  const gate = new Promise((resolve) => (open = resolve));
+  const sent = []; // the ids of each message, as the relay sends it
+  // The first message is stored at once but answered only at the end (a slow server); the others
+  // are answered as they are stored.
+  w.onMessage = (message) => {
+    sent.push(message.events.map((e) => e.id));
+    const answer = original(message);
+    return sent.length === 1 ? gate.then(() => answer) : answer;
+  };
+  const port = relay(w);
+  t.after(() => port.close());
+  port.postMessage(logs(0, 3));
+  await until("the first message sent", () => sent.length === 1);
+  port.postMessage(logs(3, 5)); // reaches the relay and waits behind the message in flight
+  await new Promise((r) => setTimeout(r, 50));
+  port.sendNow(logs(5, 7)); // the page's pagehide: no task of this document will run again
+  assert.deepEqual(sent, [[1, 2, 3], [4, 5, 6, 7]], "sent before sendNow returned, without what is in flight");
+  open();
+  await until("every event stored", () => w.stored.length >= 7);
+  await new Promise((r) => setTimeout(r, 600)); // nothing is sent again
+  assert.deepEqual(sent, [[1, 2, 3], [4, 5, 6, 7]]);
+  assert.deepEqual(w.stored.sort(), Array.from({ length: 7 }, (_, i) => `m${i}`));
 });
 
 test("a log flood while the worker is slow costs logs, never the page's requests", async (t) => {
