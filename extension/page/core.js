@@ -161,14 +161,6 @@
   let connections = 0;
   const connectionId = () => `${idPrefix}-${++connections}`;
 
-  /** addEventListener with the original, so page patches of it never see ours. */
-  function listen(target, type, fn, options) {
-    apply(addEventListener, target, [type, fn, options]);
-  }
-  function unlisten(target, type, fn, options) {
-    apply(removeEventListener, target, [type, fn, options]);
-  }
-
   /** `fn` that never throws at the page. */
   function guard(fn) {
     return function () {
@@ -180,8 +172,27 @@
     };
   }
 
+  // Every callback of ours the browser calls (listeners, timers, idle callbacks) is guarded: a
+  // page that replaced a built-in our code uses (Object.keys, Array.prototype.push...) loses
+  // entries, never gets our exception as one of its own uncaught errors.
+  const guarded = weakMap(); // a listener of ours → its guarded form, for unlisten
+
+  /** addEventListener with the original, so page patches of it never see ours; `fn` guarded. */
+  function listen(target, type, fn, options) {
+    let safe = guarded.get(fn);
+    if (!safe) {
+      safe = guard(fn);
+      guarded.set(fn, safe);
+    }
+    apply(addEventListener, target, [type, safe, options]);
+  }
+  function unlisten(target, type, fn, options) {
+    apply(removeEventListener, target, [type, guarded.get(fn) || fn, options]);
+  }
+
   const nativeSetTimeout = setTimeout.bind(globalThis);
   const nativeClearTimeout = clearTimeout.bind(globalThis);
+  const nativeIdle = typeof requestIdleCallback === "function" ? requestIdleCallback.bind(globalThis) : null;
   const perfNow = performance.now.bind(performance);
   const GRAIN_MS = 50; // callbacks due within this of each other run together
 
@@ -225,14 +236,19 @@
     const now = perfNow();
     const fire = [];
     let next = Infinity;
-    for (const item of due) {
-      if (item.at <= now) {
-        fire.push(item.fn);
-        due.delete(item);
-      } else if (item.at < next) next = item.at;
+    try {
+      for (const item of due) {
+        if (item.at <= now) {
+          fire[fire.length] = item.fn;
+          due.delete(item);
+        } else if (item.at < next) next = item.at;
+      }
+      if (next !== Infinity) arm(next);
+    } catch {
+      // the page broke what iterating a Set takes: what is due waits for the next deadline set
     }
-    if (next !== Infinity) arm(next);
-    for (const fn of fire) {
+    for (let i = 0; i < fire.length; i++) {
+      const fn = fire[i];
       try {
         fn();
       } catch {
@@ -254,10 +270,10 @@
     listen,
     unlisten,
     guard,
-    setTimeout: nativeSetTimeout,
+    setTimeout: (fn, ms) => nativeSetTimeout(guard(fn), ms),
     clearTimeout: nativeClearTimeout,
     later,
-    requestIdleCallback: typeof requestIdleCallback === "function" ? requestIdleCallback.bind(globalThis) : null,
+    requestIdleCallback: nativeIdle && ((fn, options) => nativeIdle(guard(fn), options)),
     now: Date.now,
     perfNow,
     Promise,

@@ -29,7 +29,7 @@
       }
     })();
     const interactionCount = () => {
-      const n = countGetter ? countGetter.call(performance) : undefined;
+      const n = countGetter ? core.apply(countGetter, performance, []) : undefined;
       return typeof n === "number" ? n : counter.count();
     };
 
