@@ -22,9 +22,8 @@
     const hrefOf = Object.getOwnPropertyDescriptor(URL_.prototype, "href").get;
     const visibilityOf = Object.getOwnPropertyDescriptor(Document.prototype, "visibilityState").get;
 
-    /** What the call says, before the browser takes it; undefined if the URL is invalid (the call throws). */
-    function describe(url, data, hasData) {
-      const text = typeof url === "string" ? url : url instanceof URL_ ? apply(hrefOf, url, []) : String(url);
+    /** What the call says, before the browser takes it (`text`: the URL as text); throws if the URL is invalid. */
+    function describe(text, data, hasData) {
       return {
         ts: now(),
         url: apply(hrefOf, new URL_(text, document.baseURI), []),
@@ -51,12 +50,20 @@
     fill(proto, "sendBeacon", (original) => ({
       sendBeacon(url, data) {
         let info;
+        let args = arguments;
         try {
+          // The URL becomes text once, here (ToString, as the browser converts it), and the browser
+          // is given that text: the page's toString runs once, as without us.
+          if (typeof url !== "string") {
+            const text = `${url}`;
+            args = arguments.length > 1 ? [text, data] : [text];
+            url = text;
+          }
           info = describe(url, data, arguments.length > 1);
         } catch {
           info = undefined;
         }
-        const queued = apply(original, this, arguments);
+        const queued = apply(original, this, args);
         try {
           if (info) {
             record(info, queued === true);

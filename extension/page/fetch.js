@@ -16,17 +16,23 @@
     const { describeBody, readCapped, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
     if (typeof window.fetch !== "function") return;
 
+    /**
+     * What the call says. `input` is a Request or the URL as text (the wrapper turned it into text
+     * once); each member of the page's `init` is read once here, once by the browser, as the page
+     * may have getters there.
+     */
     function describeRequest(input, init) {
       const isRequest = input instanceof Request;
-      const headers = headersToObject((init && init.headers) || (isRequest && input.headers));
+      const given = init ? { method: init.method, headers: init.headers, body: init.body } : {};
+      const headers = headersToObject(given.headers || (isRequest && input.headers));
       const info = {
         start: perfNow(),
-        method: String((init && init.method) || (isRequest && input.method) || "GET").toUpperCase(),
-        url: isRequest ? input.url : absoluteUrl(String(input)),
+        method: String(given.method || (isRequest && input.method) || "GET").toUpperCase(),
+        url: isRequest ? input.url : absoluteUrl(input),
         headers,
       };
-      if (init && init.body !== undefined && init.body !== null) {
-        info.body = describeBody(init.body, headers["content-type"]);
+      if (given.body !== undefined && given.body !== null) {
+        info.body = describeBody(given.body, headers["content-type"]);
       } else if (isRequest && input.body && !input.bodyUsed) {
         // Our own copy, taken before the page's request is sent (sending consumes it);
         // read up to the cap, then cancelled.
@@ -117,13 +123,21 @@
     fill(window, "fetch", (original) => ({
       fetch(input, init) {
         let info;
+        let args = arguments;
         try {
+          // A URL object (or anything with a toString) becomes text once, here, and the browser is
+          // given that text: the page's toString runs once, as without us.
+          if (!(input instanceof Request) && typeof input !== "string") {
+            const text = `${input}`; // ToString, as the browser converts it (a Symbol throws)
+            args = arguments.length > 1 ? [text, init] : [text];
+            input = text;
+          }
           info = describeRequest(input, init);
           info.request = requests.start(info.method, info.url, "fetch");
         } catch {
           info = undefined;
         }
-        const result = invoke(original, this, arguments); // its own error (a bad URL, a bad init) without our frame
+        const result = invoke(original, this, args); // its own error (a bad URL, a bad init) without our frame
         if (!info) return result;
         try {
           return new Promise((resolve, reject) => {

@@ -48,6 +48,11 @@ export async function hostilePage({ context, client, all, waitFor, log, origin, 
   );
   assert.deepEqual(report.uploads, { asRequest: SECRETS.bigSize, asString: SECRETS.bigSize }, "uploads intact");
   assert.equal(report.iteratorHeaders["x-gen"], "g1", "headers given as an iterator reach the server");
+  assert.deepEqual(
+    report.reads,
+    { fetchUrl: 1, beaconUrl: 1, method: 2, headers: 2, body: 2 },
+    "a URL's toString runs once; each init getter once by the browser, once by the capture",
+  );
   for (const [what, stack] of Object.entries(report.stacks)) {
     assert.match(stack, /Error/, `${what}: the page got its error`);
     assert.ok(!stack.includes("chrome-extension://"), `${what}: no frame of the extension in ${stack}`);
