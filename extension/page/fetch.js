@@ -14,6 +14,7 @@
   G.sources.fetch = function install({ core, outbox, bodies, limits, requests, consumed }) {
     const { apply, clean, fill, invoke, perfNow, Promise, then } = core;
     const { describeBody, readCapped, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
+    const BODY_FAILED = "the response body broke off before its end (network error)";
     if (typeof window.fetch !== "function") return;
 
     /**
@@ -82,6 +83,7 @@
           ...entryOf(info, requestBody, end - info.start),
           headersMs: headersAt - info.start,
           durationTo: to,
+          ...(to === "error" ? { error: BODY_FAILED } : undefined),
           status: response.status,
           statusText: response.statusText,
           responseHeaders: headersToObject(response.headers),
@@ -92,8 +94,10 @@
         }));
       readResponse(response, type, size, headersAt, (read) => {
         try {
-          // The waterfall row ends where our read of the body ended (its timing entry comes then too).
-          requests.end(info.request, { status: response.status });
+          // The waterfall row ends where our read of the body ended (its timing entry comes then too);
+          // a body that broke off mid-way is a failed request, whatever its status said.
+          const outcome = read.to === "error" ? { status: response.status, failed: true, error: BODY_FAILED } : { status: response.status };
+          requests.end(info.request, outcome);
           whenRead(info.body, (requestBody) => emit(requestBody, read));
         } catch {
           // never an error the page could hear of

@@ -13,6 +13,7 @@
     const { apply, fill, listen, perfNow } = core;
     const { describeBody, whenRead, bodyFields, parseRawHeaders, absoluteUrl } = bodies;
     if (typeof XMLHttpRequest !== "function") return;
+    const NETWORK_ERROR = "network error (XHR status 0)";
     const XHR_READ_LIMIT = 4 * limits.BODY_CAP; // bytes received
     const proto = XMLHttpRequest.prototype;
     // An XHR can be opened and sent again and again: `opened` holds what the last
@@ -105,7 +106,7 @@
         if (send) send.loaded = event.loaded; // bytes so far (the last one comes before readyState 4)
       });
       // Why a send ended with nothing: the page aborted it, it timed out, or the network failed.
-      for (const [type, why] of [["abort", "aborted (XHR abort())"], ["timeout", "timed out (XHR timeout)"], ["error", "network error (XHR status 0)"]]) {
+      for (const [type, why] of [["abort", "aborted (XHR abort())"], ["timeout", "timed out (XHR timeout)"], ["error", NETWORK_ERROR]]) {
         listen(xhr, type, () => {
           const send = sending.get(xhr);
           if (send) send.failure = why;
@@ -130,7 +131,9 @@
       const status = done ? xhr.status : 0;
       const statusText = done ? xhr.statusText : "";
       // An XHR ends with status 0 only after an error, an abort or a timeout: the page knows it failed.
-      requests.end(send.request, status > 0 ? { status } : { failed: true, error: error || "network error (XHR status 0)" });
+      // A network error once the response had begun (its headers came) broke the body off.
+      const why = error === NETWORK_ERROR && send.headersAt !== undefined ? "the response body broke off before its end (network error)" : error;
+      requests.end(send.request, status > 0 ? { status } : { failed: true, error: why || NETWORK_ERROR });
       const headersMs = send.headersAt === undefined ? undefined : send.headersAt - send.start;
       const emit = (requestBody) =>
         outbox.emit("network_bodies", () => {

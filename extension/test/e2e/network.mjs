@@ -62,6 +62,11 @@ function serve(host) {
       hanging = true;
       waitingForHang.splice(0).forEach((r) => json(r, { hanging }));
       req.on("close", () => res.destroy());
+    } else if (p === "/net/partial") {
+      // The headers and a little of the body, then the connection is cut: the body breaks off.
+      res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+      res.write('{"partial":');
+      setTimeout(() => res.destroy(), 50);
     } else if (p === "/net/hang-arrived") {
       if (hanging) json(res, { hanging });
       else waitingForHang.push(res);
@@ -137,6 +142,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.match(done["invalid host"], /failed: TypeError/);
     assert.match(done.cors, /failed: TypeError/);
     assert.equal(done.aborted, "failed: AbortError");
+    assert.match(done.partial, /failed: TypeError/, "the page's read of a body that broke off rejects");
     assert.equal(done.sseMessage, "hello");
     assert.equal(done.beacon, true);
     assert.match(done.worker, /worker\.json/);
@@ -186,6 +192,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       c("/net/csp-refused.png"),
       t("/net/hang"),
       t("/net/hang-arrived"),
+      t("/net/partial"),
       t("/net/twin"),
       t("/net/beacon"),
       t("/net/sse"),
@@ -209,6 +216,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       c("/net/preflighted.json"),
       t("/net/hang"),
       t("/net/hang-arrived"),
+      t("/net/partial"),
       t("/net/twin"),
       t("/net/frame.json?who=same"),
       t("/net/srcdoc.json"),
@@ -475,9 +483,11 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.equal(count(t("/net/twin")), 2, "twin requests are two rows");
     // The failures the page can see are failed rows; a request that succeeded is not.
     const row2 = (u) => rows2.find((r) => r.url === u);
-    for (const u of [`${invalid}/net/x.json`, c("/net/nocors.json"), t("/net/hang")]) {
+    for (const u of [`${invalid}/net/x.json`, c("/net/nocors.json"), t("/net/hang"), t("/net/partial")]) {
       assert.equal(row2(u).failed, true, `${u} failed, as the page saw: ${JSON.stringify(row2(u))}`);
     }
+    // A body that broke off mid-way: the row and the body entry say so, whatever the status said.
+    assert.match(row2(t("/net/partial")).error, /broke off/, JSON.stringify(row2(t("/net/partial"))));
     const image = row2(t("/net/missing.png"));
     assert.ok(image.failed === true || image.responseStatus === 404, `the broken image failed: ${JSON.stringify(image)}`);
     for (const u of [t("/net/top.json"), t("/net/xhr.json")]) {
@@ -492,6 +502,9 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     const bodies2 = (await all(client, "network_bodies", { tabId: secondTab })).filter((e) => ours(e.url));
     assert.ok(bodies2.length > 0 && bodies2.every((b) => b.requestId === undefined), "bodies without a browser row to join");
     // The page's redirected fetch: its body entry says where the redirects ended.
+    const partial = bodies2.find((b) => b.url === t("/net/partial"));
+    assert.deepEqual([partial.status, partial.durationTo], [200, "error"], JSON.stringify(partial));
+    assert.match(partial.error, /broke off/, JSON.stringify(partial));
     const redirected = bodies2.find((b) => b.url === t("/net/r1"));
     assert.deepEqual([redirected.redirected, redirected.responseUrl], [true, t("/net/final.json")], JSON.stringify(redirected));
     assert.equal(bodies2.find((b) => b.url === t("/net/top.json")).redirected, undefined, "only a redirected one says so");
