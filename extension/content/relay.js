@@ -66,7 +66,7 @@
       // The reason is the relay's own words: the page only says which of two it was.
       const reason =
         data.why === "unbuilt"
-          ? "their entries could not be built in the page (a built-in the capture uses was replaced?)"
+          ? "their entries could not be built in the page (a value that threw when read, or a built-in the capture uses that the page replaced)"
           : "the page made events faster than they could be built (5,000 of that kind waiting)";
       for (const [kind, count] of Object.entries(data.dropped)) {
         if (!isKind(kind) || !Number.isInteger(count) || count <= 0) continue;

@@ -61,7 +61,8 @@
       })[name]);
     }
     listen(window, "popstate", () => navigated("popstate"));
-    listen(window, "hashchange", () => navigated("hashchange"));
+    // A fragment link fires popstate, then hashchange, for one navigation: the second is not another.
+    listen(window, "hashchange", () => location.href !== lastUrl && navigated("hashchange"));
 
     outbox.emit("actions", () => ({ type: "navigate", how: "load", url: lastUrl }));
     reportTab();

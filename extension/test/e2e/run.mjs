@@ -25,6 +25,7 @@ import {
   launch,
   observe,
   serviceWorker,
+  settled,
   startGasoline,
   stopGasoline,
   testBuild,
@@ -322,6 +323,21 @@ try {
     const mine = (tabs.tabs || tabs.entries || []).find((t) => t.tabId === tabA);
     return nav.length === 2 && mine && mine.url.endsWith("/step-3") && mine.title === "Fixture step 2";
   });
+  // A fragment link: the browser fires popstate and hashchange for it, one navigation all the same.
+  await page.evaluate(() => {
+    const a = document.createElement("a");
+    a.href = "#notes";
+    document.body.append(a);
+    a.click();
+    a.remove();
+  });
+  const toNotes = await waitFor("the fragment link's navigation", async () => {
+    const nav = (await all(client, "actions")).filter((e) => e.type === "navigate" && e.url.endsWith("/step-3#notes"));
+    return nav.length > 0 && nav;
+  });
+  await settled(context, page, client);
+  const fragment = (await all(client, "actions")).filter((e) => e.type === "navigate" && e.url.endsWith("/step-3#notes"));
+  assert.deepEqual(fragment.map((e) => [e.how, e.from.endsWith("/step-3")]), [[toNotes[0].how, true]], "one navigation for one fragment link");
   const vitals = await waitFor("vitals of the tab", async () => {
     const v = await observe(client, { what: "vitals", tabId: tabA });
     return v.vitals && typeof v.vitals.ttfb === "number" && typeof v.vitals.fcp === "number" && v.vitals;
