@@ -31,6 +31,24 @@
       return entry;
     }
 
+    /**
+     * What was thrown, copied now unless it is an Error (read when the entry is built); `unreadable`
+     * says why when even asking what it is throws (a revoked Proxy, a Proxy whose traps throw).
+     */
+    function copied(value) {
+      try {
+        return { copy: value instanceof Error || value === undefined || value === null ? null : snapshot.take([value]) };
+      } catch (e) {
+        let why;
+        try {
+          why = String(e && e.message);
+        } catch {
+          why = "unknown";
+        }
+        return { copy: null, unreadable: `[unserialisable: ${why}]` };
+      }
+    }
+
     listen(
       window,
       "error",
@@ -38,12 +56,14 @@
         try {
           if (!(event instanceof ErrorEvent)) return; // an element that failed to load: page/resources.js
           const { error, message, filename, lineno, colno } = event;
-          // A thrown non-Error (`throw {code: 1}`) is copied now, as console arguments are.
-          const copy = error instanceof Error || error === undefined || error === null ? null : snapshot.take([error]);
+          // A thrown non-Error (`throw {code: 1}`) is copied now, as console arguments are. A value
+          // that cannot even be asked what it is (a revoked Proxy) is told by the browser's message.
+          const { copy, unreadable } = copied(error);
           outbox.emit("logs", () => {
             const thrown = copy ? snapshot.values(copy)[0] : error;
-            const entry =
-              thrown instanceof Error
+            const entry = unreadable
+              ? { message: `${String(message)} ${unreadable}` }
+              : thrown instanceof Error
                 ? described(thrown)
                 : { message: thrown === undefined || thrown === null ? String(message) : `Uncaught ${serialize.formatArg(thrown)}` };
             return bounded(
@@ -64,10 +84,10 @@
     listen(window, "unhandledrejection", (event) => {
       try {
         const reason = event.reason;
-        const copy = reason instanceof Error ? null : snapshot.take([reason]);
+        const { copy, unreadable } = copied(reason);
         outbox.emit("logs", () => {
           const kept = copy ? snapshot.values(copy)[0] : reason;
-          const entry = kept instanceof Error ? described(kept) : { message: serialize.formatArg(kept) };
+          const entry = unreadable ? { message: unreadable } : kept instanceof Error ? described(kept) : { message: serialize.formatArg(kept) };
           entry.message = "Unhandled rejection: " + entry.message;
           return bounded(Object.assign(entry, { level: "error", source: "unhandledrejection", url: location.href }));
         }, true);

@@ -71,3 +71,16 @@ test("a very long error is cut and says so", () => {
   assert.equal(e.messageTruncated, true);
   assert.ok(e.stack.length <= limits.MESSAGE_CAP);
 });
+
+test("a thrown or rejected value that cannot be read (a revoked Proxy) is still recorded, saying so", () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const trapping = new Proxy({}, { getPrototypeOf: () => { throw new Error("trap says no"); } });
+  listeners.error(new ErrorEvent({ error: proxy, message: "Uncaught #<Object>" }));
+  listeners.unhandledrejection({ reason: trapping });
+  const [exception, rejection] = built();
+  assert.equal(exception.source, "exception");
+  assert.match(exception.message, /^Uncaught #<Object> \[unserialisable: .*revoked/);
+  assert.equal(rejection.source, "unhandledrejection");
+  assert.equal(rejection.message, "Unhandled rejection: [unserialisable: trap says no]");
+});
