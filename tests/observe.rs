@@ -191,6 +191,10 @@ async fn cursors_page_forward_and_backward_exactly_once() {
         back.splice(0..0, page_ids);
         before = page["prev_cursor"].as_i64().unwrap();
         if !page["has_older"].as_bool().unwrap() {
+            // The oldest is reached: the hint says the way on is forward, from this page's cursor.
+            let hint = page["hint"].as_str().unwrap_or_default();
+            let forward = format!("continue with after_cursor={}", page["cursor"]);
+            assert!(hint.contains("no older entries") && hint.contains(&forward), "{page}");
             break;
         }
     }

@@ -522,6 +522,9 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
     if args.before_cursor.is_some() {
         if meta.has_older == Some(true) {
             parts.push(format!("older entries remain: continue with before_cursor={}", first_id.unwrap_or(0)));
+        } else if meta.has_more && meta.count > 0 {
+            // The oldest kept entry is reached: the way on is forward.
+            parts.push(format!("no older entries; newer ones follow: continue with after_cursor={}", meta.cursor));
         }
     } else if meta.has_more {
         let offset = meta.next_offset.map(|o| format!(" (or offset={o})")).unwrap_or_default();
