@@ -516,10 +516,17 @@ try {
   assert.equal(await getWithHost(port, `evil.test:${port}`, "/"), 403, "a wrong Host");
   log("other origins refused, wrong Host refused");
 
-  // A ring larger than the page's first read: the newest rows first, older ones on demand.
-  await ingest(base, "logs", Array.from({ length: 1500 }, (_, i) => ({ level: "log", message: `history ${i}`, tabId: 7, ts: Date.now() })));
+  // A ring larger than the page's first read: the newest rows first, older ones on demand. Each
+  // row carries an ordinary stack, so that the first read of 1,000 rows is cut by its size: the
+  // newest rows must come all the same.
+  const frames = Array.from({ length: 8 }, (_, k) => `    at render${k} (http://localhost:3000/src/components/some/deep/File${k}.tsx:10:5)`).join("\n");
+  const history = (i) => ({ level: "error", message: `history ${i}`, stack: `Error: history ${i}\n${frames}`, tabId: 7, ts: Date.now() });
+  await ingest(base, "logs", Array.from({ length: 1500 }, (_, i) => history(i)));
   await viewer.reload();
   await waitFor("the newest 1,000 rows", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === 1000);
+  await waitFor("the newest row shown", async () =>
+    (await viewer.$$eval(".vlayer .vrow .msg .text", (ns) => ns.map((n) => n.textContent))).includes("history 1499"),
+  );
   await viewer.click("button.older");
   await waitFor("every row after loading older ones", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === (await total(client, "logs")));
   assert.ok(await viewer.isHidden("button.older"), "nothing older to load");

@@ -55,9 +55,20 @@ export function query(args) {
  */
 export async function after(what, args, cursor, newest = 1000, most = 5000) {
   if (cursor === null) {
-    const page = await rows(what, { ...args, offset: -newest, limit: newest });
-    const ids = page.entries.map((e) => e.id);
-    return { entries: page.entries, cursor: Math.max(page.newest_id ?? 0, page.cursor ?? 0, ...ids), more: false, older: page.offset > 0 };
+    // The newest `newest` rows. An answer cut by its size holds the oldest part of that window
+    // (`has_more`): the rest follows by cursor, so that the newest rows are never left out.
+    let page = await rows(what, { ...args, offset: -newest, limit: newest });
+    const older = page.offset > 0;
+    const entries = [...page.entries];
+    let last = page.cursor ?? 0;
+    while (page.has_more && page.entries.length > 0 && entries.length < most) {
+      page = await rows(what, { ...args, after_cursor: last, limit: 500 });
+      entries.push(...page.entries);
+      if (typeof page.cursor === "number") last = Math.max(last, page.cursor);
+    }
+    // Read to the end: every row up to the newest id the server had was considered.
+    const cursor = page.has_more ? last : Math.max(page.newest_id ?? 0, last);
+    return { entries, cursor, more: !!page.has_more, older };
   }
   const entries = [];
   let more = false;
@@ -71,8 +82,17 @@ export async function after(what, args, cursor, newest = 1000, most = 5000) {
   return { entries, cursor, more };
 }
 
-/** The `limit` entries of `what` just before id `before`; resolves to { entries, older }. */
+/**
+ * The `limit` entries of `what` just before id `before` (an answer cut by its size holds the
+ * newest part of what it was asked for: the rest is read before it); resolves to { entries, older }.
+ */
 export async function before(what, args, before, limit = 1000) {
-  const page = await rows(what, { ...args, before_cursor: before, limit });
-  return { entries: page.entries, older: !!page.has_older };
+  let entries = [];
+  let page;
+  do {
+    page = await rows(what, { ...args, before_cursor: before, limit: limit - entries.length });
+    entries = page.entries.concat(entries);
+    before = page.prev_cursor ?? before;
+  } while (page.has_older && page.entries.length > 0 && entries.length < limit);
+  return { entries, older: !!page.has_older };
 }
