@@ -370,3 +370,37 @@ async fn configure_export_writes_under_the_data_directory() {
     mcp.close().await;
     server.stop();
 }
+
+/// A page's absurd timings (a duration of 1e308, of a billion seconds, a negative one) still make
+/// a valid HAR: each date within its page's day, such a duration counted as unknown (0), not
+/// moving its entry's start by ages.
+#[tokio::test]
+async fn absurd_timings_still_make_a_valid_har() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let ts = 1_790_000_000_000i64; // 2026-09-21
+    let durations = [1e308, 1e15, -500.0, 120.0];
+    let rows = durations
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            json!({"tabId": 1, "ts": ts + i as i64, "url": format!("http://localhost:3000/r{i}.js"),
+                   "initiatorType": "script", "responseStatus": 200, "duration": d, "startTime": d})
+        })
+        .collect();
+    server.ingest("network_waterfall", rows).await;
+    server.stop();
+    let har: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--db", &db_arg(&db.path)])).unwrap();
+    assert_valid_har(&har);
+    let entries = har["log"]["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), durations.len());
+    for e in entries {
+        assert!(e["startedDateTime"].as_str().unwrap().starts_with("2026-09-21T"), "{e}");
+    }
+    let mut times: Vec<f64> = entries.iter().map(|e| e["time"].as_f64().unwrap()).collect();
+    times.sort_by(f64::total_cmp);
+    assert_eq!(times, [0.0, 0.0, 0.0, 120.0], "only the sane duration is taken as told");
+    for p in har["log"]["pages"].as_array().unwrap() {
+        assert!(p["startedDateTime"].as_str().unwrap().starts_with("2026-09-21T"), "{p}");
+    }
+}

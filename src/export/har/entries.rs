@@ -7,8 +7,21 @@ use url::Url;
 
 use super::Item;
 
+/// Latest time a HAR date may say: the end of year 9999 (ISO 8601 without an expanded year).
+const LATEST_MS: f64 = 253_402_300_799_999.0;
+/// Longest duration taken as told: a page's row saying longer (or a negative, or no number) is
+/// hostile or broken, and counts as unknown (0) rather than moving the entry's start by ages.
+const LONGEST_MS: f64 = 86_400_000.0;
+
+/// `ms` since the epoch as a HAR date, within 1970 to 9999 whatever a row said.
 pub(super) fn iso(ms: f64) -> String {
+    let ms = if ms.is_finite() { ms.clamp(0.0, LATEST_MS) } else { 0.0 };
     DateTime::from_timestamp_millis(ms.round() as i64).unwrap_or_default().to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// A row's `duration` in ms: 0 when missing, negative, or longer than a day.
+pub(super) fn duration(v: &Value) -> f64 {
+    v["duration"].as_f64().filter(|d| (0.0..=LONGEST_MS).contains(d)).unwrap_or(0.0)
 }
 
 /// `{name: value}` as HAR's `[{name, value}]`.
@@ -88,7 +101,7 @@ fn gasoline_ids(tab: &Value, ids: &[(&str, Option<i64>)]) -> Value {
 
 /// A fetch/XHR (`v`, from network_bodies) with its resource timing (`w`) when found.
 pub(super) fn request_entry(v: &Value, w: Option<&Value>, item: &Item, pageref: Option<&str>) -> Value {
-    let duration = v["duration"].as_f64().unwrap_or(0.0).max(0.0);
+    let duration = duration(v);
     let protocol = http_version(w.and_then(|w| w["nextHopProtocol"].as_str()));
     let mut request = json!({
         "method": v["method"].as_str().unwrap_or("GET"),
@@ -205,7 +218,7 @@ fn resource_type(initiator: &str, url: &str) -> &'static str {
 
 /// A resource-timing row alone: what the page loaded, without headers or bodies.
 pub(super) fn resource_entry(w: &Value, item: &Item, pageref: Option<&str>) -> Value {
-    let duration = w["duration"].as_f64().unwrap_or(0.0).max(0.0);
+    let duration = duration(w);
     let protocol = http_version(w["nextHopProtocol"].as_str());
     let initiator = w["initiatorType"].as_str().unwrap_or_default();
     let status = int(&w["responseStatus"]);

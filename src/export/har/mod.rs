@@ -138,7 +138,7 @@ fn plan(conn: &Connection, filter: &Filter) -> Result<(Pages, Vec<Item>), Failur
     rows::each(conn, &NETWORK_BODIES, filter, |e| -> Result<(), Failure> {
         let v: Value = serde_json::from_str(&e.json).unwrap_or(Value::Null);
         let tab = v["tabId"].as_i64();
-        let start = e.ts as f64 - v["duration"].as_f64().unwrap_or(0.0).max(0.0);
+        let start = e.ts as f64 - entries::duration(&v);
         requests.push((e.id, tab, start, v["url"].as_str().unwrap_or_default().to_owned()));
         Ok(())
     })?;
@@ -180,7 +180,7 @@ fn read_timings(conn: &Connection, filter: &Filter, pages: &mut Pages) -> Result
     let mut navigations = Vec::new();
     rows::each(conn, &NETWORK_WATERFALL, filter, |e| -> Result<(), Failure> {
         let v: Value = serde_json::from_str(&e.json).unwrap_or(Value::Null);
-        let duration = v["duration"].as_f64().unwrap_or(0.0).max(0.0);
+        let duration = entries::duration(&v);
         let initiator = v["initiatorType"].as_str().unwrap_or_default();
         let t = Timing {
             id: e.id,
