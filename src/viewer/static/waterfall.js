@@ -25,14 +25,30 @@ function num(v) {
   return typeof v === "number" && Number.isFinite(v) ? v : null;
 }
 
+// Longest time a row may span on the picture: a duration (or a page line) a page reported past a
+// day, or negative, is hostile or broken, and drawn as unknown rather than squeezing every other
+// bar of the shared axis to nothing. The row's own figures still show it as stored.
+const LONGEST_MS = 86_400_000;
+
+/** `v` in ms when it is a sane span (0 to a day), else null. */
+function span(v) {
+  const n = num(v);
+  return n !== null && n >= 0 && n <= LONGEST_MS ? n : null;
+}
+
+/** A row's duration as drawn: 0 when unknown or absurd. */
+function duration(r) {
+  return span(r.duration) ?? 0;
+}
+
 /** A document row's DOMContentLoaded and load as epoch ms. */
 export function pageMarks(rows) {
   const marks = [];
   for (const r of rows) {
     if (r.initiatorType !== "navigation" || num(r.ts) === null) continue;
-    const origin = r.ts - (num(r.startTime) ?? 0);
-    if (num(r.domContentLoaded) !== null) marks.push({ kind: "dcl", at: origin + r.domContentLoaded, row: r });
-    if (num(r.load) !== null) marks.push({ kind: "load", at: origin + r.load, row: r });
+    const origin = r.ts - (span(r.startTime) ?? 0);
+    if (span(r.domContentLoaded) !== null) marks.push({ kind: "dcl", at: origin + r.domContentLoaded, row: r });
+    if (span(r.load) !== null) marks.push({ kind: "load", at: origin + r.load, row: r });
   }
   return marks;
 }
@@ -44,7 +60,7 @@ export function axis(rows, width = WIDTH) {
   for (const r of rows) {
     if (num(r.ts) === null) continue;
     t0 = Math.min(t0, r.ts);
-    t1 = Math.max(t1, r.ts + (num(r.duration) ?? 0));
+    t1 = Math.max(t1, r.ts + duration(r));
   }
   for (const m of pageMarks(rows)) t1 = Math.max(t1, m.at);
   if (!Number.isFinite(t0)) return { t0: 0, t1: 1, scale: 1, width, marks: [] };
@@ -57,10 +73,10 @@ export function axis(rows, width = WIDTH) {
  * what the known phases do not cover at the start is queueing/stalled (grey).
  */
 export function phases(r) {
-  const d = num(r.duration) ?? 0;
+  const d = duration(r);
   const p = r.phases;
   if (!p || typeof p !== "object") return [["unknown", 0, d]];
-  const v = (k) => Math.max(0, num(p[k]) ?? 0);
+  const v = (k) => Math.min(d, span(p[k]) ?? 0);
   const tls = v("tls");
   const order = [
     ["download", v("download")],
@@ -93,7 +109,7 @@ export function bar(r, ax) {
   const g = svg("g.bar", {
     "data-id": r.id,
     "data-start": r.ts,
-    "data-duration": num(r.duration) ?? 0,
+    "data-duration": duration(r),
     "data-failed": failed(r) ? "true" : null,
   });
   const tip = [`${r.method || ""} ${r.url || ""}`.trim(), `start ${ms(0)}, total ${ms(num(r.duration) ?? 0)}`];
@@ -106,7 +122,7 @@ export function bar(r, ax) {
     if (name !== "unknown") tip.push(`${name === "stall" ? "queueing/stalled" : name}: ${ms(to - from)}`);
   }
   if (failed(r)) {
-    const end = x0 + (num(r.duration) ?? 0) * ax.scale;
+    const end = x0 + duration(r) * ax.scale;
     g.appendChild(svg("line.failmark", { x1: end + 2, x2: end + 8, y1: 6, y2: 18, stroke: "#D32F2F", "stroke-width": 2 }));
     g.appendChild(svg("line.failmark", { x1: end + 8, x2: end + 2, y1: 6, y2: 18, stroke: "#D32F2F", "stroke-width": 2 }));
     tip.push(`failed: ${r.error || (r.responseStatus ? `status ${r.responseStatus}` : "yes")}`);
