@@ -68,6 +68,26 @@ async fn a_database_named_by_db_is_created_private_too() {
     server.stop();
 }
 
+/// SQLite's `-wal` and `-shm` left read-only beside the database (a read-only open of a file
+/// chmod 400 at the time leaves them with its mode) are made the owner's and writable again
+/// when the server starts, so that ingest works rather than answering 500 to every batch.
+#[tokio::test]
+async fn wal_and_shm_left_read_only_are_made_writable_again() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", logs(3, 0, Some(1))).await;
+    server.kill(); // the WAL and its index stay, as a reader of a read-only database leaves them
+    for side in [wal_path(&db.path), shm_path(&db.path)] {
+        assert!(side.exists(), "{}", side.display());
+        std::fs::set_permissions(&side, std::fs::Permissions::from_mode(0o400)).unwrap();
+    }
+    let server = Server::start(&db.path, &[]);
+    assert_eq!((mode(&wal_path(&db.path)), mode(&shm_path(&db.path))), (0o600, 0o600));
+    server.ingest("logs", logs(2, 3, Some(1))).await;
+    assert_eq!(Mcp::http(&server).await.observe(json!({"what": "logs"})).await["total"], 5);
+    server.stop();
+}
+
 #[tokio::test]
 async fn every_export_file_is_the_owner_s_only() {
     let db = TempDb::new();

@@ -162,10 +162,33 @@ fn create_private_file(path: &Path) {
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     if options.open(path).is_err() {
         // It was there already: a file made before, or by other hands, readable by others.
-        for file in [path.to_path_buf(), beside(path, "-wal"), beside(path, "-shm")] {
-            make_private(&file, 0o600);
+        make_private(path, 0o600);
+        // SQLite's own files beside it: also writable by their owner. A read-only open of a
+        // read-only database (`sqlite3`, or the CLI, on a file chmod 400 then) leaves them with
+        // the database's mode, and the writer could then never write.
+        for file in [beside(path, "-wal"), beside(path, "-shm")] {
+            make_private_and_writable(&file);
         }
     }
+}
+
+/// `path` made 0600 when it is not already (open to others, or not writable by its owner); a
+/// file of another user's is left as it is (the change fails).
+fn make_private_and_writable(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let Ok(meta) = std::fs::symlink_metadata(path) else { return };
+        let was = meta.mode() & 0o777;
+        if meta.file_type().is_symlink() || was == 0o600 {
+            return;
+        }
+        if std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).is_ok() {
+            tracing::warn!("{} was {was:o}: made it 600, its owner's alone and writable", path.display());
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
 }
 
 /// Refuses, before anything is changed, a file at `path` that cannot be a gasoline store: not a
