@@ -412,6 +412,14 @@ try {
   await waitFor("the absurd row", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === shown7 + 1);
   const after7 = await barWidth();
   assert.ok(before7 > 2 && Math.abs(after7 - before7) <= 1, `a bar keeps its width beside an absurd row: ${before7} then ${after7}`);
+  // A name is shown percent-decoded, as DevTools shows it.
+  const encoded = { url: `${fixture.origin}/files/caf%C3%A9%20menu.json?q=%E2%9C%93`, initiatorType: "fetch", responseStatus: 200, duration: 5, ts: data7.ts, tabId: 7 };
+  await ingest(base, "network_waterfall", [encoded]);
+  requests.push(encoded);
+  const encodedId = (await all(client, "network_waterfall", { url: "/files/caf" }))[0].id;
+  const nameCell = `.vlayer .vrow[data-id="network_waterfall:${encodedId}"] span.text`;
+  await waitFor("the encoded URL's row", async () => (await viewer.$(nameCell)) !== null);
+  assert.equal(await viewer.textContent(nameCell), "café menu.json?q=✓");
   await axe(viewer, "network");
   // The detail pane: the JSON body pretty-printed, the failure's reason.
   const data = requests.find((r) => r.url.endsWith("/data.json"));

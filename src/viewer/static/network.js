@@ -10,11 +10,21 @@ function failed(r) {
   return !!(r.error || r.failed === true || (r.responseStatus ?? 0) >= 400);
 }
 
+/** Percent-decoded, as DevTools shows a name (`%20` a space, `%E2%9C%93` ✓); as it was when not decodable. */
+function decoded(s) {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** The name column: the URL's last path segment (or its host) and its query, decoded. */
 function nameOf(url) {
   try {
     const u = new URL(url);
     const last = u.pathname.split("/").filter(Boolean).pop();
-    return (last || u.host) + u.search;
+    return decoded((last || u.host) + u.search);
   } catch {
     return url || "";
   }
