@@ -71,7 +71,7 @@ async fn default_tail_merges_logs_and_failed_requests_of_every_tab() {
     // By time: the 500 (T0+1200), the error (1250), tab 8's warning (1260), the failed fetch (1400),
     // the CORS refusal (1410), the image (1420): one line a request, bodies not repeated.
     // The 200s, the bodies, the WebSocket and the actions are not shown by default.
-    assert!(lines[0].contains("POST http://app.test/api/save 500 120ms fetch"), "{out}");
+    assert!(lines[0].contains("tab 7 request   error POST http://app.test/api/save 500 120ms fetch"), "{out}");
     assert!(lines[1].contains("error") && lines[1].ends_with("save failed: 500"), "{out}");
     assert!(lines[2].contains("tab 8") && lines[2].contains("warn"), "{out}");
     assert!(lines[3].contains("GET http://down.test/x - 5ms fetch") && lines[3].contains("Failed to fetch"), "{out}");

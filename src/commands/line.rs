@@ -125,7 +125,7 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
                 text.push_str(&format!(" ({e})"));
             }
             let severity = request_severity(&NETWORK_BODIES, v);
-            ("request", level_word(severity), severity, text)
+            ("body", level_word(severity), severity, text)
         }
         "network_waterfall" => {
             let status = v.get("responseStatus").and_then(Value::as_i64);
@@ -138,7 +138,7 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
                 text = format!("{} ({e})", text.trim_end());
             }
             let severity = request_severity(&NETWORK_WATERFALL, v);
-            ("resource", level_word(severity), severity, text.trim_end().to_owned())
+            ("request", level_word(severity), severity, text.trim_end().to_owned())
         }
         "websocket_events" => {
             let event = str_of(v, "event");
