@@ -361,24 +361,7 @@ fn base64(bytes: &[u8]) -> String {
 async fn a_webpack_eval_module_is_mapped_through_the_bundle_its_tab_loaded() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
-    let site = Site::default();
-    // The module's eval'd code: line 1 `{`, line 2 `function explode() {`, line 3 `  throw …`; its map
-    // sends generated line 3 column 2 to line 7 column 2 of src/util.js (0-based in the VLQ).
-    let map = json!({"version": 3, "sources": ["webpack://app/./src/util.js?e0eb"], "names": [],
-                     "sourcesContent": ["// util\n\n\n\n\nexport function explode() {\n  throw new Error(\"boom\");\n}\n"],
-                     "mappings": "AAAA;AAKA;EACE"});
-    let module = format!(
-        "{{\nfunction explode() {{\n  throw new Error(\"boom\");\n}}\n//# sourceURL=[module]\n//# sourceMappingURL=data:application/json;charset=utf-8;base64,{}\n//# sourceURL=webpack-internal:///./src/util.js\n}}",
-        base64(map.to_string().as_bytes())
-    );
-    let bundle = format!(
-        "(() => {{\nvar __webpack_modules__ = ({{\n\"./src/util.js\": (() => {{\neval({});\n}})\n}});\n}})();\n",
-        json!(module)
-    );
-    site.put("/main.js", bundle);
-    site.put("/plain.js", "console.log('no eval here');\n");
-    let addr = site.clone().start("127.0.0.1").await;
-    let origin = format!("http://127.0.0.1:{}", addr.port());
+    let (site, origin) = webpack_site().await;
     let tab = 7;
     let stack = "Error: boom\n    at explode (webpack-internal:///./src/util.js:3:9)\n    at eval (webpack-internal:///./src/util.js:3:3)";
     server
@@ -441,6 +424,62 @@ async fn a_webpack_eval_module_is_mapped_through_the_bundle_its_tab_loaded() {
         assert_eq!(list.last().expect("the entry")["sourcemap"], "not found");
     }
     assert!(fetched("/main.js") - before <= 1, "{:?}", site.log.lock().expect("log"));
+    mcp.close().await;
+    server.stop();
+}
+
+/// A webpack dev server's bundle (`/main.js`, module `./src/util.js` with its inline map: its
+/// line 3 column 2 is line 7 of src/util.js) and a plain script (`/plain.js`), and its origin.
+async fn webpack_site() -> (Site, String) {
+    let site = Site::default();
+    // The module's eval'd code: line 1 `{`, line 2 `function explode() {`, line 3 `  throw …`; its map
+    // sends generated line 3 column 2 to line 7 column 2 of src/util.js (0-based in the VLQ).
+    let map = json!({"version": 3, "sources": ["webpack://app/./src/util.js?e0eb"], "names": [],
+                     "sourcesContent": ["// util\n\n\n\n\nexport function explode() {\n  throw new Error(\"boom\");\n}\n"],
+                     "mappings": "AAAA;AAKA;EACE"});
+    let module = format!(
+        "{{\nfunction explode() {{\n  throw new Error(\"boom\");\n}}\n//# sourceURL=[module]\n//# sourceMappingURL=data:application/json;charset=utf-8;base64,{}\n//# sourceURL=webpack-internal:///./src/util.js\n}}",
+        base64(map.to_string().as_bytes())
+    );
+    let bundle = format!(
+        "(() => {{\nvar __webpack_modules__ = ({{\n\"./src/util.js\": (() => {{\neval({});\n}})\n}});\n}})();\n",
+        json!(module)
+    );
+    site.put("/main.js", bundle);
+    site.put("/plain.js", "console.log('no eval here');\n");
+    let addr = site.clone().start("127.0.0.1").await;
+    (site, format!("http://127.0.0.1:{}", addr.port()))
+}
+
+/// On a busy machine the rows of a tab's scripts may come seconds after its error: while no
+/// script of the tab is known at all, the entry is tried again longer (2, 4, then 8 s) before it
+/// is said `not found`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_eval_module_is_mapped_though_its_tab_s_scripts_come_seconds_late() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let (_site, origin) = webpack_site().await;
+    let stack = "Error: boom\n    at explode (webpack-internal:///./src/util.js:3:9)";
+    server
+        .ingest(
+            "logs",
+            vec![json!({"tabId": 7, "ts": 1, "level": "error", "source": "exception", "url": format!("{origin}/"),
+                                     "message": "boom", "stack": stack})],
+        )
+        .await;
+    // Past the first try and the second (at 2 s), with nothing written meanwhile.
+    tokio::time::sleep(Duration::from_millis(3_000)).await;
+    let mcp = Mcp::http(&server).await;
+    let list = entries(&mcp.observe(json!({"what": "logs", "fields": "all"})).await);
+    assert!(list[0].get("frames").is_none(), "nothing written while the tab has no script known: {:#}", list[0]);
+    server
+        .ingest(
+            "network_waterfall",
+            vec![json!({"tabId": 7, "ts": 2, "url": format!("{origin}/main.js"), "initiatorType": "script"})],
+        )
+        .await;
+    let list = resolved(&mcp, 1, has_result).await;
+    assert_eq!(list[0]["frames"][0]["original"]["line"], 7, "{:#}", list[0]);
     mcp.close().await;
     server.stop();
 }

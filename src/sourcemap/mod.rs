@@ -68,6 +68,9 @@ pub enum Unmapped {
 /// after this long, before anything is written: a page's urgent error can reach the server
 /// before the rows of the scripts it loaded, where the bundle is looked for.
 pub const RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+/// Tries in all for an entry whose tab has no script known yet at all: its rows are late (a
+/// busy machine), so it is tried again after 2, 4 and 8 s before it is said `not found`.
+pub const MOST_TRIES: u8 = 4;
 
 /// The environment variable that turns resolution off (`off`, `0` or `false`).
 pub const OFF_VAR: &str = "GASOLINE_SOURCEMAPS";
@@ -87,8 +90,8 @@ pub struct Wanted {
     pub page_url: String,
     /// Its tab, whose scripts may hold the modules webpack runs through `eval`.
     pub tab_id: Option<i64>,
-    /// Whether this is the second try ([`RETRY_AFTER`]).
-    pub retried: bool,
+    /// Tries made before this one ([`RETRY_AFTER`], [`MOST_TRIES`]).
+    pub tries: u8,
     pub location: Option<Frame>,
     pub frames: Vec<Frame>,
 }
@@ -141,7 +144,7 @@ pub fn wanted(kind: &Kind, rows: &[Row]) -> Vec<Wanted> {
                 index,
                 page_url: page_url.clone(),
                 tab_id: row.tab_id,
-                retried: false,
+                tries: 0,
                 location,
                 frames,
             })
@@ -177,12 +180,14 @@ struct Requeue {
 }
 
 impl Requeue {
-    /// Queues `wanted` of the batch stored from `first_id` after [`RETRY_AFTER`], if the
-    /// queue is still open and has room then.
+    /// Queues `wanted` of the batch stored from `first_id` again, after [`RETRY_AFTER`] doubled
+    /// for each try already made, if the queue is still open and has room then.
     fn later(&self, first_id: i64, wanted: Vec<Wanted>) {
         let (tx, pending) = (self.tx.clone(), self.pending.clone());
+        let tries = wanted.iter().map(|w| w.tries).max().unwrap_or(1).clamp(1, MOST_TRIES);
+        let wait = RETRY_AFTER * (1 << (tries - 1));
         tokio::spawn(async move {
-            tokio::time::sleep(RETRY_AFTER).await;
+            tokio::time::sleep(wait).await;
             let Some(tx) = tx.upgrade() else { return };
             let (queued, total) = Queued::hold(&wanted, &pending);
             if total <= QUEUE_BYTES {

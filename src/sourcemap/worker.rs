@@ -64,11 +64,23 @@ fn remember<V>(map: &mut HashMap<String, V>, key: String, value: V) {
 }
 
 /// Why a frame has no original, as the resolver tells it: a reason, or a module webpack ran
-/// through eval that none of the scripts known yet holds (stored as `not found`; the entry is
-/// tried again after [`super::RETRY_AFTER`]).
+/// through eval that none of the scripts known yet holds (stored as `not found` once the entry
+/// was tried again after [`super::RETRY_AFTER`]), or whose tab has no script known yet at all
+/// (tried again up to [`super::MOST_TRIES`] times: its rows are late).
 enum Miss {
     Unmapped(Unmapped),
     NotYetFound,
+    NoScriptYet,
+}
+
+/// How many tries in all a frame's miss deserves: one (a reason), two (a module not found in the
+/// scripts known), or [`super::MOST_TRIES`] (no script of its tab known yet).
+fn tries_for(miss: Option<&Miss>) -> u8 {
+    match miss {
+        None | Some(Miss::Unmapped(_)) => 1,
+        Some(Miss::NotYetFound) => 2,
+        Some(Miss::NoScriptYet) => super::MOST_TRIES,
+    }
 }
 
 impl From<Unmapped> for Miss {
@@ -119,11 +131,11 @@ impl Worker {
         // Entries of a batch share pages and often positions (a log line in a loop): each page's
         // scope and each position's result is worked out once per batch, as JSON text.
         let mut pages: HashMap<&str, (Allowed, Option<Url>)> = HashMap::new();
-        let mut results: HashMap<(&str, &str, u32, u32), (String, bool)> = HashMap::new();
+        let mut results: HashMap<(&str, &str, u32, u32), (String, u8)> = HashMap::new();
         let mut patches = Vec::with_capacity(job.wanted.len());
         let mut later = Vec::new();
         for wanted in &job.wanted {
-            let mut missed = false; // a frame of an eval'd module not found yet: tried again later
+            let mut tries = 1; // tries its frames deserve: more for an eval'd module not found yet
             let page_url = wanted.page_url.as_str();
             if !pages.contains_key(page_url) {
                 let allowed = Allowed::for_page(page_url, &capture, self.server_port);
@@ -132,8 +144,8 @@ impl Worker {
             let Some((allowed, page)) = pages.get(page_url) else { continue };
             let mut patch = String::from("{");
             if let Some(location) = &wanted.location {
-                let (text, not_yet) = self.result(&mut results, wanted, location, allowed, page.as_ref()).await;
-                missed |= not_yet;
+                let (text, deserves) = self.result(&mut results, wanted, location, allowed, page.as_ref()).await;
+                tries = tries.max(deserves);
                 patch.push_str(&text);
             }
             if !wanted.frames.is_empty() {
@@ -150,16 +162,16 @@ impl Worker {
                         patch.push_str(&format!(",\"fn\":{}", json!(function)));
                     }
                     patch.push(',');
-                    let (text, not_yet) = self.result(&mut results, wanted, frame, allowed, page.as_ref()).await;
-                    missed |= not_yet;
+                    let (text, deserves) = self.result(&mut results, wanted, frame, allowed, page.as_ref()).await;
+                    tries = tries.max(deserves);
                     patch.push_str(&text);
                     patch.push('}');
                 }
                 patch.push(']');
             }
             patch.push('}');
-            if missed && !wanted.retried {
-                later.push(Wanted { retried: true, ..wanted.clone() });
+            if wanted.tries + 1 < tries {
+                later.push(Wanted { tries: wanted.tries + 1, ..wanted.clone() });
                 continue;
             }
             patches.push((job.first_id + wanted.index as i64, patch));
@@ -174,24 +186,30 @@ impl Worker {
     }
 
     /// `"original":{…}` or `"sourcemap":"…"` for a frame of an entry of `page_url`, worked out
-    /// once per batch, and whether it is an eval'd module not found in any script known yet.
+    /// once per batch, and the tries in all its answer deserves ([`tries_for`]).
     async fn result<'j>(
         &mut self,
-        results: &mut HashMap<(&'j str, &'j str, u32, u32), (String, bool)>,
+        results: &mut HashMap<(&'j str, &'j str, u32, u32), (String, u8)>,
         wanted: &'j Wanted,
         frame: &'j Frame,
         allowed: &Allowed,
         page: Option<&Url>,
-    ) -> (String, bool) {
+    ) -> (String, u8) {
         let key = (wanted.page_url.as_str(), frame.url.as_str(), frame.line, frame.column);
         if let Some(known) = results.get(&key) {
             return known.clone();
         }
         let reason = |why: Unmapped| format!("\"sourcemap\":{}", json!(why.to_string()));
         let result = match self.resolve(wanted, frame, allowed, page).await {
-            Ok(original) => (format!("\"original\":{}", json!(original)), false),
-            Err(Miss::NotYetFound) => (reason(Unmapped::NotFound), true),
-            Err(Miss::Unmapped(why)) => (reason(why), false),
+            Ok(original) => (format!("\"original\":{}", json!(original)), tries_for(None)),
+            Err(miss) => {
+                let tries = tries_for(Some(&miss));
+                let why = match miss {
+                    Miss::Unmapped(why) => why,
+                    Miss::NotYetFound | Miss::NoScriptYet => Unmapped::NotFound,
+                };
+                (reason(why), tries)
+            }
         };
         results.insert(key, result.clone());
         result
@@ -225,6 +243,9 @@ impl Worker {
         let origin = allowed.origin().ok_or(Unmapped::NotInScope)?.ascii_serialization();
         let home_key = format!("{origin} {module}");
         let candidates = self.candidates(wanted, &home_key, allowed).await;
+        if candidates.is_empty() {
+            return Err(Miss::NoScriptYet); // no row of the tab's scripts has come yet
+        }
         let among = fingerprint(&candidates.iter().map(Url::as_str).collect::<Vec<_>>().join(" "));
         // Looked for in these same scripts lately, and not there: not fetched again.
         if self.missing.get(&home_key).is_some_and(|(at, was)| *was == among && at.elapsed() < MISSING_FOR) {

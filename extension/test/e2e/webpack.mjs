@@ -93,7 +93,7 @@ try {
   const exception = await waitFor("the exception's frames resolved", async () => {
     const logs = await all(client, "logs");
     return logs.find((e) => e.source === "exception" && e.message.includes("boom from util") && e.frames);
-  });
+  }, 30000); // the scripts' rows may come late on a busy machine: the resolver tries for up to 14 s
   const [top, caller] = exception.frames;
   assert.ok(top.at.startsWith("webpack-internal:///./src/util.js:"), `the raw top frame is the eval'd module's: ${JSON.stringify(top)}`);
   assert.ok(top.original, `the top frame is mapped: ${JSON.stringify(exception.frames, null, 1)}`);
@@ -112,7 +112,7 @@ try {
   const warning = await waitFor("the console.warn's call site and callers resolved", async () => {
     const logs = await all(client, "logs");
     return logs.find((e) => e.level === "warn" && e.message.startsWith("util announces") && (e.original || e.sourcemap) && e.frames);
-  });
+  }, 30000);
   assert.ok(warning.location.startsWith("webpack-internal:///./src/vendor/breadcrumbs.js:"), warning.location);
   assert.equal(`${warning.original.source}:${warning.original.line}`, `src/vendor/breadcrumbs.js:${wrapped.line}`);
   assert.equal(warning.original.ignored, true, `the wrapper is library code: ${JSON.stringify(warning.original)}`);
