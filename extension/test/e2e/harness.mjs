@@ -132,6 +132,10 @@ export async function startDevServer(name, script, args, { cwd, env = {}, ready,
   child.stdout.on("data", (d) => (output += d));
   child.stderr.on("data", (d) => (output += d));
   const exited = new Promise((resolve) => child.on("exit", resolve));
+  // A failed check exits the test at once (its `finally` never runs): the server goes with it.
+  const orphan = () => child.kill("SIGKILL");
+  process.on("exit", orphan);
+  exited.then(() => process.off("exit", orphan));
   await waitFor(`${name} to serve`, async () => {
     if (child.exitCode !== null) throw new Error(`${name} exited: ${output}`);
     return ready(output);
