@@ -53,14 +53,17 @@ pub async fn gate(State(gate): State<Gate>, mut request: Request, next: Next) ->
 
 async fn gated(gate: Gate, request: Request, next: Next) -> Response {
     let session = session_of(&request);
-    if let Some(id) = &session
-        && gate.sessions.knows(id).await
-    {
+    // Whether the session the request names exists, looked up once.
+    let known = match &session {
+        Some(id) => gate.sessions.knows(id).await,
+        None => false,
+    };
+    if let (Some(id), true) = (&session, known) {
         gate.sessions.touch(id);
     }
     if request.method() == Method::DELETE {
         let Some(id) = &session else { return next.run(request).await };
-        if !gate.sessions.knows(id).await {
+        if !known {
             return session_gone();
         }
         gate.sessions.forget(id);
@@ -96,7 +99,7 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
     if let Some(items) = envelope::batch(&bytes) {
         return match &session {
             None => (StatusCode::BAD_REQUEST, "Bad Request: Session ID is required").into_response(),
-            Some(id) if !gate.sessions.knows(id).await => session_gone(),
+            Some(_) if !known => session_gone(),
             Some(_) => serve_batch(&gate.mcp, &parts, Batch::of(items)).await,
         };
     }
@@ -113,7 +116,7 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
             return answer(StatusCode::BAD_REQUEST, &refusal);
         }
         let session_good = match &session {
-            Some(id) => gate.sessions.knows(id).await,
+            Some(_) => known,
             None => refusal.method.as_deref() == Some("initialize"),
         };
         if session_good {
@@ -161,7 +164,7 @@ async fn as_json_rpc(response: Response) -> Response {
     let (mut parts, body) = response.into_parts();
     let text = match axum::body::to_bytes(body, MAX_REFUSAL_BYTES).await {
         Ok(bytes) => String::from_utf8_lossy(&bytes).trim().to_owned(),
-        Err(_) => status.canonical_reason().unwrap_or("refused").to_owned(),
+        Err(_) => String::new(),
     };
     // As the TypeScript SDK's server answers them: -32001 for a session that is gone, -32000 else.
     let code = if status == StatusCode::NOT_FOUND { -32001 } else { -32000 };

@@ -13,6 +13,10 @@ use super::outcome;
 use super::search;
 use crate::kind::{COMMON_FILTERS, Filter, FilterOp, Kind, levels_at_least};
 
+/// The condition of `what=errors`, and of one tab's rows.
+const ERRORS_ONLY: &str = "level = 'error'";
+const OF_TAB: &str = "tab_id = ?";
+
 /// The conditions of one observe call.
 #[derive(Debug, Clone, Default)]
 pub struct Where {
@@ -39,32 +43,29 @@ impl Where {
     }
 
     fn filters(errors_only: bool, args: &ObserveArgs) -> Self {
-        let mut w = Where::default();
-        if errors_only {
-            w.conditions.push("level = 'error'".into());
-        }
-        if let Some(tab) = args.tab_id {
-            w.push("tab_id = ?", tab.into());
-        }
+        let mut w = Where::tab_only(errors_only, args.tab_id);
         for fv in &args.filters {
             w.push_filter(fv.filter, &fv.value);
         }
         w
     }
 
-    /// Only the tab's rows (and only errors for `what=errors`): what a tab holds before the other filters.
-    pub fn tab_only(errors_only: bool, tab: i64) -> Self {
+    /// Only errors for `what=errors`, and only the tab's rows when one is named: what a tab holds
+    /// before the other filters.
+    pub fn tab_only(errors_only: bool, tab: Option<i64>) -> Self {
         let mut w = Where::default();
         if errors_only {
-            w.conditions.push("level = 'error'".into());
+            w.conditions.push(ERRORS_ONLY.into());
         }
-        w.push("tab_id = ?", tab.into());
+        if let Some(tab) = tab {
+            w.push(OF_TAB, tab.into());
+        }
         w
     }
 
     /// Whether a condition other than the tab's (and `what=errors`' level) narrows the rows.
     pub fn narrows_beyond_tab(&self) -> bool {
-        self.conditions.iter().any(|c| c != "tab_id = ?" && c != "level = 'error'")
+        self.conditions.iter().any(|c| c != OF_TAB && c != ERRORS_ONLY)
     }
 
     /// Only the filters every kind takes (`tabId`, `since`, `since_mark`): for reading several kinds at once.

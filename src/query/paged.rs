@@ -243,7 +243,7 @@ pub fn answer(
         total_entries_all_tabs: args.tab_id.map(|_| stats.count),
         tab_unfiltered: match args.tab_id {
             Some(tab) if total == 0 && filter.narrows_beyond_tab() => {
-                let tab_only = Where::tab_only(errors_only, tab);
+                let tab_only = Where::tab_only(errors_only, Some(tab));
                 Some(Counter::new(conn, kind, &tab_only, &stats).in_range(i64::MIN, i64::MAX)?)
             }
             _ => None,

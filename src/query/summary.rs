@@ -107,13 +107,9 @@ pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>)
         head.insert(
             "hint".into(),
             json!(format!(
-                "{shown} of {} groups shown, most frequent first; {}raise max_tokens",
+                "{shown} of {} groups shown, most frequent first; narrow with {}since or since_navigation, or raise max_tokens",
                 all.len(),
-                if args.tab_id.is_some() {
-                    "narrow with since or since_navigation, or "
-                } else {
-                    "narrow with tabId, since or since_navigation, or "
-                }
+                if args.tab_id.is_some() { "" } else { "tabId, " }
             )),
         );
     } else if !all.is_empty() {

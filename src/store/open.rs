@@ -172,23 +172,9 @@ fn create_private_file(path: &Path) {
     }
 }
 
-/// `path` made 0600 when it is not already (open to others, or not writable by its owner); a
-/// file of another user's is left as it is (the change fails).
+/// `path` made 0600 when it is not already (open to others, or not writable by its owner).
 fn make_private_and_writable(path: &Path) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        let Ok(meta) = std::fs::symlink_metadata(path) else { return };
-        let was = meta.mode() & 0o777;
-        if meta.file_type().is_symlink() || was == 0o600 {
-            return;
-        }
-        if std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).is_ok() {
-            tracing::warn!("{} was {was:o}: made it 600, its owner's alone and writable", path.display());
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = path;
+    set_mode_when(path, 0o600, |was| was != 0o600, "not its owner's alone and writable");
 }
 
 /// Refuses, before anything is changed, a file at `path` that cannot be a gasoline store: not a
@@ -231,23 +217,29 @@ pub fn is_sqlite_file(path: &Path) -> std::io::Result<bool> {
 }
 
 /// Takes group and others' access off `path` (a file or directory that exists), leaving
-/// it `mode`; says so when it changed anything. Never through a symlink; a file of
-/// another user stays as it is (only its owner may change it).
+/// it `mode`; says so when it changed anything.
 fn make_private(path: &Path, mode: u32) {
+    set_mode_when(path, mode, |was| was & 0o077 != 0, "open to others");
+}
+
+/// Sets `path` (a file or directory that exists) to `mode` when `wrong` says its mode is, and
+/// says so: `path` was `what`. Never through a symlink; a file of another user stays as it is
+/// (only its owner may change it).
+fn set_mode_when(path: &Path, mode: u32, wrong: impl Fn(u32) -> bool, what: &str) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let Ok(meta) = std::fs::symlink_metadata(path) else { return };
-        if meta.file_type().is_symlink() || meta.mode() & 0o077 == 0 {
+        let was = meta.mode() & 0o777;
+        if meta.file_type().is_symlink() || !wrong(was) {
             return;
         }
-        let was = meta.mode() & 0o777;
         if std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).is_ok() {
-            tracing::warn!("{} was open to others ({was:o}): made it {mode:o}, its owner's alone", path.display());
+            tracing::warn!("{} was {what} ({was:o}): made it {mode:o}", path.display());
         }
     }
     #[cfg(not(unix))]
-    let _ = (path, mode);
+    let _ = (path, mode, wrong, what);
 }
 
 /// A directory where the database file was named: said as such, for the writer and readers alike.
