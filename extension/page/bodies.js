@@ -242,5 +242,8 @@
     }
   }
 
-  G.bodies = { TEXTUAL, STREAMING, describeBody, decodeAll, readStream, readCapped, whenRead, bodyFields, headersToObject, parseRawHeaders, absoluteUrl };
+  // Why a request whose response body broke off mid-way failed (fetch.js, xhr.js).
+  const BROKE_OFF = "the response body broke off before its end (network error)";
+
+  G.bodies = { TEXTUAL, STREAMING, BROKE_OFF, describeBody, decodeAll, readStream, readCapped, whenRead, bodyFields, headersToObject, parseRawHeaders, absoluteUrl };
 })();

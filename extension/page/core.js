@@ -269,7 +269,6 @@
     connectionId,
     listen,
     unlisten,
-    guard,
     setTimeout: (fn, ms) => nativeSetTimeout(guard(fn), ms),
     clearTimeout: nativeClearTimeout,
     later,

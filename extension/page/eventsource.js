@@ -15,7 +15,7 @@
   if (!G || !G.sources) return;
 
   G.sources.eventsource = function install({ core, outbox, serialize, limits, requests }) {
-    const { apply, fill, listen, guard, wrapConstructor, connectionId } = core;
+    const { apply, fill, listen, wrapConstructor, connectionId } = core;
     const Original = globalThis.EventSource;
     if (typeof Original !== "function" || !Original.prototype) return;
     const getter = (name) => {
@@ -41,7 +41,8 @@
 
     function watch(es) {
       const s = { id: connectionId(), url: apply(urlOf, es, []), types: new Set(["open", "message", "error"]), closed: false };
-      s.onMessage = guard((e) => {
+      // Our listeners are guarded by core.listen: nothing of ours throws at the page.
+      s.onMessage = (e) => {
         const data = serialize.cut(e.data, limits.WS_DATA_CAP);
         const lastEventId = e.lastEventId ? serialize.cut(e.lastEventId, ID_CAP).text : undefined;
         record(s, "message", {
@@ -52,22 +53,18 @@
           size: data.size,
           truncated: data.truncated || undefined,
         });
-      });
+      };
       watched.set(es, s);
       // Its first request as a waterfall row: 200 once open, failed if it errs before.
       const request = requests.start("GET", s.url, "eventsource");
-      listen(es, "open", guard(() => requests.end(request, { status: 200 })));
-      listen(es, "error", guard(() => requests.end(request, { failed: true, error: "EventSource connection failed" })));
-      listen(es, "open", guard(() => record(s, "open", {})));
+      listen(es, "open", () => requests.end(request, { status: 200 }));
+      listen(es, "error", () => requests.end(request, { failed: true, error: "EventSource connection failed" }));
+      listen(es, "open", () => record(s, "open", {}));
       listen(es, "message", s.onMessage);
-      listen(
-        es,
-        "error",
-        guard(() => {
-          const readyState = READY_STATES[apply(stateOf, es, [])];
-          record(s, "error", { readyState, reconnecting: readyState === "connecting" });
-        }),
-      );
+      listen(es, "error", () => {
+        const readyState = READY_STATES[apply(stateOf, es, [])];
+        record(s, "error", { readyState, reconnecting: readyState === "connecting" });
+      });
       watchTypes();
     }
 

@@ -13,8 +13,7 @@
 
   G.sources.fetch = function install({ core, outbox, bodies, limits, requests, consumed }) {
     const { apply, clean, fill, invoke, perfNow, Promise, then } = core;
-    const { describeBody, readCapped, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING } = bodies;
-    const BODY_FAILED = "the response body broke off before its end (network error)";
+    const { describeBody, readCapped, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING, BROKE_OFF } = bodies;
     if (typeof window.fetch !== "function") return;
 
     /**
@@ -83,7 +82,7 @@
           ...entryOf(info, requestBody, end - info.start),
           headersMs: headersAt - info.start,
           durationTo: to,
-          ...(to === "error" ? { error: BODY_FAILED } : undefined),
+          ...(to === "error" ? { error: BROKE_OFF } : undefined),
           status: response.status,
           statusText: response.statusText,
           responseHeaders: headersToObject(response.headers),
@@ -96,7 +95,7 @@
         try {
           // The waterfall row ends where our read of the body ended (its timing entry comes then too);
           // a body that broke off mid-way is a failed request, whatever its status said.
-          const outcome = read.to === "error" ? { status: response.status, failed: true, error: BODY_FAILED } : { status: response.status };
+          const outcome = read.to === "error" ? { status: response.status, failed: true, error: BROKE_OFF } : { status: response.status };
           requests.end(info.request, outcome);
           whenRead(info.body, (requestBody) => emit(requestBody, read));
         } catch {

@@ -170,17 +170,13 @@
   // What waits goes when the page is hidden (a hidden page gets idle time late) and, before the
   // document is gone, when it is unloaded (channel.js `sendNow`). Sources that report then (vitals)
   // flush again after their report.
-  const { listen, guard } = G.core;
+  const { listen } = G.core; // its listeners never throw at the page
   if (globalThis.document) {
-    listen(document, "visibilitychange", guard(() => document.visibilityState === "hidden" && flushAll(false)));
-    listen(
-      globalThis,
-      "pagehide",
-      guard(() => {
-        unloading = true;
-        flushAll(true);
-      }),
-    );
+    listen(document, "visibilitychange", () => document.visibilityState === "hidden" && flushAll(false));
+    listen(globalThis, "pagehide", () => {
+      unloading = true;
+      flushAll(true);
+    });
     listen(globalThis, "pageshow", () => (unloading = false));
   }
 

@@ -13,7 +13,7 @@
   if (!G || !G.sources) return;
 
   G.sources.vitals = function install({ core, outbox }) {
-    const { listen, guard, setTimeout, clearTimeout, perfNow } = core;
+    const { listen, setTimeout, clearTimeout, perfNow } = core;
     const observe = G.observePerformance;
     const { createInp, createInteractionCounter, DURATION_THRESHOLD } = G.inp;
     const REPORT_AFTER_MS = 1000; // quiet time before a report; also how long a left page takes late entries
@@ -178,7 +178,7 @@
         // ignore
       }
     };
-    listen(document, "visibilitychange", guard(() => document.visibilityState === "hidden" && hidden(false)));
-    listen(window, "pagehide", guard(() => hidden(true)));
+    listen(document, "visibilitychange", () => document.visibilityState === "hidden" && hidden(false));
+    listen(window, "pagehide", () => hidden(true));
   };
 })();

@@ -11,7 +11,7 @@
 
   G.sources.xhr = function install({ core, outbox, bodies, limits, requests }) {
     const { apply, fill, listen, perfNow } = core;
-    const { describeBody, whenRead, bodyFields, parseRawHeaders, absoluteUrl } = bodies;
+    const { describeBody, whenRead, bodyFields, parseRawHeaders, absoluteUrl, BROKE_OFF } = bodies;
     if (typeof XMLHttpRequest !== "function") return;
     const NETWORK_ERROR = "network error (XHR status 0)";
     const XHR_READ_LIMIT = 4 * limits.BODY_CAP; // bytes received
@@ -132,7 +132,7 @@
       const statusText = done ? xhr.statusText : "";
       // An XHR ends with status 0 only after an error, an abort or a timeout: the page knows it failed.
       // A network error once the response had begun (its headers came) broke the body off.
-      const why = error === NETWORK_ERROR && send.headersAt !== undefined ? "the response body broke off before its end (network error)" : error;
+      const why = error === NETWORK_ERROR && send.headersAt !== undefined ? BROKE_OFF : error;
       requests.end(send.request, status > 0 ? { status } : { failed: true, error: why || NETWORK_ERROR });
       const headersMs = send.headersAt === undefined ? undefined : send.headersAt - send.start;
       const emit = (requestBody) =>
