@@ -337,6 +337,12 @@ async fn web_origins_and_foreign_hosts_are_refused() {
         assert_eq!(status, 403, "{host}");
         assert!(reply["error"].as_str().unwrap().contains("is not allowed"), "{reply}");
     }
+    // A request naming no host at all (HTTP/1.0 allows it; no browser sends one) is refused too.
+    let no_host = raw_exchange(server.port, "GET /health HTTP/1.0\r\n\r\n");
+    assert!(no_host.starts_with("HTTP/1.0 400"), "{no_host}");
+    assert!(no_host.contains("names no Host"), "{no_host}");
+    let named = raw_exchange(server.port, &format!("GET /health HTTP/1.0\r\nHost: 127.0.0.1:{}\r\n\r\n", server.port));
+    assert!(named.starts_with("HTTP/1.0 200"), "{named}");
     assert_eq!(count(&db.path, "logs"), 0);
     // The extension's origin is welcome, and CORS answers it (and only it).
     let ext = "chrome-extension://abcdefghijklmnop";
@@ -567,9 +573,16 @@ async fn a_wrong_method_or_path_is_refused_in_json() {
     let http = reqwest::Client::new();
     let get = http.get(server.url("/events/logs")).send().await.unwrap();
     assert_eq!(get.status(), 405);
-    assert_eq!(get.headers().get("allow").and_then(|v| v.to_str().ok()), Some("POST"));
+    assert_eq!(get.headers().get("allow").and_then(|v| v.to_str().ok()), Some("POST, OPTIONS"));
     let body: Value = get.json().await.unwrap();
     assert!(body["error"].as_str().unwrap().contains("takes POST"), "{body}");
+    // OPTIONS is taken (it is the extension's preflight): asked without an Origin, Allow alone.
+    for (path, takes) in [("/events/logs", "POST, OPTIONS"), ("/capture", "PUT, OPTIONS"), ("/health", "GET, OPTIONS")]
+    {
+        let options = http.request(reqwest::Method::OPTIONS, server.url(path)).send().await.unwrap();
+        assert_eq!(options.status(), 204, "{path}");
+        assert_eq!(options.headers().get("allow").and_then(|v| v.to_str().ok()), Some(takes), "{path}");
+    }
     let bad = http
         .post(server.url("/events/%ff"))
         .header("content-type", "application/json")
@@ -584,6 +597,17 @@ async fn a_wrong_method_or_path_is_refused_in_json() {
     assert_eq!(status, 400);
     assert_eq!(reply["error"], "entries[0]: each entry must be a JSON object", "no stray dot");
     server.stop();
+}
+
+/// Sends `request` as it is on a new connection and reads the answer until the server closes it.
+fn raw_exchange(port: u16, request: &str) -> String {
+    use std::io::{Read, Write};
+    let mut tcp = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    tcp.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+    tcp.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = tcp.read_to_string(&mut answer);
+    answer
 }
 
 /// The first column of every row `sql` gives.

@@ -1,5 +1,5 @@
-//! Who may talk to the server: loopback Host headers only (against DNS
-//! rebinding), no web-page Origins, only the paired extension's origin
+//! Who may talk to the server: loopback Host headers only, and a request
+//! naming no host refused (against DNS rebinding), no web-page Origins, only the paired extension's origin
 //! ([`Pairing`]), and CORS answers for it alone. Requests without an Origin
 //! (MCP clients, curl, the CLI) pass.
 
@@ -32,11 +32,24 @@ const EXTENSION_SCHEME: &str = "chrome-extension://";
 
 pub async fn guard(State(allowed): State<Arc<Allowed>>, request: Request, next: Next) -> Response {
     let headers = request.headers();
-    if let Some(host) = headers.get(header::HOST) {
-        let host = host.to_str().unwrap_or("").to_ascii_lowercase();
-        if !allowed.hosts.contains(&host) {
+    // HTTP/1 names the host in `Host`; HTTP/2 in the request's authority. A request naming none
+    // is refused too: every browser names one, so only a check skipped could let one through.
+    let host = match headers.get(header::HOST) {
+        Some(host) => Some(host.to_str().unwrap_or("").to_ascii_lowercase()),
+        None => request.uri().authority().map(|a| a.as_str().to_ascii_lowercase()),
+    };
+    match host {
+        Some(host) if allowed.hosts.contains(&host) => {}
+        Some(host) => {
             return ApiError::Forbidden(format!(
                 "Host \"{host}\" is not allowed: gasoline answers only to {}",
+                allowed.hosts.join(", ")
+            ))
+            .into_response();
+        }
+        None => {
+            return ApiError::BadRequest(format!(
+                "the request names no Host: gasoline answers only to {}",
                 allowed.hosts.join(", ")
             ))
             .into_response();

@@ -111,8 +111,14 @@ const IDEMPOTENCY_KEY: &str = "idempotency-key";
 const REPLAYED: &str = "idempotent-replayed";
 
 /// A route asked with a method it does not take: 405 with `Allow`, said in JSON like every refusal.
-async fn wrong_method(allow: &'static str, method: axum::http::Method, uri: axum::http::Uri) -> Response {
-    let message = format!("{} takes {allow}, not {method}", uri.path());
+/// `OPTIONS` is one it takes (the extension's CORS preflight is answered in `guard`); asked
+/// without an extension's Origin it answers 204 with `Allow` alone.
+async fn wrong_method(takes: &'static str, method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    let allow = format!("{takes}, OPTIONS");
+    if method == axum::http::Method::OPTIONS {
+        return (StatusCode::NO_CONTENT, [(header::ALLOW, allow)]).into_response();
+    }
+    let message = format!("{} takes {takes}, not {method}", uri.path());
     (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, allow)], Json(json!({ "error": message }))).into_response()
 }
 
