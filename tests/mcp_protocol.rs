@@ -328,3 +328,25 @@ async fn http_sessions_are_bounded_by_ending_the_least_recently_used() {
     let (status, _) = http.post(Some(&sessions[0]), ping).await;
     assert_eq!(status, 200, "a session used since is kept while there is room");
 }
+
+/// A client of the stateless 2026-07-28 revision (`server/discover`, no `initialize`) is served
+/// on both transports, as one of 2025-11-25 is.
+#[tokio::test]
+async fn a_stateless_revision_client_is_served_on_stdio_and_http() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", vec![json!({"level": "error", "message": "seen by discover", "ts": 1})]).await;
+    let http = rmcp::transport::StreamableHttpClientTransport::from_uri(server.url("/mcp"));
+    let mut cmd = tokio::process::Command::new(common::BIN);
+    cmd.args(["mcp", "--port", &server.port.to_string(), "--db"]).arg(&db.path).env("RUST_LOG", "warn");
+    let (stdio, _) =
+        rmcp::transport::TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().expect("spawn gasoline mcp");
+    for (name, client) in
+        [("http", common::Mcp::discovering(http).await), ("stdio", common::Mcp::discovering(stdio).await)]
+    {
+        assert_eq!(client.protocol_version().as_deref(), Some("2026-07-28"), "{name}");
+        let answer = client.ok("observe", json!({"what": "logs"})).await;
+        assert_eq!(answer["entries"][0]["message"], "seen by discover", "{name}: {answer}");
+    }
+    server.stop();
+}

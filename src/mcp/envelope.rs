@@ -17,8 +17,10 @@ use serde_json::{Map, Value, json};
 
 use crate::query::args::kind_of;
 
-/// The requests this server answers (it declares tools only).
-const METHODS: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];
+/// The requests this server answers (it declares tools only). `server/discover` is the stateless
+/// 2026-07-28 revision's start, which rmcp answers on both transports like the `initialize` of
+/// 2025-11-25 and before.
+const METHODS: [&str; 5] = ["initialize", "server/discover", "ping", "tools/list", "tools/call"];
 
 /// A message refused before rmcp sees it, and the JSON-RPC error that answers it.
 #[derive(Debug, Clone, PartialEq)]

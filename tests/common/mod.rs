@@ -247,6 +247,24 @@ impl Mcp {
         Mcp { service }
     }
 
+    /// Connects as a client of the stateless 2026-07-28 revision: `server/discover`, then
+    /// requests that each name their protocol, no `initialize`.
+    pub async fn discovering<T, E, A>(transport: T) -> Mcp
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        use rmcp::{ClientLifecycleMode, ClientServiceExt, model::ProtocolVersion};
+        let mode = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+        let service = ().serve_with_lifecycle(transport, mode).await.expect("MCP server/discover");
+        Mcp { service }
+    }
+
+    /// The protocol version the session speaks.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.service.peer_info().map(|info| info.protocol_version.to_string())
+    }
+
     pub async fn call(&self, tool: &str, args: Value) -> CallToolResult {
         let args = args.as_object().cloned().unwrap_or_default();
         self.service
