@@ -2,18 +2,34 @@
 //! what its console lines, URLs and bodies hold, and a terminal obeys control
 //! characters: an escape sequence in a captured message could clear the
 //! screen, retitle the window, write the clipboard (OSC 52) or hide text, and
-//! bidirectional overrides could make a line read other than it is. Every such
-//! character is shown as its escape (`\u{1b}`), never sent as itself.
+//! bidirectional overrides could make a line read other than it is, as can a
+//! character with no width (`pay\u{200b}pal.com` looks like the real site).
+//! Every such character is shown as its escape (`\u{1b}`), never sent as itself.
 
 use std::borrow::Cow;
 
-/// `text` with every control character (C0 but tab, DEL, C1) and bidirectional
-/// control written as `\u{..}`; a tab becomes a space.
+/// `text` with every control character (C0 but tab, DEL, C1), bidirectional control and
+/// invisible character written as `\u{..}`; a tab becomes a space. A zero-width joiner or
+/// non-joiner between two non-ASCII characters is left as it is: it is how an emoji sequence
+/// (👩‍💻) or a word of Persian or Hindi is written, and no ASCII name can hide behind it.
 pub fn printable(text: &str) -> Cow<'_, str> {
-    rewrite(text, |c, out| match c {
-        '\t' => out.push(' '),
-        c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-    })
+    if !text.chars().any(escaped) {
+        return Cow::Borrowed(text);
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, &c) in chars.iter().enumerate() {
+        let joins = |j: Option<&char>| j.is_some_and(|j| !j.is_ascii());
+        let joiner = matches!(c, '\u{200c}' | '\u{200d}')
+            && joins(i.checked_sub(1).and_then(|p| chars.get(p)))
+            && joins(chars.get(i + 1));
+        match c {
+            '\t' => out.push(' '),
+            c if escaped(c) && !joiner => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// JSON `text` (serde_json's, which escapes only C0 controls) with the other characters
@@ -82,12 +98,18 @@ impl<W: std::io::Write> std::io::Write for JsonWriter<W> {
 }
 
 fn escaped(c: char) -> bool {
-    c.is_control() || is_bidi(c)
+    c.is_control() || is_bidi(c) || is_invisible(c)
 }
 
 /// A bidirectional control: an embedding, override or isolate, or a direction mark.
 pub fn is_bidi(c: char) -> bool {
-    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
+}
+
+/// A character with no width and no mark of its own: zero-width space, non-joiner and joiner,
+/// word joiner, the invisible operators and the BOM (the viewer marks the same ones).
+pub fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
 }
 
 #[cfg(test)]
@@ -122,6 +144,20 @@ mod tests {
         let text = value.to_string();
         let shown = json(&text);
         assert!(!shown.chars().any(|c| c.is_control() || c == '\u{202e}'), "{shown:?}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&shown).unwrap(), value);
+    }
+
+    #[test]
+    fn invisible_characters_are_shown_but_emoji_and_scripts_keep_their_joiners() {
+        assert_eq!(printable("pay\u{200b}pal.com\u{feff}"), "pay\\u{200b}pal.com\\u{feff}");
+        assert_eq!(printable("a\u{200d}b \u{2060}\u{61c}"), "a\\u{200d}b \\u{2060}\\u{61c}");
+        let kept = "dev 👩\u{200d}💻 می\u{200c}خواهم";
+        assert_eq!(printable(kept), kept);
+        assert_eq!(printable("\u{200d}👩\u{200d}"), "\\u{200d}👩\\u{200d}", "a joiner at an end joins nothing");
+        let value = serde_json::json!({"m": "pay\u{200b}pal 👩\u{200d}💻"});
+        let text = value.to_string();
+        let shown = json(&text);
+        assert!(!shown.chars().any(is_invisible), "{shown:?}");
         assert_eq!(serde_json::from_str::<serde_json::Value>(&shown).unwrap(), value);
     }
 
