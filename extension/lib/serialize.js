@@ -163,12 +163,38 @@
     return out;
   }
 
+  /**
+   * How many holes of a sparse array start at `i` (before `end`): 0 where an item is,
+   * `undefined` included. Asked only of an item that read as undefined.
+   */
+  function holesAt(list, i, end) {
+    let k = i;
+    try {
+      while (k < end && !(k in list)) k++;
+    } catch {
+      return 0; // a Proxy's `has` trap threw: read as the undefined it gave
+    }
+    return k - i;
+  }
+
+  /** A run of holes as DevTools shows it: `[empty]`, `[empty × 3]`. */
+  function hole(n) {
+    return n === 1 ? "[empty]" : `[empty × ${n}]`;
+  }
+
   /** The first ARG_KEYS items of an array or typed array, and how many more there are. */
   function copyList(value, depth, state) {
     const n = value.length;
     const shown = Math.min(n, limits.ARG_KEYS);
-    const out = new Array(shown);
-    for (let i = 0; i < shown; i++) out[i] = child(value[i], depth + 1, state);
+    const out = [];
+    for (let i = 0; i < shown; i++) {
+      const item = value[i];
+      const holes = item === undefined ? holesAt(value, i, shown) : 0;
+      if (holes) {
+        out.push(hole(holes));
+        i += holes - 1;
+      } else out.push(child(item, depth + 1, state));
+    }
     if (n > shown) out.push(`… ${n - shown} more`);
     return out;
   }
@@ -279,6 +305,8 @@
   const serialize = {
     natives,
     readProperty,
+    holesAt,
+    hole,
     Later,
     Plain,
     primitive,

@@ -111,7 +111,12 @@
     tape.push(ARRAY);
     for (let i = 0; i < shown; i++) {
       s.values--;
-      put(tape, list[i], depth + 1, s);
+      const item = list[i];
+      const holes = item === undefined ? serialize.holesAt(list, i, shown) : 0;
+      if (holes) {
+        tape.push(serialize.hole(holes));
+        i += holes - 1;
+      } else put(tape, item, depth + 1, s);
     }
     if (n > shown) tape.push(`… ${n - shown} more`);
     tape.push(END);

@@ -108,3 +108,13 @@ test("a Vue reactive object is copied from its raw object: none of its reads is 
   assert.deepEqual(shown(["state", state]), ["state", '{"count":1,"user":{"id":7,"tags":["a"]}}']);
   assert.deepEqual(tracked, [], "no read of ours went through the reactive proxy");
 });
+
+test("a sparse array's holes read as DevTools shows them, not as undefined", () => {
+  const list = [1, , 3, , , , 7, undefined]; // eslint-disable-line no-sparse-arrays
+  assert.deepEqual(shown([list]), ['[1,"[empty]",3,"[empty × 3]",7,"undefined"]']);
+  const wide = new Array(5);
+  wide[4] = "last";
+  assert.deepEqual(shown([{ wide }]), ['{"wide":["[empty × 4]","last"]}']);
+  // Past the snapshot's budget the array is copied when built: the same reading.
+  assert.equal(serialize.formatArg(serialize.toPlain([, "b"], 0, serialize.buildState())), '["[empty]","b"]'); // eslint-disable-line no-sparse-arrays
+});
