@@ -42,6 +42,8 @@ const visible = (text) => text.replace(INVISIBLE, (c) => `⟨U+${c.codePointAt(0
 const HOSTILE_URL = (site) => `${site}/download/\u202Egnp.exe`;
 const HOSTILE_TITLE = "Viewer\u200B fixture \u2067(reversed)\u2069";
 const HOSTILE_VALUE = "\u202Enimda";
+// A tab title of 2,000 wide letters: the filter bar's tab select must not grow past its bar.
+const LONG_TITLE = "W".repeat(2000);
 
 // ---- the fixture capture -------------------------------------------------------------
 // What the extension sends for a page with console errors, a document load, a
@@ -198,6 +200,7 @@ let client = await startGasoline(port, db);
 let context;
 try {
   for (const [kind, entries] of Object.entries(capture(fixture.origin, Date.now() - 60_000))) await ingest(base, kind, entries);
+  await ingest(base, "tabs", [{ tabId: 8, url: `${fixture.origin}/long`, title: LONG_TITLE }]);
   log("capture stored");
   // The real extension in the same browser: it captures a local page, and never the viewer.
   context = await launch(path.join(work, "profile"), testBuild(work));
@@ -256,6 +259,18 @@ try {
     assert.equal(Number(shown.replace(/\D/g, "")), await total(client, kind), `overview count of ${kind}`);
   }
   await invisiblesShown(viewer, "the overview (a tab's title)", ["⟨U+200B⟩", "⟨U+2067⟩", "⟨U+2069⟩"]);
+  // The long title's tab: the select stays within the filter bar, in a wide window and a narrow one.
+  await viewer.waitForSelector("#tab option[value='8']", { state: "attached" });
+  for (const width of [1440, 700]) {
+    await viewer.setViewportSize({ width, height: 900 });
+    const fit = await viewer.evaluate(() => {
+      const bar = document.querySelector(".filters");
+      const select = document.querySelector("#tab").getBoundingClientRect();
+      return { width: select.width, right: select.right, barRight: bar.getBoundingClientRect().right, barOverflow: bar.scrollWidth - bar.clientWidth };
+    });
+    assert.ok(fit.right <= fit.barRight && fit.barOverflow <= 0 && fit.width <= width / 2, `the tab select fits its bar at ${width} px: ${JSON.stringify(fit)}`);
+  }
+  await viewer.setViewportSize({ width: 1440, height: 900 });
   await viewer.screenshot({ path: path.join(shots, "overview.png") });
   await axe(viewer, "overview");
   log("overview matches observe");
@@ -282,6 +297,22 @@ try {
   });
   await viewer.click(".vlayer .vrow");
   assert.equal((await viewer.textContent("#detail details.cause summary", { timeout: 5000 })).trim(), "Caused by: TypeError: inner cause");
+  const opened = await viewer.textContent("#detail h2");
+  await viewer.keyboard.press("Escape");
+  // Esc closes the detail and the selection with it: the row looks like the others again, and
+  // the list keeps the keyboard (arrows go on from that row).
+  await viewer.waitForSelector("#detail", { state: "hidden" });
+  assert.deepEqual(
+    await viewer.$$eval(".vlayer .vrow", (ns) => ns.filter((n) => n.getAttribute("aria-selected") !== "false" || getComputedStyle(n).backgroundColor === "rgb(210, 227, 252)").map((n) => n.dataset.id)),
+    [],
+    "no row looks selected after Esc",
+  );
+  assert.doesNotMatch(viewer.url(), /sel=/, "no selection in the URL");
+  assert.equal(await viewer.evaluate(() => document.activeElement.getAttribute("role")), "grid", "the list keeps the focus");
+  await viewer.keyboard.press("ArrowUp");
+  await viewer.keyboard.press("ArrowDown");
+  await viewer.keyboard.press("Enter");
+  await waitFor("the same row opened again from the keyboard", async () => (await viewer.$eval("#detail", (d) => (d.hidden ? "" : d.querySelector("h2")?.textContent))) === opened);
   await viewer.keyboard.press("Escape");
   // The repeated message is one row with a count of 3.
   await viewer.fill("#q", "repeated");
@@ -477,6 +508,31 @@ try {
   await linked.close();
   log("an observe answer's link opens its view, filter and row");
 
+  // A link with a value /api refuses (400: a tab that is no number, and markup at that) is the
+  // person's mistake: asked once, the server's message shown at once and as text, never again
+  // asked while the page stays (the stream's events and the once-a-second check come meanwhile).
+  // A server that fails (503) is asked again, and the page shows the rows once it answers.
+  const asked = [];
+  const wrong = await context.newPage();
+  wrong.on("request", (r) => new URL(r.url()).pathname.startsWith("/api/rows/") && asked.push(r.url()));
+  const markup = `<img src=x onerror="window.top.__pwned='notice'">`;
+  await wrong.goto(`${base}/console?tab=${encodeURIComponent(markup)}`);
+  await wrong.waitForSelector("#notice:not([hidden])", { timeout: 3000 }); // at once, not after retries
+  assert.match(await wrong.textContent("#notice"), /^tabId .*<img src=x onerror=/, "the server's message, as text");
+  assert.equal(await wrong.$$eval("#notice *, img", (ns) => ns.length), 0, "no markup of the link's");
+  await wrong.waitForTimeout(3500);
+  assert.equal(asked.length, 1, `a refused read is asked once: ${asked.join(" ")}`);
+  assert.equal(await wrong.evaluate(() => window.__pwned), undefined);
+  let failures = 0;
+  await wrong.route("**/api/rows/**", (route) =>
+    failures++ < 2 ? route.fulfill({ status: 503, contentType: "application/json", body: '{"error":"busy"}' }) : route.continue(),
+  );
+  await wrong.goto(`${base}/console?tab=7`);
+  await waitFor("the rows after two failed reads", async () => Number(await wrong.getAttribute(".statusline", "data-count")) === (await total(client, "logs", { tabId: 7 })));
+  assert.ok(failures > 2, `the failed reads were asked again (${failures} reads)`);
+  await wrong.close();
+  log("a refused link asked once and its message shown; a failing server asked again");
+
   // Timeline.
   await viewer.click("nav a[data-view=timeline]");
   await viewer.waitForSelector(".vlayer .vrow .badge.tl-action");
@@ -546,6 +602,38 @@ try {
   await waitFor("the newest row shown", async () =>
     (await viewer.$$eval(".vlayer .vrow .msg .text", (ns) => ns.map((n) => n.textContent))).includes("history 1499"),
   );
+  // A long list scrolls, and what scrolls is the grid a keyboard reaches (axe's
+  // scrollable-region-focusable): Home and End move the selection and scroll it into view.
+  const scroller = () => viewer.$eval(".vscroll", (s) => ({ top: s.scrollTop, height: s.scrollHeight, client: s.clientHeight }));
+  assert.ok((await scroller()).height > 10 * (await scroller()).client, "the list scrolls");
+  await axe(viewer, "a long console");
+  const scrollable = await viewer.evaluate(() => window.axe.run(document, { runOnly: ["scrollable-region-focusable"] }));
+  assert.deepEqual(scrollable.violations.map((v) => v.nodes.map((n) => n.target.join(" "))), [], "axe: scrollable-region-focusable");
+  assert.ok(scrollable.passes.length > 0, "axe looked at the scroller");
+  await viewer.click("#q");
+  await viewer.keyboard.press("Escape"); // to the table
+  await viewer.keyboard.press("Home");
+  const selectedRow = () => viewer.evaluate(() => document.querySelector(".vlayer .vrow[aria-selected='true']")?.getAttribute("aria-rowindex"));
+  await waitFor("Home: the first row, scrolled to", async () => (await scroller()).top === 0 && (await selectedRow()) === "2");
+  await viewer.keyboard.press("End");
+  await waitFor("End: the last row, scrolled to", async () => {
+    const s = await scroller();
+    return s.top + s.client >= s.height - 1 && (await selectedRow()) === "1001";
+  });
+  // The selected row in view, below the header that sticks to the top, on the way up too.
+  const inView = () =>
+    viewer.evaluate(() => {
+      const row = document.querySelector(".vlayer .vrow[aria-selected='true']")?.getBoundingClientRect();
+      const head = document.querySelector(".vheadgroup").getBoundingClientRect();
+      const s = document.querySelector(".vscroll");
+      return !!row && row.top >= head.bottom - 0.5 && row.bottom <= s.getBoundingClientRect().top + s.clientHeight + 0.5;
+    });
+  assert.ok(await inView(), "End: the last row in view");
+  for (const key of ["PageUp", "PageUp", "PageUp", "ArrowUp"]) {
+    await viewer.keyboard.press(key);
+    assert.ok(await inView(), `${key}: the selected row in view`);
+  }
+  assert.equal(await viewer.evaluate(() => document.activeElement.getAttribute("role")), "grid");
   await viewer.click("button.older");
   await waitFor("every row after loading older ones", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === (await total(client, "logs")));
   assert.ok(await viewer.isHidden("button.older"), "nothing older to load");

@@ -100,6 +100,8 @@ function closeDetail() {
   pane.hidden = true;
   pane.replaceChildren();
   writeState({ sel: "" });
+  // The row closed is no longer selected; the list keeps the keyboard.
+  if (view && view.list) view.list.deselect();
   const grid = main.querySelector("[role=grid]");
   if (grid) grid.focus();
 }
@@ -220,7 +222,7 @@ document.addEventListener("keydown", (e) => {
     }
   } else if ((e.key === "ArrowDown" || e.key === "ArrowUp") && !typingInField && view && view.list && !main.contains(e.target)) {
     e.preventDefault();
-    view.list.root.focus();
+    view.list.scroller.focus();
     view.list.onKey(e);
   }
 });

@@ -71,6 +71,10 @@ export class Feed {
    * every one in between: the page keeps a window, not every row.
    */
   async poll(target) {
+    // A refusal (4xx: a value in the link or the filters the server does not take) is the
+    // person's mistake, refused again however often it is asked: it is not asked again (a
+    // change of filters makes new feeds). A network failure or a 5xx is tried again.
+    if (this.refused) throw this.refused;
     if (target !== undefined) this.target = Math.max(this.target ?? 0, target);
     if (this.busy) {
       // One read at a time; a read asked for meanwhile runs after it, unless that one got there.
@@ -122,9 +126,14 @@ export class Feed {
       if (added.length > this.max) added = added.slice(added.length - this.max);
       return added;
     };
-    this.busy = run().finally(() => {
-      this.busy = null;
-    });
+    this.busy = run()
+      .catch((e) => {
+        if (e.status >= 400 && e.status < 500) this.refused = e;
+        throw e;
+      })
+      .finally(() => {
+        this.busy = null;
+      });
     return this.busy;
   }
 }

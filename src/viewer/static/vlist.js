@@ -1,6 +1,8 @@
 // A table that renders only the rows in view (a ring may hold a million), as
 // an ARIA grid: arrows move the selection, Enter opens it. It follows new rows
 // while scrolled to the bottom; scrolled up, it counts them in an "N new" marker.
+// The grid is the element that scrolls, and the one stop a keyboard makes: its
+// header row sticks to its top.
 import { el, replace } from "./dom.js";
 
 export class VList {
@@ -27,21 +29,20 @@ export class VList {
       columns.map((c) => el("div.vcell", { role: "columnheader" }, c.title)),
     );
     this.header.style.gridTemplateColumns = template;
-    this.sizer = el("div.vsizer", { role: "presentation" });
+    this.head = el("div.vheadgroup", { role: "rowgroup" }, this.header);
     this.layer = el("div.vlayer", { role: "rowgroup" });
-    this.scroller = el("div.vscroll", { role: "presentation" }, this.sizer, this.layer);
+    this.sizer = el("div.vsizer", { role: "presentation" }, this.layer);
+    this.scroller = el(
+      "div.vscroll",
+      { role: "grid", "aria-label": label, "aria-rowcount": 1, tabindex: 0, "aria-multiselectable": "false" },
+      this.head,
+      this.sizer,
+    );
     this.marker = el("button.newmarker", { type: "button", hidden: true, onclick: () => this.toBottom() });
     this.empty = el("div.empty", { role: "status" });
-    this.root = el(
-      "div.vlist",
-      { role: "grid", "aria-label": label, "aria-rowcount": 1, tabindex: 0, "aria-multiselectable": "false" },
-      el("div.vheadgroup", { role: "rowgroup" }, this.header),
-      this.scroller,
-      this.marker,
-      this.empty,
-    );
+    this.root = el("div.vlist", {}, this.scroller, this.marker, this.empty);
     this.scroller.addEventListener("scroll", () => this.onScroll());
-    this.root.addEventListener("keydown", (e) => this.onKey(e));
+    this.scroller.addEventListener("keydown", (e) => this.onKey(e));
     new ResizeObserver(() => this.render()).observe(this.scroller);
   }
 
@@ -94,17 +95,30 @@ export class VList {
     this.render();
   }
 
+  /** The height the rows are seen in: the scroller's, less its sticky header. */
+  room() {
+    return this.scroller.clientHeight - this.head.offsetHeight;
+  }
+
   select(i, open = false) {
     if (!this.rows.length) return;
     this.selected = Math.max(0, Math.min(this.rows.length - 1, i));
     const top = this.selected * this.rowHeight;
     const s = this.scroller;
     if (top < s.scrollTop) s.scrollTop = top;
-    else if (top + this.rowHeight > s.scrollTop + s.clientHeight) s.scrollTop = top + this.rowHeight - s.clientHeight;
+    else if (top + this.rowHeight > s.scrollTop + this.room()) s.scrollTop = top + this.rowHeight - this.room();
     this.render();
     const row = this.rows[this.selected];
     if (this.onSelect) this.onSelect(row);
     if (open && this.onOpen) this.onOpen(row);
+  }
+
+  /** Clears the selection (Esc closed the row's detail); arrows go on from the row that was selected. */
+  deselect() {
+    if (this.selected < 0) return;
+    this.was = this.key(this.rows[this.selected]);
+    this.selected = -1;
+    this.render();
   }
 
   selectKey(key, open = false) {
@@ -114,11 +128,12 @@ export class VList {
   }
 
   onKey(e) {
-    const page = Math.max(1, Math.floor(this.scroller.clientHeight / this.rowHeight) - 1);
+    const page = Math.max(1, Math.floor(this.room() / this.rowHeight) - 1);
     const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
     if (e.key in moves) {
       e.preventDefault();
-      this.select(this.selected < 0 ? this.rows.length - 1 : this.selected + moves[e.key]);
+      const from = this.selected >= 0 ? this.selected : this.rows.findIndex((r) => this.key(r) === this.was);
+      this.select(from < 0 ? this.rows.length - 1 : from + moves[e.key]);
       this.follow = this.selected === this.rows.length - 1;
     } else if (e.key === "Home") {
       e.preventDefault();
@@ -136,7 +151,7 @@ export class VList {
     const h = this.rowHeight;
     const n = this.rows.length;
     this.sizer.style.height = `${n * h}px`;
-    this.root.setAttribute("aria-rowcount", String(n + 1));
+    this.scroller.setAttribute("aria-rowcount", String(n + 1));
     const s = this.scroller;
     const first = Math.max(0, Math.floor(s.scrollTop / h) - 5);
     const last = Math.min(n, Math.ceil((s.scrollTop + (s.clientHeight || 600)) / h) + 5);
@@ -146,8 +161,8 @@ export class VList {
     replace(this.layer, nodes);
     this.marker.hidden = this.follow || this.unseen === 0;
     this.marker.textContent = `${this.unseen} new ↓`;
-    if (this.selected >= 0) this.root.setAttribute("aria-activedescendant", `vrow-${this.selected}`);
-    else this.root.removeAttribute("aria-activedescendant");
+    if (this.selected >= 0) this.scroller.setAttribute("aria-activedescendant", `vrow-${this.selected}`);
+    else this.scroller.removeAttribute("aria-activedescendant");
   }
 
   rowNode(i) {
@@ -162,7 +177,7 @@ export class VList {
         "data-id": this.key(row),
         class: this.rowClass(row),
         onclick: () => {
-          this.root.focus({ preventScroll: true });
+          this.scroller.focus({ preventScroll: true });
           this.select(i, true);
         },
       },
