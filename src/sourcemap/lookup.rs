@@ -3,7 +3,8 @@
 //! source as the map names it, resolved against the map's URL and
 //! `sourceRoot` and shown as a path, the name, up to three lines of context
 //! from `sourcesContent` (long lines cut to a window around the column), and
-//! whether the map's ignore list marks the source as library code. Pure.
+//! whether it is library code (the map's ignore list marks it, or it is in a
+//! `node_modules` folder). Pure.
 
 use serde::Serialize;
 use sourcemap::{DecodedMap, SourceMap};
@@ -30,7 +31,7 @@ pub struct Original {
     pub name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<Context>,
-    /// The map's ignore list marks the source (library code).
+    /// Library code: the map's ignore list marks the source, or it is in a `node_modules` folder.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ignored: bool,
 }
@@ -62,14 +63,22 @@ pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Ur
         return Err(Unmapped::OutOfRange);
     }
     let context = sm.get_source_contents(src_id).and_then(|text| context(text, src_line, src_col));
+    let source = display_source(raw_source, map_url, page);
     Ok(Original {
-        source: cut_chars(&display_source(raw_source, map_url, page), MAX_NAME_CHARS),
+        ignored: sm.ignore_list().any(|id| *id == src_id) || is_dependency(&source),
+        source: cut_chars(&source, MAX_NAME_CHARS),
         line: src_line.saturating_add(1),
         column: src_col.saturating_add(1),
         name: token.get_name().filter(|n| !n.is_empty()).map(|n| cut_chars(n, MAX_NAME_CHARS)),
         context,
-        ignored: sm.ignore_list().any(|id| *id == src_id),
     })
+}
+
+/// A source in a `node_modules` folder: library code even where its map has no ignore list (a
+/// dependency Vite serves from `/node_modules/` unbundled, SvelteKit's among them), as DevTools'
+/// own default ignore-list rule has it.
+fn is_dependency(source: &str) -> bool {
+    source.split(['/', '\\']).any(|segment| segment == "node_modules")
 }
 
 /// The regular map holding a position, and the position inside it, through
@@ -228,6 +237,21 @@ mod tests {
         assert_eq!(display_source("util.js", &module, &page), "util.js");
         assert_eq!(display_source("https://cdn.example/lib.js", &script, &page), "https://cdn.example/lib.js");
         assert_eq!(display_source("my%20file.js", &script, &page), "src/my file.js");
+    }
+
+    #[test]
+    fn a_source_in_node_modules_is_library_code_without_an_ignore_list() {
+        // SvelteKit's client as Vite serves it unbundled: its map has no ignoreList.
+        let map = br#"{"version":3,"sources":["client.js","/src/routes/+page.svelte"],"names":[],"mappings":"AAAA;ACAA"}"#;
+        let map = sourcemap::decode_slice(map).expect("a map");
+        let page = url("http://localhost:5173/");
+        let at = url("http://localhost:5173/node_modules/@sveltejs/kit/src/runtime/client/client.js?v=1");
+        let kit = lookup(&map, 1, 1, &at, &page).expect("line 1 maps");
+        assert_eq!((kit.source.as_str(), kit.ignored), ("node_modules/@sveltejs/kit/src/runtime/client/client.js", true));
+        let own = lookup(&map, 2, 1, &at, &page).expect("line 2 maps");
+        assert_eq!((own.source.as_str(), own.ignored), ("src/routes/+page.svelte", false));
+        assert!(is_dependency("C:\\app\\node_modules\\x.js") && is_dependency("node_modules/x.js"));
+        assert!(!is_dependency("src/node_modules_list.js") && !is_dependency("src/App.jsx"));
     }
 
     #[test]
