@@ -142,6 +142,10 @@ pub static ERRORS_COMPACT: [View; 5] = [
     pick("url", &["url"]),
 ];
 
+/// A logs entry's (or a frame's) `sourcemap` reason when its code ran from a hot update through
+/// `eval` and no map of it can be had: the source-map resolver writes it, compact entries read it.
+pub const HOT_UPDATE_REASON: &str = "hot update";
+
 /// Console levels from least to most severe; `min_level` keeps a suffix of this.
 pub const LEVELS: &[&str] = &["debug", "log", "info", "warn", "error"];
 const WS_EVENTS: &[&str] = &["open", "message", "close", "error"];

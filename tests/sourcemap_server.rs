@@ -151,12 +151,16 @@ async fn stored_entries_get_their_original_frames_and_reasons() {
                 json!({"ts": 4, "level": "log", "source": "console", "url": page, "message": "no stack, no location"}),
                 json!({"ts": 5, "level": "log", "source": "console", "url": "http://shop.example/", "message": "outside",
                        "location": "http://shop.example/app.js:1:1"}),
+                // Code a Turbopack hot update ran through eval: the chunk's URL, the query ignored,
+                // serves a script with a map, but not the code that ran.
+                json!({"ts": 6, "level": "error", "source": "console", "url": page, "message": "after an edit",
+                       "location": format!("{min}?id=%255Bproject%255D/app/page.tsx+%255Bapp-client%255D:{}", at("minified/app.min.js", "throw new Error"))}),
             ],
         )
         .await;
     assert!(first > 0);
     let mcp = Mcp::http(&server).await;
-    let list = resolved(&mcp, 5, has_result).await;
+    let list = resolved(&mcp, 6, has_result).await;
 
     let thrown = &list[0];
     let original = &thrown["original"];
@@ -187,6 +191,7 @@ async fn stored_entries_get_their_original_frames_and_reasons() {
     assert_eq!(list[2]["original"]["line"], line_of("money.js", "euros.toFixed"));
     assert!(list[3].get("original").is_none() && list[3].get("frames").is_none());
     assert_eq!(list[4]["sourcemap"], "not in scope");
+    assert_eq!((list[5].get("original"), &list[5]["sourcemap"]), (None, &json!("hot update")), "{}", list[5]);
 
     // The compact answer (the default) leads with the original location.
     let compact = mcp.observe(json!({"what": "logs", "limit": 10})).await;

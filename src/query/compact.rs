@@ -112,7 +112,14 @@ impl Layout {
         for pick in &self.picks {
             let (name, value) = match pick {
                 Pick::Ts => ("ts", ts.map(|t| t.to_string())),
-                Pick::At => ("at", original_at(data.get("original").copied(), data.get("frames").copied())),
+                Pick::At => (
+                    "at",
+                    original_at(
+                        data.get("original").copied(),
+                        data.get("frames").copied(),
+                        data.get("sourcemap").copied(),
+                    ),
+                ),
                 Pick::Frames => ("frames", original_frames(data.get("frames").copied())),
                 Pick::Stored(name) => (*name, lookup(name)?.map(|f| f.render(Shape::Whole))),
                 Pick::View(view) => {
@@ -238,14 +245,19 @@ fn original_text(original: &Value, any: bool) -> Option<String> {
 }
 
 /// The `at` of a logs entry: its call site's original location, else its first
-/// original stack frame outside library code, else any original one.
-fn original_at(original: Option<&RawValue>, frames: Option<&RawValue>) -> Option<String> {
+/// original stack frame outside library code, else any original one; but never library code
+/// in place of the page's own code that ran from a hot update (unmapped, `reason` or a frame's
+/// `sourcemap` says so): then none, and the raw location stands.
+fn original_at(original: Option<&RawValue>, frames: Option<&RawValue>, reason: Option<&RawValue>) -> Option<String> {
     let original: Option<Value> = original.and_then(|raw| serde_json::from_str(raw.get()).ok());
     let frames: Vec<Value> = frames.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default();
     let originals = || original.iter().chain(frames.iter().filter_map(|f| f.get("original")));
+    let hot_update = |v: Option<&str>| v == Some(kind::HOT_UPDATE_REASON);
+    let hot = hot_update(reason.and_then(|r| serde_json::from_str::<&str>(r.get()).ok()))
+        || frames.iter().any(|f| hot_update(f.get("sourcemap").and_then(Value::as_str)));
     let at = originals()
         .find_map(|o| original_text(o, false))
-        .or_else(|| originals().find_map(|o| original_text(o, true)))?;
+        .or_else(|| if hot { None } else { originals().find_map(|o| original_text(o, true)) })?;
     Some(json_string(&at))
 }
 
@@ -573,9 +585,24 @@ mod tests {
         let frames = raw(r#"[{"at":"x","sourcemap":"not found"},
                 {"at":"y","fn":"App","original":{"source":"src/App.jsx","line":9,"column":11}},
                 {"at":"z","fn":"render","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#);
-        assert_eq!(original_at(Some(&lib), Some(&frames)).as_deref(), Some(r#""src/App.jsx:9:11""#));
-        assert_eq!(original_at(Some(&lib), None).as_deref(), Some(r#""node_modules/react-dom/index.js:5:2""#));
-        assert_eq!(original_at(None, None), None);
+        assert_eq!(original_at(Some(&lib), Some(&frames), None).as_deref(), Some(r#""src/App.jsx:9:11""#));
+        assert_eq!(original_at(Some(&lib), None, None).as_deref(), Some(r#""node_modules/react-dom/index.js:5:2""#));
+        assert_eq!(original_at(None, None, None), None);
+        // The page's own code ran from a hot update (unmapped): no library frame stands in for it.
+        let hot = raw(r#""hot update""#);
+        assert_eq!(
+            original_at(
+                None,
+                Some(&raw(
+                    r#"[{"at":"z","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#
+                )),
+                Some(&hot)
+            ),
+            None
+        );
+        let hot_frames = raw(r#"[{"at":"x","sourcemap":"hot update"},
+                {"at":"z","fn":"render","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#);
+        assert_eq!(original_at(None, Some(&hot_frames), None), None);
         assert_eq!(
             original_frames(Some(&frames)).as_deref(),
             Some(r#""App src/App.jsx:9:11\n… (1 library frame left out)""#)

@@ -30,6 +30,19 @@ pub fn is_eval_module(url: &str) -> bool {
     })
 }
 
+/// Whether a frame's URL names code a Turbopack hot update ran through `eval`: Turbopack's
+/// runtime gives such code the sourceURL of its chunk with `?id=` and the module's id, which
+/// starts with its layer in brackets (`[project]/app/page.tsx [app-client] (ecmascript)`),
+/// percent-encoded once or twice. The code's own inline map was in the update's message only; no
+/// URL serves it (the chunk's URL, query ignored, serves the whole chunk as rebuilt).
+pub fn is_hot_update(url: &str) -> bool {
+    let Ok(url) = url::Url::parse(url) else { return false };
+    matches!(url.scheme(), "http" | "https")
+        && url
+            .query_pairs()
+            .any(|(key, value)| key == "id" && ["[", "%5B", "%5b"].iter().any(|open| value.starts_with(open)))
+}
+
 /// Most eval'd modules indexed in one bundle (a large Next.js dev app has a few thousand).
 pub const MAX_MODULES: usize = 50_000;
 
@@ -157,6 +170,23 @@ pub fn tab_scripts(conn: &Connection, tab_id: i64) -> Result<Vec<String>, StoreE
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_turbopack_hot_update_is_told_from_a_script() {
+        let chunks = "http://localhost:3000/_next/static/chunks/_1avurmfd1l2ij._.js";
+        assert!(is_hot_update(&format!("{chunks}?id=%255Bproject%255D/app/page.tsx+%255Bapp-client%255D")));
+        assert!(is_hot_update(&format!("{chunks}?id=%5Bproject%5D%2Fapp%2Futil.ts")));
+        assert!(is_hot_update(&format!("{chunks}?v=1&id=[project]/app/page.tsx")));
+        for script in [
+            chunks.to_string(),
+            "http://localhost:5173/src/App.tsx?t=1732400000000".into(),
+            "http://localhost:5173/node_modules/.vite/deps/react.js?v=3f2a".into(),
+            format!("{chunks}?id=42"),
+            "webpack-internal:///./src/App.js?id=[x]".into(),
+        ] {
+            assert!(!is_hot_update(&script), "{script}");
+        }
+    }
 
     /// Two modules as webpack 5's `eval-source-map` writes them into a bundle.
     const BUNDLE: &str = concat!(

@@ -242,12 +242,16 @@ mod tests {
     #[test]
     fn a_source_in_node_modules_is_library_code_without_an_ignore_list() {
         // SvelteKit's client as Vite serves it unbundled: its map has no ignoreList.
-        let map = br#"{"version":3,"sources":["client.js","/src/routes/+page.svelte"],"names":[],"mappings":"AAAA;ACAA"}"#;
+        let map =
+            br#"{"version":3,"sources":["client.js","/src/routes/+page.svelte"],"names":[],"mappings":"AAAA;ACAA"}"#;
         let map = sourcemap::decode_slice(map).expect("a map");
         let page = url("http://localhost:5173/");
         let at = url("http://localhost:5173/node_modules/@sveltejs/kit/src/runtime/client/client.js?v=1");
         let kit = lookup(&map, 1, 1, &at, &page).expect("line 1 maps");
-        assert_eq!((kit.source.as_str(), kit.ignored), ("node_modules/@sveltejs/kit/src/runtime/client/client.js", true));
+        assert_eq!(
+            (kit.source.as_str(), kit.ignored),
+            ("node_modules/@sveltejs/kit/src/runtime/client/client.js", true)
+        );
         let own = lookup(&map, 2, 1, &at, &page).expect("line 2 maps");
         assert_eq!((own.source.as_str(), own.ignored), ("src/routes/+page.svelte", false));
         assert!(is_dependency("C:\\app\\node_modules\\x.js") && is_dependency("node_modules/x.js"));

@@ -62,6 +62,11 @@ pub enum Unmapped {
     /// The dev server did not answer in time.
     #[error("timed out")]
     TimedOut,
+    /// Code a Turbopack hot update ran through `eval`: its frames name the chunk's URL with the
+    /// module's `?id=`, which serves the whole updated chunk, not the code that ran. Mapping it
+    /// would name a wrong line with confidence; a reload maps it.
+    #[error("{}", crate::kind::HOT_UPDATE_REASON)]
+    HotUpdate,
 }
 
 /// An entry with a frame of an eval'd module whose bundle was not found is tried once more

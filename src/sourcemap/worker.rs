@@ -231,6 +231,9 @@ impl Worker {
         if !allowed.permits(&url) {
             return Err(Unmapped::NotInScope.into());
         }
+        if eval_module::is_hot_update(&frame.url) {
+            return Err(Unmapped::HotUpdate.into());
+        }
         let loaded = self.script(&url, allowed).await?;
         let (line, column) = (frame.line, frame.column);
         Ok(lookup::lookup(&loaded.parsed.map, line, column, &loaded.map_url, page)?)
