@@ -24,6 +24,8 @@ async function health(serverUrl) {
     const response = await fetch(`${serverUrl}/health`, { cache: "no-store" });
     if (!response.ok) return `answers HTTP ${response.status}`;
     const h = await response.json();
+    // Another program on the port may answer /health too; it would refuse every batch.
+    if (!h || h.service !== "gasoline") return "answers, but is not a Gasoline server";
     return { version: h.version, db: h.db, paired: h.extension_id };
   } catch (e) {
     return `unreachable (${e.message})`;
@@ -88,8 +90,9 @@ async function renderTab() {
   $("pause").textContent = state.paused ? "Resume capture" : "Pause capture";
   const counts = $("tab-counts");
   counts.replaceChildren();
-  for (const kind of ALL_KINDS) if (state.counts[kind]) counts.appendChild(row([kind, state.counts[kind]]));
-  if (!counts.children.length) counts.appendChild(row(["nothing yet", ""]));
+  // The counts are of the last captured page of the tab: a page outside the scope sent nothing.
+  if (captured) for (const kind of ALL_KINDS) if (state.counts[kind]) counts.appendChild(row([kind, state.counts[kind]]));
+  if (!counts.children.length) counts.appendChild(row([captured ? "nothing yet" : "nothing: not captured", ""]));
   renderSites($("sites"), $("no-sites"), state.sites, renderTab);
 }
 
@@ -98,7 +101,9 @@ async function renderStatus() {
   const server = $("server");
   const h = await health(status.serverUrl);
   if (typeof h === "string") {
-    server.textContent = `✗ ${status.serverUrl} ${h}. Start it with: gasoline serve`;
+    const port = new URL(status.serverUrl).port || "80";
+    const start = port === "7890" ? "gasoline serve" : `gasoline serve --port ${port}`;
+    server.textContent = `✗ ${status.serverUrl} ${h}. Your agent starts it (gasoline mcp); or run: ${start}`;
     server.className = "error";
   } else if (h.paired && h.paired !== chrome.runtime.id) {
     // The server refuses this extension's telemetry: it trusts another one.

@@ -5,8 +5,15 @@ import { scope } from "../background/lib.js";
 
 const { patternHost } = scope;
 
-/** Fills `list` (a <ul>) with `sites`; `empty` shows when there are none; `changed` after a site is turned off. */
+/**
+ * Fills `list` (a <ul>) with `sites`; `empty` shows when there are none; `changed` after a site is
+ * turned off. The popup asks again every second: a list that has not changed is left as it is, so
+ * that the switch a keyboard (or a screen reader) is on keeps its focus.
+ */
 export function renderSites(list, empty, sites, changed) {
+  const shown = JSON.stringify(sites);
+  if (list.dataset.shown === shown) return;
+  list.dataset.shown = shown;
   list.replaceChildren();
   empty.hidden = sites.length > 0;
   for (const pattern of sites) {

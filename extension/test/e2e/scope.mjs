@@ -199,6 +199,14 @@ try {
     return ["logs", "network_waterfall", "network_bodies"].every((k) => kinds.has(k)) && tab && tab.title === "Scope fixture";
   });
   await waitFor("the popup counts this tab's logs", async () => Number((await popup.textContent("#tab-counts")).match(/logs\s*(\d+)/)?.[1]) >= 1);
+  // The popup asks again every second: the site's off switch keeps the keyboard's focus meanwhile.
+  await popup.evaluate(() => {
+    window.renders = 0;
+    new MutationObserver(() => window.renders++).observe(document.getElementById("tab-counts"), { childList: true });
+  });
+  await popup.focus("#sites input");
+  await popup.waitForFunction(() => window.renders >= 3);
+  assert.equal(await popup.evaluate(() => document.activeElement && document.activeElement.dataset.site), "http://shop.example/*", "focus kept on the switch");
   const stated = await observe(client, { what: "logs", limit: 1 });
   assert.ok(stated.capture.origins.includes("http://shop.example/*"), "the server knows the site is on");
   log("Capture this site: the next load of shop.example is captured, on a non-secure origin");
@@ -217,12 +225,23 @@ try {
   await popup.waitForFunction(() => document.getElementById("page-scope").textContent === "✓ shop.example is captured: you turned this site on.");
   await popup.click("#site-off");
   await popup.waitForFunction(() => document.getElementById("page-scope").textContent === "shop.example is not captured.");
+  assert.match(await popup.textContent("#tab-counts"), /nothing: not captured/, "no counts of an earlier page shown for a page outside the scope");
   await again.evaluate(() => window.say("shop-after-off"));
   await again.evaluate(() => fetch("/scope.json?m=shop-after-off-fetch"));
   await barrier(localAgain, "barrier-2");
   assert.deepEqual(await mentioning("shop-after-off"), [], "nothing from the open page after the site is turned off");
   assert.equal((await observe(client, { what: "logs", limit: 1 })).capture.origins.includes("http://shop.example/*"), false);
   log("Stop capturing this site: the open page sends nothing more");
+
+  // ---- a page's long host name wraps in the popup instead of widening it ----
+  const longHost = await open(`http://${"a".repeat(60)}.${"b".repeat(60)}.app.localhost:${fixture.port}/scope.html?m=long-host`);
+  const { popup: longPopup } = await popupFor(worker, longHost);
+  await longPopup.waitForFunction(() => document.getElementById("page-scope").textContent.includes("a".repeat(60)));
+  const overflow = await longPopup.$eval("#page-scope", (p) => p.scrollWidth - p.clientWidth);
+  assert.equal(overflow, 0, "the scope line holds its host within the popup's width");
+  await longPopup.close();
+  await longHost.close();
+  log("a long host name wraps within the popup");
 
   // ---- pause ----
   ({ popup } = await popupFor(worker, localAgain));
