@@ -45,7 +45,8 @@ export class Delivery {
    *   `answer`: the reply's JSON body (gasoline's is `{accepted: n, ...}`)
    * @param {(fn: () => void, ms: number) => any} io.setTimer
    * @param {(handle: any) => void} io.clearTimer
-   * @param {(level: string, message: string) => void} io.log  the extension's own log
+   * @param {(level: string, message: string, tab?: number|null, local?: boolean) => void} io.log  the extension's
+   *   own log; `local`: about the log's own entries (`options.logKind`), so not to be queued as one
    * @param {{get: () => Promise<object>, set: (items: object) => Promise<void>,
    *   remove: (keys: string[]) => Promise<void>}} io.storage  all keys it is given are its own
    * @param {(kind: string, n: number) => void} [io.sent]  called after an acknowledged POST
@@ -64,6 +65,7 @@ export class Delivery {
     this.minBackoff = options.minBackoff || 250;
     this.maxBackoff = options.maxBackoff || 5000;
     this.timeoutMs = options.timeoutMs || 15000;
+    this.logKind = options.logKind; // the kind io.log queues its entries as
     this.spillMs = options.spillMs ?? 1000; // how long a relay's entry may wait for the server before storage
     this.now = io.now || Date.now;
     this.spillTimer = null;
@@ -236,7 +238,7 @@ export class Delivery {
     this.drops.clear();
     for (const [key, n] of drops) {
       const [kind, reason, tab] = key.split("\t");
-      this.io.log("warn", `dropped ${n} ${kind} event${n === 1 ? "" : "s"}: ${reason}`, tab === "" ? null : Number(tab));
+      this.io.log("warn", `dropped ${n} ${kind} event${n === 1 ? "" : "s"}: ${reason}`, tab === "" ? null : Number(tab), kind === this.logKind);
     }
   }
 
@@ -395,7 +397,8 @@ export class Delivery {
       const refused = index >= 0 && index < batch.length ? [batch[index]] : batch;
       await this.remove(kind, q, refused);
       const what = refused.length === 1 ? "1 entry" : `${refused.length} entries`;
-      this.io.log("error", `gasoline refused ${what} of ${kind} (HTTP ${status}): ${error || "no reason given"}`);
+      // Said of the log's own entries, the saying would be refused in turn, and said again, for ever.
+      this.io.log("error", `gasoline refused ${what} of ${kind} (HTTP ${status}): ${error || "no reason given"}`, null, kind === this.logKind);
       this.dropped(kind, refused.length, `refused by the server (HTTP ${status})`);
     }
   }

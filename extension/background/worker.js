@@ -97,9 +97,10 @@ async function post(kind, body, key, signal) {
     } catch {
       // not JSON: keep the text
     }
-    lifetime.lastError = `HTTP ${response.status}: ${error}`;
+    lifetime.lastError = `HTTP ${response.status}: ${error || response.statusText || "no reason given"}`;
   } else {
     lifetime.lastSuccess = Date.now();
+    lifetime.lastError = null; // the popup's "Last problem" is over once the server takes a batch
   }
   return { status: response.status, retryAfterMs: retryAfter > 0 ? retryAfter * 1000 : undefined, error, answer };
 }
@@ -121,7 +122,7 @@ const delivery = new Delivery(
       saveStatsSoon();
     },
   },
-  { timeoutMs: POST_TIMEOUT_MS },
+  { timeoutMs: POST_TIMEOUT_MS, logKind: "extension_logs" },
 );
 delivery.start();
 /**
@@ -136,9 +137,14 @@ globalThis.gasolineDebug = {
   joining: (tabId) => network.join.has(tabId),
 };
 
-/** The extension's own warnings and errors, stored like any other kind; `tabId`: the tab one is about, when one. */
-function extensionLog(level, message, tabId = null) {
+/**
+ * The extension's own warnings and errors, stored like any other kind; `tabId`: the tab one is
+ * about, when one. `local`: said of extension_logs entries themselves (refused, dropped), so only
+ * to the worker's console: queued, it would be refused and said again without end.
+ */
+function extensionLog(level, message, tabId = null, local = false) {
   (level === "error" ? console.error : level === "warn" ? console.warn : console.info)(`gasoline: ${message}`);
+  if (local) return undefined;
   const tab = Number.isInteger(tabId) ? tabId : null;
   const entry = normalize("extension_logs", { level, message, source: "extension" }, tab);
   return delivery.add("extension_logs", entry, tab);

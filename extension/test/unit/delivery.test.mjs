@@ -53,7 +53,7 @@ function harness(options = {}, answer = () => ({ status: 200 }), shared = {}) {
           return t;
         },
         clearTimer: (t) => (h.timers = h.timers.filter((x) => x !== t)),
-        log: (level, message, tabId = null) => h.logs.push({ level, message, tabId }),
+        log: (level, message, tabId = null, local = false) => h.logs.push({ level, message, tabId, local }),
         storage: h.storage,
         random: () => `life${++h.lives}`,
         now: () => h.now,
@@ -307,6 +307,18 @@ test("an acknowledged batch is never sent again", async () => {
   await h.advance(1000);
   assert.deepEqual(h.delivered.logs, range(0, 105));
   assert.equal(h.posts.reduce((s, p) => s + p.n, 0), 105);
+});
+
+test("a refusal of the log's own entries is said locally, so that saying it cannot loop", async () => {
+  // A server that refuses everything (paired with another extension, or another program on the port).
+  const h = harness({ logKind: "extension_logs" }, () => ({ status: 403, error: "not the paired extension" }));
+  h.add("extension_logs", 0, 2);
+  h.add("logs", 0, 1);
+  await h.advance(5000);
+  const about = (kind) => h.logs.filter((l) => l.message.includes(` ${kind}`));
+  assert.ok(about("extension_logs").length >= 2, "refused, then dropped: both said");
+  assert.ok(about("extension_logs").every((l) => l.local === true), "said to the console only");
+  assert.ok(about("logs").length >= 2 && about("logs").every((l) => l.local === false), "other kinds' refusals are entries");
 });
 
 test("a refused entry is dropped alone, counted and reported; the rest goes through", async () => {
