@@ -37,7 +37,8 @@ export function normalizeUrl(url) {
 /**
  * Whether `url` is an address `gasoline serve` answers: plain http on
  * 127.0.0.1 or localhost (it listens on 127.0.0.1 alone, so not [::1], and
- * speaks no TLS), with no path, query or fragment.
+ * speaks no TLS), with a port of its own (1–65535) and no credentials, path,
+ * query or fragment. Asked of what the person typed, before it is normalised.
  * Captured pages go nowhere else, so any other server URL is refused by the
  * options page and ignored if stored.
  */
@@ -46,6 +47,7 @@ export function isLoopbackUrl(url) {
     const u = new URL(String(url).trim());
     if (u.protocol !== "http:" || u.username || u.password || u.search || u.hash) return false;
     if (u.pathname.replace(/\/+$/, "") !== "") return false;
+    if (u.port === "" || u.port === "0") return false; // none given (80 is dropped as the default) or none at all
     return u.hostname === "127.0.0.1" || u.hostname === "localhost";
   } catch {
     return false;

@@ -27,10 +27,13 @@ async function load() {
 
 $("form").addEventListener("submit", async (e) => {
   e.preventDefault();
-  const serverUrl = normalizeUrl($("serverUrl").value);
-  if (!serverUrl || !isLoopbackUrl(serverUrl)) {
+  // What was typed is checked, not a cleaned copy: credentials or a query are refused, not dropped.
+  const typed = $("serverUrl").value;
+  const serverUrl = isLoopbackUrl(typed) ? normalizeUrl(typed) : null;
+  $("serverUrl").setAttribute("aria-invalid", serverUrl ? "false" : "true");
+  if (!serverUrl) {
     // Captured pages go only to this machine: the server listens on loopback alone.
-    $("saved").textContent = "The server URL must be http://127.0.0.1 or http://localhost with a port and nothing after it, e.g. http://127.0.0.1:7890 (where gasoline serve listens)";
+    said("The server URL must be http://127.0.0.1 or http://localhost with a port and nothing after it, e.g. http://127.0.0.1:7890 (where gasoline serve listens). Nothing was saved.", "error");
     return;
   }
   const settings = {
@@ -40,8 +43,16 @@ $("form").addEventListener("submit", async (e) => {
     redactBodyKeys: splitList($("redactBodyKeys").value),
   };
   await chrome.storage.local.set({ settings });
-  $("saved").textContent = "Saved.";
+  said("Saved.", "ok");
 });
+
+/** The form's answer, in red when it refused. */
+function said(text, kind) {
+  $("saved").textContent = text;
+  $("saved").className = kind;
+}
+// An answer is about what was submitted: an edit since makes it stale.
+$("form").addEventListener("input", () => said("", ""));
 
 async function loadSites() {
   const { scope } = await chrome.storage.local.get("scope");

@@ -86,6 +86,7 @@ test("only a loopback server URL is accepted", () => {
   for (const url of [
     "http://192.168.1.2:7890", "https://gasoline.example", "ftp://127.0.0.1", "http://127.0.0.1.evil.example",
     "http://127.0.0.2:7890", "http://[::1]:7890", "https://127.0.0.1:7890", "http://127.0.0.1:7890/api", "http://u:p@127.0.0.1:7890", "http://127.0.0.1:7890/?x=1",
+    "http://127.0.0.1:7890?x=1", "http://127.0.0.1:7890#f", "http://127.0.0.1:0", "http://127.0.0.1", "http://localhost:80",
   ]) {
     assert.ok(!isLoopbackUrl(url), url);
     assert.equal(withDefaults({ serverUrl: url }).serverUrl, "http://127.0.0.1:7890", `${url} is ignored when stored`);
