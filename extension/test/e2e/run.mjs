@@ -423,7 +423,16 @@ try {
   const saved = await worker.evaluate(async () => (await chrome.storage.local.get("settings")).settings);
   assert.equal(saved.capture.websocket_events, false);
   assert.deepEqual(saved.redactHeaders, ["x-tenant"]);
-  log("popup shows the server and the counts; options save");
+  // A URL the server would not be (credentials, a query) is refused as typed, and nothing is saved.
+  await options.fill("#serverUrl", `http://user:secret@127.0.0.1:${port}/?q=1`);
+  await options.fill("#redactHeaders", "x-other");
+  await options.click("button[type=submit]");
+  await options.waitForFunction(() => document.getElementById("saved").className === "error");
+  assert.match(await options.textContent("#saved"), /Nothing was saved/);
+  assert.equal(await options.getAttribute("#serverUrl", "aria-invalid"), "true");
+  const kept = await worker.evaluate(async () => (await chrome.storage.local.get("settings")).settings);
+  assert.deepEqual([kept.serverUrl, kept.redactHeaders], [`http://127.0.0.1:${port}`, ["x-tenant"]]);
+  log("popup shows the server and the counts; options save, and refuse a URL with credentials");
   const paired = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
   assert.equal(`chrome-extension://${paired.extension_id}`, extensionOrigin, "the first extension to connect is paired");
 
