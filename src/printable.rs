@@ -18,8 +18,8 @@ pub fn printable(text: &str) -> Cow<'_, str> {
     }
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len() + 8);
+    let joins = |j: Option<&char>| j.is_some_and(|j| !j.is_ascii());
     for (i, &c) in chars.iter().enumerate() {
-        let joins = |j: Option<&char>| j.is_some_and(|j| !j.is_ascii());
         let joiner = matches!(c, '\u{200c}' | '\u{200d}')
             && joins(i.checked_sub(1).and_then(|p| chars.get(p)))
             && joins(chars.get(i + 1));

@@ -252,12 +252,15 @@ fn original_at(original: Option<&RawValue>, frames: Option<&RawValue>, reason: O
     let original: Option<Value> = original.and_then(|raw| serde_json::from_str(raw.get()).ok());
     let frames: Vec<Value> = frames.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default();
     let originals = || original.iter().chain(frames.iter().filter_map(|f| f.get("original")));
-    let hot_update = |v: Option<&str>| v == Some(kind::HOT_UPDATE_REASON);
-    let hot = hot_update(reason.and_then(|r| serde_json::from_str::<&str>(r.get()).ok()))
-        || frames.iter().any(|f| hot_update(f.get("sourcemap").and_then(Value::as_str)));
+    // Asked only when no original outside library code was found.
+    let hot = || {
+        let hot_update = |v: Option<&str>| v == Some(kind::HOT_UPDATE_REASON);
+        hot_update(reason.and_then(|r| serde_json::from_str::<&str>(r.get()).ok()))
+            || frames.iter().any(|f| hot_update(f.get("sourcemap").and_then(Value::as_str)))
+    };
     let at = originals()
         .find_map(|o| original_text(o, false))
-        .or_else(|| if hot { None } else { originals().find_map(|o| original_text(o, true)) })?;
+        .or_else(|| if hot() { None } else { originals().find_map(|o| original_text(o, true)) })?;
     Some(json_string(&at))
 }
 

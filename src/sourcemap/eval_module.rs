@@ -35,8 +35,7 @@ pub fn is_eval_module(url: &str) -> bool {
 /// starts with its layer in brackets (`[project]/app/page.tsx [app-client] (ecmascript)`),
 /// percent-encoded once or twice. The code's own inline map was in the update's message only; no
 /// URL serves it (the chunk's URL, query ignored, serves the whole chunk as rebuilt).
-pub fn is_hot_update(url: &str) -> bool {
-    let Ok(url) = url::Url::parse(url) else { return false };
+pub fn is_hot_update(url: &url::Url) -> bool {
     matches!(url.scheme(), "http" | "https")
         && url
             .query_pairs()
@@ -174,9 +173,10 @@ mod tests {
     #[test]
     fn a_turbopack_hot_update_is_told_from_a_script() {
         let chunks = "http://localhost:3000/_next/static/chunks/_1avurmfd1l2ij._.js";
-        assert!(is_hot_update(&format!("{chunks}?id=%255Bproject%255D/app/page.tsx+%255Bapp-client%255D")));
-        assert!(is_hot_update(&format!("{chunks}?id=%5Bproject%5D%2Fapp%2Futil.ts")));
-        assert!(is_hot_update(&format!("{chunks}?v=1&id=[project]/app/page.tsx")));
+        let hot = |u: &str| is_hot_update(&url::Url::parse(u).expect("a URL"));
+        assert!(hot(&format!("{chunks}?id=%255Bproject%255D/app/page.tsx+%255Bapp-client%255D")));
+        assert!(hot(&format!("{chunks}?id=%5Bproject%5D%2Fapp%2Futil.ts")));
+        assert!(hot(&format!("{chunks}?v=1&id=[project]/app/page.tsx")));
         for script in [
             chunks.to_string(),
             "http://localhost:5173/src/App.tsx?t=1732400000000".into(),
@@ -184,7 +184,7 @@ mod tests {
             format!("{chunks}?id=42"),
             "webpack-internal:///./src/App.js?id=[x]".into(),
         ] {
-            assert!(!is_hot_update(&script), "{script}");
+            assert!(!hot(&script), "{script}");
         }
     }
 

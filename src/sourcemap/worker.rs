@@ -231,7 +231,7 @@ impl Worker {
         if !allowed.permits(&url) {
             return Err(Unmapped::NotInScope.into());
         }
-        if eval_module::is_hot_update(&frame.url) {
+        if eval_module::is_hot_update(&url) {
             return Err(Unmapped::HotUpdate.into());
         }
         let loaded = self.script(&url, allowed).await?;
