@@ -16,15 +16,23 @@ export function withDefaults(stored) {
   const s = stored && typeof stored === "object" ? stored : {};
   const list = (v, d) => (Array.isArray(v) ? v.map(String).filter(Boolean) : [...d]);
   return {
-    serverUrl: (isLoopbackUrl(s.serverUrl) && normalizeUrl(s.serverUrl)) || DEFAULTS.serverUrl,
+    serverUrl: serverUrlOf(s.serverUrl) || DEFAULTS.serverUrl,
     capture: Object.fromEntries(KINDS.map((k) => [k, !(s.capture && s.capture[k] === false)])),
     redactHeaders: list(s.redactHeaders, DEFAULTS.redactHeaders),
     redactBodyKeys: list(s.redactBodyKeys, DEFAULTS.redactBodyKeys),
   };
 }
 
+/**
+ * The server URL `text` names, as stored ("http://127.0.0.1:7890/" → "http://127.0.0.1:7890"),
+ * or null when it is not one `gasoline serve` answers (isLoopbackUrl, asked of `text` as it is).
+ */
+export function serverUrlOf(text) {
+  return isLoopbackUrl(text) ? normalizeUrl(text) : null;
+}
+
 /** "http://127.0.0.1:7890/" → "http://127.0.0.1:7890"; null when not an http(s) URL. */
-export function normalizeUrl(url) {
+function normalizeUrl(url) {
   try {
     const u = new URL(String(url).trim());
     if (u.protocol !== "http:" && u.protocol !== "https:") return null;

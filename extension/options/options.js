@@ -1,7 +1,7 @@
 // The options page: server URL (loopback only), capture switches per kind,
 // redaction lists, and the sites turned on with their off switches.
 import { scope } from "../background/lib.js";
-import { KINDS, withDefaults, normalizeUrl, isLoopbackUrl, splitList } from "../background/settings.js";
+import { KINDS, withDefaults, serverUrlOf, splitList } from "../background/settings.js";
 import { renderSites } from "../popup/sites.js";
 
 const { scopeWithDefaults } = scope;
@@ -28,8 +28,7 @@ async function load() {
 $("form").addEventListener("submit", async (e) => {
   e.preventDefault();
   // What was typed is checked, not a cleaned copy: credentials or a query are refused, not dropped.
-  const typed = $("serverUrl").value;
-  const serverUrl = isLoopbackUrl(typed) ? normalizeUrl(typed) : null;
+  const serverUrl = serverUrlOf($("serverUrl").value);
   $("serverUrl").setAttribute("aria-invalid", serverUrl ? "false" : "true");
   if (!serverUrl) {
     // Captured pages go only to this machine: the server listens on loopback alone.

@@ -101,7 +101,7 @@ async function renderStatus() {
   const server = $("server");
   const h = await health(status.serverUrl);
   if (typeof h === "string") {
-    const port = new URL(status.serverUrl).port || "80";
+    const port = new URL(status.serverUrl).port; // a server URL always names one (settings.js)
     const start = port === "7890" ? "gasoline serve" : `gasoline serve --port ${port}`;
     server.textContent = `✗ ${status.serverUrl} ${h}. Your agent starts it (gasoline mcp); or run: ${start}`;
     server.className = "error";
