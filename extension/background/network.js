@@ -105,11 +105,16 @@ export class Network {
     return this.io.accept("logs", entry, tabId);
   }
 
-  /** A row leaves the join: a browser row gets its id's prefix, Chrome's frame ids and the user's URL redaction. */
+  /**
+   * A row leaves the join: a browser row (`where` given) gets its id's prefix, Chrome's frame ids
+   * and the user's URL redaction. A shared worker's request read back from its Resource Timing
+   * (`fromTiming`) is a browser row the protocol never named: it has no id to prefix.
+   */
   queue(row, tabId, where) {
-    if (row.requestId !== undefined && where !== undefined) {
+    if (where !== undefined) {
       // A copy: the join keeps the row, with the protocol's id, for bodies still to come.
-      row = { ...row, requestId: `${this.prefix}${row.requestId}` };
+      row = { ...row };
+      if (row.requestId !== undefined) row.requestId = `${this.prefix}${row.requestId}`;
       if (row.redirects) row.redirects = row.redirects.map((r) => ({ ...r }));
       const { frameId, parentFrameId } = this.frames.resolve(tabId, where);
       row.frameId = frameId;

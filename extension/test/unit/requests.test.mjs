@@ -234,6 +234,19 @@ test("network: in a deep tab the page's row joins the browser's, which leaves wi
   assert.equal(body.requestId, "0123abcd-1.10");
 });
 
+test("network: a browser row read back from a worker's Resource Timing has no id, and its frame ids like any other", async () => {
+  const n = network();
+  await n.net.ready;
+  n.net.fromBrowser({ url: "http://a/shared.json?token=abc", type: "xmlhttprequest", source: "browser", fromTiming: true, responseStatus: 200 }, 7, TOP);
+  n.expire();
+  assert.equal(n.stored.length, 1);
+  const { entry } = n.stored[0];
+  assert.deepEqual(
+    [entry.requestId, entry.frameId, entry.parentFrameId, entry.url, entry.fromTiming, "requestId" in entry],
+    [undefined, 0, -1, "http://a/shared.json?token=[redacted]", true, false],
+  );
+});
+
 test("network: the browser's console messages are stored as logs, a subframe's naming it", async () => {
   const n = network();
   await n.net.ready;
