@@ -488,6 +488,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
         sites: scope.sites,
         counts: (tabCounts.get(Number(message.tabId)) || { counts: {} }).counts,
         deep: deep.isDeep(Number(message.tabId)),
+        off: Object.keys(settings.capture).filter((kind) => settings.capture[kind] === false),
       });
     });
     return true;

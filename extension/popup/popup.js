@@ -82,6 +82,10 @@ async function renderTab() {
   const live = captured ? await pageIsLive(tabId) : true;
   scopeLine.textContent = live ? SCOPE_TEXT[state.scope](host) : SCOPE_TEXT.reload(host, state.scope);
   scopeLine.className = captured && live ? "ok" : "";
+  // What the options switched off is not captured here either.
+  const off = captured && live && Array.isArray(state.off) ? state.off : [];
+  $("kinds-off").hidden = off.length === 0;
+  $("kinds-off").textContent = off.length ? `Not captured, switched off in the options: ${off.join(", ")}.` : "";
   const isSite = state.site && state.sites.includes(state.site);
   $("site-on").hidden = !(state.scope === "off" && state.site);
   $("site-off").hidden = !isSite;

@@ -223,6 +223,14 @@ try {
   ({ popup } = await popupFor(worker, again));
   // Loaded with its scripts there: the relay answers the popup, which says it is captured.
   await popup.waitForFunction(() => document.getElementById("page-scope").textContent === "✓ shop.example is captured: you turned this site on.");
+  assert.equal(await popup.isHidden("#kinds-off"), true, "every kind on: nothing said");
+  // A kind switched off in the options is named beside "captured".
+  const settingsNow = await worker.evaluate(async () => (await chrome.storage.local.get("settings")).settings || {});
+  const switchOff = (off) => worker.evaluate(async ([s, off]) => chrome.storage.local.set({ settings: { ...s, capture: { ...s.capture, ...off } } }), [settingsNow, off]);
+  await switchOff({ websocket_events: false, network_bodies: false });
+  await popup.waitForFunction(() => document.getElementById("kinds-off").textContent === "Not captured, switched off in the options: network_bodies, websocket_events.");
+  await switchOff({});
+  await popup.waitForSelector("#kinds-off", { state: "hidden" });
   await popup.click("#site-off");
   await popup.waitForFunction(() => document.getElementById("page-scope").textContent === "shop.example is not captured.");
   assert.match(await popup.textContent("#tab-counts"), /nothing: not captured/, "no counts of an earlier page shown for a page outside the scope");
