@@ -423,6 +423,19 @@ try {
   const saved = await worker.evaluate(async () => (await chrome.storage.local.get("settings")).settings);
   assert.equal(saved.capture.websocket_events, false);
   assert.deepEqual(saved.redactHeaders, ["x-tenant"]);
+  // The kind switched off is captured no more: the page's next conversation leaves no event,
+  // while its logs still come; every queue empty means nothing accepted is still on its way.
+  const socketsBefore = (await all(client, "websocket_events")).length;
+  await page.evaluate(() => (window.done.socket = false));
+  await page.click("#socket");
+  await page.waitForFunction(() => window.done.socket);
+  await page.evaluate(() => console.log("after websocket_events off"));
+  await waitFor("the log after the switch", async () => (await all(client, "logs")).some((e) => e.message === "after websocket_events off"));
+  await waitFor("every queue empty", async () => {
+    const status = await options.evaluate(() => chrome.runtime.sendMessage({ type: "status" }));
+    return Object.values(status.queues).every((q) => q.queued === 0);
+  });
+  assert.equal((await all(client, "websocket_events")).length, socketsBefore, "no WebSocket event once the kind is off");
   // A URL the server would not be (credentials, a query) is refused as typed, and nothing is saved.
   await options.fill("#serverUrl", `http://user:secret@127.0.0.1:${port}/?q=1`);
   await options.fill("#redactHeaders", "x-other");
