@@ -426,10 +426,14 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
       if (frame.id === 0 && page) newPage(tabId, page);
       network.sawFrame(tabId, frame);
       const stored = [];
+      let first;
       let last;
       for (const event of message.events) {
         if (!event || typeof event !== "object") continue;
-        if (Number.isFinite(event.id)) last = Math.max(last ?? event.id, event.id);
+        if (Number.isFinite(event.id)) {
+          first = Math.min(first ?? event.id, event.id);
+          last = Math.max(last ?? event.id, event.id);
+        }
         if (pageMarks.seen(page, event.id)) continue;
         try {
           stored.push(fromPage(String(event.kind), event.entry, tabId, frame, { page, id: event.id }));
@@ -438,7 +442,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
         }
       }
       await Promise.all(stored);
-      if (last !== undefined) await pageMarks.record(page, last);
+      if (last !== undefined) await pageMarks.record(page, first, last);
       reply({ stored: true });
     });
     return true;

@@ -38,12 +38,11 @@ function worker(store, script) {
     w.sent.push(message.events.map((e) => e.id));
     if (what === "stopped") throw new Error("A listener indicated an asynchronous response by returning true, but the message channel closed before a response was received");
     await w.marks.load();
-    let last;
+    const ids = message.events.map((e) => e.id);
     for (const e of message.events) {
-      last = Math.max(last ?? e.id, e.id);
       if (!w.marks.seen(message.page, e.id)) w.stored.push(e.entry.message);
     }
-    await w.marks.record(message.page, last);
+    await w.marks.record(message.page, Math.min(...ids), Math.max(...ids));
     if (what === "lost-reply") throw new Error("The message port closed before a response was received.");
     return { stored: true };
   };
@@ -177,6 +176,57 @@ test("the page's last events (its pagehide) go at once, beside the message in fl
   assert.deepEqual(w.stored.sort(), Array.from({ length: 7 }, (_, i) => `m${i}`));
 });
 
+test("a message in flight when the page left for the back-forward cache is stored when sent again, though its last events were stored first", async (t) => {
+  const store = memoryStore();
+  // In the order the worker handles them: the page's last events, the first message, it again.
+  const w = worker(store, ["ok", "stopped", "ok"]);
+  const original = w.onMessage;
+  let open;
+  const gate = new Promise((resolve) => (open = resolve));
+  const sent = [];
+  // The first message reaches a worker that is stopped before it stores anything, and the page
+  // hears of it only later; the page's last events, sent in its pagehide meanwhile, are stored.
+  w.onMessage = (message) => {
+    sent.push(message.events.map((e) => e.id));
+    return sent.length === 1 ? gate.then(() => original(message)) : original(message);
+  };
+  const port = relay(w);
+  t.after(() => port.close());
+  port.postMessage(logs(0, 3));
+  await until("the first message sent", () => sent.length === 1);
+  port.sendNow(logs(3, 5)); // pagehide: into the back-forward cache
+  await until("the last events stored", () => w.stored.length === 2);
+  open(); // shown again: the first message failed, and goes again
+  await until("the first message sent again", () => sent.length >= 3);
+  await until("every event stored", () => w.stored.length >= 5);
+  assert.deepEqual(sent.slice(0, 3), [[1, 2, 3], [4, 5], [1, 2, 3]]);
+  assert.deepEqual(w.stored, ["m3", "m4", "m0", "m1", "m2"]);
+});
+
+test("a page's marks are runs: what lies between two stored messages is not taken; bounded runs join their oldest", async () => {
+  const store = memoryStore();
+  const marks = new PageMarks(store);
+  await marks.load();
+  await marks.record("p", 4, 5);
+  await marks.record("p", 9, 9);
+  assert.deepEqual([1, 3, 4, 5, 6, 8, 9, 10].map((id) => marks.seen("p", id)), [false, false, true, true, false, false, true, false]);
+  await marks.record("p", 1, 3);
+  await marks.record("p", 6, 8);
+  assert.deepEqual(store.map.get("m:p"), { r: [[1, 9]] }, "touching runs are one");
+  for (let i = 0; i < 20; i++) await marks.record("q", 10 * i, 10 * i + 1);
+  const runs = store.map.get("m:q").r;
+  assert.equal(runs.length, 16);
+  assert.deepEqual(runs[0], [0, 41], "the oldest runs joined");
+  assert.deepEqual(runs.at(-1), [190, 191]);
+  // What a worker of the version before stored (one highest number) still counts.
+  const old = memoryStore();
+  old.map.set("m:p", { s: 7 });
+  old.map.set("m:bad", { r: [["x", 2], [5, 1]] });
+  const again = new PageMarks(old);
+  await again.load();
+  assert.deepEqual([marks.seen("p", 7), again.seen("p", 1), again.seen("p", 7), again.seen("p", 8), again.seen("bad", 2)], [true, true, true, false, false]);
+});
+
 test("a log flood while the worker is slow costs logs, never the page's requests", async (t) => {
   const store = memoryStore();
   const w = worker(store, []);
@@ -237,10 +287,10 @@ test("marks are bounded and forget the pages heard from least recently", async (
   const store = memoryStore();
   const marks = new PageMarks(store, 2);
   await marks.load();
-  await marks.record("a", 5);
-  await marks.record("b", 1);
-  await marks.record("a", 6);
-  await marks.record("c", 1);
+  await marks.record("a", 1, 5);
+  await marks.record("b", 1, 1);
+  await marks.record("a", 6, 6);
+  await marks.record("c", 1, 1);
   assert.equal(marks.seen("b", 1), false, "b was forgotten");
   assert.equal(marks.seen("a", 6), true);
   assert.equal(marks.seen("a", 7), false);
