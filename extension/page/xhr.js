@@ -11,7 +11,7 @@
 
   G.sources.xhr = function install({ core, outbox, bodies, limits, requests }) {
     const { apply, fill, listen, perfNow } = core;
-    const { describeBody, whenRead, bodyFields, parseRawHeaders, absoluteUrl, BROKE_OFF } = bodies;
+    const { describeBody, decodeAll, whenRead, bodyFields, parseRawHeaders, absoluteUrl, TEXTUAL, BROKE_OFF } = bodies;
     if (typeof XMLHttpRequest !== "function") return;
     const NETWORK_ERROR = "network error (XHR status 0)";
     const XHR_READ_LIMIT = 4 * limits.BODY_CAP; // bytes received
@@ -135,7 +135,7 @@
       const why = error === NETWORK_ERROR && send.headersAt !== undefined ? BROKE_OFF : error;
       requests.end(send.request, status > 0 ? { status } : { failed: true, error: why || NETWORK_ERROR });
       const headersMs = send.headersAt === undefined ? undefined : send.headersAt - send.start;
-      const emit = (requestBody) =>
+      const emit = (requestBody, response) =>
         outbox.emit("network_bodies", () => {
           const headers = parseRawHeaders(rawHeaders);
           return {
@@ -154,12 +154,19 @@
             error,
           };
         });
-      whenRead(send.body, emit);
+      // A Blob response is read (sliced at the cap) after the request's Blob body, if either is one.
+      whenRead(send.body, (requestBody) => whenRead(response, (read) => emit(requestBody, read)));
     }
 
+    /**
+     * What the page received, as describeBody says a body: text (a JSON, XML or text
+     * response, also as a Blob or an ArrayBuffer, as polyfills of fetch and download
+     * helpers ask for it), `{later}` for a Blob's, or a note.
+     */
     function readResponse(xhr, loaded) {
       try {
         const type = xhr.responseType;
+        if (type === "blob" || type === "arraybuffer") return binaryResponse(xhr.response, type, xhr.getResponseHeader("content-type") || "");
         if (type !== "" && type !== "text" && type !== "json") return xhr.response ? { note: `[${type} response]`, size: loaded } : undefined;
         if (loaded > XHR_READ_LIMIT) return { note: `[${loaded} bytes not read]`, size: loaded, truncated: true };
         if (type === "json" && xhr.response === null && loaded > 0) {
@@ -172,6 +179,17 @@
       } catch {
         return undefined;
       }
+    }
+
+    /** A Blob or ArrayBuffer response: read up to the cap when its type is text, else a note of its size. */
+    function binaryResponse(response, type, contentType) {
+      if (!response) return undefined;
+      if (type === "blob") return describeBody(response, contentType);
+      const size = response.byteLength;
+      if (!TEXTUAL.test(contentType)) return { note: `[binary ${size} bytes]`, size };
+      const cut = size > limits.BODY_CAP;
+      const text = decodeAll([new Uint8Array(response, 0, cut ? limits.BODY_CAP : size)], 0, cut);
+      return { text, size, truncated: cut };
     }
   };
 })();

@@ -229,6 +229,39 @@ test("an XHR that ends with nothing says why: aborted by the page, timed out or 
   delete globalThis.XMLHttpRequest;
 });
 
+test("an XHR response asked for as a Blob or an ArrayBuffer is read when its type is text, else named by its size", async () => {
+  globalThis.XMLHttpRequest = FakeXHR; // wrapped by the test before
+  emitted.length = 0;
+  const json = JSON.stringify({ ok: true, items: [1, 2, 3] });
+  const answers = [
+    ["blob", new Blob([json], { type: "application/json" }), "application/json"],
+    ["arraybuffer", new TextEncoder().encode(`é${json}`).buffer, "application/json; charset=utf-8"],
+    ["blob", new Blob([new Uint8Array(10)], { type: "image/png" }), "image/png"],
+    ["arraybuffer", new Uint8Array(7).buffer, "application/octet-stream"],
+    ["arraybuffer", new TextEncoder().encode("x".repeat(limits.BODY_CAP + 5)).buffer, "text/plain"],
+  ];
+  for (const [i, [type, response, contentType]] of answers.entries()) {
+    const xhr = new XMLHttpRequest();
+    xhr.getResponseHeader = (name) => (name.toLowerCase() === "content-type" ? contentType : null);
+    xhr.open("GET", `/${i}`);
+    xhr.send();
+    Object.assign(xhr, { readyState: 4, status: 200, statusText: "OK", responseType: type, response });
+    const end = new Event("loadend");
+    end.loaded = response.size ?? response.byteLength;
+    xhr.dispatchEvent(end);
+  }
+  await new Promise((r) => setTimeout(r, 20)); // a Blob is read asynchronously
+  const fields = (e) => [e.entry.responseBody, e.entry.responseBodySize, e.entry.responseBodyTruncated];
+  const byUrl = (i) => emitted.find((e) => e.entry.url === `/${i}`);
+  assert.equal(emitted.length, answers.length);
+  assert.deepEqual(fields(byUrl(0)), [json, undefined, undefined]);
+  assert.deepEqual(fields(byUrl(1)), [`é${json}`, undefined, undefined]);
+  assert.deepEqual(fields(byUrl(2)), ["[Blob 10 bytes image/png]", 10, undefined]);
+  assert.deepEqual(fields(byUrl(3)), ["[binary 7 bytes]", 7, undefined]);
+  assert.deepEqual(fields(byUrl(4)), ["x".repeat(limits.BODY_CAP), limits.BODY_CAP + 5, true]);
+  delete globalThis.XMLHttpRequest;
+});
+
 test("vitals: a route change reports the page left with its final values, then a fresh page", () => {
   globalThis.location = { href: "http://app.test/list" };
   globalThis.window = new EventTarget();
