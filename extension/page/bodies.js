@@ -247,3 +247,4 @@
 
   G.bodies = { TEXTUAL, STREAMING, BROKE_OFF, describeBody, decodeAll, readStream, readCapped, whenRead, bodyFields, headersToObject, parseRawHeaders, absoluteUrl };
 })();
+//# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiYm9kaWVzLmpzIiwic291cmNlcyI6WyJnYXNvbGluZS1leHRlbnNpb246Ly8vcGFnZS9ib2RpZXMuanMiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6IkFBQUEiLCJpZ25vcmVMaXN0IjpbMF0sInhfZ29vZ2xlX2lnbm9yZUxpc3QiOlswXX0=

@@ -215,10 +215,14 @@ export async function all(client, what, extra = {}) {
 }
 
 /** The URLs of every script of our extension that ran in `page`'s main frame (page world or isolated). */
-export async function extensionScripts(page) {
+export async function extensionScripts(page, { parsed } = {}) {
   const cdp = await page.context().newCDPSession(page);
   const urls = [];
-  cdp.on("Debugger.scriptParsed", (e) => e.url.startsWith("chrome-extension://") && urls.push(e.url));
+  cdp.on("Debugger.scriptParsed", (e) => {
+    if (!e.url.startsWith("chrome-extension://") && !e.url.startsWith("gasoline://")) return;
+    urls.push(e.url);
+    if (parsed) parsed.push(e);
+  });
   await cdp.send("Debugger.enable"); // reports every script already parsed
   await cdp.send("Debugger.disable");
   await cdp.detach();

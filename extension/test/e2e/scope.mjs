@@ -145,7 +145,16 @@ try {
     const kinds = (f) => new Set(f.map((x) => x.what));
     return ["logs", "network_waterfall", "network_bodies"].every((k) => kinds(a).has(k) && kinds(b).has(k));
   });
-  assert.ok((await extensionScripts(localPage)).some((u) => u.endsWith("/page/core.js")), "the page world runs our scripts");
+  const parsed = [];
+  assert.ok((await extensionScripts(localPage, { parsed })).some((u) => u.endsWith("/page/core.js")), "the page world runs our scripts");
+  // Each of them on DevTools' ignore list by its inline source map, so that DevTools shows the
+  // page's line as a console message's source, not our wrapper's.
+  const pageWorld = parsed.filter((e) => e.executionContextAuxData && e.executionContextAuxData.isDefault);
+  assert.ok(pageWorld.length >= 30, `the page world's scripts: ${pageWorld.map((e) => e.url)}`);
+  for (const e of pageWorld) {
+    const map = JSON.parse(Buffer.from(String(e.sourceMapURL).split("base64,")[1] || "", "base64").toString() || "null");
+    assert.deepEqual(map && [map.ignoreList, map.x_google_ignoreList], [[0], [0]], `${e.url}: ${e.sourceMapURL}`);
+  }
   const row = (await all(client, "network_waterfall")).find((e) => e.url.endsWith("/scope.json?m=local-1"));
   assert.equal(row.source, "page");
   assert.equal(row.method, "GET");

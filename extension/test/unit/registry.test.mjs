@@ -90,3 +90,13 @@ test("the lib files load in node through background/lib.js as in the worker", as
   for (const name of ["limits", "kinds", "secrets", "redact", "scope"]) assert.equal(typeof lib[name], "object", name);
   assert.equal(typeof lib.redact.redactEntry, "function");
 });
+
+test("every page-world file ends with its inline source map that puts it on DevTools' ignore list", async () => {
+  const { ignoreListLine } = await import("./ignore_list.mjs");
+  for (const file of PAGE_FILES) {
+    const last = source(file).trimEnd().split("\n").pop();
+    assert.equal(last, ignoreListLine(file), `${file}: its last line must be the one ignore_list.mjs makes for it`);
+    const map = JSON.parse(Buffer.from(last.split("base64,")[1], "base64").toString());
+    assert.deepEqual([map.sources.length, map.ignoreList, map.x_google_ignoreList], [1, [0], [0]], file);
+  }
+});
