@@ -66,6 +66,17 @@
     return { name: wanted, text: String(v.violatedDirective || wanted) };
   }
 
+  /**
+   * The Trusted Type a sink wanted, from the violation's sample ("Element innerHTML|<i>x</i>",
+   * "eval|1", "HTMLScriptElement src|/x.js"): a script's URL, a script, else HTML.
+   */
+  function trustedType(sample) {
+    const sink = String(sample || "").split("|", 1)[0];
+    if (/ src$|Worker constructor|ServiceWorkerContainer register|importScripts/.test(sink)) return "TrustedScriptURL";
+    if (/^(eval|Function|setTimeout|setInterval)\b|ScriptElement (text|textContent|innerText)$/.test(sink)) return "TrustedScript";
+    return "TrustedHTML";
+  }
+
   /** Chrome's console message for a violation `v` (the event's fields). */
   function message(v) {
     const blocked = String(v.blockedURI || "");
@@ -88,9 +99,11 @@
         `Refused to ${what} because it violates the following Content Security Policy directive: ${quoted}. ` +
         "Either the 'unsafe-inline' keyword, a hash ('sha256-...'), or a nonce ('nonce-...') is required to enable inline execution.";
       if (fallback) said += ` Note also that ${fallback}`;
-    } else if (blocked === "trusted-types-policy" || blocked === "trusted-types-sink") {
-      const what = blocked === "trusted-types-policy" ? `create a Trusted Types policy named '${v.sample || ""}'` : "assign a string to an injection sink";
-      said = `Refused to ${what} because it violates the following Content Security Policy directive: ${quoted}.`;
+    } else if (blocked === "trusted-types-sink") {
+      said = `This document requires '${trustedType(v.sample)}' assignment.`;
+      if (v.disposition !== "report") said += " The action has been blocked.";
+    } else if (blocked === "trusted-types-policy") {
+      said = `Refused to create a TrustedTypePolicy named '${v.sample || ""}' because it violates the following Content Security Policy directive: ${quoted}.`;
     } else {
       const what = LOADS[wanted] || LOADS[family] || "load";
       const uri = blocked.length > URI_CAP ? `${blocked.slice(0, URI_CAP)}…` : blocked;

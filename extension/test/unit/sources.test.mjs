@@ -302,6 +302,26 @@ test("CSP violations become logs worded as Chrome's console words them", () => {
       `Refused to apply inline style because it violates the following Content Security Policy directive: "default-src 'self'". Either the 'unsafe-inline' keyword, a hash ('sha256-...'), or a nonce ('nonce-...') is required to enable inline execution. Note also that 'style-src-attr' was not explicitly set, so 'default-src' is used as a fallback.`,
     ],
     [
+      { blockedURI: "trusted-types-sink", effectiveDirective: "require-trusted-types-for", sample: "Element innerHTML|<i>raw</i>" },
+      "error",
+      "This document requires 'TrustedHTML' assignment. The action has been blocked.",
+    ],
+    [
+      { blockedURI: "trusted-types-sink", effectiveDirective: "require-trusted-types-for", sample: "eval|1" },
+      "error",
+      "This document requires 'TrustedScript' assignment. The action has been blocked.",
+    ],
+    [
+      { blockedURI: "trusted-types-sink", effectiveDirective: "require-trusted-types-for", sample: "HTMLScriptElement src|/x.js", disposition: "report" },
+      "warn",
+      "[Report Only] This document requires 'TrustedScriptURL' assignment.",
+    ],
+    [
+      { blockedURI: "trusted-types-policy", effectiveDirective: "trusted-types", sample: "other", originalPolicy: "trusted-types app" },
+      "error",
+      `Refused to create a TrustedTypePolicy named 'other' because it violates the following Content Security Policy directive: "trusted-types app".`,
+    ],
+    [
       { blockedURI: "http://evil.test/post", effectiveDirective: "form-action", originalPolicy: "form-action 'self'" },
       "error",
       `Refused to send form data to 'http://evil.test/post' because it violates the following Content Security Policy directive: "form-action 'self'".`,
