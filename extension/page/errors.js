@@ -3,7 +3,7 @@
 // handlers and error trackers see exactly what they would without Gasoline.
 // An Error's `cause` chain and an AggregateError's members are kept: their
 // head lines in `message`, their stacks in `stack` (lib/causes.js).
-// Registry: reads sources, causes, snapshot, core, outbox, serialize, limits; adds sources.errors.
+// Registry: reads sources, causes, snapshot, callsite, core, outbox, serialize, limits; adds sources.errors.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
@@ -11,7 +11,7 @@
 
   G.sources.errors = function install({ core, outbox, serialize, limits }) {
     const { listen } = core;
-    const { causes, snapshot } = G; // lib/ files the sources' context does not carry
+    const { causes, snapshot, callsite } = G; // lib/ files the sources' context does not carry
     const { cut } = serialize;
 
     /** {message, stack} of a thrown or rejected Error: heads of the whole chain, stacks of the whole chain. */
@@ -81,6 +81,15 @@
       },
       true,
     );
+    /** The page's first frame of an Error's stack ("url:line:col"), or undefined. */
+    function thrownAt(error) {
+      try {
+        return callsite.callSites(error.stack, 1)[0];
+      } catch {
+        return undefined; // a stack getter that throws
+      }
+    }
+
     listen(window, "unhandledrejection", (event) => {
       try {
         const reason = event.reason;
@@ -89,7 +98,9 @@
           const kept = copy ? snapshot.values(copy)[0] : reason;
           const entry = unreadable ? { message: unreadable } : kept instanceof Error ? described(kept) : { message: serialize.formatArg(kept) };
           entry.message = "Unhandled rejection: " + entry.message;
-          return bounded(Object.assign(entry, { level: "error", source: "unhandledrejection", url: location.href }));
+          // Where the rejected Error was made, as DevTools places an "Uncaught (in promise)".
+          const at = !unreadable && kept instanceof Error ? thrownAt(kept) : undefined;
+          return bounded(Object.assign(entry, { level: "error", source: "unhandledrejection", url: location.href, location: at }));
         }, true);
       } catch {
         // ignore

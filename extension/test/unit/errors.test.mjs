@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 
-import { limits, serialize, snapshot, causes, redact } from "./load.mjs";
+import { limits, serialize, snapshot, causes, redact, callsite } from "./load.mjs";
 
 const require = createRequire(import.meta.url);
 const listeners = {};
@@ -15,7 +15,7 @@ class ErrorEvent {
     Object.assign(this, init);
   }
 }
-globalThis.__gasoline = { sources: {}, causes, snapshot };
+globalThis.__gasoline = { sources: {}, causes, snapshot, callsite };
 require("../../page/errors.js");
 const install = globalThis.__gasoline.sources.errors;
 delete globalThis.__gasoline;
@@ -47,6 +47,17 @@ test("an unhandled AggregateError keeps its members", () => {
   assert.equal(e.message, "Unhandled rejection: AggregateError: all mirrors failed\n  [0] Error: mirror 1 down\n  [1] Error: mirror 2 token=[redacted]");
   assert.match(e.stack, /\n {2}\[1\] Error: mirror 2 token=\[redacted\]\n {6}at /);
   assert.ok(!JSON.stringify(e).includes("abc123secret"));
+});
+
+test("an unhandled rejection of an Error is placed where the Error was made; of a non-Error, nowhere", () => {
+  const reason = new Error("load failed");
+  reason.stack = "Error: load failed\n    at load (http://app.test/src/api.js:24:11)\n    at http://app.test/src/main.js:3:1";
+  listeners.unhandledrejection({ reason });
+  listeners.unhandledrejection({ reason: "plain" });
+  const noStack = new Error("no stack");
+  Object.defineProperty(noStack, "stack", { get() { throw new Error("hostile"); } });
+  listeners.unhandledrejection({ reason: noStack });
+  assert.deepEqual(built().map((e) => e.location), ["http://app.test/src/api.js:24:11", undefined, undefined]);
 });
 
 test("a rejected or thrown non-Error is recorded as it was then", () => {
