@@ -43,8 +43,10 @@
   const MAX_BACKOFF_MS = 10000;
   const page = pageId();
   const { scopeWithDefaults, inScope } = globalThis.__gasoline.scope;
-  // This frame's origin (an about:blank or srcdoc frame has its creator's).
-  const here = `${globalThis.origin}/`;
+  // This frame's origin (an about:blank or srcdoc frame has its creator's). A sandboxed frame's
+  // is opaque ("null"): judged by its URL's, when that is a web page's (the service worker does
+  // the same with the sender's URL).
+  const here = frameOrigin();
   // null until storage answers (events are held meanwhile), then whether this
   // frame is in scope and capture not paused (events are dropped while not).
   let active = null;
@@ -209,6 +211,16 @@
       chrome.runtime.sendMessage({ type: "dropped", kind, count, reason }).catch(() => {});
     } catch {
       connected = false;
+    }
+  }
+
+  function frameOrigin() {
+    if (globalThis.origin !== "null") return `${globalThis.origin}/`;
+    try {
+      const url = new URL(globalThis.location.href);
+      return url.protocol === "http:" || url.protocol === "https:" ? `${url.origin}/` : "null/";
+    } catch {
+      return "null/";
     }
   }
 

@@ -155,6 +155,15 @@ try {
     const map = JSON.parse(Buffer.from(String(e.sourceMapURL).split("base64,")[1] || "", "base64").toString() || "null");
     assert.deepEqual(map && [map.ignoreList, map.x_google_ignoreList], [[0], [0]], `${e.url}: ${e.sourceMapURL}`);
   }
+  // A sandboxed frame of a local page (an opaque origin) is judged by its URL: captured.
+  await localPage.evaluate((src) => {
+    const frame = document.createElement("iframe");
+    frame.sandbox = "allow-scripts";
+    frame.src = src;
+    document.body.appendChild(frame);
+  }, `${local}?m=sandboxed-1`);
+  const sandboxed = await waitFor("the sandboxed frame's log", async () => (await mentioning("sandboxed-1")).find((x) => x.what === "logs"));
+  assert.ok(sandboxed.e.frameId > 0 && sandboxed.e.message === "scope page 127.0.0.1 sandboxed-1", JSON.stringify(sandboxed.e));
   const row = (await all(client, "network_waterfall")).find((e) => e.url.endsWith("/scope.json?m=local-1"));
   assert.equal(row.source, "page");
   assert.equal(row.method, "GET");

@@ -75,13 +75,13 @@ class FocusEvent extends Event {
  * Loads relay.js in a context of its own; returns the page's end of the channel, with
  * `sendNow(events)`: what page/channel.js does in the page's pagehide (the bridge, synchronously).
  */
-function relay(w, storage = { local: { get: async () => ({}) }, onChanged: { addListener() {} } }, origin = "http://127.0.0.1:8000", ancestors = []) {
+function relay(w, storage = { local: { get: async () => ({}) }, onChanged: { addListener() {} } }, origin = "http://127.0.0.1:8000", ancestors = [], href = `${origin}/`) {
   let pagePort;
   let bridge;
   let listener;
   const context = vm.createContext({
     // A frame's ancestors' origins, the top page's last (Chrome's location.ancestorOrigins).
-    location: { ancestorOrigins: ancestors },
+    location: { ancestorOrigins: ancestors, href },
     MessageChannel,
     MessageEvent,
     FocusEvent,
@@ -388,4 +388,19 @@ test("a frame inside a page outside the scope sends nothing, though its own orig
   assert.deepEqual(w.stored, ["local"]);
   assert.equal((await framed.ping()).live, false);
   assert.equal((await local.ping()).live, true);
+});
+
+test("a sandboxed frame (an opaque origin) is judged by its URL: a local page's is captured, a srcdoc or data: one is not", async (t) => {
+  const w = worker(memoryStore(), []);
+  const ancestors = ["http://127.0.0.1:8000"];
+  const sandboxed = relay(w, undefined, "null", ancestors, "http://127.0.0.1:8000/preview.html");
+  const srcdoc = relay(w, undefined, "null", ancestors, "about:srcdoc");
+  const data = relay(w, undefined, "null", ancestors, "data:text/html,<p>x");
+  const outside = relay(w, undefined, "null", ancestors, "https://widget.example/embed");
+  const all = [sandboxed, srcdoc, data, outside];
+  t.after(() => all.forEach((p) => p.close()));
+  all.forEach((p, i) => p.postMessage([{ kind: "logs", entry: { level: "log", message: `frame ${i}` } }]));
+  await until("the sandboxed local frame delivered", () => w.stored.includes("frame 0"));
+  await until("the others told capture is off", () => all.slice(1).every((p) => p.settings.some((s) => s.off === true)));
+  assert.deepEqual(w.stored, ["frame 0"]);
 });
