@@ -28,8 +28,12 @@ const APP = `function go() {
 function boom() {
   console.error(new Error("app error"));
 }
+function lost() {
+  fetch("http://127.0.0.1:9/nothing-listens-here");
+}
 window.go = go;
 window.boom = boom;
+window.lost = lost;
 console.log("app started");
 `;
 const server = http.createServer((req, res) => {
@@ -87,15 +91,25 @@ try {
   await waitFor("the reloaded page's startup log", async () => (await messages.allInnerTexts()).some((t) => t.includes("app started")));
   await app.evaluate(() => window.go());
   await app.evaluate(() => window.boom());
-  const shown = await waitFor("the page's log and error", async () => {
+  await app.evaluate(() => window.lost());
+  const shown = await waitFor("the page's log, its error and its failed fetch", async () => {
     const all = await messages.allInnerTexts();
     const find = (text) => all.find((t) => t.includes(text));
-    return find("hello from app") && find("app error") && { started: find("app started"), log: find("hello from app"), error: find("app error") };
+    return (
+      find("hello from app") &&
+      find("app error") &&
+      find("Failed to fetch") && { started: find("app started"), log: find("hello from app"), error: find("app error"), fetch: find("Failed to fetch") }
+    );
   });
   // Each text: a repeat count if DevTools folded the same message, the source link, the message.
   const source = (text) => text.replace(/^\d+\n/, "").split(" ", 1)[0];
-  assert.deepEqual([source(shown.started), source(shown.log), source(shown.error)], ["app.js:9", "app.js:2", "app.js:5"], JSON.stringify(shown));
+  assert.deepEqual([source(shown.started), source(shown.log), source(shown.error)], ["app.js:13", "app.js:2", "app.js:5"], JSON.stringify(shown));
   assert.doesNotMatch(shown.error, /console\.js|chrome-extension:/, `no frame of ours shown: ${JSON.stringify(shown.error)}`);
+  // A fetch the page leaves unhandled: "Uncaught (in promise) TypeError: Failed to fetch", its stack
+  // led by the page's call. (Its link names our fetch.js: DevTools places an exception at its
+  // error's first frame, ignore list or not, and the native fetch was called by our wrapper.)
+  assert.match(shown.fetch, /Failed to fetch\s+at lost \(app\.js:8:3\)/, JSON.stringify(shown.fetch));
+  assert.doesNotMatch(shown.fetch.replace(/^\S+/, ""), /chrome-extension:|fetch\.js/, `no frame of ours in its stack: ${JSON.stringify(shown.fetch)}`);
   log("DevTools names the page's line as a console message's source, and shows no frame of ours");
   log("PASSED");
 } catch (e) {
