@@ -723,6 +723,23 @@ async fn cleared_entries_are_told_apart_from_trimmed_ones_and_backward_paging_ha
     );
     let resumed = mcp.observe(json!({"what": "actions", "after_cursor": none["cursor"], "limit": 1})).await;
     assert_eq!(ids(&resumed), vec![76]);
+
+    // Paging backwards while the ring trims: the end of what is kept is not the start of the
+    // capture, and a cursor the ring has passed is said to be so.
+    let oldest = mcp.observe(json!({"what": "actions", "before_cursor": 90, "limit": 50})).await;
+    assert_eq!((ids(&oldest).first().copied(), oldest["has_older"].as_bool()), (Some(76), Some(false)));
+    let hint = oldest["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("no older entries: those before id 76, the oldest kept, were trimmed"), "{hint}");
+    assert!(hint.contains(&format!("continue with after_cursor={}", oldest["cursor"])), "{hint}");
+    server.ingest("actions", (0..100).map(click).collect()).await;
+    let passed = mcp.observe(json!({"what": "actions", "before_cursor": 90})).await;
+    assert_eq!((passed["count"].as_i64(), passed["has_older"].as_bool()), (Some(0), Some(false)));
+    let hint = passed["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("nothing before your cursor is kept: the entries before id 176, the oldest kept"), "{hint}");
+    // Forward, the hint offers the cursor alone: an offset moves as the ring trims.
+    let first = mcp.observe(json!({"what": "actions", "limit": 10})).await;
+    let hint = first["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains(&format!("continue with after_cursor={},", first["cursor"])) && !hint.contains("offset"), "{hint}");
 }
 
 #[tokio::test]

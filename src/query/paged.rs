@@ -519,18 +519,34 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
             meta.count, args.max_tokens, args.max_chars
         ));
     }
-    if args.before_cursor.is_some() {
+    if let Some(before) = args.before_cursor {
         if meta.has_older == Some(true) {
             parts.push(format!("older entries remain: continue with before_cursor={}", first_id.unwrap_or(0)));
-        } else if meta.has_more && meta.count > 0 {
+        } else {
+            // Nothing older is kept: say when the ring took it (a page read a moment ago may be
+            // gone now), so that the end of what is kept is not read as the start of the capture.
+            let gone = meta.oldest_id.filter(|oldest| *oldest > 1).map(|oldest| {
+                let lead = if oldest >= before && before > 1 {
+                    "nothing before your cursor is kept: the entries"
+                } else {
+                    "no older entries: those"
+                };
+                format!("{lead} before id {oldest}, the oldest kept, were trimmed from the ring (capacity reached) or cleared")
+            });
             // The oldest kept entry is reached: the way on is forward.
-            parts.push(format!("no older entries; newer ones follow: continue with after_cursor={}", meta.cursor));
+            let forward = (meta.has_more && meta.count > 0)
+                .then(|| format!("newer ones follow: continue with after_cursor={}", meta.cursor));
+            match (gone, forward) {
+                (Some(gone), forward) => parts.extend([Some(gone), forward].into_iter().flatten()),
+                (None, Some(forward)) => parts.push(format!("no older entries; {forward}")),
+                (None, None) => {}
+            }
         }
     } else if meta.has_more {
-        let offset = meta.next_offset.map(|o| format!(" (or offset={o})")).unwrap_or_default();
+        // Not `offset`: positions move as the ring trims, so paging by offset can skip entries.
         let narrow = if meta.filtered_by_tab.is_some() { "limit or a filter" } else { "tabId, limit or a filter" };
         parts.push(format!(
-            "{} of {} shown; continue with after_cursor={}{offset}, or narrow with {narrow}",
+            "{} of {} shown; continue with after_cursor={}, or narrow with {narrow}",
             meta.count, meta.total, meta.cursor
         ));
     }
