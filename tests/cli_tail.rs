@@ -148,6 +148,54 @@ async fn tail_follow_prints_each_new_entry_once_and_stops_on_sigint() {
 }
 
 #[tokio::test]
+async fn tail_follow_says_what_the_ring_trimmed_before_it_could_print_it() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &["--capacity", "logs=50"]);
+    server.ingest("logs", logs(3, 0, Some(1))).await;
+    let mut child = Command::new(BIN)
+        .args(["tail", "-f", "-n", "1", "--json", "logs", "--db"])
+        .arg(&db.path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tail -f");
+    let lines = |stream: Box<dyn std::io::Read + Send>| {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        rx
+    };
+    let out = lines(Box::new(child.stdout.take().unwrap()));
+    let err = lines(Box::new(child.stderr.take().unwrap()));
+    let first: Value =
+        serde_json::from_str(&out.recv_timeout(Duration::from_secs(20)).expect("the last entry")).unwrap();
+    assert_eq!(first["id"], 3);
+
+    // One batch of 200 into a ring of 50: ids 4..=153 are trimmed in the batch's own transaction.
+    let (a, b) = server.ingest("logs", logs(200, 10, Some(1))).await;
+    assert_eq!((a, b), (4, 203));
+    let said = err.recv_timeout(Duration::from_secs(20)).expect("a word about the trimmed entries");
+    assert_eq!(
+        said,
+        "gasoline tail: 150 logs entries were trimmed from the ring (capacity reached) before they could be shown"
+    );
+    let shown: Vec<i64> = (0..50)
+        .map(|_| {
+            serde_json::from_str::<Value>(&out.recv_timeout(Duration::from_secs(20)).expect("a kept entry")).unwrap()
+        })
+        .map(|v| v["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(shown, (154..=203).collect::<Vec<_>>());
+
+    signal(child.id(), libc::SIGINT);
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(10)), Some(0));
+    server.stop();
+}
+
+#[tokio::test]
 async fn tail_refuses_bad_input_with_one_line() {
     let db = TempDb::new();
     let missing = db.dir.path().join("nope.db");

@@ -739,7 +739,10 @@ async fn cleared_entries_are_told_apart_from_trimmed_ones_and_backward_paging_ha
     // Forward, the hint offers the cursor alone: an offset moves as the ring trims.
     let first = mcp.observe(json!({"what": "actions", "limit": 10})).await;
     let hint = first["hint"].as_str().unwrap_or_default();
-    assert!(hint.contains(&format!("continue with after_cursor={},", first["cursor"])) && !hint.contains("offset"), "{hint}");
+    assert!(
+        hint.contains(&format!("continue with after_cursor={},", first["cursor"])) && !hint.contains("offset"),
+        "{hint}"
+    );
 }
 
 #[tokio::test]

@@ -12,6 +12,7 @@ use crate::cli::{TailArgs, TailKind};
 use crate::kind::{self, Kind};
 use crate::query::Snapshot;
 use crate::query::rows::{self, Entry, Filter};
+use crate::store::sql::kind_stats;
 
 /// How long `-f` waits between reads when nothing new came.
 const IDLE_POLL: Duration = Duration::from_millis(250);
@@ -73,9 +74,18 @@ fn poll(conn: &Connection, sources: &mut [Source]) -> Result<(Vec<Entry>, bool),
     let mut fresh = Vec::new();
     let mut more = false;
     for s in sources.iter_mut() {
-        let newest = rows::last_issued(conn, s.kind)?;
+        let stats = kind_stats(conn, s.kind)?;
+        let newest = stats.last_issued_id;
         if newest <= s.cursor {
             continue;
+        }
+        // What the ring trimmed (or someone cleared) before this read reached it is said, not
+        // skipped in silence; on stderr, so that stdout stays one entry a line.
+        let gone = stats.gone_since(s.cursor);
+        for (n, how) in [(gone.evicted, "trimmed from the ring (capacity reached)"), (gone.cleared, "cleared")] {
+            if n > 0 {
+                eprintln!("gasoline tail: {n} {} entries were {how} before they could be shown", s.kind.name);
+            }
         }
         let got = rows::after(conn, s.kind, &s.filter, s.cursor, BATCH)?;
         if got.len() == BATCH {

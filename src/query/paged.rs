@@ -169,7 +169,7 @@ pub fn answer(
 
     let mut gone = None;
     let (plan, offset, reported_limit) = if let Some(c) = args.after_cursor {
-        gone = Some(gone_since(&stats, c));
+        gone = Some(stats.gone_since(c));
         let size = page_size(Some(args::DEFAULT_CURSOR_LIMIT));
         let offset = counter.in_range(i64::MIN, c)?;
         let plan = Plan {
@@ -369,26 +369,6 @@ fn finish(
 const HINT_RESERVE: usize = 400;
 /// Room kept beside the longest hint this page could get (its numbers may change length).
 const HINT_MARGIN: usize = 60;
-
-/// What happened to the entries after a cursor that are no longer kept.
-#[derive(Debug, Clone, Copy)]
-struct Gone {
-    /// Trimmed by the ring reaching its capacity.
-    evicted: i64,
-    /// Removed by `configure clear` or by hand.
-    cleared: i64,
-}
-
-/// The ring keeps ids in `(last_issued - capacity, last_issued]`: entries after
-/// the cursor below that window were trimmed; the rest missing below the oldest
-/// kept entry were cleared.
-fn gone_since(stats: &KindStats, cursor: i64) -> Gone {
-    let kept_from = stats.oldest_id.unwrap_or(stats.last_issued_id + 1);
-    let missing = (kept_from - 1 - cursor).max(0);
-    let trimmed_upto = (stats.last_issued_id - stats.capacity).min(kept_from - 1);
-    let evicted = (trimmed_upto - cursor).clamp(0, missing);
-    Gone { evicted, cleared: missing - evicted }
-}
 
 fn rows_to_read(page_size: Option<i64>, budget_rows: i64) -> i64 {
     page_size.map_or(budget_rows, |s| s.min(budget_rows).saturating_add(1))

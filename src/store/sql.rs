@@ -258,6 +258,29 @@ pub struct KindStats {
     pub contiguous: bool,
 }
 
+/// What happened to the entries after a cursor that are no longer kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gone {
+    /// Trimmed by the ring reaching its capacity.
+    pub evicted: i64,
+    /// Removed by `configure clear` or by hand.
+    pub cleared: i64,
+}
+
+impl KindStats {
+    /// The entries after `cursor` no longer kept: the ring keeps ids in
+    /// `(last_issued - capacity, last_issued]`, so those after the cursor below that window were
+    /// trimmed; the rest missing below the oldest kept entry were cleared. One definition for
+    /// observe's `evicted_since_cursor` and `gasoline tail -f`.
+    pub fn gone_since(&self, cursor: i64) -> Gone {
+        let kept_from = self.oldest_id.unwrap_or(self.last_issued_id + 1);
+        let missing = (kept_from - 1 - cursor).max(0);
+        let trimmed_upto = (self.last_issued_id - self.capacity).min(kept_from - 1);
+        let evicted = (trimmed_upto - cursor).clamp(0, missing);
+        Gone { evicted, cleared: missing - evicted }
+    }
+}
+
 pub fn kind_stats(conn: &Connection, kind: &'static Kind) -> Result<KindStats, StoreError> {
     let (oldest_id, newest_id): (Option<i64>, Option<i64>) = conn
         // Two subqueries: SQLite answers a lone min() or max() from the end of the b-tree,
