@@ -100,25 +100,35 @@ async fn default_tail_merges_logs_and_failed_requests_of_every_tab() {
     server.stop();
 }
 
+/// `gasoline tail -f -n 1 --json logs` on `db`, with its stdout and stderr as channels of lines.
+fn tail_follow_logs(db: &std::path::Path) -> (std::process::Child, mpsc::Receiver<String>, mpsc::Receiver<String>) {
+    let mut child = Command::new(BIN)
+        .args(["tail", "-f", "-n", "1", "--json", "logs", "--db"])
+        .arg(db)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tail -f");
+    let lines = |stream: Box<dyn std::io::Read + Send>| {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        rx
+    };
+    let out = lines(Box::new(child.stdout.take().expect("stdout")));
+    let err = lines(Box::new(child.stderr.take().expect("stderr")));
+    (child, out, err)
+}
+
 #[tokio::test]
 async fn tail_follow_prints_each_new_entry_once_and_stops_on_sigint() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
     server.ingest("logs", logs(3, 0, Some(1))).await;
-    let mut child = Command::new(BIN)
-        .args(["tail", "-f", "-n", "1", "--json", "logs", "--db"])
-        .arg(&db.path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn tail -f");
-    let (tx, rx) = mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
+    let (mut child, rx, _) = tail_follow_logs(&db.path);
     let first: Value =
         serde_json::from_str(&rx.recv_timeout(Duration::from_secs(20)).expect("the last entry")).unwrap();
     assert_eq!(first["message"], "m2");
@@ -152,24 +162,7 @@ async fn tail_follow_says_what_the_ring_trimmed_before_it_could_print_it() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &["--capacity", "logs=50"]);
     server.ingest("logs", logs(3, 0, Some(1))).await;
-    let mut child = Command::new(BIN)
-        .args(["tail", "-f", "-n", "1", "--json", "logs", "--db"])
-        .arg(&db.path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn tail -f");
-    let lines = |stream: Box<dyn std::io::Read + Send>| {
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
-        rx
-    };
-    let out = lines(Box::new(child.stdout.take().unwrap()));
-    let err = lines(Box::new(child.stderr.take().unwrap()));
+    let (mut child, out, err) = tail_follow_logs(&db.path);
     let first: Value =
         serde_json::from_str(&out.recv_timeout(Duration::from_secs(20)).expect("the last entry")).unwrap();
     assert_eq!(first["id"], 3);
