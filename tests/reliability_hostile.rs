@@ -357,9 +357,10 @@ async fn a_body_declared_over_10_mib_is_refused_from_its_headers_and_the_connect
     eprintln!("FIGURE hostile declared 11 MiB: 32 stalled uploads, 32 x 413 from the headers, connections closed");
 }
 
-/// `/mcp` holds its bodies to the same limits as ingest: one declared over 10 MiB is refused
-/// from its headers (413, connection closed), one that stops arriving gets 408 after the body
-/// deadline instead of holding its connection forever.
+/// `/mcp` holds its bodies to limits of its own: a message declared over 1 MiB is refused from
+/// its headers (413, connection closed; a 10 MiB `[0,0,…]` took 1.6 GB to serve before), one just
+/// under it is served, one that stops arriving gets 408 after the body deadline instead of holding
+/// its connection forever.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_bodies_are_refused_from_their_headers_and_not_waited_for_forever() {
     let db = TempDb::new();
@@ -372,9 +373,25 @@ async fn mcp_bodies_are_refused_from_their_headers_and_not_waited_for_forever() 
         )
     };
     let oversize = raw_exchange(server.port, head(MAX_BODY + 1024 * 1024), b"{\"jsonrpc\":".to_vec());
+    let over_mcp = raw_exchange(server.port, head(2 * 1024 * 1024), b"{\"jsonrpc\":".to_vec());
     let stalled = raw_exchange(server.port, head(100), b"{".to_vec());
     let oversize = tokio::task::spawn_blocking(move || oversize.join().unwrap()).await.unwrap();
     assert_eq!(oversize, (413, true), "an 11 MiB message: 413 from its headers, connection closed");
+    let over_mcp = tokio::task::spawn_blocking(move || over_mcp.join().unwrap()).await.unwrap();
+    assert_eq!(over_mcp, (413, true), "a 2 MiB message: 413 from its headers, connection closed");
+    // The most values a message under 1 MiB can hold, in an initialize: served.
+    let zeros = vec!["0"; 500_000].join(",");
+    let initialize = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"big","version":"1"}},"padding":[{zeros}]}}}}"#
+    );
+    assert!(initialize.len() < 1024 * 1024);
+    let under = raw_exchange(
+        server.port,
+        head(initialize.len()).replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"),
+        initialize.into_bytes(),
+    );
+    let under = tokio::task::spawn_blocking(move || under.join().unwrap()).await.unwrap();
+    assert_eq!(under.0, 200, "a message of 500,000 values under 1 MiB is served");
     let stalled = tokio::task::spawn_blocking(move || stalled.join().unwrap()).await.unwrap();
     assert_eq!(stalled.0, 408, "a message that stops arriving: 408 after the body deadline");
     let mcp = Mcp::http(&server).await;

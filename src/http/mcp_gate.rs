@@ -19,7 +19,11 @@
 //! - `Accept: */*` counts as accepting JSON and event streams (rmcp said 406);
 //! - a refusal of the transport's (a session missing or gone, 406, 413, 415...)
 //!   is a JSON-RPC error in a JSON body, as every other answer, with its status
-//!   kept (clients tell a session gone by its 404); rmcp wrote plain text.
+//!   kept (clients tell a session gone by its 404); rmcp wrote plain text;
+//! - a message body is at most `MAX_MESSAGE_BYTES` (1 MiB: observe's and configure's
+//!   calls are a few hundred bytes) and takes room in the decoding budget ingest
+//!   uses (`body::Decoding`) until it is answered: the gate and rmcp each decode
+//!   it, and 10 MiB of `[0,0,…]` took 1.6 GB to serve before.
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -31,8 +35,9 @@ use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::Value;
 
-use super::MAX_BODY_BYTES;
-use super::body::{self, BODY_READ_TIMEOUT};
+use std::sync::Arc;
+
+use super::body::{self, BODY_READ_TIMEOUT, Decoding};
 use super::mcp_sessions::Sessions;
 use crate::mcp::GasolineMcp;
 use crate::mcp::envelope::{self, Batch, Refusal};
@@ -42,7 +47,11 @@ use crate::mcp::envelope::{self, Batch, Refusal};
 pub struct Gate {
     pub sessions: Sessions,
     pub mcp: StreamableHttpService<GasolineMcp, LocalSessionManager>,
+    pub decoding: Arc<Decoding>,
 }
+
+/// The largest body of one POSTed message or batch.
+pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -78,20 +87,32 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
     }
     let (parts, body) = request.into_parts();
     let too_large = || {
-        let message = format!("request body is over {} MiB; send smaller messages", MAX_BODY_BYTES >> 20);
+        let message = format!("request body is over {} MiB; send smaller messages", MAX_MESSAGE_BYTES >> 20);
         (StatusCode::PAYLOAD_TOO_LARGE, message).into_response()
     };
     // Refused from its headers when it says it is too large, as ingest does; the rest of it is
     // read and dropped for a while so that a client still sending reads the answer.
-    if body::declared_length(&parts.headers).is_some_and(|n| n > MAX_BODY_BYTES) {
+    if body::declared_length(&parts.headers).is_some_and(|n| n > MAX_MESSAGE_BYTES) {
         body::linger(body);
         return too_large();
     }
     // A client that stops sending mid-body is not waited for forever: as ingest, 408 after the deadline.
-    let bytes = match tokio::time::timeout(BODY_READ_TIMEOUT, axum::body::to_bytes(body, MAX_BODY_BYTES)).await {
+    let bytes = match tokio::time::timeout(BODY_READ_TIMEOUT, axum::body::to_bytes(body, MAX_MESSAGE_BYTES)).await {
         Ok(Ok(bytes)) => bytes,
         Ok(Err(_)) => return too_large(),
         Err(_) => return (StatusCode::REQUEST_TIMEOUT, body::late_message()).into_response(),
+    };
+    // Room for what decoding it builds, held until it is answered (413 or 503 as ingest's).
+    let _room = match gate.decoding.room_for(&bytes).await {
+        Ok(room) => room,
+        Err(refused) => {
+            // Its status and headers (Retry-After on a 503), its words as the JSON-RPC error's message.
+            let message = refused.to_string();
+            let (mut parts, _) = refused.into_response().into_parts();
+            parts.headers.remove(header::CONTENT_TYPE);
+            parts.headers.remove(header::CONTENT_LENGTH);
+            return Response::from_parts(parts, Body::from(message));
+        }
     };
     // Half an emoji (a lone surrogate escape, as JavaScript's JSON.stringify writes one) costs
     // that character (U+FFFD), not the message: serde_json, and so rmcp, would refuse it whole.

@@ -69,7 +69,7 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
         // and with no event store here there is nothing to resume.
         .with_sse_retry(None)
         .with_cancellation_token(shutdown);
-    config.max_request_body_bytes = MAX_BODY_BYTES;
+    config.max_request_body_bytes = mcp_gate::MAX_MESSAGE_BYTES;
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(options.session_keep_alive);
     sessions.session_config.sse_retry = None; // no priming event on a request's stream either (above)
@@ -79,10 +79,14 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
         sessions.clone(),
         config,
     );
-    let gate = mcp_gate::Gate { sessions: mcp_sessions::Sessions::new(sessions.clone()), mcp: mcp.clone() };
-    let mcp = Router::new().nest_service("/mcp", mcp).layer(axum::middleware::from_fn_with_state(gate, mcp_gate::gate));
-    // Decoding gets a budget as large as the pending-writes one.
+    // Decoding gets a budget as large as the pending-writes one; MCP messages decode within it too.
     let decoding = Arc::new(body::Decoding::new(store.max_pending(), crate::store::DEFAULT_BUSY_WAIT));
+    let gate = mcp_gate::Gate {
+        sessions: mcp_sessions::Sessions::new(sessions.clone()),
+        mcp: mcp.clone(),
+        decoding: decoding.clone(),
+    };
+    let mcp = Router::new().nest_service("/mcp", mcp).layer(axum::middleware::from_fn_with_state(gate, mcp_gate::gate));
     let pairing = Arc::new(pairing::Pairing::new(store.clone(), options.extension_id));
     let allowed = guard::Allowed::new(port, pairing.clone());
     let sourcemaps = crate::sourcemap::Resolver::start(store.clone(), port);
