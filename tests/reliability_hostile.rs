@@ -399,6 +399,38 @@ async fn mcp_bodies_are_refused_from_their_headers_and_not_waited_for_forever() 
     mcp.close().await;
 }
 
+/// A connection that says nothing is not held for ever (each holds a file descriptor, and
+/// enough of them stop ingest): one that sends no byte, half of HTTP/2's preface, or the whole
+/// preface and then nothing is closed by the server, while a real client is served meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_that_say_nothing_are_closed() {
+    use std::io::{Read, Write};
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    let quiet: Vec<_> = [Vec::new(), preface[..10].to_vec(), preface.clone()]
+        .into_iter()
+        .map(|sent| {
+            let mut tcp = std::net::TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+            std::thread::spawn(move || {
+                // Far longer than the server's deadlines: a read that times out means it held on.
+                tcp.set_read_timeout(Some(std::time::Duration::from_secs(90))).unwrap();
+                tcp.write_all(&sent).unwrap();
+                let mut rest = Vec::new();
+                match tcp.read_to_end(&mut rest) {
+                    Ok(_) => true,
+                    Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+                }
+            })
+        })
+        .collect();
+    server.ingest("logs", common::logs(2, 0, None)).await;
+    let closed: Vec<bool> =
+        tokio::task::spawn_blocking(move || quiet.into_iter().map(|t| t.join().unwrap()).collect()).await.unwrap();
+    assert_eq!(closed, [true, true, true], "silent, half a preface, the preface alone: each closed by the server");
+    assert_eq!(common::count(&db.path, "logs"), 2);
+}
+
 /// A chunked body (no declared length) holds room in the pending budget for what has arrived,
 /// not for the largest body: six chunked uploads that stall after 1 KB leave room for an 8 MB
 /// request; past 10 MiB a chunked body is refused as it arrives (413, connection closed); and

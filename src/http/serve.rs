@@ -1,5 +1,5 @@
-//! Serving the router's connections: what `axum::serve` does, plus a deadline for a request's
-//! headers. axum's `serve` gives hyper no timer, so a client that sent one header line a second
+//! Serving the router's connections: what `axum::serve` does, plus a deadline for a connection's
+//! first bytes and a request's headers, and pings for idle HTTP/2 connections. axum's `serve` gives hyper no timer, so a client that sent one header line a second
 //! held its connection (and a file descriptor) for as long as it liked; the body already has its
 //! own deadline (`body.rs`). Graceful: once `stop` is cancelled no connection is accepted, each
 //! open one ends after its request in flight, and this returns when all have ended.
@@ -15,6 +15,33 @@ use tokio_util::sync::CancellationToken;
 
 /// How long a client may take to send a request's line and headers.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How often an idle HTTP/2 connection is pinged, and how long its answer may take.
+const H2_PING_EVERY: Duration = Duration::from_secs(20);
+const H2_PING_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// HTTP/2's connection preface, which the auto builder reads whole before it decides.
+const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Whether the client sent what tells HTTP/1 from HTTP/2 (a first byte, or HTTP/2's whole
+/// preface when it begins like it) within `deadline`; false once it closed or fell silent.
+async fn speaks_within(stream: &tokio::net::TcpStream, deadline: Duration) -> bool {
+    let mut seen = [0u8; 24];
+    let decided = async {
+        loop {
+            let n = match stream.peek(&mut seen).await {
+                Ok(0) | Err(_) => return false,
+                Ok(n) => n,
+            };
+            if n == seen.len() || seen[..n] != H2_PREFACE[..n] {
+                return true;
+            }
+            // Part of the preface: peek answers at once while those bytes wait, so look again shortly.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(deadline, decided).await.unwrap_or(false)
+}
 
 /// Serves `app` on `listener` until `stop` is cancelled and the open connections have ended.
 pub async fn serve(listener: TcpListener, app: Router, stop: CancellationToken) {
@@ -35,8 +62,20 @@ pub async fn serve(listener: TcpListener, app: Router, stop: CancellationToken) 
         let service = TowerToHyperService::new(app.clone());
         let stop = stop.clone();
         connections.spawn(async move {
+            // hyper's header deadline starts at a request's first byte, and before that the
+            // auto builder waits for bytes to tell HTTP/1 from HTTP/2 with no deadline at all: a
+            // connection that sends nothing would be held (and its file descriptor) for ever.
+            if !speaks_within(&stream, HEADER_READ_TIMEOUT).await {
+                return;
+            }
             let mut builder = Builder::new(TokioExecutor::new());
             builder.http1().timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
+            // An HTTP/2 peer that answers no ping is gone: its connection ends.
+            builder
+                .http2()
+                .timer(TokioTimer::new())
+                .keep_alive_interval(H2_PING_EVERY)
+                .keep_alive_timeout(H2_PING_TIMEOUT);
             let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
             let mut connection = std::pin::pin!(connection);
             tokio::select! {
