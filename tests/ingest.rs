@@ -343,6 +343,18 @@ async fn web_origins_and_foreign_hosts_are_refused() {
     assert!(no_host.contains("names no Host"), "{no_host}");
     let named = raw_exchange(server.port, &format!("GET /health HTTP/1.0\r\nHost: 127.0.0.1:{}\r\n\r\n", server.port));
     assert!(named.starts_with("HTTP/1.0 200"), "{named}");
+    // Two Hosts, or two Origins: only one would be judged, so neither is.
+    let p = server.port;
+    for twice in [
+        format!("GET /health HTTP/1.0\r\nHost: 127.0.0.1:{p}\r\nHost: evil.example\r\n\r\n"),
+        format!(
+            "GET /health HTTP/1.0\r\nHost: 127.0.0.1:{p}\r\nOrigin: {ext}\r\nOrigin: https://evil.example\r\n\r\n",
+            ext = "chrome-extension://abcdefghijklmnop"
+        ),
+    ] {
+        let answer = raw_exchange(server.port, &twice);
+        assert!(answer.starts_with("HTTP/1.0 400") && answer.contains("more than one"), "{answer}");
+    }
     assert_eq!(count(&db.path, "logs"), 0);
     // The extension's origin is welcome, and CORS answers it (and only it).
     let ext = "chrome-extension://abcdefghijklmnop";

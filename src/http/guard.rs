@@ -32,6 +32,13 @@ const EXTENSION_SCHEME: &str = "chrome-extension://";
 
 pub async fn guard(State(allowed): State<Arc<Allowed>>, request: Request, next: Next) -> Response {
     let headers = request.headers();
+    // One Host and one Origin: with two, which one a proxy or a framework reads is anyone's guess,
+    // so the checks below would judge one and something else could act on the other.
+    for name in [header::HOST, header::ORIGIN] {
+        if headers.get_all(&name).iter().nth(1).is_some() {
+            return ApiError::BadRequest(format!("the request names more than one {name}: send one")).into_response();
+        }
+    }
     // HTTP/1 names the host in `Host`; HTTP/2 in the request's authority. A request naming none
     // is refused too: every browser names one, so only a check skipped could let one through.
     let host = match headers.get(header::HOST) {
