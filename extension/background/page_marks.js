@@ -53,7 +53,10 @@ export class PageMarks {
   /** Records that `page`'s events `first` to `last` (one message of its relay) are taken; resolves once stored. */
   record(page, first, last) {
     if (typeof page !== "string" || !Number.isFinite(first) || !Number.isFinite(last) || first > last) return Promise.resolve();
-    const runs = join(this.marks.get(page) || [], first, last);
+    const had = this.marks.get(page) || [];
+    // A message sent again whose events were all taken before: nothing to write.
+    if (had.some(([a, b]) => a <= first && last <= b)) return Promise.resolve();
+    const runs = join(had, first, last);
     this.marks.delete(page);
     this.marks.set(page, runs);
     const forget = [];

@@ -74,14 +74,14 @@ fn poll(conn: &Connection, sources: &mut [Source]) -> Result<(Vec<Entry>, bool),
     let mut fresh = Vec::new();
     let mut more = false;
     for s in sources.iter_mut() {
-        let stats = kind_stats(conn, s.kind)?;
-        let newest = stats.last_issued_id;
+        let newest = rows::last_issued(conn, s.kind)?;
         if newest <= s.cursor {
             continue;
         }
         // What the ring trimmed (or someone cleared) before this read reached it is said, not
-        // skipped in silence; on stderr, so that stdout stays one entry a line.
-        let gone = stats.gone_since(s.cursor);
+        // skipped in silence; on stderr, so that stdout stays one entry a line. Asked only when
+        // something came: an idle poll stays one query a kind.
+        let gone = kind_stats(conn, s.kind)?.gone_since(s.cursor);
         for (n, how) in [(gone.evicted, "trimmed from the ring (capacity reached)"), (gone.cleared, "cleared")] {
             if n > 0 {
                 eprintln!("gasoline tail: {n} {} entries were {how} before they could be shown", s.kind.name);

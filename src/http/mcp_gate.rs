@@ -25,6 +25,8 @@
 //!   uses (`body::Decoding`) until it is answered: the gate and rmcp each decode
 //!   it, and 10 MiB of `[0,0,…]` took 1.6 GB to serve before.
 
+use std::sync::Arc;
+
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header, request};
@@ -34,8 +36,6 @@ use http_body_util::BodyExt;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::Value;
-
-use std::sync::Arc;
 
 use super::body::{self, BODY_READ_TIMEOUT, Decoding};
 use super::mcp_sessions::Sessions;

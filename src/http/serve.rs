@@ -1,7 +1,7 @@
 //! Serving the router's connections: what `axum::serve` does, plus a deadline for a connection's
-//! first bytes and a request's headers, and pings for idle HTTP/2 connections. axum's `serve` gives hyper no timer, so a client that sent one header line a second
-//! held its connection (and a file descriptor) for as long as it liked; the body already has its
-//! own deadline (`body.rs`). Graceful: once `stop` is cancelled no connection is accepted, each
+//! first bytes and a request's headers, and pings for idle HTTP/2 connections. axum's `serve`
+//! gives hyper no timer, so a client that sent one header line a second held its connection (and
+//! a file descriptor) for as long as it liked; the body already has its own deadline (`body.rs`). Graceful: once `stop` is cancelled no connection is accepted, each
 //! open one ends after its request in flight, and this returns when all have ended.
 
 use std::time::Duration;

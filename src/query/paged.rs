@@ -517,7 +517,10 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
             let forward = (meta.has_more && meta.count > 0)
                 .then(|| format!("newer ones follow: continue with after_cursor={}", meta.cursor));
             match (gone, forward) {
-                (Some(gone), forward) => parts.extend([Some(gone), forward].into_iter().flatten()),
+                (Some(gone), forward) => {
+                    parts.push(gone);
+                    parts.extend(forward);
+                }
                 (None, Some(forward)) => parts.push(format!("no older entries; {forward}")),
                 (None, None) => {}
             }
