@@ -38,18 +38,17 @@ async fn post_acked(
     Ok(Acked { kind, first_id, last_id, markers })
 }
 
-/// Fills the disk through ingest; checks the refusal, that reads go on and nothing is damaged;
-/// calls `make_room`; checks that ingest resumes and that everything survives a restart.
-async fn fill_refuse_and_recover(db: &Path, server: Server, make_room: impl FnOnce(&Server), what: &str) {
+/// Ingests until the disk refuses: what was acknowledged, and the refusal.
+async fn fill(server: &Server, what: &str) -> (Vec<Acked>, (u16, Value)) {
     let mut acked = Vec::new();
     let baseline: Vec<String> = (0..50).map(|i| format!("{what}-base-{i}")).collect();
     let entries: Vec<Value> = baseline.iter().map(|m| marked_entry("logs", m, 1, 100)).collect();
-    acked.push(post_acked(&server, "logs", baseline, &json!({ "entries": entries })).await.unwrap());
+    acked.push(post_acked(server, "logs", baseline, &json!({ "entries": entries })).await.unwrap());
 
     let mut refusal = None;
     for batch in 0..1000 {
         let (markers, body) = bodies(&format!("{what}-fill-{batch}"), 20);
-        match post_acked(&server, "network_bodies", markers, &body).await {
+        match post_acked(server, "network_bodies", markers, &body).await {
             Ok(a) => acked.push(a),
             Err(e) => {
                 refusal = Some(e);
@@ -57,7 +56,13 @@ async fn fill_refuse_and_recover(db: &Path, server: Server, make_room: impl FnOn
             }
         }
     }
-    let (status, reply) = refusal.expect("the disk never filled up");
+    (acked, refusal.expect("the disk never filled up"))
+}
+
+/// Fills the disk through ingest; checks the refusal, that reads go on and nothing is damaged;
+/// calls `make_room`; checks that ingest resumes and that everything survives a restart.
+async fn fill_refuse_and_recover(db: &Path, server: Server, make_room: impl FnOnce(&Server), what: &str) {
+    let (mut acked, (status, reply)) = fill(&server, what).await;
     let stored_mib = (file_len(db) + file_len(&wal_path(db))) as f64 / common::MIB;
     assert_eq!(status, 507, "{what}: a full disk answers 507 Insufficient Storage: {reply}");
     let message = reply["error"].as_str().unwrap_or_default();
@@ -213,4 +218,35 @@ async fn a_file_size_limit_answers_507_keeps_what_was_stored_and_resumes_when_li
     let tmp = TempDb::new();
     let server = start_with_file_size_limit(&tmp.path, 16 << 20);
     fill_refuse_and_recover(&tmp.path, server, |s| lift_file_size_limit(s.pid()), "RLIMIT_FSIZE 16 MiB").await;
+}
+
+/// Stopped while the disk is still full: nothing acknowledged may be lost, and the stop is a
+/// clean one (exit 0) that says the WAL is folded in on the next start, not a database error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stopped_while_the_disk_is_full_it_exits_cleanly_and_loses_nothing() {
+    let tmp = TempDb::new();
+    let fs = match Tmpfs::mount(&tmp.dir.path().join("small"), "16m") {
+        Ok(fs) => fs,
+        Err(reason) => {
+            assert!(no_tmpfs_declared(), "cannot mount a 16 MiB tmpfs ({reason}; root: {})", is_root());
+            eprintln!("NOT RUN tmpfs stop-while-full test: GASOLINE_TEST_NO_TMPFS=1 and cannot mount ({reason})");
+            return;
+        }
+    };
+    let db = fs.0.join("gasoline.db");
+    let server = Server::start(&db, &["--capacity", "network_bodies=1000000"]);
+    let (acked, (status, reply)) = fill(&server, "full at stop").await;
+    assert_eq!(status, 507, "{reply}");
+    let (code, stopped) =
+        tokio::task::spawn_blocking(move || server.signal_and_log(libc::SIGTERM, Duration::from_secs(15)))
+            .await
+            .unwrap();
+    assert_eq!(code, Some(0), "a clean stop: {stopped}");
+    assert!(stopped.contains("next start") && !stopped.contains("database error"), "{stopped}");
+    fs.resize("64m");
+    let restarted = Server::start(&db, &[]);
+    assert_eq!(integrity(&db), "ok");
+    let (expected, found, problems) = verify_acked(&db, &acked);
+    assert_eq!(found, expected, "after the restart: {problems:?}");
+    drop(restarted);
 }

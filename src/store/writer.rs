@@ -367,15 +367,26 @@ fn incremental_vacuum(conn: &Connection, pages: i64) -> rusqlite::Result<()> {
 /// Folds the WAL into the database so the file is whole on its own. A reader of
 /// the file (a person's `tail`, an attached `gasoline mcp`, a second writer run by
 /// hand) may hold a lock: then waiting here would only delay exit, and the next
-/// writer to open the file checkpoints.
+/// writer to open the file checkpoints. So does it when the disk refuses the checkpoint's
+/// writes: every acknowledged entry is committed in the WAL already, so that is no failure.
 fn close(conn: &Connection) -> Result<(), StoreError> {
     let _ = conn.busy_timeout(Duration::from_millis(500));
     match conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())) {
+        Ok(()) => Ok(()),
         Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => {
             tracing::debug!("final checkpoint skipped: another connection holds the database");
             Ok(())
         }
-        other => Ok(other?),
+        Err(e) => match StoreError::classify(e) {
+            StoreError::DiskFull(why) => {
+                tracing::warn!(
+                    "the WAL was not folded into the database ({why}): what was stored is kept in the WAL, and \
+                     the next start folds it in"
+                );
+                Ok(())
+            }
+            other => Err(other),
+        },
     }
 }
 

@@ -412,6 +412,19 @@ impl Server {
         (code, start.elapsed())
     }
 
+    /// Sends `sig`, waits (at most `timeout`) and returns the exit code and everything the
+    /// process wrote to stderr, its last line included.
+    pub fn signal_and_log(mut self, sig: i32, timeout: Duration) -> (Option<i32>, String) {
+        signal(self.child.id(), sig);
+        let code = wait_exit(&mut self.child, timeout);
+        let said = |log: &str| log.contains("stopped cleanly") || log.contains("gasoline: ");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !said(&self.log()) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        (code, self.log())
+    }
+
     /// Waits for the process to exit by itself (killed after `timeout`); returns its exit code.
     pub fn wait(mut self, timeout: Duration) -> Option<i32> {
         wait_exit(&mut self.child, timeout)
