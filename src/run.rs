@@ -3,7 +3,8 @@
 //! commit, checkpoint the WAL, exit.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::{ServerHandler, ServiceExt};
@@ -14,7 +15,7 @@ use crate::attach::Attached;
 use crate::cli::{PairArgs, ServeArgs, default_db_path};
 use crate::ingest::Limits;
 use crate::mcp::GasolineMcp;
-use crate::store::{OpenOptions, Store, StoreError, sql};
+use crate::store::{OpenOptions, ServeLock, Store, StoreError, serve_lock, sql};
 use crate::viewer::Address;
 
 /// How long in-flight HTTP requests get to finish at shutdown.
@@ -53,12 +54,13 @@ fn store_options(args: &ServeArgs) -> OpenOptions {
     }
 }
 
-/// Opens the store named by the arguments (creating the default directory) to write it,
-/// and records the extension given by `--extension-id` as the paired one.
-async fn open_store(args: &ServeArgs) -> Result<Store, RunError> {
-    let store = open_path(args.db.as_deref(), &store_options(args))?;
+/// Opens the store at `path` to write it, as its one server (the lock says so to other
+/// processes, with `port`), and records the extension given by `--extension-id` as the paired one.
+async fn open_store(args: &ServeArgs, path: &Path, port: Option<u16>) -> Result<(Store, ServeLock), RunError> {
+    let lock = ServeLock::acquire(path, port)?;
+    let store = open_path(path, &store_options(args))?;
     pair_from_args(&store, args).await?;
-    Ok(store)
+    Ok((store, lock))
 }
 
 async fn pair_from_args(store: &Store, args: &ServeArgs) -> Result<(), RunError> {
@@ -69,10 +71,9 @@ async fn pair_from_args(store: &Store, args: &ServeArgs) -> Result<(), RunError>
     Ok(())
 }
 
-fn open_path(db: Option<&std::path::Path>, options: &OpenOptions) -> Result<Store, RunError> {
-    let path = db_path(db)?;
+fn open_path(path: &Path, options: &OpenOptions) -> Result<Store, RunError> {
     tracing::info!("database: {}", path.display());
-    Ok(Store::open(&path, options)?)
+    Ok(Store::open(path, options)?)
 }
 
 /// The database file of `--db`, or the default one (its directory created), made absolute.
@@ -161,7 +162,10 @@ pub async fn serve(args: ServeArgs) -> Result<(), RunError> {
     cancel_on_signal(stop.clone())?;
     // The port first: a port in use is said before any database file is made.
     let listener = bind(args.port).await.map_err(|e| port_error(args.port, e))?;
-    let store = open_store(&args).await?;
+    let port = listener.local_addr().map_err(RunError::Http)?.port();
+    let path = db_path(args.db.as_deref())?;
+    // Held until the store is closed: no other gasoline writes the file meanwhile.
+    let (store, _lock) = open_store(&args, &path, Some(port)).await?;
     serve_http(listener, store.clone(), &args, stop, &Address::default()).await?;
     close(&store).await
 }
@@ -174,43 +178,64 @@ fn port_error(port: u16, source: std::io::Error) -> RunError {
     }
 }
 
+/// What a `gasoline mcp` is to its database file.
+enum Role {
+    /// It writes the file, and holds the lock that says so.
+    Writer(Store, ServeLock),
+    /// Another gasoline serves the file (on `owner`, when it has a port): this process reads it.
+    Reader { store: Store, owner: Option<u16> },
+}
+
+/// The lock of a process that writes its file, once it has one (`mcp` may get it late).
+type Lock = Arc<Mutex<Option<ServeLock>>>;
+
 /// `gasoline mcp`: MCP on stdio, and HTTP ingest when the port is free. When another
-/// gasoline holds the port and writes the same file, this process attaches to it: it
-/// reads the file (`Store::open_reader`), sends its writes to that gasoline
-/// (`crate::attach`), and becomes the writer if it takes the port over.
+/// gasoline serves the same file (on this port, or on another one: the file's lock names it),
+/// this process attaches to it: it reads the file (`Store::open_reader`), sends its writes to
+/// that gasoline (`crate::attach`), and becomes the writer once it has gone.
 pub async fn mcp(args: ServeArgs) -> Result<(), RunError> {
     let stop = CancellationToken::new();
     cancel_on_signal(stop.clone())?;
     // Observe answers link to the viewer once one shows this file: ours, or the owner's.
     let viewer = Address::default();
-    let (store, http, owner) = match bind(args.port).await {
+    let path = db_path(args.db.as_deref())?;
+    let (role, listener) = match bind(args.port).await {
         Ok(listener) => {
-            let store = open_store(&args).await?;
-            // Set before the first MCP call can come; serve_http sets it again.
-            if let Ok(address) = listener.local_addr() {
-                viewer.set(address.port());
-            }
-            let (store, args, stop, viewer) = (store.clone(), args.clone(), stop.clone(), viewer.clone());
-            (store.clone(), tokio::spawn(async move { serve_http(listener, store, &args, stop, &viewer).await }), None)
+            let port = listener.local_addr().map_err(RunError::Http)?.port();
+            (open_or_attach(&args, &path, Some(port)).await?, Some(listener))
         }
-        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
-            let path = db_path(args.db.as_deref())?;
-            let owner = announce_attach(args.port, &path).await;
-            let store = if let Some(port) = owner {
-                // The owner writes this file and serves its viewer.
-                viewer.set(port);
-                tracing::info!("database: {} (read only)", path.display());
-                if args.extension_id.is_some() || !args.capacities.is_empty() {
-                    tracing::info!("--extension-id and --capacity apply if this process takes the port over");
-                }
-                Store::open_reader(&path, &store_options(&args))?
-            } else {
-                open_store(&args).await?
-            };
-            let (store, args, stop, viewer) = (store.clone(), args.clone(), stop.clone(), viewer.clone());
-            (store.clone(), tokio::spawn(async move { take_over_when_free(store, &args, stop, &viewer).await }), owner)
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => match announce_attach(args.port, &path).await {
+            Some(port) => (attach(&args, &path, Some(port))?, None),
+            None => (open_or_attach(&args, &path, None).await?, None),
+        },
         Err(e) => return Err(port_error(args.port, e)),
+    };
+    let lock: Lock = Arc::default();
+    let (store, owner) = match role {
+        Role::Writer(store, held) => {
+            *lock.lock().unwrap_or_else(PoisonError::into_inner) = Some(held);
+            (store, None)
+        }
+        Role::Reader { store, owner } => {
+            if let Some(port) = owner {
+                viewer.set(port);
+            }
+            (store, owner)
+        }
+    };
+    let http = {
+        let (store, args, stop, viewer, lock) =
+            (store.clone(), args.clone(), stop.clone(), viewer.clone(), lock.clone());
+        match listener.filter(|_| store.is_writer()) {
+            Some(listener) => {
+                // Set before the first MCP call can come; serve_http sets it again.
+                if let Ok(address) = listener.local_addr() {
+                    viewer.set(address.port());
+                }
+                tokio::spawn(async move { serve_http(listener, store, &args, stop, &viewer).await })
+            }
+            None => tokio::spawn(async move { take_over_when_free(store, &args, stop, &viewer, &lock).await }),
+        }
     };
     let outcome = match owner {
         Some(port) => {
@@ -225,17 +250,45 @@ pub async fn mcp(args: ServeArgs) -> Result<(), RunError> {
         Err(e) => tracing::warn!("HTTP task failed: {e}"),
     }
     close(&store).await?;
+    drop(lock);
     outcome
 }
 
-/// Attached to another process's port: tries to bind it every [`TAKE_OVER_EVERY`],
-/// and once that process has let go, writes the file (migrated, `--capacity` and
+/// Writes the file when no other gasoline serves it; reads it beside the one that does.
+async fn open_or_attach(args: &ServeArgs, path: &Path, port: Option<u16>) -> Result<Role, RunError> {
+    match open_store(args, path, port).await {
+        Ok((store, lock)) => Ok(Role::Writer(store, lock)),
+        Err(RunError::Store(StoreError::Served { holder, .. })) => {
+            tracing::warn!(
+                "{} is served by another gasoline ({holder}): this process serves MCP from it as a reader \
+                 (configure changes go to that gasoline), and writes it once that gasoline stops",
+                path.display()
+            );
+            attach(args, path, holder.port)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Reads the file another gasoline writes (the one on `owner`, when it has a port).
+fn attach(args: &ServeArgs, path: &Path, owner: Option<u16>) -> Result<Role, RunError> {
+    tracing::info!("database: {} (read only)", path.display());
+    if args.extension_id.is_some() || !args.capacities.is_empty() {
+        tracing::info!("--extension-id and --capacity apply if this process takes over writing the file");
+    }
+    Ok(Role::Reader { store: Store::open_reader(path, &store_options(args))?, owner })
+}
+
+/// Without the port, or without the file: tries every [`TAKE_OVER_EVERY`] to bind the port
+/// and, unless this process writes the file already, to take its lock; once both are free
+/// (the gasoline that had them has gone), writes the file (migrated, `--capacity` and
 /// `--extension-id` applied) and ingests here (the extension's next retry lands).
 async fn take_over_when_free(
     store: Store,
     args: &ServeArgs,
     stop: CancellationToken,
     viewer: &Address,
+    lock: &Lock,
 ) -> Result<(), RunError> {
     let port = args.port;
     loop {
@@ -243,24 +296,41 @@ async fn take_over_when_free(
             () = stop.cancelled() => return Ok(()),
             () = tokio::time::sleep(TAKE_OVER_EVERY) => {}
         }
-        match bind(port).await {
-            Ok(listener) => {
-                tracing::warn!(
-                    "port {port} is free again: this process takes over ingest from the gasoline that held it"
-                );
-                if !store.is_writer() {
-                    let (writer, options) = (store.clone(), store_options(args));
-                    tokio::task::spawn_blocking(move || writer.become_writer(&options))
-                        .await
-                        .map_err(|e| StoreError::Invalid(format!("opening the database to write failed: {e}")))??;
-                    pair_from_args(&store, args).await?;
-                    tracing::info!("this process now writes {}", store.path().display());
-                }
-                return serve_http(listener, store, args, stop, viewer).await;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {}
-            Err(e) => tracing::debug!("port {port} still unavailable: {e}"),
+        let writing = lock.lock().unwrap_or_else(PoisonError::into_inner).is_some();
+        if !writing && serve_lock::holder(store.path()).is_some() {
+            continue;
         }
+        let listener = match bind(port).await {
+            Ok(listener) => listener,
+            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => continue,
+            Err(e) => {
+                tracing::debug!("port {port} still unavailable: {e}");
+                continue;
+            }
+        };
+        let bound = listener.local_addr().map_err(RunError::Http)?.port();
+        {
+            let mut held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+            match held.as_mut() {
+                Some(mine) => mine.announce(bound),
+                None => match ServeLock::acquire(store.path(), Some(bound)) {
+                    Ok(mine) => *held = Some(mine),
+                    // Another process took the file first: keep reading beside it.
+                    Err(StoreError::Served { .. }) => continue,
+                    Err(e) => return Err(e.into()),
+                },
+            }
+        }
+        tracing::warn!("port {port} is free again: this process takes over ingest from the gasoline that held it");
+        if !store.is_writer() {
+            let (writer, options) = (store.clone(), store_options(args));
+            tokio::task::spawn_blocking(move || writer.become_writer(&options))
+                .await
+                .map_err(|e| StoreError::Invalid(format!("opening the database to write failed: {e}")))??;
+            pair_from_args(&store, args).await?;
+            tracing::info!("this process now writes {}", store.path().display());
+        }
+        return serve_http(listener, store, args, stop, viewer).await;
     }
 }
 
@@ -280,7 +350,7 @@ pub async fn pair(args: PairArgs) -> Result<(), RunError> {
         };
         return crate::commands::say(&said).map_err(RunError::Stdout);
     }
-    let store = open_path(Some(&path), &OpenOptions::default())?;
+    let store = open_path(&path, &OpenOptions::default())?;
     let paired = store.read(sql::paired_extension).await?;
     let said = {
         store.set_setting(sql::EXTENSION_ID, None).await?;

@@ -188,3 +188,52 @@ async fn an_attached_mcp_reads_and_its_writes_go_to_the_owner_until_it_takes_ove
     let (code, _, log) = mcp.close_stdin_and_wait(Duration::from_secs(15));
     assert_eq!(code, Some(0), "{log}");
 }
+
+/// Two servers on one file would each ingest, trim and checkpoint it with their own capture
+/// scope: a second `serve` on the same file, on another port, is refused and names the first;
+/// a `gasoline mcp` on another port finds the first through the file's lock, reads beside it
+/// and sends its changes there, and writes the file once the first has stopped.
+#[tokio::test]
+async fn one_server_per_file_whatever_the_port() {
+    let db = TempDb::new();
+    let first = Server::start(&db.path, &[]);
+    first.ingest("logs", logs(4, 0, Some(1))).await;
+
+    let (code, log) = common::run_to_exit(common::command("serve", &db.path, 0, &[]), Duration::from_secs(20));
+    assert_eq!(code, Some(1), "{log}");
+    let said = format!("already served by another gasoline (pid {}, http://127.0.0.1:{})", first.pid(), first.port);
+    assert!(log.contains(&said), "names the server of the file: {log}");
+    assert!(!log.contains("listening"), "{log}");
+    // The person's commands find it too, whatever port they are told.
+    let status = std::process::Command::new(common::BIN)
+        .args(["status", "--json", "--port", "1", "--db"])
+        .arg(&db.path)
+        .output()
+        .expect("gasoline status");
+    let status: Value = serde_json::from_slice(&status.stdout).expect("status JSON");
+    assert_eq!(status["server"]["port"], first.port, "{status}");
+
+    let mut mcp = McpProc::start(&db.path, 0, &[]);
+    assert!(mcp.log().contains("as a reader"), "{}", mcp.log());
+    let modes = access_modes(mcp.pid(), &db.path);
+    assert!(!modes.is_empty() && modes.iter().all(|m| *m == libc::O_RDONLY), "read-only: {modes:?}");
+    assert_eq!(mcp.call("observe", json!({"what": "logs"}))["total"], 4);
+    let cleared = mcp.call("configure", json!({"action": "clear", "what": "logs"}));
+    assert_eq!(cleared["cleared"], 4, "cleared by the first server: {cleared}");
+    first.ingest("logs", logs(2, 0, Some(1))).await;
+
+    assert_eq!(first.stop(), Some(0));
+    let port = mcp.http_port().expect("the mcp takes over and listens");
+    let status = reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{port}/events/logs"))
+        .json(&json!({"entries": logs(3, 0, Some(3))}))
+        .send()
+        .await
+        .expect("POST to the new server")
+        .status();
+    assert_eq!(status, 200);
+    assert!(access_modes(mcp.pid(), &db.path).contains(&libc::O_RDWR), "it writes the file now");
+    assert_eq!(mcp.call("observe", json!({"what": "logs"}))["total"], 5, "2 after the clear, then 3");
+    let (code, _, log) = mcp.close_stdin_and_wait(Duration::from_secs(15));
+    assert_eq!(code, Some(0), "{log}");
+}

@@ -19,7 +19,7 @@ pub async fn clear(args: ClearArgs) -> Result<(), CommandError> {
         return Err(StoreError::NotFound(path).into());
     }
     let what = args.what;
-    let (cleared, how) = match server::find(args.port.port, &path).await {
+    let (cleared, how) = match server::serving(args.port.port, &path).await {
         Some(running) if running.same_db => {
             (through_server(&running, what).await?, format!("through the server on port {}", running.port))
         }

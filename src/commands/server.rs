@@ -32,6 +32,24 @@ pub async fn find(port: u16, db: &Path) -> Option<Running> {
     })
 }
 
+/// The gasoline that serves `db`: the one on `port` when it writes `db`, else the one the
+/// file's lock names (a server started with another `--port`), else whatever answers on `port`
+/// (a gasoline that writes another file, for the caller to say so).
+pub async fn serving(port: u16, db: &Path) -> Option<Running> {
+    let on_port = find(port, db).await;
+    if on_port.as_ref().is_some_and(|r| r.same_db) {
+        return on_port;
+    }
+    let theirs = crate::store::serve_lock::holder(db).and_then(|h| h.port).filter(|p| *p != port);
+    match theirs {
+        Some(p) => match find(p, db).await {
+            Some(found) if found.same_db => Some(found),
+            _ => on_port,
+        },
+        None => on_port,
+    }
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,

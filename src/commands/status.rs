@@ -46,7 +46,7 @@ struct Status {
 pub async fn status(args: StatusArgs) -> Result<(), CommandError> {
     let path = db_path(&args.db)?;
     let conn = open_reader(&path)?;
-    let server = server::find(args.port.port, &path).await;
+    let server = server::serving(args.port.port, &path).await;
     let status = read(&conn, &path, server)?;
     let text = if args.json {
         format!("{}\n", crate::printable::json(&json!(status).to_string()))

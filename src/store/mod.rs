@@ -10,6 +10,7 @@ pub mod batch_keys;
 mod checkpointer;
 pub mod marks;
 mod open;
+pub mod serve_lock;
 pub mod sql;
 mod writer;
 
@@ -25,6 +26,7 @@ use crate::ingest::{Row, TabInfo, Vitals};
 use crate::kind::Kind;
 pub use batch_keys::{BatchKey, Outcome};
 pub use open::{OpenOptions, create_private_dir, file_bytes, is_sqlite_file, open_read_only};
+pub use serve_lock::{Holder, ServeLock};
 pub use sql::{Inserted, KindStats};
 pub use writer::Admission;
 
@@ -53,6 +55,10 @@ pub enum StoreError {
     Busy,
     #[error("the database is locked by another program ({0}; an open sqlite3 transaction?)")]
     Locked(String),
+    #[error(
+        "{} is already served by another gasoline ({holder}); stop it, or pass another --db path", db.display()
+    )]
+    Served { db: PathBuf, holder: serve_lock::Holder },
     #[error("this process only reads the database: the gasoline that holds the port writes it")]
     NotWriter,
     #[error("the store is shutting down")]

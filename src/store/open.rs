@@ -85,14 +85,7 @@ pub(super) fn open_readers(path: &Path, options: &OpenOptions) -> Result<Pool, S
 /// The write connection: created if need be, pragmas set, migrated, capacities applied,
 /// free pages given back.
 pub(super) fn open_writer(path: &Path, options: &OpenOptions) -> Result<Connection, StoreError> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {
-        return Err(StoreError::MissingDirectory(dir.to_path_buf()));
-    }
-    if path.is_dir() {
-        return Err(a_directory(path));
-    }
-    // Nothing of a file that is not gasoline's is changed (its mode, its journal): vetted first.
-    vet_existing(path)?;
+    vet_path(path)?;
     create_private_file(path);
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| classify_open(e, path))?;
@@ -132,6 +125,19 @@ pub(super) fn open_writer(path: &Path, options: &OpenOptions) -> Result<Connecti
     }
     give_back_free_pages(&conn)?;
     Ok(conn)
+}
+
+/// Refuses, before anything is made or changed, a `path` that cannot become or be a gasoline
+/// store: a directory missing or named instead of a file, or a file that is not gasoline's
+/// (its mode and journal are left alone).
+pub(super) fn vet_path(path: &Path) -> Result<(), StoreError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {
+        return Err(StoreError::MissingDirectory(dir.to_path_buf()));
+    }
+    if path.is_dir() {
+        return Err(a_directory(path));
+    }
+    vet_existing(path)
 }
 
 /// `readers` pooled connections opened with `access` (read-write or read-only), each `query_only`.
