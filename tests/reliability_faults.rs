@@ -11,7 +11,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -214,7 +214,12 @@ async fn a_read_only_file_or_directory_is_refused_and_left_alone() {
         };
         for mode in ["serve", "mcp"] {
             let line = refused(mode, &db.path, "read-only");
-            assert!(line.contains(&db.path.display().to_string()), "{line}");
+            // The one that is read-only is named: the file, or the directory it is in.
+            assert!(line.starts_with(&format!("gasoline: {} is read-only", target.display())), "{line}");
+            for suffix in ["-wal", "-shm"] {
+                let beside = PathBuf::from(format!("{}{suffix}", db.path.display()));
+                assert!(!beside.exists(), "{mode} left {} beside the read-only store", beside.display());
+            }
         }
         drop(guard);
         restore_mode(&target);

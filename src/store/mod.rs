@@ -49,6 +49,11 @@ pub enum StoreError {
     NewerSchema { path: PathBuf, found: i64, known: i64 },
     #[error("{0} is read-only; gasoline needs to write to it (check permissions, or pass another --db path)")]
     ReadOnly(PathBuf),
+    #[error(
+        "{0} is read-only; gasoline writes the database's WAL and lock files beside it (check permissions, or pass \
+         another --db path)"
+    )]
+    ReadOnlyDirectory(PathBuf),
     #[error("the disk is full: {0}")]
     DiskFull(String),
     #[error("the writer is busy; retry shortly")]

@@ -194,6 +194,10 @@ fn vet_existing(path: &Path) -> Result<(), StoreError> {
             "it is not a regular file; --db names the database file".into(),
         ));
     }
+    // Said before SQLite opens it: a read-only open would leave `-wal` and `-shm` files beside it.
+    if !may_write(path) {
+        return Err(StoreError::ReadOnly(path.to_path_buf()));
+    }
     if meta.len() == 0 {
         return Ok(());
     }
@@ -289,11 +293,23 @@ fn give_back_free_pages(conn: &Connection) -> Result<(), StoreError> {
 fn classify_open(e: rusqlite::Error, path: &Path) -> StoreError {
     match e.sqlite_error_code() {
         Some(ErrorCode::NotADatabase) => StoreError::NotSqlite(path.to_path_buf()),
+        // A file that may be written in a directory that may not: SQLite could not make its `-wal`
+        // and `-shm` files there.
+        Some(ErrorCode::ReadOnly) | Some(ErrorCode::CannotOpen) if path.is_file() && may_write(path) => {
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            StoreError::ReadOnlyDirectory(dir.to_path_buf())
+        }
         Some(ErrorCode::ReadOnly) | Some(ErrorCode::CannotOpen) if path.exists() => {
             StoreError::ReadOnly(path.to_path_buf())
         }
         _ => StoreError::Sqlite(e),
     }
+}
+
+/// Whether this process may write the regular file at `path`: asked by opening it to write,
+/// which changes nothing (its mode, an immutable attribute, a read-only mount all answer).
+fn may_write(path: &Path) -> bool {
+    std::fs::OpenOptions::new().write(true).open(path).is_ok()
 }
 
 /// Refuses a database migrated by a newer build rather than guessing at its schema.

@@ -65,7 +65,7 @@ impl ServeLock {
         let mut file = options.open(&path).map_err(|e| match e.kind() {
             // The directory: a file there could not be written either.
             std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem if !path.exists() => {
-                StoreError::ReadOnly(
+                StoreError::ReadOnlyDirectory(
                     path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).into(),
                 )
             }
