@@ -165,11 +165,11 @@ fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_full_filesystem_answers_507_keeps_what_was_stored_and_resumes_when_space_returns() {
-    let tmp = TempDb::new();
-    let fs = match Tmpfs::mount(&tmp.dir.path().join("small"), "16m") {
-        Ok(fs) => fs,
+/// A 16 MiB tmpfs in `tmp`'s directory, or None where this machine says it cannot mount one
+/// (the `test` is then not run, and says so).
+fn small_tmpfs(tmp: &TempDb, test: &str) -> Option<Tmpfs> {
+    match Tmpfs::mount(&tmp.dir.path().join("small"), "16m") {
+        Ok(fs) => Some(fs),
         Err(reason) => {
             // Mounting needs root (CAP_SYS_ADMIN). A machine that cannot must say so; otherwise this fails.
             assert!(
@@ -178,10 +178,16 @@ async fn a_full_filesystem_answers_507_keeps_what_was_stored_and_resumes_when_sp
                  GASOLINE_TEST_NO_TMPFS=1 to say this machine cannot (RELIABILITY.md)",
                 is_root()
             );
-            eprintln!("NOT RUN tmpfs disk-full test: GASOLINE_TEST_NO_TMPFS=1 and cannot mount ({reason})");
-            return;
+            eprintln!("NOT RUN tmpfs {test} test: GASOLINE_TEST_NO_TMPFS=1 and cannot mount ({reason})");
+            None
         }
-    };
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_filesystem_answers_507_keeps_what_was_stored_and_resumes_when_space_returns() {
+    let tmp = TempDb::new();
+    let Some(fs) = small_tmpfs(&tmp, "disk-full") else { return };
     let db = fs.0.join("gasoline.db");
     let server = Server::start(&db, &["--capacity", "network_bodies=1000000"]);
     fill_refuse_and_recover(&db, server, |_| fs.resize("64m"), "tmpfs 16 MiB").await;
@@ -225,14 +231,7 @@ async fn a_file_size_limit_answers_507_keeps_what_was_stored_and_resumes_when_li
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stopped_while_the_disk_is_full_it_exits_cleanly_and_loses_nothing() {
     let tmp = TempDb::new();
-    let fs = match Tmpfs::mount(&tmp.dir.path().join("small"), "16m") {
-        Ok(fs) => fs,
-        Err(reason) => {
-            assert!(no_tmpfs_declared(), "cannot mount a 16 MiB tmpfs ({reason}; root: {})", is_root());
-            eprintln!("NOT RUN tmpfs stop-while-full test: GASOLINE_TEST_NO_TMPFS=1 and cannot mount ({reason})");
-            return;
-        }
-    };
+    let Some(fs) = small_tmpfs(&tmp, "stop-while-full") else { return };
     let db = fs.0.join("gasoline.db");
     let server = Server::start(&db, &["--capacity", "network_bodies=1000000"]);
     let (acked, (status, reply)) = fill(&server, "full at stop").await;
