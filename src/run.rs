@@ -234,7 +234,11 @@ pub async fn mcp(args: ServeArgs) -> Result<(), RunError> {
                 }
                 tokio::spawn(async move { serve_http(listener, store, &args, stop, &viewer).await })
             }
-            None => tokio::spawn(async move { take_over_when_free(store, &args, stop, &viewer, &lock).await }),
+            // The port the extension sends to: the owner's, when this process reads beside one.
+            None => {
+                let port = owner.unwrap_or(args.port);
+                tokio::spawn(async move { take_over_when_free(store, &args, port, stop, &viewer, &lock).await })
+            }
         }
     };
     let outcome = match owner {
@@ -279,18 +283,19 @@ fn attach(args: &ServeArgs, path: &Path, owner: Option<u16>) -> Result<Role, Run
     Ok(Role::Reader { store: Store::open_reader(path, &store_options(args))?, owner })
 }
 
-/// Without the port, or without the file: tries every [`TAKE_OVER_EVERY`] to bind the port
-/// and, unless this process writes the file already, to take its lock; once both are free
-/// (the gasoline that had them has gone), writes the file (migrated, `--capacity` and
-/// `--extension-id` applied) and ingests here (the extension's next retry lands).
+/// Without the port, or without the file: tries every [`TAKE_OVER_EVERY`] to bind `port` (the
+/// one the gasoline that serves the file listens on, else `--port`) and, unless this process
+/// writes the file already, to take its lock; once both are free (the gasoline that had them
+/// has gone), writes the file (migrated, `--capacity` and `--extension-id` applied) and
+/// ingests on that port (the extension's next retry lands).
 async fn take_over_when_free(
     store: Store,
     args: &ServeArgs,
+    port: u16,
     stop: CancellationToken,
     viewer: &Address,
     lock: &Lock,
 ) -> Result<(), RunError> {
-    let port = args.port;
     loop {
         tokio::select! {
             () = stop.cancelled() => return Ok(()),

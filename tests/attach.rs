@@ -204,6 +204,17 @@ async fn one_server_per_file_whatever_the_port() {
     let said = format!("already served by another gasoline (pid {}, http://127.0.0.1:{})", first.pid(), first.port);
     assert!(log.contains(&said), "names the server of the file: {log}");
     assert!(!log.contains("listening"), "{log}");
+    // Nor through another name of the file: a symlink shares its lock; a hard link would have a
+    // WAL of its own, and is refused whatever serves the file.
+    let symlink = db.dir.path().join("symlink.db");
+    std::os::unix::fs::symlink(&db.path, &symlink).unwrap();
+    let (code, log) = common::run_to_exit(common::command("serve", &symlink, 0, &[]), Duration::from_secs(20));
+    assert!(code == Some(1) && log.contains(&said), "{log}");
+    let hard_link = db.dir.path().join("hard.db");
+    std::fs::hard_link(&db.path, &hard_link).unwrap();
+    let (code, log) = common::run_to_exit(common::command("serve", &hard_link, 0, &[]), Duration::from_secs(20));
+    assert!(code == Some(1) && log.contains("has 2 hard links"), "{log}");
+    std::fs::remove_file(&hard_link).unwrap();
     // The person's commands find it too, whatever port they are told.
     let status = std::process::Command::new(common::BIN)
         .args(["status", "--json", "--port", "1", "--db"])
@@ -222,8 +233,10 @@ async fn one_server_per_file_whatever_the_port() {
     assert_eq!(cleared["cleared"], 4, "cleared by the first server: {cleared}");
     first.ingest("logs", logs(2, 0, Some(1))).await;
 
+    // It takes over the first's port, where the extension sends.
+    let port = first.port;
     assert_eq!(first.stop(), Some(0));
-    let port = mcp.http_port().expect("the mcp takes over and listens");
+    assert_eq!(mcp.http_port(), Some(port), "the mcp listens on the first's port: {}", mcp.log());
     let status = reqwest::Client::new()
         .post(format!("http://127.0.0.1:{port}/events/logs"))
         .json(&json!({"entries": logs(3, 0, Some(3))}))

@@ -54,6 +54,11 @@ pub enum StoreError {
          another --db path)"
     )]
     ReadOnlyDirectory(PathBuf),
+    #[error(
+        "{} has {links} hard links; SQLite keeps a WAL for each name of a file, so writing it through two names \
+         loses data: remove the other links (or copy the file) and pass one path", path.display()
+    )]
+    HardLinked { path: PathBuf, links: u64 },
     #[error("the disk is full: {0}")]
     DiskFull(String),
     #[error("the writer is busy; retry shortly")]

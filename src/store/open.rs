@@ -194,6 +194,12 @@ fn vet_existing(path: &Path) -> Result<(), StoreError> {
             "it is not a regular file; --db names the database file".into(),
         ));
     }
+    // SQLite keeps a WAL per name of a file: written through two hard links, what one name's WAL
+    // holds is lost to the other (sqlite.org/howtocorrupt.html, 2.5).
+    #[cfg(unix)]
+    if let links @ 2.. = std::os::unix::fs::MetadataExt::nlink(&meta) {
+        return Err(StoreError::HardLinked { path: path.to_path_buf(), links });
+    }
     // Said before SQLite opens it: a read-only open would leave `-wal` and `-shm` files beside it.
     if !may_write(path) {
         return Err(StoreError::ReadOnly(path.to_path_buf()));

@@ -47,9 +47,21 @@ pub struct ServeLock {
 const TRIES: u32 = 5;
 const TRY_EVERY: Duration = Duration::from_millis(40);
 
-/// The lock file of the database `db`.
+/// The lock file of the database `db`, named after the file `db` reaches through symlinks (as
+/// SQLite names its `-wal` and `-shm`), so that every name of one file has one lock.
 pub fn path_of(db: &Path) -> PathBuf {
-    super::open::beside(db, "-server")
+    super::open::beside(&real_path(db), "-server")
+}
+
+/// `db` with every symlink resolved: the file's own, or, for a file not made yet, its directory's.
+fn real_path(db: &Path) -> PathBuf {
+    if let Ok(real) = db.canonicalize() {
+        return real;
+    }
+    match (db.parent().map(|d| if d.as_os_str().is_empty() { Path::new(".") } else { d }), db.file_name()) {
+        (Some(dir), Some(name)) => dir.canonicalize().map_or_else(|_| db.to_path_buf(), |d| d.join(name)),
+        _ => db.to_path_buf(),
+    }
 }
 
 impl ServeLock {
@@ -154,6 +166,19 @@ mod tests {
         let second = ServeLock::acquire(&db, Some(7892)).unwrap();
         assert_eq!(holder(&db).and_then(|h| h.port), Some(7892));
         drop(second);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_to_the_database_shares_its_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("g.db");
+        std::fs::write(&db, b"").unwrap();
+        let link = dir.path().join("link.db");
+        std::os::unix::fs::symlink(&db, &link).unwrap();
+        let _lock = ServeLock::acquire(&db, Some(1)).unwrap();
+        assert!(matches!(ServeLock::acquire(&link, Some(2)), Err(StoreError::Served { .. })));
+        assert_eq!(holder(&link).and_then(|h| h.port), Some(1));
     }
 
     #[cfg(unix)]
