@@ -240,10 +240,7 @@ fn parse_capacity(s: &str) -> Result<(&'static Kind, i64), String> {
     let (name, n) = s.split_once('=').ok_or_else(|| format!("expected KIND=N, got \"{s}\""))?;
     let kind = kind::named(name.trim(), &[]).map_err(|e| e.to_string())?;
     let n: i64 = n.trim().parse().map_err(|_| format!("capacity must be a whole number, got \"{n}\""))?;
-    if n < 1 {
-        return Err(format!("capacity must be at least 1, got {n}"));
-    }
-    Ok((kind, n))
+    Ok((kind, kind::check_capacity(n)?))
 }
 
 /// `gasoline.db` in the platform data directory (e.g. ~/.local/share/gasoline/).

@@ -491,7 +491,10 @@ async fn configure_capacity_clear_and_status() {
         (json!({}), "`action` is required"),
         (json!({"action": "clear"}), "clear needs `what`"),
         (json!({"action": "capacity", "what": "cookies"}), "unknown kind"),
-        (json!({"action": "capacity", "what": "logs", "capacity": 0}), "at least 1"),
+        (json!({"action": "capacity", "what": "logs", "capacity": 0}), "from 1 to 1000000"),
+        // A ring stays a bound on the file: an agent's typo does not lift it.
+        (json!({"action": "capacity", "what": "logs", "capacity": 1_000_001}), "from 1 to 1000000, got 1000001"),
+        (json!({"action": "capacity", "what": "logs", "capacity": 1e15}), "from 1 to 1000000"),
         (json!({"action": "capacity", "what": "logs", "capacity": "big"}), "capacity must be an integer"),
         (json!({"action": "track_tab", "tabId": "x"}), "tabId must be an integer or null"),
         (json!({"action": "status", "what": "logs"}), "does not apply"),

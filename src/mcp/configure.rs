@@ -58,8 +58,9 @@ pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, Quer
             if let Some(v) = args.get("capacity").filter(|v| !v.is_null()) {
                 let capacity = v
                     .as_i64()
-                    .filter(|c| *c >= 1)
-                    .ok_or_else(|| invalid(format!("capacity must be an integer of at least 1, got {v}")))?;
+                    .ok_or_else(|| format!("capacity must be an integer from 1 to {}, got {v}", kind::MAX_CAPACITY))
+                    .and_then(kind::check_capacity)
+                    .map_err(invalid)?;
                 store.set_capacity(kind, capacity).await?;
             }
             let stats = store.read(move |conn| sql::kind_stats(conn, kind)).await?;

@@ -304,7 +304,7 @@ pub static CONFIGURE: [Arg; 6] = [
             "the new ring size (the ring is trimmed at once); leave out to read it",
         ),
         1,
-        None,
+        Some(kind::MAX_CAPACITY),
         None,
     ),
 ];

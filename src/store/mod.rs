@@ -242,9 +242,7 @@ impl Store {
 
     /// Sets a ring capacity and trims the ring to it at once.
     pub async fn set_capacity(&self, kind: &'static Kind, capacity: i64) -> Result<(), StoreError> {
-        if capacity < 1 {
-            return Err(StoreError::Invalid(format!("capacity must be at least 1, got {capacity}")));
-        }
+        let capacity = crate::kind::check_capacity(capacity).map_err(StoreError::Invalid)?;
         self.inner.writer.run(Admission::default(), move |conn| sql::set_capacity(conn, kind, capacity)).await
     }
 
