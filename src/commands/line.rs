@@ -95,9 +95,13 @@ fn request_severity(kind: &Kind, v: &Value) -> Severity {
 
 /// A request's duration as a person reads it: whole milliseconds, or, for a
 /// figure no real request takes (a page may send any number), a short exponent
-/// instead of 300 digits.
+/// instead of 300 digits. A negative one is unknown, as the HAR export counts it: not shown.
 fn duration(v: &Value) -> String {
-    v.get("duration").and_then(Value::as_f64).map(|d| format!(" {}ms", milliseconds(d))).unwrap_or_default()
+    v.get("duration")
+        .and_then(Value::as_f64)
+        .filter(|d| *d >= 0.0)
+        .map(|d| format!(" {}ms", milliseconds(d)))
+        .unwrap_or_default()
 }
 
 fn milliseconds(d: f64) -> String {
@@ -190,7 +194,7 @@ fn level_word(severity: Severity) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::milliseconds;
+    use super::{duration, milliseconds};
 
     #[test]
     fn a_duration_stays_short_whatever_the_page_sent() {
@@ -198,5 +202,12 @@ mod tests {
         assert_eq!(milliseconds(999_999_999.0), "999999999");
         assert_eq!(milliseconds(1e308), "1.000e308");
         assert_eq!(milliseconds(-2.5e12), "-2.500e12");
+    }
+
+    #[test]
+    fn a_negative_duration_is_unknown_and_not_shown() {
+        assert_eq!(duration(&serde_json::json!({"duration": 12.2})), " 12ms");
+        assert_eq!(duration(&serde_json::json!({"duration": -5})), "");
+        assert_eq!(duration(&serde_json::json!({"duration": 0})), " 0ms");
     }
 }
