@@ -168,6 +168,28 @@ async fn http_answers_malformed_messages_with_their_json_rpc_errors() {
     let answer = any.json(&json!({"jsonrpc": "2.0", "id": 16, "method": "ping"})).send().await.unwrap();
     assert_eq!(answer.status(), 200);
     assert_eq!(message_of(&answer.text().await.unwrap())["result"], json!({}));
+    // A GET opens the session's event stream: one that does not accept event streams is refused (406).
+    let get = |accept: &str| http.client.get(&http.url).header("mcp-session-id", &session).header("accept", accept);
+    for accept in ["application/json", "text/html, application/json;q=0.9"] {
+        let refused = get(accept).send().await.unwrap();
+        assert_eq!(refused.status(), 406, "Accept {accept}");
+    }
+    // Nor one that names no Accept at all (a raw request: HTTP clients add `*/*`).
+    let raw = format!(
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nmcp-session-id: {session}\r\nConnection: close\r\n\r\n",
+        server.port
+    );
+    let mut socket = std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    socket.write_all(raw.as_bytes()).unwrap();
+    let mut status_line = String::new();
+    BufReader::new(socket).read_line(&mut status_line).unwrap();
+    assert!(status_line.starts_with("HTTP/1.1 406"), "no Accept: {status_line}");
+    let stream = get("text/event-stream").send().await.unwrap();
+    assert_eq!(
+        (stream.status().as_u16(), stream.headers()["content-type"].to_str().unwrap()),
+        (200, "text/event-stream")
+    );
+    drop(stream);
     // Ending a session: 204 once, 404 for an ended or unknown one.
     assert_eq!(http.delete("no-such-session").await, 404);
     assert_eq!(http.delete(&session).await, 204);
