@@ -152,7 +152,8 @@ fn stall_writer(db: &std::path::Path, hold: Duration) -> std::thread::JoinHandle
 async fn ingest_beyond_the_writer_budget_gets_503_with_retry_after_and_loses_nothing() {
     const CLIENTS: usize = 24;
     let db = TempDb::new();
-    let server = Server::start(&db.path, &["--capacity", "logs=100000000"]);
+    // The largest ring: the ~100,000 logs offered are all kept.
+    let server = Server::start(&db.path, &["--capacity", "logs=1000000"]);
     server.ingest("logs", common::logs(1, 0, None)).await;
     let spec = LoadSpec { kinds: vec!["logs"], batch: (4000, 4000), pad: 2000, retry: true, ..LoadSpec::default() };
     let stall = stall_writer(&db.path, Duration::from_millis(3500));
