@@ -8,7 +8,9 @@ export const DEFAULTS = Object.freeze({
   serverUrl: "http://127.0.0.1:7890",
   capture: Object.freeze(Object.fromEntries(KINDS.map((k) => [k, true]))),
   redactHeaders: Object.freeze([]),
-  redactBodyKeys: Object.freeze(["password", "token", "secret"]),
+  // The person's extra keys only: the built-in ones (lib/secrets.js) always apply, so showing them
+  // here would suggest that deleting them turns them off.
+  redactBodyKeys: Object.freeze([]),
 });
 
 /** Stored settings completed with defaults; tolerant of anything stored. */
