@@ -545,6 +545,28 @@ try {
   await axe(viewer, "timeline");
   log("timeline");
 
+  // The timeline at level error: errors and failed requests, no action, navigation or request that went well.
+  const problems = await context.newPage();
+  await problems.goto(`${base}/timeline?level=error`);
+  const held = await observe(client, { what: "network_waterfall", limit: 1000, fields: "all", max_chars: 1000000, max_tokens: 100000 });
+  assert.equal(held.entries.length, held.total, "every request read");
+  const failedRequests = held.entries.filter((r) => r.error || r.failed === true || (r.responseStatus ?? 0) >= 400).length;
+  const expected = (await total(client, "logs", { min_level: "error" })) + failedRequests;
+  assert.ok(expected > 0, "the capture holds errors or failed requests");
+  await waitFor("the problems on the timeline", async () => Number(await problems.getAttribute(".statusline", "data-count")) === expected).catch(async (e) => {
+    const shown = await problems.$$eval(".vlayer .vrow .text", (ns) => ns.map((n) => n.textContent));
+    throw new Error(`${e.message}: ${await problems.getAttribute(".statusline", "data-count")} shown, ${expected} expected: ${shown.join(" | ")}`);
+  });
+  const badges = await problems.$$eval(".vlayer .vrow .badge", (ns) => ns.map((n) => n.textContent));
+  assert.ok(badges.every((b) => b === "error" || b === "request"), `only errors and failed requests: ${badges.join(" ")}`);
+  // "Since the last reload" with all tabs and none tracked: said for a person, with nothing read.
+  await problems.goto(`${base}/console?since=nav`);
+  await problems.waitForSelector("main p.empty");
+  assert.match(await problems.textContent("main"), /counted in one tab: choose the tab/);
+  assert.ok(await problems.isHidden("#notice"), "no agent's message");
+  await problems.close();
+  log("the timeline's level filter; since the last reload without a tab");
+
   // A server restart: the page reconnects and shows what came meanwhile, once.
   await viewer.click("nav a[data-view=console]");
   await viewer.waitForSelector(".vlayer .vrow");

@@ -106,6 +106,10 @@ function closeDetail() {
   if (grid) grid.focus();
 }
 
+/** The tab an agent tracks (`configure action=track_tab`), as the viewer was opened; observe's
+ * `since_navigation` counts from its last reload when no tab is chosen. */
+let trackedTab = null;
+
 function fillTabs(tabs) {
   const current = readState().tab;
   const options = [el("option", { value: "", text: "all tabs" })];
@@ -143,6 +147,12 @@ async function show() {
   }
   level.disabled = !(s.name === "console" || s.name === "timeline");
   const make = VIEWS[s.name];
+  // A reload is one tab's: with all tabs shown (and none tracked) there is no last one to count from.
+  if (make && s.name !== "overview" && s.since === "nav" && !s.tab && trackedTab === null) {
+    view = null;
+    main.replaceChildren(el("p.empty", { text: "“Since the last reload” is counted in one tab: choose the tab beside it." }));
+    return;
+  }
   if (!make) {
     view = null;
     main.replaceChildren(el("h1", { text: "No such view" }), el("p", { text: `There is no view at ${location.pathname}: open Overview, Console, Network or Timeline above.` }));
@@ -268,6 +278,7 @@ async function boot() {
     const o = await api.overview();
     kindFilters = Object.fromEntries(o.kinds.map((k) => [k.kind, k.filters || []]));
     fillTabs(o.tabs);
+    trackedTab = o.tracked_tab_id ?? null;
   } catch (e) {
     notice(e.message);
   }

@@ -4,11 +4,7 @@ import { bytes, cut, el, ms } from "./dom.js";
 import { sizeOfRow } from "./filter.js";
 import { Feed } from "./live.js";
 import { TableView } from "./vlist.js";
-import { axis, bar, header, WIDTH } from "./waterfall.js";
-
-function failed(r) {
-  return !!(r.error || r.failed === true || (r.responseStatus ?? 0) >= 400);
-}
+import { axis, bar, failed, header, WIDTH } from "./waterfall.js";
 
 /** Percent-decoded, as DevTools shows a name (`%20` a space, `%E2%9C%93` ✓); as it was when not decodable. */
 function decoded(s) {

@@ -3,6 +3,7 @@
 import { clock, cut, el, ms } from "./dom.js";
 import { Feed } from "./live.js";
 import { TableView } from "./vlist.js";
+import { failed } from "./waterfall.js";
 
 function label(r) {
   switch (r._kind) {
@@ -29,12 +30,23 @@ function what(r) {
   }
 }
 
+/** Whether a level chosen in the filter bar asks for problems only (warnings or errors). */
+const problemsOnly = (level) => level === "warn" || level === "error";
+
 export function timelineView(ctx) {
   const warn = { ...ctx.args("logs") };
+  // At warn or error chosen, the timeline holds problems alone: failed requests, no actions or
+  // navigations (they have no level) and no request that went well.
+  const problems = problemsOnly(warn.min_level);
   if (!warn.level && !warn.min_level) warn.min_level = "warn";
+  const feeds = problems
+    ? [new Feed("logs", warn), new Feed("network_waterfall", ctx.args("network_waterfall"))]
+    : [new Feed("actions", ctx.args("actions")), new Feed("logs", warn), new Feed("network_waterfall", ctx.args("network_waterfall"))];
   return new TableView(ctx, {
     label: "Timeline",
-    feeds: [new Feed("actions", ctx.args("actions")), new Feed("logs", warn), new Feed("network_waterfall", ctx.args("network_waterfall"))],
+    feeds,
+    // Of the requests the page holds, the failed ones (observe has no argument for it).
+    keep: problems ? (r) => r._kind !== "network_waterfall" || failed(r) : undefined,
     emptyText: "Nothing on the timeline matches.",
     rowClass: (r) => `tl-${label(r)}`,
     columns: [

@@ -200,13 +200,14 @@ const FLOOD_EVERY = 1000;
 /**
  * A view made of feeds (one per `what`) shown in one VList: the rows of every
  * feed merged by time, filtered by the filter box, optionally regrouped
- * (`display`), refreshed from the event stream's cursors.
+ * (`display`), narrowed by a view of its own (`keep`), refreshed from the event stream's cursors.
  */
 export class TableView {
-  constructor(ctx, { label, feeds, columns, display = (rows) => rows, rowClass, emptyText = "No entries match.", before = [], noun = "entries" }) {
+  constructor(ctx, { label, feeds, columns, display = (rows) => rows, keep = () => true, rowClass, emptyText = "No entries match.", before = [], noun = "entries" }) {
     this.ctx = ctx;
     this.feeds = feeds;
     this.display = display;
+    this.keep = keep;
     this.emptyText = emptyText;
     this.counts = {};
     this.list = new VList({
@@ -292,7 +293,7 @@ export class TableView {
     const all = [];
     for (const f of this.feeds) for (const r of f.rows) all.push(Object.assign(r, { _kind: f.kind }));
     if (this.feeds.length > 1) all.sort((a, b) => (a.ts ?? 0) - (b.ts ?? 0) || a.id - b.id);
-    return all.filter((r) => this.ctx.keep(r));
+    return all.filter((r) => this.ctx.keep(r) && this.keep(r));
   }
 
   render(added) {

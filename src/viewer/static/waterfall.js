@@ -98,7 +98,8 @@ export function phases(r) {
   return out;
 }
 
-function failed(r) {
+/** A failed request, as observe defines it: an error, `failed: true`, or a status of 400 or more. */
+export function failed(r) {
   return !!(r.error || r.failed === true || (num(r.responseStatus) ?? 0) >= 400);
 }
 
