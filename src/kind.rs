@@ -126,20 +126,21 @@ impl Kind {
     }
 }
 
-/// Fields every entry has.
 /// The largest ring a kind may be given (`--capacity`, `configure action=capacity`): a ring is a
 /// bound on the file, and an agent's typo of `1e15` must not lift it.
 pub const MAX_CAPACITY: i64 = 1_000_000;
 
 /// `n` as a kind's ring capacity, or why it cannot be one.
 pub fn check_capacity(n: i64) -> Result<i64, String> {
-    if (1..=MAX_CAPACITY).contains(&n) {
-        Ok(n)
-    } else {
-        Err(format!("capacity must be an integer from 1 to {MAX_CAPACITY}, got {n}"))
-    }
+    if (1..=MAX_CAPACITY).contains(&n) { Ok(n) } else { Err(capacity_refused(n)) }
 }
 
+/// Why `got` (as the person or agent sent it) is no ring capacity.
+pub fn capacity_refused(got: impl std::fmt::Display) -> String {
+    format!("capacity must be an integer from 1 to {MAX_CAPACITY}, got {got}")
+}
+
+/// Fields every entry has.
 pub const IDENTITY_FIELDS: [&str; 4] = ["id", "tabId", "ts", "t"];
 
 const fn pick(name: &'static str, from: &'static [&'static str]) -> View {

@@ -58,7 +58,7 @@ pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, Quer
             if let Some(v) = args.get("capacity").filter(|v| !v.is_null()) {
                 let capacity = v
                     .as_i64()
-                    .ok_or_else(|| format!("capacity must be an integer from 1 to {}, got {v}", kind::MAX_CAPACITY))
+                    .ok_or_else(|| kind::capacity_refused(v))
                     .and_then(kind::check_capacity)
                     .map_err(invalid)?;
                 store.set_capacity(kind, capacity).await?;
