@@ -64,6 +64,13 @@ async fn ingest_until(port: u16, stop: Arc<AtomicBool>) -> Vec<Posted> {
 }
 
 /// What a tool call answered: its text and whether it was a tool error.
+/// POSTs `entries` as logs to the gasoline on `port`, as the extension would; answers the status.
+async fn post_logs(port: u16, entries: Vec<Value>) -> u16 {
+    let url = format!("http://127.0.0.1:{port}/events/logs");
+    let sent = reqwest::Client::new().post(url).json(&json!({ "entries": entries })).send().await;
+    sent.expect("POST to the gasoline on the port").status().as_u16()
+}
+
 fn tool_answer(answer: &Value) -> (String, bool) {
     let result = &answer["result"];
     (result["content"][0]["text"].as_str().unwrap_or_default().to_owned(), result["isError"] == true)
@@ -175,14 +182,7 @@ async fn an_attached_mcp_reads_and_its_writes_go_to_the_owner_until_it_takes_ove
     assert_eq!(cleared["cleared"], 30, "answered by this process, now the writer: {cleared}");
     assert!(mcp.log().contains("now writes"), "{}", mcp.log());
     assert!(access_modes(pid, &db.path).contains(&libc::O_RDWR), "it opened the file to write");
-    let status = reqwest::Client::new()
-        .post(format!("http://127.0.0.1:{port}/events/logs"))
-        .json(&json!({"entries": logs(3, 0, Some(3))}))
-        .send()
-        .await
-        .expect("POST to the new owner")
-        .status();
-    assert_eq!(status, 200);
+    assert_eq!(post_logs(port, logs(3, 0, Some(3))).await, 200, "POSTed to the process that took over");
     let answer = mcp.call("observe", json!({"what": "logs", "tabId": 3}));
     assert_eq!(answer["total"], 3, "{answer}");
     let (code, _, log) = mcp.close_stdin_and_wait(Duration::from_secs(15));
@@ -237,14 +237,7 @@ async fn one_server_per_file_whatever_the_port() {
     let port = first.port;
     assert_eq!(first.stop(), Some(0));
     assert_eq!(mcp.http_port(), Some(port), "the mcp listens on the first's port: {}", mcp.log());
-    let status = reqwest::Client::new()
-        .post(format!("http://127.0.0.1:{port}/events/logs"))
-        .json(&json!({"entries": logs(3, 0, Some(3))}))
-        .send()
-        .await
-        .expect("POST to the new server")
-        .status();
-    assert_eq!(status, 200);
+    assert_eq!(post_logs(port, logs(3, 0, Some(3))).await, 200, "POSTed to the process that took over");
     assert!(access_modes(mcp.pid(), &db.path).contains(&libc::O_RDWR), "it writes the file now");
     assert_eq!(mcp.call("observe", json!({"what": "logs"}))["total"], 5, "2 after the clear, then 3");
     let (code, _, log) = mcp.close_stdin_and_wait(Duration::from_secs(15));
