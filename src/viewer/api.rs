@@ -218,6 +218,7 @@ pub(super) async fn overview(State(viewer): State<Viewer>) -> Response {
         "db": { "path": path.display().to_string(), "bytes": db_bytes, "wal_bytes": wal_bytes },
         "extension": { "id": extension, "last_event_ts": last_event_ts },
         "tracked_tab_id": tracked,
+        "levels": kind::LEVELS,
         "kinds": kinds,
         "tabs": tabs,
     }))

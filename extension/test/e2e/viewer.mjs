@@ -480,7 +480,55 @@ try {
   await viewer.fill("#q", "-status-code:404");
   await waitFor("-status-code:404", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === requests.filter((r) => r.responseStatus !== 404).length);
   await clearFilter(viewer);
-  log("network: bars at their times in DevTools' colours, page lines, detail, filters");
+  // A term that can match nothing is named, not left to show an empty table; the levels are the server's.
+  const complaint = async (q, words) => {
+    await viewer.fill("#q", q);
+    await waitFor(`the complaint about ${q}`, async () => (await viewer.textContent("#notice")) === words && !(await viewer.isHidden("#notice")));
+  };
+  await complaint("status-code:abc", 'status-code: takes a status such as 404, not "abc"');
+  await complaint("level:fatal", 'level: takes one of debug, log, info, warn, error, not "fatal"');
+  await complaint("kind:log", `kind: takes one of ${(await viewer.evaluate(() => fetch("/api/overview").then((r) => r.json()))).kinds.map((k) => k.kind).join(", ")}, not "log"`);
+  await clearFilter(viewer);
+  await waitFor("no complaint once the filter is empty", () => viewer.isHidden("#notice"));
+  assert.deepEqual(
+    await viewer.$$eval("#level option", (ns) => ns.map((o) => [o.value, o.textContent])),
+    [["", "all levels"], ["debug", "debug and up"], ["log", "log and up"], ["info", "info and up"], ["warn", "warn and up"], ["error", "error only"]],
+    "the level select, made of the server's levels",
+  );
+  // Sorted by a column: ascending, descending, then back to the order the requests came in.
+  const waterfall = await all(client, "network_waterfall");
+  const byDuration = (descending) =>
+    waterfall
+      .map((r, i) => [typeof r.duration === "number" ? r.duration : -1, i, r.id])
+      .sort(([a, i], [b, j]) => (descending ? b - a : a - b) || i - j)
+      .map(([, , id]) => `network_waterfall:${id}`);
+  const shownIds = () => viewer.$$eval(".vlayer .vrow", (ns) => ns.map((n) => n.dataset.id));
+  const timeHead = viewer.locator(".vhead [role=columnheader]", { hasText: "time" });
+  const sortedAs = async (want, label) => {
+    await waitFor(label, async () => {
+      const ids = await shownIds();
+      return ids.length > 0 && ids.every((id, i) => id === want[i]);
+    });
+  };
+  await timeHead.locator("button").click();
+  assert.equal(await timeHead.getAttribute("aria-sort"), "ascending");
+  await sortedAs(byDuration(false), "the requests by time, shortest first");
+  await timeHead.locator("button").click();
+  assert.equal(await timeHead.getAttribute("aria-sort"), "descending");
+  await sortedAs(byDuration(true), "the requests by time, longest first (the absurd row on top)");
+  assert.equal((await shownIds())[0], `network_waterfall:${waterfall.find((r) => r.duration === 1e308).id}`);
+  // Sorted, a request that comes in goes where its key puts it, and the view stays at the top.
+  await ingest(base, "network_waterfall", [{ url: `${fixture.origin}/late.json`, initiatorType: "fetch", responseStatus: 200, duration: 1e300, ts: Date.now(), tabId: 7 }]);
+  await waitFor("the late request, second by time", async () => {
+    const ids = await shownIds();
+    return ids.length > 1 && (await viewer.textContent(`.vlayer .vrow[data-id="${ids[1]}"] span.text`)) === "late.json";
+  });
+  assert.equal(await viewer.$eval(".vscroll", (s) => s.scrollTop), 0, "the sorted view stays at its top");
+  await timeHead.locator("button").click();
+  assert.equal(await timeHead.getAttribute("aria-sort"), null);
+  const newest = Math.max(...(await all(client, "network_waterfall")).map((r) => r.id));
+  await waitFor("arrival order, following the newest", async () => (await shownIds()).at(-1) === `network_waterfall:${newest}`);
+  log("network: bars at their times in DevTools' colours, page lines, detail, filters, sorting");
 
   // An observe answer's link (gasoline mcp over stdio, owning the port): with an entry's id
   // filled in it opens that view, filter and row; as given, the view and filter alone.

@@ -29,6 +29,7 @@ const since = $("since");
 let view = null;
 let parsed = filter.parse("");
 let kindFilters = {};
+let levels = [];
 let lastCursors = null;
 let generation = 0;
 
@@ -133,13 +134,21 @@ function fillSince(value) {
   since.value = value;
 }
 
+/** The level select: each of the server's levels and those above it, the highest alone. */
+function fillLevels(names) {
+  level.replaceChildren(
+    el("option", { value: "", text: "all levels" }),
+    ...names.map((name, i) => el("option", { value: name, text: i === names.length - 1 ? `${name} only` : `${name} and up` })),
+  );
+}
+
 async function show() {
   const s = readState();
   const gen = ++generation;
   q.value = s.q;
   level.value = s.level;
   fillSince(s.since);
-  parsed = filter.parse(s.q);
+  parsed = filter.parse(s.q, { levels, kinds: Object.keys(kindFilters) });
   notice(parsed.errors.join("; "));
   for (const a of document.querySelectorAll("nav a")) {
     if (a.dataset.view === s.name) a.setAttribute("aria-current", "page");
@@ -277,6 +286,8 @@ async function boot() {
   try {
     const o = await api.overview();
     kindFilters = Object.fromEntries(o.kinds.map((k) => [k.kind, k.filters || []]));
+    levels = o.levels || [];
+    fillLevels(levels);
     fillTabs(o.tabs);
     trackedTab = o.tracked_tab_id ?? null;
   } catch (e) {

@@ -6,7 +6,11 @@
 
 const PROPS = ["status-code", "method", "domain", "url", "larger-than", "level", "kind", "tab"];
 
-export function parse(text) {
+/**
+ * The filter box's text as terms, and what in it cannot match anything: a value of the wrong form,
+ * or a level or kind the server does not know (`known`: {levels, kinds}, from the overview).
+ */
+export function parse(text, known = {}) {
   const terms = [];
   const errors = [];
   for (const raw of (text || "").match(/(?:[^\s"]+|"[^"]*")+/g) || []) {
@@ -16,7 +20,8 @@ export function parse(text) {
     const m = /^([a-z-]+):(.*)$/.exec(t);
     if (m && PROPS.includes(m[1])) {
       const value = m[2].replace(/^"|"$/g, "");
-      if (m[1] === "larger-than" && sizeOf(value) === null) errors.push(`larger-than: takes a size such as 10k or 2M, not "${value}"`);
+      const wrong = refused(m[1], value, known);
+      if (wrong) errors.push(wrong);
       terms.push({ prop: m[1], value, neg });
     } else {
       const raw = t.replace(/^"|"$/g, "");
@@ -24,6 +29,25 @@ export function parse(text) {
     }
   }
   return { terms, errors };
+}
+
+/** Why `prop:value` can match nothing, or null. */
+function refused(prop, value, known) {
+  const among = (list) => `one of ${list.join(", ")}`;
+  switch (prop) {
+    case "larger-than":
+      return sizeOf(value) === null ? `larger-than: takes a size such as 10k or 2M, not "${value}"` : null;
+    case "status-code":
+      return /^\d{1,3}$/.test(value) ? null : `status-code: takes a status such as 404, not "${value}"`;
+    case "tab":
+      return /^\d+$/.test(value) ? null : `tab: takes a tab's number, not "${value}"`;
+    case "level":
+      return known.levels && !known.levels.includes(value) ? `level: takes ${among(known.levels)}, not "${value}"` : null;
+    case "kind":
+      return known.kinds && !known.kinds.includes(value) ? `kind: takes ${among(known.kinds)}, not "${value}"` : null;
+    default:
+      return null;
+  }
 }
 
 function sizeOf(v) {

@@ -26,6 +26,8 @@ function nameOf(url) {
   }
 }
 
+const typeOf = (r) => r.type || r.initiatorType || "";
+
 export function networkView(ctx) {
   let ax = axis([]);
   const axisCell = el("div.wfhead");
@@ -40,13 +42,14 @@ export function networkView(ctx) {
       axisCell.replaceChildren(header(ax));
       return rows;
     },
+    // `sort`: what a column is sorted by (a request with no status or time sorts below every other).
     columns: [
-      { title: "name", width: "minmax(12em, 1fr)", cls: "text", cell: (r) => el("span.text", { title: cut(r.url, 2000), text: cut(nameOf(r.url), 200) }) },
-      { title: "method", width: "5.5em", cell: (r) => r.method || "" },
-      { title: "status", width: "4.5em", cls: "num", cell: (r) => (failed(r) && !r.responseStatus ? "(failed)" : String(r.responseStatus ?? "")) },
-      { title: "type", width: "6.5em", cell: (r) => r.type || r.initiatorType || "" },
-      { title: "size", width: "5.5em", cls: "num", cell: (r) => bytes(sizeOfRow(r)) },
-      { title: "time", width: "5.5em", cls: "num", cell: (r) => ms(r.duration) },
+      { title: "name", width: "minmax(12em, 1fr)", cls: "text", sort: (r) => nameOf(r.url), cell: (r) => el("span.text", { title: cut(r.url, 2000), text: cut(nameOf(r.url), 200) }) },
+      { title: "method", width: "5.5em", sort: (r) => r.method || "", cell: (r) => r.method || "" },
+      { title: "status", width: "4.5em", cls: "num", sort: (r) => r.responseStatus ?? -1, cell: (r) => (failed(r) && !r.responseStatus ? "(failed)" : String(r.responseStatus ?? "")) },
+      { title: "type", width: "6.5em", sort: typeOf, cell: typeOf },
+      { title: "size", width: "5.5em", cls: "num", sort: sizeOfRow, cell: (r) => bytes(sizeOfRow(r)) },
+      { title: "time", width: "5.5em", cls: "num", sort: (r) => (typeof r.duration === "number" ? r.duration : -1), cell: (r) => ms(r.duration) },
       { title: axisCell, width: `${WIDTH + 12}px`, cls: "wfcell", cell: (r) => bar(r, ax) },
     ],
   });

@@ -1,16 +1,19 @@
 // A table that renders only the rows in view (a ring may hold a million), as
 // an ARIA grid: arrows move the selection, Enter opens it. It follows new rows
 // while scrolled to the bottom; scrolled up, it counts them in an "N new" marker.
-// The grid is the element that scrolls, and the one stop a keyboard makes: its
-// header row sticks to its top.
+// The grid is the element that scrolls, and the one stop a keyboard makes
+// besides the buttons of the columns it can be sorted by: its header row
+// sticks to its top. A click on such a column's title sorts by it, ascending,
+// then descending, then back to the order the rows came in.
 import { el, replace } from "./dom.js";
 
 export class VList {
   /**
-   * columns: [{ title, width (CSS grid track), cell(row) → node|string, cls }]
-   * onOpen(row), onSelect(row): selection callbacks. key(row): a row's identity.
+   * columns: [{ title, width (CSS grid track), cell(row) → node|string, cls, sort(row) → number|string }]
+   * (a column with `sort` can be sorted by). onOpen(row), onSelect(row): selection callbacks.
+   * key(row): a row's identity. onSort(): the order was changed (`order(rows)` gives it).
    */
-  constructor({ label, columns, rowHeight = 24, onOpen, onSelect, key = (r) => r.id, rowClass = () => "" }) {
+  constructor({ label, columns, rowHeight = 24, onOpen, onSelect, onSort, key = (r) => r.id, rowClass = () => "" }) {
     this.columns = columns;
     this.rowHeight = rowHeight;
     this.onOpen = onOpen;
@@ -23,11 +26,16 @@ export class VList {
     this.unseen = 0;
     const template = columns.map((c) => c.width || "1fr").join(" ");
     this.template = template;
-    this.header = el(
-      "div.vrow.vhead",
-      { role: "row", "aria-rowindex": 1 },
-      columns.map((c) => el("div.vcell", { role: "columnheader" }, c.title)),
+    this.sorting = null; // {column, descending}, or null: the order the rows came in
+    this.onSort = onSort;
+    this.heads = columns.map((c, i) =>
+      el(
+        "div.vcell",
+        { role: "columnheader", class: c.cls },
+        c.sort ? el("button.sorthead", { type: "button", title: `Sort by ${c.title}`, onclick: () => this.sortBy(i) }, c.title) : c.title,
+      ),
     );
+    this.header = el("div.vrow.vhead", { role: "row", "aria-rowindex": 1 }, this.heads);
     this.header.style.gridTemplateColumns = template;
     this.head = el("div.vheadgroup", { role: "rowgroup" }, this.header);
     this.layer = el("div.vlayer", { role: "rowgroup" });
@@ -46,6 +54,40 @@ export class VList {
     new ResizeObserver(() => this.render()).observe(this.scroller);
   }
 
+  /** Sorts by column `i`: ascending, descending, then the order the rows came in. */
+  sortBy(i) {
+    const s = this.sorting;
+    this.sorting = !s || s.column !== i ? { column: i, descending: false } : s.descending ? null : { column: i, descending: true };
+    this.heads.forEach((h, j) => {
+      if (this.sorting && this.sorting.column === j) h.setAttribute("aria-sort", this.sorting.descending ? "descending" : "ascending");
+      else h.removeAttribute("aria-sort");
+    });
+    // Sorted, new rows land anywhere: the view stays where it is. Back in arrival order, it follows again.
+    this.follow = !this.sorting;
+    this.unseen = 0;
+    if (this.onSort) this.onSort();
+    if (!this.sorting) return;
+    // The selected row stays in view; with none, the first of the new order is shown.
+    if (this.selected >= 0) this.select(this.selected);
+    else {
+      this.scroller.scrollTop = 0;
+      this.render();
+    }
+  }
+
+  /** `rows` in the order chosen: a sorted copy, equal keys in the order they came in. */
+  order(rows) {
+    if (!this.sorting) return rows;
+    const { column, descending } = this.sorting;
+    const keyOf = this.columns[column].sort;
+    const keyed = rows.map((row, i) => [keyOf(row), i, row]);
+    keyed.sort(([a, i], [b, j]) => {
+      const c = typeof a === "number" && typeof b === "number" ? a - b : String(a).localeCompare(String(b));
+      return (descending ? -c : c) || i - j;
+    });
+    return keyed.map(([, , row]) => row);
+  }
+
   /**
    * Replaces the rows; `added` of them are new at the end (live), which the view
    * follows when scrolled to the bottom and otherwise counts in the "N new" marker.
@@ -54,7 +96,7 @@ export class VList {
     const key = this.selected >= 0 && this.rows[this.selected] ? this.key(this.rows[this.selected]) : undefined;
     this.rows = rows;
     this.selected = key === undefined ? -1 : rows.findIndex((r) => this.key(r) === key);
-    if (!this.follow) this.unseen += added;
+    if (!this.follow && !this.sorting) this.unseen += added;
     this.empty.textContent = rows.length ? "" : emptyText;
     this.empty.hidden = rows.length > 0;
     if (this.follow) this.toBottom();
@@ -63,6 +105,7 @@ export class VList {
 
   /** Replaces the rows after `n` older ones were put in front: the rows in view stay put. */
   prepend(rows, n) {
+    if (this.sorting) return this.setRows(rows); // sorted, they went where their keys put them
     this.rows = rows;
     if (this.selected >= 0) this.selected += n;
     this.follow = false;
@@ -91,6 +134,7 @@ export class VList {
       this.follow = true;
       this.unseen = 0;
     } else if (s.scrollTop < (this.lastTop ?? 0) - 1) this.follow = false;
+    if (this.sorting) this.follow = false;
     this.lastTop = s.scrollTop;
     this.render();
   }
@@ -214,6 +258,7 @@ export class TableView {
       label,
       columns,
       rowClass,
+      onSort: () => this.render(0),
       key: (r) => `${r._kind}:${r.id}`,
       onOpen: (r) => ctx.open(r._kind, r),
       onSelect: (r) => ctx.selected(r._kind, r),
@@ -280,7 +325,7 @@ export class TableView {
     try {
       const before = this.display(this.rows()).length;
       await Promise.all(this.feeds.map((f) => f.loadOlder()));
-      const rows = this.display(this.rows());
+      const rows = this.list.order(this.display(this.rows()));
       this.shown = rows.length;
       this.list.prepend(rows, rows.length - before);
       this.render(0);
@@ -303,7 +348,7 @@ export class TableView {
     this.status.dataset.count = raw.length;
     this.count.textContent = `${raw.length.toLocaleString()} ${this.noun}${older ? " (the newest; older ones are kept in the database)" : ""}${dropped ? `, ${dropped.toLocaleString()} dropped from this page's window` : ""}`;
     this.olderButton.hidden = !older;
-    const rows = this.display(raw);
+    const rows = this.list.order(this.display(raw));
     const grew = Math.max(0, rows.length - this.shown);
     this.shown = rows.length;
     this.list.setRows(rows, this.emptyText, added ? Math.min(grew, added) : 0);
