@@ -129,12 +129,23 @@ async fn serve_http(
 /// work, so that a signal arriving while the database opens still ends in a
 /// clean shutdown rather than the default abrupt exit; `stop` is cancelled
 /// when one arrives.
+///
+/// Also catches SIGXFSZ, whose default action kills the process when a write
+/// goes past the file-size limit (`ulimit -f`): caught, the write fails with
+/// EFBIG instead, which the store answers as a full disk (507, nothing
+/// acknowledged lost), and the server goes on once the limit is raised.
 fn cancel_on_signal(stop: CancellationToken) -> Result<(), RunError> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
         let mut interrupt = signal(SignalKind::interrupt()).map_err(RunError::Signals)?;
         let mut terminate = signal(SignalKind::terminate()).map_err(RunError::Signals)?;
+        let mut too_large = signal(SignalKind::from_raw(libc::SIGXFSZ)).map_err(RunError::Signals)?;
+        tokio::spawn(async move {
+            while too_large.recv().await.is_some() {
+                tracing::warn!("a write went past this process's file-size limit (ulimit -f): refused as a full disk");
+            }
+        });
         tokio::spawn(async move {
             tokio::select! { _ = interrupt.recv() => {}, _ = terminate.recv() => {} }
             tracing::info!("shutting down");

@@ -193,14 +193,13 @@ async fn a_full_filesystem_answers_507_keeps_what_was_stored_and_resumes_when_sp
     fill_refuse_and_recover(&db, server, |_| fs.resize("64m"), "tmpfs 16 MiB").await;
 }
 
-/// Starts `gasoline serve` whose file-size limit is `bytes` (SIGXFSZ ignored, so a write past
-/// the limit fails with EFBIG instead of killing the process).
+/// Starts `gasoline serve` whose file-size limit is `bytes`, as `ulimit -f` sets it: SIGXFSZ
+/// left at its default action, which kills a process that does not catch it.
 fn start_with_file_size_limit(db: &Path, bytes: u64) -> Server {
     let mut cmd = command("serve", db, 0, &["--capacity", "network_bodies=1000000"]);
-    // SAFETY: only async-signal-safe calls (signal, setrlimit) between fork and exec.
+    // SAFETY: only an async-signal-safe call (setrlimit) between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
             let limit = libc::rlimit { rlim_cur: bytes, rlim_max: libc::RLIM_INFINITY };
             if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
