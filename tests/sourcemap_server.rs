@@ -286,6 +286,39 @@ async fn a_script_changed_under_the_same_url_is_mapped_with_its_new_map() {
     server.stop();
 }
 
+/// A map the dev server did not have yet (written after its script, or a first compile that
+/// failed) is asked for again with the next batch, though the script answers 304.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_map_missing_at_first_is_asked_for_again_under_an_unchanged_script() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    site.put("/app.js", "a()\n//# sourceMappingURL=app.js.map\n");
+    let addr = site.clone().start("127.0.0.1").await;
+    report_scope(&server, &["http://127.0.0.1/*"]).await;
+    let origin = format!("http://127.0.0.1:{}", addr.port());
+    let entry = |ts: i64| json!({"ts": ts, "level": "log", "source": "console", "url": format!("{origin}/"), "message": "m", "location": format!("{origin}/app.js:1:1")});
+    server.ingest("logs", vec![entry(1)]).await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 1, has_result).await;
+    assert_eq!(list[0]["sourcemap"], "not found", "no map yet: {:#}", list[0]);
+    site.put(
+        "/app.js.map",
+        r#"{"version":3,"sources":["app.js"],"sourcesContent":["1\n2\n3"],"names":[],"mappings":"AAEA"}"#,
+    );
+    server.ingest("logs", vec![entry(2)]).await;
+    let list = resolved(&mcp, 2, has_result).await;
+    assert_eq!(list[1]["original"]["line"], 3, "mapped now that the map is there: {:#}", list[1]);
+    let log = site.log.lock().expect("log").clone();
+    assert_eq!(
+        log.iter().filter(|u| u.as_str() == "/app.js.map").count(),
+        2,
+        "the map asked for once a batch: {log:?}"
+    );
+    mcp.close().await;
+    server.stop();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pathological_scripts_and_maps_leave_raw_frames_and_the_server_serving() {
     let db = TempDb::new();

@@ -449,7 +449,11 @@ impl Worker {
                     (Some((map_url, validators)), outcome)
                 }
                 Ok(Fetched::NotModified) => (None, Err(Unmapped::NotFound)),
-                Err(why) => (None, Err(why)),
+                // Remembered without validators: the next batch asks for the map again, though
+                // the script answers 304 (a map written after its script, a first compile that
+                // failed, a dev server slow to answer).
+                Err(Unmapped::NotInScope) => (None, Err(Unmapped::NotInScope)),
+                Err(why) => (Some((map_url, Validators::default())), Err(why)),
             },
         }
     }
