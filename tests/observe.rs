@@ -454,6 +454,34 @@ async fn vitals_keep_the_tabs_earlier_pages() {
     assert!(previous.iter().all(|p| p["cls"].as_f64() == Some(0.01) && p["lcp"].is_null()));
 }
 
+/// A reload of the same URL is a new page (the extension says when each page began): the
+/// page before keeps its values in `previous`, and none of them carries over into the new one.
+#[tokio::test]
+async fn vitals_of_a_reloaded_page_start_afresh() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::stdio(&db.path, server.port).await;
+    let url = "http://app/cart";
+    let first = json!({"tabId": 3, "url": url, "lcp": 500.0, "inp": 16.0, "navigation": "load", "started": 1_000});
+    server.post("vitals", &first).await;
+    // The same page's later report (no inp in it): still the same page.
+    server.post("vitals", &json!({"tabId": 3, "url": url, "cls": 0.2, "navigation": "load", "started": 1_000})).await;
+    server.post("vitals", &json!({"tabId": 3, "url": url, "lcp": 450.0, "navigation": "load", "started": 9_000})).await;
+    let v = &mcp.observe(json!({"what": "vitals", "tabId": 3})).await["vitals"];
+    assert_eq!((v["lcp"].as_f64(), v["inp"].as_f64(), v["cls"].as_f64()), (Some(450.0), None, None), "fresh: {v:#}");
+    let previous = v["previous"].as_array().expect("the page before");
+    assert_eq!(previous.len(), 1, "{v:#}");
+    assert_eq!(
+        (
+            previous[0]["url"].as_str(),
+            previous[0]["lcp"].as_f64(),
+            previous[0]["inp"].as_f64(),
+            previous[0]["cls"].as_f64()
+        ),
+        (Some(url), Some(500.0), Some(16.0), Some(0.2))
+    );
+}
+
 #[tokio::test]
 async fn configure_capacity_clear_and_status() {
     let db = TempDb::new();

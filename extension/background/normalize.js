@@ -52,6 +52,7 @@ const FIX = {
   vitals(e) {
     for (const k of ["lcp", "cls", "inp", "fcp", "ttfb"]) e[k] = num(e[k]) === undefined ? null : e[k];
     e.url = text(e.url);
+    e.started = int(e.started);
   },
 };
 

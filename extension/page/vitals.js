@@ -5,7 +5,8 @@
 // for the page it was made on even though the browser reports it after the
 // route changed. A page is reported a second after its last change, once more
 // when it is left (its final values, under its own URL) and when the tab is
-// hidden. FCP and TTFB belong to the load only.
+// hidden. FCP and TTFB belong to the load only. Each report says when its page
+// began (`started`), so a reload of the same URL is a new page to the server.
 // Registry: reads sources, observePerformance, inp, routes, core, outbox; adds sources.vitals.
 (function () {
   "use strict";
@@ -17,6 +18,7 @@
     const observe = G.observePerformance;
     const { createInp, createInteractionCounter, DURATION_THRESHOLD } = G.inp;
     const REPORT_AFTER_MS = 1000; // quiet time before a report; also how long a left page takes late entries
+    const timeOrigin = performance.timeOrigin;
 
     // The browser's interaction count when it has one, else web-vitals' estimate from the ids.
     const counter = createInteractionCounter();
@@ -63,7 +65,9 @@
 
     function snapshot(p) {
       const count = (p.countEnd === null ? interactionCount() : p.countEnd) - p.countBase;
-      return { url: p.url, lcp: p.lcp, cls: p.cls, inp: p.inp.value(count), fcp: p.fcp, ttfb: p.ttfb, navigation: p.how };
+      // `started` (epoch ms) tells the server a page from the same URL's next load or route.
+      const started = Math.round(timeOrigin + p.start);
+      return { url: p.url, lcp: p.lcp, cls: p.cls, inp: p.inp.value(count), fcp: p.fcp, ttfb: p.ttfb, navigation: p.how, started };
     }
 
     function report(p) {

@@ -83,20 +83,22 @@ pub(super) fn upsert_tabs(conn: &Connection, tabs: &[TabInfo], now: i64) -> Resu
 const PREVIOUS_PAGES: i64 = 5;
 
 pub(super) fn upsert_vitals(conn: &Connection, vitals: &[Vitals], now: i64) -> Result<usize, StoreError> {
-    // A new URL starts a new page (a load, or a single-page app's route): its metrics
-    // replace the old ones, which join `previous` (newest first, the last PREVIOUS_PAGES
-    // pages of the tab). On the same URL, metrics arrive one at a time, so a missing one
-    // keeps its previous value.
-    let mut stmt = conn.prepare_cached(
+    // A new page (a new URL, or the same URL loaded again: the extension's `started`, when the
+    // page began, differs) has its metrics replace the old ones, which join `previous` (newest
+    // first, the last PREVIOUS_PAGES pages of the tab). Within one page, metrics arrive one at a
+    // time, so a missing one keeps its value.
+    let new_page =
+        "(excluded.url IS NOT url OR json_extract(excluded.data, '$.started') IS NOT json_extract(data, '$.started'))";
+    let mut stmt = conn.prepare_cached(&format!(
         "INSERT INTO vitals (tab_id, url, lcp, cls, inp, fcp, ttfb, updated_at, data, truncated)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
          ON CONFLICT (tab_id) DO UPDATE SET
-           lcp  = CASE WHEN excluded.url IS NOT url THEN excluded.lcp  ELSE coalesce(excluded.lcp, lcp) END,
-           cls  = CASE WHEN excluded.url IS NOT url THEN excluded.cls  ELSE coalesce(excluded.cls, cls) END,
-           inp  = CASE WHEN excluded.url IS NOT url THEN excluded.inp  ELSE coalesce(excluded.inp, inp) END,
-           fcp  = CASE WHEN excluded.url IS NOT url THEN excluded.fcp  ELSE coalesce(excluded.fcp, fcp) END,
-           ttfb = CASE WHEN excluded.url IS NOT url THEN excluded.ttfb ELSE coalesce(excluded.ttfb, ttfb) END,
-           data = CASE WHEN excluded.url IS NOT url THEN json_set(excluded.data, '$.previous', (
+           lcp  = CASE WHEN {new_page} THEN excluded.lcp  ELSE coalesce(excluded.lcp, lcp) END,
+           cls  = CASE WHEN {new_page} THEN excluded.cls  ELSE coalesce(excluded.cls, cls) END,
+           inp  = CASE WHEN {new_page} THEN excluded.inp  ELSE coalesce(excluded.inp, inp) END,
+           fcp  = CASE WHEN {new_page} THEN excluded.fcp  ELSE coalesce(excluded.fcp, fcp) END,
+           ttfb = CASE WHEN {new_page} THEN excluded.ttfb ELSE coalesce(excluded.ttfb, ttfb) END,
+           data = CASE WHEN {new_page} THEN json_set(excluded.data, '$.previous', (
                SELECT json_group_array(json(page)) FROM (
                  SELECT 0 AS n, json_object('url', url, 'lcp', lcp, 'cls', cls, 'inp', inp, 'fcp', fcp,
                    'ttfb', ttfb, 'updated_at', updated_at) AS page
@@ -105,11 +107,11 @@ pub(super) fn upsert_vitals(conn: &Connection, vitals: &[Vitals], now: i64) -> R
                    WHERE key < ?11 - 1
                  ORDER BY n)))
              ELSE json_patch(data, excluded.data) END,
-           truncated = CASE WHEN excluded.url IS NOT url THEN excluded.truncated
-             ELSE nullif(json_patch(coalesce(truncated, '{}'), coalesce(excluded.truncated, '{}')), '{}') END,
+           truncated = CASE WHEN {new_page} THEN excluded.truncated
+             ELSE nullif(json_patch(coalesce(truncated, '{{}}'), coalesce(excluded.truncated, '{{}}')), '{{}}') END,
            url = excluded.url,
-           updated_at = excluded.updated_at",
-    )?;
+           updated_at = excluded.updated_at"
+    ))?;
     for v in vitals {
         let [lcp, cls, inp, fcp, ttfb] = v.metrics;
         stmt.execute(params![v.tab_id, v.url, lcp, cls, inp, fcp, ttfb, now, v.data, v.truncated, PREVIOUS_PAGES])?;

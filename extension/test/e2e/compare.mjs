@@ -119,6 +119,15 @@ try {
   check(acrossLoads, "across the last two loads");
   assert.equal(acrossLoads.after.from.url, url);
   log(`compare without a mark: from ${acrossLoads.before.from.how} to ${acrossLoads.after.from.how}, A gone, B new`);
+  // The reload is of the same URL: each load is a page of its own, with vitals of its own.
+  const vitals = await waitFor("the vitals of both loads", async () => {
+    const v = (await observe(client, { what: "compare", tabId })).vitals;
+    return v?.before && typeof v.before.ttfb === "number" && typeof v.after?.ttfb === "number" && v;
+  });
+  assert.deepEqual([vitals.before.url, vitals.after.url], [url, url], JSON.stringify(vitals));
+  const [first] = (await observe(client, { what: "vitals", tabId })).vitals.previous;
+  assert.equal(first.ttfb, vitals.before.ttfb, "the page before is the first load's");
+  log("compare without a mark: the vitals of the load before and of the reload");
 
   const bId = acrossMark.errors.new.items.find((g) => g.fingerprint.includes("discount")).last_id;
   const b = await observe(client, { what: "errors", id: bId });

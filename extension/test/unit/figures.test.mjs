@@ -272,6 +272,7 @@ test("vitals: a route change reports the page left with its final values, then a
   timers.length = 0;
   emitted.length = 0;
   G.sources.vitals({ core: G.core, outbox });
+  const loaded = Math.round(performance.timeOrigin); // when the load's page began, as epoch ms
   const shift = (startTime, value) => observers["layout-shift"]([{ startTime, value, hadRecentInput: false }]);
   const event = (startTime, interactionId, duration) => observers.event([{ startTime, interactionId, duration }]);
 
@@ -283,7 +284,7 @@ test("vitals: a route change reports the page left with its final values, then a
   event(590, 7, 80);
   advance(1000);
   assert.deepEqual(emitted.map((e) => e.entry), [
-    { url: "http://app.test/list", lcp: 400, cls: 0.25, inp: 80, fcp: 200, ttfb: 30, navigation: "load" },
+    { url: "http://app.test/list", lcp: 400, cls: 0.25, inp: 80, fcp: 200, ttfb: 30, navigation: "load", started: loaded },
   ]);
 
   // A click at 3000 whose handler navigates; the browser reports it after the route changed.
@@ -297,8 +298,8 @@ test("vitals: a route change reports the page left with its final values, then a
   assert.deepEqual(
     emitted.map((e) => e.entry),
     [
-      { url: "http://app.test/list", lcp: 400, cls: 0.25, inp: 300, fcp: 200, ttfb: 30, navigation: "load" },
-      { url: "http://app.test/item/1", lcp: null, cls: 0.05, inp: null, fcp: null, ttfb: null, navigation: "pushState" },
+      { url: "http://app.test/list", lcp: 400, cls: 0.25, inp: 300, fcp: 200, ttfb: 30, navigation: "load", started: loaded },
+      { url: "http://app.test/item/1", lcp: null, cls: 0.05, inp: null, fcp: null, ttfb: null, navigation: "pushState", started: loaded + 3100 },
     ],
     "the page left first, with the click that left it; then the new page, fresh",
   );
