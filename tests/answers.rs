@@ -231,6 +231,15 @@ async fn compact_entries_keep_the_logged_objects_and_all_or_id_return_everything
         "{}",
         missing["hint"]
     );
+    // An id that is stored but left out by the other arguments is not "not found".
+    let narrowed = within_budget(&mcp, json!({"what": "logs", "ids": [5, 6, 999_999], "search": "event 5 of"})).await;
+    assert_eq!(ids(&narrowed), vec![6], "{narrowed}");
+    assert_eq!((&narrowed["filtered_out"], &narrowed["not_found"]), (&json!([5]), &json!([999_999])));
+    let hint = narrowed["hint"].as_str().unwrap();
+    assert!(hint.contains("filtered_out are stored but do not match the other arguments"), "{hint}");
+    let as_errors = within_budget(&mcp, json!({"what": "errors", "id": 6})).await;
+    assert_eq!((&as_errors["filtered_out"], &as_errors["not_found"]), (&json!([6]), &json!([])), "{as_errors}");
+    assert!(as_errors["hint"].as_str().unwrap().contains("or not errors: ask what=logs"), "{as_errors}");
     // 50 ids past every stored one, at the smallest budget: the answer still fits.
     let far: Vec<i64> = (0..50).map(|k| (1i64 << 62) + k).collect();
     let none = within_budget(&mcp, json!({"what": "logs", "ids": far, "max_tokens": 500})).await;

@@ -35,7 +35,10 @@ pub fn answer(
     while let Some(row) = rows.next()? {
         found.push((row.get(0)?, entry::entry_json(kind, row)?, row.get(1)?, row.get(2)?));
     }
-    let not_found: Vec<i64> = ids.iter().copied().filter(|id| !found.iter().any(|f| f.0 == *id)).collect();
+    let missing: Vec<i64> = ids.iter().copied().filter(|id| !found.iter().any(|f| f.0 == *id)).collect();
+    // Of those, the ones stored that the other arguments left out (a search, a level, a tab).
+    let filtered_out = stored(conn, kind, &missing)?;
+    let not_found: Vec<i64> = missing.into_iter().filter(|id| !filtered_out.contains(id)).collect();
     let stats = kind_stats(conn, kind)?;
 
     // The hint as it would read with every entry omitted and one clipped: its room is reserved.
@@ -49,6 +52,13 @@ pub fn answer(
             hints.push(format!(
                 "no {} entry with the ids in not_found (trimmed, cleared, or never stored; {kept})",
                 args.what.name()
+            ));
+        }
+        if !filtered_out.is_empty() {
+            hints.push(format!(
+                "the ids in filtered_out are stored but do not match the other arguments (filters, search, \
+                 tabId, since{}): ask for them by id alone",
+                if errors_only { ", or not errors: ask what=logs" } else { "" }
             ));
         }
         if omitted > 0 {
@@ -69,6 +79,9 @@ pub fn answer(
     head.insert("what".into(), json!(args.what.name()));
     head.insert("count".into(), json!(found.len()));
     head.insert("not_found".into(), json!(not_found));
+    if !filtered_out.is_empty() {
+        head.insert("filtered_out".into(), json!(filtered_out));
+    }
     head.insert("omitted_ids".into(), json!(ids));
     head.insert("oldest_id".into(), json!(stats.oldest_id));
     head.insert("newest_id".into(), json!(stats.newest_id));
@@ -98,4 +111,16 @@ pub fn answer(
         head.insert("hint".into(), json!(hints.join(". ")));
     }
     Ok(with_list(&Value::Object(head).to_string(), "entries", &entries))
+}
+
+/// Which of `ids` are stored in `kind`'s table, whatever the filters.
+fn stored(conn: &Connection, kind: &Kind, ids: &[i64]) -> Result<Vec<i64>, QueryError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let placeholders = vec!["?"; ids.len()].join(",");
+    let mut stmt =
+        conn.prepare_cached(&format!("SELECT id FROM {} WHERE id IN ({placeholders}) ORDER BY id", kind.name))?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(ids.iter()), |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }

@@ -146,6 +146,9 @@ pub(super) async fn row(
             format!("no {what} entry {id}: it was trimmed from the ring, cleared, or never existed"),
         );
     }
+    if answer["filtered_out"].as_array().is_some_and(|a| !a.is_empty()) {
+        return refuse(StatusCode::NOT_FOUND, format!("{what} entry {id} does not match the arguments given with it"));
+    }
     json_text(text)
 }
 
