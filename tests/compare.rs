@@ -139,6 +139,21 @@ async fn a_reload_that_fixes_a_and_introduces_b() {
     assert!(across_mark["before"]["from"]["load"].as_i64().is_some(), "from the page load before the mark");
     assert_eq!(across_mark["after"]["from"]["mark"], "before-fix");
 
+    // Too small a budget: the refusal says what the smallest answer takes, and that is enough.
+    let small =
+        mcp.err("observe", json!({"what": "compare", "mark": "before-fix", "tabId": 1, "max_chars": 1000})).await;
+    let least = |unit: &str| -> usize {
+        let at = small.find(&format!(" {unit}")).unwrap_or_else(|| panic!("{small}"));
+        small[..at].rsplit(' ').next().and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{small}"))
+    };
+    assert!(small.contains("its smallest form takes about"), "{small}");
+    let (tokens, chars) = (least("tokens").max(500), least("characters"));
+    assert!(chars > 1000, "{small}");
+    let fits = mcp
+        .observe(json!({"what": "compare", "mark": "before-fix", "tabId": 1, "max_chars": chars, "max_tokens": tokens}))
+        .await;
+    assert_eq!(fits["what"], "compare", "{fits}");
+
     let across_loads = mcp.observe(json!({"what": "compare", "tabId": 1})).await;
     assert_a_gone_b_new(&across_loads);
     assert_eq!(across_loads["after"]["from"]["how"], "reload");
@@ -207,6 +222,14 @@ async fn unknown_and_evicted_marks_say_so() {
     assert_eq!(c["evicted_before"]["logs"], 10, "{c}");
     assert!(c["hint"].as_str().unwrap().contains("up to 10 entries of the earlier window were trimmed"), "{c}");
     assert_eq!(c["before"]["from"]["mark"], "first");
+    // No tabId and no tracked tab: every tab's entries, and the answer says so.
+    assert!(
+        c["hint"].as_str().unwrap().contains("every tab's entries: no tabId was sent and no tab is tracked"),
+        "{c}"
+    );
+    // A tab never seen: not an all-zero comparison without a word.
+    let unseen = mcp.observe(json!({"what": "compare", "mark": "second", "tabId": 99})).await;
+    assert!(unseen["hint"].as_str().unwrap().contains("tab 99 has no entries in either window"), "{unseen}");
 
     // Without a mark, compare needs two loads of a tab.
     let no_loads = mcp.err("observe", json!({"what": "compare", "tabId": 1})).await;

@@ -368,49 +368,66 @@ fn cut_at(s: &str, cap: usize) -> Cow<'_, str> {
 /// `answer` with its long texts (URLs, messages) cut harder and harder until it fits `budget`:
 /// the last resort of an answer of a fixed shape (summary, compare) whose lists are already at
 /// their shortest. None when even that does not fit.
-fn fitted_by_cutting(answer: serde_json::Value, budget: super::budget::Budget) -> Option<String> {
+/// `answer` with its strings cut shorter and shorter until it fits `budget`; when even the
+/// shortest does not, what that shortest form costs (the least budget the answer needs).
+fn fitted_by_cutting(answer: serde_json::Value, budget: super::budget::Budget) -> Result<String, super::budget::Cost> {
     let mut answer = answer;
+    let mut least = super::budget::Cost::of(&answer.to_string());
     for cap in [200, 80, 40] {
         cut_strings(&mut answer, cap);
-        let text = serde_json::to_string(&answer).ok()?;
-        if budget.admits(super::budget::Cost::of(&text)) {
-            return Some(text);
+        let text = answer.to_string();
+        least = super::budget::Cost::of(&text);
+        if budget.admits(least) {
+            return Ok(text);
         }
     }
-    None
+    Err(least)
 }
 
 /// The answer `build` makes with lists of at most `top` items, for each of `tops` (longest
 /// first) until one fits `budget`; the last (`top` 0) with its strings cut as a last resort.
-/// None when nothing fits.
+/// `Err(least)` when nothing fits: what the smallest form tried costs.
 pub fn first_fitting<E>(
     tops: &[usize],
     budget: super::budget::Budget,
     mut build: impl FnMut(usize) -> Result<serde_json::Map<String, serde_json::Value>, E>,
-) -> Result<Option<String>, E> {
+) -> Result<Result<String, super::budget::Cost>, E> {
+    let mut least = None;
     for &top in tops {
         let answer = serde_json::Value::Object(build(top)?);
         let text = answer.to_string();
         if budget.admits(super::budget::Cost::of(&text)) {
-            return Ok(Some(text));
+            return Ok(Ok(text));
         }
         if top == 0 {
             return Ok(fitted_by_cutting(answer, budget));
         }
+        least = Some(super::budget::Cost::of(&text));
     }
-    Ok(None)
+    Ok(Err(least.unwrap_or(super::budget::Cost { chars: 0, tokens: 0 })))
+}
+
+/// The refusal of an answer that does not fit the budget even in its smallest form, saying
+/// what that form takes, so that the agent knows what to ask for.
+pub fn too_small(what: &str, least: super::budget::Cost, args: &super::args::ObserveArgs) -> super::QueryError {
+    // What the answer's neighbours (the capture note, the viewer's link) take comes on top.
+    let least = least.plus(args.extras.reserved);
+    super::QueryError::Invalid(format!(
+        "the {what} does not fit max_tokens={} / max_chars={}: its smallest form takes about {} tokens and {} characters; ask again with at least that",
+        args.max_tokens, args.max_chars, least.tokens, least.chars
+    ))
 }
 
 /// The answer `build` makes with list `i` holding `tops[i]` of its `lens[i]` items: every list
 /// grown by one item a round (so that a list of large items never starves a list of small
 /// ones), each up to `most` or until its next item does not fit `budget`; with every list empty
-/// and its strings cut when even that does not fit; None when nothing fits.
+/// and its strings cut when even that does not fit; `Err(least)` when nothing fits.
 pub fn filled_lists<E>(
     lens: &[usize],
     most: usize,
     budget: super::budget::Budget,
     mut build: impl FnMut(&[usize]) -> Result<serde_json::Map<String, serde_json::Value>, E>,
-) -> Result<Option<String>, E> {
+) -> Result<Result<String, super::budget::Cost>, E> {
     let mut tops = vec![0; lens.len()];
     let empty = serde_json::Value::Object(build(&tops)?);
     let mut fitted = empty.to_string();
@@ -436,7 +453,7 @@ pub fn filled_lists<E>(
             }
         }
     }
-    Ok(Some(fitted))
+    Ok(Ok(fitted))
 }
 
 /// Every string inside `value` (keys aside) cut at `cap` characters.

@@ -460,6 +460,16 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         answer.insert("warnings".into(), json!({ "new": list(&warn_new, *w_new), "gone": list(&warn_gone, *w_gone) }));
         answer.insert("vitals".into(), vitals.clone());
         let mut hints = Vec::new();
+        match plan.tab {
+            None => hints.push(
+                "every tab's entries: no tabId was sent and no tab is tracked; send tabId (observe what=tabs lists them) to compare one tab's"
+                    .to_string(),
+            ),
+            Some(tab) if empty(&before.counts) && empty(&after.counts) => {
+                hints.push(format!("tab {tab} has no entries in either window; see observe what=tabs"));
+            }
+            Some(_) => {}
+        }
         if evicted_before > 0 {
             hints.push(format!(
                 "up to {evicted_before} entries of the earlier window were trimmed from the rings (capacity reached) or cleared: what is gone may have been there"
@@ -475,7 +485,12 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         answer.insert("hint".into(), json!(hints.join(". ")));
         Ok::<_, QueryError>(answer)
     })?;
-    fitted.ok_or_else(|| QueryError::Invalid("the comparison does not fit max_tokens or max_chars; raise them".into()))
+    fitted.map_err(|least| super::compact::too_small("comparison", least, args))
+}
+
+/// Whether a window's counts are all zero.
+fn empty(counts: &Map<String, Value>) -> bool {
+    counts.values().all(|n| n.as_i64().unwrap_or(0) == 0)
 }
 
 fn with_counts(mut window: Value, counts: &Map<String, Value>) -> Value {

@@ -298,7 +298,7 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         answer.insert("hint".into(), json!(hint));
         Ok::<_, QueryError>(answer)
     })?;
-    fitted.ok_or_else(|| QueryError::Invalid("the summary does not fit max_tokens or max_chars; raise them".into()))
+    fitted.map_err(|least| compact::too_small("summary", least, args))
 }
 
 fn group_list(groups: &[Group], top: usize) -> Value {
