@@ -55,9 +55,15 @@ pub fn stack_frames(stack: &str) -> Vec<Frame> {
 }
 
 /// The frames of a console call's `callers` ("url:line:col" lines, the call site's callers,
-/// innermost first), at most [`MAX_FRAMES`].
+/// innermost first), at most [`MAX_FRAMES`]; as in a stack, code without a script of its own
+/// (`<anonymous>`: a string run by `eval` or `new Function`, DevTools' console) is passed over.
 pub fn caller_frames(callers: &str) -> Vec<Frame> {
-    callers.lines().filter_map(location_frame).take(MAX_FRAMES).collect()
+    callers
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("<anonymous>"))
+        .filter_map(location_frame)
+        .take(MAX_FRAMES)
+        .collect()
 }
 
 /// One "    at fn (url:line:col)" or "    at url:line:col" line.
@@ -163,5 +169,7 @@ mod tests {
         let f = location_frame("http://localhost:3000/a.js:4:2 (eval <anonymous>:1:9)").expect("eval's call site");
         assert_eq!((f.url.as_str(), f.line, f.column), ("http://localhost:3000/a.js", 4, 2));
         assert_eq!(location_frame("<anonymous>"), None);
+        let callers = caller_frames("<anonymous>:372:16\nhttp://localhost:3000/a.js:4:2");
+        assert_eq!(callers.iter().map(|f| f.at.as_str()).collect::<Vec<_>>(), ["http://localhost:3000/a.js:4:2"]);
     }
 }
