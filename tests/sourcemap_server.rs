@@ -249,6 +249,20 @@ async fn nothing_is_fetched_outside_the_page_origin() {
     server.stop();
 }
 
+/// `site` serving `/app.js` (naming `app.js.map`, served or not) on 127.0.0.1, that origin in the
+/// capture scope; its origin.
+async fn serve_app_js(server: &Server, site: &Site) -> String {
+    site.put("/app.js", "a()\n//# sourceMappingURL=app.js.map\n");
+    let addr = site.clone().start("127.0.0.1").await;
+    report_scope(server, &["http://127.0.0.1/*"]).await;
+    format!("http://127.0.0.1:{}", addr.port())
+}
+
+/// A console line logged at the start of `origin`'s /app.js.
+fn logged_at(origin: &str, ts: i64) -> Value {
+    json!({"ts": ts, "level": "log", "source": "console", "url": format!("{origin}/"), "message": "m", "location": format!("{origin}/app.js:1:1")})
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_script_changed_under_the_same_url_is_mapped_with_its_new_map() {
     let db = TempDb::new();
@@ -265,12 +279,9 @@ async fn a_script_changed_under_the_same_url_is_mapped_with_its_new_map() {
             r#"{{"version":3,"sources":["app.js"],"sourcesContent":["1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11"],"names":[],"mappings":"{vlq}"}}"#
         )
     };
-    site.put("/app.js", "a()\n//# sourceMappingURL=app.js.map\n");
     site.put("/app.js.map", map(2));
-    let addr = site.clone().start("127.0.0.1").await;
-    report_scope(&server, &["http://127.0.0.1/*"]).await;
-    let origin = format!("http://127.0.0.1:{}", addr.port());
-    let entry = |ts: i64| json!({"ts": ts, "level": "log", "source": "console", "url": format!("{origin}/"), "message": "m", "location": format!("{origin}/app.js:1:1")});
+    let origin = serve_app_js(&server, &site).await;
+    let entry = |ts: i64| logged_at(&origin, ts);
     server.ingest("logs", vec![entry(1)]).await;
     let mcp = Mcp::http(&server).await;
     let list = resolved(&mcp, 1, has_result).await;
@@ -293,11 +304,8 @@ async fn a_map_missing_at_first_is_asked_for_again_under_an_unchanged_script() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
     let site = Site::default();
-    site.put("/app.js", "a()\n//# sourceMappingURL=app.js.map\n");
-    let addr = site.clone().start("127.0.0.1").await;
-    report_scope(&server, &["http://127.0.0.1/*"]).await;
-    let origin = format!("http://127.0.0.1:{}", addr.port());
-    let entry = |ts: i64| json!({"ts": ts, "level": "log", "source": "console", "url": format!("{origin}/"), "message": "m", "location": format!("{origin}/app.js:1:1")});
+    let origin = serve_app_js(&server, &site).await;
+    let entry = |ts: i64| logged_at(&origin, ts);
     server.ingest("logs", vec![entry(1)]).await;
     let mcp = Mcp::http(&server).await;
     let list = resolved(&mcp, 1, has_result).await;
