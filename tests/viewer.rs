@@ -199,6 +199,9 @@ async fn other_origins_cannot_read_the_capture_or_clear_it() {
         vec![("origin", "http://127.0.0.1:3000")],
         vec![("sec-fetch-site", "cross-site")],
         vec![("sec-fetch-site", "same-site")],
+        // Another extension of the browser (host permissions, no Origin): the browser's own fetch.
+        vec![("sec-fetch-site", "none"), ("sec-fetch-mode", "cors")],
+        vec![("sec-fetch-site", "none")],
     ] {
         for path in ["/api/rows/logs", "/api/overview", "/api/events", "/api/rows/logs/1"] {
             let r = get(&server, path, &headers).await;
@@ -207,6 +210,9 @@ async fn other_origins_cannot_read_the_capture_or_clear_it() {
             assert!(!r.text().await.unwrap().contains("secret"));
         }
     }
+    // A person who types an /api/ address reads it.
+    let r = get(&server, "/api/overview", &[("sec-fetch-site", "none"), ("sec-fetch-mode", "navigate")]).await;
+    assert_eq!(r.status(), 200);
     // The viewer's own page reads, without CORS headers either.
     let r = get(&server, "/api/rows/logs", &[("origin", &own), ("sec-fetch-site", "same-origin")]).await;
     assert_eq!(r.status(), 200);

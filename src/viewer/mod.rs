@@ -81,17 +81,11 @@ pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; 
                        frame-ancestors 'none'";
 
 /// Security headers on every viewer response, and the refusal of `/api/`
-/// requests that a browser says come from another site.
+/// requests that a browser says did not come from the viewer's own page.
 async fn secure(request: Request, next: Next) -> Response {
     let api = request.uri().path().starts_with("/api/");
-    if api {
-        let site = request.headers().get("sec-fetch-site").and_then(|v| v.to_str().ok()).unwrap_or("none");
-        if site != "same-origin" && site != "none" {
-            return refuse(
-                StatusCode::FORBIDDEN,
-                format!("the viewer's API answers only the viewer's own pages (Sec-Fetch-Site: {site})"),
-            );
-        }
+    if api && let Some(refusal) = not_the_viewers(request.headers()) {
+        return refuse(StatusCode::FORBIDDEN, refusal);
     }
     let is_head_or_get = matches!(*request.method(), Method::GET | Method::HEAD);
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
@@ -107,6 +101,27 @@ async fn secure(request: Request, next: Next) -> Response {
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
     response
+}
+
+/// Why a browser's request to `/api/` is refused, or None. A browser says where a request
+/// comes from in `Sec-Fetch-Site`: the viewer's own page is `same-origin`; a person typing the
+/// address is `none` with `Sec-Fetch-Mode: navigate`. Any other extension of the browser that
+/// holds host permissions fetches as `none` too, in `cors` mode and without an `Origin`, which
+/// the pairing never sees: refused, or every such extension could read the capture. A request
+/// with no `Sec-Fetch-Site` is no browser's (curl, a local program: as `/mcp` admits them).
+fn not_the_viewers(headers: &axum::http::HeaderMap) -> Option<String> {
+    let text = |name: &str| headers.get(name).map(|v| v.to_str().unwrap_or("?"));
+    match (text("sec-fetch-site"), text("sec-fetch-mode")) {
+        (None | Some("same-origin"), _) | (Some("none"), Some("navigate")) => None,
+        (Some("none"), mode) => Some(format!(
+            "the viewer's API answers only the viewer's own pages: this request came from the browser itself \
+             (Sec-Fetch-Site: none, Sec-Fetch-Mode: {}), as another extension's would",
+            mode.unwrap_or("absent")
+        )),
+        (Some(site), _) => {
+            Some(format!("the viewer's API answers only the viewer's own pages (Sec-Fetch-Site: {site})"))
+        }
+    }
 }
 
 /// A refusal axum wrote itself (405 with no body, 413 in plain text) said in JSON like every

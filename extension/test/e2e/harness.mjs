@@ -47,16 +47,20 @@ export function testBuild(work) {
   return dir;
 }
 
-/** Chromium with the extension at `dir` loaded, on the profile `profile`; `hosts` maps names to 127.0.0.1. */
-export function launch(profile, dir, hosts = ["shop.example"]) {
+/**
+ * Chromium with the extension at `dir` loaded (and the extensions at `others` beside it), on the
+ * profile `profile`; `hosts` maps names to 127.0.0.1.
+ */
+export function launch(profile, dir, hosts = ["shop.example"], others = []) {
+  const dirs = [dir, ...others].join(",");
   return chromium.launchPersistentContext(profile, {
     executablePath: browserPath,
     headless: true, // Playwright passes --headless (the new headless mode, which runs extensions)
     // Dev servers on https serve self-signed certificates (vite.mjs), as a developer clicks through.
     ignoreHTTPSErrors: true,
     args: [
-      `--disable-extensions-except=${dir}`,
-      `--load-extension=${dir}`,
+      `--disable-extensions-except=${dirs}`,
+      `--load-extension=${dirs}`,
       `--host-resolver-rules=${hosts.map((h) => `MAP ${h} 127.0.0.1`).join(", ")}`,
       "--no-sandbox",
       "--disable-gpu",
@@ -69,7 +73,8 @@ export function launch(profile, dir, hosts = ["shop.example"]) {
 
 /** The extension's service worker in `context`. */
 export async function serviceWorker(context) {
-  return context.serviceWorkers()[0] || (await context.waitForEvent("serviceworker", { timeout: 15000 }));
+  const ours = (w) => w.url().endsWith("/background/worker.js");
+  return context.serviceWorkers().find(ours) || (await context.waitForEvent("serviceworker", { predicate: ours, timeout: 15000 }));
 }
 
 /** Points the extension of `worker` at the gasoline server at `serverUrl`, as its options page would. */

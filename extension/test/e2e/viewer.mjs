@@ -11,7 +11,7 @@
 //
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/viewer.mjs
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -203,7 +203,15 @@ try {
   await ingest(base, "tabs", [{ tabId: 8, url: `${fixture.origin}/long`, title: LONG_TITLE }]);
   log("capture stored");
   // The real extension in the same browser: it captures a local page, and never the viewer.
-  context = await launch(path.join(work, "profile"), testBuild(work));
+  // Beside it, another extension that holds every host, as password managers and ad blockers do.
+  const another = path.join(work, "another-extension");
+  mkdirSync(another);
+  writeFileSync(path.join(another, "bg.js"), "// nothing: the test reads from here\n");
+  writeFileSync(
+    path.join(another, "manifest.json"),
+    JSON.stringify({ manifest_version: 3, name: "Another extension", version: "1.0", host_permissions: ["<all_urls>"], background: { service_worker: "bg.js" } }),
+  );
+  context = await launch(path.join(work, "profile"), testBuild(work), undefined, [another]);
   const worker = await serviceWorker(context);
   await worker.evaluate((serverUrl) => chrome.storage.local.set({ settings: { serverUrl } }), base);
   const site = await context.newPage();
@@ -656,6 +664,21 @@ try {
     return out;
   }, base);
   assert.match(attempt.read, /^refused/, "another origin cannot read /api/*");
+  // Another extension with host permissions fetches without an Origin, which pairing never sees.
+  const theirs = (w) => w.url().endsWith("/bg.js");
+  const other = context.serviceWorkers().find(theirs) || (await context.waitForEvent("serviceworker", { predicate: theirs, timeout: 15000 }));
+  const read = await other.evaluate(async (b) => {
+    const out = {};
+    for (const p of ["/api/rows/logs", "/api/overview", "/api/rows/network_bodies"]) {
+      const r = await fetch(b + p);
+      out[p] = [r.status, (await r.text()).slice(0, 200)];
+    }
+    return out;
+  }, base);
+  for (const [p, [status, text]] of Object.entries(read)) {
+    assert.equal(status, 403, `another extension cannot read ${p}: ${text}`);
+    assert.match(text, /answers only the viewer's own pages/);
+  }
   assert.equal(await total(client, "logs"), before, "another origin cannot clear");
   assert.equal(await getWithHost(port, `evil.test:${port}`, "/api/overview"), 403, "a wrong Host");
   assert.equal(await getWithHost(port, `evil.test:${port}`, "/"), 403, "a wrong Host");
