@@ -327,6 +327,42 @@ async fn a_map_missing_at_first_is_asked_for_again_under_an_unchanged_script() {
     server.stop();
 }
 
+/// The source lines stored beside a frame are the server's own fetch, which no rule of the
+/// extension's sees: the secrets written in them are redacted before they reach the database.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_in_the_source_context_never_reach_the_database() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    let source = r#"const stripe = Stripe(\"sk_live_ZQXctxStripeKey1234567\");\nthrow new Error(\"boom\");\nconst config = { password: \"ZQXctxpw\" };"#;
+    site.put(
+        "/app.js.map",
+        format!(r#"{{"version":3,"sources":["app.js"],"sourcesContent":["{source}"],"names":[],"mappings":"AACA"}}"#),
+    );
+    let origin = serve_app_js(&server, &site).await;
+    server.ingest("logs", vec![logged_at(&origin, 1)]).await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 1, has_result).await;
+    let context = &list[0]["original"]["context"];
+    assert_eq!(
+        context["lines"],
+        json!([
+            "const stripe = Stripe(\"[redacted]\");",
+            "throw new Error(\"boom\");",
+            "const config = { password: \"[redacted]\" };"
+        ]),
+        "{:#}",
+        list[0]
+    );
+    mcp.close().await;
+    server.stop();
+    for file in [db.path.clone(), db.path.with_extension("db-wal")] {
+        let bytes = std::fs::read(&file).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(!text.contains("ZQXctxStripeKey") && !text.contains("ZQXctxpw"), "a secret in {}", file.display());
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pathological_scripts_and_maps_leave_raw_frames_and_the_server_serving() {
     let db = TempDb::new();

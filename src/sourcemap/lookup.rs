@@ -2,7 +2,8 @@
 //! one (1-based, as people read it) through a decoded map (0-based): the
 //! source as the map names it, resolved against the map's URL and
 //! `sourceRoot` and shown as a path, the name, up to three lines of context
-//! from `sourcesContent` (long lines cut to a window around the column), and
+//! from `sourcesContent` (secrets in them redacted, long lines cut to a window around the
+//! column), and
 //! whether it is library code (the map's ignore list marks it, or it is in a
 //! `node_modules` folder). Pure.
 
@@ -10,8 +11,8 @@ use serde::Serialize;
 use sourcemap::{DecodedMap, SourceMap};
 use url::Url;
 
-use super::Unmapped;
 use super::parse::MAX_SECTION_DEPTH;
+use super::{Unmapped, secrets};
 
 /// Characters of a context line kept around the column.
 pub const CONTEXT_WINDOW: usize = 160;
@@ -161,9 +162,9 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The line before, the line and the line after (0-based `line`), each cut
-/// to [`CONTEXT_WINDOW`] characters around `col`. None when the source has
-/// no such line.
+/// The line before, the line and the line after (0-based `line`), each with its secrets
+/// redacted ([`secrets`]) and cut to [`CONTEXT_WINDOW`] characters around `col`. None when the
+/// source has no such line.
 fn context(text: &str, line: u32, col: u32) -> Option<Context> {
     let line = line as usize;
     let first = line.saturating_sub(1);
@@ -171,7 +172,7 @@ fn context(text: &str, line: u32, col: u32) -> Option<Context> {
     if lines.len() <= line - first {
         return None;
     }
-    let lines = lines.iter().map(|l| window(l.trim_end_matches('\r'), col as usize)).collect();
+    let lines = lines.iter().map(|l| window(&secrets::redact_line(l.trim_end_matches('\r')), col as usize)).collect();
     Some(Context { start: first as u32 + 1, lines })
 }
 

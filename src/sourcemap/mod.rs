@@ -26,6 +26,7 @@ pub mod locate;
 pub mod lookup;
 pub mod parse;
 pub mod scope;
+mod secrets;
 mod worker;
 
 use std::borrow::Cow;
