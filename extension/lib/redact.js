@@ -61,6 +61,11 @@
   // (`"Secret Key": "…"`).
   const KEY_VALUE = /(\\{0,7}["']?)([\w$%[\].-]{1,100})\1[ \t]*(=>|[:=])[ \t]*/g;
   const SPACED_KEY_VALUE = /(\\{0,7}["'])([\w$%[\].-]{1,40}(?: [\w$%[\].-]{1,40}){1,4})\1[ \t]*(=>|[:=])[ \t]*/g;
+  // A logged pair whose first item names the second: a Map's entry (`{"[Map]":[["password","…"]]}`),
+  // a header list (`[["X-Api-Key","…"]]`); and a `{name|key, value}` object (a form's
+  // serializeArray(), a cookie, a settings row). Group 2 is the name; the value follows the match.
+  const PAIR = /\[[ \t]*(\\{0,7}["'])([^"'\\\n]{1,100})\1[ \t]*,[ \t]*/g;
+  const NAME_VALUE = /["']?(?:name|key)["']?[ \t]*:[ \t]*(\\{0,7}["'])([^"'\\\n]{1,100})\1[ \t]*,[ \t]*["']?value["']?[ \t]*:[ \t]*/g;
   // Headers whose whole value is the credential, scheme and all (`Authorization: Token …`,
   // `Cookie: a=1; b=2`): written as text, the value runs to the end of the line or the quote around it.
   const WHOLE_LINE_KEYS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie"]);
@@ -146,9 +151,12 @@
   }
 
   function redactKeyValues(text, p, found, field) {
-    if (!/[:=]/.test(text)) return text;
-    let s = replaceKeyValues(text, KEY_VALUE, p, found, field);
+    let s = text;
+    if (s.includes("[")) s = replaceKeyValues(s, PAIR, p, found, field);
+    if (!/[:=]/.test(s)) return s;
+    s = replaceKeyValues(s, KEY_VALUE, p, found, field);
     if (/["'][^"'\n]* /.test(s)) s = replaceKeyValues(s, SPACED_KEY_VALUE, p, found, field);
+    if (/value/.test(s)) s = replaceKeyValues(s, NAME_VALUE, p, found, field);
     return s;
   }
 
@@ -311,18 +319,34 @@
     }
     if (!value || typeof value !== "object") return value;
     if (depth >= JSON_DEPTH) return redactText(stringifyJson(value), p, found, field);
-    if (Array.isArray(value)) return value.map((v) => redactJsonValue(v, p, found, field, depth + 1));
+    if (Array.isArray(value)) {
+      // A [name, value] pair (a Map's entry as logged, a header list) holds a secret as a key does.
+      if (value.length === 2 && typeof value[0] === "string" && holdsSecret(value[1]) && isSecretKey(value[0], p)) {
+        note(found, `${field}.${value[0]}`);
+        return [value[0], REDACTED];
+      }
+      return value.map((v) => redactJsonValue(v, p, found, field, depth + 1));
+    }
+    // {name, value} and {key, value} (a form's serializeArray(), a cookie, a settings row): the
+    // value is the named one's.
+    const named = typeof value.name === "string" ? value.name : typeof value.key === "string" ? value.key : null;
+    const secretValue = named !== null && "value" in value && holdsSecret(value.value) && isSecretKey(named, p);
     const out = {};
     for (const key of Object.keys(value)) {
       const v = value[key];
-      if (v !== null && typeof v !== "boolean" && v !== "" && isSecretKey(key, p)) {
+      if ((holdsSecret(v) && isSecretKey(key, p)) || (secretValue && key === "value")) {
         out[key] = REDACTED;
-        note(found, `${field}.${key}`);
+        note(found, `${field}.${key === "value" && secretValue ? named : key}`);
       } else {
         out[key] = redactJsonValue(v, p, found, field, depth + 1);
       }
     }
     return out;
+  }
+
+  /** Whether a value under a secret name is one to hide (not null, a flag or an empty string). */
+  function holdsSecret(v) {
+    return v !== null && v !== undefined && typeof v !== "boolean" && v !== "";
   }
 
   /** A parsed JSON value with secret keys (any depth), JSON inside strings and value secrets replaced. */

@@ -9,7 +9,7 @@
   const SECRET_WORDS = new Set([
     "password", "passwd", "pwd", "pass", "passphrase", "secret", "secrets", "token", "auth", "authorization",
     "bearer", "credential", "credentials", "session", "sid", "cookie", "jwt", "otp", "pin", "ssn", "cvc", "cvv",
-    "csc", "sig", "signature", "apikey", "privatekey", "sess", "passcode", "pw",
+    "csc", "sig", "signature", "apikey", "apikeys", "privatekey", "sess", "passcode", "pw", "cvv2", "cvc2",
   ]);
   // Whole keys, lower case with separators removed (Sentry's defaults among them).
   const SECRET_KEYS = new Set([

@@ -54,6 +54,7 @@ export function plantedSecrets() {
     "S-gql-inline", "S-gql-var", "S-multipart-password", "S-resp-access_token", "S-userinfo-pass", "S-xhr-session",
     "S-xhr-ssn", "S-wsurl-token", "S-ws-password", "S-page-code", "S-page-fragment", "5555555555554444",
     "S-hdr-apim", "S-hdr-functions", "S-hdr-honeycomb", "S-persisted-token", "S-shown-password", "S-placeholder-passcode",
+    "S-map-password", "S-pair-apikey", "S-named-token",
   ];
   return [...byKey, ...byValue, ...elsewhere];
 }

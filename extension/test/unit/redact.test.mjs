@@ -332,3 +332,20 @@ test("an input named only by its placeholder or label is secret when that name s
   assert.ok(redact.isSecretInput(input({ "aria-label": "Passcode" })));
   assert.ok(!redact.isSecretInput(input({ placeholder: "Your name" })));
 });
+
+test("a pair whose first item names the second: a logged Map, a header list, {name, value} rows", () => {
+  const cases = [
+    ['{"[Map]":[["password","ZQXmap1"],["apiKey","ZQXmap2"],["user","bob"]]}', `{"[Map]":[["password","${R}"],["apiKey","${R}"],["user","bob"]]}`],
+    ['headers [["X-Api-Key","k123"],["Authorization","Token abc"],["Accept","*/*"]]', `headers [["X-Api-Key","${R}"],["Authorization","${R}"],["Accept","*/*"]]`],
+    ['[{"name":"api_token","value":"v1"},{"name":"user","value":"bob"}]', `[{"name":"api_token","value":"${R}"},{"name":"user","value":"bob"}]`],
+    ["x {key: 'password', value: 'v2'}", `x {key: 'password', value: '${R}'}`],
+    ['{"cvv2":"123","apiKeys":["a","b"]}', `{"cvv2":"${R}","apiKeys":${R}}`],
+  ];
+  for (const [message, want] of cases) assert.equal(redact.redactEntry("logs", { message }).message, want, message);
+  // The same shapes as JSON values (a body).
+  const body = redact.redactJson({ pairs: [["session_id", "s1"], ["page", 2]], rows: [{ key: "client_secret", value: "c1" }, { key: "page", value: 3 }] }, p);
+  assert.deepEqual(body, { pairs: [["session_id", R], ["page", 2]], rows: [{ key: "client_secret", value: R }, { key: "page", value: 3 }] });
+  // Pairs that name nothing secret are kept as they are.
+  const plain = '[["id",1],["name","Ada"]] {"name":"theme","value":"dark"}';
+  assert.equal(redact.redactEntry("logs", { message: plain }).message, plain);
+});
