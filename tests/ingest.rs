@@ -343,8 +343,19 @@ async fn web_origins_and_foreign_hosts_are_refused() {
     assert!(no_host.contains("names no Host"), "{no_host}");
     let named = raw_exchange(server.port, &format!("GET /health HTTP/1.0\r\nHost: 127.0.0.1:{}\r\n\r\n", server.port));
     assert!(named.starts_with("HTTP/1.0 200"), "{named}");
-    // Two Hosts, or two Origins: only one would be judged, so neither is.
+    // A request in absolute form names its host in the request line, which outranks Host.
     let p = server.port;
+    let absolute = raw_exchange(
+        p,
+        &format!("GET http://evil.example:{p}/health HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\nConnection: close\r\n\r\n"),
+    );
+    assert!(absolute.starts_with("HTTP/1.1 403"), "{absolute}");
+    let ours = raw_exchange(
+        p,
+        &format!("GET http://127.0.0.1:{p}/health HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\nConnection: close\r\n\r\n"),
+    );
+    assert!(ours.starts_with("HTTP/1.1 200"), "{ours}");
+    // Two Hosts, or two Origins: only one would be judged, so neither is.
     for twice in [
         format!("GET /health HTTP/1.0\r\nHost: 127.0.0.1:{p}\r\nHost: evil.example\r\n\r\n"),
         format!(

@@ -39,28 +39,27 @@ pub async fn guard(State(allowed): State<Arc<Allowed>>, request: Request, next: 
             return ApiError::BadRequest(format!("the request names more than one {name}: send one")).into_response();
         }
     }
-    // HTTP/1 names the host in `Host`; HTTP/2 in the request's authority. A request naming none
-    // is refused too: every browser names one, so only a check skipped could let one through.
-    let host = match headers.get(header::HOST) {
-        Some(host) => Some(host.to_str().unwrap_or("").to_ascii_lowercase()),
-        None => request.uri().authority().map(|a| a.as_str().to_ascii_lowercase()),
-    };
-    match host {
-        Some(host) if allowed.hosts.contains(&host) => {}
-        Some(host) => {
-            return ApiError::Forbidden(format!(
-                "Host \"{host}\" is not allowed: gasoline answers only to {}",
-                allowed.hosts.join(", ")
-            ))
-            .into_response();
-        }
-        None => {
-            return ApiError::BadRequest(format!(
-                "the request names no Host: gasoline answers only to {}",
-                allowed.hosts.join(", ")
-            ))
-            .into_response();
-        }
+    // HTTP/1 names the host in `Host`; HTTP/2, and an HTTP/1 request in absolute form
+    // (`GET http://host/path`, which then outranks `Host`), in the request's authority. Each one
+    // named must be ours. A request naming none is refused too: every browser names one, so only
+    // a check skipped could let one through.
+    let named = [
+        headers.get(header::HOST).map(|h| h.to_str().unwrap_or("").to_ascii_lowercase()),
+        request.uri().authority().map(|a| a.as_str().to_ascii_lowercase()),
+    ];
+    if let Some(host) = named.iter().flatten().find(|h| !allowed.hosts.contains(h)) {
+        return ApiError::Forbidden(format!(
+            "Host \"{host}\" is not allowed: gasoline answers only to {}",
+            allowed.hosts.join(", ")
+        ))
+        .into_response();
+    }
+    if named.iter().all(Option::is_none) {
+        return ApiError::BadRequest(format!(
+            "the request names no Host: gasoline answers only to {}",
+            allowed.hosts.join(", ")
+        ))
+        .into_response();
     }
     let origin = headers.get(header::ORIGIN).map(|o| o.to_str().unwrap_or(""));
     if crate::viewer::is_viewer_path(request.uri().path()) {
