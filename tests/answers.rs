@@ -323,6 +323,8 @@ async fn an_error_names_the_failed_request_and_the_action_just_before_it_in_its_
                 json!({"tabId": 1, "ts": t, "type": "navigate", "how": "load", "url": "http://app/"}),
                 json!({"tabId": 1, "ts": t + 1_000, "type": "click", "selector": "#buy"}),
                 json!({"tabId": 2, "ts": t + 1_000, "type": "click", "selector": "#other"}),
+                // An iframe the page adds, after its load: not where the page came from.
+                json!({"tabId": 1, "ts": t + 1_500, "type": "navigate", "how": "load", "url": "about:srcdoc", "frameId": 4}),
             ],
         )
         .await;
@@ -350,6 +352,7 @@ async fn an_error_names_the_failed_request_and_the_action_just_before_it_in_its_
     let errors = within_budget(&mcp, json!({"what": "errors"})).await;
     let list = entries(&errors);
     assert_eq!(list[0]["context"], json!({"network_bodies": [1], "action": 2, "navigation": 1}), "{}", list[0]);
+    // (The iframe's load is the newest action before the error: it is no "action" either.)
     assert_eq!(list[1]["context"], json!({}), "another tab: {}", list[1]);
     assert_eq!(list[2]["context"], json!({}), "outside the window: {}", list[2]);
     let wide = within_budget(&mcp, json!({"what": "errors", "context_ms": 120_000})).await;
@@ -378,17 +381,24 @@ async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
                 json!({"tabId": 1, "ts": t + 1_000, "type": "navigate", "how": "reload", "url": "http://app/b"}),
                 json!({"tabId": 1, "ts": t + 2_000, "type": "navigate", "how": "pushState", "url": "http://app/b#x"}),
                 json!({"tabId": 2, "ts": t + 8_000, "type": "navigate", "how": "reload", "url": "http://app/z"}),
+                // An iframe of the page loading (its entries carry frameId): not a load of the page.
+                json!({"tabId": 1, "ts": t + 3_000, "type": "navigate", "how": "load", "url": "about:srcdoc", "frameId": 5}),
             ],
         )
         .await;
     // Logs arrive in their own batch, after the navigation was stored.
-    server.ingest("logs", vec![log(1, 1_000, "after reload"), log(1, 2_500, "after pushState")]).await;
+    server
+        .ingest(
+            "logs",
+            vec![log(1, 1_000, "after reload"), log(1, 2_500, "after pushState"), log(1, 3_500, "after frame")],
+        )
+        .await;
     let mcp = Mcp::http(&server).await;
 
     let since = within_budget(&mcp, json!({"what": "logs", "tabId": 1, "since_navigation": true})).await;
     let messages: Vec<&str> =
         since["entries"].as_array().unwrap().iter().map(|e| e["message"].as_str().unwrap()).collect();
-    assert_eq!(messages, vec!["after reload", "after pushState"]);
+    assert_eq!(messages, vec!["after reload", "after pushState", "after frame"]);
     assert_eq!(since["navigation"]["id"], 2);
     assert_eq!(since["navigation"]["url"], "http://app/b");
     assert_eq!(since["navigation"]["ts"], t + 1_000);
@@ -398,9 +408,12 @@ async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
     let missing = mcp.err("configure", json!({"action": "track_tab"})).await;
     assert!(missing.contains("track_tab needs `tabId`"), "{missing}");
     let tracked = within_budget(&mcp, json!({"what": "actions", "since_navigation": true})).await;
-    assert_eq!(ids(&tracked), vec![2, 3]);
+    assert_eq!(ids(&tracked), vec![2, 3, 5]);
     let summary = within_budget(&mcp, json!({"what": "summary", "since_navigation": true})).await;
-    assert_eq!(summary["kinds"]["logs"]["count"], 2);
+    assert_eq!(summary["kinds"]["logs"]["count"], 3);
+    // compare without a mark: the page's last two loads, not the iframe's.
+    let c = mcp.observe(json!({"what": "compare", "tabId": 1})).await;
+    assert_eq!((c["before"]["from"]["load"].as_i64(), c["after"]["from"]["load"].as_i64()), (Some(1), Some(2)), "{c}");
 }
 
 #[tokio::test]

@@ -1,5 +1,6 @@
-// Navigation inside the page (pushState, replaceState, popstate, hashchange)
-// → `actions` of type "navigate", and the tab's url and title → `tabs`.
+// The document's load or reload, and navigation inside the page (pushState,
+// replaceState, popstate, hashchange) → `actions` of type "navigate", and the
+// tab's url and title → `tabs`.
 // Other sources hear of each one through `G.routes.onChange` (vitals.js starts
 // a new soft page on a route change).
 // Registry: reads sources, core, outbox; adds routes, sources.navigation.
@@ -64,7 +65,17 @@
     // A fragment link fires popstate, then hashchange, for one navigation: the second is not another.
     listen(window, "hashchange", () => location.href !== lastUrl && navigated("hashchange"));
 
-    outbox.emit("actions", () => ({ type: "navigate", how: "load", url: lastUrl }));
+    // The document's own navigation: a reload says so (the browser's navigation entry knows it
+    // from the start), so an agent can tell "reloaded" from "opened".
+    const how = (() => {
+      try {
+        const entry = apply(Performance.prototype.getEntriesByType, performance, ["navigation"])[0];
+        return entry && entry.type === "reload" ? "reload" : "load";
+      } catch {
+        return "load";
+      }
+    })();
+    outbox.emit("actions", () => ({ type: "navigate", how, url: lastUrl }));
     reportTab();
     listen(document, "DOMContentLoaded", reportTab);
     listen(window, "load", reportTab);

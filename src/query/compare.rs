@@ -282,8 +282,10 @@ fn latest_loaded_tab(conn: &Connection) -> Result<Option<i64>, QueryError> {
     use rusqlite::OptionalExtension;
     Ok(conn
         .query_row(
-            "SELECT tab_id FROM actions WHERE type = 'navigate' AND json_extract(data, '$.how') IN ('load', 'reload') \
-             AND tab_id IS NOT NULL ORDER BY id DESC LIMIT 1",
+            &format!(
+                "SELECT tab_id FROM actions WHERE {} AND tab_id IS NOT NULL ORDER BY id DESC LIMIT 1",
+                navigation::PAGE_LOAD
+            ),
             [],
             |r| r.get(0),
         )

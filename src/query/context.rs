@@ -39,7 +39,9 @@ pub fn of_error(
             parts.push(format!("\"{}\":{}", kind.name, render(conn, kind, &ids, mode, true)?));
         }
     }
-    for (name, condition) in [("action", "type <> 'navigate'"), ("navigation", "type = 'navigate'")] {
+    // The navigation is the page's (its top frame's): an iframe loading is not where the page came from.
+    for (name, condition) in [("action", "type <> 'navigate'"), ("navigation", super::navigation::TOP_FRAME_NAVIGATION)]
+    {
         let sql = format!(
             "SELECT id FROM actions WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {condition} ORDER BY ts DESC, id DESC LIMIT 1"
         );

@@ -39,15 +39,21 @@ pub fn latest(conn: &Connection, tab: i64) -> Result<Option<Navigation>, QueryEr
     Ok(loads(conn, tab, i64::MAX, 1)?.into_iter().next())
 }
 
-/// The tab's page loads (`navigate` actions by `load` or `reload`: what "since the
-/// last navigation" and compare's implicit marks mean), newest first, at most `n`,
-/// with action ids up to `upto`.
+/// An `actions` row that is a page load of its tab: a `navigate` by `load` or `reload` of the
+/// top frame (a subframe's entries carry its `frameId`; an iframe's load is not the page's).
+pub const PAGE_LOAD: &str = "type = 'navigate' AND json_extract(data, '$.how') IN ('load', 'reload') \
+                             AND json_extract(data, '$.frameId') IS NULL";
+
+/// A `navigate` action of the top frame (a load, a reload, a route change of the page itself).
+pub const TOP_FRAME_NAVIGATION: &str = "type = 'navigate' AND json_extract(data, '$.frameId') IS NULL";
+
+/// The tab's page loads ([`PAGE_LOAD`]: what "since the last navigation" and compare's implicit
+/// marks mean), newest first, at most `n`, with action ids up to `upto`.
 pub fn loads(conn: &Connection, tab: i64, upto: i64, n: i64) -> Result<Vec<Navigation>, QueryError> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT id, ts, url, json_extract(data, '$.how') FROM actions \
-         WHERE tab_id = ?1 AND type = 'navigate' AND id <= ?2 AND json_extract(data, '$.how') IN ('load', 'reload') \
-         ORDER BY ts DESC, id DESC LIMIT ?3",
-    )?;
+         WHERE tab_id = ?1 AND id <= ?2 AND {PAGE_LOAD} ORDER BY ts DESC, id DESC LIMIT ?3"
+    ))?;
     let loads = stmt
         .query_map(rusqlite::params![tab, upto, n], |r| {
             let ts: i64 = r.get(1)?;

@@ -118,6 +118,7 @@ try {
   });
   check(acrossLoads, "across the last two loads");
   assert.equal(acrossLoads.after.from.url, url);
+  assert.deepEqual([acrossLoads.before.from.how, acrossLoads.after.from.how], ["load", "reload"], "a reload says so");
   log(`compare without a mark: from ${acrossLoads.before.from.how} to ${acrossLoads.after.from.how}, A gone, B new`);
   // The reload is of the same URL: each load is a page of its own, with vitals of its own.
   const vitals = await waitFor("the vitals of both loads", async () => {
