@@ -286,6 +286,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         "startUnknown",
         "fromTiming",
         "failed",
+        "unfinished",
         "domContentLoaded",
         "load",
         "fromServiceWorker",
@@ -346,6 +347,7 @@ pub static NETWORK_BODIES: Kind = Kind {
         "requestBodyStream",
         "responseBodyStream",
         "failed",
+        "unfinished",
         "redacted",
     ],
     compact: &[

@@ -137,6 +137,15 @@
           }
           info = describeRequest(input, init);
           info.request = requests.start(info.method, info.url, "fetch");
+          // Started as the document unloads (a keepalive fetch in the page's pagehide): no answer
+          // will reach this document, so its entry goes now, with what the page sent.
+          if (requests.leaving()) {
+            const duration = 0;
+            whenRead(info.body, (requestBody) =>
+              outbox.emit("network_bodies", () => ({ ...entryOf(info, requestBody, duration), unfinished: true })),
+            );
+            info = undefined;
+          }
         } catch {
           info = undefined;
         }

@@ -45,8 +45,22 @@
     const r = { key: keyOf(url), url: String(url), method, initiator, start: perfNow() };
     open.add(r);
     listOf(untimed, r.key).push(r);
-    if (open.size > MAX_OPEN) send(open.values().next().value);
+    if (leaving) send(r);
+    else if (open.size > MAX_OPEN) send(open.values().next().value);
     return r;
+  }
+
+  // A document being unloaded runs no more tasks: no response, timing or deadline of ours will
+  // come. So in its pagehide every request still followed goes as it stands (one not ended says
+  // so: `unfinished`), and one the page starts from then on (a keepalive fetch, in its own
+  // pagehide) goes at once. Shown again from the back-forward cache, the page is followed as before.
+  let leaving = false;
+  if (typeof globalThis.addEventListener === "function") {
+    listen(globalThis, "pagehide", () => {
+      leaving = true;
+      for (const r of [...open]) send(r);
+    });
+    listen(globalThis, "pageshow", () => (leaving = false));
   }
 
   function listOf(map, key) {
@@ -175,6 +189,7 @@
       if (status > 0) row.responseStatus = status;
       if (r && r.failed) row.failed = true;
       if (r && r.error) row.error = r.error;
+      if (r && !r.ended) row.unfinished = true; // the page left, or followed too many, before its end
       row.ts = Math.round(timeOrigin + row.startTime);
       return row;
     };
@@ -223,6 +238,6 @@
     return Math.round(ms * 10) / 10;
   }
 
-  G.requests = { start, end, elementFailed, timing };
+  G.requests = { start, end, elementFailed, timing, leaving: () => leaving };
 })();
 //# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoicmVxdWVzdHMuanMiLCJzb3VyY2VzIjpbImdhc29saW5lLWV4dGVuc2lvbjovLy9wYWdlL3JlcXVlc3RzLmpzIl0sIm5hbWVzIjpbXSwibWFwcGluZ3MiOiJBQUFBIiwiaWdub3JlTGlzdCI6WzBdLCJ4X2dvb2dsZV9pZ25vcmVMaXN0IjpbMF19

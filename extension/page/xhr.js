@@ -22,6 +22,7 @@
     const opened = core.weakMap();
     const sending = core.weakMap();
     const watched = core.weakSet(); // our listeners are added once per XHR, at its first send
+    const inFlight = new Set(); // XHRs with a send not yet ended, for the page's pagehide
 
     fill(proto, "open", (original) => ({
       open(method, url) {
@@ -77,6 +78,7 @@
             send.body = describeBody(body, send.headers["content-type"]);
             watch(this);
             sending.set(this, send); // before the original: a synchronous XHR ends inside it
+            inFlight.add(this);
           }
         } catch {
           // ignore
@@ -87,7 +89,10 @@
           // Refused (not opened, sent twice): no request, and the one in flight stays.
           if (send && sending.get(this) === send) {
             if (before) sending.set(this, before);
-            else sending.delete(this);
+            else {
+              sending.delete(this);
+              inFlight.delete(this);
+            }
           }
           throw e;
         }
@@ -99,7 +104,13 @@
       watched.add(xhr);
       listen(xhr, "readystatechange", () => {
         const send = sending.get(xhr);
-        if (send && send.headersAt === undefined && xhr.readyState >= 2) send.headersAt = perfNow();
+        if (!send) return;
+        const state = xhr.readyState;
+        // Headers came (HEADERS_RECEIVED or LOADING; DONE with a status when both came at once). A
+        // refused connection goes from OPENED to DONE with status 0: no headers, no body broken off.
+        if (send.headersAt === undefined && (state === 2 || state === 3 || (state === 4 && xhr.status > 0))) send.headersAt = perfNow();
+        // DONE is the request's end: the page's own load handlers, which run after, are not its time.
+        if (state === 4 && send.doneAt === undefined) send.doneAt = perfNow();
       });
       listen(xhr, "progress", (event) => {
         const send = sending.get(xhr);
@@ -118,14 +129,43 @@
         // loadend's send) and maybe sent the next request, whose record this is.
         if (!send || xhr.readyState === 1) return;
         sending.delete(xhr);
+        inFlight.delete(xhr);
         ended(xhr, send, event.loaded, send.failure);
+      });
+    }
+
+    // A document being unloaded fires no loadend: the sends still in flight are entries now, with
+    // what the page sent, saying they were not finished (requests.js sends their rows the same way).
+    if (typeof globalThis.addEventListener === "function") {
+      listen(globalThis, "pagehide", () => {
+        for (const xhr of [...inFlight]) {
+          inFlight.delete(xhr);
+          const send = sending.get(xhr);
+          if (!send) continue;
+          sending.delete(xhr);
+          const duration = perfNow() - send.start;
+          const headersMs = send.headersAt === undefined ? undefined : send.headersAt - send.start;
+          whenRead(send.body, (requestBody) =>
+            outbox.emit("network_bodies", () => ({
+              method: send.method,
+              url: send.url,
+              initiator: "xhr",
+              duration,
+              headersMs,
+              requestHeaders: send.headers,
+              ...bodyFields("request", requestBody),
+              unfinished: true,
+            })),
+          );
+        }
       });
     }
 
     /** The entry of `send`: done with `loaded` bytes received, or cut short by `error`. */
     function ended(xhr, send, loaded, error) {
+      inFlight.delete(xhr);
       const done = !error;
-      const duration = perfNow() - send.start;
+      const duration = (send.doneAt ?? perfNow()) - send.start;
       const response = done ? readResponse(xhr, loaded) : undefined;
       const rawHeaders = done ? xhr.getAllResponseHeaders() : "";
       const status = done ? xhr.status : 0;

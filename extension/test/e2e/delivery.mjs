@@ -66,8 +66,21 @@ const app = await listen((req, res) => {
     res.end(`<!doctype html><title>leave</title><button id="go">go</button><a id="link" href="/left">link</a>
 <script>
   document.getElementById("go").onclick = () => { console.error("leaving by script"); location.href = "/left"; };
-  document.getElementById("link").onclick = () => console.error("leaving by a link");
+  document.getElementById("link").onclick = () => {
+    console.error("leaving by a link");
+    // Still in flight as the page goes: an XHR the server answers late, and a keepalive fetch
+    // sent in the page's own pagehide.
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", "/slow");
+    xhr.send("waiting");
+    addEventListener("pagehide", () => fetch("/n/bye", { method: "POST", keepalive: true, body: "bye" }));
+  };
 </script>`);
+  } else if (url.pathname === "/slow") {
+    setTimeout(() => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("late");
+    }, 10000);
   } else if (url.pathname === "/left") {
     res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
     res.end("<!doctype html><title>left</title><p>left</p>");
@@ -306,6 +319,26 @@ try {
     });
   }
   log("a page's last moment (an error, then away by script or by a link): its log and its click stored");
+  // What was still in flight as the page left: a row and an entry each, saying they were not finished.
+  const inFlight = await waitFor("the requests in flight as the page left", async () => {
+    const rows = await all(client, "network_waterfall", { url: "/slow" });
+    const bodies = await all(client, "network_bodies", { url: "/slow" });
+    const bye = await all(client, "network_bodies", { url: "/n/bye" });
+    const byeRows = await all(client, "network_waterfall", { url: "/n/bye" });
+    return rows.length && bodies.length && bye.length && byeRows.length && { rows, bodies, bye, byeRows };
+  });
+  assert.deepEqual(
+    inFlight.rows.map((r) => [r.method, r.unfinished, r.failed ?? false]),
+    [["POST", true, false]],
+    `the XHR's row: unfinished, not failed: ${JSON.stringify(inFlight.rows)}`,
+  );
+  assert.deepEqual(
+    inFlight.bodies.map((b) => [b.method, b.initiator, b.requestBody, b.unfinished, b.error]),
+    [["POST", "xhr", "waiting", true, undefined]],
+  );
+  assert.deepEqual(inFlight.bye.map((b) => [b.method, b.requestBody, b.unfinished]), [["POST", "bye", true]]);
+  assert.ok(inFlight.byeRows.every((r) => r.method === "POST"), JSON.stringify(inFlight.byeRows));
+  log("what was in flight as the page left (an XHR, a keepalive fetch in pagehide): a row and an entry each, unfinished");
 
   // ---- a drop reported by a page: counted in the popup, reported in extension_logs ----
   const origin = w.url().split("/").slice(0, 3).join("/");

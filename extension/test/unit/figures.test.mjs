@@ -57,7 +57,8 @@ test("without performance.interactionCount, interactions are counted from the sp
 let clock = 0;
 const timers = [];
 // The waterfall's join (page/requests.js) has its own tests (page_requests.test.mjs).
-const noRequests = { start: () => ({}), end() {}, elementFailed() {}, timing() {} };
+const requestEnds = []; // how the waterfall heard each request end: {status} or {failed, error}
+const noRequests = { start: () => ({}), end: (r, outcome) => requestEnds.push(outcome), elementFailed() {}, timing() {}, leaving: () => false };
 let timerIds = 0;
 const emitted = [];
 const observers = {}; // entry type → the callback vitals.js gave
@@ -193,18 +194,35 @@ test("a reused XMLHttpRequest gives exactly one entry per send, each with its ow
     emitted.map((e) => [e.entry.url, e.entry.status, e.entry.responseBody, e.entry.error]),
     [1, 2, 3].map((n) => [`/chain?n=${n}`, 200, `answer of /chain?n=${n}`, undefined]),
   );
+  // The page's own handler of the response (a slow render in `load`) is not the request's time:
+  // it ends at DONE, before the load handlers run.
+  emitted.length = 0;
+  const slowHandler = new XMLHttpRequest();
+  slowHandler.open("GET", "/then-render");
+  slowHandler.send();
+  const done = slowHandler.pending;
+  slowHandler.pending = () => {
+    slowHandler.addEventListener("readystatechange", () => slowHandler.readyState === 4 && (clock += 400));
+    done();
+  };
+  clock += 7;
+  slowHandler.pending();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(emitted.map((e) => [e.entry.url, e.entry.duration]), [["/then-render", 7]]);
   delete globalThis.XMLHttpRequest;
 });
 
 test("an XHR that ends with nothing says why: aborted by the page, timed out or a network error; bad JSON is named", async () => {
   globalThis.XMLHttpRequest = FakeXHR; // wrapped by the test before
   emitted.length = 0;
+  requestEnds.length = 0;
   const ends = { abort: "aborted (XHR abort())", timeout: "timed out (XHR timeout)", error: "network error (XHR status 0)" };
   for (const how of Object.keys(ends)) {
     const xhr = new XMLHttpRequest();
     xhr.open("GET", `/${how}`);
     xhr.send();
-    xhr.readyState = 4; // as the browser leaves it, status 0
+    xhr.readyState = 4; // as the browser leaves it, status 0, and says so (no headers came)
+    xhr.dispatchEvent(new Event("readystatechange"));
     xhr.dispatchEvent(new Event(how));
     const end = new Event("loadend");
     end.loaded = 0;
@@ -226,6 +244,8 @@ test("an XHR that ends with nothing says why: aborted by the page, timed out or 
     [...Object.entries(ends).map(([how, why]) => [`/${how}`, 0, why]), ["/bad-json", 200, undefined]],
   );
   assert.equal(emitted[3].entry.responseBody, "[not valid JSON: the page's response is null]");
+  // The waterfall hears the same reasons: a refused connection broke no body off (no headers came).
+  assert.deepEqual(requestEnds.slice(0, 3).map((o) => o.error), Object.values(ends));
   delete globalThis.XMLHttpRequest;
 });
 
