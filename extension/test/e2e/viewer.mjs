@@ -505,12 +505,19 @@ try {
   );
   // Sorted by a column: ascending, descending, then back to the order the requests came in.
   const waterfall = await all(client, "network_waterfall");
+  const shownIds = () => viewer.$$eval(".vlayer .vrow", (ns) => ns.map((n) => n.dataset.id));
+  // The table's own order, which equal keys keep: by start time.
+  const byStart = waterfall.slice().sort((a, b) => a.ts - b.ts || a.id - b.id);
+  assert.deepEqual(
+    (await shownIds()).slice(0, 5),
+    byStart.slice(0, 5).map((r) => `network_waterfall:${r.id}`),
+    "the requests by start time, the document first",
+  );
   const byDuration = (descending) =>
-    waterfall
+    byStart
       .map((r, i) => [typeof r.duration === "number" ? r.duration : -1, i, r.id])
       .sort(([a, i], [b, j]) => (descending ? b - a : a - b) || i - j)
       .map(([, , id]) => `network_waterfall:${id}`);
-  const shownIds = () => viewer.$$eval(".vlayer .vrow", (ns) => ns.map((n) => n.dataset.id));
   const timeHead = viewer.locator(".vhead [role=columnheader]", { hasText: "time" });
   const sortedAs = async (want, label) => {
     await waitFor(label, async () => {
@@ -535,7 +542,7 @@ try {
   await timeHead.locator("button").click();
   assert.equal(await timeHead.getAttribute("aria-sort"), null);
   const newest = Math.max(...(await all(client, "network_waterfall")).map((r) => r.id));
-  await waitFor("arrival order, following the newest", async () => (await shownIds()).at(-1) === `network_waterfall:${newest}`);
+  await waitFor("start time again, following the newest", async () => (await shownIds()).at(-1) === `network_waterfall:${newest}`);
   log("network: bars at their times in DevTools' colours, page lines, detail, filters, sorting");
 
   // An observe answer's link (gasoline mcp over stdio, owning the port): with an entry's id

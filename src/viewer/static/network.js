@@ -37,10 +37,12 @@ export function networkView(ctx) {
     feeds: [new Feed("network_waterfall", ctx.args("network_waterfall"))],
     emptyText: "No requests match.",
     rowClass: (r) => (failed(r) ? "failed" : ""),
+    // By start time, as a waterfall reads (a request's row arrives when it ends, a document's
+    // after its load: later than rows of requests that started after it).
     display: (rows) => {
       ax = axis(rows, WIDTH);
       axisCell.replaceChildren(header(ax));
-      return rows;
+      return rows.slice().sort((a, b) => (a.ts ?? 0) - (b.ts ?? 0) || a.id - b.id);
     },
     // `sort`: what a column is sorted by (a request with no status or time sorts below every other).
     columns: [
