@@ -32,10 +32,19 @@
     return { text: text.slice(0, CAP), truncated };
   }
 
+  /**
+   * A name or value as application/x-www-form-urlencoded writes it (what a URLSearchParams body
+   * sends): only alphanumerics and `*-._` as they are, a space as `+`.
+   */
+  const formEncode = (s) =>
+    encodeURIComponent(s)
+      .replace(/[!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+      .replace(/%20/g, "+");
+
   function* formPairs(entries) {
     for (const [k, v] of entries) {
       const value = typeof v === "string" ? v : `[File ${v.name} ${v.size} bytes ${v.type}]`;
-      yield `${encodeURIComponent(k)}=${encodeURIComponent(value)}`;
+      yield `${formEncode(k)}=${formEncode(value)}`;
     }
   }
 

@@ -63,6 +63,10 @@ test("request bodies are described without reading past the cap", async () => {
   const f = bodies.describeBody(form);
   assert.equal(f.truncated, true);
   assert.equal(f.text.length, limits.BODY_CAP);
+  // The bytes a URLSearchParams body sends, as the page's server receives them.
+  const params = new URLSearchParams({ q: "hello world", n: "5", odd: "a*b-c.d_e!'()~é" });
+  assert.deepEqual(bodies.describeBody(params), { text: params.toString(), truncated: false });
+  assert.equal(bodies.describeBody(params).text, "q=hello+world&n=5&odd=a*b-c.d_e%21%27%28%29%7E%C3%A9");
   assert.deepEqual(bodies.describeBody(new Uint8Array(10)), { note: "[binary 10 bytes]", size: 10 });
   assert.deepEqual(bodies.describeBody(new ReadableStream()), { note: "[stream]", stream: true });
   const blob = bodies.describeBody(new Blob([big], { type: "text/plain" }));
