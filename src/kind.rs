@@ -430,6 +430,7 @@ pub static ACTIONS: Kind = Kind {
         "from",
         "action",
         "method",
+        "synthetic",
         "frameId",
         "frameUrl",
         "redacted",

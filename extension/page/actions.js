@@ -42,9 +42,13 @@
       };
     }
 
-    /** Queues an action; `fields` were all read at the event, the entry is built later. */
-    function action(type, described, fields) {
-      outbox.emit("actions", () => Object.assign({ type }, described, fields));
+    /**
+     * Queues an action; `fields` were all read at the event, the entry is built later. `event`: one
+     * the page made itself (`element.click()`, `dispatchEvent`), not the user, says so.
+     */
+    function action(type, described, fields, event) {
+      const synthetic = event && event.isTrusted === false ? { synthetic: true } : undefined;
+      outbox.emit("actions", () => Object.assign({ type }, described, fields, synthetic));
     }
 
     function on(type, handler) {
@@ -64,7 +68,7 @@
 
     on("click", (e) => {
       const el = target(e);
-      action("click", describe(el), { text: selector.visibleText(el), x: e.clientX, y: e.clientY });
+      action("click", describe(el), { text: selector.visibleText(el), x: e.clientX, y: e.clientY }, e);
     });
     // Typing is recorded once the user pauses, not per keystroke: the element is
     // described at the first keystroke of a burst, its value read at the pause.
@@ -76,25 +80,26 @@
       const burst = typing.get(el);
       if (burst) clearTimeout(burst.timer);
       const described = burst ? burst.described : describe(el);
+      const first = burst ? burst.first : e;
       const timer = setTimeout(() => {
         typing.delete(el);
-        action("input", described, { inputType: el.type, ...fieldValue(el) });
+        action("input", described, { inputType: el.type, ...fieldValue(el) }, first);
       }, 400);
-      typing.set(el, { timer, described });
+      typing.set(el, { timer, described, first });
     });
     on("change", (e) => {
       const el = target(e);
-      action("change", describe(el), { inputType: el.type, ...fieldValue(el) });
+      action("change", describe(el), { inputType: el.type, ...fieldValue(el) }, e);
     });
     on("submit", (e) => {
       const form = target(e);
       action("submit", describe(form), {
         action: String(form.action || location.href),
         method: String(form.method || "get").toUpperCase(),
-      });
+      }, e);
     });
     on("keydown", (e) => {
-      if (e.key === "Enter" || e.key === "Escape" || e.key === "Tab") action("keydown", describe(target(e)), { key: e.key });
+      if (e.key === "Enter" || e.key === "Escape" || e.key === "Tab") action("keydown", describe(target(e)), { key: e.key }, e);
     });
   };
 })();

@@ -303,6 +303,13 @@ try {
   assert.ok(click, `a click on #go among ${JSON.stringify(actions.map((a) => [a.type, a.selector]))}`);
   assert.equal(click.text, "Go");
   assert.equal(click.tabId, tabA);
+  assert.equal(click.synthetic, undefined, "the user's click is no script's");
+  // A click the page's script makes (element.click()) says so.
+  await page.evaluate(() => document.querySelector("#go").click());
+  const scripted = await waitFor("the scripted click", async () =>
+    (await all(client, "actions", { type: "click" })).find((e) => e.selector === "#go" && e.synthetic === true),
+  );
+  assert.equal(scripted.text, "Go");
   const typed = actions.filter((e) => (e.type === "input" || e.type === "change") && e.selector === "#name");
   assert.ok(typed.length && typed.every((e) => e.value === "Ann"), "the name is recorded");
   const secret = actions.filter((e) => (e.type === "input" || e.type === "change") && e.selector === "#password");
