@@ -22,6 +22,11 @@
   const { isArray, isView, getPrototypeOf, defineProperty, ObjectProto, ArrayProto, HasNode } = natives;
   const ownDescriptor = Object.getOwnPropertyDescriptor;
   const ownKeys = Object.keys;
+  // A RegExp as DevTools shows it (`/re/g`), from the built-in getters, whatever the page made of toString.
+  const regexpSource = ownDescriptor(RegExp.prototype, "source").get;
+  const regexpFlags = ownDescriptor(RegExp.prototype, "flags").get;
+  const reflectApply = Reflect.apply; // the built-in, taken before any page script runs
+  const call = (fn, self) => reflectApply(fn, self, []);
   const numberText = String;
 
   /**
@@ -232,6 +237,13 @@
       return out;
     }
     if (value instanceof Date) return isNaN(value) ? "Invalid Date" : value.toISOString();
+    if (value instanceof RegExp) {
+      try {
+        return `/${call(regexpSource, value)}/${call(regexpFlags, value)}`;
+      } catch {
+        return "/(?:)/"; // a RegExp subclass whose getters throw
+      }
+    }
     if (value instanceof ArrayBuffer) return `[ArrayBuffer ${value.byteLength} bytes]`;
     if (value instanceof DataView) return `[DataView ${value.byteLength} bytes]`;
     return copyObject(value, depth, state);

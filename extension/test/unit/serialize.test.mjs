@@ -49,6 +49,8 @@ test("getters that throw, functions, symbols and bigints do not break serialisat
     big: 10n,
     nan: NaN,
     date: new Date(0),
+    re: /a\/b+/gi,
+    sneaky: Object.assign(/x/, { toString: () => "not what it is" }),
   };
   assert.deepEqual(JSON.parse(serialize.formatArg(tricky)), {
     bad: "[getter threw Error]",
@@ -57,6 +59,8 @@ test("getters that throw, functions, symbols and bigints do not break serialisat
     big: "10n",
     nan: "NaN",
     date: "1970-01-01T00:00:00.000Z",
+    re: "/a\\/b+/gi",
+    sneaky: "/x/",
   });
 });
 
