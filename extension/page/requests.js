@@ -123,7 +123,8 @@
       sentAlone.splice(i, 1); // its request's row went without it: one row per request
       return;
     }
-    if (e.entryType === "navigation") return documentRow(e);
+    // An about:blank or srcdoc frame (or a data: one) has a navigation entry, but no request was made.
+    if (e.entryType === "navigation") return /^https?:/i.test(e.name) ? documentRow(e) : undefined;
     if (statusOf(e) > 0) {
       sentTimed.push(key);
       if (sentTimed.length > RECENT) sentTimed.shift();

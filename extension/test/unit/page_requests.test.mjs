@@ -151,6 +151,13 @@ test("the document's row carries its DOMContentLoaded and load times", () => {
   assert.equal(rows[0].entry.initiatorType, "navigation");
 });
 
+test("an about:blank or srcdoc frame's document, which no request fetched, has no row", () => {
+  for (const url of ["about:blank", "about:srcdoc", "data:text/html,<p>x"]) {
+    requests.timing(entry(url, { entryType: "navigation", initiatorType: "navigation", loadEventEnd: 5 }));
+  }
+  assert.equal(rows.length, 0);
+});
+
 test("twin requests to one URL make two rows", () => {
   const a = requests.start("GET", "http://app.localhost/twin", "fetch");
   const b = requests.start("GET", "http://app.localhost/twin", "fetch");
