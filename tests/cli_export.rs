@@ -141,6 +141,10 @@ fn check_har(har: &Value, fed: &Fed) {
     let pages = har["log"]["pages"].as_array().unwrap();
     let page_ids: BTreeSet<&str> = pages.iter().map(|p| p["id"].as_str().unwrap()).collect();
     assert!(pages.iter().any(|p| p["title"] == "http://app.test/" && p["pageTimings"]["onLoad"] == 290.5), "{pages:?}");
+    assert!(
+        !pages.iter().any(|p| p["title"] == "http://app.test/frame.html"),
+        "an iframe's load is no page: {pages:?}"
+    );
     for e in entries {
         assert!(page_ids.contains(e["pageref"].as_str().unwrap_or("none")), "{e}");
     }

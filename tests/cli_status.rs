@@ -78,14 +78,14 @@ async fn clear_goes_through_the_server_when_one_writes_the_database_else_directl
 
     let out = ok(&["clear", "logs", "--db", &d, "--port", &port]);
     assert!(out.contains("cleared 3 entries of logs") && out.contains("through the server"), "{out}");
-    assert_eq!((count(&db.path, "logs"), count(&db.path, "actions")), (0, 2));
+    assert_eq!((count(&db.path, "logs"), count(&db.path, "actions")), (0, 3));
     let (next, _) = server.ingest("logs", common::logs(1, 0, Some(7))).await;
     assert_eq!(next, fed.of("logs").last().unwrap() + 1, "ids never restart");
 
     server.stop();
     let out = ok(&["clear", "--db", &d, "--port", &port]);
-    // 17 entries and the one tab row: `all` also empties tabs and vitals.
-    assert!(out.contains("cleared 18 entries of all kinds") && out.contains("directly"), "{out}");
+    // 18 entries and the one tab row: `all` also empties tabs and vitals.
+    assert!(out.contains("cleared 19 entries of all kinds") && out.contains("directly"), "{out}");
     for kind in ["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "extension_logs"] {
         assert_eq!(count(&db.path, kind), 0, "{kind}");
     }

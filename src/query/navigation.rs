@@ -40,12 +40,13 @@ pub fn latest(conn: &Connection, tab: i64) -> Result<Option<Navigation>, QueryEr
 }
 
 /// An `actions` row that is a page load of its tab: a `navigate` by `load` or `reload` of the
-/// top frame (a subframe's entries carry its `frameId`; an iframe's load is not the page's).
+/// top frame (a subframe's entries carry its `frameId`, Chrome's 0 being the top frame's; an
+/// iframe's load is not the page's).
 pub const PAGE_LOAD: &str = "type = 'navigate' AND json_extract(data, '$.how') IN ('load', 'reload') \
-                             AND json_extract(data, '$.frameId') IS NULL";
+                             AND coalesce(json_extract(data, '$.frameId'), 0) = 0";
 
 /// A `navigate` action of the top frame (a load, a reload, a route change of the page itself).
-pub const TOP_FRAME_NAVIGATION: &str = "type = 'navigate' AND json_extract(data, '$.frameId') IS NULL";
+pub const TOP_FRAME_NAVIGATION: &str = "type = 'navigate' AND coalesce(json_extract(data, '$.frameId'), 0) = 0";
 
 /// The tab's page loads ([`PAGE_LOAD`]: what "since the last navigation" and compare's implicit
 /// marks mean), newest first, at most `n`, with action ids up to `upto`.

@@ -88,6 +88,9 @@ pub async fn feed(server: &Server) -> Fed {
             vec![
                 json!({"tabId": 7, "ts": T0, "type": "navigate", "how": "load", "url": "http://app.test/"}),
                 json!({"tabId": 7, "ts": T0 + 900, "type": "click", "selector": "button#save", "text": "Save", "url": "http://app.test/"}),
+                // An iframe of the page loading: its own navigation, not a page of the tab.
+                json!({"tabId": 7, "ts": T0 + 500, "type": "navigate", "how": "load", "url": "http://app.test/frame.html",
+                       "frameId": 3, "frameUrl": "http://app.test/frame.html"}),
             ],
         ),
         (

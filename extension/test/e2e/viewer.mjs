@@ -79,6 +79,8 @@ function capture(site, T) {
       req(330, { url: `ws://${new URL(site).host}/echo`, initiatorType: "websocket", duration: 12 }),
       req(400, { url: `${site}/api/save`, method: "POST", initiatorType: "fetch", duration: 90, responseStatus: 500 }),
       req(450, { url: HOSTILE_URL(site), method: "GET", initiatorType: "fetch", duration: 20, responseStatus: 200 }),
+      // An iframe's document: its DOMContentLoaded and load are the frame's, not lines of the page.
+      req(460, { url: `${site}/frame.html`, method: "GET", initiatorType: "navigation", duration: 20, responseStatus: 200, domContentLoaded: 470, load: 2000, frameId: 3, frameUrl: `${site}/frame.html` }),
     ].map((e) => ({ ...e, tabId })),
     network_bodies: [
       { method: "GET", url: `${site}/data.json`, status: 200, duration: 40, requestHeaders: { accept: "application/json" }, responseHeaders: { "content-type": "application/json" }, responseBody: '{"items":[1,2,3],"nested":{"ok":true}}', ts: at(190) },
@@ -430,6 +432,12 @@ try {
     } else assert.equal(rects.length, 1, `request ${r.id}: one bar when phases are unknown`);
     const failed = !!(r.error || r.failed || r.responseStatus >= 400);
     assert.equal(await viewer.$eval(`g.bar[data-id="${r.id}"]`, (g) => g.dataset.failed === "true"), failed, `request ${r.id} marked failed: ${failed}`);
+  }
+  const frameDoc = requests.find((r) => r.frameId === 3);
+  const lineTimes = await viewer.$$eval(".wfaxis line.mark", (ns) => ns.map((n) => Number(n.dataset.at)));
+  const frameOrigin = frameDoc.ts - frameDoc.startTime;
+  for (const at of [frameDoc.domContentLoaded, frameDoc.load]) {
+    assert.ok(!lineTimes.includes(frameOrigin + at), `no line at the iframe's own ${at} ms: ${lineTimes}`);
   }
   for (const [cls, at] of [["dcl", doc.domContentLoaded], ["load", doc.load]]) {
     const x = Number(await viewer.getAttribute(`.wfaxis line.mark.${cls}`, "x1"));

@@ -1,5 +1,5 @@
-//! The pages of a HAR: one per navigation of a tab (an `actions` entry of type
-//! `navigate`), one made up per tab for what came before any navigation seen,
+//! The pages of a HAR: one per navigation of a tab's top frame (an `actions` entry of type
+//! `navigate` without `frameId`), one made up per tab for what came before any navigation seen,
 //! and which page an entry belongs to.
 
 use std::collections::HashMap;
@@ -44,6 +44,10 @@ impl Pages {
         let mut list = Vec::new();
         rows::each(conn, &ACTIONS, &navigations, |e| -> Result<(), Failure> {
             let v: Value = serde_json::from_str(&e.json).unwrap_or(Value::Null);
+            // An iframe's navigation (its entries carry frameId; 0 is the top frame) is not a page.
+            if v["frameId"].as_i64().is_some_and(|frame| frame != 0) {
+                return Ok(());
+            }
             let url = v["url"].as_str().unwrap_or_default().to_owned();
             list.push(Page {
                 id: format!("page_{}", list.len() + 1),

@@ -41,11 +41,11 @@ function duration(r) {
   return span(r.duration) ?? 0;
 }
 
-/** A document row's DOMContentLoaded and load as epoch ms. */
+/** A page's (its top frame's document row's) DOMContentLoaded and load as epoch ms; an iframe's are not the page's. */
 export function pageMarks(rows) {
   const marks = [];
   for (const r of rows) {
-    if (r.initiatorType !== "navigation" || num(r.ts) === null) continue;
+    if (r.initiatorType !== "navigation" || (r.frameId ?? 0) !== 0 || num(r.ts) === null) continue;
     const origin = r.ts - (span(r.startTime) ?? 0);
     if (span(r.domContentLoaded) !== null) marks.push({ kind: "dcl", at: origin + r.domContentLoaded, row: r });
     if (span(r.load) !== null) marks.push({ kind: "load", at: origin + r.load, row: r });
