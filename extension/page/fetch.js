@@ -140,9 +140,8 @@
           // Started as the document unloads (a keepalive fetch in the page's pagehide): no answer
           // will reach this document, so its entry goes now, with what the page sent.
           if (requests.leaving()) {
-            const duration = 0;
             whenRead(info.body, (requestBody) =>
-              outbox.emit("network_bodies", () => ({ ...entryOf(info, requestBody, duration), unfinished: true })),
+              outbox.emit("network_bodies", () => ({ ...entryOf(info, requestBody, 0), unfinished: true })),
             );
             info = undefined;
           }

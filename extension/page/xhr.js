@@ -129,7 +129,6 @@
         // loadend's send) and maybe sent the next request, whose record this is.
         if (!send || xhr.readyState === 1) return;
         sending.delete(xhr);
-        inFlight.delete(xhr);
         ended(xhr, send, event.loaded, send.failure);
       });
     }
@@ -144,21 +143,24 @@
           if (!send) continue;
           sending.delete(xhr);
           const duration = perfNow() - send.start;
-          const headersMs = send.headersAt === undefined ? undefined : send.headersAt - send.start;
           whenRead(send.body, (requestBody) =>
-            outbox.emit("network_bodies", () => ({
-              method: send.method,
-              url: send.url,
-              initiator: "xhr",
-              duration,
-              headersMs,
-              requestHeaders: send.headers,
-              ...bodyFields("request", requestBody),
-              unfinished: true,
-            })),
+            outbox.emit("network_bodies", () => ({ ...requestPart(send, requestBody, duration), unfinished: true })),
           );
         }
       });
+    }
+
+    /** What every entry of `send` holds: the request as the page sent it, and its times so far. */
+    function requestPart(send, requestBody, duration) {
+      return {
+        method: send.method,
+        url: send.url,
+        initiator: "xhr",
+        duration,
+        headersMs: send.headersAt === undefined ? undefined : send.headersAt - send.start,
+        requestHeaders: send.headers,
+        ...bodyFields("request", requestBody),
+      };
     }
 
     /** The entry of `send`: done with `loaded` bytes received, or cut short by `error`. */
@@ -174,22 +176,15 @@
       // A network error once the response had begun (its headers came) broke the body off.
       const why = error === NETWORK_ERROR && send.headersAt !== undefined ? BROKE_OFF : error;
       requests.end(send.request, status > 0 ? { status } : { failed: true, error: why || NETWORK_ERROR });
-      const headersMs = send.headersAt === undefined ? undefined : send.headersAt - send.start;
       const emit = (requestBody, response) =>
         outbox.emit("network_bodies", () => {
           const headers = parseRawHeaders(rawHeaders);
           return {
-            method: send.method,
-            url: send.url,
-            initiator: "xhr",
+            ...requestPart(send, requestBody, duration),
             status,
             statusText,
-            duration,
-            headersMs,
-            requestHeaders: send.headers,
             responseHeaders: headers,
             contentType: headers["content-type"],
-            ...bodyFields("request", requestBody),
             ...bodyFields("response", response),
             error,
           };

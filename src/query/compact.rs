@@ -367,12 +367,11 @@ fn cut_at(s: &str, cap: usize) -> Cow<'_, str> {
 
 /// `answer` with its long texts (URLs, messages) cut harder and harder until it fits `budget`:
 /// the last resort of an answer of a fixed shape (summary, compare) whose lists are already at
-/// their shortest. None when even that does not fit.
-/// `answer` with its strings cut shorter and shorter until it fits `budget`; when even the
-/// shortest does not, what that shortest form costs (the least budget the answer needs).
+/// their shortest. When even that does not fit, what its shortest form costs (the least budget
+/// the answer needs).
 fn fitted_by_cutting(answer: serde_json::Value, budget: super::budget::Budget) -> Result<String, super::budget::Cost> {
     let mut answer = answer;
-    let mut least = super::budget::Cost::of(&answer.to_string());
+    let mut least = super::budget::Cost { chars: 0, tokens: 0 }; // set by the first cut below
     for cap in [200, 80, 40] {
         cut_strings(&mut answer, cap);
         let text = answer.to_string();

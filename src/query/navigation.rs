@@ -39,14 +39,20 @@ pub fn latest(conn: &Connection, tab: i64) -> Result<Option<Navigation>, QueryEr
     Ok(loads(conn, tab, i64::MAX, 1)?.into_iter().next())
 }
 
+/// [`TOP_FRAME_NAVIGATION`]'s text, written once for it and for [`PAGE_LOAD`] (`concat!` takes literals only).
+macro_rules! top_frame_navigation {
+    () => {
+        "type = 'navigate' AND coalesce(json_extract(data, '$.frameId'), 0) = 0"
+    };
+}
+
 /// An `actions` row that is a page load of its tab: a `navigate` by `load` or `reload` of the
 /// top frame (a subframe's entries carry its `frameId`, Chrome's 0 being the top frame's; an
 /// iframe's load is not the page's).
-pub const PAGE_LOAD: &str = "type = 'navigate' AND json_extract(data, '$.how') IN ('load', 'reload') \
-                             AND coalesce(json_extract(data, '$.frameId'), 0) = 0";
+pub const PAGE_LOAD: &str = concat!(top_frame_navigation!(), " AND json_extract(data, '$.how') IN ('load', 'reload')");
 
 /// A `navigate` action of the top frame (a load, a reload, a route change of the page itself).
-pub const TOP_FRAME_NAVIGATION: &str = "type = 'navigate' AND coalesce(json_extract(data, '$.frameId'), 0) = 0";
+pub const TOP_FRAME_NAVIGATION: &str = top_frame_navigation!();
 
 /// The tab's page loads ([`PAGE_LOAD`]: what "since the last navigation" and compare's implicit
 /// marks mean), newest first, at most `n`, with action ids up to `upto`.
