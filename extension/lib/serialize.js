@@ -121,6 +121,8 @@
       case "string":
         return value.length > limits.MESSAGE_CAP ? value.slice(0, limits.MESSAGE_CAP) + "…" : value;
       case "number":
+        // -0 as DevTools shows it: JSON would write it as 0.
+        if (value === 0) return 1 / value < 0 ? "-0" : 0;
         return Number.isFinite(value) ? value : String(value);
       case "boolean":
         return value;

@@ -61,8 +61,17 @@
         },
       })[name]);
     }
-    listen(window, "popstate", () => navigated("popstate"));
-    // A fragment link fires popstate, then hashchange, for one navigation: the second is not another.
+    // A fragment navigation (a `#` link, `location.hash = …`, back across one) fires popstate, then
+    // hashchange: one navigation, named for what changed.
+    const withoutHash = (url) => {
+      const at = url.indexOf("#");
+      return at < 0 ? url : url.slice(0, at);
+    };
+    listen(window, "popstate", () => {
+      const url = location.href;
+      const hashOnly = url !== lastUrl && withoutHash(url) === withoutHash(lastUrl);
+      navigated(hashOnly ? "hashchange" : "popstate");
+    });
     listen(window, "hashchange", () => location.href !== lastUrl && navigated("hashchange"));
 
     // The document's own navigation: a reload says so (the browser's navigation entry knows it

@@ -338,13 +338,31 @@ try {
     a.click();
     a.remove();
   });
-  const toNotes = await waitFor("the fragment link's navigation", async () => {
+  await waitFor("the fragment link's navigation", async () => {
     const nav = (await all(client, "actions")).filter((e) => e.type === "navigate" && e.url.endsWith("/step-3#notes"));
     return nav.length > 0 && nav;
   });
   await settled(context, page, client);
   const fragment = (await all(client, "actions")).filter((e) => e.type === "navigate" && e.url.endsWith("/step-3#notes"));
-  assert.deepEqual(fragment.map((e) => [e.how, e.from.endsWith("/step-3")]), [[toNotes[0].how, true]], "one navigation for one fragment link");
+  assert.deepEqual(fragment.map((e) => [e.how, e.from.endsWith("/step-3")]), [["hashchange", true]], "one hashchange for one fragment link");
+  // Setting location.hash, then going back across it: each one navigation, named for the fragment.
+  await page.evaluate(() => {
+    location.hash = "more";
+  });
+  await waitFor("location.hash's navigation", async () =>
+    (await all(client, "actions")).some((e) => e.type === "navigate" && e.url.endsWith("/step-3#more")),
+  );
+  await page.evaluate(() => history.back());
+  await waitFor("the way back to #notes", async () =>
+    (await all(client, "actions")).some((e) => e.type === "navigate" && e.url.endsWith("/step-3#notes") && e.from.endsWith("#more")),
+  );
+  await settled(context, page, client);
+  const hashes = (await all(client, "actions")).filter((e) => e.type === "navigate" && /#(more|notes)$/.test(e.url));
+  assert.deepEqual(
+    hashes.map((e) => [e.how, e.url.split("#")[1], e.from.split("#")[1]]),
+    [["hashchange", "notes", undefined], ["hashchange", "more", "notes"], ["hashchange", "notes", "more"]],
+    "location.hash and a step back across it are one hashchange each",
+  );
   const vitals = await waitFor("vitals of the tab", async () => {
     const v = await observe(client, { what: "vitals", tabId: tabA });
     return v.vitals && typeof v.vitals.ttfb === "number" && typeof v.vitals.fcp === "number" && v.vitals;

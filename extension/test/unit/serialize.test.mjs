@@ -6,6 +6,10 @@ test("strings stay as they are and arguments are joined with spaces", () => {
   assert.equal(serialize.formatMessage(["a", 1, true, null, undefined]).text, "a 1 true null undefined");
 });
 
+test("-0 reads -0, as DevTools shows it, alone and inside objects", () => {
+  assert.equal(serialize.formatMessage([-0, { a: -0, b: 0 }, [-0]]).text, '-0 {"a":"-0","b":0} ["-0"]');
+});
+
 test("circular objects are marked, not followed", () => {
   const a = { name: "a" };
   a.self = a;
