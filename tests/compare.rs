@@ -237,6 +237,24 @@ async fn unknown_and_evicted_marks_say_so() {
     mcp.close().await;
 }
 
+/// Past the 1,000 marks kept, the oldest is forgotten: asking for it says that may be why.
+#[tokio::test]
+async fn a_mark_forgotten_for_the_limit_says_so() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    for i in 0..1_001 {
+        mcp.ok("configure", json!({"action": "mark", "name": format!("m{i}")})).await;
+    }
+    let gone = mcp.err("observe", json!({"what": "logs", "since_mark": "m0"})).await;
+    assert!(gone.contains("no mark named \"m0\""), "{gone}");
+    assert!(gone.contains("only the newest 1000 marks are kept, so an older one may have been forgotten"), "{gone}");
+    assert!(gone.contains("and 980 more"), "{gone}");
+    let kept = mcp.observe(json!({"what": "logs", "since_mark": "m1"})).await;
+    assert_eq!(kept["mark"]["name"], "m1", "{kept}");
+    mcp.close().await;
+}
+
 /// compare is one tab's: with a tracked tab and no tabId, another tab's errors are not "new"; and
 /// a window that starts at a page load still says when the rings trimmed into it.
 #[tokio::test]

@@ -51,8 +51,17 @@ pub fn get(conn: &Connection, name: &str) -> Result<Mark, QueryError> {
                 let more = if more > 0 { format!(" and {more} more") } else { String::new() };
                 format!("known marks, newest first: {}{more}", shown.join(", "))
             };
+            // At the limit, the oldest marks have been forgotten to make room: this may be one.
+            let full = if known.len() as i64 >= crate::store::marks::MAX_MARKS {
+                format!(
+                    "; only the newest {} marks are kept, so an older one may have been forgotten",
+                    crate::store::marks::MAX_MARKS
+                )
+            } else {
+                String::new()
+            };
             Err(QueryError::Invalid(format!(
-                "no mark named \"{}\" ({list}); set one with configure action=mark name=...",
+                "no mark named \"{}\" ({list}){full}; set one with configure action=mark name=...",
                 super::summary::cut(name, 100)
             )))
         }
