@@ -361,3 +361,22 @@ async fn a_list_of_large_items_does_not_starve_the_others() {
     }
     assert!(fixed_whole_beside_a_short_error_list, "some budget shortened the errors and kept both requests");
 }
+
+/// Paging back from below a mark's cursor: nothing there matches, and the answer says the way on.
+#[tokio::test]
+async fn before_cursor_below_a_mark_says_where_the_entries_are() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    server.ingest("logs", common::logs(10, 0, Some(1))).await;
+    mcp.ok("configure", json!({"action": "mark", "name": "m"})).await;
+    let (first_after, _) = server.ingest("logs", common::logs(10, 10, Some(1))).await;
+    let below = mcp.observe(json!({"what": "logs", "since_mark": "m", "before_cursor": first_after - 3})).await;
+    assert_eq!((below["count"].as_i64(), below["total"].as_i64()), (Some(0), Some(10)), "{below}");
+    let hint = below["hint"].as_str().unwrap_or_default();
+    let cursor = below["cursor"].as_i64().unwrap();
+    assert!(hint.contains(&format!("the 10 that do are newer: continue with after_cursor={cursor}")), "{below}");
+    let on = mcp.observe(json!({"what": "logs", "since_mark": "m", "after_cursor": cursor})).await;
+    assert_eq!(ids(&on), (first_after..first_after + 10).collect::<Vec<_>>());
+    mcp.close().await;
+}

@@ -502,6 +502,13 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
     if let Some(before) = args.before_cursor {
         if meta.has_older == Some(true) {
             parts.push(format!("older entries remain: continue with before_cursor={}", first_id.unwrap_or(0)));
+        } else if meta.count == 0 && meta.total > 0 && meta.oldest_id.is_some_and(|oldest| oldest < before) {
+            // Entries before the cursor are kept, but the arguments start after it (a mark's
+            // cursor, a page load): what matches is all newer.
+            parts.push(format!(
+                "no entry before id {before} matches these arguments; the {} that do are newer: continue with after_cursor={}",
+                meta.total, meta.cursor
+            ));
         } else {
             // Nothing older is kept: say when the ring took it (a page read a moment ago may be
             // gone now), so that the end of what is kept is not read as the start of the capture.
