@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use gasoline::sourcemap::Unmapped;
 use gasoline::sourcemap::locate::{self, MapRef};
-use gasoline::sourcemap::lookup::{Original, lookup};
+use gasoline::sourcemap::lookup::{Original, lookup, original_function};
 use gasoline::sourcemap::parse::{MAX_SEPARATORS, parse};
+use sourcemap::SourceView;
 use url::Url;
 
 fn fixture(path: &str) -> PathBuf {
@@ -89,6 +90,27 @@ fn a_minified_bundle_gives_names_and_original_lines() {
     let call = resolve("minified/app.min.js", at, "e(t)),t}").expect("mapped");
     assert_eq!(call.name.as_deref(), Some("formatPrice"));
     assert_eq!(call.line, original_line("cart.js", "formatPrice(total)"));
+}
+
+/// The stack names the minified function (`c`); the script's text and the map's names give back
+/// the original (`checkout`), for declarations; an arrow function or a name the stack already
+/// gives right gets none.
+#[test]
+fn a_minified_function_gets_its_original_name_back() {
+    let code = read("minified/app.min.js");
+    let map = parse(&std::fs::read(fixture("minified/app.min.js.map")).expect("map")).expect("a map");
+    assert!(gasoline::sourcemap::parse::has_names(&map.map));
+    let script = SourceView::from_string(code.clone());
+    let (line, column) = position(&code, "throw new Error");
+    let name = |function: &str| original_function(&map.map, line, column, function, &script);
+    assert_eq!(name("c").as_deref(), Some("checkout"));
+    assert_eq!(name("Object.c").as_deref(), Some("checkout"));
+    assert_eq!(name("async c").as_deref(), Some("checkout"));
+    let (line, column) = position(&code, "(r/100)");
+    assert_eq!(original_function(&map.map, line, column, "e", &script).as_deref(), Some("formatPrice"));
+    // window.run is an arrow function: nothing to find, nothing made up.
+    let (line, column) = position(&code, "i(()=>c(");
+    assert_eq!(original_function(&map.map, line, column, "window.run", &script), None);
 }
 
 #[test]

@@ -179,6 +179,9 @@ async fn stored_entries_get_their_original_frames_and_reasons() {
     assert_eq!(summary.len(), 5, "native frames are passed over: {summary:?}");
     assert_eq!(summary[0].1, "src/cart.js");
     assert_eq!(frames[0]["fn"], "c");
+    // The minified names given back from the script's text and the map's names.
+    assert_eq!(frames[0]["original"]["function"], "checkout", "{thrown:#}");
+    assert_eq!(frames[1]["original"]["function"], "retry", "{thrown:#}");
     assert_eq!(summary[1].1, "src/vendor.js");
     assert_eq!(frames[1]["original"]["name"], Value::Null, "the minified name is not the original one here");
     assert_eq!(summary[2].1, "not found", "a script without a map");
@@ -200,6 +203,10 @@ async fn stored_entries_get_their_original_frames_and_reasons() {
         compact[0]["at"],
         format!("src/cart.js:{}:{}", line_of("cart.js", "throw new Error"), original["column"])
     );
+    // An error's compact frames name the original functions.
+    let errors = mcp.observe(json!({"what": "errors", "limit": 10})).await;
+    let lines = entries(&errors)[0]["frames"].as_str().unwrap_or_default().to_string();
+    assert!(lines.starts_with("checkout src/cart.js:") && lines.contains("\nretry src/vendor.js:"), "{errors:#}");
     mcp.close().await;
     server.stop();
 }

@@ -274,7 +274,8 @@ fn original_frames(frames: Option<&RawValue>) -> Option<String> {
         let Some(original) = frame.get("original") else { continue };
         match original_text(original, false) {
             Some(at) if lines.len() < COMPACT_FRAMES => {
-                let name = frame.get("fn").and_then(Value::as_str);
+                // The original function's name where the map gave one back for a minified name.
+                let name = original.get("function").or_else(|| frame.get("fn")).and_then(Value::as_str);
                 lines.push(name.map_or(at.clone(), |n| format!("{} {at}", cut(n))));
             }
             Some(_) => {}
@@ -627,6 +628,11 @@ mod tests {
             Some(r#""App src/App.jsx:9:11\n… (1 library frame left out)""#)
         );
         assert_eq!(original_frames(Some(&raw(r#"[{"at":"x","sourcemap":"invalid"}]"#))), None);
+        // A minified function's original name, where the map gave it back, stands for the stack's.
+        let minified = raw(
+            r#"[{"at":"y","fn":"c","original":{"source":"src/cart.js","line":6,"column":11,"function":"checkout"}}]"#,
+        );
+        assert_eq!(original_frames(Some(&minified)).as_deref(), Some(r#""checkout src/cart.js:6:11""#));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use sourcemap::SourceView;
 use url::Url;
 
 use super::Unmapped;
@@ -26,6 +27,16 @@ pub const MAX_COST: usize = 128 * 1024 * 1024;
 pub struct Loaded {
     pub parsed: Parsed,
     pub map_url: Url,
+    /// The script's own text, when small enough to keep: what turns a minified function name back
+    /// into the original one ([`super::lookup::original_function`]).
+    pub script: Option<Arc<SourceView>>,
+}
+
+impl Loaded {
+    /// Bytes it holds: the map's cost and the script's text.
+    pub fn cost(&self) -> usize {
+        self.parsed.cost + self.script.as_ref().map_or(0, |s| s.source().len())
+    }
 }
 
 /// What is known of one script.
@@ -48,7 +59,7 @@ impl Entry {
 
 impl Cost for Entry {
     fn cost(&self) -> usize {
-        self.outcome.as_ref().map_or(256, |l| l.parsed.cost)
+        self.outcome.as_ref().map_or(256, |l| l.cost())
     }
 }
 

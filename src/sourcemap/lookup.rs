@@ -8,7 +8,7 @@
 //! `node_modules` folder). Pure.
 
 use serde::Serialize;
-use sourcemap::{DecodedMap, SourceMap};
+use sourcemap::{DecodedMap, SourceMap, SourceView};
 use url::Url;
 
 use super::parse::MAX_SECTION_DEPTH;
@@ -30,6 +30,10 @@ pub struct Original {
     pub column: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The original name of the function the frame is in, where the stack names a minified one
+    /// ([`original_function`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<Context>,
     /// Library code: the map's ignore list marks the source, or it is in a `node_modules` folder.
@@ -71,8 +75,28 @@ pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Ur
         line: src_line.saturating_add(1),
         column: src_col.saturating_add(1),
         name: token.get_name().filter(|n| !n.is_empty()).map(|n| cut_chars(n, MAX_NAME_CHARS)),
+        function: None,
         context,
     })
+}
+
+/// The original name of the function a frame at `line`:`column` (1-based) is in, when the stack
+/// names it by a minified name (`function` as the stack gives it: `c`, `Object.c`, `async c`):
+/// the map's name for the `function c` declaration before the position, found in the script's
+/// own text (Sentry's heuristic: declarations only, not arrow functions or methods). None when
+/// not found, or when it is the name the stack already gives.
+pub fn original_function(
+    map: &DecodedMap,
+    line: u32,
+    column: u32,
+    function: &str,
+    script: &SourceView,
+) -> Option<String> {
+    // The last identifier of "async Object.c" or "new c".
+    let minified = function.rsplit([' ', '.']).next().filter(|n| !n.is_empty())?;
+    let (line0, col0) = (line.checked_sub(1)?, column.checked_sub(1)?);
+    let original = map.get_original_function_name(line0, col0, Some(minified), Some(script))?;
+    (!original.is_empty() && original != minified).then(|| cut_chars(original, MAX_NAME_CHARS))
 }
 
 /// A source in a `node_modules` folder: library code even where its map has no ignore list (a

@@ -70,6 +70,15 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, Unmapped> {
 }
 
 /// `)]}'` and what else the parser strips before the JSON (XSSI protection).
+/// Whether a map names anything (a minified bundle's maps do; a dev server's often do not).
+pub fn has_names(map: &DecodedMap) -> bool {
+    match map {
+        DecodedMap::Regular(sm) => sm.get_name_count() > 0,
+        DecodedMap::Hermes(h) => h.get_name_count() > 0,
+        DecodedMap::Index(index) => index.sections().any(|s| s.get_sourcemap().is_some_and(has_names)),
+    }
+}
+
 fn strip_xssi(bytes: &[u8]) -> &[u8] {
     match bytes.iter().position(|b| *b == b'{') {
         Some(start) if bytes[..start].iter().all(|b| b")]}'\r\n\t ".contains(b)) => &bytes[start..],

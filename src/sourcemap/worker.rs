@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+use sourcemap::SourceView;
 use tokio::sync::mpsc;
 use url::Url;
 
@@ -50,6 +51,10 @@ pub struct Worker {
     tab_scripts: HashMap<i64, Vec<String>>,
     requeue: Requeue,
 }
+
+/// A frame's result within a batch: its page, script, line and column, and the function the stack
+/// names there (whose original name the result holds).
+type ResultKey<'j> = (&'j str, &'j str, u32, u32, Option<&'j str>);
 
 /// Most modules (or scripts, or origins) each of the resolver's small maps remembers: past it,
 /// the map starts again empty.
@@ -131,7 +136,7 @@ impl Worker {
         // Entries of a batch share pages and often positions (a log line in a loop): each page's
         // scope and each position's result is worked out once per batch, as JSON text.
         let mut pages: HashMap<&str, (Allowed, Option<Url>)> = HashMap::new();
-        let mut results: HashMap<(&str, &str, u32, u32), (String, u8)> = HashMap::new();
+        let mut results: HashMap<ResultKey, (String, u8)> = HashMap::new();
         let mut patches = Vec::with_capacity(job.wanted.len());
         let mut later = Vec::new();
         for wanted in &job.wanted {
@@ -189,13 +194,13 @@ impl Worker {
     /// once per batch, and the tries in all its answer deserves ([`tries_for`]).
     async fn result<'j>(
         &mut self,
-        results: &mut HashMap<(&'j str, &'j str, u32, u32), (String, u8)>,
+        results: &mut HashMap<ResultKey<'j>, (String, u8)>,
         wanted: &'j Wanted,
         frame: &'j Frame,
         allowed: &Allowed,
         page: Option<&Url>,
     ) -> (String, u8) {
-        let key = (wanted.page_url.as_str(), frame.url.as_str(), frame.line, frame.column);
+        let key = (wanted.page_url.as_str(), frame.url.as_str(), frame.line, frame.column, frame.function.as_deref());
         if let Some(known) = results.get(&key) {
             return known.clone();
         }
@@ -236,7 +241,11 @@ impl Worker {
         }
         let loaded = self.script(&url, allowed).await?;
         let (line, column) = (frame.line, frame.column);
-        Ok(lookup::lookup(&loaded.parsed.map, line, column, &loaded.map_url, page)?)
+        let mut original = lookup::lookup(&loaded.parsed.map, line, column, &loaded.map_url, page)?;
+        if let (Some(function), Some(script)) = (&frame.function, &loaded.script) {
+            original.function = lookup::original_function(&loaded.parsed.map, line, column, function, script);
+        }
+        Ok(original)
     }
 
     /// The decoded inline map of a module webpack ran through `eval`, from the bundle on the
@@ -305,7 +314,7 @@ impl Worker {
         // names them by absolute file paths, which are no path of the dev server's origin.
         let base = Url::parse(module).unwrap_or_else(|_| url.clone());
         let outcome = match locate::resolve(reference, url) {
-            Ok(MapRef::Inline(bytes)) => decode(bytes, base).await,
+            Ok(MapRef::Inline(bytes)) => decode(bytes, base, None).await,
             Ok(MapRef::Url(_)) => Err(Unmapped::NotFound),
             Err(why) => Err(why),
         };
@@ -414,7 +423,8 @@ impl Worker {
             Ok(Fetched::NotModified) => entry,
             Ok(Fetched::Body(body)) => {
                 let validators = body.validators.clone();
-                entry.outcome = decode(body.bytes, map_url.clone()).await;
+                let script = entry.outcome.as_ref().ok().and_then(|loaded| loaded.script.clone());
+                entry.outcome = decode(body.bytes, map_url.clone(), script).await;
                 entry.map = Some((map_url, validators));
                 entry
             }
@@ -432,20 +442,24 @@ impl Worker {
         allowed: &Allowed,
     ) -> (Option<(Url, Validators)>, Result<Arc<Loaded>, Unmapped>) {
         let script_url = body.url.clone();
-        let reference = tokio::task::spawn_blocking(move || {
-            let text = String::from_utf8_lossy(&body.bytes);
-            let reference = locate::map_reference(body.sourcemap_header.as_deref(), &text).ok_or(Unmapped::NotFound)?;
-            locate::resolve(reference, &body.url)
+        let (reference, script) = tokio::task::spawn_blocking(move || {
+            let text = String::from_utf8_lossy(&body.bytes).into_owned();
+            let reference = locate::map_reference(body.sourcemap_header.as_deref(), &text)
+                .ok_or(Unmapped::NotFound)
+                .and_then(|reference| locate::resolve(reference, &body.url));
+            let script =
+                (reference.is_ok() && text.len() <= MAX_SCRIPT_KEPT).then(|| Arc::new(SourceView::from_string(text)));
+            (reference, script)
         })
         .await
-        .unwrap_or(Err(Unmapped::Invalid));
+        .unwrap_or((Err(Unmapped::Invalid), None));
         match reference {
             Err(why) => (None, Err(why)),
-            Ok(MapRef::Inline(bytes)) => (None, decode(bytes, script_url).await),
+            Ok(MapRef::Inline(bytes)) => (None, decode(bytes, script_url, script).await),
             Ok(MapRef::Url(map_url)) => match self.fetcher.get(&map_url, allowed, None).await {
                 Ok(Fetched::Body(map)) => {
                     let validators = map.validators.clone();
-                    let outcome = decode(map.bytes, map.url).await;
+                    let outcome = decode(map.bytes, map.url, script).await;
                     (Some((map_url, validators)), outcome)
                 }
                 Ok(Fetched::NotModified) => (None, Err(Unmapped::NotFound)),
@@ -459,11 +473,21 @@ impl Worker {
     }
 }
 
-/// Decodes a map on the blocking pool.
-async fn decode(bytes: Vec<u8>, map_url: Url) -> Result<Arc<Loaded>, Unmapped> {
-    tokio::task::spawn_blocking(move || parse::parse(&bytes).map(|parsed| Arc::new(Loaded { parsed, map_url })))
-        .await
-        .unwrap_or(Err(Unmapped::Invalid))
+/// Largest script whose text is kept beside its map, for the original names of minified
+/// functions (the cache's byte budget counts it).
+const MAX_SCRIPT_KEPT: usize = 8 * 1024 * 1024;
+
+/// Decodes a map on the blocking pool; the script's text is kept only when the map has names to
+/// give back.
+async fn decode(bytes: Vec<u8>, map_url: Url, script: Option<Arc<SourceView>>) -> Result<Arc<Loaded>, Unmapped> {
+    tokio::task::spawn_blocking(move || {
+        parse::parse(&bytes).map(|parsed| {
+            let script = script.filter(|_| parse::has_names(&parsed.map));
+            Arc::new(Loaded { parsed, map_url, script })
+        })
+    })
+    .await
+    .unwrap_or(Err(Unmapped::Invalid))
 }
 
 /// A short fingerprint of a text (not for security: a cache key's part).
