@@ -24,7 +24,8 @@ const FIX = {
     e.responseStatus = int(e.responseStatus);
     e.duration = num(e.duration);
     if (e.initiatorType !== undefined) e.initiatorType = text(e.initiatorType);
-    if (e.method !== undefined) e.method = text(e.method).toUpperCase();
+    // No method (null) where the page knows only the timing: not an empty one.
+    if (e.method !== undefined && e.method !== null) e.method = text(e.method).toUpperCase();
     if (e.error !== undefined) e.error = text(e.error);
   },
   network_bodies(e) {

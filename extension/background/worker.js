@@ -386,11 +386,21 @@ function fromPage(kind, entry, tabId, frame, from) {
   if (kind === "network_waterfall" || kind === "network_bodies") {
     if (typeof entry.url === "string") entry.url = absolute(entry.url, frame.url);
     if (settings.capture[kind] === false) return undefined;
+    if (kind === "network_waterfall" && isFrameTiming(entry) && inScope(entry.url)) return undefined;
     // In a deep tab a page row joins the browser's row (stored later, by the join), a body gets its requestId.
     entry = network.fromPage(kind, entry, tabId, frame);
     if (entry === undefined) return undefined;
   }
   return accept(kind, entry, tabId, from);
+}
+
+/**
+ * A parent's Resource Timing of a frame's document (`<iframe>`, `<frame>`): where the frame is in
+ * the scope, its own document reports the same request as its row, with its status and times, so
+ * the parent's would be a second row for one request. Outside the scope it is the only one.
+ */
+function isFrameTiming(entry) {
+  return entry.source === "page" && typeof entry.url === "string" && (entry.initiatorType === "iframe" || entry.initiatorType === "frame");
 }
 
 function absolute(url, base) {

@@ -485,7 +485,8 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     const rows2 = (await all(client, "network_waterfall", { tabId: secondTab })).filter((e) => ours(e.url));
     // Each request the page can see is one row of its own.
     const count = (u) => rows2.filter((r) => r.url === u).length;
-    for (const u of [t("/net/top.json"), t("/net/xhr.json"), t("/net/r1"), t("/net/missing.png"), `${invalid}/net/x.json`, c("/net/nocors.json"), t("/net/hang"), t("/net/beacon"), t("/net/sse")]) {
+    // The same-origin frame's document too: its own row, not the parent's timing of it besides.
+    for (const u of [t("/net/top.json"), t("/net/xhr.json"), t("/net/r1"), t("/net/missing.png"), `${invalid}/net/x.json`, c("/net/nocors.json"), t("/net/hang"), t("/net/beacon"), t("/net/sse"), t("/network-frame.html?who=same")]) {
       assert.equal(count(u), 1, `one page row for ${u}: ${JSON.stringify(rows2.filter((r) => r.url === u))}`);
     }
     assert.equal(count(t("/net/twin")), 2, "twin requests are two rows");
@@ -501,6 +502,8 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     for (const u of [t("/net/top.json"), t("/net/xhr.json")]) {
       assert.deepEqual([row2(u).failed, row2(u).responseStatus, row2(u).method], [undefined, 200, "GET"], u);
     }
+    // A script known from its timing alone: no method (the page does not know it), not an empty one.
+    assert.equal(row2(t("/network.js")).method ?? null, null, JSON.stringify(row2(t("/network.js"))));
     // The cross-site frame is outside the scope: nothing of its own (its script, its fetch) is a row.
     assert.deepEqual(rows2.filter((r) => r.url === c("/net/frame.json?who=cross") || r.url === c("/network-frame.js")).map((r) => r.url), [], "nothing from the frame outside the scope");
     assert.deepEqual(rows2.filter((r) => r.source !== "page").map((r) => [r.url, r.source]), [], "only the page's rows in a tab that is not deep");

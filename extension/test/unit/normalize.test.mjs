@@ -22,6 +22,9 @@ test("values the server would refuse are fixed, so a batch is never refused for 
   assert.equal(ws.connectionId, "7");
   assert.equal(ws.direction, "incoming");
   assert.equal(normalize("network_waterfall", { url: "u", responseStatus: 0.5 }, 1).responseStatus, 1);
+  // A row known from its timing alone has no method, not an empty one.
+  assert.equal(normalize("network_waterfall", { url: "u", method: null }, 1).method, null);
+  assert.equal(normalize("network_waterfall", { url: "u", method: "post" }, 1).method, "POST");
   assert.deepEqual(
     Object.values(normalize("vitals", { lcp: "x", cls: 0.1 }, 1)).slice(0, 5),
     [null, 0.1, null, null, null],
