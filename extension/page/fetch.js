@@ -114,6 +114,7 @@
 
     function entryOf(info, requestBody, duration) {
       return {
+        ts: requests.epochOf(info.start), // when it started, as its waterfall row says, not when its body was read
         method: info.method,
         url: info.url,
         initiator: "fetch",

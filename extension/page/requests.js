@@ -24,6 +24,8 @@
   const MAX_OPEN = 1000; // requests followed at once; the oldest is sent as it is past this
   const RECENT = 200; // rows sent without their timing, so a late timing is not a second row
   const timeOrigin = performance.timeOrigin;
+  /** The epoch ms of a `performance.now()` time: when a request started, as its entries say. */
+  const epochOf = (t) => Math.round(timeOrigin + t);
   const getEntriesByType = Performance.prototype.getEntriesByType;
 
   // Requests followed, oldest first: {key, url, method, initiator, start, ended, end, status, failed, error, timing}.
@@ -191,7 +193,7 @@
       if (r && r.failed) row.failed = true;
       if (r && r.error) row.error = r.error;
       if (r && !r.ended) row.unfinished = true; // the page left, or followed too many, before its end
-      row.ts = Math.round(timeOrigin + row.startTime);
+      row.ts = epochOf(row.startTime);
       return row;
     };
   }
@@ -239,6 +241,6 @@
     return Math.round(ms * 10) / 10;
   }
 
-  G.requests = { start, end, elementFailed, timing, leaving: () => leaving };
+  G.requests = { start, end, elementFailed, timing, leaving: () => leaving, epochOf };
 })();
 //# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoicmVxdWVzdHMuanMiLCJzb3VyY2VzIjpbImdhc29saW5lLWV4dGVuc2lvbjovLy9wYWdlL3JlcXVlc3RzLmpzIl0sIm5hbWVzIjpbXSwibWFwcGluZ3MiOiJBQUFBIiwiaWdub3JlTGlzdCI6WzBdLCJ4X2dvb2dsZV9pZ25vcmVMaXN0IjpbMF19

@@ -153,6 +153,7 @@
     /** What every entry of `send` holds: the request as the page sent it, and its times so far. */
     function requestPart(send, requestBody, duration) {
       return {
+        ts: requests.epochOf(send.start), // when it was sent, as its waterfall row says
         method: send.method,
         url: send.url,
         initiator: "xhr",

@@ -58,7 +58,7 @@ let clock = 0;
 const timers = [];
 // The waterfall's join (page/requests.js) has its own tests (page_requests.test.mjs).
 const requestEnds = []; // how the waterfall heard each request end: {status} or {failed, error}
-const noRequests = { start: () => ({}), end: (r, outcome) => requestEnds.push(outcome), elementFailed() {}, timing() {}, leaving: () => false };
+const noRequests = { start: () => ({}), end: (r, outcome) => requestEnds.push(outcome), elementFailed() {}, timing() {}, leaving: () => false, epochOf: (t) => Math.round(1_700_000_000_000 + t) };
 let timerIds = 0;
 const emitted = [];
 const observers = {}; // entry type → the callback vitals.js gave
@@ -381,6 +381,7 @@ test("fetch: duration runs to the end of the body, headersMs to the headers, and
   };
   const s = await entry("/stream");
   assert.deepEqual([s.headersMs, s.duration, s.durationTo, s.responseBody.length], [10, 2010, "body", 400]);
+  assert.equal(s.ts, 1_700_000_000_000, "the entry is dated when the request started, as its waterfall row, not when its body was read");
 
   const endless = await window.fetch("/endless"); // never read by the page
   const e = await entry("/endless");
