@@ -369,6 +369,12 @@ async fn a_stateless_revision_client_is_served_on_stdio_and_http() {
         assert_eq!(client.protocol_version().as_deref(), Some("2026-07-28"), "{name}");
         let answer = client.ok("observe", json!({"what": "logs"})).await;
         assert_eq!(answer["entries"][0]["message"], "seen by discover", "{name}: {answer}");
+        // This revision requires resultType in every result: the stdio process is attached to the
+        // server, so its configure is answered by the server and forwarded.
+        for args in [json!({"action": "mark", "name": name}), json!({"action": "no_such_action"})] {
+            let result = client.call("configure", args.clone()).await;
+            assert_eq!(result.result_type, Some(rmcp::model::ResultType::COMPLETE), "{name} {args}: {result:?}");
+        }
     }
     server.stop();
 }
