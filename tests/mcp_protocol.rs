@@ -378,3 +378,37 @@ async fn a_stateless_revision_client_is_served_on_stdio_and_http() {
     }
     server.stop();
 }
+
+/// Over HTTP, a request of the stateless revision for a method the server lacks, ping among them
+/// (that revision has none), is told so in words, with the 404 the revision gives it.
+#[tokio::test]
+async fn a_stateless_request_for_a_missing_method_says_what_the_server_answers() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let client = reqwest::Client::new();
+    for method in ["ping", "resources/list"] {
+        let body = json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+        let answer = client
+            .post(server.url("/mcp"))
+            .header("accept", ACCEPT)
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .json(&body)
+            .send()
+            .await
+            .expect("answer");
+        let status = answer.status().as_u16();
+        let reply: Value = serde_json::from_str(&answer.text().await.expect("text")).expect("JSON");
+        assert_eq!(
+            (status, reply["id"].clone(), reply["error"]["code"].clone()),
+            (404, json!(9), json!(-32601)),
+            "{reply}"
+        );
+        let message = reply["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("tools/call") && message.contains(method), "{method}: {message}");
+    }
+    server.stop();
+}
