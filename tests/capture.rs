@@ -175,6 +175,16 @@ async fn only_the_paired_extension_may_report_and_a_bad_report_is_refused_with_w
             + answer["capture"]["origins"].as_array().unwrap().len() as i64,
         1000
     );
+    // And configure status, which has no budget argument, names some and counts the rest.
+    let status = text_of(&mcp.call("configure", json!({"action": "status"})).await);
+    assert!(status.chars().count() < 12_000, "{} chars", status.chars().count());
+    let status: Value = serde_json::from_str(&status).expect("JSON");
+    let capture = &status["capture"];
+    assert_eq!(
+        (capture["origins_omitted"].as_i64(), capture["deep_tabs_omitted"].as_i64()),
+        (Some(980), Some(980)),
+        "{capture}"
+    );
     mcp.close().await;
     server.stop();
 }

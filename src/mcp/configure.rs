@@ -176,12 +176,8 @@ async fn status(store: &Store) -> Result<Value, QueryError> {
             Ok((kinds, sql::tracked_tab(conn)?, sql::paired_extension(conn)?, sql::capture(conn)?))
         })
         .await?;
-    // As reported (the whole scope, with the server it was sent to), and when.
-    let capture = capture.and_then(|(state, at)| {
-        let mut state = serde_json::from_str::<Value>(&state).ok()?;
-        state["reported_at"] = json!(at);
-        Some(state)
-    });
+    // As reported (the whole scope, with the server it was sent to, shortened when long), and when.
+    let capture = capture.and_then(|(state, at)| crate::query::capture::for_status(&state, at));
     let (db_bytes, wal_bytes) = crate::store::file_bytes(&path);
     Ok(json!({
         "db": path.display().to_string(),

@@ -63,6 +63,27 @@ pub fn note(conn: &Connection, args: &ObserveArgs) -> Result<Note, QueryError> {
     Ok(Note { field, empty_hint })
 }
 
+/// Longest whole report `configure status` shows, in characters; a longer one is shortened.
+const STATUS_CHARS: usize = 4_000;
+
+/// The capture report as `configure status` shows it: whole (with the server it was sent to)
+/// while it is small, else as answers show it, with the server: each list cut to [`SHOWN`]
+/// patterns or tabs and the rest counted, so that the status of a report at its bounds (1,000
+/// patterns of 2,048 characters) still fits any client's limit.
+pub fn for_status(state: &str, reported_at: i64) -> Option<Value> {
+    let mut whole = serde_json::from_str::<Value>(state).ok()?;
+    whole["reported_at"] = json!(reported_at);
+    if state.len() <= STATUS_CHARS {
+        return Some(whole);
+    }
+    let capture = serde_json::from_str::<Capture>(state).ok()?;
+    let mut shown = metadata(&capture, reported_at, SHOWN);
+    if let Some(server) = &capture.server_origin {
+        shown["server_origin"] = json!(cut(server));
+    }
+    Some(shown)
+}
+
 /// `{"origins":[…],"paused":…,"deep_tabs":[…],"reported_at":…}`, at most `shown` of each
 /// list named and the rest counted.
 fn metadata(capture: &Capture, reported_at: i64, shown: usize) -> Value {

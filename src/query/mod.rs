@@ -10,7 +10,7 @@
 pub mod args;
 pub mod arguments;
 mod budget;
-mod capture;
+pub mod capture;
 mod compact;
 mod compare;
 mod context;
