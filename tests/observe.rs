@@ -136,6 +136,20 @@ async fn tab_filter_and_tracked_tab() {
     let hint = filtered["hint"].as_str().unwrap();
     assert!(hint.contains("tabId 7 has 10 logs entries, none matching the other filters"), "{hint}");
     assert!(!hint.contains("no logs entries for tabId"), "{hint}");
+    // Nothing matching, no tab named: the answer says so, and whether anything is stored at all.
+    let nothing = mcp.observe(json!({"what": "logs", "search": "no such text"})).await;
+    let hint = nothing["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("none of the logs entries kept (ids 1 to 32) matches these arguments"), "{hint}");
+    let empty = mcp.observe(json!({"what": "websocket_events"})).await;
+    let hint = empty["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("no websocket_events entries are stored"), "{hint}");
+    // what=errors of a tab whose entries are no errors: not "no entries" either.
+    let errors = mcp.observe(json!({"what": "errors", "tabId": 7})).await;
+    let hint = errors["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("tabId 7 has 10 logs entries, none of them an error"), "{hint}");
+    let errors = mcp.observe(json!({"what": "errors", "tabId": 7, "search": "m3"})).await;
+    let hint = errors["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("tabId 7 has 10 logs entries, none of them an error matching the other filters"), "{hint}");
     // With the tab given, the way on does not suggest narrowing by tab.
     let paged = mcp.observe(json!({"what": "logs", "tabId": 8, "limit": 5})).await;
     let hint = paged["hint"].as_str().unwrap();

@@ -242,8 +242,9 @@ pub fn answer(
         filtered_by_tab: args.tab_id,
         total_entries_all_tabs: args.tab_id.map(|_| stats.count),
         tab_unfiltered: match args.tab_id {
-            Some(tab) if total == 0 && filter.narrows_beyond_tab() => {
-                let tab_only = Where::tab_only(errors_only, Some(tab));
+            // What the tab holds of the kind at all: none of it an error, or none matching the filters.
+            Some(tab) if total == 0 && (errors_only || filter.narrows_beyond_tab()) => {
+                let tab_only = Where::tab_only(false, Some(tab));
                 Some(Counter::new(conn, kind, &tab_only, &stats).in_range(i64::MIN, i64::MAX)?)
             }
             _ => None,
@@ -485,12 +486,28 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
     }
     if let (Some(tab), 0, 0) = (meta.filtered_by_tab, meta.count, meta.total) {
         parts.push(match meta.tab_unfiltered.filter(|n| *n > 0) {
-            Some(n) => format!("tabId {tab} has {n} {} entries, none matching the other filters", kind.name),
+            Some(n) => {
+                let none = match (meta.what == "errors", args.filters.is_empty() && args.search.is_none()) {
+                    (true, true) => "none of them an error",
+                    (true, false) => "none of them an error matching the other filters",
+                    (false, _) => "none matching the other filters",
+                };
+                format!("tabId {tab} has {n} {} entries, {none}", kind.name)
+            }
             None => format!(
                 "no {} entries for tabId {tab} ({} across all tabs); see observe what=tabs",
                 kind.name,
                 meta.total_entries_all_tabs.unwrap_or(0)
             ),
+        });
+    }
+    if (meta.filtered_by_tab, meta.count, meta.total) == (None, 0, 0) && args.extras.empty_hint.is_none() {
+        parts.push(match (meta.oldest_id, meta.newest_id) {
+            (Some(oldest), Some(newest)) => format!(
+                "none of the {} entries kept (ids {oldest} to {newest}) matches these arguments; loosen one, or see observe what=summary",
+                kind.name
+            ),
+            _ => format!("no {} entries are stored: none captured yet, or they were cleared", kind.name),
         });
     }
     if meta.truncated {
