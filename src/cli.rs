@@ -57,18 +57,31 @@ pub struct DbArgs {
     pub db: Option<PathBuf>,
 }
 
+/// The port `serve` listens on, and where the other commands look for it, unless told otherwise.
+pub const DEFAULT_PORT: u16 = 7890;
+
 /// Where a running server would listen.
 #[derive(Debug, Args, Clone)]
 pub struct PortArgs {
-    /// Port of a running gasoline on 127.0.0.1.
-    #[arg(long, default_value_t = 7890, env = "GASOLINE_PORT")]
-    pub port: u16,
+    /// Port of a running gasoline on 127.0.0.1; without --db, the database it serves is the one
+    /// read [default: 7890].
+    #[arg(long, env = "GASOLINE_PORT")]
+    pub port: Option<u16>,
+}
+
+impl PortArgs {
+    /// The port given, else the one `serve` listens on by default.
+    pub fn port(&self) -> u16 {
+        self.port.unwrap_or(DEFAULT_PORT)
+    }
 }
 
 #[derive(Debug, Args, Clone)]
 pub struct TailArgs {
     #[command(flatten)]
     pub db: DbArgs,
+    #[command(flatten)]
+    pub port: PortArgs,
     /// Kinds to show (errors = logs at level error) [default: logs, and failed requests' network_waterfall rows].
     #[arg(value_name = "KIND", value_parser = parse_tail_kind)]
     pub kinds: Vec<TailKind>,
@@ -138,6 +151,8 @@ pub struct StatusArgs {
 pub struct ExportArgs {
     #[command(flatten)]
     pub db: DbArgs,
+    #[command(flatten)]
+    pub port: PortArgs,
     /// Write a HAR 1.2 file of the network capture ("-" = stdout).
     #[arg(long, value_name = "FILE")]
     pub har: Option<PathBuf>,
@@ -199,7 +214,7 @@ fn parse_clear_target(s: &str) -> Result<ClearTarget, String> {
 #[derive(Debug, Args, Clone)]
 pub struct ServeArgs {
     /// Port on 127.0.0.1 (0 picks a free one; the chosen port is logged).
-    #[arg(long, default_value_t = 7890, env = "GASOLINE_PORT")]
+    #[arg(long, default_value_t = DEFAULT_PORT, env = "GASOLINE_PORT")]
     pub port: u16,
     /// Database file [default: $GASOLINE_DB, else gasoline.db in the platform data directory].
     #[arg(long, env = "GASOLINE_DB")]

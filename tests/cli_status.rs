@@ -49,6 +49,26 @@ async fn status_reports_what_configure_status_does_with_and_without_a_server() {
     assert!(human.contains("extension: not paired"), "{human}");
     assert!(human.lines().any(|l| l.starts_with("logs") && l.split_whitespace().nth(1) == Some("2")), "{human}");
 
+    // Without --db, the database of the gasoline on --port (started with a --db of its own), not
+    // the default one of this HOME, for status, tail and export alike.
+    let home = tempfile::tempdir().unwrap();
+    let home_env = [("HOME", home.path().to_str().unwrap()), ("XDG_DATA_HOME", home.path().to_str().unwrap())];
+    let by_port = cli::gasoline_env(&["status", "--json", "--port", &port], &home_env);
+    assert_eq!(by_port.code, Some(0), "{}", by_port.stderr);
+    let by_port: Value = serde_json::from_str(&by_port.stdout).unwrap();
+    assert_eq!((&by_port["db"], &by_port["server"]["same_db"]), (&configure["db"], &json!(true)), "{by_port}");
+    let tailed = cli::gasoline_env(&["tail", "logs", "-n", "2", "--port", &port], &home_env);
+    assert_eq!(
+        (tailed.code, tailed.stdout.clone()),
+        (Some(0), ok(&["tail", "logs", "-n", "2", "--db", &d])),
+        "{}",
+        tailed.stderr
+    );
+    let out = home.path().join("by-port.jsonl");
+    let exported = cli::gasoline_env(&["export", "--jsonl", out.to_str().unwrap(), "logs", "--port", &port], &home_env);
+    assert_eq!(exported.code, Some(0), "{}", exported.stderr);
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 2, "the server's two logs");
+
     server.stop();
     // The paired extension, as pairing records it.
     rusqlite::Connection::open(&db.path)

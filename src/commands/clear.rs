@@ -14,12 +14,12 @@ use crate::cli::{ClearArgs, ClearTarget};
 use crate::store::{OpenOptions, Store, StoreError};
 
 pub async fn clear(args: ClearArgs) -> Result<(), CommandError> {
-    let path = db_path(&args.db)?;
+    let path = db_path(&args.db, &args.port).await?;
     if !path.exists() {
         return Err(StoreError::NotFound(path).into());
     }
     let what = args.what;
-    let (cleared, how) = match server::serving(args.port.port, &path).await {
+    let (cleared, how) = match server::serving(args.port.port(), &path).await {
         Some(running) if running.same_db => {
             (through_server(&running, what).await?, format!("through the server on port {}", running.port))
         }

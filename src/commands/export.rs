@@ -30,7 +30,7 @@ pub async fn export(args: ExportArgs) -> Result<(), CommandError> {
     if let Some(kind) = args.kinds.iter().find(|k| filter.unsupported(k).is_some()) {
         return Err(CommandError::Usage(format!("--url does not apply to {}: it has no URL", kind.name)));
     }
-    let path = db_path(&args.db)?;
+    let path = db_path(&args.db, &args.port).await?;
     let conn = open_reader(&path)?;
     let selection = Selection { filter, kinds: args.kinds.clone() };
     // Written to stdout, the export is the output to watch: no bar drawn into it.

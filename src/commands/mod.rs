@@ -19,7 +19,7 @@ pub use kinds::{declared as declared_kinds, kinds};
 pub use status::status;
 pub use tail::tail;
 
-use crate::cli::{DbArgs, default_db_path};
+use crate::cli::{DbArgs, PortArgs, default_db_path};
 use crate::store::StoreError;
 
 /// Why a command failed: one line for the person, then a non-zero exit.
@@ -45,13 +45,27 @@ pub enum CommandError {
     Signals(std::io::Error),
 }
 
-/// The database path the arguments name (the same default as `serve`), made absolute.
-pub fn db_path(args: &DbArgs) -> Result<PathBuf, CommandError> {
+/// The database a command reads, made absolute: `--db` (or `$GASOLINE_DB`) when given; else the
+/// one the gasoline on `--port` (default 7890) serves, as its `/health` names it (a server started
+/// with a `--db` of its own); else the same default as `serve`.
+pub async fn db_path(args: &DbArgs, port: &PortArgs) -> Result<PathBuf, CommandError> {
     let path = match &args.db {
         Some(p) => p.clone(),
-        None => default_db_path().ok_or(CommandError::NoDataDirectory)?,
+        None => match served_db(port.port()).await {
+            Some(served) => served,
+            None => default_db_path().ok_or(CommandError::NoDataDirectory)?,
+        },
     };
     Ok(std::path::absolute(&path).unwrap_or(path))
+}
+
+/// The database file the gasoline on `port` serves, if one answers there.
+async fn served_db(port: u16) -> Option<PathBuf> {
+    let health = crate::probe::health(port).await?;
+    if health.get("service").and_then(serde_json::Value::as_str) != Some("gasoline") {
+        return None;
+    }
+    health.get("db").and_then(serde_json::Value::as_str).filter(|db| !db.is_empty()).map(PathBuf::from)
 }
 
 /// Opens the database as a reader: never creates, migrates or writes it.

@@ -44,9 +44,9 @@ struct Status {
 }
 
 pub async fn status(args: StatusArgs) -> Result<(), CommandError> {
-    let path = db_path(&args.db)?;
+    let path = db_path(&args.db, &args.port).await?;
     let conn = open_reader(&path)?;
-    let server = server::serving(args.port.port, &path).await;
+    let server = server::serving(args.port.port(), &path).await;
     let status = read(&conn, &path, server)?;
     let text = if args.json {
         format!("{}\n", crate::printable::json(&json!(status).to_string()))

@@ -29,7 +29,7 @@ struct Source {
 
 pub async fn tail(args: TailArgs) -> Result<(), CommandError> {
     let mut sources = sources(&args)?;
-    let path = db_path(&args.db)?;
+    let path = db_path(&args.db, &args.port).await?;
     let conn = open_reader(&path)?;
     let mut out = Output::new(args.json);
 
