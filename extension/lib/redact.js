@@ -178,6 +178,8 @@
       }
       const bracketed = text[at] === "{" || text[at] === "[";
       const quoted = text[at] === '"' || text[at] === "'";
+      // Code, not a value: `sig = () => …`, `token = (a, b)`, `password === input`.
+      if (text[at] === "(" || text[at] === "=") continue;
       const { start, end } = bracketed
         ? bracketEnd(text, at)
         : !quoted && WHOLE_LINE_KEYS.has(m[2].toLowerCase())

@@ -9,11 +9,12 @@
   const SECRET_WORDS = new Set([
     "password", "passwd", "pwd", "pass", "passphrase", "secret", "secrets", "token", "auth", "authorization",
     "bearer", "credential", "credentials", "session", "sid", "cookie", "jwt", "otp", "pin", "ssn", "cvc", "cvv",
-    "csc", "sig", "signature", "apikey", "apikeys", "privatekey", "sess", "passcode", "pw", "cvv2", "cvc2",
+    "csc", "signature", "apikey", "apikeys", "privatekey", "sess", "passcode", "pw", "cvv2", "cvc2",
   ]);
   // Whole keys, lower case with separators removed (Sentry's defaults among them).
+  // "sig" only as a whole key (a signed URL's `sig=`): as a word it is React's `$RefreshSig$`.
   const SECRET_KEYS = new Set([
-    "apikey", "privatekey", "mysqlpwd", "clientsecret", "refreshtoken", "accesstoken", "idtoken", "cardnumber",
+    "sig", "apikey", "privatekey", "mysqlpwd", "clientsecret", "refreshtoken", "accesstoken", "idtoken", "cardnumber",
     "ccnumber", "creditcard", "creditcardnumber", "cardno", "securitycode", "xamzsignature", "xamzcredential",
     "xamzsecuritytoken", "setcookie", "proxyauthorization", "sessionid", "accesskey", "secretkey", "xapikey",
     "subscriptionkey", "encryptionkey", "signingkey", "masterkey", "licensekey", "mfacode", "totpcode",

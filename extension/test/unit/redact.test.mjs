@@ -258,6 +258,17 @@ test("in text: a secret key's list or object goes whole, and a quoted key may ha
   assert.equal(redact.redactText('{"Secret Key": "k123", "Display Name": "ann"}'), `{"Secret Key": "${R}", "Display Name": "ann"}`);
 });
 
+test("code is left as code: a function or a comparison is no value, and React's $RefreshSig$ is no signature", () => {
+  // Vite serves its index.html (with React's refresh preamble) for an unknown path.
+  const preamble = "window.$RefreshReg$ = () => {};\nwindow.$RefreshSig$ = () => (type) => type;";
+  assert.equal(redact.redactBody(preamble, p), preamble);
+  assert.equal(redact.redactText("if (password === input) token = (a, b) => a"), "if (password === input) token = (a, b) => a");
+  // A value after a secret key still goes, and a signed URL's sig too.
+  assert.equal(redact.redactText("password = hunter2;"), `password = ${R};`);
+  assert.equal(redact.redactText('{"sig": "abc123"}'), `{"sig": "${R}"}`);
+  assert.equal(redact.redactUrl("https://x.test/blob?sv=1&sig=abc123", p), `https://x.test/blob?sv=1&sig=${R}`);
+});
+
 test("HTML: a secret input's value and a CSRF meta tag's content", () => {
   const html = '<form><input type="hidden" name="csrf_token" value="abc123"><input name="password" value=hunter2><input type="password" value="pw"><input name=q value="hi"><meta name="csrf-token" content="xyz"></form>';
   assert.equal(
