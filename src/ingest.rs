@@ -209,8 +209,9 @@ fn decode_entry(
     let tab_id = take_tab_id(&mut map, index)?;
     let ts = match map.remove("ts") {
         None | Some(Value::Null) => now_ms,
-        Some(v) => number_as_i64(&v, true)
-            .ok_or_else(|| entry_error(index, "ts", "must be a number of milliseconds since the epoch"))?,
+        Some(v) => number_as_i64(&v, true).filter(is_safe).ok_or_else(|| {
+            entry_error(index, "ts", "must be a number of milliseconds since the epoch, of at most 2^53 - 1")
+        })?,
     };
     let mut truncated = Map::new();
     let mut columns = Vec::with_capacity(kind.columns.len());
@@ -251,15 +252,18 @@ fn record(truncated: Map<String, Value>) -> Option<String> {
 /// as another tab's.
 const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
+/// Within what every reader represents exactly (a `ts`, a status, a tab id past it would be shown
+/// rounded, as another value).
+fn is_safe(n: &i64) -> bool {
+    (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(n)
+}
+
 fn take_tab_id(map: &mut Map<String, Value>, index: usize) -> Result<Option<i64>, IngestError> {
     match map.remove("tabId") {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => number_as_i64(&v, false)
-            .filter(|id| (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(id))
-            .map(Some)
-            .ok_or_else(|| {
-                entry_error(index, "tabId", "must be an integer (a Chrome tab id) of at most 2^53 - 1, or null")
-            }),
+        Some(v) => number_as_i64(&v, false).filter(is_safe).map(Some).ok_or_else(|| {
+            entry_error(index, "tabId", "must be an integer (a Chrome tab id) of at most 2^53 - 1, or null")
+        }),
     }
 }
 
@@ -304,7 +308,10 @@ fn take_column(
             }
             Ok(SqlValue::Text(s))
         }
-        ColumnType::Integer => number_as_i64(&value, false).map(SqlValue::Integer).ok_or_else(|| wrong("an integer")),
+        ColumnType::Integer => number_as_i64(&value, false)
+            .filter(is_safe)
+            .map(SqlValue::Integer)
+            .ok_or_else(|| wrong("an integer of at most 2^53 - 1 in size")),
         ColumnType::Real => value.as_f64().map(SqlValue::Real).ok_or_else(|| wrong("a number")),
     }
 }
@@ -447,6 +454,12 @@ mod tests {
         }
         let rows = decode(&LOGS, r#"{"entries":[{"level":"log","message":"m","tabId":9007199254740991}]}"#).unwrap();
         assert_eq!(rows[0].tab_id, Some(9_007_199_254_740_991));
+        // So would a time or a status past it.
+        let err = decode(&LOGS, r#"{"entries":[{"level":"log","message":"m","ts":9223372036854775807}]}"#).unwrap_err();
+        assert!(err.to_string().starts_with("entries[0].ts: must be a number of milliseconds"), "{err}");
+        let body = r#"{"entries":[{"url":"u","responseStatus":9223372036854775807}]}"#;
+        let err = decode(&crate::kind::NETWORK_WATERFALL, body).unwrap_err();
+        assert_eq!(err.to_string(), "entries[0].responseStatus: must be an integer of at most 2^53 - 1 in size");
     }
 
     #[test]

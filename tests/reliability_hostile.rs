@@ -1,7 +1,7 @@
 //! Hostile input that is (mostly) valid JSON, over real HTTP: nesting far past
 //! serde_json's recursion limit, million-element arrays, 10 MiB strings on both
 //! sides of the body limit, NUL bytes, lone UTF-16 surrogates, numbers beyond
-//! i64, negative tab ids and tab ids past JavaScript's exact integers, timestamps in the far future. Each is stored
+//! i64, negative tab ids, and tab ids and timestamps past JavaScript's exact integers. Each is stored
 //! safely (long strings cut, with a truncation record) or refused with a clear
 //! 4xx; after each the server still answers and what was stored before is intact.
 
@@ -97,7 +97,8 @@ fn cases() -> Vec<Case> {
         case("tabId -1 (chrome.tabs.TAB_ID_NONE)", "logs", log_fields(r#""tabId":-1"#), Stored),
         case("ts beyond i64", "logs", log_fields(r#""ts":99999999999999999999999"#), Refused(400, "ts")),
         case("ts 1e300", "logs", log_fields(r#""ts":1e300"#), Refused(400, "ts")),
-        case("ts i64::MAX (far future)", "logs", log_fields(r#""ts":9223372036854775807"#), Stored),
+        case("ts i64::MAX (far future)", "logs", log_fields(r#""ts":9223372036854775807"#), Refused(400, "2^53 - 1")),
+        case("ts 2^53 - 1", "logs", log_fields(r#""ts":9007199254740991"#), Stored),
         case("ts year 9999", "logs", log_fields(r#""ts":253402300799999"#), Stored),
         case("ts before 1970", "logs", log_fields(r#""ts":-62135596800000"#), Stored),
         case("a number past f64 (1e400)", "logs", log_with("1e400"), Refused(400, "out of range")),
@@ -182,7 +183,8 @@ async fn hostile_json_is_stored_safely_or_refused_clearly_and_the_server_keeps_s
         let page = mcp.observe(json!({"what": "logs", "tabId": tab})).await;
         assert_eq!(page["count"], 1, "tabId {tab}: {page}");
     }
-    let far = mcp.observe(json!({"what": "logs", "since": i64::MAX})).await;
+    // The latest time a reader shows exactly (2^53 - 1 ms): stored and found.
+    let far = mcp.observe(json!({"what": "logs", "since": 9_007_199_254_740_991i64})).await;
     assert_eq!(far["count"], 1, "{far}");
     // Half a character (a lone surrogate, as a browser's JSON.stringify writes it) costs that character only.
     for (name, note) in [
