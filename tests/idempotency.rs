@@ -118,6 +118,17 @@ async fn a_refused_batch_is_not_remembered_and_a_bad_key_is_refused() {
         assert_eq!(r.status, 400, "key {key:?}: {}", r.body);
         assert!(r.body.contains("Idempotency-Key must be"), "{}", r.body);
     }
+    let twice = reqwest::Client::new()
+        .post(server.url("/events/logs"))
+        .header("content-type", "application/json")
+        .header("idempotency-key", "k3")
+        .header("idempotency-key", "k4")
+        .body(batch(9, 1).to_string())
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(twice.status().as_u16(), 400);
+    assert!(twice.text().await.expect("body").contains("one Idempotency-Key header"));
     assert_eq!(count(&db.path, "logs"), 1, "nothing stored under a bad key");
 }
 

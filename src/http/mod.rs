@@ -216,7 +216,12 @@ fn first_id(answer: &str) -> Option<i64> {
 
 /// The batch's `Idempotency-Key`, if it has one; a key that cannot be one is refused.
 fn batch_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
-    let Some(value) = headers.get(IDEMPOTENCY_KEY) else { return Ok(None) };
+    let mut values = headers.get_all(IDEMPOTENCY_KEY).iter();
+    let Some(value) = values.next() else { return Ok(None) };
+    if values.next().is_some() {
+        // Which one names the batch would be a guess, as with two Host or Origin headers.
+        return Err(ApiError::BadRequest("send one Idempotency-Key header, not several".into()));
+    }
     let refuse = || {
         ApiError::BadRequest(format!(
             "Idempotency-Key must be 1 to {} visible ASCII characters (no spaces)",
