@@ -140,6 +140,10 @@ async fn http_answers_malformed_messages_with_their_json_rpc_errors() {
     assert_eq!(error_of(&by_id(Value::Null)), (Value::Null, -32600));
     let (status, _) = http.post(Some(&session), r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#).await;
     assert_eq!(status, 202);
+    // A batch that would open a session is told why it cannot, not that it lacks one.
+    let opening = r#"[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}]"#;
+    let (status, answer) = http.post(None, opening).await;
+    assert_eq!((status, answer.contains("initialize must be sent alone")), (400, true), "{answer}");
 
     // The session still works, and a tool's own mistakes stay tool results.
     let (status, answer) = http.post(Some(&session), r#"{"jsonrpc":"2.0","id":12,"method":"ping"}"#).await;

@@ -120,6 +120,13 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
     let bytes = crate::surrogates::mended(bytes);
     if let Some(items) = envelope::batch(&bytes) {
         return match &session {
+            // A batch opening the session is the mistake to name: initialize must come alone.
+            None if items.iter().any(|item| {
+                matches!(envelope::check(item), Ok(envelope::Message::Request { method, .. }) if method == "initialize")
+            }) =>
+            {
+                (StatusCode::BAD_REQUEST, "Bad Request: initialize must be sent alone, not in a batch").into_response()
+            }
             None => (StatusCode::BAD_REQUEST, "Bad Request: Session ID is required").into_response(),
             Some(_) if !known => session_gone(),
             Some(_) => serve_batch(&gate.mcp, &parts, Batch::of(items)).await,
