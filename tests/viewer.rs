@@ -327,6 +327,64 @@ async fn the_event_stream_carries_cursors_and_resumes_from_last_event_id() {
     assert_eq!(resumed["cursors"]["logs"], 2, "{resumed}");
 }
 
+/// What an audit of the viewer found said wrong: a parameter given twice, a clear with a key it
+/// does not take, observe's own names and defaults in a refusal, the stream's `retry:` after its
+/// first event.
+#[tokio::test]
+async fn the_viewers_refusals_name_what_it_takes_and_the_stream_says_retry_first() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", vec![json!({"level": "log", "message": "one", "ts": now_ms(), "tabId": 1})]).await;
+    // A parameter given twice is not quietly the last one.
+    for (query, name) in
+        [("tabId=1&tabId=2", "tabId"), ("level=log&level=error", "level"), ("limit=5&limit=5", "limit")]
+    {
+        let (status, reply) = get_json(&server, &format!("/api/rows/logs?{query}")).await;
+        assert_eq!(status, 400, "{query}: {reply}");
+        let said = reply["error"].as_str().unwrap();
+        assert!(said.contains(&format!("{name} is given twice")), "{query}: {said}");
+    }
+    let (status, reply) = get_json(&server, "/api/rows/logs/1?fields=all&fields=ts").await;
+    assert_eq!(status, 400, "{reply}");
+    // The budget's bounds with the viewer's default (1,000,000 characters), not observe's (40,000).
+    let (status, reply) = get_json(&server, "/api/rows/logs?max_chars=2000000").await;
+    assert_eq!(status, 400, "{reply}");
+    assert_eq!(reply["error"], "max_chars must be between 1000 and 1000000 (default 1000000), got 2000000");
+    let (status, reply) = get_json(&server, "/api/rows/logs?max_tokens=10").await;
+    assert_eq!(status, 400, "{reply}");
+    assert_eq!(reply["error"], "max_tokens must be between 500 and 100000 (default 100000), got 10");
+    // A clear with a key it does not take is refused, naming the key, and clears nothing.
+    let own = format!("http://127.0.0.1:{}", server.port);
+    let headers = [("content-type", "application/json"), ("origin", own.as_str())];
+    let (status, reply) = clear(&server, &headers, r#"{"what":"logs","extra":1,"and":true}"#).await;
+    assert_eq!(status, 400, "{reply}");
+    assert_eq!(
+        reply["error"],
+        "clear takes only \"what\", not \"extra\", \"and\": send {\"what\": \"all\"} or one kind"
+    );
+    let (status, reply) = clear(&server, &headers, r#"["logs"]"#).await;
+    assert_eq!(status, 400, "{reply}");
+    assert_eq!(common::count(&db.path, "logs"), 1, "nothing cleared");
+    // `retry:` comes first, before the first event's fields (docs/viewer.md), and once.
+    let mut r = get(&server, "/api/events", &[]).await;
+    let mut text = String::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !text.contains("\n\n") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let chunk = tokio::time::timeout(left, r.chunk()).await.expect("the first event in time").expect("stream");
+        text.push_str(&String::from_utf8_lossy(&chunk.expect("the stream stays open")));
+    }
+    assert!(text.starts_with("retry: 500\nevent: cursors\nid: logs=1,"), "{text}");
+    // The next event carries no second `retry:`.
+    server.ingest("logs", vec![json!({"level": "log", "message": "two", "ts": now_ms()})]).await;
+    while text.matches("event: cursors").count() < 2 || !text.ends_with("\n\n") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let chunk = tokio::time::timeout(left, r.chunk()).await.expect("the second event in time").expect("stream");
+        text.push_str(&String::from_utf8_lossy(&chunk.expect("the stream stays open")));
+    }
+    assert_eq!(text.matches("retry:").count(), 1, "{text}");
+}
+
 #[tokio::test]
 async fn an_open_event_stream_does_not_hold_shutdown_hostage() {
     let db = TempDb::new();

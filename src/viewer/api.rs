@@ -47,6 +47,10 @@ pub(super) fn observe_args(what: &str, query: Option<&str>) -> Result<Map<String
         if name == "what" {
             return Err("`what` is the path: /api/rows/{what}".into());
         }
+        // `tabId=1&tabId=2` is no filter by tab 2: a parameter says one thing, once.
+        if args.contains_key(&name) {
+            return Err(format!("{name} is given twice: send it once"));
+        }
         let filter_ty = kind.and_then(|k| k.filter(&name)).map(|f| f.ty);
         let v = if name == "since" && value.parse::<i64>().is_err() {
             // "10m", RFC 3339: the strings `gasoline export --since` takes.
@@ -54,7 +58,9 @@ pub(super) fn observe_args(what: &str, query: Option<&str>) -> Result<Map<String
                 "since \"{value}\" is not a time: send epoch ms, RFC 3339, or an age like 10m"
             ))?)
         } else if INTEGERS.contains(&name.as_str()) || filter_ty == Some(ColumnType::Integer) {
-            json!(value.parse::<i64>().map_err(|_| format!("{name} must be a whole number, got \"{value}\""))?)
+            let n = value.parse::<i64>().map_err(|_| format!("{name} must be a whole number, got \"{value}\""))?;
+            budget_within_bounds(&name, n)?;
+            json!(n)
         } else if filter_ty == Some(ColumnType::Real) {
             json!(value.parse::<f64>().map_err(|_| format!("{name} must be a number, got \"{value}\""))?)
         } else if BOOLEANS.contains(&name.as_str()) {
@@ -84,6 +90,23 @@ pub(super) fn observe_args(what: &str, query: Option<&str>) -> Result<Map<String
     args.entry("max_chars").or_insert(json!(MAX_CHARS));
     args.entry("max_tokens").or_insert(json!(MAX_TOKENS));
     Ok(args)
+}
+
+/// `max_chars` and `max_tokens` within observe's bounds, said with the viewer's defaults (observe's
+/// own refusal would name observe's: 40000 characters where the viewer reads 1,000,000).
+fn budget_within_bounds(name: &str, n: i64) -> Result<(), String> {
+    let default = match name {
+        "max_chars" => MAX_CHARS,
+        "max_tokens" => MAX_TOKENS,
+        _ => return Ok(()),
+    };
+    let Some(arg) = crate::query::arguments::observe_arg(name) else { return Ok(()) };
+    let (min, max) = (arg.min.unwrap_or(i64::MIN), arg.max.unwrap_or(i64::MAX));
+    if (min..=max).contains(&n) {
+        Ok(())
+    } else {
+        Err(format!("{name} must be between {min} and {max} (default {default}), got {n}"))
+    }
 }
 
 /// Runs observe with `args` off the runtime; its JSON text, or the refusal.
@@ -265,6 +288,19 @@ pub(super) async fn clear(State(viewer): State<Viewer>, headers: HeaderMap, body
         Ok(value) => value,
         Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("{e}: send {{\"what\": \"all\"}} or one kind")),
     };
+    // `{"what": "logs", "extra": 1}` is not quietly a clear of the logs: a key it does not take is named.
+    if let Some(object) = value.as_object() {
+        let unknown: Vec<String> = object.keys().filter(|k| *k != "what").map(|k| format!("\"{k}\"")).collect();
+        if !unknown.is_empty() {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "clear takes only \"what\", not {}: send {{\"what\": \"all\"}} or one kind",
+                    unknown.join(", ")
+                ),
+            );
+        }
+    }
     let what = value["what"].as_str().map(str::to_owned);
     let Some(what) = what else {
         return refuse(
@@ -311,6 +347,9 @@ mod tests {
         assert_eq!(a["fields"], json!("all"));
         assert!(query::parse(&a).is_ok());
         assert!(observe_args("logs", Some("limit=ten")).unwrap_err().contains("limit must be a whole number"));
+        assert_eq!(observe_args("logs", Some("tabId=1&tabId=2")).unwrap_err(), "tabId is given twice: send it once");
+        let e = observe_args("logs", Some("max_chars=2000000")).unwrap_err();
+        assert_eq!(e, "max_chars must be between 1000 and 1000000 (default 1000000), got 2000000");
         let g = observe_args("errors", Some("group=true")).unwrap();
         assert!(query::parse(&g).is_ok(), "{g:?}");
     }

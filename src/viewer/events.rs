@@ -61,11 +61,14 @@ pub fn parse_event_id(text: &str) -> Map<String, Value> {
     out
 }
 
-fn event(c: &Cursors, resumed_from: Option<&Map<String, Value>>) -> Event {
+/// An event of the cursors `c`; the first of a stream says first (`retry:`) how soon to reconnect.
+fn event(c: &Cursors, resumed_from: Option<&Map<String, Value>>, first: bool) -> Event {
     let cursors: Map<String, Value> = c.iter().map(|(k, id, _)| ((*k).to_owned(), json!(id))).collect();
     let counts: Map<String, Value> = c.iter().map(|(k, _, n)| ((*k).to_owned(), json!(n))).collect();
     let data = json!({ "cursors": cursors, "counts": counts, "resumed_from": resumed_from });
-    Event::default().event("cursors").id(event_id(c)).data(data.to_string()).retry(RETRY)
+    // axum writes the fields in the order they are set.
+    let event = if first { Event::default().retry(RETRY) } else { Event::default() };
+    event.event("cursors").id(event_id(c)).data(data.to_string())
 }
 
 struct Follow {
@@ -90,7 +93,7 @@ pub(super) async fn stream(State(viewer): State<Viewer>, headers: HeaderMap) -> 
             }
             let Some(now) = cursors(&f.viewer.store).await else { continue };
             if f.last.as_ref() != Some(&now) {
-                let e = event(&now, f.resumed_from.take().as_ref());
+                let e = event(&now, f.resumed_from.take().as_ref(), f.last.is_none());
                 f.last = Some(now);
                 return Some((Ok::<_, Infallible>(e), f));
             }

@@ -35,9 +35,16 @@ const HOSTILE = [
   `\u202Eevil RTL override\u202C and zero\u200Bwidth\u200D joiners`,
   `isAdmin\u2067\u2066 ) { // \u2069\u2069 and a mark\u200F, an embedding\u202B\u202C, a word joiner\u2060 and a BOM\uFEFF`,
 ];
-// Invisible characters (bidi controls, zero-width), each shown as a marked ⟨U+XXXX⟩ token.
+// Invisible characters (bidi controls, zero-width), each shown as a marked ⟨U+XXXX⟩ token, but a
+// zero-width joiner or non-joiner between two non-ASCII characters (👩‍👩‍👧, Persian, Hindi), which
+// stays as it is: the CLI's rule (docs/cli.md).
 const INVISIBLE = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
-const visible = (text) => text.replace(INVISIBLE, (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}⟩`);
+const joins = (text, i) => /[\u200C\u200D]/.test(text[i]) && i > 0 && text.charCodeAt(i - 1) > 0x7f && text.charCodeAt(i + 1) > 0x7f;
+const visible = (text) => text.replace(INVISIBLE, (c, i) => (joins(text, i) ? c : `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}⟩`));
+// An emoji family and a Persian word are written with joiners; the joiner after an ASCII letter is shown.
+const JOINED = "family 👩\u200D👩\u200D👧, dev 👩\u200D💻, می\u200Cخواهم, and a\u200Db";
+// A WebSocket URL two connections used, one after the other (a reconnect).
+const LIVE = (site) => `ws://${new URL(site).host}/live`;
 // A URL that reads as a picture but is a program (Trojan Source in a URL), a tab title and an action's value.
 const HOSTILE_URL = (site) => `${site}/download/\u202Egnp.exe`;
 const HOSTILE_TITLE = "Viewer\u200B fixture \u2067(reversed)\u2069";
@@ -69,6 +76,8 @@ function capture(site, T) {
       { level: "log", message: "x".repeat(1024 * 1024), source: "console" },
       ...[0, 1, 2].map(() => ({ level: "log", message: "repeated message", source: "console" })),
       { level: "error", message: "Uncaught TypeError: cannot read x", source: "exception", url: `javascript:alert(1)` },
+      { level: "log", message: JOINED, source: "console" },
+      { level: "log", message: "fixture arguments 1 str null", args: [1, "str", null], source: "console" },
     ].map((e, i) => ({ ...e, tabId, ts: at(5 + i), url: e.url ?? `${site}/` })),
     network_waterfall: [
       { ...doc, ts: at(0) },
@@ -77,6 +86,11 @@ function capture(site, T) {
       req(260, { url: `${site}/redirect`, method: "GET", initiatorType: "fetch", duration: 50, responseStatus: 200, finalUrl: `${site}/data.json?via=redirect`, redirects: [{ url: `${site}/redirect`, status: 302, to: `${site}/data.json?via=redirect` }] }),
       req(320, { url: "http://127.0.0.1:9/refused", method: "GET", initiatorType: "fetch", duration: 2.5, failed: true, error: "TypeError: Failed to fetch" }),
       req(330, { url: `ws://${new URL(site).host}/echo`, initiatorType: "websocket", duration: 12 }),
+      // A script of 26,900 bytes: "26.9 kB", as DevTools writes it.
+      req(170, { url: `${site}/bundle.js`, method: null, initiatorType: "script", duration: 8, responseStatus: 200, transferSize: 26900 }),
+      // Two connections to one URL; each row ends as its socket opens (page/websocket.js).
+      req(600, { url: LIVE(site), initiatorType: "websocket", duration: 8, responseStatus: 101 }),
+      req(700, { url: LIVE(site), initiatorType: "websocket", duration: 6, responseStatus: 101 }),
       req(400, { url: `${site}/api/save`, method: "POST", initiatorType: "fetch", duration: 90, responseStatus: 500 }),
       req(450, { url: HOSTILE_URL(site), method: "GET", initiatorType: "fetch", duration: 20, responseStatus: 200 }),
       // An iframe's document: its DOMContentLoaded and load are the frame's, not lines of the page.
@@ -90,6 +104,14 @@ function capture(site, T) {
       { connectionId: "ws-1", event: "message", direction: "outgoing", data: "hello socket", ts: at(336) },
       { connectionId: "ws-1", event: "message", direction: "incoming", data: "hello socket", ts: at(338) },
       { connectionId: "ws-1", event: "close", code: 1000, ts: at(340) },
+      // Two sockets of one URL, their frames interleaved; messages carry no URL (as page/websocket.js sends them).
+      { connectionId: "live-1", event: "open", url: LIVE(site), ts: at(608) },
+      { connectionId: "live-1", event: "message", direction: "outgoing", data: "first hello", ts: at(610) },
+      { connectionId: "live-2", event: "open", url: LIVE(site), ts: at(706) },
+      { connectionId: "live-1", event: "message", direction: "incoming", data: "first reply", ts: at(720) },
+      { connectionId: "live-2", event: "message", direction: "incoming", data: "second says", ts: at(730) },
+      { connectionId: "live-1", event: "close", code: 1000, reason: "done", wasClean: true, url: LIVE(site), ts: at(740) },
+      { connectionId: "live-2", event: "close", code: 1006, reason: `<b id="pwned">gone</b>`, wasClean: false, url: LIVE(site), ts: at(800) },
     ].map((e) => ({ ...e, tabId })),
     actions: [
       { type: "navigate", how: "load", url: `${site}/`, ts: at(0) },
@@ -160,18 +182,27 @@ async function clearFilter(page) {
   await page.keyboard.press("Backspace");
 }
 
-/** Every text node and attribute of the page that holds an invisible character as it is (none may). */
+/** Every text node and attribute of the page that holds an invisible character as it is (none may, but a joiner between two non-ASCII characters). */
 async function rawInvisibles(page) {
   return page.evaluate((source) => {
-    const re = new RegExp(source);
+    const re = new RegExp(source, "g");
+    const joins = (t, i) => /[\u200C\u200D]/.test(t[i]) && i > 0 && t.charCodeAt(i - 1) > 0x7f && t.charCodeAt(i + 1) > 0x7f;
+    const raw = (t) => [...t.matchAll(re)].some((m) => !joins(t, m.index));
     const bad = [];
     const walk = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
     for (let n = walk.currentNode; n; n = walk.nextNode()) {
-      if (n.nodeType === Node.TEXT_NODE && re.test(n.data)) bad.push(`text in <${n.parentNode.localName}>: ${JSON.stringify(n.data.slice(0, 80))}`);
-      if (n.nodeType === Node.ELEMENT_NODE) for (const a of n.attributes) if (re.test(a.value)) bad.push(`${a.name}= of <${n.localName}>: ${JSON.stringify(a.value.slice(0, 80))}`);
+      if (n.nodeType === Node.TEXT_NODE && raw(n.data)) bad.push(`text in <${n.parentNode.localName}>: ${JSON.stringify(n.data.slice(0, 80))}`);
+      if (n.nodeType === Node.ELEMENT_NODE) for (const a of n.attributes) if (raw(a.value)) bad.push(`${a.name}= of <${n.localName}>: ${JSON.stringify(a.value.slice(0, 80))}`);
     }
     return bad;
   }, INVISIBLE.source);
+}
+
+/** A size as DevTools writes it: kB and MB of 1000. */
+function devtoolsSize(n) {
+  if (n < 1000) return `${n} B`;
+  const unit = (v, name) => (v < 99.95 ? `${v.toFixed(1)} ${name}` : `${Math.round(v)} ${name}`);
+  return n < 999_500 ? unit(n / 1000, "kB") : unit(n / 1e6, "MB");
 }
 
 /** The page shows no invisible character as it is, and shows `tokens` of them as marked tokens. */
@@ -269,6 +300,12 @@ try {
     assert.equal(Number(shown.replace(/\D/g, "")), await total(client, kind), `overview count of ${kind}`);
   }
   await invisiblesShown(viewer, "the overview (a tab's title)", ["⟨U+200B⟩", "⟨U+2067⟩", "⟨U+2069⟩"]);
+  // The database's size in DevTools' units (kB of 1000), as the overview said it when last read.
+  await waitFor("the database's size in kB of 1000", async () => {
+    const o = await (await fetch(`${base}/api/overview`)).json();
+    const said = await viewer.$$eval("dl.facts dd", (ns) => ns[1]?.textContent ?? "");
+    return said.endsWith(` ${devtoolsSize(o.db.bytes)}${o.db.wal_bytes ? ` (+ ${devtoolsSize(o.db.wal_bytes)} write-ahead log)` : ""}`);
+  });
   // The long title's tab: the select stays within the filter bar, in a wide window and a narrow one.
   await viewer.waitForSelector("#tab option[value='8']", { state: "attached" });
   for (const width of [1440, 700]) {
@@ -354,6 +391,29 @@ try {
   );
   assert.equal(await viewer.$$eval("img, iframe, object, embed, a[href^='javascript']", (n) => n.length), 0, "no element of theirs");
   assert.equal(await viewer.evaluate(() => window.__pwned), undefined, "no script of theirs ran");
+  // An emoji sequence and a Persian word keep their joiners (👩‍👩‍👧 is one picture, as in DevTools);
+  // the joiner after an ASCII letter is a token, as the CLI prints it.
+  await viewer.fill("#q", "family");
+  await waitFor("the row with joiners", async () => {
+    const texts = await viewer.$$eval(".vlayer .vrow .msg .text", (ns) => ns.map((n) => n.textContent));
+    return texts.length === 1 && texts[0].startsWith("family");
+  });
+  assert.equal(await viewer.textContent(".vlayer .vrow .msg .text"), "family 👩\u200D👩\u200D👧, dev 👩\u200D💻, می\u200Cخواهم, and a⟨U+200D⟩b");
+  assert.equal(visible(JOINED), "family 👩\u200D👩\u200D👧, dev 👩\u200D💻, می\u200Cخواهم, and a⟨U+200D⟩b");
+  await invisiblesShown(viewer, "the joiners' row", ["⟨U+200D⟩"]);
+  // A console call's arguments, one a line: `1`, `"str"` and `null` do not run together ("1: str2: null").
+  await viewer.fill("#q", "fixture arguments");
+  await waitFor("the row with arguments", async () => {
+    const texts = await viewer.$$eval(".vlayer .vrow .msg .text", (ns) => ns.map((n) => n.textContent));
+    return texts.length === 1 && texts[0] === "fixture arguments 1 str null";
+  });
+  await viewer.click(".vlayer .vrow");
+  await viewer.waitForSelector("#detail:not([hidden]) ul.args");
+  const args = await viewer.$$eval("#detail ul.args > li", (ns) => ns.map((n) => [n.textContent, Math.round(n.getBoundingClientRect().top)]));
+  assert.deepEqual(args.map(([t]) => t), ["0: 1", "1: str", "2: null"]);
+  assert.equal(new Set(args.map(([, top]) => top)).size, 3, `each argument on its own line: ${JSON.stringify(args)}`);
+  await viewer.keyboard.press("Escape");
+  await viewer.waitForSelector("#detail", { state: "hidden" });
   // The 1 MB line (cut by ingest to --field-cap, as stored): a row, and the detail shows all that is stored.
   const stored = (await all(client, "logs")).find((e) => e.message.startsWith("xxxxxxxxxx"));
   await viewer.fill("#q", "xxxxxxxxxx");
@@ -479,6 +539,35 @@ try {
   await viewer.click(`.vlayer .vrow[data-id="network_waterfall:${refused.id}"]`);
   await viewer.waitForSelector("#detail .error");
   await viewer.keyboard.press("Escape");
+  // Sizes in DevTools' units: 26,900 bytes are "26.9 kB" in the table and the detail.
+  const bundle = requests.find((r) => r.url.endsWith("/bundle.js"));
+  const bundleRow = `.vlayer .vrow[data-id="network_waterfall:${bundle.id}"]`;
+  assert.ok((await viewer.$$eval(`${bundleRow} .vcell`, (ns) => ns.map((n) => n.textContent))).includes("26.9 kB"), "the size column says 26.9 kB");
+  await viewer.click(bundleRow);
+  await waitFor("the detail's size", async () => (await viewer.$$eval("#detail table.kv tr", (ns) => ns.map((n) => [n.cells[0]?.textContent, n.cells[1]?.textContent]))).some(([k, v]) => k === "transferred" && v === "26.9 kB"));
+  await viewer.keyboard.press("Escape");
+  // A socket's detail lists that socket's own frames: its messages (which carry no URL) and its
+  // close with code and reason (as text), none of another connection to the same URL.
+  const frameRows = () => viewer.$$eval("#detail table.frames tbody tr", (ns) => ns.map((n) => [...n.cells].map((c) => c.textContent)));
+  const sockets = [
+    [requests.find((r) => r.url.endsWith("/echo")), "ws-1", ["", "hello socket", "hello socket", "1000"]],
+    ...requests
+      .filter((r) => r.url === LIVE(fixture.origin))
+      .sort((a, b) => a.ts - b.ts)
+      .map((r, i) => [r, `live-${i + 1}`, i === 0 ? ["", "first hello", "first reply", "1000 · done"] : ["", "second says", `1006 · (not clean) · <b id="pwned">gone</b>`]]),
+  ];
+  assert.equal(sockets.length, 3);
+  for (const [row, id, said] of sockets) {
+    await viewer.click(`.vlayer .vrow[data-id="network_waterfall:${row.id}"]`);
+    await waitFor(`the frames of ${id}`, async () => (await frameRows()).length === said.length && (await viewer.textContent("#detail")).includes(`connection ${id} (`)).catch(async (e) => {
+      throw new Error(`${e.message}: ${JSON.stringify(await frameRows())}`);
+    });
+    const shownFrames = await frameRows();
+    assert.deepEqual(shownFrames.map((f) => f[1]), [id, ...said.slice(1).map(() => id)], `${id}'s own frames: ${JSON.stringify(shownFrames)}`);
+    assert.deepEqual(shownFrames.map((f) => f.at(-1)), said, `${id}'s data, code and reason`);
+    await viewer.keyboard.press("Escape");
+  }
+  assert.equal(await viewer.$$eval("#pwned, #detail b", (n) => n.length), 0, "a close reason is text");
   // The Trojan Source URL: its override shown as a token in the row's tooltip, the bar's and the detail.
   const trojan = requests.find((r) => r.url === HOSTILE_URL(fixture.origin));
   assert.equal(
@@ -501,8 +590,14 @@ try {
     await viewer.fill("#q", q);
     await waitFor(`the complaint about ${q}`, async () => (await viewer.textContent("#notice")) === words && !(await viewer.isHidden("#notice")));
   };
-  await complaint("status-code:abc", 'status-code: takes a status such as 404, not "abc"');
+  const oneStatus = (v) => `status-code: takes one status code such as 404 or 500, not "${v}" (no ranges: sort by the status column to see failures together)`;
+  await complaint("status-code:abc", oneStatus("abc"));
+  await complaint("status-code:4xx", oneStatus("4xx"));
+  await complaint("status-code:>=400", oneStatus(">=400"));
+  // A property requests do not have: it matches no request, so it is named too.
+  await complaint("level:error", 'level: requests have no level, so "level:error" matches none of them; here use status-code:, method:, domain:, url:, larger-than:, tab:');
   await complaint("level:fatal", 'level: takes one of debug, log, info, warn, error, not "fatal"');
+  await complaint("kind:actions", 'kind: requests are of network_waterfall, not "actions"');
   await complaint("kind:log", `kind: takes one of ${(await viewer.evaluate(() => fetch("/api/overview").then((r) => r.json()))).kinds.map((k) => k.kind).join(", ")}, not "log"`);
   await clearFilter(viewer);
   await waitFor("no complaint once the filter is empty", () => viewer.isHidden("#notice"));
@@ -635,6 +730,12 @@ try {
   await problems.waitForSelector("main p.empty");
   assert.match(await problems.textContent("main"), /counted in one tab: choose the tab/);
   assert.ok(await problems.isHidden("#notice"), "no agent's message");
+  // A level the server does not have, in a link: said in the viewer's words (`level`, not observe's
+  // `min_level`), and the level select shows it rather than going blank.
+  await problems.goto(`${base}/console?level=fatal`);
+  await problems.waitForSelector("#notice:not([hidden])");
+  assert.equal(await problems.textContent("#notice"), 'level: takes one of debug, log, info, warn, error, not "fatal"');
+  assert.equal(await problems.$eval("#level", (s) => s.selectedOptions[0]?.textContent ?? ""), "fatal (no such level)");
   await problems.close();
   log("the timeline's level filter; since the last reload without a tab");
 
@@ -759,6 +860,27 @@ try {
   await waitFor("cleared", async () => (await total(client, "logs")) === 0 && (await total(client, "network_waterfall")) === 0);
   await waitFor("the console empty", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === 0);
   log("clear asks first, then clears");
+
+  // A database nothing was captured in: the views say so, and how to capture, not that nothing
+  // matches a filter no one set; with a filter set, that nothing matches it.
+  const emptyPort = await freePort();
+  const emptyClient = await startGasoline(emptyPort, path.join(work, "empty.db"));
+  try {
+    const fresh = await context.newPage();
+    for (const [view, filtered] of [["console", "No console messages match."], ["network", "No requests match."], ["timeline", "Nothing on the timeline matches."]]) {
+      await fresh.goto(`http://127.0.0.1:${emptyPort}/${view}`);
+      const said = () => fresh.textContent(".vlist .empty");
+      await waitFor(`the empty ${view} saying nothing was captured`, async () => /^Nothing captured yet: open your app on localhost in Chrome with the Gasoline extension installed/.test(await said())).catch(async (e) => {
+        throw new Error(`${e.message}: ${await said()}`);
+      });
+      await fresh.fill("#q", "boom");
+      await waitFor(`the empty ${view} with a filter`, async () => (await said()) === filtered);
+    }
+    await fresh.close();
+  } finally {
+    await emptyClient.close();
+  }
+  log("an empty database: nothing captured yet, and how");
 
   assert.deepEqual(await viewer.evaluate(() => window.__violations), [], "no CSP violation");
   assert.deepEqual(pageErrors.filter((e) => !/Failed to load resource|ERR_CONNECTION_REFUSED|EventSource/.test(e)), [], "the viewer logged no error");

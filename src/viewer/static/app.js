@@ -83,6 +83,11 @@ const ctx = {
   },
   selected: (kind, row) => writeState({ sel: `${kind}:${row.id}` }),
   tabs: (tabs) => fillTabs(tabs),
+  /** Whether anything narrows the view: the filter box, the tab, the level or the time. */
+  filtered: () => {
+    const s = readState();
+    return !!(s.q.trim() || s.tab || s.level || s.since);
+  },
 };
 
 async function openDetail(kind, row) {
@@ -134,6 +139,13 @@ function fillSince(value) {
   since.value = value;
 }
 
+/** The level select, with the link's level as an option when the server has no such level (`level=fatal`): the select shows what the address says. */
+function fillLevel(value) {
+  for (const o of [...level.options]) if (o.dataset.link) o.remove();
+  if (value && ![...level.options].some((o) => o.value === value)) level.appendChild(el("option", { value, "data-link": "1", text: `${value} (no such level)` }));
+  level.value = value;
+}
+
 /** The level select: each of the server's levels and those above it, the highest alone. */
 function fillLevels(names) {
   level.replaceChildren(
@@ -146,9 +158,9 @@ async function show() {
   const s = readState();
   const gen = ++generation;
   q.value = s.q;
-  level.value = s.level;
+  fillLevel(s.level);
   fillSince(s.since);
-  parsed = filter.parse(s.q, { levels, kinds: Object.keys(kindFilters) });
+  parsed = filter.parse(s.q, { levels, kinds: Object.keys(kindFilters), view: s.name });
   notice(parsed.errors.join("; "));
   for (const a of document.querySelectorAll("nav a")) {
     if (a.dataset.view === s.name) a.setAttribute("aria-current", "page");
@@ -160,6 +172,14 @@ async function show() {
   if (make && s.name !== "overview" && s.since === "nav" && !s.tab && trackedTab === null) {
     view = null;
     main.replaceChildren(el("p.empty", { text: "“Since the last reload” is counted in one tab: choose the tab beside it." }));
+    return;
+  }
+  // A level the server does not have (`level=fatal` in a link): said in the viewer's words, not
+  // in those of observe's `min_level` the page would send.
+  if (make && (s.name === "console" || s.name === "timeline") && s.level && levels.length && !levels.includes(s.level)) {
+    view = null;
+    notice([`level: takes one of ${levels.join(", ")}, not "${s.level}"`, ...parsed.errors].join("; "));
+    main.replaceChildren(el("p.empty", { text: "Choose a level beside the filter box." }));
     return;
   }
   if (!make) {

@@ -72,7 +72,8 @@ function log(e) {
   ];
   if (e.stack) out.push(section("Stack", stack(String(e.stack))));
   if (e.original) out.push(section("As originally reported", tree(e.original)));
-  if (Array.isArray(e.args)) out.push(section("Arguments", el("div", {}, e.args.map((a, i) => tree(a, i)))));
+  // One argument a line: `1`, `"str"` and `null` side by side would read as one ("1: str2: null").
+  if (Array.isArray(e.args)) out.push(section("Arguments", el("ul.args", {}, e.args.map((a, i) => el("li", {}, tree(a, i))))));
   return out;
 }
 
@@ -163,23 +164,72 @@ async function request(r) {
   } catch (err) {
     out.push(section("Headers and bodies", el("p.error", { text: err.message })));
   }
-  if (/^wss?:/i.test(r.url || "") || r.initiatorType === "websocket" || r.type === "websocket") {
-    try {
-      const page = await api.rows("websocket_events", { url: r.url, tabId: r.tabId, limit: 500 });
-      out.push(
-        section(
-          `WebSocket frames (${page.entries.length})`,
-          el(
-            "table.frames",
-            {},
-            el("thead", {}, el("tr", {}, ["time", "event", "direction", "data"].map((t) => el("th", { scope: "col", text: t })))),
-            el("tbody", {}, page.entries.map((f) => el("tr", {}, el("td", { text: clock(f.ts) }), el("td", { text: f.event }), el("td", { text: f.direction || "" }), el("td", {}, longText(String(f.data ?? f.reason ?? ""), "text"))))),
+  if (/^wss?:/i.test(r.url || "") || r.initiatorType === "websocket" || r.type === "websocket") out.push(await frames(r));
+  return out;
+}
+
+/** How far a socket's first event may be from its row's start and still be its (a row the browser saw keeps its own clock). */
+const SLACK_MS = 1000;
+
+/**
+ * The connection of a WebSocket row: its `connectionId` when the row carries one; else the socket
+ * whose first event (open, or error when it never opened) has the row's URL and tab and comes
+ * when the row's handshake ended: the extension ends the row and records that event at the same
+ * moment (page/websocket.js), and a row starts no later than its socket's events.
+ */
+async function connectionOf(r) {
+  if (typeof r.connectionId === "string" && r.connectionId) return r.connectionId;
+  const page = await api.rows("websocket_events", { url: r.url, tabId: r.tabId, since: typeof r.ts === "number" ? Math.floor(r.ts - SLACK_MS) : undefined, limit: 500 });
+  const end = (r.ts ?? 0) + (typeof r.duration === "number" && Number.isFinite(r.duration) ? r.duration : 0);
+  const seen = new Set();
+  let best = null;
+  for (const e of page.entries) {
+    if (seen.has(e.connectionId)) continue;
+    seen.add(e.connectionId);
+    if (e.url !== r.url || (e.event !== "open" && e.event !== "error")) continue;
+    if (!best || Math.abs(e.ts - end) < Math.abs(best.ts - end)) best = e;
+  }
+  return best ? best.connectionId : null;
+}
+
+/** What a frame says: its data; a close's code and reason; all as text. */
+function said(f) {
+  if (f.event === "close") return [f.code, f.wasClean === false ? "(not clean)" : "", f.reason].filter((x) => x !== undefined && x !== null && x !== "").join(" · ");
+  return String(f.data ?? f.reason ?? "");
+}
+
+/** A socket's own events: open, its messages (which carry no URL), close with its code and reason. */
+async function frames(r) {
+  try {
+    const id = await connectionOf(r);
+    if (id === null) return section("WebSocket frames", el("p.dim", { text: "none captured for this socket" }));
+    const page = await api.rows("websocket_events", { connectionId: id, tabId: r.tabId, limit: 500 });
+    const n = page.entries.length;
+    const title = `WebSocket frames of connection ${id} (${page.total > n ? `the first ${n} of ${page.total}` : n})`;
+    return section(
+      title,
+      el(
+        "table.frames",
+        {},
+        el("thead", {}, el("tr", {}, ["time", "connection", "event", "direction", "data, or code and reason"].map((t) => el("th", { scope: "col", text: t })))),
+        el(
+          "tbody",
+          {},
+          page.entries.map((f) =>
+            el(
+              "tr",
+              { "data-event": f.event },
+              el("td", { text: clock(f.ts) }),
+              el("td", { text: f.connectionId }),
+              el("td", { text: f.event }),
+              el("td", { text: f.direction || "" }),
+              el("td.said", {}, longText(said(f), "text")),
+            ),
           ),
         ),
-      );
-    } catch (err) {
-      out.push(section("WebSocket frames", el("p.error", { text: err.message })));
-    }
+      ),
+    );
+  } catch (err) {
+    return section("WebSocket frames", el("p.error", { text: err.message }));
   }
-  return out;
 }

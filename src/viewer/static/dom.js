@@ -2,7 +2,8 @@
 // Captured data is hostile (it comes from any page the user opened): nothing
 // here ever parses a string as HTML, and no captured value becomes a link.
 // Every text and attribute goes through `shown`/`visible`: characters a person
-// cannot see (bidi controls, zero-width characters) appear as ⟨U+202E⟩ tokens.
+// cannot see (bidi controls, zero-width characters) appear as ⟨U+202E⟩ tokens
+// (a joiner inside an emoji sequence or a word of Persian stays: the CLI's rule).
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -38,9 +39,20 @@ function token(c) {
   return `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}⟩`;
 }
 
+/**
+ * Whether the character at `i` of `text` is a zero-width joiner or non-joiner between two non-ASCII
+ * characters: how an emoji sequence (👩‍👩‍👧) or a word of Persian or Hindi is written, and no ASCII
+ * name can hide behind it. It stays as it is: the rule of the CLI (src/printable.rs, docs/cli.md).
+ * (A code unit above 0x7F is a non-ASCII character, a surrogate of one included.)
+ */
+function joins(text, i) {
+  const c = text.charCodeAt(i);
+  return (c === 0x200c || c === 0x200d) && i > 0 && i + 1 < text.length && text.charCodeAt(i - 1) > 0x7f && text.charCodeAt(i + 1) > 0x7f;
+}
+
 /** `text` with each invisible character written as a ⟨U+202E⟩ token: for attributes, options, SVG titles. */
 export function visible(text) {
-  return INVISIBLE.test(text) ? text.replace(INVISIBLE_ALL, token) : text;
+  return INVISIBLE.test(text) ? text.replace(INVISIBLE_ALL, (c, i) => (joins(text, i) ? c : token(c))) : text;
 }
 
 /**
@@ -53,6 +65,7 @@ export function shown(text) {
   const out = document.createDocumentFragment();
   let from = 0;
   for (const m of text.matchAll(INVISIBLE_ALL)) {
+    if (joins(text, m.index)) continue; // stays in the text around it
     if (m.index > from) out.appendChild(document.createTextNode(text.slice(from, m.index)));
     const mark = document.createElement("span");
     mark.className = "invisible";
@@ -137,11 +150,14 @@ export function when(ts) {
   return `${new Date(ts).toLocaleDateString()} ${clock(ts)}`;
 }
 
+/** A size as DevTools writes it: kB and MB of 1000 (26900 → "26.9 kB"), whole from 100 up. */
 export function bytes(n) {
   if (typeof n !== "number" || !Number.isFinite(n) || n <= 0) return "";
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} kB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+  if (n < 1000) return `${Math.round(n)} B`;
+  const unit = (v, name) => (v < 99.95 ? `${v.toFixed(1)} ${name}` : `${Math.round(v)} ${name}`);
+  if (n < 999_500) return unit(n / 1000, "kB");
+  if (n < 999_500_000) return unit(n / 1e6, "MB");
+  return unit(n / 1e9, "GB");
 }
 
 export function ms(n) {

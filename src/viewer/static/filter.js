@@ -7,8 +7,21 @@
 const PROPS = ["status-code", "method", "domain", "url", "larger-than", "level", "kind", "tab"];
 
 /**
+ * What the rows of each view have (the properties a term may name there), what a person calls
+ * them, and the kinds a view shows: a term on a property its rows lack (`level:` among requests)
+ * can match no row.
+ */
+const VIEWS = {
+  console: { noun: "console messages", props: ["level", "url", "domain", "tab", "kind"], kinds: ["logs"] },
+  network: { noun: "requests", props: ["status-code", "method", "domain", "url", "larger-than", "tab", "kind"], kinds: ["network_waterfall"] },
+  timeline: { noun: "timeline rows", props: PROPS, kinds: ["actions", "logs", "network_waterfall"] },
+};
+const FIELD = { "status-code": "status", method: "method", domain: "domain", url: "URL", "larger-than": "size", level: "level", tab: "tab", kind: "kind" };
+
+/**
  * The filter box's text as terms, and what in it cannot match anything: a value of the wrong form,
- * or a level or kind the server does not know (`known`: {levels, kinds}, from the overview).
+ * a level or kind the server does not know (`known`: {levels, kinds}, from the overview), or a
+ * property the rows of the view (`known.view`) do not have.
  */
 export function parse(text, known = {}) {
   const terms = [];
@@ -20,7 +33,7 @@ export function parse(text, known = {}) {
     const m = /^([a-z-]+):(.*)$/.exec(t);
     if (m && PROPS.includes(m[1])) {
       const value = m[2].replace(/^"|"$/g, "");
-      const wrong = refused(m[1], value, known);
+      const wrong = refused(m[1], value, known) || (!neg && absent(m[1], value, known.view));
       if (wrong) errors.push(wrong);
       terms.push({ prop: m[1], value, neg });
     } else {
@@ -38,7 +51,10 @@ function refused(prop, value, known) {
     case "larger-than":
       return sizeOf(value) === null ? `larger-than: takes a size such as 10k or 2M, not "${value}"` : null;
     case "status-code":
-      return /^\d{1,3}$/.test(value) ? null : `status-code: takes a status such as 404, not "${value}"`;
+      // DevTools' filter: one status, exactly; no class (4xx) and no comparison (>=400).
+      return /^\d{1,3}$/.test(value)
+        ? null
+        : `status-code: takes one status code such as 404 or 500, not "${value}" (no ranges: sort by the status column to see failures together)`;
     case "tab":
       return /^\d+$/.test(value) ? null : `tab: takes a tab's number, not "${value}"`;
     case "level":
@@ -50,11 +66,22 @@ function refused(prop, value, known) {
   }
 }
 
+/** Why `prop:value` matches none of the rows of `view` (they lack the property), or null. */
+function absent(prop, value, view) {
+  const v = VIEWS[view];
+  if (!v) return null;
+  const here = v.props.filter((p) => p !== "kind").map((p) => `${p}:`);
+  if (!v.props.includes(prop)) return `${prop}: ${v.noun} have no ${FIELD[prop]}, so "${prop}:${value}" matches none of them; here use ${here.join(", ")}`;
+  if (prop === "kind" && !v.kinds.includes(value)) return `kind: ${v.noun} are of ${v.kinds.join(", ")}, not "${value}"`;
+  return null;
+}
+
+/** A size as DevTools' larger-than: reads it: k and M are 1000 and 1,000,000 bytes, as sizes are shown. */
 function sizeOf(v) {
   const m = /^(\d+(?:\.\d+)?)([kKmM]?)[bB]?$/.exec(v);
   if (!m) return null;
   const n = Number(m[1]);
-  return m[2] === "" ? n : /k/i.test(m[2]) ? n * 1024 : n * 1024 * 1024;
+  return m[2] === "" ? n : /k/i.test(m[2]) ? n * 1000 : n * 1000 * 1000;
 }
 
 function hostOf(url) {

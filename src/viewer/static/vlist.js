@@ -97,10 +97,15 @@ export class VList {
     this.rows = rows;
     this.selected = key === undefined ? -1 : rows.findIndex((r) => this.key(r) === key);
     if (!this.follow && !this.sorting) this.unseen += added;
-    this.empty.textContent = rows.length ? "" : emptyText;
-    this.empty.hidden = rows.length > 0;
+    this.setEmpty(rows.length ? "" : emptyText);
     if (this.follow) this.toBottom();
     else this.render();
+  }
+
+  /** What the table says when it has no row ("" when it has rows). */
+  setEmpty(text) {
+    this.empty.textContent = this.rows.length ? "" : text;
+    this.empty.hidden = this.rows.length > 0;
   }
 
   /** Replaces the rows after `n` older ones were put in front: the rows in view stay put. */
@@ -254,6 +259,7 @@ export class TableView {
     this.keep = keep;
     this.emptyText = emptyText;
     this.counts = {};
+    this.allCounts = null;
     this.list = new VList({
       label,
       columns,
@@ -288,6 +294,8 @@ export class TableView {
       if (this.counts[kind] !== undefined && count < this.counts[kind] && data.cursors[kind] <= (f.cursor ?? 0)) reset = true;
       this.counts[kind] = count;
     }
+    this.allCounts = data.counts;
+    if (!this.list.rows.length) this.list.setEmpty(this.emptyNow());
     if (reset) {
       // Cleared: start again from what is kept.
       for (const f of this.feeds) {
@@ -351,6 +359,18 @@ export class TableView {
     const rows = this.list.order(this.display(raw));
     const grew = Math.max(0, rows.length - this.shown);
     this.shown = rows.length;
-    this.list.setRows(rows, this.emptyText, added ? Math.min(grew, added) : 0);
+    this.list.setRows(rows, this.emptyNow(), added ? Math.min(grew, added) : 0);
+  }
+
+  /**
+   * What an empty table says: with no filter set and none of the view's kinds kept, that nothing
+   * was captured yet (and how to capture, when the whole store is empty), not that nothing matches.
+   */
+  emptyNow() {
+    const counts = this.allCounts;
+    if (!counts || this.ctx.filtered() || this.feeds.some((f) => (counts[f.kind] ?? 0) > 0)) return this.emptyText;
+    if (Object.values(counts).every((n) => !n))
+      return "Nothing captured yet: open your app on localhost in Chrome with the Gasoline extension installed, and what it logs and requests appears here as it happens.";
+    return `No ${this.noun} captured yet.`;
   }
 }
