@@ -290,6 +290,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         "domContentLoaded",
         "load",
         "fromServiceWorker",
+        "connectionId",
         "redacted",
     ],
     compact: &[

@@ -188,6 +188,7 @@
         row.duration = round((r.end ?? perfNow()) - r.start);
       }
       if (r && r.initiator) row.initiatorType = r.initiator;
+      if (r && r.connectionId) row.connectionId = r.connectionId;
       const status = r && r.status > 0 ? r.status : e ? statusOf(e) : 0;
       if (status > 0) row.responseStatus = status;
       if (r && r.failed) row.failed = true;

@@ -33,6 +33,7 @@
       ids.set(ws, connectionId());
       // Its handshake as a waterfall row: 101 once open, failed if it errs before.
       const request = requests.start("GET", ws.url, "websocket");
+      request.connectionId = ids.get(ws); // the row names its socket: its frames are that socket's events
       listen(ws, "open", () => requests.end(request, { status: 101 }));
       listen(ws, "error", () => requests.end(request, { failed: true, error: "WebSocket connection failed" }));
       listen(ws, "open", () => record(ws, "open", () => ({ protocol: ws.protocol })));
