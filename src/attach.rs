@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
-    ResultType, ServerConfig, Tool,
+    ProtocolVersion, ResultType, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ClientLifecycleMode, ClientServiceExt, ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
 use crate::mcp::GasolineMcp;
@@ -39,13 +39,16 @@ pub enum ForwardError {
 }
 
 /// Sends one `configure` call to the gasoline on `port` (its `/mcp`, streamable HTTP)
-/// and returns its answer as it gave it, tool errors included.
+/// and returns its answer as it gave it, tool errors included. It speaks the stateless revision
+/// (2026-07-28: `server/discover`, no session), so a forwarded call never takes one of the owner's
+/// bounded MCP sessions, nor makes room by ending a client's.
 pub async fn configure(port: u16, args: Map<String, Value>) -> Result<CallToolResult, ForwardError> {
     let url = format!("http://127.0.0.1:{port}/mcp");
+    let stateless = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
     let client =
-        ().serve(StreamableHttpClientTransport::from_uri(url))
+        ().serve_with_lifecycle(StreamableHttpClientTransport::from_uri(url), stateless)
             .await
-            .map_err(|e| ForwardError::Unreachable(format!("no MCP session with it: {e}")))?;
+            .map_err(|e| ForwardError::Unreachable(format!("no MCP answer from it: {e}")))?;
     let request = CallToolRequestParams::new("configure").with_arguments(args);
     let answer = client.call_tool(request).await;
     let _ = client.cancel().await;

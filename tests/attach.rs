@@ -243,3 +243,45 @@ async fn one_server_per_file_whatever_the_port() {
     let (code, _, log) = mcp.close_stdin_and_wait(Duration::from_secs(15));
     assert_eq!(code, Some(0), "{log}");
 }
+
+/// A forwarded `configure` takes none of the owner's bounded MCP sessions (it speaks the stateless
+/// revision): with all 128 in use by clients, an attached process forwarding calls ends none of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forwarded_calls_end_no_client_s_session() {
+    const ACCEPT: &str = "application/json, text/event-stream";
+    let db = TempDb::new();
+    let owner = Server::start(&db.path, &[]);
+    let http = reqwest::Client::new();
+    let post = |session: Option<String>, body: Value| {
+        let mut request = http.post(owner.url("/mcp")).header("accept", ACCEPT).json(&body);
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+    let mut sessions = Vec::new();
+    for _ in 0..128 {
+        let answer = post(None, init.clone()).await.expect("initialize");
+        let session = answer.headers()["mcp-session-id"].to_str().expect("id").to_owned();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        assert_eq!(post(Some(session.clone()), initialized).await.expect("initialized").status(), 202);
+        sessions.push(session);
+    }
+    assert_eq!(owner.health().await["mcp_sessions"], 128, "the owner's sessions are all in use");
+    let mut mcp = McpProc::start(&db.path, owner.port, &[]);
+    let (mcp, answers) = tokio::task::spawn_blocking(move || {
+        let answers: Vec<Value> =
+            (0..5).map(|i| mcp.call("configure", json!({"action": "mark", "name": format!("m{i}")}))).collect();
+        (mcp, answers)
+    })
+    .await
+    .expect("forwarded calls");
+    assert!(answers.iter().enumerate().all(|(i, a)| a["mark"] == format!("m{i}")), "{answers:?}");
+    for (i, session) in sessions.iter().enumerate() {
+        let ping = post(Some(session.clone()), json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).await;
+        assert_eq!(ping.expect("ping").status(), 200, "client session {i} was ended to make room");
+    }
+    drop(mcp);
+}
