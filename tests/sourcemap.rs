@@ -7,8 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use gasoline::sourcemap::Unmapped;
+use gasoline::sourcemap::function_name::original_function;
 use gasoline::sourcemap::locate::{self, MapRef};
-use gasoline::sourcemap::lookup::{Original, lookup, original_function};
+use gasoline::sourcemap::lookup::{Original, lookup};
 use gasoline::sourcemap::parse::{MAX_SEPARATORS, parse};
 use sourcemap::SourceView;
 use url::Url;

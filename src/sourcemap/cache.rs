@@ -28,7 +28,7 @@ pub struct Loaded {
     pub parsed: Parsed,
     pub map_url: Url,
     /// The script's own text, when small enough to keep: what turns a minified function name back
-    /// into the original one ([`super::lookup::original_function`]).
+    /// into the original one ([`super::function_name`]).
     pub script: Option<Arc<SourceView>>,
 }
 

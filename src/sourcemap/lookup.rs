@@ -8,7 +8,7 @@
 //! `node_modules` folder). Pure.
 
 use serde::Serialize;
-use sourcemap::{DecodedMap, SourceMap, SourceView};
+use sourcemap::{DecodedMap, SourceMap};
 use url::Url;
 
 use super::parse::MAX_SECTION_DEPTH;
@@ -31,7 +31,7 @@ pub struct Original {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The original name of the function the frame is in, where the stack names a minified one
-    /// ([`original_function`]).
+    /// ([`super::function_name`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub function: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -78,105 +78,6 @@ pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Ur
         function: None,
         context,
     })
-}
-
-/// The original name of the function a frame at `line`:`column` (1-based) is in, when the stack
-/// names it by a minified name (`function` as the stack gives it: `c`, `HTMLButtonElement.c`,
-/// `async p`): the nearest declaration of that name before the position in the script's own text
-/// (`function c`, `async function c`, `c=function`, `c=(…)=>`, `c=async…`), and the name the map
-/// gives that identifier. A refinement of Sentry's heuristic, which walks the map's tokens and so
-/// misses `async function`. None when no such declaration is near, when the map names none there,
-/// or when it is the name the stack already gives.
-pub fn original_function(
-    map: &DecodedMap,
-    line: u32,
-    column: u32,
-    function: &str,
-    script: &SourceView,
-) -> Option<String> {
-    // The last identifier of "async Object.c" or "new c".
-    let minified = function.rsplit([' ', '.']).next().filter(|n| is_identifier(n))?;
-    let (mut line0, col0) = (line.checked_sub(1)?, column.checked_sub(1)?);
-    let text = script.get_line(line0)?;
-    let mut before = &text[..byte_at_utf16(text, col0)?];
-    let mut read = 0;
-    loop {
-        if let Some(at) = last_declaration(before, minified) {
-            let col16 = before[..at].encode_utf16().count() as u32;
-            let token = map.lookup_token(line0, col16)?;
-            if token.get_dst() != (line0, col16) {
-                return None;
-            }
-            let original = token.get_name().filter(|n| !n.is_empty() && *n != minified)?;
-            return Some(cut_chars(original, MAX_NAME_CHARS));
-        }
-        read += before.len();
-        if read >= DECLARATION_WINDOW || line0 == 0 {
-            return None;
-        }
-        line0 -= 1;
-        let previous = script.get_line(line0)?;
-        let mut from = previous.len().saturating_sub(DECLARATION_WINDOW - read);
-        while !previous.is_char_boundary(from) {
-            from += 1;
-        }
-        before = &previous[from..];
-    }
-}
-
-/// Bytes of script before a frame searched for its function's declaration.
-const DECLARATION_WINDOW: usize = 256 * 1024;
-
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c == '_' || c == '$' || c.is_alphabetic())
-        && chars.all(|c| c == '_' || c == '$' || c.is_alphanumeric())
-}
-
-fn is_identifier_char(c: char) -> bool {
-    c == '_' || c == '$' || c.is_alphanumeric()
-}
-
-/// The byte offset of UTF-16 column `col` in `line` (None past its end).
-fn byte_at_utf16(line: &str, col: u32) -> Option<usize> {
-    let mut units = 0u32;
-    for (i, c) in line.char_indices() {
-        if units >= col {
-            return Some(i);
-        }
-        units += c.len_utf16() as u32;
-    }
-    (units >= col).then_some(line.len())
-}
-
-/// Where the last declaration of `name` in `text` names it: `function name`, `function* name`,
-/// `name=function`, `name=(`, `name=async`, `name=x=>`.
-fn last_declaration(text: &str, name: &str) -> Option<usize> {
-    let mut end = text.len();
-    while let Some(at) = text[..end].rfind(name) {
-        end = at;
-        let (head, tail) = (&text[..at], &text[at + name.len()..]);
-        let whole = !head.ends_with(is_identifier_char) && !tail.starts_with(is_identifier_char);
-        if !whole {
-            continue;
-        }
-        let head = head.trim_end();
-        let declared = head.strip_suffix('*').unwrap_or(head).trim_end().ends_with("function")
-            && !head.trim_end_matches('*').trim_end().trim_end_matches("function").ends_with(is_identifier_char);
-        let tail = tail.trim_start();
-        let assigned = tail.strip_prefix('=').is_some_and(|value| {
-            let value = value.trim_start();
-            !value.starts_with('=')
-                && (value.starts_with("function") || value.starts_with('(') || value.starts_with("async") || {
-                    let ident: String = value.chars().take_while(|c| is_identifier_char(*c)).collect();
-                    !ident.is_empty() && value[ident.len()..].trim_start().starts_with("=>")
-                })
-        });
-        if declared || assigned {
-            return Some(at);
-        }
-    }
-    None
 }
 
 /// A source in a `node_modules` folder: library code even where its map has no ignore list (a
@@ -306,40 +207,6 @@ fn cut_chars(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use sourcemap::SourceMapBuilder;
-
-    /// A one-line minified script and a map naming its declarations as a minifier would.
-    fn minified() -> (DecodedMap, SourceView, &'static str) {
-        let code =
-            "function a(t){return t.x}async function b(e){throw new Error(e)}var c=(e)=>{a(e)},d=async()=>{throw 1};";
-        let mut builder = SourceMapBuilder::new(None);
-        let src = builder.add_source("src/app.ts");
-        for (needle, name) in [("a(t)", "readX"), ("b(e)", "loadProfile"), ("c=(", "onClick"), ("d=async", "save")] {
-            let col = code.find(needle).unwrap_or(0) as u32;
-            let name = builder.add_name(name);
-            builder.add_raw(0, col, 1, 0, Some(src), Some(name), false);
-        }
-        for needle in ["return", "throw new", "a(e)}", "throw 1"] {
-            let col = code.find(needle).unwrap_or(0) as u32;
-            builder.add_raw(0, col, 2, 0, Some(src), None, false);
-        }
-        (DecodedMap::Regular(builder.into_sourcemap()), SourceView::from_string(code.to_string()), code)
-    }
-
-    #[test]
-    fn a_minified_function_s_declaration_gives_its_original_name() {
-        let (map, script, code) = minified();
-        let at = |needle: &str| code.find(needle).map_or(0, |i| i as u32 + 1);
-        let name = |needle: &str, function: &str| original_function(&map, 1, at(needle), function, &script);
-        assert_eq!(name("return", "a").as_deref(), Some("readX"));
-        assert_eq!(name("throw new", "async b").as_deref(), Some("loadProfile"), "async function");
-        assert_eq!(name("a(e)}", "HTMLButtonElement.c").as_deref(), Some("onClick"), "an arrow function assigned");
-        assert_eq!(name("throw 1", "d").as_deref(), Some("save"), "an async arrow function assigned");
-        assert_eq!(name("throw new", "z"), None, "no declaration of that name");
-        assert_eq!(name("throw new", "Object.<anonymous>"), None);
-        assert_eq!(name("return", "readX"), None, "no minified name: nothing to give back");
-    }
-
     use super::*;
 
     fn url(u: &str) -> Url {

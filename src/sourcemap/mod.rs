@@ -22,6 +22,7 @@ mod cache;
 pub mod eval_module;
 mod fetch;
 pub mod frames;
+pub mod function_name;
 pub mod locate;
 pub mod lookup;
 pub mod parse;

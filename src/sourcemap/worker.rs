@@ -17,6 +17,7 @@ use super::cache::{Cache, Entry, Loaded};
 use super::eval_module::{self, Bundle, Bundles, Indexed, Indexes};
 use super::fetch::{Fetched, Fetcher, Validators};
 use super::frames::Frame;
+use super::function_name;
 use super::locate::{self, MapRef};
 use super::lookup::{self, Original};
 use super::parse;
@@ -243,7 +244,7 @@ impl Worker {
         let (line, column) = (frame.line, frame.column);
         let mut original = lookup::lookup(&loaded.parsed.map, line, column, &loaded.map_url, page)?;
         if let (Some(function), Some(script)) = (&frame.function, &loaded.script) {
-            original.function = lookup::original_function(&loaded.parsed.map, line, column, function, script);
+            original.function = function_name::original_function(&loaded.parsed.map, line, column, function, script);
         }
         Ok(original)
     }

@@ -1,0 +1,394 @@
+//! The original name of a minified function a stack frame is in (`c` → `checkout`), from the
+//! script's own text and its map: the nearest declaration of the stack's name before the frame
+//! (`function c`, `async function c`, `c=function`, `c=(…)=>{`, `c=async…=>{`) **whose body holds the
+//! frame**, and the name the map gives that identifier. A body is followed by a small scanner that
+//! knows strings, template literals, comments and regular expressions; where it cannot tell (an
+//! arrow without braces, text it cannot follow) no name is given: a missing name is better than a
+//! wrong one. Minifiers reuse short names in every scope, so a declaration that merely comes
+//! before the frame (a sibling `function d` earlier in the file) names nothing. Pure.
+
+use sourcemap::{DecodedMap, SourceView};
+
+/// Bytes of script before a frame searched for its function's declaration.
+const WINDOW: usize = 256 * 1024;
+/// Longest name kept, in characters.
+const MAX_NAME_CHARS: usize = 300;
+
+/// The original name of the function the frame at `line`:`column` (1-based, UTF-16 columns) is in,
+/// when the stack names it (`function`: `c`, `Object.c`, `async c`, `new c`) by a minified name
+/// the map names otherwise. None when not found for certain.
+pub fn original_function(
+    map: &DecodedMap,
+    line: u32,
+    column: u32,
+    function: &str,
+    script: &SourceView,
+) -> Option<String> {
+    let minified = function.rsplit([' ', '.']).next().filter(|n| is_identifier(n))?;
+    let source = script.source();
+    let frame = byte_offset(source, line.checked_sub(1)?, column.checked_sub(1)?)?;
+    let mut from = frame.saturating_sub(WINDOW);
+    while !source.is_char_boundary(from) {
+        from += 1;
+    }
+    let mut end = frame;
+    while let Some(at) = last_declaration(&source[from..end], minified).map(|i| from + i) {
+        end = at;
+        match holds(source, at + minified.len(), frame) {
+            Some(true) => {
+                let (decl_line, decl_col) = position_of(source, at);
+                let token = map.lookup_token(decl_line, decl_col)?;
+                if token.get_dst() != (decl_line, decl_col) {
+                    return None;
+                }
+                let original = token.get_name().filter(|n| !n.is_empty() && *n != minified)?;
+                return Some(original.chars().take(MAX_NAME_CHARS).collect());
+            }
+            Some(false) => continue, // a function of that name that ended before the frame
+            None => return None,
+        }
+    }
+    None
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || c == '$' || c.is_alphabetic()) && chars.all(is_identifier_char)
+}
+
+fn is_identifier_char(c: char) -> bool {
+    c == '_' || c == '$' || c.is_alphanumeric()
+}
+
+/// The byte offset of 0-based `line` and UTF-16 `col` in `source`.
+fn byte_offset(source: &str, line: u32, col: u32) -> Option<usize> {
+    let start = if line == 0 { 0 } else { source.match_indices('\n').nth(line as usize - 1)?.0 + 1 };
+    let text = &source[start..];
+    let mut units = 0u32;
+    for (i, c) in text.char_indices() {
+        if units >= col || c == '\n' {
+            return (units >= col).then_some(start + i);
+        }
+        units += c.len_utf16() as u32;
+    }
+    (units >= col).then_some(source.len())
+}
+
+/// The 0-based line and UTF-16 column of byte `at`.
+fn position_of(source: &str, at: usize) -> (u32, u32) {
+    let before = &source[..at];
+    let line = before.matches('\n').count() as u32;
+    let line_start = before.rfind('\n').map_or(0, |n| n + 1);
+    (line, before[line_start..].encode_utf16().count() as u32)
+}
+
+/// Where the last declaration of `name` in `text` names it: `function name`, `function* name`,
+/// `name=function`, `name=(`, `name=async`, `name=x=>`.
+fn last_declaration(text: &str, name: &str) -> Option<usize> {
+    let mut end = text.len();
+    while let Some(at) = text[..end].rfind(name) {
+        end = at;
+        let (head, tail) = (&text[..at], &text[at + name.len()..]);
+        if head.ends_with(is_identifier_char) || tail.starts_with(is_identifier_char) {
+            continue;
+        }
+        let head = head.trim_end();
+        let keyword = head.strip_suffix('*').unwrap_or(head).trim_end();
+        let declared = keyword.strip_suffix("function").is_some_and(|before| !before.ends_with(is_identifier_char));
+        let assigned = tail.trim_start().strip_prefix('=').is_some_and(|value| {
+            let value = value.trim_start();
+            !value.starts_with('=')
+                && (value.starts_with("function") || value.starts_with('(') || value.starts_with("async") || {
+                    let ident: String = value.chars().take_while(|c| is_identifier_char(*c)).collect();
+                    !ident.is_empty() && value[ident.len()..].trim_start().starts_with("=>")
+                })
+        });
+        if declared || assigned {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// Whether the function declared by the name ending at byte `after` holds byte `frame` in its
+/// body: Some(false) when its body ends before it, None when that cannot be told (an arrow
+/// without braces, text the scanner cannot follow).
+fn holds(source: &str, after: usize, frame: usize) -> Option<bool> {
+    let mut scan = Scanner { text: source.as_bytes(), at: after, last: b'(' };
+    // Past `=`, `async`, `function`, `*` and a function's own name, to its parameters: `(…)`, or
+    // an arrow's one bare parameter.
+    scan.skip_space();
+    if scan.peek() == Some(b'=') {
+        scan.at += 1;
+    }
+    for word in ["async", "function", "*"] {
+        scan.skip_space();
+        scan.word(word);
+    }
+    scan.skip_space();
+    let named = scan.identifier();
+    scan.skip_space();
+    if scan.peek() == Some(b'(') {
+        scan.matching(b'(', b')', frame)?;
+    } else if !named {
+        return None;
+    }
+    // Then the body: `{`, or `=> {` for an arrow.
+    scan.skip_space();
+    if scan.text.get(scan.at..scan.at + 2) == Some(b"=>") {
+        scan.at += 2;
+        scan.skip_space();
+    }
+    if scan.peek() != Some(b'{') || scan.at >= frame {
+        return None;
+    }
+    match scan.matching(b'{', b'}', frame) {
+        Some(()) => Some(false),                // closed before the frame
+        None if scan.at >= frame => Some(true), // still open at the frame
+        None => None,                           // text the scanner could not follow
+    }
+}
+
+/// A forward scan of JavaScript text that skips strings, template literals, comments and regular
+/// expressions, to match brackets.
+struct Scanner<'a> {
+    text: &'a [u8],
+    at: usize,
+    /// The last significant byte, to tell a regular expression's `/` from a division.
+    last: u8,
+}
+
+impl Scanner<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.at).copied()
+    }
+
+    /// Past `word` when it comes next as a whole word.
+    fn word(&mut self, word: &str) {
+        let end = self.at + word.len();
+        let next_is_part = self.text.get(end).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$');
+        if self.text.get(self.at..end) == Some(word.as_bytes()) && (word == "*" || !next_is_part) {
+            self.at = end;
+        }
+    }
+
+    /// Past an identifier; whether there was one.
+    fn identifier(&mut self) -> bool {
+        let start = self.at;
+        while self
+            .text
+            .get(self.at)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$' || *b >= 0x80)
+        {
+            self.at += 1;
+        }
+        self.at > start
+    }
+
+    fn skip_space(&mut self) {
+        while self.text.get(self.at).is_some_and(u8::is_ascii_whitespace) {
+            self.at += 1;
+        }
+    }
+
+    /// From the `open` at `self.at` to just past its matching `close`: Some(()) when it closes
+    /// before `limit`; None when `limit` comes first (`self.at` then at or past it) or the text
+    /// cannot be followed (`self.at` before it).
+    fn matching(&mut self, open: u8, close: u8, limit: usize) -> Option<()> {
+        let mut depth = 0usize;
+        let mut templates: Vec<usize> = Vec::new(); // depth at each `${` of a template being read
+        while self.at < limit {
+            let c = *self.text.get(self.at)?;
+            match c {
+                b'"' | b'\'' => self.string(c)?,
+                b'`' => {
+                    if self.template()? {
+                        templates.push(depth);
+                        depth += 1;
+                    }
+                }
+                b'/' if self.text.get(self.at + 1) == Some(&b'/') => {
+                    while self.text.get(self.at).is_some_and(|b| *b != b'\n') {
+                        self.at += 1;
+                    }
+                }
+                b'/' if self.text.get(self.at + 1) == Some(&b'*') => {
+                    let rest = self.text.get(self.at + 2..)?;
+                    let end = rest.windows(2).position(|w| w == b"*/")?;
+                    self.at += 2 + end + 2;
+                }
+                b'/' if b"(,=:[!&|?{};+-*%<>~^".contains(&self.last) || self.last == b'\n' => self.regex()?,
+                _ => {
+                    if c == b'}' && depth > 0 && templates.last() == Some(&(depth - 1)) {
+                        // The end of a template's `${…}`: back into the template.
+                        depth -= 1;
+                        templates.pop();
+                        self.at += 1;
+                        if self.template_rest()? {
+                            templates.push(depth);
+                            depth += 1;
+                        }
+                        self.last = b'`';
+                        continue;
+                    }
+                    if c == open {
+                        depth += 1;
+                    } else if c == close {
+                        depth = depth.checked_sub(1)?;
+                        if depth == 0 {
+                            self.at += 1;
+                            self.last = c;
+                            return Some(());
+                        }
+                    } else if c == b'{' || c == b'(' || c == b'[' {
+                        depth += 1;
+                    } else if c == b'}' || c == b')' || c == b']' {
+                        depth = depth.checked_sub(1)?;
+                    }
+                    self.at += 1;
+                    if !c.is_ascii_whitespace() {
+                        self.last = c;
+                    }
+                    continue;
+                }
+            }
+            self.last = b'a'; // after a literal, a `/` divides
+        }
+        None
+    }
+
+    /// Past a string opened by `quote` at `self.at`.
+    fn string(&mut self, quote: u8) -> Option<()> {
+        self.at += 1;
+        loop {
+            match *self.text.get(self.at)? {
+                b'\\' => self.at += 2,
+                b'\n' => return None,
+                c if c == quote => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// Past a template literal's text from its opening backtick: Some(true) when it stopped at a
+    /// `${` (the expression follows), Some(false) at its closing backtick.
+    fn template(&mut self) -> Option<bool> {
+        self.at += 1;
+        self.template_rest()
+    }
+
+    fn template_rest(&mut self) -> Option<bool> {
+        loop {
+            match *self.text.get(self.at)? {
+                b'\\' => self.at += 2,
+                b'`' => {
+                    self.at += 1;
+                    return Some(false);
+                }
+                b'$' if self.text.get(self.at + 1) == Some(&b'{') => {
+                    self.at += 2;
+                    self.last = b'{';
+                    return Some(true);
+                }
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// Past a regular expression literal (its class may hold a `/`), and its flags.
+    fn regex(&mut self) -> Option<()> {
+        self.at += 1;
+        let mut class = false;
+        loop {
+            match *self.text.get(self.at)? {
+                b'\\' => self.at += 2,
+                b'\n' => return None,
+                b'[' => {
+                    class = true;
+                    self.at += 1;
+                }
+                b']' => {
+                    class = false;
+                    self.at += 1;
+                }
+                b'/' if !class => {
+                    self.at += 1;
+                    while self.text.get(self.at).is_some_and(u8::is_ascii_alphabetic) {
+                        self.at += 1;
+                    }
+                    return Some(());
+                }
+                _ => self.at += 1,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sourcemap::SourceMapBuilder;
+
+    /// `code` on one line, and a map naming the identifier at each `(needle, name)`.
+    fn mapped(code: &str, names: &[(&str, &str)]) -> (DecodedMap, SourceView) {
+        let mut builder = SourceMapBuilder::new(None);
+        let src = builder.add_source("src/app.ts");
+        let mut marks: Vec<(u32, Option<&str>)> =
+            names.iter().map(|(needle, name)| (code.find(needle).unwrap_or(0) as u32, Some(*name))).collect();
+        marks.sort();
+        for (col, name) in marks {
+            let name = name.map(|n| builder.add_name(n));
+            builder.add_raw(0, col, 1, 0, Some(src), name, false);
+        }
+        (DecodedMap::Regular(builder.into_sourcemap()), SourceView::from_string(code.to_string()))
+    }
+
+    fn name_at(map: &DecodedMap, script: &SourceView, needle: &str, function: &str) -> Option<String> {
+        let at = script.source().find(needle).map_or(0, |i| i as u32 + 1);
+        original_function(map, 1, at, function, script)
+    }
+
+    #[test]
+    fn declarations_that_hold_the_frame_name_it() {
+        let code =
+            "function a(t){return t.x}async function b(e){throw new Error(e)}var c=(e)=>{a(e)},d=async()=>{throw 1};";
+        let (map, script) =
+            mapped(code, &[("a(t)", "readX"), ("b(e)", "loadProfile"), ("c=(", "onClick"), ("d=async", "save")]);
+        assert_eq!(name_at(&map, &script, "return", "a").as_deref(), Some("readX"));
+        assert_eq!(name_at(&map, &script, "throw new", "async b").as_deref(), Some("loadProfile"));
+        assert_eq!(name_at(&map, &script, "a(e)}", "HTMLButtonElement.c").as_deref(), Some("onClick"));
+        assert_eq!(name_at(&map, &script, "throw 1", "d").as_deref(), Some("save"));
+        assert_eq!(name_at(&map, &script, "throw new", "z"), None, "no declaration of that name");
+        assert_eq!(name_at(&map, &script, "throw new", "Object.<anonymous>"), None);
+        assert_eq!(name_at(&map, &script, "return", "readX"), None, "no minified name: nothing to give back");
+    }
+
+    #[test]
+    fn a_declaration_that_ended_before_the_frame_names_nothing() {
+        // `function d` is a sibling that ended; the frame is in an object's method `d`.
+        let code = "function d(){setTimeout(()=>{},1)}var g={d:(p)=>{throw p},m(p){throw p}};var m=r=>l(r);";
+        let (map, script) = mapped(code, &[("d(){", "runAll"), ("m=r", "eta")]);
+        assert_eq!(name_at(&map, &script, "throw p}", "Object.d"), None);
+        assert_eq!(name_at(&map, &script, "throw p}}", "Object.m"), None);
+        // An arrow's one bare parameter, with braces: named.
+        let code = "var h=t=>{let o=t+1;throw o},u=1;";
+        let (map2, script2) = mapped(code, &[("h=t", "arrowThrow")]);
+        assert_eq!(name_at(&map2, &script2, "throw o", "h").as_deref(), Some("arrowThrow"));
+        // An arrow without braces: where it ends cannot be told.
+        assert_eq!(name_at(&map, &script, "l(r)", "m"), None);
+    }
+
+    #[test]
+    fn strings_templates_comments_and_regexes_do_not_end_a_body() {
+        let code = r#"function f(a){var s="}",t=`${a+"}"}}`,r=/[}/]}/g;/* } */if(a)throw s}"#;
+        let (map, script) = mapped(code, &[("f(a)", "render")]);
+        assert_eq!(name_at(&map, &script, "throw s", "f").as_deref(), Some("render"));
+        // A division is no regular expression: `a/2}` closes the body.
+        let code = "function f(a){return a/2}function g(){throw 1}";
+        let (map, script) = mapped(code, &[("f(a)", "half")]);
+        assert_eq!(name_at(&map, &script, "throw 1", "f"), None);
+    }
+}
