@@ -11,6 +11,8 @@ use sourcemap::{DecodedMap, SourceView};
 
 /// Bytes of script before a frame searched for its function's declaration.
 const WINDOW: usize = 256 * 1024;
+/// Declarations of the stack's name tried, nearest first, before giving up.
+const MAX_TRIED: usize = 16;
 /// Longest name kept, in characters.
 const MAX_NAME_CHARS: usize = 300;
 
@@ -32,7 +34,10 @@ pub fn original_function(
         from += 1;
     }
     let mut end = frame;
-    while let Some(at) = last_declaration(&source[from..end], minified).map(|i| from + i) {
+    // Each declaration tried is followed to the frame: a bounded number of them (minifiers reuse
+    // `e` in every scope), so a hostile or huge script costs at most that many window scans.
+    for _ in 0..MAX_TRIED {
+        let Some(at) = last_declaration(&source[from..end], minified).map(|i| from + i) else { break };
         end = at;
         match holds(source, at + minified.len(), frame) {
             Some(true) => {
