@@ -119,7 +119,7 @@ fn last_declaration(text: &str, name: &str) -> Option<usize> {
 /// body: Some(false) when its body ends before it, None when that cannot be told (an arrow
 /// without braces, text the scanner cannot follow).
 fn holds(source: &str, after: usize, frame: usize) -> Option<bool> {
-    let mut scan = Scanner { text: source.as_bytes(), at: after, last: b'(' };
+    let mut scan = Scanner { text: source.as_bytes(), at: after, last: b'(', nested: false };
     // Past `=`, `async`, `function`, `*` and a function's own name, to its parameters: `(…)`, or
     // an arrow's one bare parameter.
     scan.skip_space();
@@ -134,7 +134,7 @@ fn holds(source: &str, after: usize, frame: usize) -> Option<bool> {
     let named = scan.identifier();
     scan.skip_space();
     if scan.peek() == Some(b'(') {
-        scan.matching(b'(', b')', frame)?;
+        scan.matching(b')', frame)?;
     } else if !named {
         return None;
     }
@@ -147,10 +147,12 @@ fn holds(source: &str, after: usize, frame: usize) -> Option<bool> {
     if scan.peek() != Some(b'{') || scan.at >= frame {
         return None;
     }
-    match scan.matching(b'{', b'}', frame) {
-        Some(()) => Some(false),                // closed before the frame
-        None if scan.at >= frame => Some(true), // still open at the frame
-        None => None,                           // text the scanner could not follow
+    match scan.matching(b'}', frame) {
+        Some(()) => Some(false), // closed before the frame
+        // Still open at the frame, and the frame in no function inside it (an object's property
+        // arrow named with the same letter, a callback): then it is this one's.
+        None if scan.at >= frame && !scan.nested => Some(true),
+        None => None, // in a function inside, or text the scanner could not follow
     }
 }
 
@@ -161,6 +163,32 @@ struct Scanner<'a> {
     at: usize,
     /// The last significant byte, to tell a regular expression's `/` from a division.
     last: u8,
+    /// After [`Scanner::matching`] reached its limit: whether a function that opened inside the
+    /// bracket (an arrow, a `function`, a method) was still open there.
+    nested: bool,
+}
+
+/// Keywords whose `(…)` is followed by a block, not a function's body.
+const BLOCK_KEYWORDS: [&[u8]; 6] = [b"if", b"for", b"while", b"switch", b"catch", b"with"];
+
+/// What a `(` follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Paren {
+    /// `function name(` or `function(`: its `{` opens a body.
+    Function,
+    /// `if (`, `for (`…: its `{` opens a block.
+    Keyword,
+    /// `name(`: a call, or a method's parameters when a `{` follows.
+    Named,
+    /// Anything else: `(a, b)` of an arrow (its `=>` says so) or a grouping.
+    Group,
+}
+
+/// A function open inside the body being followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Inner {
+    Arrow,
+    Body,
 }
 
 impl Scanner<'_> {
@@ -196,12 +224,19 @@ impl Scanner<'_> {
         }
     }
 
-    /// From the `open` at `self.at` to just past its matching `close`: Some(()) when it closes
+    /// From the bracket at `self.at` to just past its matching `close`: Some(()) when it closes
     /// before `limit`; None when `limit` comes first (`self.at` then at or past it) or the text
-    /// cannot be followed (`self.at` before it).
-    fn matching(&mut self, open: u8, close: u8, limit: usize) -> Option<()> {
+    /// cannot be followed (`self.at` before it). On the way it follows the functions that open
+    /// inside (arrows, `function`s, methods): `self.nested` says whether one is still open at `limit`.
+    fn matching(&mut self, close: u8, limit: usize) -> Option<()> {
         let mut depth = 0usize;
         let mut templates: Vec<usize> = Vec::new(); // depth at each `${` of a template being read
+        // Functions open inside, with the depth they began at.
+        let mut inner: Vec<(usize, Inner)> = Vec::new();
+        let mut parens: Vec<Paren> = Vec::new();
+        let mut closed = Paren::Group; // what the last `)` closed
+        let mut word: Option<&[u8]> = None; // the identifier just before, if the last token was one
+        let mut function_keyword = false; // `function` seen, its `(` not yet
         while self.at < limit {
             let c = *self.text.get(self.at)?;
             match c {
@@ -216,14 +251,26 @@ impl Scanner<'_> {
                     while self.text.get(self.at).is_some_and(|b| *b != b'\n') {
                         self.at += 1;
                     }
+                    continue;
                 }
                 b'/' if self.text.get(self.at + 1) == Some(&b'*') => {
                     let rest = self.text.get(self.at + 2..)?;
                     let end = rest.windows(2).position(|w| w == b"*/")?;
                     self.at += 2 + end + 2;
+                    continue;
                 }
                 b'/' if b"(,=:[!&|?{};+-*%<>~^".contains(&self.last) || self.last == b'\n' => self.regex()?,
+                c if c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c >= 0x80 => {
+                    let start = self.at;
+                    self.identifier();
+                    let w = &self.text[start..self.at];
+                    function_keyword |= w == b"function";
+                    word = Some(w);
+                    self.last = b'a';
+                    continue;
+                }
                 _ => {
+                    let previous_word = word.take();
                     if c == b'}' && depth > 0 && templates.last() == Some(&(depth - 1)) {
                         // The end of a template's `${…}`: back into the template.
                         depth -= 1;
@@ -236,19 +283,48 @@ impl Scanner<'_> {
                         self.last = b'`';
                         continue;
                     }
-                    if c == open {
+                    if c == b'=' && self.text.get(self.at + 1) == Some(&b'>') {
+                        inner.push((depth, Inner::Arrow));
+                        self.at += 2;
+                        self.last = b'>';
+                        continue;
+                    }
+                    let opens = c == b'{' || c == b'(' || c == b'[';
+                    let closes = c == b'}' || c == b')' || c == b']';
+                    if c == b'(' {
+                        parens.push(match previous_word {
+                            _ if function_keyword => Paren::Function,
+                            Some(w) if BLOCK_KEYWORDS.contains(&w) => Paren::Keyword,
+                            Some(_) => Paren::Named,
+                            None => Paren::Group,
+                        });
+                        function_keyword = false;
+                    } else if c == b')' {
+                        closed = parens.pop().unwrap_or(Paren::Group);
+                    } else if c == b'{' && self.last == b')' && matches!(closed, Paren::Function | Paren::Named) {
+                        inner.push((depth, Inner::Body)); // a `function`'s or a method's body
+                    }
+                    if c == b',' || c == b';' {
+                        // An arrow's body ends at a comma or semicolon of its own depth.
+                        while inner.last().is_some_and(|(d, kind)| *d == depth && *kind == Inner::Arrow) {
+                            inner.pop();
+                        }
+                    }
+                    if opens {
                         depth += 1;
-                    } else if c == close {
+                    } else if closes {
                         depth = depth.checked_sub(1)?;
-                        if depth == 0 {
+                        // Past the end of a body, or of the bracket an arrow sat in.
+                        while inner.last().is_some_and(|(d, kind)| {
+                            (*kind == Inner::Body && *d == depth) || (*kind == Inner::Arrow && *d > depth)
+                        }) {
+                            inner.pop();
+                        }
+                        if c == close && depth == 0 {
                             self.at += 1;
                             self.last = c;
                             return Some(());
                         }
-                    } else if c == b'{' || c == b'(' || c == b'[' {
-                        depth += 1;
-                    } else if c == b'}' || c == b')' || c == b']' {
-                        depth = depth.checked_sub(1)?;
                     }
                     self.at += 1;
                     if !c.is_ascii_whitespace() {
@@ -257,8 +333,11 @@ impl Scanner<'_> {
                     continue;
                 }
             }
+            word = None;
             self.last = b'a'; // after a literal, a `/` divides
         }
+        // The first bracket is the body itself: what opened after it is inner.
+        self.nested = !inner.is_empty();
         None
     }
 
@@ -384,6 +463,22 @@ mod tests {
         assert_eq!(name_at(&map2, &script2, "throw o", "h").as_deref(), Some("arrowThrow"));
         // An arrow without braces: where it ends cannot be told.
         assert_eq!(name_at(&map, &script, "l(r)", "m"), None);
+    }
+
+    #[test]
+    fn a_frame_in_a_function_inside_the_declaration_is_not_the_declaration_s() {
+        // terser names the outer function with the letter of a property inside it.
+        let code = "function a(r){var n=1;return{a:r=>r.a.a,b:function(){throw n}}}function c(t){if(t){throw t}[1].map(e=>e);throw 2}";
+        let (map, script) = mapped(code, &[("a(r)", "lettersFactory"), ("c(t)", "check")]);
+        assert_eq!(name_at(&map, &script, "r.a.a", "Object.a"), None, "in the property arrow");
+        assert_eq!(name_at(&map, &script, "throw n", "b"), None, "in the property function");
+        // A block, and a callback that ended, are no function around the frame.
+        assert_eq!(name_at(&map, &script, "throw t", "c").as_deref(), Some("check"));
+        assert_eq!(name_at(&map, &script, "throw 2", "c").as_deref(), Some("check"));
+        // A method's body is a function too.
+        let code = "function m(x){var o={m(y){throw y}};return o}";
+        let (map, script) = mapped(code, &[("m(x)", "outer")]);
+        assert_eq!(name_at(&map, &script, "throw y", "Object.m"), None);
     }
 
     #[test]
