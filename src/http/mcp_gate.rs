@@ -132,14 +132,6 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
             Some(_) => serve_batch(&gate.mcp, &parts, Batch::of(items)).await,
         };
     }
-    let checked = envelope::check(&bytes);
-    let opens = session.is_none()
-        && matches!(&checked, Ok(envelope::Message::Request { method, .. }) if method == "initialize");
-    if opens {
-        // Each session holds memory until it ends: a client that starts one per call would grow
-        // the server without bound, so the least recently used one makes room.
-        gate.sessions.make_room().await;
-    }
     // A request of the stateless revision (2026-07-28 and after): no session, its version in a header.
     let stateless = session.is_none()
         && parts
@@ -147,36 +139,32 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
             .get("mcp-protocol-version")
             .and_then(|v| v.to_str().ok())
             .is_some_and(|version| version > LAST_SESSION_REVISION);
-    if let Err(refusal) = &checked {
+    let checked = if stateless { envelope::check_stateless(&bytes) } else { envelope::check(&bytes) };
+    let opens = session.is_none()
+        && matches!(&checked, Ok(envelope::Message::Request { method, .. }) if method == "initialize");
+    if opens {
+        // Each session holds memory until it ends: a client that starts one per call would grow
+        // the server without bound, so the least recently used one makes room.
+        gate.sessions.make_room().await;
+    }
+    if let Err(refusal) = checked {
         if !refusal.is_of_a_request() {
-            return answer(StatusCode::BAD_REQUEST, refusal);
+            return answer(StatusCode::BAD_REQUEST, &refusal);
         }
         let session_good = match &session {
             Some(_) => known,
             None => refusal.method.as_deref() == Some("initialize"),
         };
         if session_good {
-            return answer(StatusCode::OK, refusal);
+            return answer(StatusCode::OK, &refusal);
         }
         if stateless {
             // That revision answers an unknown method with 404 (as rmcp does for it), with our words.
             let status =
                 if refusal.code == ErrorCode::METHOD_NOT_FOUND { StatusCode::NOT_FOUND } else { StatusCode::OK };
-            return answer(status, refusal);
+            return answer(status, &refusal);
         }
         // Left to rmcp, which tells the client its session is missing or gone.
-    }
-    if stateless
-        && let Ok(envelope::Message::Request { method, id }) = &checked
-        && method == "ping"
-    {
-        let message = format!(
-            "method not found: ping is not part of the {STATELESS_REVISION} revision (no session to keep alive); \
-             this server answers server/discover, tools/list and tools/call in it"
-        );
-        let refusal =
-            Refusal { id: Some(id.clone()), method: Some(method.clone()), code: ErrorCode::METHOD_NOT_FOUND, message };
-        return answer(StatusCode::NOT_FOUND, &refusal);
     }
     let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
     if opens && let Some(id) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
@@ -243,8 +231,6 @@ fn is_json(request: &Request) -> bool {
 
 /// The last revision with sessions (`initialize`, `Mcp-Session-Id`); those after are stateless.
 const LAST_SESSION_REVISION: &str = "2025-11-25";
-/// The first stateless revision.
-const STATELESS_REVISION: &str = "2026-07-28";
 
 fn answer(status: StatusCode, refusal: &Refusal) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], refusal.to_line()).into_response()

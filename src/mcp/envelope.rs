@@ -21,6 +21,9 @@ use crate::query::args::kind_of;
 /// 2026-07-28 revision's start, which rmcp answers on both transports like the `initialize` of
 /// 2025-11-25 and before.
 const METHODS: [&str; 5] = ["initialize", "server/discover", "ping", "tools/list", "tools/call"];
+/// The same in a request of the stateless revision (2026-07-28), which has no `ping`: there is no
+/// session to keep alive.
+const STATELESS_METHODS: [&str; 4] = ["initialize", "server/discover", "tools/list", "tools/call"];
 
 /// A message refused before rmcp sees it, and the JSON-RPC error that answers it.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,8 +124,18 @@ pub fn answer_id(line: &[u8]) -> Option<Value> {
 
 /// Checks one message as a client sent it (one HTTP body, one stdio line).
 pub fn check(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
+    check_in(bytes, &METHODS)
+}
+
+/// [`check`] for a request of the stateless revision, whose methods are [`STATELESS_METHODS`].
+pub fn check_stateless(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
+    check_in(bytes, &STATELESS_METHODS)
+}
+
+/// Checks one message against the requests `methods` this server answers.
+fn check_in(bytes: &[u8], methods: &[&str]) -> Result<Message, Box<Refusal>> {
     let value: Value = serde_json::from_slice(bytes).map_err(|e| {
-        out_of_range(bytes, &e).unwrap_or_else(|| {
+        out_of_range(bytes, &e, methods).unwrap_or_else(|| {
             Refusal::new(
                 None,
                 ErrorCode::PARSE_ERROR,
@@ -178,7 +191,7 @@ pub fn check(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
     }
     let kind = match (object.get("method"), &id) {
         (Some(Value::String(method)), Some(_)) => {
-            check_request(method, &object).map_err(|(code, m)| {
+            check_request(method, &object, methods).map_err(|(code, m)| {
                 Box::new(Refusal { method: Some(method.clone()), ..*Refusal::new(id.clone(), code, m) })
             })?;
             Message::Request { method: method.clone(), id: id.clone().unwrap_or(Value::Null) }
@@ -202,7 +215,7 @@ pub fn check(bytes: &[u8]) -> Result<Message, Box<Refusal>> {
 /// Well-formed JSON whose one fault is a number no double holds (`"offset": 1e400`): not a parse
 /// error, which says the text is not JSON, but a message this server cannot take as sent, answered
 /// with its id. None when `e` is another fault, or the text is not JSON at all.
-fn out_of_range(bytes: &[u8], e: &serde_json::Error) -> Option<Box<Refusal>> {
+fn out_of_range(bytes: &[u8], e: &serde_json::Error, methods: &[&str]) -> Option<Box<Refusal>> {
     if !e.to_string().starts_with("number out of range") {
         return None;
     }
@@ -212,7 +225,7 @@ fn out_of_range(bytes: &[u8], e: &serde_json::Error) -> Option<Box<Refusal>> {
     let read = |key: &str| fields.get(key).and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
     let id = read("id").filter(|id| id.is_string() || id.is_i64() || id.is_u64());
     let method = match read("method") {
-        Some(Value::String(method)) if id.is_some() && METHODS.contains(&method.as_str()) => Some(method),
+        Some(Value::String(method)) if id.is_some() && methods.contains(&method.as_str()) => Some(method),
         _ => None,
     };
     let code = if method.is_some() { ErrorCode::INVALID_PARAMS } else { ErrorCode::INVALID_REQUEST };
@@ -242,11 +255,11 @@ fn id_named_twice(bytes: &[u8]) -> bool {
 }
 
 /// A request's method and params, against what this server answers.
-fn check_request(method: &str, object: &Map<String, Value>) -> Result<(), (ErrorCode, String)> {
-    if !METHODS.contains(&method) {
+fn check_request(method: &str, object: &Map<String, Value>, methods: &[&str]) -> Result<(), (ErrorCode, String)> {
+    if !methods.contains(&method) {
         return Err((
             ErrorCode::METHOD_NOT_FOUND,
-            format!("method not found: {method} (this server answers {})", METHODS.join(", ")),
+            format!("method not found: {method} (this server answers {})", methods.join(", ")),
         ));
     }
     let params = match object.get("params") {
