@@ -51,21 +51,12 @@ pub enum CommandError {
 pub async fn db_path(args: &DbArgs, port: &PortArgs) -> Result<PathBuf, CommandError> {
     let path = match &args.db {
         Some(p) => p.clone(),
-        None => match served_db(port.port()).await {
+        None => match server::served_db(port.port()).await {
             Some(served) => served,
             None => default_db_path().ok_or(CommandError::NoDataDirectory)?,
         },
     };
     Ok(std::path::absolute(&path).unwrap_or(path))
-}
-
-/// The database file the gasoline on `port` serves, if one answers there.
-async fn served_db(port: u16) -> Option<PathBuf> {
-    let health = crate::probe::health(port).await?;
-    if health.get("service").and_then(serde_json::Value::as_str) != Some("gasoline") {
-        return None;
-    }
-    health.get("db").and_then(serde_json::Value::as_str).filter(|db| !db.is_empty()).map(PathBuf::from)
 }
 
 /// Opens the database as a reader: never creates, migrates or writes it.

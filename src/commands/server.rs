@@ -1,7 +1,7 @@
 //! Is a gasoline listening on the port, and does it write this database?
 //! Asked through its `/health` (see `probe`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -17,12 +17,21 @@ pub struct Running {
     pub same_db: bool,
 }
 
+/// The `/health` of the gasoline on `port`, if one answers there.
+async fn gasoline_health(port: u16) -> Option<Value> {
+    let health = crate::probe::health(port).await?;
+    (health.get("service").and_then(Value::as_str) == Some("gasoline")).then_some(health)
+}
+
+/// The database file the gasoline on `port` serves, if one answers there.
+pub async fn served_db(port: u16) -> Option<PathBuf> {
+    let health = gasoline_health(port).await?;
+    health.get("db").and_then(Value::as_str).filter(|db| !db.is_empty()).map(PathBuf::from)
+}
+
 /// The gasoline on `port`, if one answers there.
 pub async fn find(port: u16, db: &Path) -> Option<Running> {
-    let health = crate::probe::health(port).await?;
-    if health.get("service").and_then(Value::as_str) != Some("gasoline") {
-        return None;
-    }
+    let health = gasoline_health(port).await?;
     let theirs = health.get("db").and_then(Value::as_str).unwrap_or_default().to_owned();
     Some(Running {
         port,
