@@ -69,7 +69,6 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, Unmapped> {
     Ok(Parsed { map, cost: bytes.len() + separators * 28 })
 }
 
-/// `)]}'` and what else the parser strips before the JSON (XSSI protection).
 /// Whether a map names anything (a minified bundle's maps do; a dev server's often do not).
 pub fn has_names(map: &DecodedMap) -> bool {
     match map {
@@ -79,6 +78,7 @@ pub fn has_names(map: &DecodedMap) -> bool {
     }
 }
 
+/// `)]}'` and what else the parser strips before the JSON (XSSI protection).
 fn strip_xssi(bytes: &[u8]) -> &[u8] {
     match bytes.iter().position(|b| *b == b'{') {
         Some(start) if bytes[..start].iter().all(|b| b")]}'\r\n\t ".contains(b)) => &bytes[start..],

@@ -444,7 +444,9 @@ impl Worker {
     ) -> (Option<(Url, Validators)>, Result<Arc<Loaded>, Unmapped>) {
         let script_url = body.url.clone();
         let (reference, script) = tokio::task::spawn_blocking(move || {
-            let text = String::from_utf8_lossy(&body.bytes).into_owned();
+            // The script's text, moved rather than copied when it is UTF-8 (as scripts are).
+            let text =
+                String::from_utf8(body.bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
             let reference = locate::map_reference(body.sourcemap_header.as_deref(), &text)
                 .ok_or(Unmapped::NotFound)
                 .and_then(|reference| locate::resolve(reference, &body.url));
