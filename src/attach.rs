@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ResultType, ServerConfig, Tool,
+    ProtocolVersion, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -130,12 +130,7 @@ impl ServerHandler for Attached {
             None => Err(ForwardError::Unreachable("no gasoline answers there".into())),
         };
         match sent {
-            // The owner answered over the revision this process's client to it speaks; the caller's
-            // may require `resultType` (2026-07-28), which rmcp strips again for older ones.
-            Ok(mut answer) => {
-                answer.result_type = Some(ResultType::COMPLETE);
-                Ok(answer.into())
-            }
+            Ok(answer) => Ok(answer.into()),
             // The owner is gone and nothing was sent: once this process writes, answer here.
             Err(ForwardError::Unreachable(_)) if self.took_over().await => self.local.call_tool(request, context).await,
             Err(ForwardError::Unreachable(e)) => tool_error(format!(
