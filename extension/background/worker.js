@@ -17,6 +17,7 @@ import { Delivery } from "./delivery.js";
 import { Deep } from "./deep.js";
 import { Network } from "./network.js";
 import { SiteIntents } from "./site_intents.js";
+import { isDevTooling } from "./dev_tooling.js";
 
 let settings = withDefaults(undefined);
 let policy = redact.policy(settings.redactHeaders, settings.redactBodyKeys);
@@ -356,7 +357,7 @@ function accept(kind, entry, tabId, from) {
   if (switchName && settings.capture[switchName] === false) return undefined;
   if ((kind === "tabs" || kind === "vitals") && !Number.isInteger(tabId)) return undefined;
   const e = normalize(kind, entry, tabId);
-  if (!e) return undefined;
+  if (!e || isDevTooling(kind, e)) return undefined;
   // The one redaction of every entry, with the user's current lists, before it is queued, stored or
   // sent: here, where the page cannot reach (a page's own scripts may replace any built-in there).
   redact.redactEntry(kind, e, policy);

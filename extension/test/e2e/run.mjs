@@ -123,6 +123,13 @@ function startFixture() {
         res.writeHead(200, { "content-type": "text/plain" });
         res.end(`reuse ${url.searchParams.get("n")}`);
       });
+    } else if (url.pathname.startsWith("/__nextjs_")) {
+      // What a Next.js dev server answers its error overlay (stack frames, fonts).
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("[]");
+      });
     } else if ((url.pathname === "/submit" || url.pathname === "/graphql") && req.method === "POST") {
       req.resume();
       req.on("end", () => {
@@ -136,8 +143,11 @@ function startFixture() {
       res.end();
     }
   });
-  const wss = new WebSocketServer({ server, path: "/echo" });
-  wss.on("connection", (ws) => ws.on("message", (data, binary) => ws.send(data, { binary })));
+  // Every socket echoes: /echo is the app's, /_next/hmr plays a Next.js dev server's HMR socket.
+  const wss = new WebSocketServer({ server });
+  wss.on("connection", (ws, req) => {
+    if (req.url.startsWith("/echo")) ws.on("message", (data, binary) => ws.send(data, { binary }));
+  });
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () => resolve({ server, wss, origin: `http://127.0.0.1:${server.address().port}` })),
   );
@@ -290,6 +300,31 @@ try {
   assert.equal(sockets.at(-1).reason, "fixture done");
   assert.ok(sockets.every((e) => e.tabId === tabA && e.url.endsWith("/echo")));
   log("websocket_events: open, 4 messages both ways, close");
+
+  // The dev server's own traffic beside the app (a Next.js dev client's overlay request and its copy
+  // of a console call on the HMR socket) is left out; the rest of that socket's talk and the app's
+  // request after it are kept.
+  await page.click("#devtools");
+  await page.waitForFunction(() => window.done.devtools);
+  const hmr = await waitFor("the HMR socket's close and the request after the overlay's", async () => {
+    const frames = (await all(client, "websocket_events")).filter((e) => e.url.includes("/_next/hmr"));
+    const rows = await all(client, "network_waterfall");
+    const after = (e) => e.url.endsWith("/data.json?after-devtools=1");
+    return frames.some((e) => e.event === "close") && rows.some(after) && (await all(client, "network_bodies")).some(after) && frames;
+  });
+  assert.deepEqual(
+    hmr.map((e) => [e.event, e.direction ?? null, e.data ?? null]),
+    [
+      ["open", null, null],
+      ["message", "outgoing", '{"event":"client-success","clientId":1}'],
+      ["close", null, null],
+    ],
+  );
+  for (const kind of ["network_waterfall", "network_bodies"]) {
+    const tooling = (await all(client, kind)).filter((e) => e.url.includes("/__nextjs_"));
+    assert.deepEqual(tooling, [], `no ${kind} of the dev server's own`);
+  }
+  log("the dev server's own requests and its copy of the console left out");
 
   const actions = await waitFor("the clicks, typing and Enter", async () => {
     const entries = await all(client, "actions");

@@ -1,0 +1,43 @@
+// The dev server's own traffic, which is not the app's: left out of every kind,
+// from the page and from the browser's deep view alike, so that an agent reading
+// the waterfall or a socket sees what the app did, not what its tools did.
+// - Next.js: its error overlay and dev tools ask the dev server for stack frames,
+//   source maps, fonts, the editor, their config and its status under paths that
+//   begin with `/__nextjs_` (a prefix Next reserves for itself); Vite's overlay
+//   opens the editor through `/__open-in-editor`.
+// - Next.js (15.4 and later) sends every console call of the page a second time,
+//   to print it in the dev server's terminal, as a `browser-logs` message on its
+//   HMR socket (`/_next/hmr`, `/_next/webpack-hmr`): Gasoline has those calls as
+//   `logs` already, and each would come back as a copy in `websocket_events`.
+// The rest of the HMR conversation (building, built, updates) stays: it tells
+// when the code under the page changed.
+
+const TOOLING_PATHS = ["/__nextjs_", "/__open-in-editor"];
+const HMR_SOCKETS = ["/_next/hmr", "/_next/webpack-hmr"];
+const ECHOED_LOGS = /^\s*\{\s*"event"\s*:\s*"browser-logs"/;
+
+/** The path of an absolute or root-relative `url`; "" when it has none. */
+function pathOf(url) {
+  if (typeof url !== "string") return "";
+  const scheme = url.indexOf("://");
+  const start = scheme < 0 ? 0 : url.indexOf("/", scheme + 3);
+  if (start < 0) return "";
+  const end = url.slice(start).search(/[?#]/);
+  return end < 0 ? url.slice(start) : url.slice(start, start + end);
+}
+
+/** Whether `entry` of `kind` is the dev server's own traffic (above), to be left out. */
+export function isDevTooling(kind, entry) {
+  if (kind === "network_waterfall" || kind === "network_bodies") {
+    // Checked as text first: most URLs hold neither, and this runs for every request.
+    const url = entry.url;
+    if (typeof url !== "string" || !url.includes("/__")) return false;
+    const path = pathOf(url);
+    return TOOLING_PATHS.some((prefix) => path.startsWith(prefix));
+  }
+  if (kind === "websocket_events") {
+    if (entry.event !== "message" || entry.direction !== "outgoing" || typeof entry.data !== "string") return false;
+    return HMR_SOCKETS.includes(pathOf(entry.url)) && ECHOED_LOGS.test(entry.data);
+  }
+  return false;
+}

@@ -1,0 +1,57 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { isDevTooling } from "../../background/dev_tooling.js";
+
+const row = (url) => ({ url, source: "page" });
+
+test("the Next.js overlay's and Vite's editor requests are the dev server's, in every form of URL", () => {
+  for (const url of [
+    "http://localhost:3000/__nextjs_original-stack-frames",
+    "http://localhost:3000/__nextjs_source-map?filename=app%2Fpage.tsx",
+    "https://app.localhost/__nextjs_font/geist-latin.woff2",
+    "http://127.0.0.1:3000/__nextjs_launch-editor?file=x#y",
+    "http://localhost:5173/__open-in-editor?file=src/App.tsx",
+    "/__nextjs_devtools_config",
+  ]) {
+    assert.equal(isDevTooling("network_waterfall", row(url)), true, url);
+    assert.equal(isDevTooling("network_bodies", row(url)), true, url);
+  }
+});
+
+test("the app's own requests stay, even where they look alike", () => {
+  for (const url of [
+    "http://localhost:3000/api/__nextjs_like", // the prefix deeper in the path
+    "http://localhost:3000/?next=/__nextjs_original-stack-frames", // in the query
+    "http://localhost:3000/page#/__nextjs_x", // in the fragment
+    "http://localhost:3000/_next/static/chunks/main.js",
+    "http://localhost:3000/__data.json",
+    "http://localhost:5173/@vite/client",
+    "",
+  ]) {
+    assert.equal(isDevTooling("network_waterfall", row(url)), false, url);
+  }
+  assert.equal(isDevTooling("network_waterfall", { url: 42 }), false);
+});
+
+const frame = (url, data, extra = {}) => ({ event: "message", direction: "outgoing", url, data, ...extra });
+const LOGS = '{"event":"browser-logs","entries":[{"kind":"console","method":"log","args":[]}],"router":"app"}';
+
+test("Next.js's copy of each console call on its HMR socket is left out", () => {
+  for (const url of ["ws://localhost:3000/_next/hmr?id=4PSc45", "wss://app.localhost/_next/webpack-hmr", "ws://localhost:3000/_next/hmr"]) {
+    assert.equal(isDevTooling("websocket_events", frame(url, LOGS)), true, url);
+  }
+  // cut at the frame cap, it still begins the same way
+  assert.equal(isDevTooling("websocket_events", frame("ws://localhost:3000/_next/hmr", LOGS.slice(0, 30), { truncated: true })), true);
+});
+
+test("the rest of the HMR conversation, and the app's sockets, stay", () => {
+  const hmr = "ws://localhost:3000/_next/hmr?id=1";
+  assert.equal(isDevTooling("websocket_events", frame(hmr, '{"event":"client-success","clientId":1}')), false);
+  assert.equal(isDevTooling("websocket_events", { ...frame(hmr, LOGS), direction: "incoming" }), false);
+  assert.equal(isDevTooling("websocket_events", { event: "open", url: hmr }), false);
+  // the same message on a socket of the app's own
+  assert.equal(isDevTooling("websocket_events", frame("ws://localhost:3000/chat", LOGS)), false);
+  assert.equal(isDevTooling("websocket_events", frame("ws://localhost:3000/api/_next/hmr", LOGS)), false);
+  // other kinds never are
+  assert.equal(isDevTooling("logs", { message: LOGS, url: "http://localhost:3000/__nextjs_x" }), false);
+});
