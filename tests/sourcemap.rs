@@ -114,6 +114,26 @@ fn a_minified_function_gets_its_original_name_back() {
     assert_eq!(original_function(&map.map, line, column, "window.run", &script), None);
 }
 
+/// esbuild writes a class that refers to itself as `var c=class e{…}`: the stack names its method
+/// `e.checkout`; the name given back is the source's class, not esbuild's inner `_CartService`.
+#[test]
+fn a_minified_class_s_method_gets_its_class_s_original_name() {
+    let code = read("minified/service.min.js");
+    let map = parse(&std::fs::read(fixture("minified/service.min.js.map")).expect("map")).expect("a map");
+    let script = SourceView::from_string(code.clone());
+    let (line, column) = position(&code, "throw new Error");
+    assert_eq!(
+        original_function(&map.map, line, column, "e.checkout", &script).as_deref(),
+        Some("CartService.checkout")
+    );
+    let (line, column) = position(&code, "new e(t)");
+    assert_eq!(original_function(&map.map, line, column, "Function.of", &script), None, "not a class of that name");
+    assert_eq!(original_function(&map.map, line, column, "e.of", &script).as_deref(), Some("CartService.of"));
+    // The arrow after the class is no method of it.
+    let (line, column) = position(&code, "c.of([");
+    assert_eq!(original_function(&map.map, line, column, "e.runService", &script), None);
+}
+
 #[test]
 fn an_index_map_resolves_in_each_section() {
     let at = "http://localhost:3000/index/bundle.js";

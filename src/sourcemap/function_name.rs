@@ -5,7 +5,10 @@
 //! knows strings, template literals, comments and regular expressions; where it cannot tell (an
 //! arrow without braces, text it cannot follow) no name is given: a missing name is better than a
 //! wrong one. Minifiers reuse short names in every scope, so a declaration that merely comes
-//! before the frame (a sibling `function d` earlier in the file) names nothing. Pure.
+//! before the frame (a sibling `function d` earlier in the file) names nothing. A class's method
+//! (`n.checkout`: the minified class, the method's own name) is named by its class's original name
+//! (`CartService.checkout`) when the frame is in that method, a member of the nearest `class n`
+//! whose body holds the frame. Pure.
 
 use sourcemap::{DecodedMap, SourceView};
 
@@ -26,13 +29,35 @@ pub fn original_function(
     function: &str,
     script: &SourceView,
 ) -> Option<String> {
-    let minified = function.rsplit([' ', '.']).next().filter(|n| is_identifier(n))?;
+    let called = function.rsplit(' ').next()?;
+    let minified = called.rsplit('.').next().filter(|n| is_identifier(n))?;
     let source = script.source();
     let frame = byte_offset(source, line.checked_sub(1)?, column.checked_sub(1)?)?;
     let mut from = frame.saturating_sub(WINDOW);
     while !source.is_char_boundary(from) {
         from += 1;
     }
+    let original = match declared_function(map, source, from, frame, minified) {
+        Found::Name(name) => name,
+        Found::Unsure => return None,
+        Found::Nothing => {
+            let class = called.rsplit_once('.').map(|(class, _)| class).filter(|c| is_identifier(c))?;
+            class_method(map, source, from, frame, class, minified)?
+        }
+    };
+    Some(original.chars().take(MAX_NAME_CHARS).collect())
+}
+
+/// What a search for the function around a frame found.
+enum Found {
+    Name(String),
+    /// A candidate whose extent or name cannot be told: no name, and no other search.
+    Unsure,
+    Nothing,
+}
+
+/// The original name of the function declared as `minified` whose body holds `frame`.
+fn declared_function(map: &DecodedMap, source: &str, from: usize, frame: usize, minified: &str) -> Found {
     let mut end = frame;
     // Each declaration tried is followed to the frame: a bounded number of them (minifiers reuse
     // `e` in every scope), so a hostile or huge script costs at most that many window scans.
@@ -41,17 +66,167 @@ pub fn original_function(
         end = at;
         match holds(source, at + minified.len(), frame) {
             Some(true) => {
-                let (decl_line, decl_col) = position_of(source, at);
-                let token = map.lookup_token(decl_line, decl_col)?;
-                if token.get_dst() != (decl_line, decl_col) {
-                    return None;
-                }
-                let original = token.get_name().filter(|n| !n.is_empty() && *n != minified)?;
-                return Some(original.chars().take(MAX_NAME_CHARS).collect());
+                return match mapped_name(map, source, at).filter(|n| n != minified) {
+                    Some(name) => Found::Name(name),
+                    None => Found::Unsure,
+                };
             }
             Some(false) => continue, // a function of that name that ended before the frame
+            None => return Found::Unsure,
+        }
+    }
+    Found::Nothing
+}
+
+/// `Class.method` with the original class name, for a frame in method `method` of the nearest
+/// `class minified_class` whose body holds it (the method a member of that class's body itself).
+fn class_method(
+    map: &DecodedMap,
+    source: &str,
+    from: usize,
+    frame: usize,
+    class: &str,
+    method: &str,
+) -> Option<String> {
+    let mut end = frame;
+    for _ in 0..MAX_TRIED {
+        let at = last_class(&source[from..end], class).map(|i| from + i)?;
+        end = at;
+        let brace = match class_body(source, at + class.len(), frame)? {
+            Some(brace) => brace,
+            None => continue, // a class of that name that ended before the frame
+        };
+        let method_at = member_method(source, brace, frame, method)?;
+        // `c=class e{`: the class's own name `e` is a bundler's inner binding (esbuild names it
+        // `_CartService`); the source's name is the one assigned.
+        let class_name = assigned_to(source, at)
+            .and_then(|a| mapped_name(map, source, a))
+            .or_else(|| mapped_name(map, source, at))?;
+        let method_name = mapped_name(map, source, method_at).unwrap_or_else(|| method.to_owned());
+        if class_name == class && method_name == method {
+            return None; // the stack's name is the original already
+        }
+        return Some(format!("{class_name}.{method_name}"));
+    }
+    None
+}
+
+/// The name the map gives the identifier that begins at byte `at`, when a mapping begins there.
+fn mapped_name(map: &DecodedMap, source: &str, at: usize) -> Option<String> {
+    let (line, col) = position_of(source, at);
+    let token = map.lookup_token(line, col)?;
+    if token.get_dst() != (line, col) {
+        return None;
+    }
+    token.get_name().filter(|n| !n.is_empty()).map(str::to_owned)
+}
+
+/// Where the last class declaration of `name` in `text` names it: `class name`, `name=class`.
+fn last_class(text: &str, name: &str) -> Option<usize> {
+    let mut end = text.len();
+    while let Some(at) = text[..end].rfind(name) {
+        end = at;
+        let (head, tail) = (&text[..at], &text[at + name.len()..]);
+        if head.ends_with(is_identifier_char) || tail.starts_with(is_identifier_char) {
+            continue;
+        }
+        let declared =
+            head.trim_end().strip_suffix("class").is_some_and(|before| !before.ends_with(is_identifier_char));
+        let assigned = tail.trim_start().strip_prefix('=').is_some_and(|value| {
+            value.trim_start().strip_prefix("class").is_some_and(|rest| !rest.starts_with(is_identifier_char))
+        });
+        if declared || assigned {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// In `c=class e{`, where `c` begins, given where `e` does.
+fn assigned_to(source: &str, at: usize) -> Option<usize> {
+    let head = source[..at].trim_end().strip_suffix("class")?.trim_end().strip_suffix('=')?.trim_end();
+    let start = head.trim_end_matches(is_identifier_char).len();
+    (start < head.len()).then_some(start)
+}
+
+/// The class declared by the name ending at byte `after`: Some(Some(its `{`)) when its body is
+/// open at `frame`, Some(None) when it ended before, None when that cannot be told.
+fn class_body(source: &str, after: usize, frame: usize) -> Option<Option<usize>> {
+    let mut scan = Scanner { text: source.as_bytes(), at: after, last: b'(', nested: false, depth: 0 };
+    // Past `=class` and a class expression's own name, then `extends` and its expression.
+    scan.skip_space();
+    if scan.peek() == Some(b'=') {
+        scan.at += 1;
+        scan.skip_space();
+        scan.word("class");
+        scan.skip_space();
+        let name = scan.at;
+        if scan.identifier() && &source.as_bytes()[name..scan.at] == b"extends" {
+            scan.at = name; // no name of its own
+        }
+    }
+    scan.skip_space();
+    let start = scan.at;
+    scan.word("extends");
+    if scan.at > start {
+        // A name, a member chain or a call: `extends o.Component`, `extends (0,r.mixin)(x)`.
+        loop {
+            scan.skip_space();
+            match scan.peek()? {
+                b'{' => break,
+                b'(' => scan.matching(b')', frame)?,
+                b'.' => scan.at += 1,
+                _ if scan.identifier() => {}
+                _ => return None,
+            }
+        }
+    }
+    if scan.peek() != Some(b'{') || scan.at >= frame {
+        return None;
+    }
+    let brace = scan.at;
+    match scan.matching(b'}', frame) {
+        Some(()) => Some(None),
+        None if scan.at >= frame => Some(Some(brace)),
+        None => None,
+    }
+}
+
+/// Where the method `name` of the class body opening at `brace` is named, when the frame is in
+/// its body (in no function inside it) and it is a member of that class body itself.
+fn member_method(source: &str, brace: usize, frame: usize, name: &str) -> Option<usize> {
+    let body = &source[brace..frame];
+    let mut end = body.len();
+    for _ in 0..MAX_TRIED {
+        let at = brace + body[..end].rfind(name)?;
+        end = at - brace;
+        let (head, tail) = (&source[brace..at], &source[at + name.len()..frame]);
+        if head.ends_with(is_identifier_char)
+            || tail.starts_with(is_identifier_char)
+            || !tail.trim_start().starts_with('(')
+        {
+            continue;
+        }
+        // A member begins after `{`, `}`, `;`, or `static`, `async`, `get`, `set`, `*`.
+        let head = head.trim_end();
+        let member = head.ends_with(['{', '}', ';', '*'])
+            || ["static", "async", "get", "set"]
+                .iter()
+                .any(|w| head.strip_suffix(w).is_some_and(|before| !before.ends_with(is_identifier_char)));
+        if !member {
+            continue;
+        }
+        match holds(source, at + name.len(), frame) {
+            Some(true) => {}
+            Some(false) => continue, // a method of that name that ended before the frame
             None => return None,
         }
+        // The class's own member: the class body alone is open where it begins.
+        let mut scan = Scanner { text: source.as_bytes(), at: brace, last: b'(', nested: false, depth: 0 };
+        return match scan.matching(b'}', at) {
+            None if scan.at >= at && scan.depth == 1 && !scan.nested => Some(at),
+            _ => None,
+        };
     }
     None
 }
@@ -119,7 +294,7 @@ fn last_declaration(text: &str, name: &str) -> Option<usize> {
 /// body: Some(false) when its body ends before it, None when that cannot be told (an arrow
 /// without braces, text the scanner cannot follow).
 fn holds(source: &str, after: usize, frame: usize) -> Option<bool> {
-    let mut scan = Scanner { text: source.as_bytes(), at: after, last: b'(', nested: false };
+    let mut scan = Scanner { text: source.as_bytes(), at: after, last: b'(', nested: false, depth: 0 };
     // Past `=`, `async`, `function`, `*` and a function's own name, to its parameters: `(…)`, or
     // an arrow's one bare parameter.
     scan.skip_space();
@@ -166,6 +341,9 @@ struct Scanner<'a> {
     /// After [`Scanner::matching`] reached its limit: whether a function that opened inside the
     /// bracket (an arrow, a `function`, a method) was still open there.
     nested: bool,
+    /// After [`Scanner::matching`] reached its limit: how many brackets were open there (1: only
+    /// the first).
+    depth: usize,
 }
 
 /// Keywords whose `(…)` is followed by a block, not a function's body.
@@ -338,6 +516,7 @@ impl Scanner<'_> {
         }
         // The first bracket is the body itself: what opened after it is inner.
         self.nested = !inner.is_empty();
+        self.depth = depth;
         None
     }
 
@@ -479,6 +658,35 @@ mod tests {
         let code = "function m(x){var o={m(y){throw y}};return o}";
         let (map, script) = mapped(code, &[("m(x)", "outer")]);
         assert_eq!(name_at(&map, &script, "throw y", "Object.m"), None);
+    }
+
+    #[test]
+    fn a_class_method_is_named_by_its_class_s_original_name() {
+        let code = "class n extends o.Base{constructor(t){super(t)}static of(t){return new n(t)}get total(){return 1}async checkout(t){if(t){throw t}return[t].map(e=>e)}*items(){yield 1}}var r=class extends n{save(){throw 2}};";
+        let (map, script) = mapped(code, &[("n extends", "CartService"), ("r=class", "Saver"), ("save(){", "persist")]);
+        assert_eq!(name_at(&map, &script, "throw t", "n.checkout").as_deref(), Some("CartService.checkout"));
+        assert_eq!(name_at(&map, &script, "throw t", "async n.checkout").as_deref(), Some("CartService.checkout"));
+        assert_eq!(name_at(&map, &script, "return new", "n.of").as_deref(), Some("CartService.of"));
+        assert_eq!(name_at(&map, &script, "yield", "n.items").as_deref(), Some("CartService.items"));
+        // A class expression assigned to a name; the map names its method too.
+        assert_eq!(name_at(&map, &script, "throw 2", "r.save").as_deref(), Some("Saver.persist"));
+        // In an arrow inside the method, in another method, or a class that does not hold the frame: none.
+        assert_eq!(name_at(&map, &script, "e)}", "n.checkout"), None);
+        assert_eq!(name_at(&map, &script, "throw t", "n.save"), None);
+        assert_eq!(name_at(&map, &script, "throw 2", "n.save"), None);
+        assert_eq!(name_at(&map, &script, "throw t", "Object.checkout"), None);
+    }
+
+    #[test]
+    fn an_object_s_method_inside_a_class_method_is_not_the_class_s() {
+        let code = "class n{run(){var o={go(){throw 1}};return o}go(){throw 2}}";
+        let (map, script) = mapped(code, &[("n{", "Runner")]);
+        assert_eq!(name_at(&map, &script, "throw 1", "Object.go"), None);
+        assert_eq!(name_at(&map, &script, "throw 1", "n.go"), None, "the object's go, not the class's");
+        assert_eq!(name_at(&map, &script, "throw 2", "n.go").as_deref(), Some("Runner.go"));
+        // A class the map does not rename: the stack's name is the original already.
+        let (map, script) = mapped(code, &[("n{", "n")]);
+        assert_eq!(name_at(&map, &script, "throw 2", "n.go"), None);
     }
 
     #[test]
