@@ -84,7 +84,11 @@
         return "load";
       }
     })();
-    outbox.emit("actions", () => ({ type: "navigate", how, url: lastUrl }));
+    // Dated when the navigation began (the document's time origin), not when this script ran: the
+    // document's own row and its first scripts, timed from that origin, come after it, so "since
+    // the last load" holds them.
+    const began = Math.floor(performance.timeOrigin);
+    outbox.emit("actions", () => ({ type: "navigate", how, url: lastUrl, ts: began }));
     reportTab();
     listen(document, "DOMContentLoaded", reportTab);
     listen(window, "load", reportTab);

@@ -40,12 +40,17 @@ const scripts = {
 };
 const app = http.createServer((req, res) => {
   const headers = { "cache-control": "no-store" };
-  if (req.url.startsWith("/app.js")) {
+  if (req.url.startsWith("/missing.js")) {
+    res.writeHead(404, headers);
+    res.end();
+  } else if (req.url.startsWith("/app.js")) {
     res.writeHead(200, { ...headers, "content-type": "text/javascript" });
     res.end(scripts[version]);
   } else {
     res.writeHead(200, { ...headers, "content-type": "text/html" });
-    res.end(`<!doctype html><meta charset="utf-8"><title>cart</title><h1>Cart</h1><script src="/app.js?v=${version}"></script>`);
+    // Version B's head also asks for a script that is not there: a request of the page's first moments.
+    const missing = version === "B" ? `<script src="/missing.js"></script>` : "";
+    res.end(`<!doctype html><meta charset="utf-8"><title>cart</title>${missing}<h1>Cart</h1><script src="/app.js?v=${version}"></script>`);
   }
 });
 await new Promise((r) => app.listen(0, "127.0.0.1", r));
@@ -92,6 +97,16 @@ try {
   await waitFor("error B stored", async () => (await errorsOf(tabId)).some((m) => m?.includes("discount is not defined")), 20000);
   log("error B stored after the reload");
 
+  // "Since the last load" begins where the reload's navigation began: its document's own row and
+  // the script its head failed to load (both before any script of the page ran) are in it.
+  const sinceLoad = await waitFor("the reload's first requests since its navigation", async () => {
+    const rows = (await observe(client, { what: "network_waterfall", since_navigation: true, tabId, fields: "all" })).entries;
+    return rows.some((r) => r.url.endsWith("/missing.js")) && rows;
+  });
+  assert.ok(sinceLoad.some((r) => r.url === url), `the document's own row: ${JSON.stringify(sinceLoad.map((r) => r.url))}`);
+  assert.ok(!sinceLoad.some((r) => r.url.endsWith("/app.js?v=A")), "nothing of the load before");
+  log("since_navigation: the reload's document and its failed head script");
+
   const check = (c, how) => {
     const gone = c.errors.gone.items.map((g) => g.fingerprint);
     const added = c.errors.new.items.map((g) => g.fingerprint);
@@ -100,6 +115,8 @@ try {
     assert.ok(!added.some((f) => f.includes("reading 'total'")), `${how}: A is not new`);
     assert.ok(!gone.some((f) => f.includes("discount")), `${how}: B is not gone`);
     assert.ok(c.warnings.gone.items.some((g) => g.fingerprint.includes("legacy pricing")), `${how}: the warning is gone`);
+    const failing = c.requests.newly_failing.items.map((r) => r.pattern);
+    assert.ok(failing.some((p) => p.includes("/missing.js")), `${how}: the head's missing script newly fails: ${JSON.stringify(c.requests)}`);
   };
   const acrossMark = await waitFor("compare across the mark", async () => {
     const c = await observe(client, { what: "compare", mark: "before-fix", tabId });
