@@ -245,9 +245,11 @@ fn original_text(original: &Value, any: bool) -> Option<String> {
 }
 
 /// The `at` of a logs entry: its call site's original location, else its first
-/// original stack frame outside library code, else any original one; but never library code
-/// in place of the page's own code that ran from a hot update (unmapped, `reason` or a frame's
-/// `sourcemap` says so): then none, and the raw location stands.
+/// original stack frame outside library code; else, where a frame could not be mapped (its
+/// `sourcemap` says why: a module that failed to compile, a map that could not be had), that
+/// frame's own location, most likely the page's own code, rather than library code standing in
+/// for it; else any original one. Code that ran from a hot update gets none: the raw location
+/// stands.
 fn original_at(original: Option<&RawValue>, frames: Option<&RawValue>, reason: Option<&RawValue>) -> Option<String> {
     let original: Option<Value> = original.and_then(|raw| serde_json::from_str(raw.get()).ok());
     let frames: Vec<Value> = frames.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default();
@@ -258,9 +260,19 @@ fn original_at(original: Option<&RawValue>, frames: Option<&RawValue>, reason: O
         hot_update(reason.and_then(|r| serde_json::from_str::<&str>(r.get()).ok()))
             || frames.iter().any(|f| hot_update(f.get("sourcemap").and_then(Value::as_str)))
     };
-    let at = originals()
-        .find_map(|o| original_text(o, false))
-        .or_else(|| if hot() { None } else { originals().find_map(|o| original_text(o, true)) })?;
+    let unmapped = || {
+        frames
+            .iter()
+            .find(|f| f.get("original").is_none() && f.get("sourcemap").is_some())
+            .and_then(|f| f.get("at")?.as_str())
+    };
+    let at = originals().find_map(|o| original_text(o, false)).or_else(|| {
+        if hot() {
+            None
+        } else {
+            unmapped().map(|at| cut(at).into_owned()).or_else(|| originals().find_map(|o| original_text(o, true)))
+        }
+    })?;
     Some(json_string(&at))
 }
 
@@ -606,6 +618,14 @@ mod tests {
                 {"at":"y","fn":"App","original":{"source":"src/App.jsx","line":9,"column":11}},
                 {"at":"z","fn":"render","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#);
         assert_eq!(original_at(Some(&lib), Some(&frames), None).as_deref(), Some(r#""src/App.jsx:9:11""#));
+        // The page's own frame could not be mapped (its module failed to compile): its own
+        // location, not the library's call site (a framework's console wrapper).
+        let unmapped =
+            raw(r#"[{"at":"http://localhost:5173/src/lib/Debugger.svelte?t=1:75:13","sourcemap":"not found"}]"#);
+        assert_eq!(
+            original_at(Some(&lib), Some(&unmapped), None).as_deref(),
+            Some(r#""http://localhost:5173/src/lib/Debugger.svelte?t=1:75:13""#)
+        );
         assert_eq!(original_at(Some(&lib), None, None).as_deref(), Some(r#""node_modules/react-dom/index.js:5:2""#));
         assert_eq!(original_at(None, None, None), None);
         // The page's own code ran from a hot update (unmapped): no library frame stands in for it.
