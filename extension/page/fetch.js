@@ -106,9 +106,10 @@
 
     function failed(info, error) {
       const duration = perfNow() - info.start;
-      requests.end(info.request, { failed: true, error: String(error) });
+      const why = requests.failure(error);
+      requests.end(info.request, { failed: true, error: why });
       whenRead(info.body, (requestBody) =>
-        outbox.emit("network_bodies", () => ({ ...entryOf(info, requestBody, duration), durationTo: "error", error: String(error) })),
+        outbox.emit("network_bodies", () => ({ ...entryOf(info, requestBody, duration), durationTo: "error", error: why })),
       );
     }
 

@@ -65,6 +65,21 @@
     listen(globalThis, "pageshow", () => (leaving = false));
   }
 
+  // When the page last began to leave (its beforeunload: a reload, a link, a dev server's full
+  // reload). The browser cancels the requests still in flight as the next page comes, and the page
+  // hears the same "TypeError: Failed to fetch" as from a refused connection: a failure after it
+  // says it was canceled so. (A leave the person called off at a dialog is rare; the window is
+  // bounded for it.)
+  const LEAVE_MS = 30000;
+  let leftAt;
+  if (typeof globalThis.addEventListener === "function") listen(globalThis, "beforeunload", () => (leftAt = perfNow()));
+
+  /** The error text of a request the page saw fail now: said to be canceled when the page was leaving. */
+  function failure(error) {
+    const text = String(error);
+    return leaving || (leftAt !== undefined && perfNow() - leftAt < LEAVE_MS) ? `canceled as the page was left: ${text}` : text;
+  }
+
   function listOf(map, key) {
     let list = map.get(key);
     if (!list) map.set(key, (list = []));
@@ -242,6 +257,6 @@
     return Math.round(ms * 10) / 10;
   }
 
-  G.requests = { start, end, elementFailed, timing, leaving: () => leaving, epochOf };
+  G.requests = { start, end, elementFailed, timing, failure, leaving: () => leaving, epochOf };
 })();
 //# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoicmVxdWVzdHMuanMiLCJzb3VyY2VzIjpbImdhc29saW5lLWV4dGVuc2lvbjovLy9wYWdlL3JlcXVlc3RzLmpzIl0sIm5hbWVzIjpbXSwibWFwcGluZ3MiOiJBQUFBIiwiaWdub3JlTGlzdCI6WzBdLCJ4X2dvb2dsZV9pZ25vcmVMaXN0IjpbMF19

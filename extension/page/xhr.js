@@ -175,8 +175,9 @@
       const statusText = done ? xhr.statusText : "";
       // An XHR ends with status 0 only after an error, an abort or a timeout: the page knows it failed.
       // A network error once the response had begun (its headers came) broke the body off.
-      const why = error === NETWORK_ERROR && send.headersAt !== undefined ? BROKE_OFF : error;
-      requests.end(send.request, status > 0 ? { status } : { failed: true, error: why || NETWORK_ERROR });
+      const said = error && requests.failure(error); // canceled, when the page was leaving
+      const why = error === NETWORK_ERROR && send.headersAt !== undefined ? requests.failure(BROKE_OFF) : said;
+      requests.end(send.request, status > 0 ? { status } : { failed: true, error: why || requests.failure(NETWORK_ERROR) });
       const emit = (requestBody, response) =>
         outbox.emit("network_bodies", () => {
           const headers = parseRawHeaders(rawHeaders);
@@ -187,7 +188,7 @@
             responseHeaders: headers,
             contentType: headers["content-type"],
             ...bodyFields("response", response),
-            error,
+            error: said,
           };
         });
       // A Blob response is read (sliced at the cap) after the request's Blob body, if either is one.

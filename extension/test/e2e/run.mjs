@@ -123,6 +123,11 @@ function startFixture() {
         res.writeHead(200, { "content-type": "text/plain" });
         res.end(`reuse ${url.searchParams.get("n")}`);
       });
+    } else if (url.pathname === "/hold") {
+      // Headers only after 20 s: a request still in flight when its page reloads.
+      const answer = setTimeout(() => (res.writeHead(204), res.end()), 20000);
+      answer.unref();
+      res.on("close", () => clearTimeout(answer));
     } else if (url.pathname.startsWith("/__nextjs_")) {
       // What a Next.js dev server answers its error overlay (stack frames, fonts).
       req.resume();
@@ -419,6 +424,39 @@ try {
   const onlyA = await observe(client, { what: "logs", tabId: tabA, limit: 0, fields: "all" });
   assert.ok(onlyA.entries.every((e) => e.tabId === tabA) && onlyA.total_entries_all_tabs > onlyA.total);
   log(`two tabs: ${tabA} and ${tabB}`);
+
+  // Requests still in flight when their page reloads are canceled by the browser, and the page hears
+  // "Failed to fetch" as from a refused connection: their entries say they were canceled so. A refused
+  // connection, before, says only what the page heard.
+  await second.evaluate(() => fetch("http://127.0.0.1:9/refused").catch(() => {}));
+  await waitFor("the refused request's entry", async () =>
+    (await all(client, "network_bodies")).some((e) => e.url === "http://127.0.0.1:9/refused"),
+  );
+  await second.evaluate(() => {
+    fetch("/hold?via=fetch").catch(() => {});
+    const xhr = new XMLHttpRequest();
+    xhr.open("GET", "/hold?via=xhr");
+    xhr.send();
+  });
+  await second.reload();
+  const held = await waitFor("the canceled requests' entries", async () => {
+    const entries = (await all(client, "network_bodies")).filter((e) => e.url.includes("/hold?via="));
+    return entries.length === 2 && entries;
+  });
+  // The fetch's promise is rejected as the reload begins; the XHR hears nothing before the page
+  // goes, and is sent as it stood then: unfinished.
+  const canceled = (e) => /^canceled as the page was left: TypeError: Failed to fetch$/.test(e.error ?? "");
+  const [viaFetch, viaXhr] = ["fetch", "xhr"].map((via) => held.find((e) => e.url.endsWith(`/hold?via=${via}`)));
+  assert.ok(canceled(viaFetch), JSON.stringify(viaFetch));
+  assert.ok(viaXhr.unfinished === true && viaXhr.error === undefined, JSON.stringify(viaXhr));
+  assert.ok(held.every((e) => e.tabId === tabB));
+  const refused = (await all(client, "network_bodies")).find((e) => e.url === "http://127.0.0.1:9/refused");
+  assert.equal(refused.error, "TypeError: Failed to fetch");
+  const row = await waitFor("the canceled fetch's row", async () =>
+    (await all(client, "network_waterfall")).find((e) => e.url.endsWith("/hold?via=fetch")),
+  );
+  assert.ok(row.failed && canceled(row), JSON.stringify(row));
+  log("a fetch canceled by a reload says so; a refused one does not");
 
   // ---- a hostile page: private channel, native-looking wrappers, bounded reads, every secret ----
   await hostilePage({ context, client, all, waitFor, log, origin: fixture.origin, db });
