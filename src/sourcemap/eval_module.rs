@@ -30,16 +30,21 @@ pub fn is_eval_module(url: &str) -> bool {
     })
 }
 
-/// Whether a frame's URL names code a Turbopack hot update ran through `eval`: Turbopack's
-/// runtime gives such code the sourceURL of its chunk with `?id=` and the module's id, which
-/// starts with its layer in brackets (`[project]/app/page.tsx [app-client] (ecmascript)`),
-/// percent-encoded once or twice. The code's own inline map was in the update's message only; no
-/// URL serves it (the chunk's URL, query ignored, serves the whole chunk as rebuilt).
+/// Whether a frame's URL names code a hot update ran whose map leads to no source file:
+/// - Turbopack's runtime gives code it runs through `eval` the sourceURL of its chunk with `?id=`
+///   and the module's id, which starts with its layer in brackets (`[project]/app/page.tsx
+///   [app-client] (ecmascript)`), percent-encoded once or twice. The code's own inline map was in
+///   the update's message only; no URL serves it (the chunk's URL, query ignored, serves the whole
+///   chunk as rebuilt).
+/// - Angular's dev server sends a component's new template as a module at `/@ng/component?c=…`,
+///   whose map names a file that does not exist (`@ng/app.component.ts`) and holds the compiled
+///   template, not the component's source.
 pub fn is_hot_update(url: &url::Url) -> bool {
     matches!(url.scheme(), "http" | "https")
-        && url
-            .query_pairs()
-            .any(|(key, value)| key == "id" && ["[", "%5B", "%5b"].iter().any(|open| value.starts_with(open)))
+        && (url.path() == "/@ng/component"
+            || url
+                .query_pairs()
+                .any(|(key, value)| key == "id" && ["[", "%5B", "%5b"].iter().any(|open| value.starts_with(open))))
 }
 
 /// Most eval'd modules indexed in one bundle (a large Next.js dev app has a few thousand).
@@ -171,13 +176,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_turbopack_hot_update_is_told_from_a_script() {
+    fn a_hot_update_is_told_from_a_script() {
         let chunks = "http://localhost:3000/_next/static/chunks/_1avurmfd1l2ij._.js";
         let hot = |u: &str| is_hot_update(&url::Url::parse(u).expect("a URL"));
         assert!(hot(&format!("{chunks}?id=%255Bproject%255D/app/page.tsx+%255Bapp-client%255D")));
         assert!(hot(&format!("{chunks}?id=%5Bproject%5D%2Fapp%2Futil.ts")));
         assert!(hot(&format!("{chunks}?v=1&id=[project]/app/page.tsx")));
+        // Angular's component update.
+        assert!(hot(
+            "http://localhost:4200/@ng/component?c=src%2Fapp%2Fdebugger.component.ts%40DebuggerComponent&t=1795769753154"
+        ));
         for script in [
+            "http://localhost:4200/main.js".to_string(),
+            "http://localhost:4200/@ng/component.js".into(),
             chunks.to_string(),
             "http://localhost:5173/src/App.tsx?t=1732400000000".into(),
             "http://localhost:5173/node_modules/.vite/deps/react.js?v=3f2a".into(),
