@@ -311,6 +311,53 @@ async fn summary_groups_messages_by_fingerprint_with_exact_counts() {
     assert_eq!(grouped["groups"][0]["count"], 1_000);
 }
 
+/// A connection that stays open (a dev server's HMR socket, an event stream) lasts as long as its
+/// page: the summary's slowest requests leave it out.
+#[tokio::test]
+async fn summary_s_slowest_requests_leave_out_connections_that_stay_open() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let row = |i: i64, url: &str, extra: Value| {
+        let mut r = json!({"tabId": 1, "ts": t + i, "url": url, "source": "page"});
+        r.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        r
+    };
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                row(1, "ws://localhost:5173/?token=x", json!({"initiatorType": "websocket", "duration": 60_000.0})),
+                row(
+                    2,
+                    "http://localhost:5173/events",
+                    json!({"type": "eventsource", "duration": 30_000.0, "source": "browser"}),
+                ),
+                row(
+                    3,
+                    "http://localhost:5173/api/slow",
+                    json!({"initiatorType": "fetch", "duration": 900.0, "responseStatus": 200}),
+                ),
+                row(
+                    4,
+                    "http://localhost:5173/api/fast",
+                    json!({"initiatorType": "fetch", "duration": 10.0, "responseStatus": 200}),
+                ),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    let slowest: Vec<&str> = summary["network_waterfall"]["slowest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["url"].as_str().unwrap())
+        .collect();
+    assert_eq!(slowest, ["http://localhost:5173/api/slow", "http://localhost:5173/api/fast"], "{summary}");
+    assert_eq!(summary["kinds"]["network_waterfall"]["count"], 4, "still counted");
+}
+
 #[tokio::test]
 async fn an_error_names_the_failed_request_and_the_action_just_before_it_in_its_tab() {
     let db = TempDb::new();

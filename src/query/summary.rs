@@ -167,8 +167,15 @@ impl Network {
 fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result<Network, QueryError> {
     let filter = Where::common(kind, args);
     let [status, error, failed_flag] = outcome::outcome_columns(kind);
+    // A connection that stays open (a WebSocket, an EventSource: a dev server's HMR socket among
+    // them) lasts as long as the page: its duration is no slowness, and it is not ranked as one.
+    let lasting = format!(
+        "coalesce({}, {}) IN ('websocket', 'eventsource')",
+        field_expr(kind, "initiatorType"),
+        field_expr(kind, "type")
+    );
     let sql = format!(
-        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag} FROM {}{} ORDER BY id",
+        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting} FROM {}{} ORDER BY id",
         field_expr(kind, "method"),
         kind.name,
         filter.clause(None)
@@ -213,7 +220,8 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
             }
             failed.push(f);
         }
-        if let Some(d) = duration {
+        let lasting = row.get::<_, Option<i64>>(7).ok().flatten() == Some(1);
+        if let Some(d) = duration.filter(|_| !lasting) {
             timed.push((d, id, url));
         }
     }
