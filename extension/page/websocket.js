@@ -29,6 +29,32 @@
       outbox.emit("websocket_events", () => Object.assign({ transport: "websocket", connectionId: id, event, url }, extra()));
     }
 
+    // A build error Vite's dev server sends on its HMR socket (a file that does not compile): with
+    // its error overlay on, the page logs nothing of it, and the page still runs the old code. It
+    // becomes an error entry (`source: "dev-server"`), so that "what broke" finds it.
+    const MOST_PARSED = 1024 * 1024;
+    function compileError(text) {
+      const url = location.href;
+      outbox.emit(
+        "logs",
+        () => {
+          if (text.length > MOST_PARSED) return null;
+          let err;
+          try {
+            err = JSON.parse(text).err;
+          } catch {
+            return null; // cut short, or not JSON after all
+          }
+          if (!err || typeof err.message !== "string") return null;
+          const plugin = typeof err.plugin === "string" && err.plugin ? `${err.plugin}: ` : "";
+          const codeFrame = typeof err.frame === "string" && err.frame ? `\n${err.frame}` : "";
+          const message = serialize.cut(`[vite] ${plugin}${err.message}${codeFrame}`, limits.MESSAGE_CAP).text;
+          return { level: "error", source: "dev-server", message, url };
+        },
+        true,
+      );
+    }
+
     function watch(ws) {
       ids.set(ws, connectionId());
       // Its handshake as a waterfall row: 101 once open, failed if it errs before.
@@ -40,6 +66,7 @@
       listen(ws, "message", (e) => {
         const data = frame(e.data);
         record(ws, "message", () => Object.assign({ direction: "incoming" }, data));
+        if (typeof e.data === "string" && e.data.startsWith('{"type":"error"') && ws.protocol === "vite-hmr") compileError(e.data);
       });
       listen(ws, "close", (e) => {
         const { code, reason, wasClean } = e;

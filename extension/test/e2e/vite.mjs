@@ -13,7 +13,7 @@
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/vite.mjs
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -131,6 +131,24 @@ try {
   assert.equal(field("at"), `src/App.jsx:${thrown.line}:${top.original.column}`, JSON.stringify(errors));
   assert.ok(field("frames").startsWith(`App src/App.jsx:${thrown.line}`), field("frames"));
   log(`the compact error leads with at: ${field("at")}`);
+
+  // A file that no longer compiles: Vite's overlay covers the page and nothing is logged by the
+  // page; its dev server's message on the HMR socket becomes an error entry.
+  const appFile = path.join(app, "src/App.jsx");
+  const source = readFileSync(appFile, "utf8");
+  try {
+    writeFileSync(appFile, `${source}\nconst broken = ;\n`);
+    const compileError = await waitFor("the build error as an error entry", async () =>
+      (await all(client, "logs")).find((e) => e.source === "dev-server"),
+    );
+    assert.equal(compileError.level, "error");
+    assert.match(compileError.message, /^\[vite\] .*App\.jsx/s, compileError.message);
+    const broke = await observe(client, { what: "errors", fields: "all" });
+    assert.ok(broke.entries.some((e) => e.id === compileError.id), "what=errors finds it");
+    log(`a build error reads: ${compileError.message.split("\n")[0]}`);
+  } finally {
+    writeFileSync(appFile, source);
+  }
 
   // The same app over https, with a certificate no authority signed.
   const tls = selfSigned(work);
