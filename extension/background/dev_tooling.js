@@ -9,12 +9,16 @@
 //   to print it in the dev server's terminal, as a `browser-logs` message on its
 //   HMR socket (`/_next/hmr`, `/_next/webpack-hmr`): Gasoline has those calls as
 //   `logs` already, and each would come back as a copy in `websocket_events`.
+// - Astro's dev toolbar talks to its dev server on Vite's HMR socket
+//   (`{"type":"custom","event":"astro-dev-toolbar:…"}`): most of a page load's
+//   socket messages, none of them the app's.
 // The rest of the HMR conversation (building, built, updates) stays: it tells
 // when the code under the page changed.
 
 const TOOLING_PATHS = ["/__nextjs_", "/__open-in-editor"];
 const HMR_SOCKETS = ["/_next/hmr", "/_next/webpack-hmr"];
 const ECHOED_LOGS = /^\s*\{\s*"event"\s*:\s*"browser-logs"/;
+const TOOLBAR = '{"type":"custom","event":"astro-dev-toolbar:';
 
 /** The path of an absolute or root-relative `url`; "" when it has none. */
 function pathOf(url) {
@@ -36,8 +40,9 @@ export function isDevTooling(kind, entry) {
     return TOOLING_PATHS.some((prefix) => path.startsWith(prefix));
   }
   if (kind === "websocket_events") {
-    if (entry.event !== "message" || entry.direction !== "outgoing" || typeof entry.data !== "string") return false;
-    return HMR_SOCKETS.includes(pathOf(entry.url)) && ECHOED_LOGS.test(entry.data);
+    if (entry.event !== "message" || typeof entry.data !== "string") return false;
+    if (entry.data.startsWith(TOOLBAR)) return true;
+    return entry.direction === "outgoing" && HMR_SOCKETS.includes(pathOf(entry.url)) && ECHOED_LOGS.test(entry.data);
   }
   return false;
 }

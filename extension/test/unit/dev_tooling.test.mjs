@@ -55,3 +55,13 @@ test("the rest of the HMR conversation, and the app's sockets, stay", () => {
   // other kinds never are
   assert.equal(isDevTooling("logs", { message: LOGS, url: "http://localhost:3000/__nextjs_x" }), false);
 });
+
+test("Astro's dev toolbar's talk on Vite's HMR socket is left out, both ways", () => {
+  const hmr = "ws://localhost:4321/?token=abc";
+  for (const direction of ["outgoing", "incoming"]) {
+    const data = '{"type":"custom","event":"astro-dev-toolbar:astro:audit:toggled","data":{"state":false}}';
+    assert.equal(isDevTooling("websocket_events", frame(hmr, data, { direction })), true, direction);
+  }
+  assert.equal(isDevTooling("websocket_events", frame(hmr, '{"type":"custom","event":"my-plugin:ready"}')), false);
+  assert.equal(isDevTooling("websocket_events", frame(hmr, '{"type":"update","updates":[]}', { direction: "incoming" })), false);
+});
