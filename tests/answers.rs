@@ -413,6 +413,26 @@ async fn an_error_names_the_failed_request_and_the_action_just_before_it_in_its_
     assert_eq!(context["navigation"]["how"], "load");
 }
 
+/// An error's context is its own page's: a request that failed on the page before the last load
+/// or reload is not why it happened, however close in time.
+#[tokio::test]
+async fn an_error_s_context_stays_within_its_page_load() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let nav =
+        |dt: i64, how: &str| json!({"tabId": 1, "ts": t + dt, "type": "navigate", "how": how, "url": "http://app/"});
+    server.ingest("actions", vec![nav(0, "load"), nav(1_000, "reload")]).await;
+    let failed = |dt: i64, path: &str| json!({"tabId": 1, "ts": t + dt, "method": "GET", "url": format!("http://app{path}"), "status": 500});
+    server
+        .ingest("network_bodies", vec![failed(500, "/before"), failed(1_000, "/head"), failed(1_200, "/after")])
+        .await;
+    server.ingest("logs", vec![json!({"tabId": 1, "ts": t + 2_000, "level": "error", "message": "boom"})]).await;
+    let mcp = Mcp::http(&server).await;
+    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
+    assert_eq!(entries(&errors)[0]["context"], json!({"network_bodies": [2, 3], "navigation": 2}), "{errors}");
+}
+
 #[tokio::test]
 async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
     let db = TempDb::new();

@@ -1,6 +1,7 @@
-//! An error's context: what the same tab did in the `context_ms` before it —
-//! the requests that failed, the last user action and the last navigation —
-//! so that "why did this error happen?" takes one call instead of four.
+//! An error's context: what the same tab did in the `context_ms` before it, since its page's
+//! last load or reload (a request that failed on the page before is not why) — the requests that
+//! failed, the last user action and the last navigation — so that "why did this error happen?"
+//! takes one call instead of four.
 
 use rusqlite::Connection;
 
@@ -25,7 +26,13 @@ pub fn of_error(
     let (Some(tab), Some(ts)) = (tab, ts) else {
         return Ok("{}".into());
     };
-    let from = ts.saturating_sub(window_ms);
+    let loaded: Option<i64> = conn
+        .prepare_cached(&format!(
+            "SELECT max(ts) FROM actions WHERE tab_id = ?1 AND ts <= ?2 AND {}",
+            super::navigation::PAGE_LOAD
+        ))?
+        .query_row([tab, ts], |r| r.get(0))?;
+    let from = ts.saturating_sub(window_ms).max(loaded.unwrap_or(i64::MIN));
     let mut parts: Vec<String> = Vec::new();
     for kind in [&NETWORK_BODIES, &NETWORK_WATERFALL] {
         let sql = format!(
