@@ -261,7 +261,8 @@ async fn export_refuses_bad_input_and_writes_nothing() {
 }
 
 /// The export's path is the capture's own database (while the server writes it, or after),
-/// a file SQLite keeps beside it, or another SQLite database: refused, the file untouched.
+/// a file SQLite keeps beside it, its server's lock file, or another SQLite database: refused,
+/// the file untouched.
 #[tokio::test]
 async fn export_never_replaces_a_database() {
     let db = TempDb::new();
@@ -271,6 +272,11 @@ async fn export_never_replaces_a_database() {
     fails(&["export", "--har", &d, "--db", &d], "the database of the capture being exported");
     let wal = format!("{d}-wal");
     fails(&["export", "--jsonl", &wal, "--db", &d], "the -wal file of the capture being exported");
+    // The server's lock file: replaced, a second server could write the same database.
+    let lock = format!("{d}-server");
+    let lock_before = std::fs::read(&lock).unwrap();
+    fails(&["export", "--jsonl", &lock, "--db", &d], "the lock file of the server of the capture being exported");
+    assert_eq!(std::fs::read(&lock).unwrap(), lock_before, "the lock file is untouched");
     server.stop();
     let before = file_bytes(&db.path);
     fails(&["export", "--jsonl", &d, "--db", &d], "the database of the capture being exported");

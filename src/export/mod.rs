@@ -104,7 +104,7 @@ pub fn write(
 /// failed export leaves no half file and an existing one stays until the new one is whole.
 /// A path that is not a regular file (a pipe, `/dev/stdout`, `/dev/fd/3`, a FIFO) or is a
 /// link is written through as it is, never replaced. A SQLite database (the capture's own,
-/// its `-wal`, or any other) is never overwritten.
+/// its `-wal`, or any other) is never overwritten, nor the lock file of its server.
 pub fn to_file(
     conn: &Connection,
     format: Format,
@@ -166,6 +166,12 @@ fn a_database(conn: &Connection, path: &Path) -> Option<String> {
                     if suffix.is_empty() { "the database".to_owned() } else { format!("the {suffix} file") }
                 ));
             }
+        }
+        // Replaced, its lock would be gone: a second server could then write the same database.
+        if same(path, &crate::store::serve_lock::path_of(db)) {
+            return Some(
+                "it is the lock file of the server of the capture being exported; name another file".to_owned(),
+            );
         }
     }
     // Only a regular file is read: opening a FIFO to read would wait for a writer.
