@@ -1,4 +1,4 @@
-//! Faults at start: a file that is not SQLite, a store from a newer gasoline, a
+//! Faults at start: a file that is not SQLite, a damaged store, a store from a newer gasoline, a
 //! read-only file or directory, a missing directory, a port already in use.
 //! Each gives one clear error line and a non-zero exit, never a panic, and the
 //! file on disk is left exactly as it was (never replaced by an empty store).
@@ -108,6 +108,30 @@ fn another_app_s_database_is_refused_before_anything_of_it_changes() {
     refused("serve", &db.path, "not a regular file");
     let meta = std::fs::metadata(&db.path).unwrap();
     assert!(meta.file_type().is_fifo() && meta.permissions().mode() & 0o777 == 0o644, "the FIFO was changed");
+}
+
+/// A store whose pages were damaged (a disk fault, a bad copy): refused before anything is written
+/// into it, rather than acknowledging writes its readers then cannot read.
+#[tokio::test]
+async fn a_damaged_store_is_refused_and_left_alone() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", logs(3_000, 0, Some(1))).await;
+    assert_eq!(server.stop(), Some(0));
+    let mut bytes = std::fs::read(&db.path).unwrap();
+    let page = 4096;
+    assert!(bytes.len() > 40 * page, "a store of many pages: {} bytes", bytes.len());
+    let mut rng = common::Rng::new(7);
+    for b in &mut bytes[20 * page..23 * page] {
+        *b = rng.next() as u8;
+    }
+    std::fs::write(&db.path, &bytes).unwrap();
+    for mode in ["serve", "mcp"] {
+        let line = refused(mode, &db.path, "is damaged");
+        assert!(line.contains(".recover"), "says how to get its rows back: {line}");
+        assert_eq!(std::fs::read(&db.path).unwrap(), bytes, "the file was changed by {mode}");
+    }
+    eprintln!("FIGURE fault damaged: 2 modes refused, file unchanged");
 }
 
 #[tokio::test]

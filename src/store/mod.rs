@@ -47,6 +47,11 @@ pub enum StoreError {
         "{path} was written by a newer gasoline (schema version {found}, this build knows up to {known}); upgrade gasoline"
     )]
     NewerSchema { path: PathBuf, found: i64, known: i64 },
+    #[error(
+        "{} is damaged (SQLite's check: {detail}); nothing was written to it. Move it aside (with its -wal file) to start \
+         an empty store, or recover its rows with `sqlite3 {} .recover`", path.display(), path.display()
+    )]
+    Damaged { path: PathBuf, detail: String },
     #[error("{0} is read-only; gasoline needs to write to it (check permissions, or pass another --db path)")]
     ReadOnly(PathBuf),
     #[error(

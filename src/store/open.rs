@@ -111,6 +111,7 @@ pub(super) fn open_writer(path: &Path, options: &OpenOptions) -> Result<Connecti
          PRAGMA cache_size = -8192;"
     ))?;
     check_schema_version(&conn, path)?;
+    check_intact(&conn, path)?;
     embedded::migrations::runner().run(&mut conn).map_err(|e| match e.kind() {
         refinery::error::Kind::Connection(_, inner) => {
             match inner.downcast_ref::<rusqlite::Error>().and_then(rusqlite::Error::sqlite_error_code) {
@@ -316,6 +317,24 @@ fn classify_open(e: rusqlite::Error, path: &Path) -> StoreError {
 /// which changes nothing (its mode, an immutable attribute, a read-only mount all answer).
 fn may_write(path: &Path) -> bool {
     std::fs::OpenOptions::new().write(true).open(path).is_ok()
+}
+
+/// Refuses a damaged database before anything is written to it (SQLite's `quick_check`: the
+/// structure of every page, a fraction of a second for a full store), rather than acknowledging
+/// writes into it that its readers then cannot read.
+fn check_intact(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    // SQLite's verdict runs over lines ("*** in database main ***\nTree 5 page 21 …"): one line, short.
+    let damaged = |detail: String| {
+        let line = detail.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("***")).collect::<Vec<_>>();
+        let detail: String = line.join("; ").chars().take(200).collect();
+        StoreError::Damaged { path: path.to_path_buf(), detail }
+    };
+    match conn.query_row("PRAGMA quick_check(1)", [], |r| r.get::<_, String>(0)) {
+        Ok(verdict) if verdict == "ok" => Ok(()),
+        Ok(verdict) => Err(damaged(verdict)),
+        Err(e) if e.sqlite_error_code() == Some(ErrorCode::DatabaseCorrupt) => Err(damaged(e.to_string())),
+        Err(e) => Err(classify_open(e, path)),
+    }
 }
 
 /// Refuses a database migrated by a newer build rather than guessing at its schema.
