@@ -63,8 +63,11 @@ pub fn decode(body: &[u8]) -> Result<Capture, CaptureError> {
             .iter()
             .enumerate()
             .map(|(i, id)| {
-                id.as_i64().filter(|id| *id >= 0).ok_or_else(|| {
-                    field(format!("deep_tabs[{i}]"), format!("must be a tab id (an integer >= 0), got {id}"))
+                id.as_i64().filter(|id| *id >= 0 && crate::ingest::is_safe(id)).ok_or_else(|| {
+                    field(
+                        format!("deep_tabs[{i}]"),
+                        format!("must be a tab id (an integer from 0 to 2^53 - 1), got {id}"),
+                    )
                 })
             })
             .collect::<Result<_, _>>()?,
@@ -439,6 +442,8 @@ mod tests {
         assert!(refused(r#"{"origins":[1],"paused":false}"#).contains("`origins[0]`"));
         assert!(refused(r#"{"origins":["shop"],"paused":false}"#).contains("not a match pattern"));
         assert!(refused(r#"{"origins":[],"paused":false,"deep_tabs":["1"]}"#).contains("`deep_tabs[0]`"));
+        // Past 2^53 - 1 a tab id reads back rounded, as another tab's.
+        assert!(refused(r#"{"origins":[],"paused":false,"deep_tabs":[9007199254740992]}"#).contains("`deep_tabs[0]`"));
         let many = format!(r#"{{"origins":[{}],"paused":false}}"#, vec!["\"<all_urls>\""; 1001].join(","));
         assert!(refused(&many).contains("at most 1000"));
         let long = format!(r#"{{"origins":["http://a/{}"],"paused":false}}"#, "x".repeat(2048));

@@ -247,7 +247,7 @@ fn parse_extension_id(s: &str) -> Result<String, String> {
     if crate::http::valid_extension_id(id) {
         Ok(id.to_owned())
     } else {
-        Err(format!("\"{s}\" is not an extension id (lowercase letters and digits, as in chrome-extension://ID)"))
+        Err(format!("\"{s}\" is not an extension id (32 letters from a to p, as chrome://extensions shows it)"))
     }
 }
 

@@ -254,7 +254,7 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// Within what every reader represents exactly (a `ts`, a status, a tab id past it would be shown
 /// rounded, as another value).
-fn is_safe(n: &i64) -> bool {
+pub fn is_safe(n: &i64) -> bool {
     (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(n)
 }
 

@@ -289,7 +289,10 @@ async fn open_or_attach(args: &ServeArgs, path: &Path, port: Option<u16>) -> Res
 fn attach(args: &ServeArgs, path: &Path, owner: Option<u16>) -> Result<Role, RunError> {
     tracing::info!("database: {} (read only)", path.display());
     if args.extension_id.is_some() || !args.capacities.is_empty() {
-        tracing::info!("--extension-id and --capacity apply if this process takes over writing the file");
+        tracing::warn!(
+            "--extension-id and --capacity are not applied now: the gasoline that writes the file keeps its own; \
+             they apply if this process takes over writing it"
+        );
     }
     Ok(Role::Reader { store: Store::open_reader(path, &store_options(args))?, owner })
 }

@@ -360,7 +360,7 @@ async fn web_origins_and_foreign_hosts_are_refused() {
         format!("GET /health HTTP/1.0\r\nHost: 127.0.0.1:{p}\r\nHost: evil.example\r\n\r\n"),
         format!(
             "GET /health HTTP/1.0\r\nHost: 127.0.0.1:{p}\r\nOrigin: {ext}\r\nOrigin: https://evil.example\r\n\r\n",
-            ext = "chrome-extension://abcdefghijklmnop"
+            ext = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
         ),
     ] {
         let answer = raw_exchange(server.port, &twice);
@@ -368,7 +368,7 @@ async fn web_origins_and_foreign_hosts_are_refused() {
     }
     assert_eq!(count(&db.path, "logs"), 0);
     // The extension's origin is welcome, and CORS answers it (and only it).
-    let ext = "chrome-extension://abcdefghijklmnop";
+    let ext = "chrome-extension://abcdefghijklmnopabcdefghijklmnop";
     let localhost = format!("localhost:{}", server.port);
     let (status, _) = server.post_raw("logs", body.clone(), &[("origin", ext), ("host", &localhost)]).await;
     assert_eq!(status, 200);

@@ -78,6 +78,13 @@ async fn the_first_extension_is_trusted_recorded_and_the_only_one_served() {
     let server = Server::start(&db.path, &[]);
     assert_eq!(server.health().await["extension_id"], Value::Null, "nobody paired yet");
 
+    // What is no Chrome extension id (32 letters a to p) pairs nothing.
+    for bad in ["x", &"z".repeat(32), &"a".repeat(31), &"0123456789abcdef".repeat(2)] {
+        let (status, reply) = server.post_raw("logs", body(), &[("origin", &origin(bad))]).await;
+        assert_eq!(status, 403, "{bad}: {reply}");
+    }
+    assert_eq!(server.health().await["extension_id"], Value::Null, "still nobody paired");
+
     // Trust on first use: our extension's first request pairs it.
     let (status, reply) = server.post_raw("logs", body(), &[("origin", &origin(OURS))]).await;
     assert_eq!(status, 200, "{reply}");

@@ -28,9 +28,10 @@ struct Recorded {
     read_at: Option<Instant>,
 }
 
-/// Whether `id` looks like a Chrome extension id (lowercase letters and digits).
+/// Whether `id` is a Chrome extension id: 32 letters from `a` to `p` (Chrome writes the first
+/// 128 bits of the SHA-256 of the extension's key as hex, with the digits 0-f as a-p).
 pub fn valid_id(id: &str) -> bool {
-    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    id.len() == 32 && id.bytes().all(|b| (b'a'..=b'p').contains(&b))
 }
 
 impl Pairing {
