@@ -85,6 +85,28 @@ async fn status_reports_what_configure_status_does_with_and_without_a_server() {
     fails(&["status", "--db", &db_arg(&db.dir.path().join("gone.db"))], "no database here");
 }
 
+/// A capture scope of a thousand long patterns is shortened as configure action=status shows it:
+/// the first ones named, the rest counted, not a line of two million characters.
+#[tokio::test]
+async fn status_shortens_a_large_capture_scope() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let origins: Vec<String> = (0..1_000).map(|i| format!("https://site-{i}.example/{}*", "p".repeat(2_000))).collect();
+    let body = json!({"origins": origins, "paused": false, "deep_tabs": []});
+    let (status, reply) =
+        server.put_capture(&body, &[("origin", "chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh")]).await;
+    assert_eq!(status, 204, "{reply}");
+    let d = db_arg(&db.path);
+    let port = server.port.to_string();
+    let human = ok(&["status", "--db", &d, "--port", &port]);
+    let line = human.lines().find(|l| l.starts_with("capture:")).expect("a capture line");
+    assert!(line.len() < 4_000, "{} characters", line.len());
+    assert!(line.contains("https://site-0.example/") && line.contains("and 980 more"), "{line}");
+    let json: Value = serde_json::from_str(&ok(&["status", "--json", "--db", &d, "--port", &port])).unwrap();
+    assert_eq!(json["capture"]["origins_omitted"], 980);
+    assert!(json.to_string().len() < 8_000, "{} characters", json.to_string().len());
+}
+
 #[tokio::test]
 async fn clear_goes_through_the_server_when_one_writes_the_database_else_directly() {
     let db = TempDb::new();

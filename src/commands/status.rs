@@ -92,11 +92,8 @@ fn capture(conn: &Connection) -> Result<Option<Value>, CommandError> {
     if !exists {
         return Ok(None);
     }
-    Ok(sql::capture(conn)?.and_then(|(state, at)| {
-        let mut state = serde_json::from_str::<Value>(&state).ok()?;
-        state["reported_at"] = json!(at);
-        Some(state)
-    }))
+    // Shortened as configure action=status shows it: a scope of a thousand sites is counted.
+    Ok(sql::capture(conn)?.and_then(|(state, at)| crate::query::capture::for_status(&state, at)))
 }
 
 fn when(ts: Option<i64>) -> String {
@@ -113,7 +110,10 @@ fn capture_line(capture: Option<&Value>) -> String {
     let Some(c) = capture else { return "not reported by the extension yet".into() };
     let origins: Vec<&str> =
         c["origins"].as_array().map_or_else(Vec::new, |o| o.iter().filter_map(Value::as_str).collect());
-    let scope = if origins.is_empty() { "no sites".to_owned() } else { origins.join(", ") };
+    let mut scope = if origins.is_empty() { "no sites".to_owned() } else { origins.join(", ") };
+    if let Some(more) = c["origins_omitted"].as_u64() {
+        scope.push_str(&format!(" and {more} more"));
+    }
     let paused = if c["paused"] == true { " (paused)" } else { "" };
     format!("{scope}{paused}, reported {}", when(c["reported_at"].as_i64()))
 }
