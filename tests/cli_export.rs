@@ -414,3 +414,44 @@ async fn absurd_timings_still_make_a_valid_har() {
         assert!(p["startedDateTime"].as_str().unwrap().starts_with("2026-09-21T"), "{p}");
     }
 }
+
+/// Sizes and statuses a client sent as nonsense (negative, huge, text) are unknown in the HAR,
+/// not a size of -9223372036854775808 bytes: HAR takes -1 for an unknown size, never another
+/// negative.
+#[tokio::test]
+async fn absurd_sizes_still_make_a_valid_har() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let ts = 1_790_000_000_000i64;
+    let nonsense = [json!(-1e300), json!(1e308), json!("x"), json!(-2)];
+    let rows = nonsense
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            json!({"tabId": 1, "ts": ts + i as i64, "url": format!("http://localhost:3000/w{i}.js"), "initiatorType": "script",
+                   "responseStatus": 200, "duration": 5, "encodedBodySize": n, "decodedBodySize": n, "transferSize": n})
+        })
+        .collect();
+    server.ingest("network_waterfall", rows).await;
+    let bodies = nonsense
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            json!({"tabId": 1, "ts": ts + 10 + i as i64, "method": "POST", "url": format!("http://localhost:3000/api/{i}"),
+                   "status": 200, "requestBody": "{}", "requestBodySize": n, "responseBody": "ok", "responseBodySize": n})
+        })
+        .collect();
+    server.ingest("network_bodies", bodies).await;
+    server.stop();
+    let har: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--db", &db_arg(&db.path)])).unwrap();
+    assert_valid_har(&har);
+    for e in har["log"]["entries"].as_array().unwrap() {
+        for n in [&e["request"]["bodySize"], &e["response"]["bodySize"], &e["response"]["content"]["size"]] {
+            let n = n.as_i64().unwrap();
+            assert!(n == -1 || (0..1 << 53).contains(&n), "{n} in {e}");
+        }
+        if let Some(t) = e["response"].get("_transferSize") {
+            assert!((0..1 << 53).contains(&t.as_i64().unwrap()), "{e}");
+        }
+    }
+}

@@ -62,18 +62,24 @@ fn int(v: &Value) -> Option<i64> {
     v.as_i64().or_else(|| v.as_f64().map(|f| f.round() as i64))
 }
 
+/// A size in bytes as HAR takes it: a whole number from 0 (a stored value that is none, such as
+/// a negative, a huge or a text one a client sent, is unknown: None).
+fn size(v: &Value) -> Option<i64> {
+    int(v).filter(|n| (0..=(1_i64 << 53) - 1).contains(n))
+}
+
 /// Says how much of a body was kept: cut by the extension (`<prefix>BodyTruncated`,
 /// `<prefix>BodySize`) and/or by the server's field cap (`_truncated`).
 fn truncation(v: &Value, prefix: &str, kept: usize) -> Option<String> {
     let field = format!("{prefix}Body");
     let mut notes = Vec::new();
     if v[format!("{prefix}BodyTruncated")].as_bool() == Some(true) {
-        match int(&v[format!("{prefix}BodySize")]) {
+        match size(&v[format!("{prefix}BodySize")]) {
             Some(size) => notes.push(format!("the extension captured the first {kept} of {size} bytes")),
             None => notes.push(format!("the extension captured only the first {kept} bytes")),
         }
     }
-    if let Some(original) = int(&v["_truncated"][&field]) {
+    if let Some(original) = size(&v["_truncated"][&field]) {
         notes.push(format!("the server kept {kept} of the {original} bytes it received"));
     }
     (!notes.is_empty()).then(|| format!("truncated: {}", notes.join("; ")))
@@ -126,7 +132,7 @@ pub(super) fn request_entry(v: &Value, w: Option<&Value>, item: &Item, pageref: 
             post["comment"] = json!(note);
         }
         request["postData"] = post;
-        request["bodySize"] = json!(int(&v["requestBodySize"]).unwrap_or(text.len() as i64));
+        request["bodySize"] = json!(size(&v["requestBodySize"]).unwrap_or(text.len() as i64));
     }
 
     let mime = v["contentType"]
@@ -148,10 +154,10 @@ pub(super) fn request_entry(v: &Value, w: Option<&Value>, item: &Item, pageref: 
         None => {}
     }
     let text_len = v["responseBody"].as_str().filter(|t| !is_not_captured_note(t)).map_or(0, str::len) as i64;
-    let decoded = w.and_then(|w| int(&w["decodedBodySize"])).filter(|n| *n > 0);
-    content["size"] = json!(int(&v["responseBodySize"]).or(decoded).unwrap_or(text_len));
+    let decoded = w.and_then(|w| size(&w["decodedBodySize"])).filter(|n| *n > 0);
+    content["size"] = json!(size(&v["responseBodySize"]).or(decoded).unwrap_or(text_len));
     let mut response = json!({
-        "status": int(&v["status"]).unwrap_or(0),
+        "status": int(&v["status"]).filter(|s| (0..1000).contains(s)).unwrap_or(0),
         "statusText": v["statusText"].as_str().unwrap_or_default(),
         "httpVersion": protocol,
         "cookies": [],
@@ -159,10 +165,10 @@ pub(super) fn request_entry(v: &Value, w: Option<&Value>, item: &Item, pageref: 
         "content": content,
         "redirectURL": header(&v["responseHeaders"], "location").unwrap_or_default(),
         "headersSize": -1,
-        "bodySize": w.and_then(|w| int(&w["encodedBodySize"])).unwrap_or(-1),
+        "bodySize": w.and_then(|w| size(&w["encodedBodySize"])).unwrap_or(-1),
     });
-    if let Some(size) = w.and_then(|w| int(&w["transferSize"])) {
-        response["_transferSize"] = json!(size);
+    if let Some(transfer) = w.and_then(|w| size(&w["transferSize"])) {
+        response["_transferSize"] = json!(transfer);
     }
     if let Some(error) = v["error"].as_str() {
         response["_error"] = json!(error);
@@ -221,7 +227,7 @@ pub(super) fn resource_entry(w: &Value, item: &Item, pageref: Option<&str>) -> V
     let duration = duration(w);
     let protocol = http_version(w["nextHopProtocol"].as_str());
     let initiator = w["initiatorType"].as_str().unwrap_or_default();
-    let status = int(&w["responseStatus"]);
+    let status = int(&w["responseStatus"]).filter(|s| (0..1000).contains(s));
     let mut comment = format!("from resource timing ({initiator}): method, headers and body were not captured");
     if status.is_none() {
         comment.push_str("; the browser did not expose the status");
@@ -245,11 +251,11 @@ pub(super) fn resource_entry(w: &Value, item: &Item, pageref: Option<&str>) -> V
             "httpVersion": protocol,
             "cookies": [],
             "headers": [],
-            "content": { "size": int(&w["decodedBodySize"]).unwrap_or(0), "mimeType": "x-unknown" },
+            "content": { "size": size(&w["decodedBodySize"]).unwrap_or(0), "mimeType": "x-unknown" },
             "redirectURL": "",
             "headersSize": -1,
-            "bodySize": int(&w["encodedBodySize"]).unwrap_or(-1),
-            "_transferSize": int(&w["transferSize"]).unwrap_or(0),
+            "bodySize": size(&w["encodedBodySize"]).unwrap_or(-1),
+            "_transferSize": size(&w["transferSize"]).unwrap_or(0),
         },
         "cache": {},
         "timings": timings(duration),
