@@ -382,6 +382,9 @@ async fn web_origins_and_foreign_hosts_are_refused() {
         .unwrap();
     assert_eq!(preflight.status().as_u16(), 204);
     assert_eq!(preflight.headers()["access-control-allow-origin"], ext);
+    // The extension names each batch (Idempotency-Key): the preflight allows that header.
+    let allowed = preflight.headers()["access-control-allow-headers"].to_str().unwrap();
+    assert!(allowed.split(", ").any(|h| h == "idempotency-key"), "{allowed}");
     let health = client.get(server.url("/health")).header("origin", "https://evil.example").send().await.unwrap();
     assert_eq!(health.status().as_u16(), 403);
     assert!(health.headers().get("access-control-allow-origin").is_none());
@@ -600,8 +603,12 @@ async fn a_wrong_method_or_path_is_refused_in_json() {
     let body: Value = get.json().await.unwrap();
     assert!(body["error"].as_str().unwrap().contains("takes POST"), "{body}");
     // OPTIONS is taken (it is the extension's preflight): asked without an Origin, Allow alone.
-    for (path, takes) in [("/events/logs", "POST, OPTIONS"), ("/capture", "PUT, OPTIONS"), ("/health", "GET, OPTIONS")]
-    {
+    for (path, takes) in [
+        ("/events/logs", "POST, OPTIONS"),
+        ("/capture", "PUT, OPTIONS"),
+        ("/health", "GET, OPTIONS"),
+        ("/mcp", "GET, POST, DELETE, OPTIONS"),
+    ] {
         let options = http.request(reqwest::Method::OPTIONS, server.url(path)).send().await.unwrap();
         assert_eq!(options.status(), 204, "{path}");
         assert_eq!(options.headers().get("allow").and_then(|v| v.to_str().ok()), Some(takes), "{path}");

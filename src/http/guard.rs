@@ -106,7 +106,7 @@ fn cors(headers: &mut HeaderMap, origin: &str) {
     headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, POST, PUT, DELETE, OPTIONS"));
     headers.insert(
         header::ACCESS_CONTROL_ALLOW_HEADERS,
-        HeaderValue::from_static("content-type, mcp-session-id, mcp-protocol-version, last-event-id"),
+        HeaderValue::from_static("content-type, idempotency-key, mcp-session-id, mcp-protocol-version, last-event-id"),
     );
     headers.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static("mcp-session-id"));
     headers.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
