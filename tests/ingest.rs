@@ -644,3 +644,23 @@ fn raw_exchange(port: u16, request: &str) -> String {
 fn column<T: rusqlite::types::FromSql>(conn: &rusqlite::Connection, sql: &str) -> Vec<T> {
     conn.prepare(sql).unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
 }
+
+/// A compressed body is refused as such (415), not as "not JSON", and a plain one said to be
+/// compressed too; `identity` is no coding. Nothing of either is stored.
+#[tokio::test]
+async fn a_body_with_a_content_coding_is_refused_as_such() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let body = json!({"entries": logs(1, 0, Some(1))}).to_string().into_bytes();
+    // A gzip stream's header (the body itself is never looked at: the header says it all).
+    let gzipped = vec![0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0x03];
+    for (sent, coding) in [(gzipped, "gzip"), (body.clone(), "gzip"), (body.clone(), "br, gzip")] {
+        let (status, reply) = server.post_raw("logs", sent, &[("content-encoding", coding)]).await;
+        assert_eq!(status, 415, "{coding}: {reply}");
+        assert!(reply["error"].as_str().unwrap().contains("send the JSON uncompressed"), "{reply}");
+    }
+    assert_eq!(count(&db.path, "logs"), 0);
+    let (status, reply) = server.post_raw("logs", body, &[("content-encoding", "identity")]).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(count(&db.path, "logs"), 1);
+}

@@ -41,6 +41,26 @@ pub fn declared_length(headers: &axum::http::HeaderMap) -> Option<usize> {
     headers.get(axum::http::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
 }
 
+/// A refusal of a body sent with a content coding (`Content-Encoding: gzip`): bodies are read as
+/// the JSON text they are, never decompressed (what decoding may build stays bounded by the body's
+/// size), so a compressed one would be refused as "not JSON", and a plain one said to be
+/// compressed would be read as it is not said to be. None for no coding or `identity`.
+pub fn encoding_refused(headers: &axum::http::HeaderMap) -> Option<ApiError> {
+    let codings: Vec<&str> = headers
+        .get_all(axum::http::header::CONTENT_ENCODING)
+        .iter()
+        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+        .map(str::trim)
+        .filter(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"))
+        .collect();
+    (!codings.is_empty()).then(|| {
+        ApiError::UnsupportedEncoding(format!(
+            "Content-Encoding {} is not taken: send the JSON uncompressed",
+            codings.join(", ")
+        ))
+    })
+}
+
 /// What a request whose body stopped arriving before [`BODY_READ_TIMEOUT`] is told (408).
 pub fn late_message() -> String {
     format!("the request body did not arrive within {} s; send it in one go", BODY_READ_TIMEOUT.as_secs())

@@ -19,6 +19,8 @@ pub enum ApiError {
     #[error("{0}")]
     TooLarge(String),
     #[error("{0}")]
+    UnsupportedEncoding(String),
+    #[error("{0}")]
     Forbidden(String),
     #[error("{0}")]
     Timeout(String),
@@ -80,6 +82,7 @@ impl IntoResponse for ApiError {
                         "valid_kinds": kind::names() }),
             ),
             ApiError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, json!({ "error": message })),
+            ApiError::UnsupportedEncoding(_) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, json!({ "error": message })),
             ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, json!({ "error": message })),
             ApiError::Timeout(_) => (StatusCode::REQUEST_TIMEOUT, json!({ "error": message })),
             ApiError::Conflict(_) => (StatusCode::CONFLICT, json!({ "error": message })),

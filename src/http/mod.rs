@@ -143,6 +143,10 @@ async fn post_events(
         body::linger(body);
         return closing(body::too_large());
     }
+    if let Some(refused) = body::encoding_refused(&headers) {
+        body::linger(body);
+        return closing(refused);
+    }
     match ingest_body(state, kind_name, &headers, body, declared).await {
         Ok(response) => response,
         // Whatever of the body was not read is not read on.
@@ -251,6 +255,10 @@ async fn put_capture(State(state): State<AppState>, headers: HeaderMap, body: Bo
     if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
         body::linger(body);
         return closing(body::too_large());
+    }
+    if let Some(refused) = body::encoding_refused(&headers) {
+        body::linger(body);
+        return closing(refused);
     }
     let stored = async {
         let body::Admitted { body, admission } = body::read(&state.store, body, declared).await?;
