@@ -235,6 +235,7 @@ fn decode_entry(
             map.insert(renamed, v);
         }
     }
+    cap_keys(&mut map, "", limits, &mut truncated);
     for (key, value) in map.iter_mut() {
         cap_strings(value, key, key, limits, &mut truncated);
     }
@@ -330,6 +331,20 @@ pub fn cap_string(s: &mut String, cap: usize) -> Option<usize> {
     Some(original)
 }
 
+/// Cuts a key like a value (a page may log an object keyed by a whole document): kept under its
+/// first field_cap bytes, its full length recorded under `<prefix><cut key>`.
+fn cap_keys(map: &mut Map<String, Value>, prefix: &str, limits: &Limits, truncated: &mut Map<String, Value>) {
+    if !map.keys().any(|k| k.len() > limits.field_cap) {
+        return;
+    }
+    for (mut k, v) in std::mem::take(map) {
+        if let Some(original) = cap_string(&mut k, limits.field_cap) {
+            truncated.insert(format!("{prefix}{k}"), original.into());
+        }
+        map.insert(k, v);
+    }
+}
+
 fn cap_strings(value: &mut Value, key: &str, path: &str, limits: &Limits, truncated: &mut Map<String, Value>) {
     match value {
         Value::String(s) => {
@@ -344,6 +359,7 @@ fn cap_strings(value: &mut Value, key: &str, path: &str, limits: &Limits, trunca
             }
         }
         Value::Object(map) => {
+            cap_keys(map, &format!("{path}."), limits, truncated);
             for (k, v) in map.iter_mut() {
                 cap_strings(v, k, &format!("{path}.{k}"), limits, truncated);
             }
@@ -403,6 +419,7 @@ pub fn decode_vitals(body: &[u8], limits: &Limits) -> Result<Vec<Vitals>, Ingest
             };
         }
         map.remove("ts");
+        cap_keys(&mut map, "", limits, &mut truncated);
         for (key, value) in map.iter_mut() {
             cap_strings(value, key, key, limits, &mut truncated);
         }
@@ -483,6 +500,16 @@ mod tests {
         assert_eq!(truncated["message"], 80_000);
         assert_eq!(truncated["responseBody"], 80_000);
         assert_eq!(truncated["x[0]"], 80_000);
+    }
+
+    #[test]
+    fn a_long_key_is_cut_like_a_value() {
+        let limits = Limits { field_cap: 8, ..Limits::default() };
+        let mut value = serde_json::json!({"args": [{"k".repeat(20): 1, "short": "v"}]});
+        let mut truncated = Map::new();
+        cap_strings(&mut value, "data", "data", &limits, &mut truncated);
+        assert_eq!(value, serde_json::json!({"args": [{"kkkkkkkk": 1, "short": "v"}]}));
+        assert_eq!(truncated.get("data.args[0].kkkkkkkk"), Some(&Value::from(20)));
     }
 
     #[test]

@@ -664,3 +664,23 @@ async fn a_body_with_a_content_coding_is_refused_as_such() {
     assert_eq!(status, 200, "{reply}");
     assert_eq!(count(&db.path, "logs"), 1);
 }
+
+/// A key is cut like a value: an object keyed by a whole document is not stored whole (an 8 MiB
+/// key made an 8 MiB row), at the top of an entry and inside its values alike.
+#[tokio::test]
+async fn a_long_key_is_cut_to_the_field_cap_like_a_value() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &["--field-cap", "100"]);
+    let long = "k".repeat(5_000);
+    let entry = json!({"tabId": 1, "level": "info", "message": "keys", long.clone(): 1, "args": [{long.clone(): 2}]});
+    let (status, reply) = server.post_raw("logs", json!({ "entries": [entry] }).to_string().into_bytes(), &[]).await;
+    assert_eq!(status, 200, "{reply}");
+    let (data, truncated): (String, String) =
+        open_db(&db.path).query_row("SELECT data, truncated FROM logs", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    let cut = "k".repeat(100);
+    let data: Value = serde_json::from_str(&data).unwrap();
+    assert_eq!((&data[&cut], &data["args"][0][&cut]), (&json!(1), &json!(2)), "{data}");
+    let truncated: Value = serde_json::from_str(&truncated).unwrap();
+    assert_eq!(truncated[&cut], 5_000, "{truncated}");
+    assert_eq!(truncated[format!("args[0].{cut}")], 5_000, "{truncated}");
+}
