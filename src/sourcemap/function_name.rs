@@ -123,6 +123,19 @@ fn mapped_name(map: &DecodedMap, source: &str, at: usize) -> Option<String> {
 
 /// Where the last class declaration of `name` in `text` names it: `class name`, `name=class`.
 fn last_class(text: &str, name: &str) -> Option<usize> {
+    last_named(text, name, |head, tail| {
+        let declared =
+            head.trim_end().strip_suffix("class").is_some_and(|before| !before.ends_with(is_identifier_char));
+        let assigned = tail.trim_start().strip_prefix('=').is_some_and(|value| {
+            value.trim_start().strip_prefix("class").is_some_and(|rest| !rest.starts_with(is_identifier_char))
+        });
+        declared || assigned
+    })
+}
+
+/// Where the last whole-word `name` in `text` is, whose text before and after it (`head`,
+/// `tail`) make it what `wanted` looks for.
+fn last_named(text: &str, name: &str, wanted: impl Fn(&str, &str) -> bool) -> Option<usize> {
     let mut end = text.len();
     while let Some(at) = text[..end].rfind(name) {
         end = at;
@@ -130,12 +143,7 @@ fn last_class(text: &str, name: &str) -> Option<usize> {
         if head.ends_with(is_identifier_char) || tail.starts_with(is_identifier_char) {
             continue;
         }
-        let declared =
-            head.trim_end().strip_suffix("class").is_some_and(|before| !before.ends_with(is_identifier_char));
-        let assigned = tail.trim_start().strip_prefix('=').is_some_and(|value| {
-            value.trim_start().strip_prefix("class").is_some_and(|rest| !rest.starts_with(is_identifier_char))
-        });
-        if declared || assigned {
+        if wanted(head, tail) {
             return Some(at);
         }
     }
@@ -265,13 +273,7 @@ fn position_of(source: &str, at: usize) -> (u32, u32) {
 /// Where the last declaration of `name` in `text` names it: `function name`, `function* name`,
 /// `name=function`, `name=(`, `name=async`, `name=x=>`.
 fn last_declaration(text: &str, name: &str) -> Option<usize> {
-    let mut end = text.len();
-    while let Some(at) = text[..end].rfind(name) {
-        end = at;
-        let (head, tail) = (&text[..at], &text[at + name.len()..]);
-        if head.ends_with(is_identifier_char) || tail.starts_with(is_identifier_char) {
-            continue;
-        }
+    last_named(text, name, |head, tail| {
         let head = head.trim_end();
         let keyword = head.strip_suffix('*').unwrap_or(head).trim_end();
         let declared = keyword.strip_suffix("function").is_some_and(|before| !before.ends_with(is_identifier_char));
@@ -283,11 +285,8 @@ fn last_declaration(text: &str, name: &str) -> Option<usize> {
                     !ident.is_empty() && value[ident.len()..].trim_start().starts_with("=>")
                 })
         });
-        if declared || assigned {
-            return Some(at);
-        }
-    }
-    None
+        declared || assigned
+    })
 }
 
 /// Whether the function declared by the name ending at byte `after` holds byte `frame` in its
