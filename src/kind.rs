@@ -194,8 +194,9 @@ pub static LOGS: Kind = Kind {
     default_capacity: 50_000,
     columns: &[LEVEL_COLUMN, req("message", "message", Text), col("source", "source", Text), col("url", "url", Text)],
     filters: &[LEVEL_FILTERS[0], LEVEL_FILTERS[1], URL_FILTER],
-    description: "console output, uncaught exceptions and unhandled rejections, CSP violations (source \"csp\") \
-                  and elements that failed to load (source \"resource\"), from every frame",
+    description: "console output, uncaught exceptions and unhandled rejections, CSP violations (source \"csp\"), \
+                  elements that failed to load (source \"resource\") and a dev server's build errors (source \"dev-server\"), \
+                  from every frame",
     data_fields: &[
         "location",
         "callers",
