@@ -455,3 +455,50 @@ async fn absurd_sizes_still_make_a_valid_har() {
         }
     }
 }
+
+/// An entry starts at its `ts` (the extension dates a request's row and body when it started), and
+/// belongs to the page whose navigation came before it: a page load's own document is its page's,
+/// not the page before's, however long it took.
+#[tokio::test]
+async fn har_entries_start_at_their_ts_on_their_own_page() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_790_000_000_000i64;
+    let nav = |dt: i64, url: &str| json!({"tabId": 1, "ts": t + dt, "type": "navigate", "how": "load", "url": url});
+    server
+        .ingest("actions", vec![nav(0, "http://127.0.0.1:8000/login/"), nav(1_000, "http://127.0.0.1:8000/dashboard/")])
+        .await;
+    let row = |dt: i64, url: &str, initiator: &str, duration: f64| json!({"tabId": 1, "ts": t + dt, "url": url, "initiatorType": initiator, "responseStatus": 200, "duration": duration, "source": "page"});
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                row(0, "http://127.0.0.1:8000/login/", "navigation", 320.0),
+                row(100, "http://127.0.0.1:8000/static/app.css", "link", 40.0),
+                row(1_000, "http://127.0.0.1:8000/dashboard/", "navigation", 450.0),
+            ],
+        )
+        .await;
+    server.stop();
+    let har: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--db", &db_arg(&db.path)])).unwrap();
+    assert_valid_har(&har);
+    let pages: Vec<(&str, &str)> = har["log"]["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["id"].as_str().unwrap(), p["title"].as_str().unwrap()))
+        .collect();
+    assert_eq!(pages.len(), 2, "{pages:?}");
+    let of = |url: &str| entry_by_url(&har, url);
+    let page_of = |url: &str| {
+        let id = of(url)["pageref"].as_str().unwrap();
+        pages.iter().find(|(p, _)| *p == id).unwrap().1.to_owned()
+    };
+    assert_eq!(page_of("http://127.0.0.1:8000/login/"), "http://127.0.0.1:8000/login/");
+    assert_eq!(page_of("http://127.0.0.1:8000/static/app.css"), "http://127.0.0.1:8000/login/");
+    assert_eq!(page_of("http://127.0.0.1:8000/dashboard/"), "http://127.0.0.1:8000/dashboard/");
+    let started =
+        |url: &str| chrono::DateTime::parse_from_rfc3339(of(url)["startedDateTime"].as_str().unwrap()).unwrap();
+    assert_eq!(started("http://127.0.0.1:8000/dashboard/").timestamp_millis(), t + 1_000);
+    assert_eq!(started("http://127.0.0.1:8000/static/app.css").timestamp_millis(), t + 100);
+}

@@ -4,8 +4,8 @@
 //! `network_waterfall`, or a resource-timing row alone), one entry per
 //! WebSocket connection with its messages in `_webSocketMessages`.
 //!
-//! Times: the extension stamps an entry when it has finished, so a request's
-//! start is its `ts` minus its `duration`. Sizes the browser did not expose are
+//! Times: the extension stamps a request's entries (its row and its body) with
+//! when it started, so an entry starts at its `ts`. Sizes the browser did not expose are
 //! -1, as HAR asks. Headers and bodies are written as stored, so whatever the
 //! extension redacted stays redacted.
 
@@ -138,7 +138,7 @@ fn plan(conn: &Connection, filter: &Filter) -> Result<(Pages, Vec<Item>), Failur
     rows::each(conn, &NETWORK_BODIES, filter, |e| -> Result<(), Failure> {
         let v: Value = serde_json::from_str(&e.json).unwrap_or(Value::Null);
         let tab = v["tabId"].as_i64();
-        let start = e.ts as f64 - entries::duration(&v);
+        let start = e.ts as f64;
         requests.push((e.id, tab, start, v["url"].as_str().unwrap_or_default().to_owned()));
         Ok(())
     })?;
@@ -185,7 +185,7 @@ fn read_timings(conn: &Connection, filter: &Filter, pages: &mut Pages) -> Result
         let t = Timing {
             id: e.id,
             tab: v["tabId"].as_i64(),
-            start: e.ts as f64 - duration,
+            start: e.ts as f64,
             url: v["url"].as_str().unwrap_or_default().to_owned(),
             fetch_like: matches!(initiator, "fetch" | "xmlhttprequest"),
             joined: false,

@@ -82,9 +82,12 @@ impl Pages {
     /// then, or, for what came before any navigation seen, one page of its own for the tab.
     pub(super) fn of(&mut self, tab: Option<i64>, time: f64) -> Option<usize> {
         if let Some(pages) = self.by_tab.get(&tab) {
-            // A page's own document request starts a moment before its navigate action is stamped.
+            // A navigate action is dated when its navigation began (the document's time origin, to
+            // the millisecond below), its document's request at or after it: the page of an entry is
+            // the last one begun by then. (A second of slack here filed the document of a page loaded
+            // within a second of the one before under that one.)
             let navigated =
-                pages.iter().rev().find(|p| !self.list[**p].fallback && self.list[**p].ts as f64 <= time + 1_000.0);
+                pages.iter().rev().find(|p| !self.list[**p].fallback && self.list[**p].ts as f64 <= time + 1.0);
             if let Some(p) = navigated {
                 return Some(*p);
             }
