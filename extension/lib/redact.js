@@ -160,6 +160,14 @@
     return s;
   }
 
+  /** Whether a pair's second item, ending at `end` (inside its quotes, if any), is its last: `]` follows. */
+  function closesPair(text, end) {
+    let j = end;
+    while (j < text.length && (text[j] === "\\" || text[j] === '"' || text[j] === "'")) j++;
+    while (j < text.length && (text[j] === " " || text[j] === "\t")) j++;
+    return text[j] === "]";
+  }
+
   /** The values of `pattern`'s secret keys replaced: a quoted or bare value, a whole list or object, a whole header line. */
   function replaceKeyValues(text, pattern, p, found, field) {
     let out = "";
@@ -186,6 +194,8 @@
           ? lineEnd(text, at)
           : valueEnd(text, at);
       if (end <= start) continue;
+      // A pair is two items: `['django.contrib.auth', 'django.contrib.contenttypes', …]` is a list.
+      if (pattern === PAIR && !closesPair(text, end)) continue;
       out += text.slice(from, start) + REDACTED;
       from = end;
       pattern.lastIndex = Math.max(end, at);

@@ -29,10 +29,13 @@
   // and logged objects `code` and `key` are error codes and React keys far more often.
   const FORM_ONLY_KEYS = new Set(["code", "key"]);
   // A last word like these says the value describes a secret rather than holds one
-  // ("password_length", "token_count", "session_timeout").
+  // ("password_length", "token_count", "session_timeout"; a framework's settings such as Django's
+  // SESSION_COOKIE_AGE, CSRF_COOKIE_NAME, SESSION_ENGINE, AUTH_USER_MODEL, PASSWORD_HASHERS).
   const DESCRIPTIVE_LAST_WORDS = new Set([
     "count", "counts", "length", "size", "total", "limit", "used", "remaining", "type", "expires", "expiry", "ttl",
     "timeout", "enabled", "required", "strength", "label", "field", "policy",
+    "age", "name", "engine", "model", "path", "domain", "samesite", "secure", "httponly", "backend", "backends",
+    "class", "header", "validators", "hashers", "algorithm", "format", "version",
   ]);
 
   // Azure API Management's and Azure Functions' keys, Honeycomb's team key.

@@ -360,3 +360,29 @@ test("a pair whose first item names the second: a logged Map, a header list, {na
   const plain = '[["id",1],["name","Ada"]] {"name":"theme","value":"dark"}';
   assert.equal(redact.redactEntry("logs", { message: plain }).message, plain);
 });
+
+test("a list whose first item names a secret is no pair: a Django settings dump keeps its apps and middleware", () => {
+  const found = [];
+  const text =
+    "INSTALLED_APPS = ['django.contrib.auth', 'django.contrib.contenttypes', 'django.contrib.sessions']\n" +
+    "MIDDLEWARE = ['django.contrib.sessions.middleware.SessionMiddleware', 'django.middleware.common.CommonMiddleware', 'x']";
+  assert.equal(redact.redactText(text, p, found, "responseBody"), text);
+  assert.deepEqual(found, []);
+  // A pair still is: its second item is its last.
+  assert.equal(redact.redactText("[ 'token' , 'abc' ]", p, [], "t"), `[ 'token' , '${R}' ]`);
+});
+
+test("a setting that describes a secret is kept: its age, name, engine, model", () => {
+  const found = [];
+  const text = [
+    "SESSION_COOKIE_AGE = 1209600",
+    "CSRF_COOKIE_NAME = 'csrftoken'",
+    "SESSION_ENGINE = 'django.contrib.sessions.backends.db'",
+    "AUTH_USER_MODEL = 'auth.User'",
+    "PASSWORD_HASHERS = ['django.contrib.auth.hashers.PBKDF2PasswordHasher']",
+  ].join("\n");
+  assert.equal(redact.redactText(text, p, found, "responseBody"), text);
+  assert.deepEqual(found, []);
+  // What holds one is still redacted.
+  assert.equal(redact.redactText("SECRET_KEY = 'django-insecure-x'\nSESSION_COOKIE = 'abc'", p, [], "b"), `SECRET_KEY = '${R}'\nSESSION_COOKIE = '${R}'`);
+});
