@@ -20,6 +20,8 @@
     let s = line.trim();
     if (!s.startsWith("at ")) return undefined;
     s = s.slice(3);
+    // "async LOC": an anonymous async function resumed after an await.
+    if (s.startsWith("async ") && !s.endsWith(")")) return s.slice(6);
     if (s.endsWith(")")) {
       // "fn (LOC)": LOC runs from the "(" matching the last ")"; names can hold parentheses too.
       let depth = 0;

@@ -75,7 +75,12 @@ fn frame_of_line(line: &str) -> Option<Frame> {
             let open = matching_open(inner)?;
             (Some(inner[..open].trim()), &inner[open + 1..])
         }
-        None => (None, text),
+        // "at async url:line:col": an anonymous async function resumed after an await (V8 names
+        // the frame `async` and no function); the URL is what follows.
+        None => match text.strip_prefix("async ") {
+            Some(place) => (Some("async"), place),
+            None => (None, text),
+        },
     };
     if place.starts_with("eval at ") || place.contains("<anonymous>") {
         return None;
@@ -122,7 +127,7 @@ mod tests {
 
     #[test]
     fn stacks_give_their_script_frames() {
-        let stack = "Error: boom\n    at App (http://localhost:5173/src/App.jsx?t=17:14:11)\n    at renderWithHooks (http://localhost:5173/node_modules/.vite/deps/react-dom_client.js?v=1:5:22)\n    at Array.map (<anonymous>)\n    at http://localhost:5173/main.js:3:1\n    at async load (http://localhost:5173/a.js:9:2)\n    at eval (eval at run (http://localhost:5173/a.js:1:5), <anonymous>:1:1)\n    at fn (weird (name)) (http://localhost:5173/b.js:2:3)\nCaused by: Error: inner\n    at inner (http://localhost:5173/c.js:7:8)";
+        let stack = "Error: boom\n    at App (http://localhost:5173/src/App.jsx?t=17:14:11)\n    at renderWithHooks (http://localhost:5173/node_modules/.vite/deps/react-dom_client.js?v=1:5:22)\n    at Array.map (<anonymous>)\n    at http://localhost:5173/main.js:3:1\n    at async load (http://localhost:5173/a.js:9:2)\n    at eval (eval at run (http://localhost:5173/a.js:1:5), <anonymous>:1:1)\n    at fn (weird (name)) (http://localhost:5173/b.js:2:3)\n    at async http://localhost:5173/src/Panel.vue:57:4\nCaused by: Error: inner\n    at inner (http://localhost:5173/c.js:7:8)";
         let frames = stack_frames(stack);
         let got: Vec<(Option<&str>, &str, u32, u32)> =
             frames.iter().map(|f| (f.function.as_deref(), f.url.as_str(), f.line, f.column)).collect();
@@ -139,6 +144,8 @@ mod tests {
                 (None, "http://localhost:5173/main.js", 3, 1),
                 (Some("async load"), "http://localhost:5173/a.js", 9, 2),
                 (Some("fn (weird (name))"), "http://localhost:5173/b.js", 2, 3),
+                // An anonymous async function resumed: its URL is the page's, not "async http://…".
+                (Some("async"), "http://localhost:5173/src/Panel.vue", 57, 4),
                 (Some("inner"), "http://localhost:5173/c.js", 7, 8),
             ]
         );

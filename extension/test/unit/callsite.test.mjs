@@ -48,6 +48,8 @@ test("frames of extensions and native frames are passed over", () => {
   );
   assert.equal(site("    at Array.forEach (<anonymous>)", "    at http://x.test/a.js:2:3"), "http://x.test/a.js:2:3");
   assert.equal(site("    at async Promise.all (index 0)", "    at http://x.test/b.js:1:1"), "http://x.test/b.js:1:1");
+  // An anonymous async function resumed after an await: its URL, not "async http://…".
+  assert.equal(site("    at async http://x.test/d.js:57:4"), "http://x.test/d.js:57:4");
   assert.equal(site("    at eval (eval at inject (chrome-extension://abc/x.js:1:1), <anonymous>:1:1)", "    at http://x.test/c.js:5:5"), "http://x.test/c.js:5:5");
   assert.equal(site("    at chrome-extension://abc/content.js:1:1"), undefined, "nothing of the page's");
   assert.equal(callsite.callSite(undefined), undefined);
