@@ -175,7 +175,10 @@
     pattern.lastIndex = 0;
     for (let m; (m = pattern.exec(text)); ) {
       const at = pattern.lastIndex;
-      if (at >= text.length || !isSecretKey(m[2], p, m[3] === "=")) continue;
+      // `key=` is a form field (where `key` and `code` hold secrets) at the start of the text or
+      // after `?`, `&`, `#` or `;`; after a space it is prose or markup (`<App key=4 >`).
+      const form = m[3] === "=" && (m.index === 0 || /[?&#;\n]/.test(text[m.index - 1]));
+      if (at >= text.length || !isSecretKey(m[2], p, form)) continue;
       const block = m[3] === ":" ? yamlBlock(text, m.index, at) : null;
       if (block) {
         out += text.slice(from, at) + (text[at - 1] === ":" ? " " : "") + REDACTED;

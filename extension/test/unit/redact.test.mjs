@@ -386,3 +386,11 @@ test("a setting that describes a secret is kept: its age, name, engine, model", 
   // What holds one is still redacted.
   assert.equal(redact.redactText("SECRET_KEY = 'django-insecure-x'\nSESSION_COOKIE = 'abc'", p, [], "b"), `SECRET_KEY = '${R}'\nSESSION_COOKIE = '${R}'`);
 });
+
+test("`key=` is a form field's only where a form's fields are: a component trace keeps its keys", () => {
+  const trace = "[Vue warn]: Missing required prop\n  at <Greeting key=4 >\n  at <App>";
+  assert.equal(redact.redactText(trace, p, [], "message"), trace);
+  // In a query or a form body it is the field a key (Google's `?key=`) travels in.
+  assert.equal(redact.redactText("GET /maps?key=abc123&q=x", p, [], "m"), `GET /maps?key=${R}&q=x`);
+  assert.equal(redact.redactText("key=abc123&q=x", p, [], "m"), `key=${R}&q=x`);
+});
