@@ -9,16 +9,23 @@
 //   to print it in the dev server's terminal, as a `browser-logs` message on its
 //   HMR socket (`/_next/hmr`, `/_next/webpack-hmr`): Gasoline has those calls as
 //   `logs` already, and each would come back as a copy in `websocket_events`.
-// - Astro's dev toolbar talks to its dev server on Vite's HMR socket
-//   (`{"type":"custom","event":"astro-dev-toolbar:…"}`): most of a page load's
-//   socket messages, none of them the app's.
+// - Dev tools that talk to their dev server on Vite's HMR socket as `custom`
+//   events: Astro's dev toolbar (`astro-dev-toolbar:…`, most of a page load's
+//   socket messages), vite-plugin-inspect (`vite-plugin-inspect:rpc`), Vue's
+//   Vite devtools (`__devtools-kit…`), Nuxt DevTools (`nuxt:devtools:…`).
+// - Nuxt DevTools' own panel (`/__nuxt_devtools__/`, an iframe of the page: its
+//   requests and everything its frame logs) and the modules that put Vue's
+//   devtools and inspector into a Vite page (`@id/virtual:vue-devtools-path:…`,
+//   `@id/virtual:vue-inspector-path:…`).
 // The rest of the HMR conversation (building, built, updates) stays: it tells
 // when the code under the page changed.
 
-const TOOLING_PATHS = ["/__nextjs_", "/__open-in-editor"];
+const TOOLING_PATHS = ["/__nextjs_", "/__open-in-editor", "/__nuxt_devtools__/"];
+const TOOLING_MODULES = ["/@id/virtual:vue-devtools-path:", "/@id/virtual:vue-inspector-path:"]; // under any base
 const HMR_SOCKETS = ["/_next/hmr", "/_next/webpack-hmr"];
 const ECHOED_LOGS = /^\s*\{\s*"event"\s*:\s*"browser-logs"/;
-const TOOLBAR = '{"type":"custom","event":"astro-dev-toolbar:';
+const CUSTOM_EVENT = '{"type":"custom","event":"';
+const TOOL_EVENTS = ["astro-dev-toolbar:", "vite-plugin-inspect:", "__devtools-kit", "nuxt:devtools:"];
 
 /** The path of an absolute or root-relative `url`; "" when it has none. */
 function pathOf(url) {
@@ -30,19 +37,29 @@ function pathOf(url) {
   return end < 0 ? url.slice(start) : url.slice(start, start + end);
 }
 
+/** Whether `url` is one of the dev tools' own (above). */
+function isToolingUrl(url) {
+  // Checked as text first: most URLs hold none of them, and this runs for every request.
+  if (typeof url !== "string" || !(url.includes("/__") || url.includes("virtual:vue-"))) return false;
+  const path = pathOf(url);
+  return TOOLING_PATHS.some((prefix) => path.startsWith(prefix)) || TOOLING_MODULES.some((part) => path.includes(part));
+}
+
 /** Whether `entry` of `kind` is the dev server's own traffic (above), to be left out. */
 export function isDevTooling(kind, entry) {
-  if (kind === "network_waterfall" || kind === "network_bodies") {
-    // Checked as text first: most URLs hold neither, and this runs for every request.
-    const url = entry.url;
-    if (typeof url !== "string" || !url.includes("/__")) return false;
-    const path = pathOf(url);
-    return TOOLING_PATHS.some((prefix) => path.startsWith(prefix));
-  }
+  if (kind === "network_waterfall" || kind === "network_bodies") return isToolingUrl(entry.url);
   if (kind === "websocket_events") {
     if (entry.event !== "message" || typeof entry.data !== "string") return false;
-    if (entry.data.startsWith(TOOLBAR)) return true;
+    if (entry.data.startsWith(CUSTOM_EVENT)) {
+      const event = entry.data.slice(CUSTOM_EVENT.length);
+      if (TOOL_EVENTS.some((name) => event.startsWith(name))) return true;
+    }
     return entry.direction === "outgoing" && HMR_SOCKETS.includes(pathOf(entry.url)) && ECHOED_LOGS.test(entry.data);
   }
   return false;
+}
+
+/** Whether a frame at `url` is a dev tool's own panel (Nuxt DevTools'): nothing of it is the app's. */
+export function isDevToolingFrame(url) {
+  return isToolingUrl(url);
 }

@@ -10,11 +10,15 @@ const text = (v, fallback = "") => (typeof v === "string" ? v : v === undefined 
 const int = (v) => (typeof v === "number" && Number.isFinite(v) ? Math.round(v) : undefined);
 const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 const oneOf = (v, allowed, fallback) => (allowed.includes(v) ? v : fallback);
+// The SGR sequences a terminal colours text with (`ESC[31m`, `ESC[0m`).
+const ANSI_COLOURS = /\u001b\[[0-9;]*m/g;
 
 const FIX = {
   logs(e) {
     e.level = oneOf(e.level, LEVELS, "log");
     e.message = text(e.message);
+    // A terminal's colours (Nuxt replays its server's log lines in the page with them): text only.
+    if (e.message.includes("\u001b[")) e.message = e.message.replace(ANSI_COLOURS, "");
   },
   extension_logs(e) {
     FIX.logs(e);

@@ -17,7 +17,7 @@ import { Delivery } from "./delivery.js";
 import { Deep } from "./deep.js";
 import { Network } from "./network.js";
 import { SiteIntents } from "./site_intents.js";
-import { isDevTooling } from "./dev_tooling.js";
+import { isDevTooling, isDevToolingFrame } from "./dev_tooling.js";
 
 let settings = withDefaults(undefined);
 let policy = redact.policy(settings.redactHeaders, settings.redactBodyKeys);
@@ -378,7 +378,7 @@ const PAGE_KINDS = new Set(kinds.PAGE_KINDS);
 function fromPage(kind, entry, tabId, frame, from) {
   if (!PAGE_KINDS.has(kind) || !entry || typeof entry !== "object") return undefined;
   if (frame.id !== 0) {
-    if (kind === "tabs" || kind === "vitals") return undefined;
+    if (kind === "tabs" || kind === "vitals" || isDevToolingFrame(frame.url)) return undefined;
     entry.frameId = frame.id;
     const found = Array.isArray(entry.redacted) ? entry.redacted : [];
     entry.frameUrl = redact.redactUrl(frame.url, policy, found, "frameUrl");

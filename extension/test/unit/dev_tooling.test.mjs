@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isDevTooling } from "../../background/dev_tooling.js";
+import { isDevTooling, isDevToolingFrame } from "../../background/dev_tooling.js";
 
 const row = (url) => ({ url, source: "page" });
 
@@ -64,4 +64,24 @@ test("Astro's dev toolbar's talk on Vite's HMR socket is left out, both ways", (
   }
   assert.equal(isDevTooling("websocket_events", frame(hmr, '{"type":"custom","event":"my-plugin:ready"}')), false);
   assert.equal(isDevTooling("websocket_events", frame(hmr, '{"type":"update","updates":[]}', { direction: "incoming" })), false);
+});
+
+test("dev tools' own events on Vite's HMR socket, their panel and their modules are left out", () => {
+  const hmr = "ws://127.0.0.1:3000/_nuxt/?token=abc";
+  for (const event of ["vite-plugin-inspect:rpc", "__devtools-kit-vite-messaging-event-key__", "nuxt:devtools:rpc"]) {
+    const data = `{"type":"custom","event":"${event}","data":{}}`;
+    assert.equal(isDevTooling("websocket_events", frame(hmr, data)), true, event);
+  }
+  for (const url of [
+    "http://127.0.0.1:3000/__nuxt_devtools__/client/assets/index.js",
+    "http://localhost:5173/@id/virtual:vue-devtools-path:overlay.js",
+    "http://localhost:3000/_nuxt/@id/virtual:vue-inspector-path:load.js",
+  ]) {
+    assert.equal(isDevTooling("network_waterfall", row(url)), true, url);
+  }
+  assert.equal(isDevToolingFrame("http://127.0.0.1:3000/__nuxt_devtools__/client/"), true);
+  assert.equal(isDevToolingFrame("http://127.0.0.1:3000/embed/"), false);
+  // The app's own modules and frames stay.
+  assert.equal(isDevTooling("network_waterfall", row("http://localhost:5173/src/components/Devtools.vue")), false);
+  assert.equal(isDevTooling("network_waterfall", row("http://localhost:5173/@id/virtual:my-plugin")), false);
 });

@@ -47,3 +47,8 @@ test("settings fill defaults and check the server URL", () => {
   assert.equal(settings.withDefaults({ serverUrl: "javascript:alert(1)" }).serverUrl, "http://127.0.0.1:7890");
   assert.deepEqual(settings.splitList("a, b\n c,,"), ["a", "b", "c"]);
 });
+
+test("a terminal's colours are taken out of a message: Nuxt replays its server's log lines with them", () => {
+  const e = normalize("logs", { level: "error", message: "\u001b[31mℹ Error: boom\u001b[39m at \u001b[1mserver/api/x.ts\u001b[22m" }, 1);
+  assert.equal(e.message, "ℹ Error: boom at server/api/x.ts");
+});
