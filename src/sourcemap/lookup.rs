@@ -69,6 +69,7 @@ pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Ur
     }
     let context = sm.get_source_contents(src_id).and_then(|text| context(text, src_line, src_col));
     let source = display_source(raw_source, map_url, page);
+    let source = served_under_a_base(&source, map_url, sm.get_file()).unwrap_or(source);
     Ok(Original {
         ignored: sm.ignore_list().any(|id| *id == src_id) || is_dependency(&source),
         source: cut_chars(&source, MAX_NAME_CHARS),
@@ -137,15 +138,32 @@ pub fn display_source(raw: &str, map_url: &Url, page: &Url) -> String {
     let path = percent_decode(resolved.path());
     match resolved.scheme() {
         "http" | "https" if resolved.origin() == page.origin() => {
-            // Vite serves files outside the root under /@fs/<absolute path>.
-            match path.strip_prefix("/@fs/") {
-                Some(abs) => format!("/{abs}"),
+            // Vite serves files outside the root under /@fs/<absolute path> (after its base, if
+            // it has one: Nuxt's /_nuxt/@fs/…).
+            match path.find("/@fs/") {
+                Some(at) => path[at + "/@fs".len()..].to_string(),
                 None => path.trim_start_matches('/').to_string(),
             }
         }
         "file" => path,
         _ => raw.to_string(),
     }
+}
+
+/// A module a dev server serves under a base (Nuxt's `/_nuxt/`: `/_nuxt/components/Panel.vue` is
+/// `<root>/components/Panel.vue`) maps to its own URL, which is no path of the project: shown as
+/// the absolute path its map's `file` names (Vite writes the module's file there), when that path
+/// ends with the URL's path after the base. None when `source` is not the map's own module, or
+/// no base stands before it.
+fn served_under_a_base(source: &str, map_url: &Url, file: Option<&str>) -> Option<String> {
+    let file = file.filter(|f| f.starts_with('/'))?;
+    if percent_decode(map_url.path()).trim_start_matches('/') != source {
+        return None;
+    }
+    // The longest end of the URL's path (whole segments) that the file's path ends with.
+    let segments: Vec<&str> = source.split('/').collect();
+    let base = (0..segments.len()).find(|&i| file.ends_with(&format!("/{}", segments[i..].join("/"))))?;
+    (base > 0).then(|| file.to_string())
 }
 
 fn percent_decode(text: &str) -> String {
@@ -224,6 +242,8 @@ mod tests {
             "node_modules/react-dom/cjs/react-dom-client.development.js"
         );
         assert_eq!(display_source("/@fs/home/me/lib/x.js", &script, &page), "/home/me/lib/x.js");
+        // After a dev server's base (Nuxt's /_nuxt/).
+        assert_eq!(display_source("/_nuxt/@fs/home/me/lib/x.js", &script, &page), "/home/me/lib/x.js");
         assert_eq!(display_source("webpack://my-app/./src/App.js", &script, &page), "src/App.js");
         assert_eq!(display_source("webpack-internal:///./src/App.js", &script, &page), "src/App.js");
         assert_eq!(display_source("webpack://app/./src/util.js?e0eb", &script, &page), "src/util.js");
@@ -243,6 +263,27 @@ mod tests {
         assert_eq!(display_source("util.js", &module, &page), "util.js");
         assert_eq!(display_source("https://cdn.example/lib.js", &script, &page), "https://cdn.example/lib.js");
         assert_eq!(display_source("my%20file.js", &script, &page), "src/my file.js");
+    }
+
+    #[test]
+    fn a_module_served_under_a_base_is_named_by_its_file() {
+        let page = url("http://127.0.0.1:3000/");
+        let module = url("http://127.0.0.1:3000/_nuxt/components/BuggyPanel.vue?t=1");
+        let source = display_source("BuggyPanel.vue", &module, &page);
+        assert_eq!(source, "_nuxt/components/BuggyPanel.vue");
+        let file = Some("/home/me/shop/app/components/BuggyPanel.vue");
+        assert_eq!(
+            served_under_a_base(&source, &module, file).as_deref(),
+            Some("/home/me/shop/app/components/BuggyPanel.vue")
+        );
+        // Without a base (Vite's default) the URL's path is the project's: kept.
+        let vite = url("http://localhost:5173/src/App.jsx");
+        assert_eq!(served_under_a_base("src/App.jsx", &vite, Some("/home/me/app/src/App.jsx")), None);
+        // A bundle's source is not the bundle's own module; a relative or foreign file says nothing.
+        let bundle = url("http://localhost:3000/assets/app.js");
+        assert_eq!(served_under_a_base("src/app.js", &bundle, Some("/home/me/app/dist/app.js")), None);
+        assert_eq!(served_under_a_base(&source, &module, Some("BuggyPanel.vue")), None);
+        assert_eq!(served_under_a_base(&source, &module, Some("/home/me/other/Thing.vue")), None);
     }
 
     #[test]
