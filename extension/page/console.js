@@ -27,7 +27,7 @@
     // The call site's callers kept beside it (`callers`): a library that wraps the console (an
     // error tracker's breadcrumbs, Next.js's dev log forwarding) is the call site of every call;
     // the server finds the page's own frame among these by the source maps' ignore lists.
-    const CALLERS = 2;
+    const CALLERS = 3;
     const SITE_FRAMES = 2 + CALLERS; // the wrapper, the page's caller and its callers
     const OURS = "gasoline://page/console.js"; // see the end of this file
 

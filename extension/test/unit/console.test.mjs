@@ -4,6 +4,7 @@
 // checked end to end by test/e2e/console.mjs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 import { limits, serialize, snapshot, format, table, callsite, redact } from "./load.mjs";
@@ -274,4 +275,29 @@ test("a console call never throws at the page because of capture", () => {
   assert.doesNotThrow(() => c.count({ toString() { throw new Error("bad label"); } }));
   assert.doesNotThrow(() => c.table(revoked.proxy));
   assert.match(built()[0].message, /^revoked \[unserialisable/);
+});
+
+test("a console call three library frames deep keeps the page's own frame among its callers", () => {
+  // Vue's warnings: warn$1 calls the console, called by resolveAsset, resolveComponent, then the
+  // component's render function: the page's code is the call site's third caller.
+  function render() {
+    resolveComponent();
+  }
+  function resolveComponent() {
+    resolveAsset();
+  }
+  function resolveAsset() {
+    warn();
+  }
+  function warn() {
+    c.warn("[Vue warn]: Failed to resolve component: FancyWidget");
+  }
+  render();
+  const [e] = built();
+  const callers = e.callers.split("\n");
+  assert.equal(callers.length, 3, e.callers);
+  // render's own line: where it calls resolveComponent.
+  const source = readFileSync(new URL(import.meta.url), "utf8").split("\n");
+  const renderLine = source.findIndex((line) => line === "    resolveComponent();") + 1;
+  assert.ok(callers[2].endsWith(`console.test.mjs:${renderLine}:5`), `${e.callers} (render is line ${renderLine})`);
 });
