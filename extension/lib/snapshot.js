@@ -67,12 +67,25 @@
     }
   }
 
+  /**
+   * A Vue ref (`ref(0)`, a computed) as `{"[Ref]": its value}`: logged as it is, its value sits at
+   * the end of its internals (dep, flags, version…), past the cut. Read from `_value`, which
+   * tracks nothing and computes nothing.
+   */
+  function refOf(value) {
+    try {
+      return value.__v_isRef === true && "_value" in value ? { "[Ref]": value._value } : value;
+    } catch {
+      return value;
+    }
+  }
+
   function put(tape, value, depth, s) {
     if (value === null || typeof value !== "object") {
       tape.push(value); // primitives are immutable; functions are described when built
       return;
     }
-    value = rawOf(value);
+    value = refOf(rawOf(value));
     const proto = getPrototypeOf(value);
     const plainObject = proto === ObjectProto || proto === null;
     const array = !plainObject && (proto === ArrayProto || isArray(value));

@@ -301,3 +301,22 @@ test("a console call three library frames deep keeps the page's own frame among 
   const renderLine = source.findIndex((line) => line === "    resolveComponent();") + 1;
   assert.ok(callers[2].endsWith(`console.test.mjs:${renderLine}:5`), `${e.callers} (render is line ${renderLine})`);
 });
+
+test("a Vue ref is logged as its value, not its internals", () => {
+  // What Vue 3.5's RefImpl holds: the value last, after its dependency bookkeeping.
+  class RefImpl {
+    constructor(value) {
+      this.dep = { computed: undefined, version: 0, activeLink: undefined, subs: undefined, map: undefined, key: undefined, sc: 0 };
+      this.__v_isRef = true;
+      this.__v_isShallow = false;
+      this._rawValue = value;
+      this._value = value;
+    }
+    get value() {
+      throw new Error("reading .value would track the read");
+    }
+  }
+  c.log("count ref", new RefImpl(0), { total: new RefImpl({ n: 2 }) });
+  const [e] = built();
+  assert.equal(e.message, 'count ref {"[Ref]":0} {"total":{"[Ref]":{"n":2}}}');
+});
