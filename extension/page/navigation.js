@@ -74,12 +74,12 @@
     });
     listen(window, "hashchange", () => location.href !== lastUrl && navigated("hashchange"));
 
-    // The document's own navigation: a reload says so (the browser's navigation entry knows it
-    // from the start), so an agent can tell "reloaded" from "opened".
+    // The document's own navigation: a reload, or a step back or forward, says so (the browser's
+    // navigation entry knows it from the start), so an agent can tell "reloaded" from "opened".
     const how = (() => {
       try {
         const entry = apply(Performance.prototype.getEntriesByType, performance, ["navigation"])[0];
-        return entry && entry.type === "reload" ? "reload" : "load";
+        return entry && (entry.type === "reload" || entry.type === "back_forward") ? entry.type : "load";
       } catch {
         return "load";
       }
@@ -90,6 +90,14 @@
     const began = Math.floor(performance.timeOrigin);
     outbox.emit("actions", () => ({ type: "navigate", how, url: lastUrl, ts: began }));
     reportTab();
+    // Back or forward to this document kept whole in the back-forward cache: no script of the page
+    // runs again, but the tab shows it anew.
+    listen(window, "pageshow", (e) => {
+      if (!e.persisted) return;
+      lastUrl = location.href;
+      outbox.emit("actions", () => ({ type: "navigate", how: "back_forward", url: lastUrl }));
+      reportTab();
+    });
     listen(document, "DOMContentLoaded", reportTab);
     listen(window, "load", reportTab);
   };

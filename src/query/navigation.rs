@@ -46,10 +46,12 @@ macro_rules! top_frame_navigation {
     };
 }
 
-/// An `actions` row that is a page load of its tab: a `navigate` by `load` or `reload` of the
-/// top frame (a subframe's entries carry its `frameId`, Chrome's 0 being the top frame's; an
-/// iframe's load is not the page's).
-pub const PAGE_LOAD: &str = concat!(top_frame_navigation!(), " AND json_extract(data, '$.how') IN ('load', 'reload')");
+/// An `actions` row that is a page load of its tab: a `navigate` by `load`, `reload` or
+/// `back_forward` (the browser's back or forward button, a document loaded again or restored from
+/// the back-forward cache) of the top frame (a subframe's entries carry its `frameId`, Chrome's 0
+/// being the top frame's; an iframe's load is not the page's).
+pub const PAGE_LOAD: &str =
+    concat!(top_frame_navigation!(), " AND json_extract(data, '$.how') IN ('load', 'reload', 'back_forward')");
 
 /// A `navigate` action of the top frame (a load, a reload, a route change of the page itself).
 pub const TOP_FRAME_NAVIGATION: &str = top_frame_navigation!();

@@ -458,6 +458,17 @@ try {
   assert.ok(row.failed && canceled(row), JSON.stringify(row));
   log("a fetch canceled by a reload says so; a refused one does not");
 
+  // The browser's back button is a page load of its own kind.
+  await second.goto(`${fixture.origin}/?third`);
+  await second.goBack();
+  const back = await waitFor("the step back", async () =>
+    (await all(client, "actions")).find((e) => e.type === "navigate" && e.tabId === tabB && e.how === "back_forward"),
+  );
+  assert.equal(back.url, url2);
+  const sinceBack = await observe(client, { what: "actions", since_navigation: true, tabId: tabB, fields: "all" });
+  assert.equal(sinceBack.navigation?.how ?? sinceBack.entries[0]?.how, "back_forward", JSON.stringify(sinceBack));
+  log("a step back is recorded as back_forward, and is where since_navigation starts");
+
   // ---- a hostile page: private channel, native-looking wrappers, bounded reads, every secret ----
   await hostilePage({ context, client, all, waitFor, log, origin: fixture.origin, db });
 
