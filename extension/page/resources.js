@@ -6,7 +6,9 @@
 // remove the broken element: the selector is taken then). Elements that are
 // not in the document (`new Image()`), or in a shadow root, are not seen. The
 // browser's side of the same request (status, net::ERR_…) is its
-// network_waterfall row.
+// network_waterfall row. The document itself answered with an error status (a
+// server's 500 page, a 404) is one too: "Failed to load the page: <url>
+// answered 500", so that asking for errors finds it.
 // Registry: reads sources, core, outbox, selector, requests; adds sources.resources.
 (function () {
   "use strict";
@@ -40,7 +42,25 @@
   }
 
   G.sources.resources = function install({ core, outbox, selector, requests }) {
-    const { listen } = core;
+    const { apply, listen } = core;
+    try {
+      const entry = apply(Performance.prototype.getEntriesByType, performance, ["navigation"])[0];
+      const status = entry && typeof entry.responseStatus === "number" ? entry.responseStatus : 0;
+      if (status >= 400) {
+        const url = location.href;
+        const what = window === window.top ? "the page" : "the frame";
+        outbox.emit("logs", () => ({
+          level: "error",
+          message: `Failed to load ${what}: ${url} answered ${status}`,
+          source: "resource",
+          url,
+          resourceUrl: url,
+          tag: "document",
+        }), true);
+      }
+    } catch {
+      // no navigation entry: nothing to say
+    }
     listen(
       window,
       "error",

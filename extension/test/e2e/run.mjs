@@ -123,6 +123,9 @@ function startFixture() {
         res.writeHead(200, { "content-type": "text/plain" });
         res.end(`reuse ${url.searchParams.get("n")}`);
       });
+    } else if (url.pathname === "/server-error") {
+      res.writeHead(500, { "content-type": "text/html" });
+      res.end("<!doctype html><title>Server Error</title><h1>Server Error (500)</h1>");
     } else if (url.pathname === "/hold") {
       // Headers only after 20 s: a request still in flight when its page reloads.
       const answer = setTimeout(() => (res.writeHead(204), res.end()), 20000);
@@ -468,6 +471,15 @@ try {
   const sinceBack = await observe(client, { what: "actions", since_navigation: true, tabId: tabB, fields: "all" });
   assert.equal(sinceBack.navigation?.how ?? sinceBack.entries[0]?.how, "back_forward", JSON.stringify(sinceBack));
   log("a step back is recorded as back_forward, and is where since_navigation starts");
+
+  // A page the server answered with an error status (a framework's 500 page) is an error of its own.
+  await second.goto(`${fixture.origin}/server-error`);
+  const failedPage = await waitFor("the 500 page's error", async () =>
+    (await observe(client, { what: "errors", tabId: tabB, since_navigation: true, fields: "all" })).entries.find((e) => e.source === "resource"),
+  );
+  assert.equal(failedPage.message, `Failed to load the page: ${fixture.origin}/server-error answered 500`);
+  assert.equal(failedPage.tag, "document");
+  log("a page answered 500 is an error");
 
   // ---- a hostile page: private channel, native-looking wrappers, bounded reads, every secret ----
   await hostilePage({ context, client, all, waitFor, log, origin: fixture.origin, db });
