@@ -380,3 +380,23 @@ async fn before_cursor_below_a_mark_says_where_the_entries_are() {
     assert_eq!(ids(&on), (first_after..first_after + 10).collect::<Vec<_>>());
     mcp.close().await;
 }
+
+/// The last two loads of a multi-page app are most often two different pages: compare says so,
+/// as what is new or gone is then the other page's, not a change. The same page reloaded does not.
+#[tokio::test]
+async fn compare_of_two_different_pages_says_so() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let nav = |ts: i64, path: &str| json!({"tabId": 1, "ts": ts, "type": "navigate", "how": "load", "url": format!("{APP}{path}")});
+    server.ingest("actions", vec![nav(T, "/broken/"), nav(T + 1_000, "/inline/?x=1")]).await;
+    server.ingest("logs", vec![log(T + 10, "error", "on broken"), log(T + 1_010, "error", "on inline")]).await;
+    let mcp = Mcp::http(&server).await;
+    let c = mcp.observe(json!({"what": "compare", "tabId": 1})).await;
+    let hint = c["hint"].as_str().unwrap();
+    assert!(hint.contains("different pages") && hint.contains(&format!("{APP}/broken/ then {APP}/inline/?x=1")), "{c}");
+    // The same page again (its query changed): no such word.
+    server.ingest("actions", vec![nav(T + 2_000, "/inline/?x=2")]).await;
+    let c = mcp.observe(json!({"what": "compare", "tabId": 1})).await;
+    assert!(!c["hint"].as_str().unwrap().contains("different pages"), "{c}");
+    mcp.close().await;
+}

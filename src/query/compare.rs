@@ -472,6 +472,17 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
             }
             Some(_) => {}
         }
+        if let (Some(Bound::Load(before)), Some(Bound::Load(after))) = (&plan.before.from, &plan.after.from) {
+            let page =
+                |url: &Option<String>| url.as_deref().map(|u| u.split(['?', '#']).next().unwrap_or(u).to_owned());
+            if page(&before.url) != page(&after.url) {
+                hints.push(format!(
+                    "the two loads are of different pages ({} then {}): what is new or gone may be the other page's, not a change; to compare one page before and after a change, set a mark (configure action=mark), then reload it and send mark",
+                    before.url.as_deref().unwrap_or("?"),
+                    after.url.as_deref().unwrap_or("?")
+                ));
+            }
+        }
         if evicted_before > 0 {
             hints.push(format!(
                 "up to {evicted_before} entries of the earlier window were trimmed from the rings (capacity reached) or cleared: what is gone may have been there"
