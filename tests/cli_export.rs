@@ -502,3 +502,49 @@ async fn har_entries_start_at_their_ts_on_their_own_page() {
     assert_eq!(started("http://127.0.0.1:8000/dashboard/").timestamp_millis(), t + 1_000);
     assert_eq!(started("http://127.0.0.1:8000/static/app.css").timestamp_millis(), t + 100);
 }
+
+/// The browser's row of a redirected request (deep mode: a form POST answered 302, then the GET of
+/// where it led) is an entry per hop, as DevTools exports it: the POST with its 302 and
+/// redirectURL, then the GET with its status; a row that knows its method says it.
+#[tokio::test]
+async fn a_redirected_request_is_an_entry_per_hop() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_790_000_000_000i64;
+    let login = "http://127.0.0.1:8000/login/";
+    let dashboard = "http://127.0.0.1:8000/dashboard/";
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                json!({"tabId": 1, "ts": t, "url": login, "method": "POST", "type": "main_frame", "source": "browser",
+                        "responseStatus": 200, "duration": 80, "finalUrl": dashboard,
+                        "redirects": [{"url": login, "status": 302, "location": dashboard}]}),
+            ],
+        )
+        .await;
+    server.stop();
+    let har: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--db", &db_arg(&db.path)])).unwrap();
+    assert_valid_har(&har);
+    let hops: Vec<(String, String, i64, String, String)> = har["log"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["request"]["method"].as_str().unwrap().to_owned(),
+                e["request"]["url"].as_str().unwrap().to_owned(),
+                e["response"]["status"].as_i64().unwrap(),
+                e["response"]["redirectURL"].as_str().unwrap().to_owned(),
+                e["_resourceType"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        hops,
+        [
+            ("POST".into(), login.into(), 302, dashboard.into(), "document".into()),
+            ("GET".into(), dashboard.into(), 200, String::new(), "document".into()),
+        ]
+    );
+}

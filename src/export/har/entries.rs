@@ -201,7 +201,12 @@ fn resource_type(initiator: &str, url: &str) -> &'static str {
     let path = Url::parse(url).map(|u| u.path().to_ascii_lowercase()).unwrap_or_default();
     let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
     match initiator {
-        "navigation" => return "document",
+        // The page's initiator types, and the browser's resource types (deep mode's `type`).
+        "navigation" | "main_frame" | "sub_frame" => return "document",
+        "stylesheet" => return "stylesheet",
+        "font" => return "font",
+        "ping" => return "ping",
+        "media" => return "media",
         "fetch" => return "fetch",
         "xmlhttprequest" => return "xhr",
         "script" => return "script",
@@ -223,12 +228,51 @@ fn resource_type(initiator: &str, url: &str) -> &'static str {
 }
 
 /// A resource-timing row alone: what the page loaded, without headers or bodies.
-pub(super) fn resource_entry(w: &Value, item: &Item, pageref: Option<&str>) -> Value {
-    let duration = duration(w);
-    let protocol = http_version(w["nextHopProtocol"].as_str());
-    let initiator = w["initiatorType"].as_str().unwrap_or_default();
+/// The entries of a `network_waterfall` row without a body: one, or, for the browser's row of a
+/// request that was redirected (deep mode's `redirects`: `{url, status, location}` per hop), one
+/// per hop and one for where it ended, as DevTools exports a redirect chain.
+pub(super) fn resource_entries(w: &Value, item: &Item, pageref: Option<&str>) -> Vec<Value> {
+    let method = w["method"].as_str().filter(|m| !m.is_empty());
+    let hops = w["redirects"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let mut entries = Vec::with_capacity(hops.len() + 1);
+    let mut current = method.unwrap_or("GET").to_owned();
+    for hop in hops {
+        let status = int(&hop["status"]).filter(|s| (0..1000).contains(s));
+        let url = hop["url"].as_str().unwrap_or(&item.url);
+        let mut entry = resource_entry(w, item, pageref, url, method.map(|_| current.as_str()), status, 0.0);
+        entry["response"]["redirectURL"] = json!(hop["location"].as_str().unwrap_or_default());
+        entries.push(entry);
+        // 307 and 308 keep the method; the other redirects follow with GET.
+        if !matches!(status, Some(307 | 308)) {
+            current = "GET".to_owned();
+        }
+    }
+    let url = if hops.is_empty() { item.url.as_str() } else { w["finalUrl"].as_str().unwrap_or(&item.url) };
     let status = int(&w["responseStatus"]).filter(|s| (0..1000).contains(s));
-    let mut comment = format!("from resource timing ({initiator}): method, headers and body were not captured");
+    entries.push(resource_entry(w, item, pageref, url, method.map(|_| current.as_str()), status, duration(w)));
+    entries
+}
+
+/// One entry of a row without a body: `method` None when the row does not know it (the page's
+/// Resource Timing alone: written GET, and the comment says it is not known).
+fn resource_entry(
+    w: &Value,
+    item: &Item,
+    pageref: Option<&str>,
+    url: &str,
+    method: Option<&str>,
+    status: Option<i64>,
+    duration: f64,
+) -> Value {
+    let protocol = http_version(w["nextHopProtocol"].as_str());
+    let initiator = w["initiatorType"].as_str().or(w["type"].as_str()).unwrap_or_default();
+    let mut comment = if w["source"] == "browser" {
+        format!("from the browser's view ({initiator}): headers and body were not captured")
+    } else if method.is_some() {
+        format!("from the page ({initiator}): headers and body were not captured")
+    } else {
+        format!("from resource timing ({initiator}): method, headers and body were not captured")
+    };
     if status.is_none() {
         comment.push_str("; the browser did not expose the status");
     }
@@ -236,12 +280,12 @@ pub(super) fn resource_entry(w: &Value, item: &Item, pageref: Option<&str>) -> V
         "startedDateTime": iso(item.start),
         "time": duration,
         "request": {
-            "method": "GET",
-            "url": item.url,
+            "method": method.unwrap_or("GET"),
+            "url": url,
             "httpVersion": protocol,
             "cookies": [],
             "headers": [],
-            "queryString": query_string(&item.url),
+            "queryString": query_string(url),
             "headersSize": -1,
             "bodySize": 0,
         },
@@ -260,7 +304,7 @@ pub(super) fn resource_entry(w: &Value, item: &Item, pageref: Option<&str>) -> V
         "cache": {},
         "timings": timings(duration),
         "comment": comment,
-        "_resourceType": resource_type(initiator, &item.url),
+        "_resourceType": resource_type(initiator, url),
         "_gasoline": gasoline_ids(&w["tabId"], &[("network_waterfall", int(&w["id"]))]),
     });
     if let Some(p) = pageref {

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use super::{Failure, Progress, Selection};
 use crate::kind::{NETWORK_BODIES, NETWORK_WATERFALL};
 use crate::query::rows::{self, Filter, Socket};
-use entries::{request_entry, resource_entry};
+use entries::{request_entry, resource_entries};
 use pages::{Page, Pages, page_json};
 use socket::write_socket;
 
@@ -81,23 +81,26 @@ pub(crate) fn write(
     for item in &items {
         let pageref = item.page.map(|p| pages.list[p].id.as_str());
         // Sockets are streamed; the others are built whole (and skipped if their row is gone).
-        let entry = match &item.what {
-            What::Request { id, timing } => request(conn, *id, *timing, item, pageref)?,
+        let entries: Vec<Value> = match &item.what {
+            What::Request { id, timing } => request(conn, *id, *timing, item, pageref)?.into_iter().collect(),
             What::Resource { id } => resource(conn, *id, item, pageref)?,
-            What::Socket(_) => None,
+            What::Socket(socket) => {
+                if written > 0 {
+                    out.write_all(b",\n")?;
+                }
+                write_socket(conn, filter, socket, item, pageref, out)?;
+                written += 1;
+                Vec::new()
+            }
         };
-        let is_socket = matches!(item.what, What::Socket(_));
-        if entry.is_none() && !is_socket {
-            continue;
+        // A row with redirects is an entry per hop, as DevTools exports them.
+        for entry in entries {
+            if written > 0 {
+                out.write_all(b",\n")?;
+            }
+            serde_json::to_writer(&mut *out, &entry).map_err(std::io::Error::from)?;
+            written += 1;
         }
-        if written > 0 {
-            out.write_all(b",\n")?;
-        }
-        match (&item.what, entry) {
-            (What::Socket(socket), _) => write_socket(conn, filter, socket, item, pageref, out)?,
-            (_, entry) => serde_json::to_writer(&mut *out, &entry).map_err(std::io::Error::from)?,
-        }
-        written += 1;
         progress.advance(1);
     }
     out.write_all(b"]}}\n")?;
@@ -122,10 +125,10 @@ fn request(
     Ok(Some(request_entry(&v, w.as_ref(), item, pageref)))
 }
 
-fn resource(conn: &Connection, id: i64, item: &Item, pageref: Option<&str>) -> Result<Option<Value>, Failure> {
-    let Some(row) = rows::by_id(conn, &NETWORK_WATERFALL, id)? else { return Ok(None) };
+fn resource(conn: &Connection, id: i64, item: &Item, pageref: Option<&str>) -> Result<Vec<Value>, Failure> {
+    let Some(row) = rows::by_id(conn, &NETWORK_WATERFALL, id)? else { return Ok(Vec::new()) };
     let w: Value = serde_json::from_str(&row.json).unwrap_or(Value::Null);
-    Ok(Some(resource_entry(&w, item, pageref)))
+    Ok(resource_entries(&w, item, pageref))
 }
 
 /// Pages, and every entry to write in start order, from the rows' small fields
