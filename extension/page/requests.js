@@ -68,11 +68,14 @@
   // When the page last began to leave (its beforeunload: a reload, a link, a dev server's full
   // reload). The browser cancels the requests still in flight as the next page comes, and the page
   // hears the same "TypeError: Failed to fetch" as from a refused connection: a failure after it
-  // says it was canceled so. (A leave the person called off at a dialog is rare; the window is
-  // bounded for it.)
-  const LEAVE_MS = 30000;
+  // says it was canceled so. (A leave called off, at a dialog or by a download, is rare; the window
+  // is bounded for it, and a page shown again from the back-forward cache starts afresh.)
+  const LEAVE_MS = 10000;
   let leftAt;
-  if (typeof globalThis.addEventListener === "function") listen(globalThis, "beforeunload", () => (leftAt = perfNow()));
+  if (typeof globalThis.addEventListener === "function") {
+    listen(globalThis, "beforeunload", () => (leftAt = perfNow()));
+    listen(globalThis, "pageshow", () => (leftAt = undefined));
+  }
 
   /** The error text of a request the page saw fail now: said to be canceled when the page was leaving. */
   function failure(error) {
