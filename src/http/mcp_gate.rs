@@ -65,7 +65,7 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
     if request.method() == Method::OPTIONS {
         // Asked what it takes (the extension's CORS preflight is answered before, in `guard`),
         // as every other route answers it.
-        return (StatusCode::NO_CONTENT, [(axum::http::header::ALLOW, "GET, POST, DELETE, OPTIONS")]).into_response();
+        return super::options("GET, POST, DELETE");
     }
     let session = session_of(&request);
     // Whether the session the request names exists, looked up once.

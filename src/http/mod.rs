@@ -118,12 +118,22 @@ const REPLAYED: &str = "idempotent-replayed";
 /// `OPTIONS` is one it takes (the extension's CORS preflight is answered in `guard`); asked
 /// without an extension's Origin it answers 204 with `Allow` alone.
 async fn wrong_method(takes: &'static str, method: axum::http::Method, uri: axum::http::Uri) -> Response {
-    let allow = format!("{takes}, OPTIONS");
     if method == axum::http::Method::OPTIONS {
-        return (StatusCode::NO_CONTENT, [(header::ALLOW, allow)]).into_response();
+        return options(takes);
     }
     let message = format!("{} takes {takes}, not {method}", uri.path());
-    (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, allow)], Json(json!({ "error": message }))).into_response()
+    (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, allowed(takes))], Json(json!({ "error": message })))
+        .into_response()
+}
+
+/// What a route that takes `takes` answers an `OPTIONS` without an extension's Origin: 204 with `Allow`.
+fn options(takes: &str) -> Response {
+    (StatusCode::NO_CONTENT, [(header::ALLOW, allowed(takes))]).into_response()
+}
+
+/// A route's `Allow`: what it takes, and `OPTIONS` (the extension's preflight).
+fn allowed(takes: &str) -> String {
+    format!("{takes}, OPTIONS")
 }
 
 async fn post_events(
