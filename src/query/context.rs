@@ -26,13 +26,8 @@ pub fn of_error(
     let (Some(tab), Some(ts)) = (tab, ts) else {
         return Ok("{}".into());
     };
-    let loaded: Option<i64> = conn
-        .prepare_cached(&format!(
-            "SELECT max(ts) FROM actions WHERE tab_id = ?1 AND ts <= ?2 AND {}",
-            super::navigation::PAGE_LOAD
-        ))?
-        .query_row([tab, ts], |r| r.get(0))?;
-    let from = ts.saturating_sub(window_ms).max(loaded.unwrap_or(i64::MIN));
+    let page_began = super::navigation::began_by(conn, tab, ts)?;
+    let from = ts.saturating_sub(window_ms).max(page_began.unwrap_or(i64::MIN));
     let mut parts: Vec<String> = Vec::new();
     for kind in [&NETWORK_BODIES, &NETWORK_WATERFALL] {
         let sql = format!(

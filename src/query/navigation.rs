@@ -56,6 +56,14 @@ pub const PAGE_LOAD: &str =
 /// A `navigate` action of the top frame (a load, a reload, a route change of the page itself).
 pub const TOP_FRAME_NAVIGATION: &str = top_frame_navigation!();
 
+/// When the tab's latest page load at or before `ts` began, if one is recorded: where the page an
+/// entry of that time belongs to starts.
+pub fn began_by(conn: &Connection, tab: i64, ts: i64) -> Result<Option<i64>, QueryError> {
+    Ok(conn
+        .prepare_cached(&format!("SELECT max(ts) FROM actions WHERE tab_id = ?1 AND ts <= ?2 AND {PAGE_LOAD}"))?
+        .query_row([tab, ts], |r| r.get(0))?)
+}
+
 /// The tab's page loads ([`PAGE_LOAD`]: what "since the last navigation" and compare's implicit
 /// marks mean), newest first, at most `n`, with action ids up to `upto`.
 pub fn loads(conn: &Connection, tab: i64, upto: i64, n: i64) -> Result<Vec<Navigation>, QueryError> {
