@@ -3,7 +3,7 @@
 // tab's url and title → `tabs`.
 // Other sources hear of each one through `G.routes.onChange` (vitals.js starts
 // a new soft page on a route change).
-// Registry: reads sources, core, outbox; adds routes, sources.navigation.
+// Registry: reads sources, core, outbox, requests; adds routes, sources.navigation.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
@@ -16,7 +16,7 @@
     },
   };
 
-  G.sources.navigation = function install({ core, outbox }) {
+  G.sources.navigation = function install({ core, outbox, requests }) {
     const { apply, fill, listen } = core;
     let lastUrl = location.href;
 
@@ -76,14 +76,8 @@
 
     // The document's own navigation: a reload, or a step back or forward, says so (the browser's
     // navigation entry knows it from the start), so an agent can tell "reloaded" from "opened".
-    const how = (() => {
-      try {
-        const entry = apply(Performance.prototype.getEntriesByType, performance, ["navigation"])[0];
-        return entry && (entry.type === "reload" || entry.type === "back_forward") ? entry.type : "load";
-      } catch {
-        return "load";
-      }
-    })();
+    const entry = requests.navigationEntry();
+    const how = entry && (entry.type === "reload" || entry.type === "back_forward") ? entry.type : "load";
     // Dated when the navigation began (the document's time origin), not when this script ran: the
     // document's own row and its first scripts, timed from that origin, come after it, so "since
     // the last load" holds them.

@@ -168,6 +168,15 @@
     emit(rowOf(r, r.timing));
   }
 
+  /** The document's navigation entry as the browser has it now (its type, status, times), or undefined. */
+  function navigationEntry() {
+    try {
+      return apply(getEntriesByType, performance, ["navigation"])[0];
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The document's own row, once its load has ended, with its DOMContentLoaded and load times. */
   function documentRow(e) {
     if (e.loadEventEnd > 0) return emit(rowOf(null, e));
@@ -175,13 +184,7 @@
     const go = () => {
       if (done) return;
       done = true;
-      let latest = e;
-      try {
-        latest = apply(getEntriesByType, performance, ["navigation"])[0] || e;
-      } catch {
-        // keep the first one
-      }
-      emit(rowOf(null, latest));
+      emit(rowOf(null, navigationEntry() || e)); // its load times are there now
     };
     listen(window, "load", () => later(go, 0), { once: true });
     later(go, 30000); // a document that never finishes loading still gets its row
@@ -260,6 +263,6 @@
     return Math.round(ms * 10) / 10;
   }
 
-  G.requests = { start, end, elementFailed, timing, failure, leaving: () => leaving, epochOf };
+  G.requests = { start, end, elementFailed, timing, failure, leaving: () => leaving, epochOf, navigationEntry };
 })();
 //# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoicmVxdWVzdHMuanMiLCJzb3VyY2VzIjpbImdhc29saW5lLWV4dGVuc2lvbjovLy9wYWdlL3JlcXVlc3RzLmpzIl0sIm5hbWVzIjpbXSwibWFwcGluZ3MiOiJBQUFBIiwiaWdub3JlTGlzdCI6WzBdLCJ4X2dvb2dsZV9pZ25vcmVMaXN0IjpbMF19

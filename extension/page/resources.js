@@ -42,24 +42,20 @@
   }
 
   G.sources.resources = function install({ core, outbox, selector, requests }) {
-    const { apply, listen } = core;
-    try {
-      const entry = apply(Performance.prototype.getEntriesByType, performance, ["navigation"])[0];
-      const status = entry && typeof entry.responseStatus === "number" ? entry.responseStatus : 0;
-      if (status >= 400) {
-        const url = location.href;
-        const what = window === window.top ? "the page" : "the frame";
-        outbox.emit("logs", () => ({
-          level: "error",
-          message: `Failed to load ${what}: ${url} answered ${status}`,
-          source: "resource",
-          url,
-          resourceUrl: url,
-          tag: "document",
-        }), true);
-      }
-    } catch {
-      // no navigation entry: nothing to say
+    const { listen } = core;
+    const entry = requests.navigationEntry();
+    const status = entry && typeof entry.responseStatus === "number" ? entry.responseStatus : 0;
+    if (status >= 400) {
+      const url = location.href;
+      const what = window === window.top ? "the page" : "the frame";
+      outbox.emit("logs", () => ({
+        level: "error",
+        message: `Failed to load ${what}: ${url} answered ${status}`,
+        source: "resource",
+        url,
+        resourceUrl: url,
+        tag: "document",
+      }), true);
     }
     listen(
       window,
