@@ -296,7 +296,7 @@ async fn summary_groups_messages_by_fingerprint_with_exact_counts() {
         vec![
             ("cache miss for key <hex> after <n> ms".to_string(), 1_000),
             ("event <n> of <n>".to_string(), 1_000),
-            ("user <uuid> logged in from <url>".to_string(), 1_000),
+            ("user <uuid> logged in from https://app.example.com/u/<n>".to_string(), 1_000),
         ]
     );
     assert_eq!(errors[0]["first_id"], 3);

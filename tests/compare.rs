@@ -400,3 +400,61 @@ async fn compare_of_two_different_pages_says_so() {
     assert!(!c["hint"].as_str().unwrap().contains("different pages"), "{c}");
     mcp.close().await;
 }
+
+/// Two different resources failing are two problems: the one fixed is gone and the other new,
+/// whether the browser said it (deep mode: the URL in a field of its own, the message the same
+/// for both) or the page (the URL in the message; a cache-busting query does not count).
+#[tokio::test]
+async fn a_fixed_resource_and_a_newly_failing_one_are_not_one_group() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let browser = |ts: i64, path: &str| {
+        json!({"tabId": 1, "ts": ts, "level": "error", "source": "browser", "url": format!("{APP}{path}"),
+               "message": "Failed to load resource: the server responded with a status of 500 (Internal Server Error)"})
+    };
+    let page = |ts: i64, path: &str| {
+        json!({"tabId": 1, "ts": ts, "level": "error", "source": "resource", "url": format!("{APP}/"),
+               "message": format!("Failed to load script: {APP}{path} answered 500")})
+    };
+    server.ingest("actions", vec![load(T, "load")]).await;
+    server.ingest("logs", vec![browser(T + 10, "/api/cart"), page(T + 11, "/src/a.ts?t=1")]).await;
+    server.ingest("actions", vec![load(T + 1_000, "reload")]).await;
+    server
+        .ingest(
+            "logs",
+            vec![
+                browser(T + 1_010, "/api/orders/7"),
+                page(T + 1_011, "/src/b.ts?t=2"),
+                page(T + 1_012, "/src/b.ts?t=3"),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let c = mcp.observe(json!({"what": "compare", "tabId": 1})).await;
+    let mut gone = fingerprints(&c["errors"]["gone"]);
+    let mut new = fingerprints(&c["errors"]["new"]);
+    gone.sort();
+    new.sort();
+    assert_eq!(
+        gone,
+        vec![
+            format!(
+                "Failed to load resource: the server responded with a status of <n> (Internal Server Error) ({APP}/api/cart)"
+            ),
+            format!("Failed to load script: {APP}/src/a.ts answered <n>"),
+        ],
+        "{c}"
+    );
+    assert_eq!(
+        new,
+        vec![
+            format!(
+                "Failed to load resource: the server responded with a status of <n> (Internal Server Error) ({APP}/api/orders/<n>)"
+            ),
+            format!("Failed to load script: {APP}/src/b.ts answered <n>"),
+        ],
+        "{c}"
+    );
+    assert_eq!(c["errors"]["unchanged"], 0, "{c}");
+    mcp.close().await;
+}

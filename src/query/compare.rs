@@ -147,7 +147,7 @@ fn read_requests(
         let has_error: bool = row.get(4)?;
         let failed_flag = row.get::<_, Option<i64>>(5).ok().flatten() == Some(1);
         let outcome = Outcome::new(status, has_error, failed_flag);
-        let r = into.entry((method.to_ascii_uppercase(), url_pattern(&url))).or_default();
+        let r = into.entry((method.to_ascii_uppercase(), fingerprint::url_pattern(&url))).or_default();
         r.count += 1;
         r.failed += i64::from(outcome.failed());
         if id >= r.last_id || r.last_kind != kind.name {
@@ -161,21 +161,6 @@ fn read_requests(
         }
     }
     Ok(())
-}
-
-/// A URL as a pattern: without query and fragment, variable path segments (numbers,
-/// ids, hashes, UUIDs) as `<n>`, `<id>`, `<hex>`, `<uuid>`.
-pub fn url_pattern(url: &str) -> String {
-    let end = url.find(['?', '#']).unwrap_or(url.len());
-    let url = &url[..end];
-    let (scheme, rest) = match url.split_once("://") {
-        Some((s, r)) => (format!("{s}://"), r),
-        None => (String::new(), url),
-    };
-    let mut parts = rest.split('/');
-    let host = parts.next().unwrap_or_default();
-    let path: Vec<String> = parts.map(fingerprint::of).collect();
-    if path.is_empty() { format!("{scheme}{host}") } else { format!("{scheme}{host}/{}", path.join("/")) }
 }
 
 /// Which windows to compare, and what to say about them.
@@ -509,17 +494,4 @@ fn empty(counts: &Map<String, Value>) -> bool {
 fn with_counts(mut window: Value, counts: &Map<String, Value>) -> Value {
     window["counts"] = Value::Object(counts.clone());
     window
-}
-
-#[cfg(test)]
-mod tests {
-    use super::url_pattern;
-
-    #[test]
-    fn urls_as_patterns() {
-        assert_eq!(url_pattern("http://localhost:5173/api/orders/4711?x=1#f"), "http://localhost:5173/api/orders/<n>");
-        assert_eq!(url_pattern("http://a/users/usr_9kQ2mZ/avatar.png"), "http://a/users/<id>/avatar.png");
-        assert_eq!(url_pattern("http://a"), "http://a");
-        assert_eq!(url_pattern("/rel/42"), "/rel/<n>");
-    }
 }

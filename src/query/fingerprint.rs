@@ -1,6 +1,8 @@
 //! Fingerprints of messages, so that repeats of one message with other
-//! numbers, ids or URLs count as one group ("event 12 of 3000" and "event 13
-//! of 3000" are `event <n> of <n>`), as Sentry groups errors.
+//! numbers or ids count as one group ("event 12 of 3000" and "event 13
+//! of 3000" are `event <n> of <n>`), as Sentry groups errors. A URL keeps its
+//! shape (`http://localhost:5173/api/orders/<n>`): two endpoints that fail are
+//! two problems, one endpoint failing for many ids is one.
 
 use std::sync::LazyLock;
 
@@ -21,8 +23,8 @@ static VARIABLE: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap_or_else(|e| panic!("fingerprint pattern: {e}"))
 });
 
-/// The message with its variable parts replaced by `<url>`, `<uuid>`, `<hex>`, `<id>` and `<n>`
-/// (a measure keeps its unit: `<n>ms`).
+/// The message with its variable parts replaced by `<uuid>`, `<hex>`, `<id>` and `<n>` (a
+/// measure keeps its unit: `<n>ms`), and each URL by its [`url_pattern`].
 pub fn of(message: &str) -> String {
     let head = match message.char_indices().nth(PREFIX) {
         Some((at, _)) => &message[..at],
@@ -34,15 +36,33 @@ pub fn of(message: &str) -> String {
             if let Some(unit) = caps.name("unit") {
                 return format!("<n>{}", unit.as_str());
             }
-            let name = ["url", "uuid", "hex", "id", "n"].into_iter().find(|n| caps.name(n).is_some()).unwrap_or("n");
+            if let Some(url) = caps.name("url") {
+                return url_pattern(url.as_str());
+            }
+            let name = ["uuid", "hex", "id", "n"].into_iter().find(|n| caps.name(n).is_some()).unwrap_or("n");
             format!("<{name}>")
         })
         .into_owned()
 }
 
+/// A URL as a pattern: without query and fragment, its origin as it is, variable path segments
+/// (numbers, ids, hashes, UUIDs) as `<n>`, `<id>`, `<hex>`, `<uuid>`.
+pub fn url_pattern(url: &str) -> String {
+    let end = url.find(['?', '#']).unwrap_or(url.len());
+    let url = &url[..end];
+    let (scheme, rest) = match url.split_once("://") {
+        Some((s, r)) => (format!("{s}://"), r),
+        None => (String::new(), url),
+    };
+    let mut parts = rest.split('/');
+    let host = parts.next().unwrap_or_default();
+    let path: Vec<String> = parts.map(of).collect();
+    if path.is_empty() { format!("{scheme}{host}") } else { format!("{scheme}{host}/{}", path.join("/")) }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::of;
+    use super::{of, url_pattern};
 
     #[test]
     fn numbers_ids_and_urls_are_variable() {
@@ -50,7 +70,16 @@ mod tests {
         assert_eq!(of("event 12 of 3000"), "event <n> of <n>");
         assert_eq!(
             of("GET https://api.example.com/users/42?x=1 failed for 3f2a9c4e-1b2c-4d5e-8f90-123456789abc"),
-            "GET <url> failed for <uuid>"
+            "GET https://api.example.com/users/<n> failed for <uuid>"
+        );
+        assert_eq!(
+            of("Failed to load script: http://localhost:5173/src/a.ts?t=171 answered 500"),
+            of("Failed to load script: http://localhost:5173/src/a.ts?t=172 answered 500"),
+        );
+        assert_ne!(
+            of("Failed to load script: http://localhost:5173/src/a.ts answered 500"),
+            of("Failed to load script: http://localhost:5173/src/b.ts answered 500"),
+            "two files that fail are two problems"
         );
         assert_eq!(of("object at 0x7ffe12 and hash deadbeef42"), "object at <hex> and hash <hex>");
         assert_eq!(of("user usr_9kQ2mZ logged in"), "user <id> logged in");
@@ -58,5 +87,13 @@ mod tests {
         assert_eq!(of("[Fast Refresh] done in 302ms"), "[Fast Refresh] done in <n>ms");
         assert_eq!(of("took 1.5s for 20px, 3MB, 2KiB at 60fps"), "took <n>s for <n>px, <n>MB, <n>KiB at <n>fps");
         assert_eq!(of("build a1b2c3d4 and order ord42x9"), "build <hex> and order <id>");
+    }
+
+    #[test]
+    fn a_url_keeps_its_origin_and_the_shape_of_its_path() {
+        assert_eq!(url_pattern("http://localhost:5173/api/orders/4711?x=1#f"), "http://localhost:5173/api/orders/<n>");
+        assert_eq!(url_pattern("http://a/users/usr_9kQ2mZ/avatar.png"), "http://a/users/<id>/avatar.png");
+        assert_eq!(url_pattern("http://a"), "http://a");
+        assert_eq!(url_pattern("/rel/42"), "/rel/<n>");
     }
 }

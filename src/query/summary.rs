@@ -36,7 +36,7 @@ pub struct Group {
 /// Groups of the logs matching `filter` (oldest first in, most frequent first out).
 pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Result<Vec<Group>, QueryError> {
     let sql = format!(
-        "SELECT id, level, substr(message, 1, {}) FROM logs{} ORDER BY id",
+        "SELECT id, level, substr(message, 1, {}), source, url FROM logs{} ORDER BY id",
         fingerprint::PREFIX,
         filter.clause(None)
     );
@@ -48,7 +48,12 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
         let id: i64 = row.get(0)?;
         let level: String = row.get(1)?;
         let message: String = row.get(2)?;
-        let key = (if with_level { level.clone() } else { String::new() }, fingerprint::of(&message));
+        let source: Option<String> = row.get(3)?;
+        let url: Option<String> = row.get(4)?;
+        let key = (
+            if with_level { level.clone() } else { String::new() },
+            of_entry(&message, source.as_deref(), url.as_deref()),
+        );
         match index.get(&key) {
             Some(&i) => {
                 groups[i].count += 1;
@@ -69,6 +74,18 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
     }
     groups.sort_by(|a, b| b.count.cmp(&a.count).then(b.last_id.cmp(&a.last_id)));
     Ok(groups)
+}
+
+/// A log entry's fingerprint. The browser's own messages keep the URL they are about in a field of
+/// their own ("Failed to load resource: the server responded with a status of 500" names no URL):
+/// theirs joins the fingerprint, so two resources that fail are two groups, as when the page says it.
+fn of_entry(message: &str, source: Option<&str>, url: Option<&str>) -> String {
+    match (source, url) {
+        (Some("browser"), Some(url)) if !url.is_empty() => {
+            format!("{} ({})", fingerprint::of(message), fingerprint::url_pattern(url))
+        }
+        _ => fingerprint::of(message),
+    }
 }
 
 fn example(message: &str) -> String {
