@@ -9,7 +9,7 @@
   const inNode = typeof module === "object" && module.exports;
   const limits = inNode ? require("./limits.js") : root.__gasoline.limits;
   const serialize = inNode ? require("./serialize.js") : root.__gasoline.serialize;
-  const { formatArg, cut } = serialize;
+  const { formatArg, formatArgBeside, cut } = serialize;
   const stringify = JSON.stringify;
   const floor = Math.floor;
 
@@ -79,8 +79,12 @@
     return { text: out + fmt.slice(last), next: i };
   }
 
-  /** The message of a console call: {text, truncated, size}, cut to MESSAGE_CAP. */
-  function formatMessage(args) {
+  /**
+   * The message of a console call: {text, truncated, size}, cut to MESSAGE_CAP. `stacked`: the
+   * Error whose stack the entry carries apart (`stack`); given as an argument of its own, it is
+   * said by its head line and its causes' (`TypeError: boom`), not its stack a second time.
+   */
+  function formatMessage(args, stacked) {
     const parts = [];
     let i = 0;
     if (args.length && typeof args[0] === "string") {
@@ -88,7 +92,7 @@
       parts.push(first.text);
       i = first.next;
     }
-    for (; i < args.length; i++) parts.push(formatArg(args[i]));
+    for (; i < args.length; i++) parts.push(stacked === undefined ? formatArg(args[i]) : formatArgBeside(args[i], stacked));
     return cut(parts.join(" "), limits.MESSAGE_CAP);
   }
 

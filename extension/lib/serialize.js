@@ -275,6 +275,16 @@
     }
   }
 
+  /** `formatArg`, except `stacked` (an Error whose stack is carried apart): its head lines, without frames. */
+  function formatArgBeside(value, stacked) {
+    if ((value instanceof Later ? value.ref : value) !== stacked) return formatArg(value);
+    try {
+      return causes.describeError(stacked, { stacks: false, describe: formatArg });
+    } catch (e) {
+      return `[unserialisable: ${e && e.message}]`;
+    }
+  }
+
   /** A console call's arguments joined as one bounded message (no format specifiers: see format.js). */
   function formatMessage(args) {
     const parts = [];
@@ -291,7 +301,7 @@
     return undefined;
   }
 
-  /** Stack of the first Error among `args`, with its causes and members, cut to MESSAGE_CAP. */
+  /** Stack of the first Error among `args` (`errorOf`), with its causes and members, cut to MESSAGE_CAP. */
   function stackOf(args) {
     const e = errorOf(args);
     if (!e) return undefined;
@@ -329,6 +339,7 @@
     cut,
     plain,
     formatArg,
+    formatArgBeside,
     formatMessage,
     plainJson,
     errorOf,

@@ -112,8 +112,9 @@
     /** The entry of log/info/warn/error/debug (and the methods logging like them), when built. */
     function buildLogged(level, method, site, path, tape) {
       const args = values(tape);
-      const entry = entryOf(level, method, format.formatMessage(args), site, path);
+      // The logged Error's stack is the entry's `stack`; the message names it by its head line.
       const stack = serialize.stackOf(args);
+      const entry = entryOf(level, method, format.formatMessage(args, stack ? serialize.errorOf(args) : undefined), site, path);
       if (stack) entry.stack = stack;
       return entry;
     }

@@ -233,6 +233,28 @@ test("secrets in format arguments, table cells, cause messages and group labels 
   assert.deepEqual(entries.at(-1).group, ["session token=[redacted]"]);
 });
 
+test("a logged Error's stack is the entry's stack, once: the message names it by its head lines", () => {
+  const e = new TypeError("boom");
+  c.error(e); // as Vue's and React's production handlers log what a component threw
+  c.error("checkout failed:", new Error("outer", { cause: new RangeError("inner") }), "(retrying)");
+  c.log("two", new Error("first"), new Error("second"));
+  const [alone, withCause, two] = built();
+  assert.equal(alone.message, "TypeError: boom");
+  assert.equal(alone.stack, e.stack);
+  assert.equal(withCause.message, "checkout failed: Error: outer\nCaused by: RangeError: inner (retrying)");
+  assert.match(withCause.stack, /^Error: outer\n {4}at [^]*\nCaused by: RangeError: inner\n {4}at /);
+  // Only the first Error's stack is the entry's: the second keeps its own in the message.
+  assert.match(two.message, /^two Error: first Error: second\n {4}at /);
+  assert.match(two.stack, /^Error: first\n {4}at /);
+  // An Error without a stack string keeps what it has in the message.
+  const bare = new Error("no stack");
+  Object.defineProperty(bare, "stack", { value: undefined });
+  c.warn(bare);
+  const [nostack] = built();
+  assert.equal(nostack.message, "Error: no stack");
+  assert.equal(nostack.stack, undefined);
+});
+
 test("assert, trace, dir and dirxml", () => {
   c.assert(true, "never shown");
   c.assert(1 === 2, "expected %d, got %d", 1, 2);
