@@ -432,6 +432,8 @@ pub static ACTIONS: Kind = Kind {
         "from",
         "action",
         "method",
+        "target",
+        "defaultPrevented",
         "synthetic",
         "frameId",
         "frameUrl",

@@ -18,6 +18,7 @@ import { Deep } from "./deep.js";
 import { Network } from "./network.js";
 import { SiteIntents } from "./site_intents.js";
 import { isDevTooling, isDevToolingFrame } from "./dev_tooling.js";
+import { FormPosts } from "./form_posts.js";
 
 let settings = withDefaults(undefined);
 let policy = redact.policy(settings.redactHeaders, settings.redactBodyKeys);
@@ -365,6 +366,10 @@ function accept(kind, entry, tabId, from) {
   return delivery.add(kind, e, Number.isInteger(tabId) ? tabId : null, from);
 }
 
+// The documents a form POST loaded (a page-side document row has no method of its own).
+const formPosts = new FormPosts();
+chrome.tabs.onRemoved.addListener((tabId) => formPosts.closed(tabId));
+
 // What a content script may send: its page's kinds. `extension_logs` come only
 // from this worker (extensionLog above), never from a page.
 const PAGE_KINDS = new Set(kinds.PAGE_KINDS);
@@ -384,8 +389,10 @@ function fromPage(kind, entry, tabId, frame, from) {
     entry.frameUrl = redact.redactUrl(frame.url, policy, found, "frameUrl");
     if (found.length) entry.redacted = found;
   }
+  if (kind === "actions") formPosts.submitted(tabId, frame.id, entry);
   if (kind === "network_waterfall" || kind === "network_bodies") {
     if (typeof entry.url === "string") entry.url = absolute(entry.url, frame.url);
+    if (kind === "network_waterfall") formPosts.documentRow(tabId, frame.id, entry);
     if (settings.capture[kind] === false) return undefined;
     if (kind === "network_waterfall" && isFrameTiming(entry) && inScope(entry.url)) return undefined;
     // In a deep tab a page row joins the browser's row (stored later, by the join), a body gets its requestId.

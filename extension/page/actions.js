@@ -44,11 +44,23 @@
 
     /**
      * Queues an action; `fields` were all read at the event, the entry is built later. `event`: one
-     * the page made itself (`element.click()`, `dispatchEvent`), not the user, says so.
+     * the page made itself (`element.click()`, `dispatchEvent`), not the user, says so. `after`:
+     * fields read when the entry is built, once the page's handlers have run.
      */
-    function action(type, described, fields, event) {
+    function action(type, described, fields, event, after) {
       const synthetic = event && event.isTrusted === false ? { synthetic: true } : undefined;
-      outbox.emit("actions", () => Object.assign({ type }, described, fields, synthetic));
+      outbox.emit("actions", () => Object.assign({ type }, described, fields, synthetic, after && after()));
+    }
+
+    /** A form's own `action`, `method` or `target`, which a field of that name would hide (`<input name="action">`). */
+    const Form = typeof HTMLFormElement === "function" ? HTMLFormElement : null;
+    const formGetters = {};
+    for (const name of ["action", "method", "target"]) {
+      const d = Form && Object.getOwnPropertyDescriptor(Form.prototype, name);
+      if (d && typeof d.get === "function") formGetters[name] = d.get;
+    }
+    function formProperty(form, name) {
+      return formGetters[name] && form instanceof Form ? core.apply(formGetters[name], form, []) : form[name];
     }
 
     function on(type, handler) {
@@ -93,10 +105,18 @@
     });
     on("submit", (e) => {
       const form = target(e);
+      // The button that submitted may post elsewhere, otherwise or into another window
+      // (formaction, formmethod, formtarget).
+      const by = e.submitter && e.submitter.nodeType === 1 ? e.submitter : null;
+      const own = (name) => by !== null && by.hasAttribute(name);
+      const where = String((own("formtarget") ? by.formTarget : formProperty(form, "target")) || "");
       action("submit", describe(form), {
-        action: String(form.action || location.href),
-        method: String(form.method || "get").toUpperCase(),
-      }, e);
+        action: String((own("formaction") && by.formAction) || formProperty(form, "action") || location.href),
+        method: String((own("formmethod") ? by.formMethod : formProperty(form, "method")) || "get").toUpperCase(),
+        ...(where && where !== "_self" ? { target: where } : undefined),
+        // A page that handles the submit itself (a single-page app's form) prevents the browser's
+        // navigation; its handlers have run by the time the entry is built.
+      }, e, () => (e.defaultPrevented ? { defaultPrevented: true } : undefined));
     });
     on("keydown", (e) => {
       if (e.key === "Enter" || e.key === "Escape" || e.key === "Tab") action("keydown", describe(target(e)), { key: e.key }, e);

@@ -17,6 +17,7 @@ import { WebSocketServer } from "ws";
 
 import { consolePage } from "./console.mjs";
 import { figuresPage } from "./figures.mjs";
+import { formsPage, formsRoute } from "./forms.mjs";
 import {
   all,
   assertDeclared,
@@ -146,6 +147,8 @@ function startFixture() {
       });
     } else if (sourcesRoute(req, res, url)) {
       // EventSource, beacon and CSP fixture (sources.mjs)
+    } else if (formsRoute(req, res, url)) {
+      // forms a server renders, and a single-page app's (forms.mjs)
     } else {
       res.writeHead(404);
       res.end();
@@ -492,6 +495,9 @@ try {
 
   // ---- EventSource, sendBeacon, CSP violations and failed element loads ----
   await sourcesPage({ context, client, all, waitFor, log, origin: fixture.origin, db });
+
+  // ---- forms: a POST's answer, post-redirect-get, a form the page keeps ----
+  await formsPage({ context, client, all, waitFor, log, origin: fixture.origin });
 
   // ---- console output as DevTools shows it: formats, call-time arguments, table/count/time/group, causes ----
   await consolePage({ context, client, all, waitFor, log, origin: fixture.origin, db });

@@ -1,0 +1,83 @@
+// Forms a server renders, as a Django or Rails app has them: a POST answered with
+// the form again (its errors), a POST redirected to a GET, and a single-page
+// app's form whose handler keeps the page. Navigation Timing has no method, so
+// the page-side document row of a POST's answer says POST only because the page
+// before said it submitted there. Called by run.mjs with the running browser and
+// server; `formsRoute` serves the pages from run.mjs's server.
+import assert from "node:assert/strict";
+
+const page = (title, body) => `<!doctype html><meta charset="utf-8"><title>${title}</title>${body}`;
+// A field named "action" hides the form's own `action` property from a script that reads form.action.
+const FORM = `<form method="post" action="/form"><input name="action" value="save"><input name="email" value="ann@example.com"><button id="send">Send</button></form>`;
+
+/** Serves the forms' routes; false for any other path. */
+export function formsRoute(req, res, url) {
+  const html = (status, body, extra = {}) => {
+    res.writeHead(status, { "content-type": "text/html", "cache-control": "no-store", ...extra });
+    res.end(body);
+  };
+  if (url.pathname === "/form" && req.method === "GET") {
+    html(200, page("form", FORM));
+  } else if (url.pathname === "/form" && req.method === "POST") {
+    req.resume();
+    req.on("end", () => html(200, page("form, again", `<p id="errors">This email is taken.</p>${FORM}`)));
+  } else if (url.pathname === "/prg" && req.method === "GET") {
+    html(200, page("prg", `<form method="post" action="/prg"><button id="send">Send</button></form>`));
+  } else if (url.pathname === "/prg" && req.method === "POST") {
+    req.resume();
+    req.on("end", () => html(303, "", { location: "/done" }));
+  } else if (url.pathname === "/done") {
+    html(200, page("done", `<p id="done">Saved.</p>`));
+  } else if (url.pathname === "/spa-form") {
+    html(200, page("spa", `<form method="post" action="/spa-form"><button id="send">Send</button></form>
+      <script>document.querySelector("form").addEventListener("submit", (e) => { e.preventDefault(); document.title = "sent"; });</script>`));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+export async function formsPage({ context, client, all, waitFor, log, origin }) {
+  const tab = await context.newPage();
+  const documents = async (path) =>
+    (await all(client, "network_waterfall")).filter((r) => r.initiatorType === "navigation" && r.url === `${origin}${path}`);
+  const submits = async (path) => (await all(client, "actions")).filter((a) => a.type === "submit" && a.url === `${origin}${path}`);
+
+  // A POST answered with the form again: the answer's document row is the POST.
+  await tab.goto(`${origin}/form`);
+  await waitFor("the form's first document row", async () => (await documents("/form")).length === 1);
+  await Promise.all([tab.waitForNavigation(), tab.click("#send")]);
+  await tab.waitForSelector("#errors");
+  const rows = await waitFor("the POST's answer's row", async () => {
+    const r = await documents("/form");
+    return r.length === 2 && r;
+  });
+  assert.deepEqual(rows.map((r) => r.method ?? null), [null, "POST"], JSON.stringify(rows));
+  const [submitted] = await submits("/form");
+  assert.equal(submitted.action, `${origin}/form`, "the form's own action, not the field named action");
+  assert.equal(submitted.method, "POST");
+  assert.equal(submitted.defaultPrevented, undefined);
+  log("a form POST answered with the form again: its document row says POST");
+
+  // Post, redirect, get: the page sees the GET alone, whose row keeps no method.
+  await tab.goto(`${origin}/prg`);
+  await Promise.all([tab.waitForNavigation({ url: `${origin}/done` }), tab.click("#send")]);
+  const done = await waitFor("the redirect's page row", async () => (await documents("/done"))[0]);
+  assert.equal(done.method, undefined, JSON.stringify(done));
+  assert.equal((await submits("/prg")).length, 1);
+
+  // A single-page app's form: its submit says the page kept it, and the page's next load is no POST.
+  await tab.goto(`${origin}/spa-form`);
+  await tab.click("#send");
+  await tab.waitForFunction(() => document.title === "sent");
+  const spa = await waitFor("the kept submit", async () => (await submits("/spa-form"))[0]);
+  assert.equal(spa.defaultPrevented, true, JSON.stringify(spa));
+  await tab.reload();
+  const reloaded = await waitFor("the reload's row", async () => {
+    const r = await documents("/spa-form");
+    return r.length === 2 && r;
+  });
+  assert.deepEqual(reloaded.map((r) => r.method ?? null), [null, null], JSON.stringify(reloaded));
+  log("a POST redirected to a GET, and a form the page kept, say no POST; the kept one says defaultPrevented");
+  await tab.close();
+}

@@ -1,0 +1,71 @@
+// background/form_posts.js: which page-side document rows a form's POST loaded.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { ANSWER_WITHIN_MS, FormPosts } from "../../background/form_posts.js";
+
+const APP = "http://127.0.0.1:8000";
+const submit = (fields = {}) => ({ type: "submit", url: `${APP}/login/`, action: `${APP}/login/`, method: "POST", ...fields });
+const documentRow = (url, fields = {}) => ({ source: "page", method: null, url, initiatorType: "navigation", ...fields });
+
+function posts() {
+  let clock = 1_000;
+  const p = new FormPosts(() => clock);
+  p.advance = (ms) => (clock += ms);
+  return p;
+}
+
+test("the frame's next document at the form's action is its POST", () => {
+  const p = posts();
+  p.submitted(7, 0, submit());
+  p.advance(300);
+  const row = documentRow(`${APP}/login/#errors`);
+  p.documentRow(7, 0, row);
+  assert.equal(row.method, "POST");
+  // Once: the next load of the same URL (a reload) is not.
+  const again = documentRow(`${APP}/login/`);
+  p.documentRow(7, 0, again);
+  assert.equal(again.method, null);
+});
+
+test("a redirect after the POST, another URL, another frame or tab, too late: no method", () => {
+  const cases = [
+    [documentRow(`${APP}/login/`, { phases: { redirect: 3.5 } }), 7, 0, 100], // post, redirect, get the same URL
+    [documentRow(`${APP}/dashboard/`), 7, 0, 100], // post, redirect to another page (cross-origin hops are not seen)
+    [documentRow(`${APP}/login/`), 7, 3, 100], // another frame
+    [documentRow(`${APP}/login/`), 8, 0, 100], // another tab
+    [documentRow(`${APP}/login/`), 7, 0, ANSWER_WITHIN_MS + 1], // long after
+  ];
+  for (const [row, tab, frame, after] of cases) {
+    const p = posts();
+    p.submitted(7, 0, submit());
+    p.advance(after);
+    p.documentRow(tab, frame, row);
+    assert.equal(row.method, null, JSON.stringify({ row, tab, frame, after }));
+  }
+});
+
+test("a submit the page handled, into another window, or a GET form answers nothing", () => {
+  for (const fields of [{ defaultPrevented: true }, { target: "_blank" }, { method: "GET" }, { action: undefined }]) {
+    const p = posts();
+    p.submitted(7, 0, submit(fields));
+    const row = documentRow(`${APP}/login/`);
+    p.documentRow(7, 0, row);
+    assert.equal(row.method, null, JSON.stringify(fields));
+  }
+});
+
+test("only a page's document row without a method is changed; a closed tab is forgotten", () => {
+  const p = posts();
+  p.submitted(7, 0, submit());
+  const fetchRow = { source: "page", method: "GET", url: `${APP}/login/`, initiatorType: "fetch" };
+  p.documentRow(7, 0, fetchRow);
+  assert.equal(fetchRow.method, "GET");
+  const browserRow = { source: "browser", method: "GET", url: `${APP}/login/`, type: "Document" };
+  p.documentRow(7, 0, browserRow);
+  assert.equal(browserRow.method, "GET");
+  p.closed(7);
+  const row = documentRow(`${APP}/login/`);
+  p.documentRow(7, 0, row);
+  assert.equal(row.method, null);
+});
