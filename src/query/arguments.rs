@@ -407,8 +407,18 @@ pub fn filter_values(f: &Filter) -> Option<&'static [&'static str]> {
     KINDS.iter().find_map(|k| k.column(f.column).filter(|c| !c.one_of.is_empty()).map(|c| c.one_of))
 }
 
+/// The paginated whats a filter named `arg` applies to, as `observe_names` decides it (`errors`
+/// takes the filters of logs but the level ones), in the order `what` lists them.
 fn filter_kinds(arg: &str) -> Vec<&'static str> {
-    KINDS.iter().filter(|k| k.filter(arg).is_some()).map(|k| k.name).collect()
+    paginated_whats().filter(|w| observe_names(*w).contains(&arg)).map(|w| w.name()).collect()
+}
+
+/// Every kind's ring, with `errors` (the view of logs) after logs.
+fn paginated_whats() -> impl Iterator<Item = What> {
+    KINDS.iter().copied().flat_map(|kind| {
+        let errors = (kind == &kind::LOGS).then_some(What::Kind { kind, errors_only: true });
+        std::iter::once(What::Kind { kind, errors_only: false }).chain(errors)
+    })
 }
 
 /// Every filter of every kind, once each (the first kind's declaration), in kind order.
@@ -543,6 +553,18 @@ mod tests {
             docs.contains(&configure),
             "docs/observe.md must hold this table of configure's arguments:\n{configure}"
         );
+    }
+
+    #[test]
+    fn a_filter_names_every_what_it_applies_to() {
+        let url = filter_schema(kind::LOGS.filter("url").expect("logs take url"));
+        assert_eq!(
+            url["description"],
+            "the URL contains this text (logs, errors, network_waterfall, network_bodies, websocket_events, actions)"
+        );
+        // Every error is level error: errors take no level filter.
+        assert_eq!(filter_kinds("min_level"), ["logs", "extension_logs"]);
+        assert_eq!(observe_applies("url").as_deref(), Some("logs, errors, network_waterfall, network_bodies, websocket_events, actions"));
     }
 
     #[test]
