@@ -383,14 +383,15 @@ async fn a_stateless_revision_client_is_served_on_stdio_and_http() {
     server.stop();
 }
 
-/// Over HTTP, a request of the stateless revision for a method the server lacks, ping among them
-/// (that revision has none), is told so in words, with the 404 the revision gives it.
+/// Over HTTP, a request of the stateless revision for a method the server lacks, ping and
+/// initialize among them (that revision has neither), is told so in words, with the 404 the
+/// revision gives it, and the methods it names are the revision's own.
 #[tokio::test]
 async fn a_stateless_request_for_a_missing_method_says_what_the_server_answers() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
     let client = reqwest::Client::new();
-    for method in ["ping", "resources/list"] {
+    for method in ["ping", "initialize", "resources/list"] {
         let body = json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": {"_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
@@ -413,6 +414,8 @@ async fn a_stateless_request_for_a_missing_method_says_what_the_server_answers()
         );
         let message = reply["error"]["message"].as_str().unwrap_or_default();
         assert!(message.contains("tools/call") && message.contains(method), "{method}: {message}");
+        let answers = message.split("this server answers").nth(1).unwrap_or_default();
+        assert!(!answers.contains("initialize") && !answers.contains("ping"), "{method}: {message}");
     }
     server.stop();
 }

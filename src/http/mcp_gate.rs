@@ -156,9 +156,11 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
         if !refusal.is_of_a_request() {
             return answer(StatusCode::BAD_REQUEST, &refusal);
         }
+        // An initialize opens a session, so its refusal is answered as one; not in the stateless
+        // revision, which has no initialize: there it is a missing method like any other.
         let session_good = match &session {
             Some(_) => known,
-            None => refusal.method.as_deref() == Some("initialize"),
+            None => !stateless && refusal.method.as_deref() == Some("initialize"),
         };
         if session_good {
             return answer(StatusCode::OK, &refusal);

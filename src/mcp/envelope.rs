@@ -21,9 +21,9 @@ use crate::query::args::kind_of;
 /// 2026-07-28 revision's start, which rmcp answers on both transports like the `initialize` of
 /// 2025-11-25 and before.
 const METHODS: [&str; 5] = ["initialize", "server/discover", "ping", "tools/list", "tools/call"];
-/// The same in a request of the stateless revision (2026-07-28), which has no `ping`: there is no
-/// session to keep alive.
-const STATELESS_METHODS: [&str; 4] = ["initialize", "server/discover", "tools/list", "tools/call"];
+/// The same in a request of the stateless revision (2026-07-28), which has no `initialize` and no
+/// `ping`: there is no session to open or keep alive.
+const STATELESS_METHODS: [&str; 3] = ["server/discover", "tools/list", "tools/call"];
 
 /// A message refused before rmcp sees it, and the JSON-RPC error that answers it.
 #[derive(Debug, Clone, PartialEq)]
