@@ -8,14 +8,13 @@ use cli::{db_arg, fails, feed, ok};
 use common::{Mcp, Server, TempDb, count};
 use serde_json::{Value, json};
 
-/// The ring figures both reports share.
+/// The ring figures both reports share: ids and times.
 fn rings(kinds: &Value) -> Vec<Value> {
-    kinds
-        .as_array()
-        .expect("kinds")
-        .iter()
-        .map(|k| json!([k["kind"], k["count"], k["capacity"], k["oldest_id"], k["newest_id"], k["last_issued_id"]]))
-        .collect()
+    let ring = |k: &Value| {
+        let fields = ["kind", "count", "capacity", "oldest_id", "newest_id", "last_issued_id", "oldest_ts", "newest_ts"];
+        fields.iter().map(|f| k.get(*f).cloned().unwrap_or_else(|| json!(format!("no {f}")))).collect()
+    };
+    kinds.as_array().expect("kinds").iter().map(ring).collect()
 }
 
 #[tokio::test]
@@ -32,6 +31,7 @@ async fn status_reports_what_configure_status_does_with_and_without_a_server() {
     let running: Value = serde_json::from_str(&ok(&["status", "--json", "--db", &d, "--port", &port])).unwrap();
     assert_eq!(rings(&running["kinds"]), rings(&configure["kinds"]));
     assert_eq!(running["kinds"][0]["count"], 2, "logs trimmed to its capacity");
+    assert_eq!(configure["kinds"][0]["newest_ts"], cli::T0 + 1_260, "configure's ring has its times");
     assert_eq!(running["server"]["port"].as_u64(), Some(u64::from(server.port)));
     assert_eq!(running["server"]["same_db"], true);
     assert_eq!(running["db"], configure["db"]);

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::export::{self, Format, Selection};
-use crate::kind::{self, KINDS, Kind};
+use crate::kind::{self, Kind};
 use crate::query::rows::Filter;
 use crate::query::{QueryError, arguments};
 use crate::store::{Store, now_ms, sql};
@@ -172,7 +172,8 @@ async fn status(store: &Store) -> Result<Value, QueryError> {
     let path = store.path().to_path_buf();
     let (kinds, tracked, extension, capture) = store
         .read(|conn| -> Result<_, QueryError> {
-            let kinds = KINDS.iter().map(|k| sql::kind_stats(conn, k)).collect::<Result<Vec<_>, _>>()?;
+            // Each ring as `gasoline status` reads it: ids and the times of its oldest and newest entries.
+            let kinds = crate::commands::status::rings(conn)?;
             Ok((kinds, sql::tracked_tab(conn)?, sql::paired_extension(conn)?, sql::capture(conn)?))
         })
         .await?;

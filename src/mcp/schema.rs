@@ -26,7 +26,7 @@ link to show the user what the answer shows (replace {id} with an entry's id).";
 pub const CONFIGURE_DESCRIPTION: &str = "Configure Gasoline. action=track_tab (tabId, or null to stop) sets the tab \
 reported as tracked_tab_id; action=clear (what: a kind or \"all\") deletes captured entries (ids never restart, so \
 cursors stay valid); action=capacity (what: a kind, capacity: N to change it) reads or sets a ring's size; \
-action=status reports every ring's count, capacity and id range, the database path and size, and the capture \
+action=status reports every ring's count, capacity, id range and the times of its oldest and newest entries (ts), the database path and size, and the capture \
 state the extension last reported; \
 action=export (format: \"har\" or \"jsonl\"; optional tabId, since, url, and for jsonl what: a kind) writes a HAR 1.2 \
 file of the network capture or every entry as JSON lines under the data directory and answers its path and size, \

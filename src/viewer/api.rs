@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
 use super::{Viewer, own_origins, refuse};
-use crate::kind::{self, ColumnType, KINDS};
+use crate::kind::{self, ColumnType};
 use crate::query::rows;
 use crate::query::{self, QueryError};
 use crate::store::{StoreError, now_ms, sql};
@@ -193,13 +193,7 @@ pub(super) async fn overview(State(viewer): State<Viewer>) -> Response {
     let read = viewer
         .store
         .read(|conn| {
-            let mut kinds = Vec::new();
-            for kind in KINDS {
-                let stats = sql::kind_stats(conn, kind)?;
-                let oldest_ts = rows::ts_of(conn, kind, stats.oldest_id)?;
-                let newest_ts = rows::ts_of(conn, kind, stats.newest_id)?;
-                kinds.push((stats, oldest_ts, newest_ts));
-            }
+            let kinds = crate::commands::status::rings(conn)?;
             Ok((kinds, rows::tabs(conn)?, sql::paired_extension(conn)?, sql::tracked_tab(conn)?))
         })
         .await;
@@ -208,7 +202,7 @@ pub(super) async fn overview(State(viewer): State<Viewer>) -> Response {
         Err(e) => return store_error(e),
     };
     let mut kinds = Vec::new();
-    for (s, oldest_ts, newest_ts) in stats {
+    for crate::commands::status::Ring { stats: s, oldest_ts, newest_ts } in stats {
         // What the ring lost since the first id: observe's own accounting, from cursor 0.
         let args = json!({ "what": s.kind, "after_cursor": 0, "limit": 1, "fields": ["id"] });
         let lost: Value = match observe(&viewer, args.as_object().cloned().unwrap_or_default()).await {
