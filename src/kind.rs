@@ -159,6 +159,9 @@ pub static ERRORS_COMPACT: [View; 5] = [
 /// A logs entry's (or a frame's) `sourcemap` reason when its code ran from a hot update through
 /// `eval` and no map of it can be had: the source-map resolver writes it, compact entries read it.
 pub const HOT_UPDATE_REASON: &str = "hot update";
+/// A frame's `sourcemap` reason when its script is not on the page's origin (or the page is outside
+/// the capture scope): the resolver writes it, compact entries count such a frame as library code.
+pub const NOT_IN_SCOPE_REASON: &str = "not in scope";
 
 /// Console levels from least to most severe; `min_level` keeps a suffix of this.
 pub const LEVELS: &[&str] = &["debug", "log", "info", "warn", "error"];

@@ -428,6 +428,43 @@ async fn a_page_on_a_localhost_subdomain_gets_its_original_frames() {
     server.stop();
 }
 
+/// A hot update run from text that names itself by a path (`//# sourceURL=/__parcel_hmr/1a2b`, as
+/// Parcel's are): its frames name that path alone, which is the page's origin's, where the dev
+/// server serves the code with its map.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_named_by_a_path_is_mapped_on_the_page_s_origin() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    let script =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sourcemap/minified/app.min.js"))
+            .expect("fixture");
+    let map =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sourcemap/minified/app.min.js.map"))
+            .expect("fixture");
+    site.put("/__parcel_hmr/1a2b", script);
+    site.put("/__parcel_hmr/app.min.js.map", map);
+    let addr = site.clone().start("127.0.0.1").await;
+    report_scope(&server, &["http://127.0.0.1/*"]).await;
+    let origin = format!("http://127.0.0.1:{}", addr.port());
+    let thrown = at("minified/app.min.js", "throw new Error");
+    let stack = format!("Error: checkout without a customer\n    at c (/__parcel_hmr/1a2b:{thrown})");
+    let entry = json!({"ts": 1, "level": "error", "source": "exception", "url": format!("{origin}/"), "message": "Uncaught Error",
+                       "stack": stack, "location": format!("/__parcel_hmr/1a2b:{thrown}")});
+    server.ingest("logs", vec![entry]).await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 1, has_result).await;
+    assert_eq!(list[0]["original"]["source"], "src/cart.js", "{:#}", list[0]);
+    assert_eq!(list[0]["frames"][0]["original"]["function"], "checkout", "{:#}", list[0]);
+    let errors = mcp.observe(json!({"what": "errors", "limit": 10})).await;
+    assert!(
+        entries(&errors)[0]["frames"].as_str().unwrap_or_default().starts_with("checkout src/cart.js:"),
+        "{errors:#}"
+    );
+    mcp.close().await;
+    server.stop();
+}
+
 /// Standard base64, as webpack writes an eval'd module's inline map.
 fn base64(bytes: &[u8]) -> String {
     const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -277,31 +277,59 @@ fn original_at(original: Option<&RawValue>, frames: Option<&RawValue>, reason: O
 }
 
 /// An error's first original frames outside library code, one line each
-/// ("App src/App.jsx:12:9"), with how many library frames were left out.
+/// ("App src/App.jsx:12:9"), with how many library frames were left out. A frame of the page's
+/// origin that could not be mapped keeps its place, with its own location and why
+/// ("validateCheckout http://…/x.js:14:27 (not mapped: not found)"): left out, the frame that
+/// threw would read as its caller. One of another origin counts as library code.
 fn original_frames(frames: Option<&RawValue>) -> Option<String> {
     let frames: Vec<Value> = serde_json::from_str(frames?.get()).ok()?;
     let mut lines = Vec::new();
+    let mut mapped = false;
     let mut library = 0;
     for frame in &frames {
-        let Some(original) = frame.get("original") else { continue };
-        match original_text(original, false) {
-            Some(at) if lines.len() < COMPACT_FRAMES => {
-                // The original function's name where the map gave one back for a minified name.
-                let name = original.get("function").or_else(|| frame.get("fn")).and_then(Value::as_str);
-                lines.push(name.map_or(at.clone(), |n| format!("{} {at}", cut(n))));
+        let stack_name = frame.get("fn").and_then(Value::as_str);
+        let line = match frame.get("original") {
+            Some(original) => match original_text(original, false) {
+                Some(at) => {
+                    mapped = true;
+                    // The original function's name where the map gave one back for a minified name.
+                    named(original.get("function").and_then(Value::as_str).or(stack_name), at)
+                }
+                None => {
+                    library += 1;
+                    continue;
+                }
+            },
+            None => {
+                let why = frame.get("sourcemap").and_then(Value::as_str);
+                let Some((at, why)) = frame.get("at").and_then(Value::as_str).zip(why) else { continue };
+                if why == kind::NOT_IN_SCOPE_REASON {
+                    library += 1;
+                    continue;
+                }
+                named(stack_name, format!("{} (not mapped: {why})", cut(at)))
             }
-            Some(_) => {}
-            None => library += 1,
+        };
+        if lines.len() < COMPACT_FRAMES {
+            lines.push(line);
         }
     }
-    if lines.is_empty() {
-        return None;
+    if !mapped {
+        return None; // the compact `at` says where, raw
     }
     if library > 0 {
         let s = if library == 1 { "" } else { "s" };
         lines.push(format!("… ({library} library frame{s} left out)"));
     }
     Some(json_string(&lines.join("\n")))
+}
+
+/// A frame's line: its function's name, if any, before where it is.
+fn named(function: Option<&str>, at: String) -> String {
+    match function {
+        Some(f) => format!("{} {at}", cut(f)),
+        None => at,
+    }
 }
 
 /// A stored value found for a field.
@@ -645,9 +673,21 @@ mod tests {
         assert_eq!(original_at(None, Some(&hot_frames), None), None);
         assert_eq!(
             original_frames(Some(&frames)).as_deref(),
-            Some(r#""App src/App.jsx:9:11\n… (1 library frame left out)""#)
+            Some(r#""x (not mapped: not found)\nApp src/App.jsx:9:11\n… (1 library frame left out)""#)
         );
         assert_eq!(original_frames(Some(&raw(r#"[{"at":"x","sourcemap":"invalid"}]"#))), None);
+        // The frame that threw could not be mapped: it keeps its place, with its own location and
+        // why; a frame of another origin counts as library code.
+        let thrown_unmapped =
+            raw(r#"[{"at":"/__parcel_hmr/1a2b:14:27","fn":"validateCheckout","sourcemap":"not found"},
+                {"at":"y","fn":"handleCheckout","original":{"source":"src/App.tsx","line":25,"column":20}},
+                {"at":"https://cdn.example/lib.js:1:2","sourcemap":"not in scope"}]"#);
+        assert_eq!(
+            original_frames(Some(&thrown_unmapped)).as_deref(),
+            Some(
+                r#""validateCheckout /__parcel_hmr/1a2b:14:27 (not mapped: not found)\nhandleCheckout src/App.tsx:25:20\n… (1 library frame left out)""#
+            )
+        );
         // A minified function's original name, where the map gave it back, stands for the stack's.
         let minified = raw(
             r#"[{"at":"y","fn":"c","original":{"source":"src/cart.js","line":6,"column":11,"function":"checkout"}}]"#,

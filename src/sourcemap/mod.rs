@@ -59,7 +59,7 @@ pub enum Unmapped {
     #[error("out of range")]
     OutOfRange,
     /// The script or map is not on the page's origin, or the page is outside the capture scope.
-    #[error("not in scope")]
+    #[error("{}", crate::kind::NOT_IN_SCOPE_REASON)]
     NotInScope,
     /// The dev server did not answer in time.
     #[error("timed out")]

@@ -233,7 +233,7 @@ impl Worker {
             let loaded = self.eval_module(wanted, &frame.url, allowed).await?;
             return Ok(lookup::lookup(&loaded.parsed.map, frame.line, frame.column, &loaded.map_url, page)?);
         }
-        let url = Url::parse(&frame.url).map_err(|_| Unmapped::NotInScope)?;
+        let url = frame_url(&frame.url, page)?;
         if !allowed.permits(&url) {
             return Err(Unmapped::NotInScope.into());
         }
@@ -498,4 +498,17 @@ fn fingerprint(text: &str) -> u64 {
     let mut hasher = DefaultHasher::new();
     text.hash(&mut hasher);
     hasher.finish()
+}
+
+/// A frame's script as a URL. A script run from text that named itself with a path
+/// (`//# sourceURL=/__parcel_hmr/1a2b`: Parcel's hot updates) is that path on the page's
+/// origin, where the dev server serves it, as DevTools resolves it.
+fn frame_url(url: &str, page: &Url) -> Result<Url, Unmapped> {
+    match Url::parse(url) {
+        Ok(url) => Ok(url),
+        Err(url::ParseError::RelativeUrlWithoutBase) if url.starts_with('/') => {
+            page.join(url).map_err(|_| Unmapped::NotInScope)
+        }
+        Err(_) => Err(Unmapped::NotInScope),
+    }
 }
