@@ -327,6 +327,30 @@ async fn the_event_stream_carries_cursors_and_resumes_from_last_event_id() {
     assert_eq!(resumed["cursors"]["logs"], 2, "{resumed}");
 }
 
+/// What a review of docs/viewer.md against the server found: the documented template
+/// `/api/summary?tabId=&since=` was refused (an empty parameter is now left out, as a form's
+/// cleared field is), and a `Last-Event-ID` with no cursor in it resumed from `{}` rather than null.
+#[tokio::test]
+async fn empty_parameters_count_as_left_out_and_junk_last_event_ids_resume_from_nothing() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", vec![json!({"level": "log", "message": "one", "ts": now_ms(), "tabId": 1})]).await;
+    let (status, summary) = get_json(&server, "/api/summary?tabId=&since=").await;
+    assert_eq!(status, 200, "{summary}");
+    assert_eq!(summary["kinds"]["logs"]["count"], 1, "{summary}");
+    let (status, rows) = get_json(&server, "/api/rows/logs?tabId=&url=&search=&limit=").await;
+    assert_eq!((status, &rows["total"]), (200, &json!(1)), "{rows}");
+    // A value that is there but wrong is still refused.
+    let (status, reply) = get_json(&server, "/api/summary?tabId=one").await;
+    assert_eq!(status, 400, "{reply}");
+    for junk in ["junk", "cookies=3", ""] {
+        let mut r = get(&server, "/api/events", &[("last-event-id", junk)]).await;
+        let mut buf = String::new();
+        let (_, first) = next_event(&mut r, &mut buf, |_| true).await;
+        assert_eq!(first["resumed_from"], Value::Null, "{junk:?}: {first}");
+    }
+}
+
 /// What an audit of the viewer found said wrong: a parameter given twice, a clear with a key it
 /// does not take, observe's own names and defaults in a refusal, the stream's `retry:` after its
 /// first event.

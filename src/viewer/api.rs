@@ -37,7 +37,8 @@ const INTEGERS: [&str; 12] = [
 ];
 const BOOLEANS: [&str; 2] = ["since_navigation", "group"];
 
-/// A query string → observe's arguments for `what`; the message says which parameter is wrong.
+/// A query string → observe's arguments for `what` (a parameter with an empty value is left out);
+/// the message says which parameter is wrong.
 pub(super) fn observe_args(what: &str, query: Option<&str>) -> Result<Map<String, Value>, String> {
     let mut args = Map::new();
     args.insert("what".into(), json!(what));
@@ -46,6 +47,10 @@ pub(super) fn observe_args(what: &str, query: Option<&str>) -> Result<Map<String
         let name = name.into_owned();
         if name == "what" {
             return Err("`what` is the path: /api/rows/{what}".into());
+        }
+        // `tabId=&since=`, as a form with cleared fields sends it: an empty parameter is left out.
+        if value.is_empty() {
+            continue;
         }
         // `tabId=1&tabId=2` is no filter by tab 2: a parameter says one thing, once.
         if args.contains_key(&name) {

@@ -78,7 +78,12 @@ struct Follow {
 }
 
 pub(super) async fn stream(State(viewer): State<Viewer>, headers: HeaderMap) -> Response {
-    let resumed_from = headers.get("last-event-id").and_then(|v| v.to_str().ok()).map(parse_event_id);
+    // A header without one cursor in it resumes from nothing (null), as no header does.
+    let resumed_from = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .map(parse_event_id)
+        .filter(|cursors| !cursors.is_empty());
     let start = Follow { viewer, last: None, resumed_from };
     let events = futures_util::stream::unfold(start, |mut f| async move {
         loop {
