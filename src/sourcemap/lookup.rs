@@ -4,8 +4,9 @@
 //! `sourceRoot` and shown as a path, the name, up to three lines of context
 //! from `sourcesContent` (secrets in them redacted, long lines cut to a window around the
 //! column), and
-//! whether it is library code (the map's ignore list marks it, or it is in a
-//! `node_modules` folder). Pure.
+//! whether it is library code (the map's ignore list marks it, it is in a
+//! `node_modules` folder, or it is webpack's runtime). Pure, but for asking whether a source
+//! named by an absolute path is a file of this machine.
 
 use serde::Serialize;
 use sourcemap::{DecodedMap, SourceMap};
@@ -86,6 +87,7 @@ pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Ur
 /// own default ignore-list rule has it.
 fn is_dependency(source: &str) -> bool {
     source.split(['/', '\\']).any(|segment| segment == "node_modules")
+        || WEBPACK_RUNTIME.iter().any(|r| source.starts_with(r))
 }
 
 /// The regular map holding a position, and the position inside it, through
@@ -119,9 +121,15 @@ fn regular_at(map: &DecodedMap, line: u32, col: u32, depth: usize) -> Result<(&S
 /// How a source is shown: `webpack://`/`webpack-internal:///` names as the
 /// paths they are, without the query webpack adds (`?e0eb` from eval-source-map,
 /// a Vue file's `?vue&type=script`) or Next.js's layer (`(app-pages-browser)/`);
-/// a URL of the page's origin as its path ("src/App.jsx"); a `file:` URL as its
-/// path; anything else as resolved.
+/// a URL of the page's origin as its path ("src/App.jsx"), under Parcel's
+/// `/__parcel_source_root/` (the project's root) as the path after it; a name the
+/// map writes as an absolute path of a file on this machine (Rsbuild's) as that path;
+/// webpack's runtime (`webpack/bootstrap`, `webpack/runtime/…`) as webpack names it;
+/// a `file:` URL as its path; anything else as resolved.
 pub fn display_source(raw: &str, map_url: &Url, page: &Url) -> String {
+    if WEBPACK_RUNTIME.iter().any(|r| raw.starts_with(r)) {
+        return raw.to_string();
+    }
     for scheme in ["webpack-internal:///", "webpack://"] {
         if let Some(rest) = raw.strip_prefix(scheme) {
             // webpack://<namespace>/./src/App.js → src/App.js
@@ -140,14 +148,33 @@ pub fn display_source(raw: &str, map_url: &Url, page: &Url) -> String {
         "http" | "https" if resolved.origin() == page.origin() => {
             // Vite serves files outside the root under /@fs/<absolute path> (after its base, if
             // it has one: Nuxt's /_nuxt/@fs/…).
-            match path.find("/@fs/") {
-                Some(at) => path[at + "/@fs".len()..].to_string(),
-                None => path.trim_start_matches('/').to_string(),
+            if let Some(at) = path.find("/@fs/") {
+                return path[at + "/@fs".len()..].to_string();
             }
+            if let Some(rest) = path.strip_prefix(PARCEL_ROOT) {
+                return rest.to_string();
+            }
+            // Rsbuild names sources by their absolute paths: one naming a file of this machine
+            // is that file, not a path of the dev server's.
+            if raw.starts_with('/') && !raw.starts_with("//") && path == raw && is_local_file(&path) {
+                return path;
+            }
+            path.trim_start_matches('/').to_string()
         }
         "file" => path,
         _ => raw.to_string(),
     }
+}
+
+/// Where Parcel's dev server serves the project's root, which its maps name as their `sourceRoot`.
+const PARCEL_ROOT: &str = "/__parcel_source_root/";
+/// The names webpack and Rspack give their own runtime's code (library code, no file of the project).
+const WEBPACK_RUNTIME: [&str; 2] = ["webpack/bootstrap", "webpack/runtime/"];
+
+/// Whether `path` (absolute) names a file of this machine. The server runs beside the dev server
+/// whose maps it reads; a path that exists nowhere here (a dev server in a container) stays a URL's.
+fn is_local_file(path: &str) -> bool {
+    path.len() < 4096 && std::path::Path::new(path).is_file()
 }
 
 /// A module a dev server serves under a base (Nuxt's `/_nuxt/`: `/_nuxt/components/Panel.vue` is
@@ -263,6 +290,27 @@ mod tests {
         assert_eq!(display_source("util.js", &module, &page), "util.js");
         assert_eq!(display_source("https://cdn.example/lib.js", &script, &page), "https://cdn.example/lib.js");
         assert_eq!(display_source("my%20file.js", &script, &page), "src/my file.js");
+        // Parcel: the project's root is served under /__parcel_source_root/.
+        let parcel = url("http://127.0.0.1:1234/index.4a1b.js.map");
+        assert_eq!(display_source("/__parcel_source_root/src/App.tsx", &parcel, &page_of(&parcel)), "src/App.tsx");
+        // Rsbuild: absolute paths; one of a file here is that file, another a path of the server's.
+        let rsbuild = url("http://127.0.0.1:3100/static/js/index.js.map");
+        let here = std::env::current_dir().expect("cwd").join("Cargo.toml");
+        let here = here.to_str().expect("a UTF-8 path");
+        assert_eq!(display_source(here, &rsbuild, &page_of(&rsbuild)), here);
+        assert_eq!(display_source("/src/not/a/file/here.ts", &rsbuild, &page_of(&rsbuild)), "src/not/a/file/here.ts");
+        // webpack's and Rspack's runtime, as they name it, is library code.
+        assert_eq!(display_source("webpack/bootstrap", &rsbuild, &page_of(&rsbuild)), "webpack/bootstrap");
+        assert_eq!(
+            display_source("webpack://app/webpack/runtime/jsonp", &rsbuild, &page_of(&rsbuild)),
+            "webpack/runtime/jsonp"
+        );
+        assert!(is_dependency("webpack/bootstrap") && is_dependency("webpack/runtime/jsonp"));
+        assert!(!is_dependency("src/webpack/bootstrap.ts"));
+    }
+
+    fn page_of(u: &Url) -> Url {
+        u.join("/").expect("the origin's root")
     }
 
     #[test]
