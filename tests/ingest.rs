@@ -602,7 +602,9 @@ async fn a_wrong_method_or_path_is_refused_in_json() {
     assert_eq!(get.headers().get("allow").and_then(|v| v.to_str().ok()), Some("POST, OPTIONS"));
     let body: Value = get.json().await.unwrap();
     assert!(body["error"].as_str().unwrap().contains("takes POST"), "{body}");
-    // OPTIONS is taken (it is the extension's preflight): asked without an Origin, Allow alone.
+    // OPTIONS is taken (it is the extension's preflight): asked without an Origin, Allow alone;
+    // from the extension (paired on first use here), with CORS, and the same Allow.
+    let ext = "chrome-extension://abcdefghijklmnopabcdefghijklmnop";
     for (path, takes) in [
         ("/events/logs", "POST, OPTIONS"),
         ("/capture", "PUT, OPTIONS"),
@@ -612,6 +614,17 @@ async fn a_wrong_method_or_path_is_refused_in_json() {
         let options = http.request(reqwest::Method::OPTIONS, server.url(path)).send().await.unwrap();
         assert_eq!(options.status(), 204, "{path}");
         assert_eq!(options.headers().get("allow").and_then(|v| v.to_str().ok()), Some(takes), "{path}");
+        let preflight = http
+            .request(reqwest::Method::OPTIONS, server.url(path))
+            .header("origin", ext)
+            .header("access-control-request-method", takes.split(", ").next().unwrap())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(preflight.status(), 204, "{path} from the extension");
+        let header = |name: &str| preflight.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        assert_eq!(header("allow").as_deref(), Some(takes), "{path} from the extension");
+        assert_eq!(header("access-control-allow-origin").as_deref(), Some(ext), "{path}");
     }
     let bad = http
         .post(server.url("/events/%ff"))
