@@ -146,6 +146,14 @@ async fn the_extension_given_by_flag_or_environment_is_the_only_one_accepted() {
     assert_eq!(server.health().await["extension_id"], OURS);
     // The first extension to connect is not trusted when one is configured.
     refused_everywhere(&server, OTHER).await;
+    // An origin that holds no extension id is not told to start gasoline with it, which would refuse it.
+    for junk in ["zzzz", "ABCDEFGHIJKLMNOPABCDEFGHIJKLMNOP", "aaaabbbbccccddddeeeeffffgggghhhhi"] {
+        let (status, reply) = request(&server, "/events/logs", &origin(junk), Some(body())).await;
+        let message = reply["error"].as_str().unwrap_or_default();
+        assert_eq!(status, 403, "{junk}: {reply}");
+        assert!(message.contains("is not an extension id gasoline can pair with"), "{junk}: {message}");
+        assert!(!message.contains(&format!("--extension-id {junk}")), "{junk}: {message}");
+    }
     let (status, reply) = server.post_raw("logs", body(), &[("origin", &origin(OURS))]).await;
     assert_eq!(status, 200, "{reply}");
     // Forgetting the recorded pairing does not unpair a server started with the flag.

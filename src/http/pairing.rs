@@ -78,7 +78,16 @@ impl Pairing {
     }
 }
 
+/// Why the extension `id` is refused while gasoline is paired with `paired`: how to re-pair, when
+/// `id` is one gasoline could pair with; else that it is none (no `--extension-id` would take it).
 fn refusal(id: &str, paired: &str, from: &str) -> ApiError {
+    if !valid_id(id) {
+        return ApiError::Forbidden(format!(
+            "requests from \"chrome-extension://{id}\" are refused: gasoline is paired with extension {paired} \
+             (from {from}), and \"{id}\" is not an extension id gasoline can pair with (Chrome's are 32 letters \
+             from a to p)"
+        ));
+    }
     ApiError::Forbidden(format!(
         "requests from the extension \"chrome-extension://{id}\" are refused: gasoline is paired with extension \
          {paired} (from {from}). To pair with this one instead, run `gasoline pair --reset` (the next extension \
