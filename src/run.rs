@@ -340,7 +340,19 @@ async fn take_over_when_free(
                 },
             }
         }
-        tracing::warn!("port {port} is free again: this process takes over ingest from the gasoline that held it");
+        // Writing the file already, this process waited for the port alone, held by another
+        // program; else for the gasoline that wrote the file (and, mostly, held the port) to go.
+        if writing {
+            tracing::warn!(
+                "port {port} is free again: this process takes over ingest from another program that held it"
+            );
+        } else {
+            tracing::warn!(
+                "port {port} is free again and no gasoline writes {}: this process takes over ingest from the gasoline \
+                 that served it",
+                store.path().display()
+            );
+        }
         if !store.is_writer() {
             let (writer, options) = (store.clone(), store_options(args));
             tokio::task::spawn_blocking(move || writer.become_writer(&options))

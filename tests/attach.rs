@@ -285,3 +285,25 @@ async fn forwarded_calls_end_no_client_s_session() {
     }
     drop(mcp);
 }
+
+/// `gasoline mcp` on a port another program (no gasoline) held writes its file from the start;
+/// once the port is free it takes ingest over, and its log says what held the port, not that a
+/// gasoline did.
+#[tokio::test]
+async fn a_port_freed_by_another_program_is_taken_over_and_said_so() {
+    let db = TempDb::new();
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let port = holder.local_addr().expect("its address").port();
+    let mcp = McpProc::start(&db.path, port, &[]);
+    assert!(mcp.log().contains(&format!("port {port} is used by another program")), "{}", mcp.log());
+    drop(holder);
+    let landed = common::until(Duration::from_secs(10), || mcp.log().contains("takes over ingest")).await;
+    assert!(landed, "{}", mcp.log());
+    assert_eq!(post_logs(port, logs(1, 0, Some(1))).await, 200, "{}", mcp.log());
+    let log = mcp.log();
+    let said = log.lines().find(|l| l.contains("takes over ingest")).unwrap_or_default();
+    assert!(!said.contains("the gasoline"), "no gasoline held the port: {said}");
+    assert!(said.contains("another program"), "{said}");
+    let (code, _, log) = mcp.close_stdin_and_wait(Duration::from_secs(10));
+    assert_eq!(code, Some(0), "{log}");
+}
