@@ -63,7 +63,7 @@ fn a_webpack_style_external_map_names_the_module_path() {
     let got = resolve("webpack/main.js", "http://localhost:3000/webpack/main.js", "throw new Error").expect("mapped");
     assert_eq!(got.source, "src/cart.js", "webpack://my-app/./src/cart.js is shown as the path it is");
     assert_eq!(got.line, original_line("cart.js", "throw new Error"));
-    assert_eq!(got.column, position(&read("src/cart.js"), "throw new Error").1);
+    assert_eq!(got.column, Some(position(&read("src/cart.js"), "throw new Error").1));
     let context = got.context.expect("sourcesContent gives context");
     assert_eq!(context.start, got.line - 1);
     assert_eq!(context.lines.len(), 3);

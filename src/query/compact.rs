@@ -240,8 +240,12 @@ fn original_text(original: &Value, any: bool) -> Option<String> {
     if !any && original.get("ignored").and_then(Value::as_bool) == Some(true) {
         return None;
     }
-    let (line, column) = (original.get("line")?.as_u64()?, original.get("column")?.as_u64()?);
-    Some(format!("{}:{line}:{column}", cut(source)))
+    let line = original.get("line")?.as_u64()?;
+    // A map that gives lines alone gives no column.
+    Some(match original.get("column").and_then(Value::as_u64) {
+        Some(column) => format!("{}:{line}:{column}", cut(source)),
+        None => format!("{}:{line}", cut(source)),
+    })
 }
 
 /// The `at` of a logs entry: its call site's original location, else its first

@@ -27,8 +27,10 @@ pub struct Original {
     pub source: String,
     /// 1-based.
     pub line: u32,
-    /// 1-based.
-    pub column: u32,
+    /// 1-based; none where the map gives lines alone (webpack's and Rspack's `cheap-*` maps, Rsbuild's
+    /// dev default, map each line to column 0 of its original line).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The original name of the function the frame is in, where the stack names a minified one
@@ -68,6 +70,10 @@ pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Ur
     if src_line == u32::MAX || src_col == u32::MAX {
         return Err(Unmapped::OutOfRange);
     }
+    // A line mapped by one segment, from its start to column 0 of its original line: the map
+    // gives lines alone (a `cheap-*` map), and no column can be told.
+    let lines_only = src_col == 0
+        && sm.lookup_token(line0, u32::MAX).is_some_and(|last| last.get_dst_line() == line0 && last.get_dst_col() == 0);
     let context = sm.get_source_contents(src_id).and_then(|text| context(text, src_line, src_col));
     let source = display_source(raw_source, map_url, page);
     let source = served_under_a_base(&source, map_url, sm.get_file()).unwrap_or(source);
@@ -75,7 +81,7 @@ pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Ur
         ignored: sm.ignore_list().any(|id| *id == src_id) || is_dependency(&source),
         source: cut_chars(&source, MAX_NAME_CHARS),
         line: src_line.saturating_add(1),
-        column: src_col.saturating_add(1),
+        column: (!lines_only).then(|| src_col.saturating_add(1)),
         name: token.get_name().filter(|n| !n.is_empty()).map(|n| cut_chars(n, MAX_NAME_CHARS)),
         function: None,
         context,
@@ -332,6 +338,24 @@ mod tests {
         assert_eq!(served_under_a_base("src/app.js", &bundle, Some("/home/me/app/dist/app.js")), None);
         assert_eq!(served_under_a_base(&source, &module, Some("BuggyPanel.vue")), None);
         assert_eq!(served_under_a_base(&source, &module, Some("/home/me/other/Thing.vue")), None);
+    }
+
+    #[test]
+    fn a_map_of_lines_alone_gives_no_column() {
+        let page = url("http://127.0.0.1:3100/");
+        let at = url("http://127.0.0.1:3100/static/js/index.js");
+        // Rsbuild's dev default (cheap-module-source-map): one segment a line, to column 0.
+        let cheap =
+            sourcemap::decode_slice(br#"{"version":3,"sources":["cart.ts"],"names":[],"mappings":"AAAA;AACA;AACA"}"#)
+                .expect("a map");
+        let thrown = lookup(&cheap, 3, 11, &at, &page).expect("line 3 maps");
+        assert_eq!((thrown.line, thrown.column), (3, None));
+        // A map with columns: a segment at column 0 of the original is column 1, as it says.
+        let full =
+            sourcemap::decode_slice(br#"{"version":3,"sources":["cart.ts"],"names":[],"mappings":"AAAA,UAAU;AACV"}"#)
+                .expect("a map");
+        assert_eq!(lookup(&full, 1, 1, &at, &page).expect("maps").column, Some(1));
+        assert_eq!(lookup(&full, 1, 11, &at, &page).expect("maps").column, Some(11));
     }
 
     #[test]
