@@ -143,8 +143,8 @@ try {
     );
     assert.equal(compileError.level, "error");
     assert.match(compileError.message, /^\[vite\] .*App\.jsx/s, compileError.message);
-    const broke = await observe(client, { what: "errors", fields: "all" });
-    assert.ok(broke.entries.some((e) => e.id === compileError.id), "what=errors finds it");
+    const broke = await observe(client, { what: "errors", fields: "all", offset: -20 }); // the newest
+    assert.ok(broke.entries.some((e) => e.id === compileError.id), `what=errors finds it: ${JSON.stringify(broke).slice(0, 3000)}`);
     log(`a build error reads: ${compileError.message.split("\n")[0]}`);
   } finally {
     writeFileSync(appFile, source);
