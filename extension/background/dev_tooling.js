@@ -5,10 +5,14 @@
 //   source maps, fonts, the editor, their config and its status under paths that
 //   begin with `/__nextjs_` (a prefix Next reserves for itself); Vite's overlay
 //   opens the editor through `/__open-in-editor`.
+// - Parcel's error overlay asks its dev server for each error's code frame
+//   (`POST /__parcel_code_frame`).
 // - Next.js (15.4 and later) sends every console call of the page a second time,
 //   to print it in the dev server's terminal, as a `browser-logs` message on its
 //   HMR socket (`/_next/hmr`, `/_next/webpack-hmr`): Gasoline has those calls as
 //   `logs` already, and each would come back as a copy in `websocket_events`.
+//   Rsbuild (2 and later) does the same with every uncaught error and rejection,
+//   a `client-error` message on `/rsbuild-hmr`.
 // - Dev tools that talk to their dev server on Vite's HMR socket as `custom`
 //   events: Astro's dev toolbar (`astro-dev-toolbar:…`, most of a page load's
 //   socket messages), vite-plugin-inspect (`vite-plugin-inspect:rpc`), Vue's
@@ -20,10 +24,13 @@
 // The rest of the HMR conversation (building, built, updates) stays: it tells
 // when the code under the page changed.
 
-const TOOLING_PATHS = ["/__nextjs_", "/__open-in-editor", "/__nuxt_devtools__/"];
+const TOOLING_PATHS = ["/__nextjs_", "/__open-in-editor", "/__nuxt_devtools__/", "/__parcel_code_frame"];
 const TOOLING_MODULES = ["/@id/virtual:vue-devtools-path:", "/@id/virtual:vue-inspector-path:"]; // under any base
-const HMR_SOCKETS = ["/_next/hmr", "/_next/webpack-hmr"];
-const ECHOED_LOGS = /^\s*\{\s*"event"\s*:\s*"browser-logs"/;
+/** The HMR sockets on which a dev client echoes what Gasoline has as `logs`, and how the echo begins. */
+const ECHOES = [
+  { paths: ["/_next/hmr", "/_next/webpack-hmr"], echo: /^\s*\{\s*"event"\s*:\s*"browser-logs"/ },
+  { paths: ["/rsbuild-hmr"], echo: /^\s*\{\s*"type"\s*:\s*"client-error"/ },
+];
 const CUSTOM_EVENT = '{"type":"custom","event":"';
 const TOOL_EVENTS = ["astro-dev-toolbar:", "vite-plugin-inspect:", "__devtools-kit", "nuxt:devtools:"];
 
@@ -54,7 +61,9 @@ export function isDevTooling(kind, entry) {
       const event = entry.data.slice(CUSTOM_EVENT.length);
       if (TOOL_EVENTS.some((name) => event.startsWith(name))) return true;
     }
-    return entry.direction === "outgoing" && HMR_SOCKETS.includes(pathOf(entry.url)) && ECHOED_LOGS.test(entry.data);
+    if (entry.direction !== "outgoing") return false;
+    const path = pathOf(entry.url);
+    return ECHOES.some(({ paths, echo }) => paths.includes(path) && echo.test(entry.data));
   }
   return false;
 }

@@ -85,3 +85,17 @@ test("dev tools' own events on Vite's HMR socket, their panel and their modules 
   assert.equal(isDevTooling("network_waterfall", row("http://localhost:5173/src/components/Devtools.vue")), false);
   assert.equal(isDevTooling("network_waterfall", row("http://localhost:5173/@id/virtual:my-plugin")), false);
 });
+
+test("Parcel's overlay's code frames and Rsbuild's copy of each uncaught error are left out", () => {
+  assert.equal(isDevTooling("network_waterfall", row("http://127.0.0.1:1234/__parcel_code_frame")), true);
+  assert.equal(isDevTooling("network_bodies", row("http://127.0.0.1:1234/__parcel_code_frame")), true);
+  assert.equal(isDevTooling("network_waterfall", row("http://127.0.0.1:1234/api/__parcel_code_frame")), false);
+  const rsbuild = "ws://127.0.0.1:3100/rsbuild-hmr?token=[redacted]";
+  const echo = '{"type":"client-error","id":"mwyw9fwnv1evkptuzqk","message":"Uncaught Error: checkout rejected","name":"Error","stack":"Error: x"}';
+  assert.equal(isDevTooling("websocket_events", frame(rsbuild, echo)), true);
+  // The rest of its conversation stays, as does the same text on the app's own socket or Next's.
+  assert.equal(isDevTooling("websocket_events", frame(rsbuild, '{"type":"hash","data":"3e1c"}', { direction: "incoming" })), false);
+  assert.equal(isDevTooling("websocket_events", frame("ws://127.0.0.1:3100/chat", echo)), false);
+  assert.equal(isDevTooling("websocket_events", frame("ws://localhost:3000/_next/hmr", echo)), false);
+  assert.equal(isDevTooling("websocket_events", frame(rsbuild, LOGS)), false);
+});
