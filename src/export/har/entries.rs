@@ -6,6 +6,8 @@ use serde_json::{Map, Value, json};
 use url::Url;
 
 use super::Item;
+use crate::kind::{Kind, NETWORK_BODIES, NETWORK_WATERFALL};
+use crate::query::outcome;
 
 /// Latest time a HAR date may say: the end of year 9999 (ISO 8601 without an expanded year).
 const LATEST_MS: f64 = 253_402_300_799_999.0;
@@ -56,6 +58,13 @@ pub(super) fn http_version(protocol: Option<&str>) -> String {
         "h2" | "h2c" => "HTTP/2.0".into(),
         other => other.to_owned(),
     }
+}
+
+/// A row's HTTP status, from the field its kind's status column is filled from (`responseStatus`
+/// of network_waterfall, `status` of network_bodies: what observe and `tail --failed` read), when
+/// it is one HAR can hold.
+fn status(row: &Value, kind: &Kind) -> Option<i64> {
+    outcome::status_field(kind).and_then(|field| int(&row[field])).filter(|s| (0..1000).contains(s))
 }
 
 fn int(v: &Value) -> Option<i64> {
@@ -157,7 +166,7 @@ pub(super) fn request_entry(v: &Value, w: Option<&Value>, item: &Item, pageref: 
     let decoded = w.and_then(|w| size(&w["decodedBodySize"])).filter(|n| *n > 0);
     content["size"] = json!(size(&v["responseBodySize"]).or(decoded).unwrap_or(text_len));
     let mut response = json!({
-        "status": int(&v["status"]).filter(|s| (0..1000).contains(s)).unwrap_or(0),
+        "status": status(v, &NETWORK_BODIES).unwrap_or(0),
         "statusText": v["statusText"].as_str().unwrap_or_default(),
         "httpVersion": protocol,
         "cookies": [],
@@ -248,7 +257,7 @@ pub(super) fn resource_entries(w: &Value, item: &Item, pageref: Option<&str>) ->
         }
     }
     let url = if hops.is_empty() { item.url.as_str() } else { w["finalUrl"].as_str().unwrap_or(&item.url) };
-    let status = int(&w["responseStatus"]).filter(|s| (0..1000).contains(s));
+    let status = status(w, &NETWORK_WATERFALL);
     entries.push(resource_entry(w, item, pageref, url, method.map(|_| current.as_str()), status, duration(w)));
     entries
 }
