@@ -311,6 +311,42 @@ async fn summary_groups_messages_by_fingerprint_with_exact_counts() {
     assert_eq!(grouped["groups"][0]["count"], 1_000);
 }
 
+/// A dev server's chatter on every load ("[vite] connected.", a devtools notice) outnumbers the
+/// app's one warning: the summary lists warnings first, then the most frequent.
+#[tokio::test]
+async fn summary_lists_the_app_s_warnings_before_the_dev_server_s_chatter() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mut logs = Vec::new();
+    for load in 0..8 {
+        for (level, message) in [
+            ("debug", "[vite] connecting..."),
+            ("debug", "[vite] connected."),
+            ("info", "Download the React DevTools for a better development experience"),
+            ("log", "[vite] hot updated: /src/App.tsx"),
+            ("log", "render"),
+            ("log", "cart loaded"),
+        ] {
+            logs.push(json!({"tabId": 1, "ts": 1_732_380_000_000i64 + load, "level": level, "message": message}));
+        }
+    }
+    logs.push(json!({"tabId": 1, "ts": 1_732_380_000_100i64, "level": "warn", "message": "low stock for sku 42"}));
+    logs.push(json!({"tabId": 1, "ts": 1_732_380_000_101i64, "level": "warn", "message": "request failed, retrying"}));
+    server.ingest("logs", logs).await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    let listed: Vec<(&str, &str)> = summary["logs"]["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["level"].as_str().unwrap(), g["fingerprint"].as_str().unwrap()))
+        .collect();
+    assert_eq!(listed.len(), 5, "{summary}");
+    assert_eq!(listed[..2], [("warn", "request failed, retrying"), ("warn", "low stock for sku <n>")], "{summary}");
+    assert_eq!(listed[2].0, "info", "{summary}");
+    assert_eq!(summary["logs"]["groups_total"], 8, "{summary}");
+}
+
 /// A connection that stays open (a dev server's HMR socket, an event stream) lasts as long as its
 /// page: the summary's slowest requests leave it out.
 #[tokio::test]

@@ -16,7 +16,7 @@ use super::compact::{self, number};
 use super::filter::{Where, field_expr};
 use super::fingerprint;
 use super::outcome::{self, Outcome};
-use crate::kind::{KINDS, Kind, LOGS, NETWORK_BODIES, NETWORK_WATERFALL};
+use crate::kind::{KINDS, Kind, LEVELS, LOGS, NETWORK_BODIES, NETWORK_WATERFALL};
 
 /// Characters of a group's example message.
 const EXAMPLE: usize = 160;
@@ -294,7 +294,12 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         w.push_condition("level <> 'error'");
         w
     };
-    let log_groups = groups(conn, &logs_filter, true)?;
+    let mut log_groups = groups(conn, &logs_filter, true)?;
+    // Warnings before the rest, then the most frequent: a dev server's "connected" on every load
+    // would otherwise fill the list ahead of the app's one warning.
+    let severity = |g: &Group| g.level.as_deref().and_then(|l| LEVELS.iter().position(|x| *x == l)).unwrap_or(0);
+    log_groups
+        .sort_by(|a, b| severity(b).cmp(&severity(a)).then(b.count.cmp(&a.count)).then(b.last_id.cmp(&a.last_id)));
     let error_groups = groups(conn, &Where::new(&LOGS, true, args), false)?;
     let waterfall = network(conn, &NETWORK_WATERFALL, args)?;
     let bodies = network(conn, &NETWORK_BODIES, args)?;
