@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 /// The ring figures both reports share: ids and times.
 fn rings(kinds: &Value) -> Vec<Value> {
     let ring = |k: &Value| {
-        let fields = ["kind", "count", "capacity", "oldest_id", "newest_id", "last_issued_id", "oldest_ts", "newest_ts"];
+        let fields =
+            ["kind", "count", "capacity", "oldest_id", "newest_id", "last_issued_id", "oldest_ts", "newest_ts"];
         fields.iter().map(|f| k.get(*f).cloned().unwrap_or_else(|| json!(format!("no {f}")))).collect()
     };
     kinds.as_array().expect("kinds").iter().map(ring).collect()

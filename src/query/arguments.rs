@@ -564,7 +564,10 @@ mod tests {
         );
         // Every error is level error: errors take no level filter.
         assert_eq!(filter_kinds("min_level"), ["logs", "extension_logs"]);
-        assert_eq!(observe_applies("url").as_deref(), Some("logs, errors, network_waterfall, network_bodies, websocket_events, actions"));
+        assert_eq!(
+            observe_applies("url").as_deref(),
+            Some("logs, errors, network_waterfall, network_bodies, websocket_events, actions")
+        );
     }
 
     #[test]
