@@ -5,7 +5,7 @@
 //! from `sourcesContent` (secrets in them redacted, long lines cut to a window around the
 //! column), and
 //! whether it is library code (the map's ignore list marks it, it is in a
-//! `node_modules` folder, or it is webpack's runtime). Pure, but for asking whether a source
+//! `node_modules` folder, or it is webpack's runtime or Parcel's overlay). Pure, but for asking whether a source
 //! named by an absolute path is a file of this machine.
 
 use serde::Serialize;
@@ -90,10 +90,11 @@ pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Ur
 
 /// A source in a `node_modules` folder: library code even where its map has no ignore list (a
 /// dependency Vite serves from `/node_modules/` unbundled, SvelteKit's among them), as DevTools'
-/// own default ignore-list rule has it.
+/// own default ignore-list rule has it; and the bundlers' own runtimes, which their maps name
+/// as no folder of dependencies.
 fn is_dependency(source: &str) -> bool {
     source.split(['/', '\\']).any(|segment| segment == "node_modules")
-        || WEBPACK_RUNTIME.iter().any(|r| source.starts_with(r))
+        || WEBPACK_RUNTIME.iter().chain(&PARCEL_RUNTIME).any(|r| source.starts_with(r))
 }
 
 /// The regular map holding a position, and the position inside it, through
@@ -176,6 +177,10 @@ pub fn display_source(raw: &str, map_url: &Url, page: &Url) -> String {
 const PARCEL_ROOT: &str = "/__parcel_source_root/";
 /// The names webpack and Rspack give their own runtime's code (library code, no file of the project).
 const WEBPACK_RUNTIME: [&str; 2] = ["webpack/bootstrap", "webpack/runtime/"];
+
+/// Parcel's error overlay, which wraps `console.error`: its map names it by the path it has in
+/// Parcel's own repository, under the project's root, with no ignore list.
+const PARCEL_RUNTIME: [&str; 1] = ["packages/utils/error-overlay/"];
 
 /// Whether `path` (absolute) names a file of this machine. The server runs beside the dev server
 /// whose maps it reads; a path that exists nowhere here (a dev server in a container) stays a URL's.
@@ -313,6 +318,8 @@ mod tests {
         );
         assert!(is_dependency("webpack/bootstrap") && is_dependency("webpack/runtime/jsonp"));
         assert!(!is_dependency("src/webpack/bootstrap.ts"));
+        assert!(is_dependency("packages/utils/error-overlay/src/listenToRuntimeErrors.js"));
+        assert!(!is_dependency("packages/web/src/App.tsx"));
     }
 
     fn page_of(u: &Url) -> Url {
