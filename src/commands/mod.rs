@@ -8,7 +8,7 @@ mod export;
 mod kinds;
 mod line;
 pub(crate) mod server;
-pub mod status;
+mod status;
 mod tail;
 
 use std::path::{Path, PathBuf};

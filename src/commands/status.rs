@@ -12,37 +12,12 @@ use serde_json::{Value, json};
 use super::server::{self, Running};
 use super::{CommandError, db_path, open_reader};
 use crate::cli::StatusArgs;
-use crate::kind::KINDS;
 use crate::query::Snapshot;
-use crate::query::rows::{self, TabSeen};
-use crate::store::StoreError;
-use crate::store::sql::{self, KindStats};
+use crate::query::rows::{self, Ring, TabSeen};
+use crate::store::sql;
 
 /// The settings key the paired extension's id is kept under.
 pub const EXTENSION_ID: &str = "extension_id";
-
-/// One ring as `gasoline status` and `configure action=status` report it.
-#[derive(Debug, Serialize)]
-pub struct Ring {
-    #[serde(flatten)]
-    pub stats: KindStats,
-    /// `ts` of the oldest and newest entries kept (ms since the epoch).
-    pub oldest_ts: Option<i64>,
-    pub newest_ts: Option<i64>,
-}
-
-/// Every ring, in kind order: the one reading of them that `gasoline status`,
-/// `configure action=status` and the viewer's `/api/overview` share.
-pub fn rings(conn: &Connection) -> Result<Vec<Ring>, StoreError> {
-    let mut kinds = Vec::new();
-    for kind in KINDS {
-        let stats = sql::kind_stats(conn, kind)?;
-        let (oldest_ts, newest_ts) =
-            (rows::ts_of(conn, kind, stats.oldest_id)?, rows::ts_of(conn, kind, stats.newest_id)?);
-        kinds.push(Ring { stats, oldest_ts, newest_ts });
-    }
-    Ok(kinds)
-}
 
 #[derive(Debug, Serialize)]
 struct Status {
@@ -75,7 +50,7 @@ pub async fn status(args: StatusArgs) -> Result<(), CommandError> {
 
 fn read(conn: &Connection, path: &Path, server: Option<Running>) -> Result<Status, CommandError> {
     let _snapshot = Snapshot::begin(conn)?;
-    let kinds = rings(conn)?;
+    let kinds = rows::rings(conn)?;
     let (db_bytes, wal_bytes) = crate::store::file_bytes(path);
     Ok(Status {
         server,

@@ -173,7 +173,7 @@ async fn status(store: &Store) -> Result<Value, QueryError> {
     let (kinds, tracked, extension, capture) = store
         .read(|conn| -> Result<_, QueryError> {
             // Each ring as `gasoline status` reads it: ids and the times of its oldest and newest entries.
-            let kinds = crate::commands::status::rings(conn)?;
+            let kinds = crate::query::rows::rings(conn)?;
             Ok((kinds, sql::tracked_tab(conn)?, sql::paired_extension(conn)?, sql::capture(conn)?))
         })
         .await?;

@@ -1,5 +1,5 @@
-//! Reading a kind's rows for the person-facing commands (`tail`, `export`) and
-//! for `configure action=export`: their filters as SQL, scans in id order, and
+//! Reading a kind's rows for the person-facing commands (`tail`, `export`, `status`) and
+//! for `configure action=export` and `status`: their filters as SQL, scans in id order, and
 //! each row as the same entry JSON `observe` answers. Reads only.
 
 use rusqlite::types::Value as SqlValue;
@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::entry::entry_json;
 use super::filter::{Where, select_list};
 use super::outcome::is_request_kind;
-use crate::kind::{COMMON_FILTERS, Kind};
+use crate::kind::{COMMON_FILTERS, KINDS, Kind};
 use crate::store::StoreError;
 
 /// What narrows the rows of a kind for a person's command. Each field is one
@@ -229,6 +229,28 @@ pub fn ts_of(conn: &Connection, kind: &Kind, id: Option<i64>) -> Result<Option<i
     let Some(id) = id else { return Ok(None) };
     let sql = format!("SELECT ts FROM {} WHERE id = ?1", kind.name);
     Ok(conn.prepare_cached(&sql)?.query_row([id], |r| r.get(0)).optional()?)
+}
+
+/// One ring as `gasoline status` and `configure action=status` report it.
+#[derive(Debug, serde::Serialize)]
+pub struct Ring {
+    #[serde(flatten)]
+    pub stats: crate::store::sql::KindStats,
+    /// `ts` of the oldest and newest entries kept (ms since the epoch).
+    pub oldest_ts: Option<i64>,
+    pub newest_ts: Option<i64>,
+}
+
+/// Every ring, in kind order: the one reading of them that `gasoline status`,
+/// `configure action=status` and the viewer's `/api/overview` share.
+pub fn rings(conn: &Connection) -> Result<Vec<Ring>, StoreError> {
+    let mut kinds = Vec::new();
+    for kind in KINDS {
+        let stats = crate::store::sql::kind_stats(conn, kind)?;
+        let (oldest_ts, newest_ts) = (ts_of(conn, kind, stats.oldest_id)?, ts_of(conn, kind, stats.newest_id)?);
+        kinds.push(Ring { stats, oldest_ts, newest_ts });
+    }
+    Ok(kinds)
 }
 
 /// A tab that reported itself or has entries.

@@ -198,7 +198,7 @@ pub(super) async fn overview(State(viewer): State<Viewer>) -> Response {
     let read = viewer
         .store
         .read(|conn| {
-            let kinds = crate::commands::status::rings(conn)?;
+            let kinds = crate::query::rows::rings(conn)?;
             Ok((kinds, rows::tabs(conn)?, sql::paired_extension(conn)?, sql::tracked_tab(conn)?))
         })
         .await;
@@ -207,7 +207,7 @@ pub(super) async fn overview(State(viewer): State<Viewer>) -> Response {
         Err(e) => return store_error(e),
     };
     let mut kinds = Vec::new();
-    for crate::commands::status::Ring { stats: s, oldest_ts, newest_ts } in stats {
+    for crate::query::rows::Ring { stats: s, oldest_ts, newest_ts } in stats {
         // What the ring lost since the first id: observe's own accounting, from cursor 0.
         let args = json!({ "what": s.kind, "after_cursor": 0, "limit": 1, "fields": ["id"] });
         let lost: Value = match observe(&viewer, args.as_object().cloned().unwrap_or_default()).await {
