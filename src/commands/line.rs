@@ -7,7 +7,7 @@ use chrono::{DateTime, Local};
 use serde_json::Value;
 
 use crate::kind::{Kind, NETWORK_BODIES, NETWORK_WATERFALL};
-use crate::query::outcome::Outcome;
+use crate::query::outcome::{self, Outcome};
 use crate::query::rows::Entry;
 
 /// How bad an entry is, which picks its colour.
@@ -93,6 +93,11 @@ fn request_severity(kind: &Kind, v: &Value) -> Severity {
     }
 }
 
+/// A request's HTTP status, from the field its kind's status is read from (`query::outcome`).
+fn status_of(kind: &Kind, v: &Value) -> Option<i64> {
+    outcome::status_field(kind).and_then(|field| v.get(field)).and_then(Value::as_i64)
+}
+
 /// A request's duration as a person reads it: whole milliseconds, or, for a
 /// figure no real request takes (a page may send any number), a short exponent
 /// instead of 300 digits. A negative one is unknown, as the HAR export counts it: not shown.
@@ -121,7 +126,7 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
             (label, level.clone(), level_severity(&level), text)
         }
         "network_bodies" => {
-            let status = v.get("status").and_then(Value::as_i64);
+            let status = status_of(&NETWORK_BODIES, v);
             let error = v.get("error").and_then(Value::as_str);
             let shown = status.map_or_else(|| "---".into(), |s| s.to_string());
             let mut text = format!("{} {} {shown}{}", str_of(v, "method"), str_of(v, "url"), duration(v));
@@ -132,7 +137,7 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
             ("body", level_word(severity), severity, text)
         }
         "network_waterfall" => {
-            let status = v.get("responseStatus").and_then(Value::as_i64);
+            let status = status_of(&NETWORK_WATERFALL, v);
             let shown = status.map_or_else(|| "-".into(), |s| s.to_string());
             let initiator = str_of(v, "initiatorType");
             // The method where the page or the browser knew it (null for a resource timing alone).
