@@ -17,8 +17,8 @@
   const SPECIFIER = /%([%_Oocsdfi])|\x1B\[[\d;]*m/g;
   const HINT = /[%\x1B]/;
 
-  /** `value` under %s: primitives as String() would show them, anything else as a logged argument. */
-  function asString(value) {
+  /** `value` under %s: primitives as String() would show them, anything else as a logged argument (`shown`). */
+  function asString(value, shown = formatArg) {
     switch (typeof value) {
       case "string":
         return value;
@@ -31,15 +31,17 @@
       case "symbol":
         return value.toString();
     }
-    return value === null ? "null" : formatArg(value);
+    return value === null ? "null" : shown(value);
   }
 
   /**
    * `fmt` with its specifiers replaced by `args` from index `from`:
-   * {text, next} where `next` is the first argument not taken.
+   * {text, next} where `next` is the first argument not taken. `stacked`: as for formatMessage
+   * (React 19 logs what a component threw as `console.error("%o\n\n%s", error, …)`).
    */
-  function applyFormat(fmt, args, from) {
+  function applyFormat(fmt, args, from, stacked) {
     if (!HINT.test(fmt)) return { text: fmt, next: from };
+    const shown = stacked === undefined ? formatArg : (value) => formatArgBeside(value, stacked);
     let i = from;
     let out = "";
     let last = 0;
@@ -60,7 +62,7 @@
       const value = args[i++];
       switch (spec) {
         case "s":
-          out += asString(value);
+          out += asString(value, shown);
           break;
         case "d":
         case "i":
@@ -71,7 +73,7 @@
           break;
         case "o":
         case "O":
-          out += typeof value === "string" ? stringify(value) : formatArg(value);
+          out += typeof value === "string" ? stringify(value) : shown(value);
           break;
         // "c" (CSS) and "_" (hidden) take their argument and show nothing
       }
@@ -88,7 +90,7 @@
     const parts = [];
     let i = 0;
     if (args.length && typeof args[0] === "string") {
-      const first = applyFormat(args[0], args, 1);
+      const first = applyFormat(args[0], args, 1, stacked);
       parts.push(first.text);
       i = first.next;
     }

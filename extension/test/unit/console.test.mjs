@@ -243,6 +243,11 @@ test("a logged Error's stack is the entry's stack, once: the message names it by
   assert.equal(alone.stack, e.stack);
   assert.equal(withCause.message, "checkout failed: Error: outer\nCaused by: RangeError: inner (retrying)");
   assert.match(withCause.stack, /^Error: outer\n {4}at [^]*\nCaused by: RangeError: inner\n {4}at /);
+  // Through a format specifier too, as React 19 logs what a component threw.
+  c.error("%o\n\n%s\n\n%s\n", e, "The above error occurred in the <PriceTag> component.", "React will try to recreate this component tree");
+  const [react] = built();
+  assert.equal(react.message, "TypeError: boom\n\nThe above error occurred in the <PriceTag> component.\n\nReact will try to recreate this component tree\n");
+  assert.equal(react.stack, e.stack);
   // Only the first Error's stack is the entry's: the second keeps its own in the message.
   assert.match(two.message, /^two Error: first Error: second\n {4}at /);
   assert.match(two.stack, /^Error: first\n {4}at /);
