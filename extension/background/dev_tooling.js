@@ -7,6 +7,11 @@
 //   opens the editor through `/__open-in-editor`.
 // - Parcel's error overlay asks its dev server for each error's code frame
 //   (`POST /__parcel_code_frame`).
+// - Storybook's manager (the UI around the story's frame): its own scripts
+//   (`/sb-manager/`, `/sb-addons/`, `/sb-common-assets/`) and what they log, and
+//   the channel it and the story's frame keep with its dev server
+//   (`/storybook-server-channel`, most of a session's socket messages). The
+//   story's frame (`iframe.html`) is the app's, and stays.
 // - Next.js (15.4 and later) sends every console call of the page a second time,
 //   to print it in the dev server's terminal, as a `browser-logs` message on its
 //   HMR socket (`/_next/hmr`, `/_next/webpack-hmr`): Gasoline has those calls as
@@ -24,7 +29,16 @@
 // The rest of the HMR conversation (building, built, updates) stays: it tells
 // when the code under the page changed.
 
-const TOOLING_PATHS = ["/__nextjs_", "/__open-in-editor", "/__nuxt_devtools__/", "/__parcel_code_frame"];
+const TOOLING_PATHS = [
+  "/__nextjs_",
+  "/__open-in-editor",
+  "/__nuxt_devtools__/",
+  "/__parcel_code_frame",
+  "/storybook-server-channel",
+  "/sb-manager/",
+  "/sb-addons/",
+  "/sb-common-assets/",
+];
 const TOOLING_MODULES = ["/@id/virtual:vue-devtools-path:", "/@id/virtual:vue-inspector-path:"]; // under any base
 /** The HMR sockets on which a dev client echoes what Gasoline has as `logs`, and how the echo begins. */
 const ECHOES = [
@@ -47,7 +61,7 @@ function pathOf(url) {
 /** Whether `url` is one of the dev tools' own (above). */
 function isToolingUrl(url) {
   // Checked as text first: most URLs hold none of them, and this runs for every request.
-  if (typeof url !== "string" || !(url.includes("/__") || url.includes("virtual:vue-"))) return false;
+  if (typeof url !== "string" || !(url.includes("/__") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-"))) return false;
   const path = pathOf(url);
   return TOOLING_PATHS.some((prefix) => path.startsWith(prefix)) || TOOLING_MODULES.some((part) => path.includes(part));
 }
@@ -55,7 +69,9 @@ function isToolingUrl(url) {
 /** Whether `entry` of `kind` is the dev server's own traffic (above), to be left out. */
 export function isDevTooling(kind, entry) {
   if (kind === "network_waterfall" || kind === "network_bodies") return isToolingUrl(entry.url);
+  if (kind === "logs") return isToolingUrl(entry.location); // logged by a dev tool's own script
   if (kind === "websocket_events") {
+    if (isToolingUrl(entry.url)) return true; // a dev tool's own socket, every event of it
     if (entry.event !== "message" || typeof entry.data !== "string") return false;
     if (entry.data.startsWith(CUSTOM_EVENT)) {
       const event = entry.data.slice(CUSTOM_EVENT.length);

@@ -99,3 +99,35 @@ test("Parcel's overlay's code frames and Rsbuild's copy of each uncaught error a
   assert.equal(isDevTooling("websocket_events", frame("ws://localhost:3000/_next/hmr", echo)), false);
   assert.equal(isDevTooling("websocket_events", frame(rsbuild, LOGS)), false);
 });
+
+test("Storybook's manager and its channel are left out; the story's frame stays", () => {
+  const channel = "ws://127.0.0.1:6006/storybook-server-channel?token=[redacted]&page=preview";
+  for (const e of [
+    { event: "open", url: channel },
+    frame(channel, '{"key":"storybook-channel","event":{"type":"storyRenderPhaseChanged"}}', { direction: "incoming" }),
+    frame(channel, '{"type":"ping"}'),
+  ]) {
+    assert.equal(isDevTooling("websocket_events", e), true, JSON.stringify(e));
+  }
+  assert.equal(isDevTooling("network_waterfall", row("ws://127.0.0.1:6006/storybook-server-channel?token=x&page=manager")), true);
+  for (const url of [
+    "http://127.0.0.1:6006/sb-manager/globals-runtime.js",
+    "http://127.0.0.1:6006/sb-addons/storybook-core-server-presets-0/common-manager-bundle.js",
+    "http://127.0.0.1:6006/sb-common-assets/fonts.css",
+  ]) {
+    assert.equal(isDevTooling("network_waterfall", row(url)), true, url);
+  }
+  const manager = { level: "warn", message: "The 'ariaLabel' prop on 'PopoverProvider' will become mandatory", location: "http://127.0.0.1:6006/sb-manager/globals-runtime.js:123:57" };
+  assert.equal(isDevTooling("logs", manager), true);
+  // The story's own frame, modules and logs stay.
+  for (const url of [
+    "http://127.0.0.1:6006/iframe.html?id=shop-checkoutbutton--broken-discount&viewMode=story",
+    "http://127.0.0.1:6006/src/stories/CheckoutButton.tsx",
+    "http://127.0.0.1:6006/api/sb-data",
+  ]) {
+    assert.equal(isDevTooling("network_waterfall", row(url)), false, url);
+  }
+  assert.equal(isDevTooling("logs", { level: "error", message: "x", location: "http://127.0.0.1:6006/src/stories/cartApi.ts:17:13" }), false);
+  assert.equal(isDevTooling("logs", { level: "log", message: "no location" }), false);
+  assert.equal(isDevTooling("websocket_events", frame("ws://127.0.0.1:6006/?token=abc", '{"type":"update","updates":[]}', { direction: "incoming" })), false);
+});
