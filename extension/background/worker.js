@@ -386,12 +386,12 @@ function fromPage(kind, entry, tabId, frame, from) {
     if (kind === "tabs" || kind === "vitals" || isDevToolingFrame(frame.url)) return undefined;
     entry.frameId = frame.id;
     const found = Array.isArray(entry.redacted) ? entry.redacted : [];
-    entry.frameUrl = redact.redactUrl(frame.url, policy, found, "frameUrl");
+    entry.frameUrl = redact.redactUrl(frame.now, policy, found, "frameUrl");
     if (found.length) entry.redacted = found;
   }
   if (kind === "actions") formPosts.submitted(tabId, frame.id, entry);
   if (kind === "network_waterfall" || kind === "network_bodies") {
-    if (typeof entry.url === "string") entry.url = absolute(entry.url, frame.url);
+    if (typeof entry.url === "string") entry.url = absolute(entry.url, frame.now);
     if (kind === "network_waterfall") formPosts.documentRow(tabId, frame.id, entry);
     if (settings.capture[kind] === false) return undefined;
     if (kind === "network_waterfall" && isFrameTiming(entry) && inScope(entry.url)) return undefined;
@@ -400,6 +400,22 @@ function fromPage(kind, entry, tabId, frame, from) {
     if (entry === undefined) return undefined;
   }
   return accept(kind, entry, tabId, from);
+}
+
+/**
+ * The frame's URL as its relay read it when it sent (`href`), where it is of the origin Chrome
+ * names for the sender: Chrome's `sender.url` stays the document's first URL, so a frame that
+ * routes with pushState (Storybook's story frame going from one story to the next) would be named
+ * by the page it has left. Chrome's URL otherwise.
+ */
+function frameUrlNow(href, given) {
+  if (typeof href !== "string" || href === given) return given;
+  try {
+    const now = new URL(href);
+    return now.origin !== "null" && now.origin === new URL(given).origin ? now.href : given;
+  } catch {
+    return given;
+  }
 }
 
 /**
@@ -433,7 +449,8 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     // a page that gets no answer sends again, and what it had already got stored is skipped by
     // its mark (or, sent straight to the server, makes the same batch under the same key).
     const page = typeof message.page === "string" ? message.page : undefined;
-    const frame = { id: Number.isInteger(sender.frameId) ? sender.frameId : 0, url: String(sender.url || "") };
+    const url = String(sender.url || "");
+    const frame = { id: Number.isInteger(sender.frameId) ? sender.frameId : 0, url, now: frameUrlNow(message.href, url) };
     Promise.all([ready, pageMarks.load(), network.ready, countsLoaded]).then(async () => {
       if (!inScope(origin)) return reply({ stored: true, stop: true });
       // A frame of a page outside the scope (a site embedding http://localhost:3000) gives nothing

@@ -118,7 +118,7 @@
     const rest = waiting.filter((e) => e.id > sent);
     for (let i = 0; i < rest.length; i += MAX_EVENTS) {
       try {
-        chrome.runtime.sendMessage({ type: "events", page, events: rest.slice(i, i + MAX_EVENTS) }).catch(() => {});
+        chrome.runtime.sendMessage({ type: "events", page, href: location.href, events: rest.slice(i, i + MAX_EVENTS) }).catch(() => {});
       } catch {
         return;
       }
@@ -176,7 +176,7 @@
     };
     const timer = setTimeout(() => finish(false), REPLY_TIMEOUT_MS);
     try {
-      chrome.runtime.sendMessage({ type: "events", page, events: batch }).then(
+      chrome.runtime.sendMessage({ type: "events", page, href: location.href, events: batch }).then(
         (answer) => {
           reply = answer;
           finish(Boolean(answer && answer.stored === true));

@@ -18,6 +18,7 @@ import { WebSocketServer } from "ws";
 import { consolePage } from "./console.mjs";
 import { figuresPage } from "./figures.mjs";
 import { formsPage, formsRoute } from "./forms.mjs";
+import { routedFramePage, routedFrameRoute } from "./routed_frame.mjs";
 import {
   all,
   assertDeclared,
@@ -149,6 +150,8 @@ function startFixture() {
       // EventSource, beacon and CSP fixture (sources.mjs)
     } else if (formsRoute(req, res, url)) {
       // forms a server renders, and a single-page app's (forms.mjs)
+    } else if (routedFrameRoute(req, res, url)) {
+      // a frame that routes with pushState (routed_frame.mjs)
     } else {
       res.writeHead(404);
       res.end();
@@ -498,6 +501,9 @@ try {
 
   // ---- forms: a POST's answer, post-redirect-get, a form the page keeps ----
   await formsPage({ context, client, all, waitFor, log, origin: fixture.origin });
+
+  // ---- a frame that routes with pushState, as Storybook's story frame ----
+  await routedFramePage({ context, client, all, waitFor, log, origin: fixture.origin });
 
   // ---- console output as DevTools shows it: formats, call-time arguments, table/count/time/group, causes ----
   await consolePage({ context, client, all, waitFor, log, origin: fixture.origin, db });
