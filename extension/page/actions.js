@@ -110,13 +110,14 @@
       const by = e.submitter && e.submitter.nodeType === 1 ? e.submitter : null;
       const own = (name) => by !== null && by.hasAttribute(name);
       const where = String((own("formtarget") ? by.formTarget : formProperty(form, "target")) || "");
-      action("submit", describe(form), {
+      const fields = {
         action: String((own("formaction") && by.formAction) || formProperty(form, "action") || location.href),
         method: String((own("formmethod") ? by.formMethod : formProperty(form, "method")) || "get").toUpperCase(),
         ...(where && where !== "_self" ? { target: where } : undefined),
-        // A page that handles the submit itself (a single-page app's form) prevents the browser's
-        // navigation; its handlers have run by the time the entry is built.
-      }, e, () => (e.defaultPrevented ? { defaultPrevented: true } : undefined));
+      };
+      // A page that handles the submit itself (a single-page app's form) prevents the browser's
+      // navigation; its handlers have run by the time the entry is built.
+      action("submit", describe(form), fields, e, () => (e.defaultPrevented ? { defaultPrevented: true } : undefined));
     });
     on("keydown", (e) => {
       if (e.key === "Enter" || e.key === "Escape" || e.key === "Tab") action("keydown", describe(target(e)), { key: e.key }, e);
