@@ -30,7 +30,9 @@
 // entry).
 //
 // Pure: the clock, timers, storage and the POST are injected.
-export const RETRYABLE = (status) => status === 0 || status === 408 || status === 429 || status >= 500;
+// A 403 is the server refusing this extension (it is paired with another, or another program holds
+// the port): the person is told how to re-pair, and nothing made meanwhile is lost.
+export const RETRYABLE = (status) => status === 0 || status === 403 || status === 408 || status === 429 || status >= 500;
 // q:<seq> → { k: kind, t: tab, j: the entry's JSON }. The JSON text is what is
 // stored and sent: storage does not keep an object's key order, and a batch
 // sent again must be the same bytes under the same key.
