@@ -32,6 +32,8 @@ let kindFilters = {};
 let levels = [];
 let lastCursors = null;
 let generation = 0;
+/** What the clear just done said, kept by the show() that follows it. */
+let clearedNotice = "";
 
 function readState() {
   const path = location.pathname.replace(/\/+$/, "") || "/overview";
@@ -82,6 +84,8 @@ const ctx = {
     openDetail(kind, row);
   },
   selected: (kind, row) => writeState({ sel: `${kind}:${row.id}` }),
+  /** Whether entries were cleared (by this page, or before it was opened: the overview's `cleared`). */
+  cleared: false,
   tabs: (tabs) => fillTabs(tabs),
   /** Whether anything narrows the view: the filter box, the tab, the level or the time. */
   filtered: () => {
@@ -93,7 +97,8 @@ const ctx = {
 async function openDetail(kind, row) {
   try {
     let entry = row;
-    if (!row || (row.url === undefined && row.message === undefined && row.type === undefined)) {
+    // Read alone: a row not held (a link's), or one cut to fit the page of rows it came in.
+    if (!row || row._clipped === true || (row.url === undefined && row.message === undefined && row.type === undefined)) {
       entry = (await api.row(kind, row.id)).entries[0];
     }
     await detail.show(pane, kind, entry, closeDetail);
@@ -161,7 +166,7 @@ async function show() {
   fillLevel(s.level);
   fillSince(s.since);
   parsed = filter.parse(s.q, { levels, kinds: Object.keys(kindFilters), view: s.name });
-  notice(parsed.errors.join("; "));
+  notice([clearedNotice, ...parsed.errors].filter(Boolean).join("; "));
   for (const a of document.querySelectorAll("nav a")) {
     if (a.dataset.view === s.name) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -273,8 +278,12 @@ $("confirm-yes").addEventListener("click", async () => {
   $("confirm").close();
   try {
     const r = await api.clearAll();
-    notice(`Cleared ${r.cleared} entries.`);
-    show();
+    // Said until the person moves on: the view shown again at once keeps it.
+    ctx.cleared = true;
+    clearedNotice = `Cleared ${Number(r.cleared).toLocaleString()} entries.`;
+    const shown = show();
+    clearedNotice = "";
+    await shown;
   } catch (e) {
     notice(`Could not clear: ${e.message}`);
   }
@@ -310,6 +319,7 @@ async function boot() {
     fillLevels(levels);
     fillTabs(o.tabs);
     trackedTab = o.tracked_tab_id ?? null;
+    ctx.cleared = o.kinds.some((k) => k.cleared > 0);
   } catch (e) {
     notice(e.message);
   }

@@ -4,7 +4,7 @@
 // they are open: grouping reads every error the ring holds, which following a
 // fast stream must not pay for once a second.
 import * as api from "./api.js";
-import { clock, cut, el, replace, when } from "./dom.js";
+import { cut, el, line, replace, timeCell, when } from "./dom.js";
 import { Feed } from "./live.js";
 import { TableView } from "./vlist.js";
 
@@ -39,15 +39,15 @@ export function consoleView(ctx) {
     rowClass: (r) => `lvl-${r.level}`,
     before: [groups],
     columns: [
-      { title: "time", width: "8.5em", cell: (r) => el("time", { datetime: new Date(r.ts).toISOString(), text: clock(r.ts) }) },
+      { title: "time", width: "8.5em", cell: (r) => timeCell(r.ts) },
       { title: "level", width: "4.5em", cell: (r) => el(`span.level.lvl-${r.level}`, { text: r.level }) },
       {
         title: "message",
         width: "minmax(10em, 1fr)",
         cls: "msg",
-        cell: (r) => [r._count > 1 ? el("span.repeat", { "data-count": r._count, text: `${r._count}` }) : null, el("span.text", { text: cut(r.message, 500) })],
+        cell: (r) => [r._count > 1 ? el("span.repeat", { "data-count": r._count, text: `${r._count}` }) : null, el("span.text", { text: line(r.message, 500) })],
       },
-      { title: "source", width: "14em", cls: "dim", cell: (r) => el("span.text", { text: cut(r.location || r.source || "", 120) }) },
+      { title: "source", width: "14em", cls: "dim", cell: (r) => el("span.text", { text: line(r.location || r.source || "", 120) }) },
       { title: "tab", width: "3.5em", cls: "num", cell: (r) => String(r.tabId ?? "") },
     ],
   });

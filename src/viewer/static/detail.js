@@ -9,19 +9,60 @@ function section(title, ...body) {
   return el("section.dsec", {}, el("h3", { text: title }), ...body);
 }
 
-function kv(pairs) {
-  const rows = pairs.filter(([, v]) => v !== undefined && v !== null && v !== "");
+/**
+ * A two-column table of [key, value]; a value that is a node goes in as it is, anything else as
+ * text (JSON for what is not a string). Empty values are left out, unless `all` (a header's).
+ */
+function kv(pairs, all = false) {
+  const rows = pairs.filter(([, v]) => all || (v !== undefined && v !== null && v !== ""));
   return el(
     "table.kv",
     {},
-    el("tbody", {}, rows.map(([k, v]) => el("tr", {}, el("th", { scope: "row", text: k }), el("td", {}, v instanceof Node ? v : longText(String(v), "text"))))),
+    el("tbody", {}, rows.map(([k, v]) => el("tr", {}, el("th", { scope: "row", text: String(k) }), el("td", {}, v instanceof Node ? v : longText(v, "text"))))),
   );
 }
 
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * Headers as stored: an object of name → value, or an array of {name, value}. Any other shape a
+ * page sent is shown as far as it goes: an item that is no {name} by its index, as JSON; a value
+ * that is neither, as text.
+ */
 function headers(h) {
-  if (!h || typeof h !== "object") return el("p.dim", { text: "none captured" });
-  const pairs = Array.isArray(h) ? h.map((x) => [x.name, x.value]) : Object.entries(h);
-  return kv(pairs.map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+  if (h === undefined || h === null) return el("p.dim", { text: "none captured" });
+  if (typeof h !== "object") return el("pre.body", {}, longText(String(h), "text"));
+  const pairs = Array.isArray(h) ? h.map((x, i) => (isObject(x) && x.name !== undefined ? [x.name, x.value] : [`[${i}]`, x])) : Object.entries(h);
+  return kv(
+    pairs.map(([k, v]) => [k, typeof v === "string" ? v : v === undefined ? "" : JSON.stringify(v)]),
+    true,
+  );
+}
+
+/**
+ * The viewer's own keys on a row it holds: `_kind` (vlist.js, the ring a row came from) and a
+ * console group's `_count` and `_lastTs` (console.js). Only these are left out of "Every stored
+ * field": a page's own `_id` or `__typename`, and the server's `_clipped`, are shown.
+ */
+const OWN_KEYS = ["_kind", "_count", "_lastTs"];
+
+function stored(e) {
+  const out = {};
+  for (const [k, v] of Object.entries(e)) if (!OWN_KEYS.includes(k)) out[k] = v;
+  return out;
+}
+
+/**
+ * What says an entry was cut to fit one read (the server marks it `_clipped`: it was larger than
+ * observe's largest answer, and its longest fields end in "…"), and how to get it whole.
+ */
+function clipped(e, kind) {
+  if (!e || e._clipped !== true) return null;
+  const omitted = typeof e._omitted_fields === "number" && e._omitted_fields > 0 ? `; ${e._omitted_fields} of its fields are left out` : "";
+  return el("p.clipped", {
+    role: "note",
+    text: `Cut: this entry is larger than the viewer reads at once (observe's largest answer, 100,000 tokens), so what is shown of it ends in "…"${omitted}. The database holds it whole: gasoline export --jsonl FILE ${kind} writes every ${kind} entry whole.`,
+  });
 }
 
 /** A body: JSON pretty-printed when it parses, else as captured. */
@@ -47,11 +88,19 @@ export async function show(pane, kind, e, onClose) {
   replace(pane, el("div.dhead", {}, el("h2", { id: "detail-title", text: title }), close), content);
   pane.hidden = false;
   pane.setAttribute("aria-labelledby", "detail-title");
-  const parts = [];
-  if (kind === "network_waterfall") parts.push(...(await request(e)));
-  else if (kind === "network_bodies") parts.push(...bodies(e));
-  else if (kind === "logs" || kind === "extension_logs") parts.push(...log(e));
-  parts.push(section("Every stored field", tree(e)));
+  const parts = [clipped(e, kind)];
+  // Stored data may be of any shape: a part that cannot be shown says so, and the rest is shown.
+  const part = async (name, make) => {
+    try {
+      parts.push(...(await make()));
+    } catch (err) {
+      parts.push(section(name, el("p.error", { text: `could not be shown: ${err.message}` })));
+    }
+  };
+  if (kind === "network_waterfall") await part("Request", () => request(e));
+  else if (kind === "network_bodies") await part("Captured request", () => bodies(e));
+  else if (kind === "logs" || kind === "extension_logs") await part("Message", () => log(e));
+  parts.push(section("Every stored field", tree(stored(e))));
   replace(content, parts);
 }
 
@@ -92,6 +141,7 @@ function stack(text) {
 
 function bodies(b) {
   return [
+    clipped(b, "network_bodies"),
     section("Captured request", kv([["method", b.method], ["url", b.url], ["status", b.status], ["duration", ms(b.duration)], ["error", b.error]])),
     section("Request headers", headers(b.requestHeaders)),
     section("Request body", body(b.requestBody)),
@@ -148,7 +198,13 @@ async function request(r) {
     out.push(
       section(
         `Redirects (${r.redirects.length})`,
-        el("ol.hops", {}, r.redirects.map((h) => el("li", {}, typeof h === "object" ? `${h.status ?? h.statusCode ?? ""} ${h.url ?? h.from ?? ""} → ${h.to ?? h.redirectUrl ?? ""}`.trim() : String(h)))),
+        el(
+          "ol.hops",
+          {},
+          r.redirects.map((h) =>
+            el("li", {}, isObject(h) ? `${h.status ?? h.statusCode ?? ""} ${h.url ?? h.from ?? ""} → ${h.to ?? h.redirectUrl ?? ""}`.trim() : JSON.stringify(h)),
+          ),
+        ),
       ),
     );
   }
@@ -159,7 +215,9 @@ async function request(r) {
     const match =
       same.find((b) => r.requestId !== undefined && b.requestId === r.requestId) ||
       same.sort((a, b) => Math.abs(a.ts - r.ts) - Math.abs(b.ts - r.ts))[0];
-    if (match) out.push(...bodies(match));
+    // A body cut to fit the page of rows it came in is read again alone, with the whole budget.
+    const whole = match && match._clipped === true ? (await api.row("network_bodies", match.id)).entries[0] || match : match;
+    if (whole) out.push(...bodies(whole));
     else out.push(section("Headers and bodies", el("p.dim", { text: "not captured for this request (only fetch, XHR and beacons carry them)" })));
   } catch (err) {
     out.push(section("Headers and bodies", el("p.error", { text: err.message })));

@@ -136,18 +136,49 @@ export function cut(text, n = 400) {
   return s.length > n ? `${s.slice(0, n)}… (+${s.length - n} chars)` : s;
 }
 
-/** A time of day with milliseconds, local time. */
+/** Every way a text can break a line (CR LF, LF, CR, VT, FF, NEL, the line and paragraph separators). */
+const BREAKS = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/g;
+
+/**
+ * Text for one line of a list, shortened as `cut` does: each line break a visible ⏎, so that a
+ * multi-line message (React's "unique key" warning and its component stack) stays in its row
+ * rather than running over the rows under it. The detail pane shows it whole.
+ */
+export function line(text, n = 400) {
+  return cut(text, n).replace(BREAKS, "⏎");
+}
+
+/** The Date of an epoch-ms `ts`, or null when it is no number or no date can hold it (past ±8.64e15). */
+function dateOf(ts) {
+  if (typeof ts !== "number" || !Number.isFinite(ts)) return null;
+  const d = new Date(ts);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** A time of day with milliseconds, local time; "invalid time" for a stored number no date can hold. */
 export function clock(ts) {
   if (typeof ts !== "number") return "";
-  const d = new Date(ts);
+  const d = dateOf(ts);
+  if (!d) return "invalid time";
   const p = (n, w = 2) => String(n).padStart(w, "0");
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
 }
 
-/** A date and time, local. */
+/** A date and time, local; for a number no date can hold, that number. */
 export function when(ts) {
   if (typeof ts !== "number") return "never";
-  return `${new Date(ts).toLocaleDateString()} ${clock(ts)}`;
+  const d = dateOf(ts);
+  return d ? `${d.toLocaleDateString()} ${clock(ts)}` : `invalid time (${ts})`;
+}
+
+/**
+ * The time cell of a list: a <time> with the clock time, its ISO form in `datetime` and the
+ * stored number in the tooltip; a number no date can hold says "invalid time" in its own row
+ * alone (a throw here would blank the whole list).
+ */
+export function timeCell(ts) {
+  const d = dateOf(ts);
+  return el("time", { datetime: d ? d.toISOString() : undefined, title: d ? undefined : `stored time: ${ts}`, text: clock(ts) });
 }
 
 /** A size as DevTools writes it: kB and MB of 1000 (26900 → "26.9 kB"), whole from 100 up. */
@@ -171,7 +202,7 @@ export function ms(n) {
  */
 export function tree(value, name, depth = 0) {
   if (value !== null && typeof value === "object") {
-    const entries = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value).filter(([k]) => !k.startsWith("_"));
+    const entries = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
     const open = depth < 1;
     const label = Array.isArray(value) ? `Array(${entries.length})` : `{${entries.length}}`;
     return el(
@@ -191,8 +222,9 @@ export function tree(value, name, depth = 0) {
 }
 
 /** A string shown in chunks of 64 KB: a 1 MB line does not freeze the page. */
-export function longText(text, cls = "", tag = "span") {
+export function longText(value, cls = "", tag = "span") {
   const CHUNK = 64 * 1024;
+  const text = typeof value === "string" ? value : value === undefined || value === null ? "" : (JSON.stringify(value) ?? String(value));
   const node = el(`${tag}.${cls || "text"}`.replace(/\.$/, ""), { text: text.slice(0, CHUNK) });
   if (text.length <= CHUNK) return node;
   let done = CHUNK;

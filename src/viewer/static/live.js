@@ -48,6 +48,10 @@ export class Feed {
     this.again = false;
     this.dropped = 0;
     this.older = false;
+    // Set while the person reads older rows (scrolled up, or sorted): a read that would drop
+    // held rows waits, and `unread` says how many ids past the cursor wait with it.
+    this.hold = false;
+    this.unread = 0;
   }
 
   /** Fetches up to `n` rows older than the oldest held; resolves to how many came. */
@@ -87,10 +91,19 @@ export class Feed {
       let added = [];
       do {
         this.again = false;
+        // Holding, what would not fit in the window is not read: reading it would drop the rows
+        // the person reads (the oldest held) or jump past them. Ids past the cursor are an upper
+        // bound of the rows waiting (a filter may match fewer); ids are the cursor.
+        const waiting = this.cursor !== null && this.target !== undefined ? Math.max(0, this.target - this.cursor) : 0;
+        if (this.hold && waiting > 0 && this.rows.length + waiting > this.max) {
+          this.unread = waiting;
+          break;
+        }
+        this.unread = 0;
         // More new rows than a first read: a person cannot read them as they come, so the
         // page shows the newest and leaves the rest to "Load older" (the ids are contiguous
         // from there, so nothing is lost or shown twice).
-        const behind = this.cursor !== null && this.target !== undefined && this.target - this.cursor > this.first;
+        const behind = !this.hold && this.cursor !== null && this.target !== undefined && this.target - this.cursor > this.first;
         if (this.cursor === null || behind) {
           const { entries, cursor, older } = await api.after(this.what, this.args, null, this.first);
           const known = this.rows.length ? this.rows[this.rows.length - 1].id : -1;

@@ -1,10 +1,10 @@
 // Network: the table DevTools shows (name, method, status, type, size, time)
 // and the waterfall column, one bar per request on the axis all rows share.
-import { bytes, cut, el, ms } from "./dom.js";
+import { bytes, cut, el, line, ms } from "./dom.js";
 import { sizeOfRow } from "./filter.js";
 import { Feed } from "./live.js";
 import { TableView } from "./vlist.js";
-import { axis, bar, failed, header, WIDTH } from "./waterfall.js";
+import { axis, bar, failed, header, pageMarks, WIDTH } from "./waterfall.js";
 
 /** Percent-decoded, as DevTools shows a name (`%20` a space, `%E2%9C%93` ✓); as it was when not decodable. */
 function decoded(s) {
@@ -30,6 +30,7 @@ const typeOf = (r) => r.type || r.initiatorType || "";
 
 export function networkView(ctx) {
   let ax = axis([]);
+  let marks = [];
   const axisCell = el("div.wfhead");
   const view = new TableView(ctx, {
     label: "Network requests",
@@ -40,13 +41,18 @@ export function networkView(ctx) {
     // By start time, as a waterfall reads (a request's row arrives when it ends, a document's
     // after its load: later than rows of requests that started after it).
     display: (rows) => {
-      ax = axis(rows, WIDTH);
-      axisCell.replaceChildren(header(ax));
+      marks = pageMarks(rows);
       return rows.slice().sort((a, b) => (a.ts ?? 0) - (b.ts ?? 0) || a.id - b.id);
+    },
+    // The waterfall's axis is that of the rows drawn, so that what is in view is readable
+    // whatever the rows held span (waterfall.js: `axis`).
+    onWindow: (rows) => {
+      ax = axis(rows, WIDTH, marks);
+      axisCell.replaceChildren(header(ax));
     },
     // `sort`: what a column is sorted by (a request with no status or time sorts below every other).
     columns: [
-      { title: "name", width: "minmax(12em, 1fr)", cls: "text", sort: (r) => nameOf(r.url), cell: (r) => el("span.text", { title: cut(r.url, 2000), text: cut(nameOf(r.url), 200) }) },
+      { title: "name", width: "minmax(12em, 1fr)", cls: "text", sort: (r) => nameOf(r.url), cell: (r) => el("span.text", { title: cut(r.url, 2000), text: line(nameOf(r.url), 200) }) },
       { title: "method", width: "5.5em", sort: (r) => r.method || "", cell: (r) => r.method || "" },
       { title: "status", width: "4.5em", cls: "num", sort: (r) => r.responseStatus ?? -1, cell: (r) => (failed(r) && !r.responseStatus ? "(failed)" : String(r.responseStatus ?? "")) },
       { title: "type", width: "6.5em", sort: typeOf, cell: typeOf },

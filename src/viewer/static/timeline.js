@@ -1,6 +1,6 @@
 // Timeline: one tab's actions, navigations, errors and requests interleaved
 // in time, so "what did the user do just before this error" is one look.
-import { clock, cut, el, ms } from "./dom.js";
+import { el, line, ms, timeCell } from "./dom.js";
 import { Feed } from "./live.js";
 import { TableView } from "./vlist.js";
 import { failed } from "./waterfall.js";
@@ -24,8 +24,9 @@ function what(r) {
     case "logs":
       return r.message;
     default: {
+      // As the Network view shows it: no method made up for a request that has none (an image, a socket).
       const status = r.error || (r.responseStatus ? String(r.responseStatus) : r.failed ? "failed" : "");
-      return `${r.method || "GET"} ${r.url} ${status} ${ms(r.duration)}`;
+      return [r.method, r.url, status, ms(r.duration)].filter((x) => x !== undefined && x !== null && x !== "").join(" ");
     }
   }
 }
@@ -48,11 +49,12 @@ export function timelineView(ctx) {
     // Of the requests the page holds, the failed ones (observe has no argument for it).
     keep: problems ? (r) => r._kind !== "network_waterfall" || failed(r) : undefined,
     emptyText: "Nothing on the timeline matches.",
-    rowClass: (r) => `tl-${label(r)}`,
+    // A failed request marked as the Network view marks it.
+    rowClass: (r) => `tl-${label(r)}${r._kind === "network_waterfall" && failed(r) ? " failed" : ""}`,
     columns: [
-      { title: "time", width: "8.5em", cell: (r) => el("time", { datetime: new Date(r.ts).toISOString(), text: clock(r.ts) }) },
+      { title: "time", width: "8.5em", cell: (r) => timeCell(r.ts) },
       { title: "what", width: "7em", cell: (r) => el(`span.badge.tl-${label(r)}`, { text: label(r) }) },
-      { title: "detail", width: "minmax(10em, 1fr)", cls: "text", cell: (r) => el("span.text", { text: cut(what(r), 500) }) },
+      { title: "detail", width: "minmax(10em, 1fr)", cls: "text", cell: (r) => el("span.text", { text: line(what(r), 500) }) },
       { title: "tab", width: "3.5em", cls: "num", cell: (r) => String(r.tabId ?? "") },
     ],
   });

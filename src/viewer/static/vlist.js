@@ -13,8 +13,12 @@ export class VList {
    * (a column with `sort` can be sorted by). onOpen(row), onSelect(row): selection callbacks.
    * key(row): a row's identity. onSort(): the order was changed (`order(rows)` gives it).
    */
-  constructor({ label, columns, rowHeight = 24, onOpen, onSelect, onSort, key = (r) => r.id, rowClass = () => "" }) {
+  constructor({ label, columns, rowHeight = 24, onOpen, onSelect, onSort, onWindow, onBottom, key = (r) => r.id, rowClass = () => "" }) {
     this.columns = columns;
+    this.onBottom = onBottom;
+    // Rows the page did not read (they would not fit in its window): at most this many ids.
+    this.unread = 0;
+    this.onWindow = onWindow;
     this.rowHeight = rowHeight;
     this.onOpen = onOpen;
     this.onSelect = onSelect;
@@ -46,7 +50,14 @@ export class VList {
       this.head,
       this.sizer,
     );
-    this.marker = el("button.newmarker", { type: "button", hidden: true, onclick: () => this.toBottom() });
+    this.marker = el("button.newmarker", {
+      type: "button",
+      hidden: true,
+      onclick: () => {
+        this.toBottom();
+        if (this.onBottom) this.onBottom();
+      },
+    });
     this.empty = el("div.empty", { role: "status" });
     this.root = el("div.vlist", {}, this.scroller, this.marker, this.empty);
     this.scroller.addEventListener("scroll", () => this.onScroll());
@@ -205,11 +216,13 @@ export class VList {
     const first = Math.max(0, Math.floor(s.scrollTop / h) - 5);
     const last = Math.min(n, Math.ceil((s.scrollTop + (s.clientHeight || 600)) / h) + 5);
     this.layer.style.transform = `translateY(${first * h}px)`;
+    if (this.onWindow) this.onWindow(this.rows.slice(first, last));
     const nodes = [];
     for (let i = first; i < last; i++) nodes.push(this.rowNode(i));
     replace(this.layer, nodes);
-    this.marker.hidden = this.follow || this.unseen === 0;
-    this.marker.textContent = `${this.unseen} new ↓`;
+    // What is new: counted when read; "up to" when some were not read (a filter may match fewer).
+    this.marker.hidden = this.follow || (this.unseen === 0 && this.unread === 0);
+    this.marker.textContent = this.unread ? `up to ${(this.unseen + this.unread).toLocaleString()} new ↓` : `${this.unseen.toLocaleString()} new ↓`;
     if (this.selected >= 0) this.scroller.setAttribute("aria-activedescendant", `vrow-${this.selected}`);
     else this.scroller.removeAttribute("aria-activedescendant");
   }
@@ -252,7 +265,7 @@ const FLOOD_EVERY = 1000;
  * (`display`), narrowed by a view of its own (`keep`), refreshed from the event stream's cursors.
  */
 export class TableView {
-  constructor(ctx, { label, feeds, columns, display = (rows) => rows, keep = () => true, rowClass, emptyText = "No entries match.", before = [], noun = "entries" }) {
+  constructor(ctx, { label, feeds, columns, display = (rows) => rows, keep = () => true, rowClass, onWindow, emptyText = "No entries match.", before = [], noun = "entries" }) {
     this.ctx = ctx;
     this.feeds = feeds;
     this.display = display;
@@ -264,6 +277,8 @@ export class TableView {
       label,
       columns,
       rowClass,
+      onWindow,
+      onBottom: () => this.toNewest(),
       onSort: () => this.render(0),
       key: (r) => `${r._kind}:${r.id}`,
       onOpen: (r) => ctx.open(r._kind, r),
@@ -307,6 +322,8 @@ export class TableView {
     }
     const moved = this.feeds.filter((f) => f.cursor === null || data.cursors[f.kind] > f.cursor);
     if (!moved.length) return;
+    // Scrolled up (or sorted), the rows in view stay: what would not fit waits (live.js: `hold`).
+    for (const f of this.feeds) f.hold = !this.list.follow || !!this.list.sorting;
     // Following a flood, one read a second: a person cannot read faster, and every read
     // costs the server a query over the newest rows and the page a render. A trickle is
     // read at once.
@@ -324,7 +341,21 @@ export class TableView {
     this.lastRead = performance.now();
     const added = (await Promise.all(moved.map((f) => f.poll(data.cursors[f.kind])))).flat();
     this.lastAdded = added.length;
-    if (added.length) this.render(added.length);
+    const unread = this.feeds.reduce((n, f) => n + f.unread, 0);
+    if (added.length || unread !== this.list.unread) {
+      this.list.unread = unread;
+      this.render(added.length);
+    }
+  }
+
+  /** The "new" button: what waited is read (the newest, as when following) and shown. */
+  async toNewest() {
+    for (const f of this.feeds) f.hold = false;
+    const waited = this.feeds.filter((f) => f.unread > 0);
+    if (!waited.length) return;
+    const added = (await Promise.all(waited.map((f) => f.poll()))).flat();
+    this.list.unread = this.feeds.reduce((n, f) => n + f.unread, 0);
+    this.render(added.length);
   }
 
   /** Prepends older rows of every feed, keeping the rows in view where they are. */
@@ -369,6 +400,8 @@ export class TableView {
   emptyNow() {
     const counts = this.allCounts;
     if (!counts || this.ctx.filtered() || this.feeds.some((f) => (counts[f.kind] ?? 0) > 0)) return this.emptyText;
+    // After a clear, an empty store is what the person asked for, not a setup problem.
+    if (this.ctx.cleared) return `Cleared: no ${this.noun} captured since.`;
     if (Object.values(counts).every((n) => !n))
       return "Nothing captured yet: open your app on localhost in Chrome with the Gasoline extension installed, and what it logs and requests appears here as it happens.";
     return `No ${this.noun} captured yet.`;
