@@ -541,3 +541,12 @@ async fn observe_answers_link_to_the_viewer_that_shows_them() {
 fn the_viewer_in_real_chromium() {
     node::run_node(&["test/e2e/viewer.mjs"]);
 }
+
+/// The page fed stored data of every shape a page may send (`extension/test/e2e/viewer_shapes.mjs`):
+/// times no date can hold, multi-line messages, the page's own `_` keys, structures of the wrong
+/// shape, values longer than a line or one read, requests spread over a long time or started in
+/// 1970, a flood while the person reads older rows, failed requests on the timeline, a clear.
+#[test]
+fn the_viewer_shows_stored_data_of_every_shape() {
+    node::run_node(&["test/e2e/viewer_shapes.mjs"]);
+}

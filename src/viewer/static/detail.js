@@ -53,16 +53,27 @@ function stored(e) {
 }
 
 /**
- * What says an entry was cut to fit one read (the server marks it `_clipped`: it was larger than
- * observe's largest answer, and its longest fields end in "…"), and how to get it whole.
+ * What says an entry is not shown whole, and how much is missing: a field cut when captured (the
+ * server's --body-cap or --field-cap; `_truncated` gives each one's length as sent, in bytes), and
+ * an entry cut to fit one read (`_clipped`: it was larger than observe's largest answer; its
+ * longest fields end in "…", and `_omitted_fields` are left out).
  */
 function clipped(e, kind) {
-  if (!e || e._clipped !== true) return null;
-  const omitted = typeof e._omitted_fields === "number" && e._omitted_fields > 0 ? `; ${e._omitted_fields} of its fields are left out` : "";
-  return el("p.clipped", {
-    role: "note",
-    text: `Cut: this entry is larger than the viewer reads at once (observe's largest answer, 100,000 tokens), so what is shown of it ends in "…"${omitted}. The database holds it whole: gasoline export --jsonl FILE ${kind} writes every ${kind} entry whole.`,
-  });
+  if (!e) return null;
+  const said = [];
+  if (isObject(e._truncated)) {
+    for (const [field, was] of Object.entries(e._truncated)) {
+      const size = typeof was === "number" ? `; it was ${was.toLocaleString()} bytes` : "";
+      said.push(`${field} was cut when captured, to the server's cap (--body-cap, --field-cap)${size}.`);
+    }
+  }
+  if (e._clipped === true) {
+    const omitted = typeof e._omitted_fields === "number" && e._omitted_fields > 0 ? `; ${e._omitted_fields} of its fields are left out` : "";
+    said.push(
+      `This entry is larger than the viewer reads at once (observe's largest answer, 100,000 tokens), so it was cut to fit: what is shown of it ends in "…"${omitted}. The database holds it whole: gasoline export --jsonl FILE ${kind} writes it.`,
+    );
+  }
+  return said.length ? el("div.clipped", { role: "note" }, said.map((t) => el("p", { text: t }))) : null;
 }
 
 /** A body: JSON pretty-printed when it parses, else as captured. */
