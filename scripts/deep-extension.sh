@@ -9,7 +9,8 @@
 # the shipped one does, and attaches the debugger only to the tabs you choose,
 # only on sites in the capture scope (docs/capture.md).
 #
-#   scripts/deep-extension.sh ~/gasoline-deep    then chrome://extensions → Load unpacked → that folder
+#   scripts/deep-extension.sh ~/gasoline-deep    then chrome://extensions → remove the other copy →
+#   Load unpacked → that folder, and `gasoline pair --reset` (another folder, another extension id)
 set -euo pipefail
 out="${1:?usage: scripts/deep-extension.sh DIR (a new or empty folder)}"
 src="$(cd "$(dirname "$0")/../extension" && pwd)"
@@ -28,4 +29,5 @@ if ! grep -q '^    "debugger",$' "$out/manifest.json"; then
   echo "deep-extension: could not add the debugger permission to $out/manifest.json" >&2
   exit 1
 fi
-echo "deep build written to $out: load it in chrome://extensions (Developer mode → Load unpacked)"
+echo "deep build written to $out: in chrome://extensions remove the Gasoline you had, then Developer mode → Load unpacked → $out."
+echo "It has another extension id than a copy from another folder: run 'gasoline pair --reset' (with --db if you use one) so that the server trusts it."

@@ -42,7 +42,7 @@ async function currentTabId() {
 const SCOPE_TEXT = {
   default: (host) => `✓ ${host} is captured: a local development origin.`,
   site: (host) => `✓ ${host} is captured: you turned this site on.`,
-  paused: (host) => `Capture is paused: nothing from ${host} is recorded.`,
+  paused: (host) => `Capture is paused: nothing from ${host} is recorded (a tab's deep view ends too).`,
   server: () => "This is Gasoline's own page: it is never captured.",
   off: (host) => (host ? `${host} is not captured.` : "Not a web page: nothing here is captured."),
   // In scope, but the page was loaded before its scripts were there: captured from its next load.
@@ -55,8 +55,10 @@ const SCOPE_TEXT = {
 const NO_DEBUGGER =
   "Deep view needs Chrome's debugger permission, which Chrome grants an extension only when it is installed, " +
   "never on request. This build goes without it. For deep view, load the deep build instead: run " +
-  "scripts/deep-extension.sh DIR in the Gasoline repository, then Load unpacked that folder in chrome://extensions " +
-  "(Chrome warns that it may read and change your data on all websites; it attaches only to the tabs you choose here, on captured sites).";
+  "scripts/deep-extension.sh DIR in the Gasoline repository, remove this copy of Gasoline in chrome://extensions, " +
+  "then Load unpacked that folder (Chrome warns that it may read and change your data on all websites; it attaches " +
+  "only to the tabs you choose here, on captured sites). A copy from another folder has another id: run " +
+  "gasoline pair --reset so that the server trusts it.";
 
 /** Whether the tab's page runs Gasoline's relay and it is capturing (content/relay.js answers the ping). */
 async function pageIsLive(tab) {
@@ -70,6 +72,8 @@ async function pageIsLive(tab) {
 
 let tabId;
 let state;
+/** Why the server is not storing what this extension sends (renderStatus), or null. */
+let notStoring = null;
 
 async function renderTab() {
   if (tabId === undefined) return;
@@ -82,6 +86,11 @@ async function renderTab() {
   const live = captured ? await pageIsLive(tabId) : true;
   scopeLine.textContent = live ? SCOPE_TEXT[state.scope](host) : SCOPE_TEXT.reload(host, state.scope);
   scopeLine.className = captured && live ? "ok" : "";
+  if (captured && live && notStoring) {
+    // Captured, but held in the extension's queue (within its bound) until the server takes it.
+    scopeLine.textContent += ` Not stored yet: the server ${notStoring} (above); what this page does waits in a queue.`;
+    scopeLine.className = "error";
+  }
   // What the options switched off is not captured here either.
   const off = captured && live && Array.isArray(state.off) ? state.off : [];
   $("kinds-off").hidden = off.length === 0;
@@ -90,13 +99,16 @@ async function renderTab() {
   $("site-on").hidden = !(state.scope === "off" && state.site);
   $("site-off").hidden = !isSite;
   $("deep-label").hidden = !(state.scope === "default" || state.scope === "site");
+  $("deep-more").hidden = $("deep-label").hidden;
   $("deep").checked = state.deep === true;
   $("pause").textContent = state.paused ? "Resume capture" : "Pause capture";
   const counts = $("tab-counts");
   counts.replaceChildren();
-  // The counts are of the last captured page of the tab: a page outside the scope sent nothing.
-  if (captured) for (const kind of ALL_KINDS) if (state.counts[kind]) counts.appendChild(row([kind, state.counts[kind]]));
-  if (!counts.children.length) counts.appendChild(row([captured ? "nothing yet" : "nothing: not captured", ""]));
+  // The counts are of the last captured page of the tab: a page outside the scope sent nothing;
+  // a page captured before a pause keeps what it sent.
+  const counted = captured || state.scope === "paused";
+  if (counted) for (const kind of ALL_KINDS) if (state.counts[kind]) counts.appendChild(row([kind, state.counts[kind]]));
+  if (!counts.children.length) counts.appendChild(row([counted ? "nothing yet" : "nothing: not captured", ""]));
   renderSites($("sites"), $("no-sites"), state.sites, renderTab);
 }
 
@@ -109,15 +121,20 @@ async function renderStatus() {
     const start = port === "7890" ? "gasoline serve" : `gasoline serve --port ${port}`;
     server.textContent = `✗ ${status.serverUrl} ${h}. Your agent starts it (gasoline mcp); or run: ${start}`;
     server.className = "error";
+    notStoring = h.startsWith("unreachable") ? "is unreachable" : h;
   } else if (h.paired && h.paired !== chrome.runtime.id) {
-    // The server refuses this extension's telemetry: it trusts another one.
+    // The server refuses this extension's telemetry: it trusts another one. What is captured
+    // meanwhile waits in the extension's queue.
+    const db = h.db ? ` --db ${/^[\w@%+=:,./-]+$/.test(h.db) ? h.db : `'${String(h.db).replace(/'/g, "'\\''")}'`}` : "";
     server.textContent =
-      `✗ ${status.serverUrl} is paired with another extension (${h.paired}) and refuses this one. ` +
-      `Run: gasoline pair --reset, or start it with --extension-id ${chrome.runtime.id}`;
+      `✗ ${status.serverUrl} is paired with another extension (${h.paired}) and refuses this one; ` +
+      `what is captured waits in a queue until then. Run: gasoline pair --reset${db}, or start it with --extension-id ${chrome.runtime.id}`;
     server.className = "error";
+    notStoring = "refuses this extension";
   } else {
     server.textContent = `✓ ${status.serverUrl} — gasoline ${h.version}, database ${h.db}`;
     server.className = "ok";
+    notStoring = null;
   }
   const body = $("kinds");
   body.replaceChildren();

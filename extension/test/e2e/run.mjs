@@ -7,6 +7,7 @@
 //
 // CHROMIUM overrides the browser (default /usr/bin/chromium).
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -603,11 +604,26 @@ try {
   client = await startGasoline(port, path.join(work, "other.db"), other);
   await popup.reload();
   await popup.waitForFunction(() =>
-    /paired with another extension .*gasoline pair --reset/.test(document.getElementById("server").textContent),
+    /paired with another extension .*gasoline pair --reset --db \S*other\.db/.test(document.getElementById("server").textContent),
   );
+  // The page's own popup says that what it captures is not stored yet; what it logs meanwhile
+  // waits, and arrives once the person has re-paired as told.
+  const pagePopup = await context.newPage();
+  await pagePopup.goto(`${extensionOrigin}/popup/popup.html?tab=${tabA}`);
+  await pagePopup.waitForFunction(() => /Not stored yet: the server refuses this extension/.test(document.getElementById("page-scope").textContent));
+  await page.evaluate(() => console.log("logged while refused"));
+  await new Promise((r) => setTimeout(r, 1500)); // refused at least once
+  await stopGasoline(client, port);
+  execFileSync(process.env.GASOLINE_BIN, ["pair", "--reset", "--db", path.join(work, "other.db")]);
+  client = await startGasoline(port, path.join(work, "other.db"));
+  await waitFor("what was logged while refused, after re-pairing", async () =>
+    (await all(client, "logs", { tabId: tabA })).some((e) => e.message === "logged while refused"),
+  30000);
+  await pagePopup.waitForFunction(() => !/Not stored yet/.test(document.getElementById("page-scope").textContent));
+  await pagePopup.close();
   await stopGasoline(client, port);
   client = null;
-  log("a gasoline paired with another extension: the popup says so and how to re-pair");
+  log("a gasoline paired with another extension: the popup says so and how to re-pair; nothing logged meanwhile is lost");
   log("PASSED");
 } catch (e) {
   fail(e.stack || String(e));
