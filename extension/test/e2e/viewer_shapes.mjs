@@ -109,6 +109,11 @@ try {
     "network_waterfall",
     Array.from({ length: 8 }, (_, i) => ({ url: `${SITE}/poll/${i}`, method: "GET", initiatorType: "fetch", duration: 30, responseStatus: 200, tabId: 27, ts: T - 420_000 + i * 60_000 })),
   );
+  // Durations a page reported negative or absurdly long (tab 32).
+  await ingest(base, "network_waterfall", [
+    { url: `${SITE}/negative`, method: "GET", initiatorType: "fetch", duration: -5000, responseStatus: 200, tabId: 32, ts: T },
+    { url: `${SITE}/endless`, method: "GET", initiatorType: "fetch", duration: 1e32, responseStatus: 200, tabId: 32, ts: T + 1 },
+  ]);
   // Requests that failed, and ones with no method, on the timeline (tab 29).
   await ingest(base, "network_waterfall", [
     { url: `${SITE}/ok`, method: "GET", initiatorType: "fetch", duration: 5, responseStatus: 200, tabId: 29, ts: T },
@@ -217,6 +222,18 @@ try {
     assert.ok(labels.length >= 2, `ticks: ${JSON.stringify(labels)}`);
     for (let i = 1; i < labels.length; i++) assert.ok(labels[i].box.left >= labels[i - 1].box.right, `labels apart: ${JSON.stringify(labels.map((l) => [l.text, l.box.left, l.box.right]))}`);
     assert.ok(labels.some((l) => /min$/.test(l.text)), `ticks in minutes: ${labels.map((l) => l.text)}`);
+  });
+
+  await check("9d. the narrow time column says a duration is absurd rather than cutting its number", async (keep) => {
+    const page = keep(await open("/network?tab=32"));
+    await waitFor("two rows", async () => (await page.$$(".vlayer .vrow")).length === 2);
+    const times = await page.$$eval(".vlayer .vrow", (rows) =>
+      rows.map((r) => {
+        const c = r.querySelectorAll(".vcell")[5];
+        return [r.querySelector(".text").textContent, c.textContent, c.scrollWidth <= c.clientWidth];
+      }),
+    );
+    assert.deepEqual(times, [["negative", "invalid", true], ["endless", "> 1 day", true]]);
   });
 
   await check("7. long unbroken values wrap in the detail pane", async (keep) => {

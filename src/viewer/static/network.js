@@ -28,6 +28,17 @@ function nameOf(url) {
 
 const typeOf = (r) => r.type || r.initiatorType || "";
 
+/**
+ * The time column: a request's duration in its narrow cell; one a page reported negative or
+ * longer than a day (which the waterfall draws as unknown) says so, the stored number in its
+ * tooltip, rather than "-5000 …" or "1e+29 …".
+ */
+function took(d) {
+  if (typeof d !== "number") return "";
+  if (Number.isFinite(d) && d >= 0 && d <= 86_400_000) return ms(d);
+  return el("span", { title: `stored duration: ${d} ms`, text: d < 0 ? "invalid" : "> 1 day" });
+}
+
 export function networkView(ctx) {
   let ax = axis([]);
   let marks = [];
@@ -57,7 +68,7 @@ export function networkView(ctx) {
       { title: "status", width: "4.5em", cls: "num", sort: (r) => r.responseStatus ?? -1, cell: (r) => (failed(r) && !r.responseStatus ? "(failed)" : String(r.responseStatus ?? "")) },
       { title: "type", width: "6.5em", sort: typeOf, cell: typeOf },
       { title: "size", width: "5.5em", cls: "num", sort: sizeOfRow, cell: (r) => bytes(sizeOfRow(r)) },
-      { title: "time", width: "5.5em", cls: "num", sort: (r) => (typeof r.duration === "number" ? r.duration : -1), cell: (r) => ms(r.duration) },
+      { title: "time", width: "5.5em", cls: "num", sort: (r) => (typeof r.duration === "number" ? r.duration : -1), cell: (r) => took(r.duration) },
       { title: axisCell, width: `${WIDTH + 12}px`, cls: "wfcell", cell: (r) => bar(r, ax) },
     ],
   });
