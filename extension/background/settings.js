@@ -64,6 +64,58 @@ export function isLoopbackUrl(url) {
   }
 }
 
+/**
+ * Why `text` is not a server URL (isLoopbackUrl), said so the person can mend it; null when it is
+ * one. A missing `http://` is the likeliest slip: it is suggested, not assumed.
+ */
+export function serverUrlProblem(text) {
+  const typed = String(text || "").trim();
+  if (isLoopbackUrl(typed)) return null;
+  const example = "http://127.0.0.1:7890";
+  if (typed === "") return `Type the server's URL, e.g. ${example} (where gasoline serve listens).`;
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(typed)) {
+    const suggested = `http://${typed}`;
+    return isLoopbackUrl(suggested) ? `Did you mean ${normalizeUrl(suggested)}? The URL starts with http://.` : `Not a URL: start it with http://, e.g. ${example}.`;
+  }
+  let u;
+  try {
+    u = new URL(typed);
+  } catch {
+    return `Not a URL: e.g. ${example}.`;
+  }
+  const here = u.hostname === "127.0.0.1" || u.hostname === "localhost";
+  if (u.hostname === "[::1]") return `gasoline serve listens on 127.0.0.1 only: use http://127.0.0.1${u.port ? `:${u.port}` : ":7890"}.`;
+  if (!here) return `Captured pages go to this machine only: the URL is http://127.0.0.1 or http://localhost with a port, e.g. ${example}.`;
+  if (u.protocol === "https:") return `gasoline serve speaks plain http on this machine: use http://${u.host}.`;
+  if (u.protocol !== "http:") return `Use http://, e.g. ${example}.`;
+  if (u.username || u.password) return "No user name or password in the URL: gasoline serve asks for none.";
+  if (u.port === "" || u.port === "0") {
+    return `Name the port gasoline serve listens on (7890 unless you chose another), e.g. ${example}; port 80 cannot be told from none.`;
+  }
+  return `Nothing after the port: http://${u.host}.`;
+}
+
+/** An HTTP header's name (RFC 9110's token): anything else in the list can match no header. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Why a redaction list's entries cannot be used as typed, or null: a header name that is no
+ * header's (`Authorization:`), a key with a wildcard or pattern (`*`, `(.*)`: entries are plain
+ * words, not patterns), a one-letter key (it would redact every key holding that word).
+ */
+export function listProblem(what, entries) {
+  for (const entry of entries) {
+    if (what === "headers" && !HEADER_NAME.test(entry)) {
+      return `"${entry}" is not a header name (letters, digits and - only, no colon); nothing was saved.`;
+    }
+    if (what === "keys" && /[*?()[\]{}^$|\\]/.test(entry)) {
+      return `"${entry}": keys are plain words, not patterns (no * or regular expressions); nothing was saved.`;
+    }
+    if (what === "keys" && entry.length < 2) return `"${entry}" is too short: a one-letter key would redact every key holding that letter as a word; nothing was saved.`;
+  }
+  return null;
+}
+
 /** "a, b\nc" → ["a", "b", "c"] */
 export function splitList(text) {
   return String(text || "")

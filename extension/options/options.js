@@ -1,7 +1,7 @@
 // The options page: server URL (loopback only), capture switches per kind,
 // redaction lists, and the sites turned on with their off switches.
 import { scope } from "../background/lib.js";
-import { KINDS, withDefaults, serverUrlOf, splitList } from "../background/settings.js";
+import { KINDS, withDefaults, serverUrlOf, serverUrlProblem, listProblem, splitList } from "../background/settings.js";
 import { renderSites } from "../popup/sites.js";
 
 const { scopeWithDefaults } = scope;
@@ -32,7 +32,7 @@ $("form").addEventListener("submit", async (e) => {
   $("serverUrl").setAttribute("aria-invalid", serverUrl ? "false" : "true");
   if (!serverUrl) {
     // Captured pages go only to this machine: the server listens on loopback alone.
-    said("The server URL must be http://127.0.0.1 or http://localhost with a port and nothing after it, e.g. http://127.0.0.1:7890 (where gasoline serve listens). Nothing was saved.", "error");
+    said(`${serverUrlProblem($("serverUrl").value)} Nothing was saved.`, "error", "serverUrl");
     return;
   }
   const settings = {
@@ -41,14 +41,21 @@ $("form").addEventListener("submit", async (e) => {
     redactHeaders: splitList($("redactHeaders").value),
     redactBodyKeys: splitList($("redactBodyKeys").value),
   };
+  for (const [field, what, list] of [["redactHeaders", "headers", settings.redactHeaders], ["redactBodyKeys", "keys", settings.redactBodyKeys]]) {
+    const problem = listProblem(what, list);
+    $(field).setAttribute("aria-invalid", problem ? "true" : "false");
+    if (problem) return said(problem, "error", field);
+  }
   await chrome.storage.local.set({ settings });
+  $("serverUrl").value = serverUrl; // as stored
   said("Saved.", "ok");
 });
 
-/** The form's answer, in red when it refused. */
-function said(text, kind) {
+/** The form's answer, in red when it refused, the field it is about given the focus. */
+function said(text, kind, field) {
   $("saved").textContent = text;
   $("saved").className = kind;
+  if (field) $(field).focus();
 }
 // An answer is about what was submitted: an edit since makes it stale.
 $("form").addEventListener("input", () => said("", ""));

@@ -577,6 +577,18 @@ try {
   await options.waitForFunction(() => document.getElementById("saved").className === "error");
   assert.match(await options.textContent("#saved"), /Nothing was saved/);
   assert.equal(await options.getAttribute("#serverUrl", "aria-invalid"), "true");
+  // The likeliest slip, no http://, is answered with what to type (not the browser's bare "enter a
+  // URL"); a header name with a colon can match no header and is refused too.
+  await options.fill("#serverUrl", `127.0.0.1:${port}`);
+  await options.click("button[type=submit]");
+  await options.waitForFunction(() => document.getElementById("saved").className === "error");
+  assert.match(await options.textContent("#saved"), new RegExp(`Did you mean http://127\\.0\\.0\\.1:${port}\\?.*Nothing was saved`));
+  await options.fill("#serverUrl", `http://127.0.0.1:${port}`);
+  await options.fill("#redactHeaders", "x-other, Authorization: Bearer");
+  await options.click("button[type=submit]");
+  await options.waitForFunction(() => document.getElementById("saved").className === "error");
+  assert.match(await options.textContent("#saved"), /"Authorization:" is not a header name.*nothing was saved/);
+  assert.equal(await options.getAttribute("#redactHeaders", "aria-invalid"), "true");
   const kept = await worker.evaluate(async () => (await chrome.storage.local.get("settings")).settings);
   assert.deepEqual([kept.serverUrl, kept.redactHeaders], [`http://127.0.0.1:${port}`, ["x-tenant"]]);
   log("popup shows the server and the counts; options save, and refuse a URL with credentials");

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { wanted, same, PAGE_FILES, RELAY_FILES } from "../../background/registration.js";
-import { isLoopbackUrl, withDefaults } from "../../background/settings.js";
+import { isLoopbackUrl, listProblem, serverUrlProblem, withDefaults } from "../../background/settings.js";
 
 const require = createRequire(import.meta.url);
 
@@ -121,4 +121,30 @@ test("a change widens the scope when capture resumes or a site is added, not whe
   assert.equal(scope.widens(at([]), at([], true)), false, "paused");
   assert.equal(scope.widens(at([], true), at(["http://shop.example/*"], true)), false, "a site on while paused captures nothing yet");
   assert.equal(scope.widens(at(["http://a.example/*"]), at(["http://a.example/*"])), false, "no change");
+});
+
+test("a refused server URL says what to type instead", () => {
+  const cases = [
+    ["", /Type the server's URL/],
+    ["127.0.0.1:7890", /Did you mean http:\/\/127\.0\.0\.1:7890\?/],
+    ["localhost:9000/", /Did you mean http:\/\/localhost:9000\?/],
+    ["http://[::1]:7890", /listens on 127\.0\.0\.1 only: use http:\/\/127\.0\.0\.1:7890/],
+    ["https://127.0.0.1:7890", /plain http .*http:\/\/127\.0\.0\.1:7890/],
+    ["http://127.0.0.1:80", /Name the port/],
+    ["http://127.0.0.1", /Name the port/],
+    ["http://127.0.0.1:7890/api", /Nothing after the port: http:\/\/127\.0\.0\.1:7890/],
+    ["http://u:p@127.0.0.1:7890", /No user name or password/],
+    ["http://192.168.1.2:7890", /this machine only/],
+    ["htp:/127.0.0.1", /start it with http:\/\//],
+  ];
+  for (const [typed, says] of cases) assert.match(serverUrlProblem(typed) || "", says, typed);
+  assert.equal(serverUrlProblem("http://localhost:7890/"), null);
+});
+
+test("redaction lists refuse what can never match, or would match everything", () => {
+  assert.equal(listProblem("headers", ["x-tenant", "X-Api-Token"]), null);
+  assert.match(listProblem("headers", ["Authorization:", "Bearer"]) || "", /"Authorization:" is not a header name/);
+  assert.equal(listProblem("keys", ["tenant", "customer_ref"]), null);
+  for (const key of ["*", "(.*)", "user*"]) assert.match(listProblem("keys", [key]) || "", /plain words, not patterns/, key);
+  assert.match(listProblem("keys", ["x"]) || "", /too short/);
 });
