@@ -7,19 +7,23 @@
 //
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/viewer_shapes.mjs
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { chromium } from "playwright-core";
 
-import { browserPath, checkPrerequisites, freePort, startGasoline, waitFor } from "./harness.mjs";
+import { browserPath, checkPrerequisites, extensionDir, freePort, startGasoline, waitFor } from "./harness.mjs";
 
 checkPrerequisites((m) => {
   console.error(`viewer shapes e2e FAILED: ${m}`);
   process.exit(1);
 });
 const log = (m) => console.log(`viewer shapes e2e: ${m}`);
+// Screenshots for people to look at, beside viewer.mjs's.
+const shots = path.resolve(extensionDir, "../target/viewer");
+mkdirSync(shots, { recursive: true });
+const shot = (page, name) => page.screenshot({ path: path.join(shots, `shapes-${name}.png`) });
 
 async function ingest(base, kind, entries) {
   const r = await fetch(`${base}/events/${kind}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ entries }) });
@@ -166,6 +170,7 @@ try {
       // The first row's detail shows the message whole.
       await page.click(`.vlayer .vrow[data-id="${first.id}"]`);
       await waitFor("the whole message", async () => (await page.$$eval("#detail pre.body", (ps) => ps.map((p) => p.textContent))).includes(REACT_KEY));
+      await shot(page, `multiline-${view}`);
       await page.close();
     }
   });
@@ -214,6 +219,7 @@ try {
     const dcl = Number(await page.getAttribute(".wfaxis line.mark.dcl", "x1"));
     const load = Number(await page.getAttribute(".wfaxis line.mark.load", "x1"));
     assert.ok(dcl > 100 && load > dcl, `the page's lines at their times: ${dcl}, ${load}`);
+    await shot(page, "waterfall-1970");
     await page.close();
     // Seven minutes of requests: the labels of the ticks do not overlap, and are in minutes.
     const seven = keep(await open("/network?tab=27"));
@@ -222,6 +228,7 @@ try {
     assert.ok(labels.length >= 2, `ticks: ${JSON.stringify(labels)}`);
     for (let i = 1; i < labels.length; i++) assert.ok(labels[i].box.left >= labels[i - 1].box.right, `labels apart: ${JSON.stringify(labels.map((l) => [l.text, l.box.left, l.box.right]))}`);
     assert.ok(labels.some((l) => /min$/.test(l.text)), `ticks in minutes: ${labels.map((l) => l.text)}`);
+    await shot(seven, "waterfall-minutes");
   });
 
   await check("9d. the narrow time column says a duration is absurd rather than cutting its number", async (keep) => {
@@ -241,6 +248,7 @@ try {
     await page.click(".vlayer .vrow");
     await waitFor("the long header", async () => (await page.$$eval("#detail table.kv th", (ns) => ns.map((n) => n.textContent))).includes("x-long"));
     const size = await page.$eval("#detail", (d) => ({ scroll: d.scrollWidth, client: d.clientWidth }));
+    await shot(page, "long-values");
     assert.ok(size.scroll <= size.client + 1, `the pane as wide as it is: ${JSON.stringify(size)}`);
   });
 
@@ -254,6 +262,7 @@ try {
     const said = await page.textContent("#detail .clipped");
     assert.match(said, /gasoline export --jsonl/);
     assert.match(said, /responseBody was cut when captured.*it was 90,000 bytes/, "the cut at capture and how long it was");
+    await shot(page, "cut");
   });
 
   await check("9a. the timeline marks failed requests and leaves a missing method blank", async (keep) => {
@@ -284,6 +293,7 @@ try {
     const m = /^(up to )?([\d,]+) new/.exec(said);
     assert.ok(m, `the button says how many: ${said}`);
     assert.ok(m[1] || Number(m[2].replace(/,/g, "")) <= held, `a count that is not "up to" counts rows held: ${said}, ${held} held`);
+    await shot(page, "flood-held");
     await page.click(".newmarker");
     await waitFor("the newest row after the button", async () => (await cells(page, ".msg .text")).includes("flood 4999"));
   });
