@@ -526,9 +526,8 @@ mod tests {
         assert!(p(json!({"what":"logs","limit":1.5})).unwrap_err().contains("limit must be an integer"));
         assert!(p(json!({"what":"logs","limit":"10"})).unwrap_err().contains("a string"));
         assert!(p(json!({"what":"logs","offset":5,"after_cursor":3})).unwrap_err().contains("cannot be combined"));
-        assert!(
-            p(json!({"what":"extension_logs","url":"x"})).unwrap_err().contains("applies to logs, network_waterfall")
-        );
+        let url = p(json!({"what":"extension_logs","url":"x"})).unwrap_err();
+        assert!(url.contains("applies to logs, errors, network_waterfall"), "{url}");
         assert!(p(json!({"what":"logs","tab_id":1})).unwrap_err().contains("unknown argument `tab_id`"));
         assert!(p(json!({"what":"tabs","limit":1})).unwrap_err().contains("does not apply"));
         assert!(p(json!({"what":"errors","min_level":"warn"})).unwrap_err().contains("every error is level error"));
