@@ -80,7 +80,7 @@
       const emit = (requestBody, { body, end, to }) =>
         outbox.emit("network_bodies", () => ({
           ...entryOf(info, requestBody, end - info.start),
-          headersMs: headersAt - info.start,
+          headersMs: requests.round(headersAt - info.start),
           durationTo: to,
           ...(to === "error" ? { error: BROKE_OFF } : undefined),
           status: response.status,
@@ -119,7 +119,7 @@
         method: info.method,
         url: info.url,
         initiator: "fetch",
-        duration,
+        duration: requests.round(duration),
         requestHeaders: info.headers,
         ...bodyFields("request", requestBody),
       };

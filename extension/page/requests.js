@@ -259,10 +259,11 @@
     return phases;
   }
 
+  /** A time in ms to a tenth, as Resource Timing's own are shown (not 926.0999999940396). */
   function round(ms) {
     return Math.round(ms * 10) / 10;
   }
 
-  G.requests = { start, end, elementFailed, timing, failure, leaving: () => leaving, epochOf, navigationEntry };
+  G.requests = { start, end, elementFailed, timing, failure, leaving: () => leaving, epochOf, navigationEntry, round };
 })();
 //# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoicmVxdWVzdHMuanMiLCJzb3VyY2VzIjpbImdhc29saW5lLWV4dGVuc2lvbjovLy9wYWdlL3JlcXVlc3RzLmpzIl0sIm5hbWVzIjpbXSwibWFwcGluZ3MiOiJBQUFBIiwiaWdub3JlTGlzdCI6WzBdLCJ4X2dvb2dsZV9pZ25vcmVMaXN0IjpbMF19

@@ -157,8 +157,8 @@
         method: send.method,
         url: send.url,
         initiator: "xhr",
-        duration,
-        headersMs: send.headersAt === undefined ? undefined : send.headersAt - send.start,
+        duration: requests.round(duration),
+        headersMs: send.headersAt === undefined ? undefined : requests.round(send.headersAt - send.start),
         requestHeaders: send.headers,
         ...bodyFields("request", requestBody),
       };

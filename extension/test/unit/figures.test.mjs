@@ -58,7 +58,7 @@ let clock = 0;
 const timers = [];
 // The waterfall's join (page/requests.js) has its own tests (page_requests.test.mjs).
 const requestEnds = []; // how the waterfall heard each request end: {status} or {failed, error}
-const noRequests = { start: () => ({}), end: (r, outcome) => requestEnds.push(outcome), elementFailed() {}, timing() {}, failure: (e) => String(e), leaving: () => false, epochOf: (t) => Math.round(1_700_000_000_000 + t) };
+const noRequests = { start: () => ({}), end: (r, outcome) => requestEnds.push(outcome), elementFailed() {}, timing() {}, failure: (e) => String(e), leaving: () => false, epochOf: (t) => Math.round(1_700_000_000_000 + t), round: (ms) => Math.round(ms * 10) / 10 };
 let timerIds = 0;
 const emitted = [];
 const observers = {}; // entry type → the callback vitals.js gave
