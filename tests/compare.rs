@@ -137,7 +137,8 @@ async fn a_reload_that_fixes_a_and_introduces_b() {
     assert_a_gone_b_new(&across_mark);
     assert!(chars < 40_000, "fits the default budget");
     assert!(across_mark["before"]["from"]["load"].as_i64().is_some(), "from the page load before the mark");
-    assert_eq!(across_mark["after"]["from"]["mark"], "before-fix");
+    // A reload after the mark: the window after begins at it.
+    assert_eq!(across_mark["after"]["from"]["how"], "reload", "{across_mark}");
 
     // Too small a budget: the refusal says what the smallest answer takes, and that is enough.
     let small =
@@ -456,5 +457,89 @@ async fn a_fixed_resource_and_a_newly_failing_one_are_not_one_group() {
         "{c}"
     );
     assert_eq!(c["errors"]["unchanged"], 0, "{c}");
+    mcp.close().await;
+}
+
+/// The body row of a fetch (network_bodies), as the page's wrapper sends it beside its waterfall row.
+fn body(ts: i64, method: &str, path: &str, status: i64) -> Value {
+    json!({"tabId": 1, "ts": ts, "url": format!("{APP}{path}"), "method": method, "status": status,
+           "duration": 12.0, "initiator": "fetch", "requestBody": "{}", "responseBody": "{}"})
+}
+
+/// One POST stored twice (its waterfall row and its body) is one request, not two.
+#[tokio::test]
+async fn a_request_with_a_waterfall_row_and_a_body_counts_once() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    server.ingest("actions", vec![load(T, "load")]).await;
+    server.ingest("network_waterfall", vec![request(T + 5, "GET", "/api/cart", 200)]).await;
+    mcp.ok("configure", json!({"action": "mark", "name": "before-fix"})).await;
+    server.ingest("network_waterfall", vec![request(T + 100, "POST", "/api/checkout", 422)]).await;
+    // The body row of the same request (same start), and one of another request with no row of its own.
+    server.ingest("network_bodies", vec![body(T + 100, "POST", "/api/checkout", 422)]).await;
+    server.ingest("network_bodies", vec![body(T + 300, "POST", "/api/checkout", 422)]).await;
+    let c = mcp.observe(json!({"what": "compare", "mark": "before-fix", "tabId": 1})).await;
+    let failing = &c["requests"]["newly_failing"]["items"][0];
+    assert_eq!(failing["pattern"], format!("{APP}/api/checkout"), "{c}");
+    assert_eq!((failing["after"]["count"].as_i64(), failing["after"]["failed"].as_i64()), (Some(2), Some(2)), "{c}");
+    mcp.close().await;
+}
+
+/// The code path ran before the window before the mark (an earlier mark starts it): a request's
+/// "before" is then its latest occurrence before the mark, and the answer says where it came from.
+#[tokio::test]
+async fn a_request_fixed_after_the_mark_is_fixed_though_the_window_before_had_none() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    server.ingest("actions", vec![load(T, "load")]).await;
+    server.ingest("network_waterfall", vec![request(T + 100, "POST", "/api/checkout", 422)]).await;
+    server.ingest("network_waterfall", vec![request(T + 150, "GET", "/api/orders", 200)]).await;
+    mcp.ok("configure", json!({"action": "mark", "name": "looked"})).await;
+    server.ingest("logs", vec![log(T + 200, "log", "editing")]).await;
+    mcp.ok("configure", json!({"action": "mark", "name": "before-fix"})).await;
+    // A hot update, no reload; checkout clicked again; orders now fails.
+    server.ingest("network_waterfall", vec![request(T + 300, "POST", "/api/checkout", 201)]).await;
+    server.ingest("network_waterfall", vec![request(T + 310, "GET", "/api/orders", 500)]).await;
+    let c = mcp.observe(json!({"what": "compare", "mark": "before-fix", "tabId": 1})).await;
+    assert_eq!(c["before"]["from"]["mark"], "looked", "{c}");
+    assert_eq!(c["requests"]["fixed"]["count"], 1, "{c}");
+    let fixed = &c["requests"]["fixed"]["items"][0];
+    assert_eq!(fixed["pattern"], format!("{APP}/api/checkout"), "{c}");
+    assert_eq!(fixed["before"]["class"], "4xx", "{c}");
+    assert_eq!(fixed["before"]["from"], "before the window", "{c}");
+    assert!(fixed["after"].get("from").is_none(), "{c}");
+    let newly = &c["requests"]["newly_failing"]["items"][0];
+    assert_eq!(newly["pattern"], format!("{APP}/api/orders"), "{c}");
+    assert_eq!(newly["before"]["class"], "2xx", "{c}");
+    assert_eq!(newly["before"]["from"], "before the window", "{c}");
+    mcp.close().await;
+}
+
+/// A warning logged during a hot update after the mark, gone once the page reloaded: with a page
+/// load after the mark, the window after begins at it, and the answer names that load.
+#[tokio::test]
+async fn with_a_reload_after_the_mark_the_window_after_begins_at_it() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    server.ingest("actions", vec![load(T, "load")]).await;
+    server.ingest("network_waterfall", vec![request(T + 100, "POST", "/api/checkout", 422)]).await;
+    mcp.ok("configure", json!({"action": "mark", "name": "before-list-fix"})).await;
+    server.ingest("logs", vec![log(T + 200, "error", "Warning: Each child in a list should have a unique key")]).await;
+    // Checkout tried once after the edit, before the reload: the latest after the mark.
+    server.ingest("network_waterfall", vec![request(T + 250, "POST", "/api/checkout", 201)]).await;
+    server.ingest("actions", vec![load(T + 1_000, "reload")]).await;
+    server.ingest("logs", vec![log(T + 1_010, "log", "rendered")]).await;
+    let c = mcp.observe(json!({"what": "compare", "mark": "before-list-fix", "tabId": 1})).await;
+    assert_eq!(c["errors"]["new"]["count"], 0, "{c}");
+    assert_eq!(c["after"]["from"]["how"], "reload", "{c}");
+    assert!(c["after"]["from"]["load"].as_i64().is_some(), "{c}");
+    assert!(c["hint"].as_str().unwrap().contains("page load after the mark"), "{c}");
+    // The request tried between the mark and the reload is still the one after.
+    let fixed = &c["requests"]["fixed"]["items"][0];
+    assert_eq!(fixed["after"]["class"], "2xx", "{c}");
+    assert_eq!(fixed["after"]["from"], "after the mark, before the window", "{c}");
     mcp.close().await;
 }

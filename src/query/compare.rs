@@ -20,6 +20,7 @@ use super::fingerprint;
 use super::marks::{self, Mark};
 use super::navigation::{self, Navigation};
 use super::outcome::{self, Outcome};
+use super::same_request;
 use super::summary::{Group, groups};
 use crate::kind::{KINDS, Kind, LOGS, NETWORK_BODIES, NETWORK_WATERFALL};
 use crate::store::sql::tracked_tab;
@@ -97,6 +98,85 @@ struct Requests {
     last_kind: &'static str,
     /// An example URL (the latest).
     url: String,
+    /// Where the request was seen, when not in the window: [`EARLIER`] or [`SINCE_MARK`].
+    from: Option<&'static str>,
+}
+
+/// A side's request seen before its window, the window having none: the latest before the mark
+/// (or the load) the window ends at.
+const EARLIER: &str = "before the window";
+/// The after side's request seen after the mark but before the window, which starts at a page
+/// load after the mark and has none.
+const SINCE_MARK: &str = "after the mark, before the window";
+/// Requests of each kind read at most, newest first, to find one's latest occurrence outside its window.
+const OUTSIDE_ROWS: i64 = 10_000;
+
+/// A window's requests of `kind`, each counted once: a body row that has a waterfall row is
+/// that row's request ([`same_request`]).
+fn requests_filter(window: &Window, kind: &Kind) -> Where {
+    let mut filter = window.filter(kind);
+    if kind.name == NETWORK_BODIES.name {
+        filter.push_condition(&same_request::body_alone_sql());
+    }
+    filter
+}
+
+/// The latest request of each of `wanted` (method and URL pattern) in `window`, read newest
+/// first over at most [`OUTSIDE_ROWS`] rows of each request kind, as one occurrence seen `from`.
+fn latest_of(
+    conn: &Connection,
+    window: &Window,
+    wanted: &[&(String, String)],
+    from: &'static str,
+) -> Result<HashMap<(String, String), Requests>, QueryError> {
+    let mut found: HashMap<(String, String), (i64, Requests)> = HashMap::new();
+    if wanted.is_empty() {
+        return Ok(HashMap::new());
+    }
+    for kind in [&NETWORK_WATERFALL, &NETWORK_BODIES] {
+        let filter = requests_filter(window, kind);
+        let [status, error, failed_flag] = outcome::outcome_columns(kind);
+        let sql = format!(
+            "SELECT id, ts, url, {status}, {}, {error} IS NOT NULL, {failed_flag} FROM {}{} ORDER BY id DESC LIMIT {OUTSIDE_ROWS}",
+            field_expr(kind, "method"),
+            kind.name,
+            filter.clause(None)
+        );
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
+        let mut left: Vec<&(String, String)> = wanted.to_vec();
+        while let Some(row) = rows.next()? {
+            let url: String = row.get(2)?;
+            let method = row.get::<_, Option<String>>(4).ok().flatten().unwrap_or_else(|| "GET".into());
+            let key = (method.to_ascii_uppercase(), fingerprint::url_pattern(&url));
+            let Some(at) = left.iter().position(|k| **k == key) else { continue };
+            left.swap_remove(at);
+            let ts: i64 = row.get::<_, Option<i64>>(1)?.unwrap_or(i64::MIN);
+            if found.get(&key).is_some_and(|(seen, _)| *seen >= ts) {
+                // The other kind's row of it is later.
+            } else {
+                let outcome = Outcome::new(
+                    row.get(3).ok().flatten(),
+                    row.get(5)?,
+                    row.get::<_, Option<i64>>(6).ok().flatten() == Some(1),
+                );
+                let r = Requests {
+                    count: 1,
+                    failed: i64::from(outcome.failed()),
+                    last_class: outcome.class(),
+                    last_id: row.get(0)?,
+                    last_kind: kind.name,
+                    url: super::compact::cut(&url).into_owned(),
+                    from: Some(from),
+                };
+                found.insert(key, (ts, r));
+            }
+            if left.is_empty() {
+                break;
+            }
+        }
+    }
+    Ok(found.into_iter().map(|(k, (_, r))| (k, r)).collect())
 }
 
 fn side(conn: &Connection, window: &Window) -> Result<Side, QueryError> {
@@ -106,7 +186,7 @@ fn side(conn: &Connection, window: &Window) -> Result<Side, QueryError> {
     warn_filter.push_condition("level = 'warn'");
     let mut requests: HashMap<(String, String), Requests> = HashMap::new();
     for kind in [&NETWORK_WATERFALL, &NETWORK_BODIES] {
-        read_requests(conn, kind, &window.filter(kind), &mut requests)?;
+        read_requests(conn, kind, &requests_filter(window, kind), &mut requests)?;
     }
     let mut counts = Map::new();
     for kind in KINDS {
@@ -163,6 +243,29 @@ fn read_requests(
     Ok(())
 }
 
+/// A request seen on one side only is looked for outside the other side's window, so that
+/// fixed and newly failing hold when the code path ran earlier: before, the latest occurrence
+/// before the mark or load the before window ends at; after, with a page load after the mark,
+/// the latest since the mark.
+fn outside(
+    conn: &Connection,
+    plan: &Plan,
+    before: &mut HashMap<(String, String), Requests>,
+    after: &mut HashMap<(String, String), Requests>,
+) -> Result<(), QueryError> {
+    let wanted: Vec<&(String, String)> = after.keys().filter(|k| !before.contains_key(*k)).collect();
+    let earlier = Window { from: None, to: plan.before.to.clone(), tab: plan.tab };
+    let found = latest_of(conn, &earlier, &wanted, EARLIER)?;
+    before.extend(found);
+    if let Some(mark) = &plan.load_after_mark {
+        let wanted: Vec<&(String, String)> = before.keys().filter(|k| !after.contains_key(*k)).collect();
+        let since_mark = Window { from: Some(Bound::Mark(mark.clone())), to: None, tab: plan.tab };
+        let found = latest_of(conn, &since_mark, &wanted, SINCE_MARK)?;
+        after.extend(found);
+    }
+    Ok(())
+}
+
 /// Which windows to compare, and what to say about them.
 struct Plan {
     before: Window,
@@ -172,6 +275,8 @@ struct Plan {
     /// The page before and after (for vitals): true when a page load falls in the after window.
     reloaded: bool,
     tab: Option<i64>,
+    /// With a mark: the mark, when the window after begins at a page load after it rather than at it.
+    load_after_mark: Option<Mark>,
 }
 
 fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
@@ -203,6 +308,7 @@ fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
             lost_before,
             reloaded: true,
             tab: Some(tab),
+            load_after_mark: None,
         });
     };
     let mark = marks::get(conn, name)?;
@@ -224,17 +330,24 @@ fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
         Some(Bound::Load(l)) => trimmed_since_load(conn, l, marks::lost_between(conn, None, Some(&mark), &KINDS)?)?,
         None => marks::lost_between(conn, None, Some(&mark), &KINDS)?,
     };
-    let reloaded = match tab {
-        Some(t) => navigation::loads(conn, t, i64::MAX, 1)?.first().is_some_and(|l| l.id > actions_at_mark),
-        None => false,
+    // The tab's latest page load after the mark: what the page did before it (a hot update's
+    // warnings, say) is not what the page does now.
+    let load_after = match tab {
+        Some(t) => navigation::latest(conn, t)?.filter(|l| l.id > actions_at_mark),
+        None => None,
     };
     // One tab's windows, as the bounds and the vitals are: tabId, else the tracked tab.
     Ok(Plan {
         before: Window { from, to: Some(Bound::Mark(mark.clone())), tab },
-        after: Window { from: Some(Bound::Mark(mark)), to: None, tab },
+        after: Window {
+            from: Some(load_after.as_ref().map_or_else(|| Bound::Mark(mark.clone()), |l| Bound::Load(l.clone()))),
+            to: None,
+            tab,
+        },
         lost_before,
-        reloaded,
+        reloaded: load_after.is_some(),
         tab,
+        load_after_mark: load_after.map(|_| mark),
     })
 }
 
@@ -323,7 +436,11 @@ fn diff_groups(before: &[Group], after: &[Group]) -> (Vec<Value>, Vec<Value>, Ve
 fn request_json(key: &(String, String), before: Option<&Requests>, after: Option<&Requests>) -> Value {
     let side = |r: Option<&Requests>| {
         r.map_or(Value::Null, |r| {
-            json!({ "class": r.last_class, "count": r.count, "failed": r.failed, "kind": r.last_kind, "id": r.last_id })
+            let mut side = json!({ "class": r.last_class, "count": r.count, "failed": r.failed, "kind": r.last_kind, "id": r.last_id });
+            if let Some(from) = r.from {
+                side["from"] = json!(from);
+            }
+            side
         })
     };
     json!({ "method": key.0, "pattern": key.1, "before": side(before), "after": side(after) })
@@ -398,8 +515,9 @@ const TOP: usize = 10;
 
 pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError> {
     let plan = plan(conn, args)?;
-    let before = side(conn, &plan.before)?;
-    let after = side(conn, &plan.after)?;
+    let mut before = side(conn, &plan.before)?;
+    let mut after = side(conn, &plan.after)?;
+    outside(conn, &plan, &mut before.requests, &mut after.requests)?;
     let (errors_new, errors_gone, errors_changed, errors_same) = diff_groups(&before.errors, &after.errors);
     let (warn_new, warn_gone, _, _) = diff_groups(&before.warnings, &after.warnings);
     let (newly_failing, fixed, status_changed) = diff_requests(&before.requests, &after.requests);
@@ -468,6 +586,12 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
                 ));
             }
         }
+        if let (Some(_), Some(Bound::Load(load))) = (&plan.load_after_mark, &plan.after.from) {
+            hints.push(format!(
+                "the window after begins at the tab's page load after the mark ({} at {}), not at the mark: what the page did between the mark and that load (a hot update's errors, say) is in neither window, but a request seen only there is, marked \"from\"",
+                load.how, load.utc
+            ));
+        }
         if evicted_before > 0 {
             hints.push(format!(
                 "up to {evicted_before} entries of the earlier window were trimmed from the rings (capacity reached) or cleared: what is gone may have been there"
@@ -476,10 +600,11 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         if lens.iter().zip(tops).any(|(len, top)| (*len).min(TOP) > *top) {
             hints.push("lists are shortened to fit max_tokens; each says its count".to_string());
         }
-        hints.push(
-            "drill down with observe what=errors id=<last_id> (groups), what=<kind> id=<id> (requests); read the window after with since_mark"
-                .to_string(),
-        );
+        let read_after =
+            if matches!(plan.after.from, Some(Bound::Load(_))) { "since_navigation" } else { "since_mark" };
+        hints.push(format!(
+            "drill down with observe what=errors id=<last_id> (groups), what=<kind> id=<id> (requests); read the window after with {read_after}"
+        ));
         answer.insert("hint".into(), json!(hints.join(". ")));
         Ok::<_, QueryError>(answer)
     })?;

@@ -24,6 +24,7 @@ mod navigation;
 pub mod outcome;
 mod paged;
 pub mod rows;
+mod same_request;
 pub mod search;
 mod snapshot;
 mod state;
