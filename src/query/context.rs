@@ -1,6 +1,6 @@
 //! An error's context: what the same tab did in the `context_ms` before it, since its page's
 //! last load or reload (a request that failed on the page before is not why) — the requests that
-//! failed, the last user action and the last navigation — so that "why did this error happen?"
+//! failed (not the browser's own guess at a favicon, `outcome`'s rule), the last user action and the last navigation — so that "why did this error happen?"
 //! takes one call instead of four.
 
 use rusqlite::Connection;
@@ -31,9 +31,10 @@ pub fn of_error(
     let mut parts: Vec<String> = Vec::new();
     for kind in [&NETWORK_BODIES, &NETWORK_WATERFALL] {
         let sql = format!(
-            "SELECT id FROM {} WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {} ORDER BY ts, id LIMIT {MAX_FAILED}",
+            "SELECT id FROM {} WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {} AND NOT {} ORDER BY ts, id LIMIT {MAX_FAILED}",
             kind.name,
-            outcome::failed_sql(kind)
+            outcome::failed_sql(kind),
+            outcome::browser_guess_sql()
         );
         let ids: Vec<i64> =
             conn.prepare_cached(&sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?;

@@ -7,6 +7,12 @@
 //! without an error is UNKNOWN (a request still in flight, an opaque response,
 //! a row without its status yet), never failed.
 //!
+//! A failure can be the BROWSER'S OWN GUESS rather than the app's: Chrome asks every origin
+//! for `/favicon.ico` whether the page names an icon or not, and a 404 there says nothing of
+//! the app. Such a request still failed (it stays in the waterfall and in any listing by
+//! status), but an error's context and summary's failed lists leave it out
+//! ([`browser_guess_sql`]).
+//!
 //! Both request kinds keep the status in the `status` column (`responseStatus`
 //! on the wire for network_waterfall, `status` for network_bodies).
 
@@ -87,6 +93,19 @@ pub fn failed_sql(kind: &Kind) -> String {
     )
 }
 
+/// The SQL condition "this request is the browser's own guess" over a row of a request kind:
+/// `/favicon.ico` at the root of any origin, with any query or fragment (ASCII case ignored,
+/// as LIKE compares), answered 404.
+pub fn browser_guess_sql() -> String {
+    // The path: what follows the host (the URL after `://`, from its first `/`).
+    let rest = "substr(url, instr(url, '://') + 3)";
+    let path = format!("substr({rest}, instr({rest}, '/'))");
+    format!(
+        "({STATUS_COLUMN} = 404 AND instr(url, '://') > 0 AND instr({rest}, '/') > 0 \
+         AND ({path} LIKE '/favicon.ico' OR {path} LIKE '/favicon.ico?%' OR {path} LIKE '/favicon.ico#%'))"
+    )
+}
+
 /// SQL expressions that read what [`Outcome::new`] takes, in its order: status,
 /// error (NULL when none), failed flag (1 when true).
 pub fn outcome_columns(kind: &Kind) -> [String; 3] {
@@ -126,6 +145,28 @@ mod tests {
         assert!(Outcome::of_entry(&NETWORK_BODIES, &b).failed());
         let b = json!({"status": 0, "error": null});
         assert_eq!(Outcome::of_entry(&NETWORK_BODIES, &b), Outcome::Unknown);
+    }
+
+    #[test]
+    fn the_browser_s_guess_is_a_favicon_at_an_origin_s_root_answered_404() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let guess = |url: &str, status: i64| -> bool {
+            conn.query_row(
+                &format!("SELECT {} FROM (SELECT ?1 AS url, ?2 AS status)", browser_guess_sql()),
+                rusqlite::params![url, status],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        assert!(guess("http://localhost:5173/favicon.ico", 404));
+        assert!(guess("https://app.example/favicon.ico?v=2", 404));
+        assert!(guess("http://127.0.0.1:9000/FAVICON.ICO#x", 404));
+        assert!(!guess("http://localhost:5173/favicon.ico", 500));
+        assert!(!guess("http://localhost:5173/favicon.ico", 200));
+        assert!(!guess("http://localhost:5173/static/favicon.ico", 404));
+        assert!(!guess("http://localhost:5173/favicon.icon", 404));
+        assert!(!guess("http://localhost:5173/api/favicon.ico", 404));
+        assert!(!guess("/favicon.ico", 404));
     }
 
     #[test]

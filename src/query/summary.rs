@@ -192,8 +192,9 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
         field_expr(kind, "type")
     );
     let sql = format!(
-        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting} FROM {}{} ORDER BY id",
+        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {} FROM {}{} ORDER BY id",
         field_expr(kind, "method"),
+        outcome::browser_guess_sql(),
         kind.name,
         filter.clause(None)
     );
@@ -220,7 +221,9 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
         let outcome = Outcome::new(status, error.is_some(), failed_flag);
         *by_status.entry(outcome.class()).or_default() += 1;
         *by_host.entry(host(&url).to_string()).or_default() += 1;
-        if outcome.failed() {
+        // The browser's own guess at a favicon failed, but not the app: not among the failed.
+        let guess = row.get::<_, Option<i64>>(8).ok().flatten() == Some(1);
+        if outcome.failed() && !guess {
             failed_count += 1;
             let mut f = json!({ "id": id, "url": cut(&url, 120) });
             if let Some(m) = method {
