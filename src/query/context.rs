@@ -6,10 +6,10 @@
 use rusqlite::Connection;
 
 use super::QueryError;
-use super::args::{ContextMode, Fields};
+use super::args::{ContextMode, Fields, ObserveArgs};
 use super::compact::{Common, Layout};
-use super::filter::select_list;
-use super::outcome;
+use super::filter::{Where, select_list};
+use super::{outcome, same_request};
 use crate::kind::{ACTIONS, Kind, NETWORK_BODIES, NETWORK_WATERFALL};
 
 /// Most failed requests named per kind.
@@ -55,6 +55,33 @@ pub fn of_error(
         }
     }
     Ok(format!("{{{}}}", parts.join(",")))
+}
+
+/// For an errors answer: a sentence saying how many of the app's requests failed in the same
+/// scope (`tabId`, `since`, `since_navigation`, `since_mark`) and how to list them, when any did.
+/// A request that failed and logged nothing is otherwise missed by an agent that starts with
+/// errors. Failed is `outcome`'s definition, not counting the browser's own guess at a favicon;
+/// a request with a waterfall row and a body is counted once ([`same_request`]).
+pub fn failed_requests_note(conn: &Connection, args: &ObserveArgs) -> Result<Option<String>, QueryError> {
+    let mut failed = 0i64;
+    for kind in [&NETWORK_WATERFALL, &NETWORK_BODIES] {
+        let mut filter = Where::common(kind, args);
+        filter.push_failed(kind);
+        filter.push_condition(&format!("NOT {}", outcome::browser_guess_sql()));
+        if kind.name == NETWORK_BODIES.name {
+            filter.push_condition(&same_request::body_alone_sql());
+        }
+        let sql = format!("SELECT count(*) FROM {}{}", kind.name, filter.clause(None));
+        let n: i64 =
+            conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(filter.params.iter()), |r| r.get(0))?;
+        failed += n;
+    }
+    Ok((failed > 0).then(|| {
+        format!(
+            "{failed} request{} failed in the same span: observe what=summary (same tabId, since, since_navigation or since_mark) lists them",
+            if failed == 1 { "" } else { "s" }
+        )
+    }))
 }
 
 /// Ids as a list (or one id), or with `context=full` their compact entries.

@@ -48,6 +48,9 @@ struct Meta {
     cleared_since_cursor: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     navigation: Option<Value>,
+    /// For errors: the app's requests that failed in the same scope, said in the hint.
+    #[serde(skip)]
+    failed_requests: Option<String>,
     truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     hint: Option<String>,
@@ -252,6 +255,7 @@ pub fn answer(
         evicted_since_cursor: gone.map(|g| g.evicted),
         cleared_since_cursor: gone.map(|g| g.cleared),
         navigation,
+        failed_requests: if errors_only { context::failed_requests_note(conn, args)? } else { None },
         truncated: true,
         hint: None,
         common: common_json.as_deref().and_then(|c| RawValue::from_string(c.to_string()).ok()),
@@ -557,5 +561,6 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
             meta.count, meta.total, meta.cursor
         ));
     }
+    parts.extend(meta.failed_requests.clone());
     (!parts.is_empty()).then(|| parts.join(". "))
 }

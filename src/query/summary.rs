@@ -112,8 +112,11 @@ pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>)
     if let Some(scope) = scope {
         head.insert("navigation".into(), scope);
     }
+    let failed_requests = super::context::failed_requests_note(conn, args)?;
     let budget = args.budget();
-    let reserve = Cost::of(&Value::Object(head.clone()).to_string()).plus(Cost::of(&"x".repeat(300)));
+    let reserve = Cost::of(&Value::Object(head.clone()).to_string())
+        .plus(Cost::of(&"x".repeat(300)))
+        .plus(Cost::of(failed_requests.as_deref().unwrap_or_default()));
     let texts: Vec<String> = all.iter().take(wanted).map(|g| serde_json::to_string(g).unwrap_or_default()).collect();
     let ids: Vec<i64> = all.iter().take(wanted).map(|g| g.first_id).collect();
     let (kept, cut) = fit(&ids, budget.minus(reserve), false, |i| Ok::<_, QueryError>(texts[i].clone()))?;
@@ -133,6 +136,13 @@ pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>)
         head.insert("hint".into(), json!("drill into a group with observe what=errors id=<first_id or last_id>"));
     } else if let Some(h) = &args.extras.empty_hint {
         head.insert("hint".into(), json!(h));
+    }
+    if let Some(note) = failed_requests {
+        let hint = match head.get("hint").and_then(Value::as_str) {
+            Some(h) => format!("{h}. {note}"),
+            None => note,
+        };
+        head.insert("hint".into(), json!(hint));
     }
     let mut out = Value::Object(head).to_string();
     out.pop();

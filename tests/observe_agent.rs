@@ -1,0 +1,116 @@
+//! What an agent diagnosing an app through `observe` alone is told, black-box: the real server
+//! fed a page's life over HTTP as the extension sends it, a real MCP client. Each test is a
+//! finding of an agent that was misled or told nothing.
+
+mod common;
+
+use common::{Mcp, Server, TempDb, entries};
+use serde_json::{Value, json};
+
+const T: i64 = 1_790_000_000_000;
+const APP: &str = "http://localhost:5173";
+
+fn load(tab: i64, ts: i64) -> Value {
+    json!({"tabId": tab, "ts": ts, "type": "navigate", "how": "load", "url": format!("{APP}/"), "from": Value::Null})
+}
+
+fn request(ts: i64, method: &str, url: &str, status: i64) -> Value {
+    json!({"tabId": 1, "ts": ts, "url": url, "method": method, "initiatorType": "fetch",
+           "responseStatus": status, "duration": 12.5, "source": "page", "type": "fetch"})
+}
+
+fn body(ts: i64, method: &str, url: &str, status: i64) -> Value {
+    json!({"tabId": 1, "ts": ts, "url": url, "method": method, "status": status,
+           "duration": 12.0, "initiator": "fetch", "requestBody": "{}", "responseBody": "{\"error\":\"invalid\"}"})
+}
+
+fn error(ts: i64, message: &str) -> Value {
+    json!({"tabId": 1, "ts": ts, "level": "error", "source": "console", "url": format!("{APP}/"), "message": message})
+}
+
+/// A POST that failed with 422 and logged nothing: an errors answer over the same span says so.
+#[tokio::test]
+async fn an_errors_answer_mentions_the_requests_that_failed_in_its_span() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    server.ingest("actions", vec![load(1, T)]).await;
+    let checkout = format!("{APP}/api/checkout");
+    server.ingest("network_waterfall", vec![request(T + 100, "POST", &checkout, 422)]).await;
+    server.ingest("network_bodies", vec![body(T + 100, "POST", &checkout, 422)]).await;
+    server.ingest("network_waterfall", vec![request(T + 200, "GET", &format!("{APP}/api/cart"), 200)]).await;
+
+    for args in [
+        json!({"what": "errors"}),
+        json!({"what": "errors", "tabId": 1, "since_navigation": true}),
+        json!({"what": "errors", "tabId": 1, "since": T}),
+    ] {
+        let answer = mcp.observe(args.clone()).await;
+        assert_eq!(answer["total"], 0, "{args}: {answer}");
+        let hint = answer["hint"].as_str().unwrap_or_default();
+        assert!(hint.contains("1 request failed in the same span"), "{args}: {answer}");
+        assert!(hint.contains("observe what=summary"), "{args}: {answer}");
+    }
+    let groups = mcp.observe(json!({"what": "errors", "group": true, "tabId": 1})).await;
+    assert!(groups["hint"].as_str().unwrap_or_default().contains("1 request failed in the same span"), "{groups}");
+    // Another tab's span, or one after the failure: nothing to say.
+    let other = mcp.observe(json!({"what": "errors", "tabId": 2})).await;
+    assert!(!other["hint"].as_str().unwrap_or_default().contains("failed in the same span"), "{other}");
+    let later = mcp.observe(json!({"what": "errors", "since": T + 150})).await;
+    assert!(!later["hint"].as_str().unwrap_or_default().contains("failed in the same span"), "{later}");
+    // The hint is counted in the budget: the smallest answer still fits.
+    let (small, chars) = mcp.ok_sized("observe", json!({"what": "errors", "max_chars": 1000, "max_tokens": 500})).await;
+    assert!(chars <= 1000, "{small}");
+    mcp.close().await;
+}
+
+/// The browser asks every origin for /favicon.ico; its 404 is never the app's failure: not an
+/// error's context, not in summary's failed list, still in the waterfall.
+#[tokio::test]
+async fn a_favicon_404_is_not_the_app_s_failure() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    server.ingest("actions", vec![load(1, T)]).await;
+    let (favicon, _) = server
+        .ingest(
+            "network_waterfall",
+            vec![
+                request(T + 10, "GET", &format!("{APP}/favicon.ico"), 404),
+                request(T + 11, "GET", "http://127.0.0.1:9000/favicon.ico?v=2", 404),
+            ],
+        )
+        .await;
+    let (orders, _) =
+        server.ingest("network_waterfall", vec![request(T + 20, "GET", &format!("{APP}/api/orders"), 500)]).await;
+    // Not the browser's guess: another path, or another status.
+    let (others, _) = server
+        .ingest(
+            "network_waterfall",
+            vec![
+                request(T + 21, "GET", &format!("{APP}/static/favicon.ico"), 404),
+                request(T + 22, "GET", &format!("{APP}/favicon.ico"), 500),
+            ],
+        )
+        .await;
+    server.ingest("logs", vec![error(T + 30, "Warning: Each child in a list should have a unique key")]).await;
+
+    let errors = mcp.observe(json!({"what": "errors", "tabId": 1})).await;
+    let context = &entries(&errors)[0]["context"]["network_waterfall"];
+    assert_eq!(context, &json!([orders, others, others + 1]), "{errors}");
+
+    let summary = mcp.observe(json!({"what": "summary", "tabId": 1})).await;
+    let failed: Vec<i64> = summary["network_waterfall"]["failed"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{summary}"))
+        .iter()
+        .map(|f| f["id"].as_i64().unwrap())
+        .collect();
+    assert!(!failed.contains(&favicon) && !failed.contains(&(favicon + 1)), "{summary}");
+    assert!(failed.contains(&orders), "{summary}");
+
+    // Still in the waterfall, and among requests of status 404.
+    let listed = mcp.observe(json!({"what": "network_waterfall", "status_min": 404, "status_max": 404})).await;
+    assert_eq!(listed["total"], 3, "{listed}");
+    mcp.close().await;
+}
