@@ -301,7 +301,11 @@ try {
   }
   await invisiblesShown(viewer, "the overview (a tab's title)", ["⟨U+200B⟩", "⟨U+2067⟩", "⟨U+2069⟩"]);
   // The database's size in DevTools' units (kB of 1000), as the overview said it when last read.
+  // A checkpoint moves the file's and the log's sizes without moving a ring, so the page (which
+  // reads again when a ring moves) is read afresh for each try.
   await waitFor("the database's size in kB of 1000", async () => {
+    await viewer.reload();
+    await viewer.waitForSelector("dl.facts dd");
     const o = await (await fetch(`${base}/api/overview`)).json();
     const said = await viewer.$$eval("dl.facts dd", (ns) => ns[1]?.textContent ?? "");
     return said.endsWith(` ${devtoolsSize(o.db.bytes)}${o.db.wal_bytes ? ` (+ ${devtoolsSize(o.db.wal_bytes)} write-ahead log)` : ""}`);
