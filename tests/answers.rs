@@ -524,6 +524,8 @@ async fn bad_arguments_say_what_to_send_instead() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
     server.ingest("logs", flood(5, 1)).await;
+    // A second tab: since_navigation cannot take the only tab seen.
+    server.ingest("logs", flood(1, 2)).await;
     let mcp = Mcp::stdio(&db.path, server.port).await;
     let cases = [
         (json!({"what": "logs", "fields": ["messsage"]}), "unknown field \"messsage\""),

@@ -223,11 +223,9 @@ async fn unknown_and_evicted_marks_say_so() {
     assert_eq!(c["evicted_before"]["logs"], 10, "{c}");
     assert!(c["hint"].as_str().unwrap().contains("up to 10 entries of the earlier window were trimmed"), "{c}");
     assert_eq!(c["before"]["from"]["mark"], "first");
-    // No tabId and no tracked tab: every tab's entries, and the answer says so.
-    assert!(
-        c["hint"].as_str().unwrap().contains("every tab's entries: no tabId was sent and no tab is tracked"),
-        "{c}"
-    );
+    // No tabId and no tracked tab, but only tab 1 was ever seen: that tab's, and the answer says so
+    // (with two tabs, every tab's: tests/observe_agent.rs).
+    assert_eq!(c["only_tab_id"], 1, "{c}");
     // A tab never seen: not an all-zero comparison without a word.
     let unseen = mcp.observe(json!({"what": "compare", "mark": "second", "tabId": 99})).await;
     assert!(unseen["hint"].as_str().unwrap().contains("tab 99 has no entries in either window"), "{unseen}");

@@ -114,3 +114,44 @@ async fn a_favicon_404_is_not_the_app_s_failure() {
     assert_eq!(listed["total"], 3, "{listed}");
     mcp.close().await;
 }
+
+/// One tab ever seen, none tracked: since_navigation and compare use it, and say so.
+#[tokio::test]
+async fn the_only_tab_seen_is_the_tab_when_none_is_sent_or_tracked() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    server.ingest("actions", vec![load(1, T)]).await;
+    server.ingest("logs", vec![error(T + 10, "before")]).await;
+    server.ingest("actions", vec![load(1, T + 1_000)]).await;
+    server.ingest("logs", vec![error(T + 1_010, "after")]).await;
+
+    let since = mcp.observe(json!({"what": "errors", "since_navigation": true})).await;
+    assert_eq!(entries(&since).len(), 1, "{since}");
+    assert_eq!(entries(&since)[0]["message"], "after", "{since}");
+    assert_eq!(since["only_tab_id"], 1, "{since}");
+    assert_eq!(since["navigation"]["tabId"], 1, "{since}");
+    let summary = mcp.observe(json!({"what": "summary", "since_navigation": true})).await;
+    assert_eq!(summary["only_tab_id"], 1, "{summary}");
+
+    mcp.ok("configure", json!({"action": "mark", "name": "m"})).await;
+    server.ingest("logs", vec![error(T + 1_020, "new one")]).await;
+    let c = mcp.observe(json!({"what": "compare", "mark": "m"})).await;
+    assert_eq!(c["only_tab_id"], 1, "{c}");
+    assert!(!c["hint"].as_str().unwrap().contains("no tab is tracked"), "{c}");
+    assert_eq!(c["vitals"], Value::Null, "{c}");
+
+    // A second tab seen: no longer the only one, and the refusal stands.
+    let mut other = error(T + 2_000, "other tab");
+    other["tabId"] = json!(2);
+    server.ingest("logs", vec![other]).await;
+    let refused = mcp.err("observe", json!({"what": "errors", "since_navigation": true})).await;
+    assert!(refused.contains("since_navigation needs a tab"), "{refused}");
+    let c = mcp.observe(json!({"what": "compare", "mark": "m"})).await;
+    assert!(c.get("only_tab_id").is_none(), "{c}");
+    assert!(
+        c["hint"].as_str().unwrap().contains("every tab's entries: no tabId was sent and no tab is tracked"),
+        "{c}"
+    );
+    mcp.close().await;
+}

@@ -279,10 +279,18 @@ struct Plan {
     load_after_mark: Option<Mark>,
 }
 
+/// The tab compare takes as the only one seen (neither sent nor tracked), for the answer to say so.
+pub fn only_tab(conn: &Connection, args: &ObserveArgs) -> Result<Option<i64>, QueryError> {
+    if args.tab_id.is_some() || tracked_tab(conn)?.is_some() {
+        return Ok(None);
+    }
+    navigation::only_tab(conn)
+}
+
 fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
-    let tab = match args.tab_id {
+    let tab = match args.tab_id.or(tracked_tab(conn)?) {
         Some(t) => Some(t),
-        None => tracked_tab(conn)?,
+        None => navigation::only_tab(conn)?,
     };
     let Some(name) = &args.mark else {
         let Some(tab) = tab.or(latest_loaded_tab(conn)?) else {

@@ -69,7 +69,7 @@ pub fn observe_linked(conn: &Connection, args: &ObserveArgs, viewer: Option<&str
         search::ensure(conn)?;
     }
     let snapshot = Snapshot::begin(conn)?;
-    let (mut args, navigation) = scope(conn, args)?;
+    let (mut args, navigation, only_tab) = scope(conn, args)?;
     let scope_json = navigation.map(|n| serde_json::to_value(&n).unwrap_or(Value::Null));
     // The capture state goes into every answer: its room is reserved first; so does the mark's.
     let note = capture::note(conn, &args)?;
@@ -88,9 +88,16 @@ pub fn observe_linked(conn: &Connection, args: &ObserveArgs, viewer: Option<&str
         None => None,
     }
     .unwrap_or_default();
-    let fields = format!("{}{mark_field}{viewer_field}", note.field);
+    // A tab chosen as the only one seen is said as a tracked one is (`tracked_tab_id`).
+    let only_tab = match (only_tab, &args.what) {
+        (Some(tab), _) => Some(tab),
+        (None, What::Compare) => compare::only_tab(conn, &args)?,
+        (None, _) => None,
+    };
+    let tab_field = only_tab.map(|tab| format!(",\"only_tab_id\":{tab}")).unwrap_or_default();
+    let fields = format!("{}{mark_field}{tab_field}{viewer_field}", note.field);
     args.extras = args::Extras {
-        reserved: note.cost().plus(Cost::of(&mark_field)).plus(Cost::of(&viewer_field)),
+        reserved: note.cost().plus(Cost::of(&mark_field)).plus(Cost::of(&tab_field)).plus(Cost::of(&viewer_field)),
         empty_hint: note.empty_hint.clone(),
         since_mark,
     };
@@ -109,12 +116,17 @@ pub fn observe_linked(conn: &Connection, args: &ObserveArgs, viewer: Option<&str
 }
 
 /// With `since_navigation`, the arguments narrowed to the tab's entries at or
-/// after its latest load or reload, and that navigation.
-fn scope(conn: &Connection, args: &ObserveArgs) -> Result<(ObserveArgs, Option<navigation::Navigation>), QueryError> {
+/// after its latest load or reload, that navigation, and the tab when it was chosen as the only
+/// one seen.
+#[allow(clippy::type_complexity)]
+fn scope(
+    conn: &Connection,
+    args: &ObserveArgs,
+) -> Result<(ObserveArgs, Option<navigation::Navigation>, Option<i64>), QueryError> {
     if !args.since_navigation {
-        return Ok((args.clone(), None));
+        return Ok((args.clone(), None, None));
     }
-    let tab = navigation::tab(conn, args.tab_id)?;
+    let (tab, only) = navigation::tab(conn, args.tab_id)?;
     let mut scoped = args.clone();
     scoped.tab_id = Some(tab);
     let Some(nav) = navigation::latest(conn, tab)? else {
@@ -129,7 +141,7 @@ fn scope(conn: &Connection, args: &ObserveArgs) -> Result<(ObserveArgs, Option<n
         scoped.filters.remove(i);
     }
     scoped.filters.push(args::FilterValue { filter: since_filter, value: Value::from(since) });
-    Ok((scoped, Some(nav)))
+    Ok((scoped, Some(nav), only.then_some(tab)))
 }
 
 fn internal(e: serde_json::Error) -> QueryError {

@@ -22,16 +22,36 @@ pub struct Navigation {
     pub utc: String,
 }
 
-/// The tab `since_navigation` applies to: `tabId`, else the tracked tab.
-pub fn tab(conn: &Connection, tab_id: Option<i64>) -> Result<i64, QueryError> {
-    match tab_id {
-        Some(tab) => Ok(tab),
-        None => tracked_tab(conn)?.ok_or_else(|| {
-            QueryError::Invalid(
-                "since_navigation needs a tab: send tabId (observe what=tabs lists them) or track one with configure action=track_tab".into(),
-            )
-        }),
+/// The tab `since_navigation` applies to: `tabId`, else the tracked tab, else the only tab the
+/// store holds anything of ([`only_tab`]; `true` beside it then, for the answer to say so).
+pub fn tab(conn: &Connection, tab_id: Option<i64>) -> Result<(i64, bool), QueryError> {
+    if let Some(tab) = tab_id.or(tracked_tab(conn)?) {
+        return Ok((tab, false));
     }
+    only_tab(conn)?.map(|tab| (tab, true)).ok_or_else(|| {
+        QueryError::Invalid(
+            "since_navigation needs a tab: send tabId (observe what=tabs lists them) or track one with configure action=track_tab".into(),
+        )
+    })
+}
+
+/// The one tab the store holds anything of (an entry of any kind, a row of `tabs`), when it
+/// holds something of exactly one: with no tab sent or tracked, there is no other it could be.
+/// Each table's least and greatest `tab_id`, read from its index.
+pub fn only_tab(conn: &Connection) -> Result<Option<i64>, QueryError> {
+    let mut seen: Option<i64> = None;
+    for table in crate::kind::KINDS.iter().map(|k| k.name).chain(["tabs"]) {
+        let (lo, hi): (Option<i64>, Option<i64>) = conn
+            .prepare_cached(&format!("SELECT min(tab_id), max(tab_id) FROM {table}"))?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        for tab in [lo, hi].into_iter().flatten() {
+            match seen {
+                Some(s) if s != tab => return Ok(None),
+                _ => seen = Some(tab),
+            }
+        }
+    }
+    Ok(seen)
 }
 
 /// The latest page load of `tab`, by time.
