@@ -83,7 +83,9 @@
       action("click", describe(el), { text: selector.visibleText(el), x: e.clientX, y: e.clientY }, e);
     });
     // Typing is recorded once the user pauses, not per keystroke: the element is
-    // described at the first keystroke of a burst, its value read at the pause.
+    // described at the first keystroke of a burst, its value read at the pause, and the
+    // entry dated at that first keystroke (what the typing set off, a search per keystroke,
+    // comes after it, as it did).
     const typing = core.weakMap();
     on("focusin", (e) => markSecret(target(e)));
     on("input", (e) => {
@@ -93,11 +95,12 @@
       if (burst) clearTimeout(burst.timer);
       const described = burst ? burst.described : describe(el);
       const first = burst ? burst.first : e;
+      const began = burst ? burst.began : core.now();
       const timer = setTimeout(() => {
         typing.delete(el);
-        action("input", described, { inputType: el.type, ...fieldValue(el) }, first);
+        action("input", described, { inputType: el.type, ...fieldValue(el), ts: began }, first);
       }, 400);
-      typing.set(el, { timer, described, first });
+      typing.set(el, { timer, described, first, began });
     });
     on("change", (e) => {
       const el = target(e);

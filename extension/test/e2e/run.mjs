@@ -367,6 +367,17 @@ try {
   assert.ok(actions.some((e) => e.type === "keydown" && e.key === "Enter" && e.selector === "#password"));
   assert.ok(actions.some((e) => e.type === "navigate" && e.how === "load" && e.url === url));
   log(`actions: ${actions.length}, password redacted`);
+  // Typing is one entry at its pause, dated at its first keystroke: what each keystroke set off
+  // (a search per keystroke) comes after it, as it did.
+  const beforeTyping = await page.evaluate(() => Date.now());
+  await page.type("#name", "Bob", { delay: 200 });
+  const afterTyping = await page.evaluate(() => Date.now());
+  const typedNow = await page.inputValue("#name");
+  const burst = await waitFor(`the typing's entry (${typedNow})`, async () =>
+    (await all(client, "actions", { type: "input" })).find((e) => e.selector === "#name" && e.value === typedNow && e.ts >= beforeTyping),
+  );
+  assert.ok(burst.ts >= beforeTyping && burst.ts < afterTyping - 300, `dated at the first keystroke: ${burst.ts} in [${beforeTyping}, ${afterTyping}]`);
+  log("typing is dated at its first keystroke");
 
   // Navigation inside the page and the tab info that follows it.
   await page.evaluate(() => {
