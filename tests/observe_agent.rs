@@ -155,3 +155,39 @@ async fn the_only_tab_seen_is_the_tab_when_none_is_sent_or_tracked() {
     );
     mcp.close().await;
 }
+
+/// A drill-down with `fields` returns those fields of each entry, as a page does.
+#[tokio::test]
+async fn a_drill_down_honours_fields() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let checkout = format!("{APP}/api/checkout");
+    let (first, _) = server
+        .ingest(
+            "network_waterfall",
+            vec![request(T + 100, "POST", &checkout, 422), request(T + 200, "GET", &format!("{APP}/api/cart"), 200)],
+        )
+        .await;
+    let (err, _) = server.ingest("logs", vec![error(T + 150, "checkout failed")]).await;
+
+    let drill =
+        mcp.observe(json!({"what": "network_waterfall", "ids": [first, first + 1], "fields": ["url", "status"]})).await;
+    let got = entries(&drill);
+    assert_eq!(got.len(), 2, "{drill}");
+    for e in &got {
+        let mut keys: Vec<&str> = e.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort();
+        assert_eq!(keys, ["id", "status", "url"], "{drill}");
+    }
+    assert_eq!(got[0]["status"], 422, "{drill}");
+    let one = mcp.observe(json!({"what": "errors", "id": err, "fields": ["message"]})).await;
+    let e = &entries(&one)[0];
+    assert_eq!(e["message"], "checkout failed", "{one}");
+    assert!(e.get("source").is_none() && e.get("stack").is_none(), "{one}");
+    assert_eq!(e["context"]["network_waterfall"], json!([first]), "{one}");
+    // Without fields, or with ["all"]: whole, as before.
+    let whole = mcp.observe(json!({"what": "network_waterfall", "id": first})).await;
+    assert_eq!(entries(&whole)[0]["initiatorType"], "fetch", "{whole}");
+    mcp.close().await;
+}

@@ -1,11 +1,13 @@
 //! Drill-down: `id=N` or `ids=[…]` returns those entries whole — every stored
-//! field, bodies up to the budget — so that lists can stay compact.
+//! field, bodies up to the budget — so that lists can stay compact. With `fields`
+//! (names, not `["all"]`), each entry carries those fields, as a page's entries do.
 
 use rusqlite::Connection;
 use serde_json::{Map, Value, json};
 
-use super::args::ObserveArgs;
+use super::args::{Fields, ObserveArgs};
 use super::budget::{Cost, fit};
+use super::compact::{Common, Item, Layout};
 use super::entry;
 use super::filter::{Where, select_list};
 use super::paged::ErrorContext;
@@ -31,9 +33,18 @@ pub fn answer(
     let params: Vec<rusqlite::types::Value> = filter.params_with(&ids);
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
-    let mut found: Vec<(i64, String, Option<i64>, Option<i64>)> = Vec::new();
+    // Named fields: the page's layout of them; else every stored field.
+    let layout = match &args.fields {
+        Fields::Only(_) => Layout::new(kind, errors_only, &args.fields),
+        Fields::Compact | Fields::All => None,
+    };
+    let mut found: Vec<(i64, Found, Option<i64>, Option<i64>)> = Vec::new();
     while let Some(row) = rows.next()? {
-        found.push((row.get(0)?, entry::entry_json(kind, row)?, row.get(1)?, row.get(2)?));
+        let entry = match &layout {
+            Some(layout) => Found::Item(layout.item(kind, row)?),
+            None => Found::Whole(entry::entry_json(kind, row)?),
+        };
+        found.push((row.get(0)?, entry, row.get(1)?, row.get(2)?));
     }
     let missing: Vec<i64> = ids.iter().copied().filter(|id| !found.iter().any(|f| f.0 == *id)).collect();
     // Of those, the ones stored that the other arguments left out (a search, a level, a tab).
@@ -92,10 +103,17 @@ pub fn answer(
     let context = errors_only.then_some(ErrorContext { conn, args });
     let found_ids: Vec<i64> = found.iter().map(|f| f.0).collect();
     let (entries, cut) = fit(&found_ids, budget.minus(reserve), false, |i| {
-        let (_, text, tab, ts) = &found[i];
-        match &context {
-            Some(ctx) => ctx.whole(text, *tab, *ts),
-            None => Ok(text.clone()),
+        let (_, entry, tab, ts) = &found[i];
+        match (entry, &context) {
+            (Found::Whole(text), Some(ctx)) => ctx.whole(text, *tab, *ts),
+            (Found::Whole(text), None) => Ok(text.clone()),
+            (Found::Item(item), ctx) => {
+                let mut item = item.clone();
+                if let Some(ctx) = ctx {
+                    item.fields.push(("context", ctx.json(*tab, *ts)?));
+                }
+                Ok(item.render(&Common::default()))
+            }
         }
     })?;
     let shown: Vec<i64> = entries.iter().map(|(id, _)| *id).collect();
@@ -111,6 +129,12 @@ pub fn answer(
         head.insert("hint".into(), json!(hints.join(". ")));
     }
     Ok(with_list(&Value::Object(head).to_string(), "entries", &entries))
+}
+
+/// An entry found: whole, or the fields asked for.
+enum Found {
+    Whole(String),
+    Item(Item),
 }
 
 /// Which of `ids` are stored in `kind`'s table, whatever the filters.
