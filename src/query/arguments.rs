@@ -198,9 +198,19 @@ pub static OBSERVE: [Arg; 18] = [
         Some(MAX_FIELDS as i64),
         None,
     ),
-    arg("id", Integer, KINDS_, "one entry, whole (every stored field; with `fields`, those); not with paging arguments"),
+    arg(
+        "id",
+        Integer,
+        KINDS_,
+        "one entry, whole (every stored field; with `fields`, those); not with paging arguments",
+    ),
     bounded(
-        arg("ids", Integers, KINDS_, "up to 50 entries, whole (with `fields`, those fields); not with paging arguments"),
+        arg(
+            "ids",
+            Integers,
+            KINDS_,
+            "up to 50 entries, whole (with `fields`, those fields); not with paging arguments",
+        ),
         1,
         Some(MAX_IDS as i64),
         None,
