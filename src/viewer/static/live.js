@@ -122,7 +122,14 @@ export class Feed {
         }
         let more;
         do {
-          const page = await api.after(this.what, this.args, this.cursor, this.first);
+          // Holding, no read goes past the window's room: rows that came while reading (a flood
+          // still arriving) would otherwise push out the rows the person reads.
+          const room = this.hold ? this.max - this.rows.length : this.first;
+          if (room <= 0) {
+            this.unread = Math.max(1, (this.target ?? this.cursor) - this.cursor);
+            break;
+          }
+          const page = await api.after(this.what, this.args, this.cursor, Math.min(this.first, room));
           more = page.more;
           this.cursor = page.cursor;
           const known = this.rows.length ? this.rows[this.rows.length - 1].id : -1;
