@@ -23,7 +23,6 @@ use super::outcome::{self, Outcome};
 use super::same_request;
 use super::summary::{Group, groups};
 use crate::kind::{KINDS, Kind, LOGS, NETWORK_BODIES, NETWORK_WATERFALL};
-use crate::store::sql::tracked_tab;
 
 /// One side of a window: after a named mark's ids, or from a page load's time.
 #[derive(Debug, Clone)]
@@ -135,41 +134,27 @@ fn latest_of(
     }
     for kind in [&NETWORK_WATERFALL, &NETWORK_BODIES] {
         let filter = requests_filter(window, kind);
-        let [status, error, failed_flag] = outcome::outcome_columns(kind);
-        let sql = format!(
-            "SELECT id, ts, url, {status}, {}, {error} IS NOT NULL, {failed_flag} FROM {}{} ORDER BY id DESC LIMIT {OUTSIDE_ROWS}",
-            field_expr(kind, "method"),
-            kind.name,
-            filter.clause(None)
-        );
+        let sql = request_select(kind, &filter, &format!("ORDER BY id DESC LIMIT {OUTSIDE_ROWS}"));
         let mut stmt = conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
         let mut left: Vec<&(String, String)> = wanted.to_vec();
         while let Some(row) = rows.next()? {
-            let url: String = row.get(2)?;
-            let method = row.get::<_, Option<String>>(4).ok().flatten().unwrap_or_else(|| "GET".into());
-            let key = (method.to_ascii_uppercase(), fingerprint::url_pattern(&url));
-            let Some(at) = left.iter().position(|k| **k == key) else { continue };
+            let r = RequestRow::read(row)?;
+            let Some(at) = left.iter().position(|k| **k == r.key) else { continue };
             left.swap_remove(at);
-            let ts: i64 = row.get::<_, Option<i64>>(1)?.unwrap_or(i64::MIN);
-            if found.get(&key).is_some_and(|(seen, _)| *seen >= ts) {
-                // The other kind's row of it is later.
-            } else {
-                let outcome = Outcome::new(
-                    row.get(3).ok().flatten(),
-                    row.get(5)?,
-                    row.get::<_, Option<i64>>(6).ok().flatten() == Some(1),
-                );
-                let r = Requests {
+            let ts = r.ts.unwrap_or(i64::MIN);
+            // Unless the other kind's row of it is later.
+            if found.get(&r.key).is_none_or(|(seen, _)| *seen < ts) {
+                let seen = Requests {
                     count: 1,
-                    failed: i64::from(outcome.failed()),
-                    last_class: outcome.class(),
-                    last_id: row.get(0)?,
+                    failed: i64::from(r.outcome.failed()),
+                    last_class: r.outcome.class(),
+                    last_id: r.id,
                     last_kind: kind.name,
-                    url: super::compact::cut(&url).into_owned(),
+                    url: super::compact::cut(&r.url).into_owned(),
                     from: Some(from),
                 };
-                found.insert(key, (ts, r));
+                found.insert(r.key, (ts, seen));
             }
             if left.is_empty() {
                 break;
@@ -204,30 +189,58 @@ fn side(conn: &Connection, window: &Window) -> Result<Side, QueryError> {
     })
 }
 
+/// The query reading `kind`'s request rows under `filter`, followed by `tail` (an order, a limit),
+/// in the columns [`RequestRow::read`] reads.
+fn request_select(kind: &Kind, filter: &Where, tail: &str) -> String {
+    let [status, error, failed_flag] = outcome::outcome_columns(kind);
+    format!(
+        "SELECT id, ts, url, {status}, {}, {error} IS NOT NULL, {failed_flag} FROM {}{} {tail}",
+        field_expr(kind, "method"),
+        kind.name,
+        filter.clause(None)
+    )
+}
+
+/// One request row as compare reads it: its request (method and URL pattern) and its outcome.
+struct RequestRow {
+    id: i64,
+    ts: Option<i64>,
+    url: String,
+    key: (String, String),
+    outcome: Outcome,
+}
+
+impl RequestRow {
+    fn read(row: &rusqlite::Row<'_>) -> Result<Self, rusqlite::Error> {
+        let url: String = row.get(2)?;
+        let method = row.get::<_, Option<String>>(4).ok().flatten().unwrap_or_else(|| "GET".into());
+        let outcome = Outcome::new(
+            row.get(3).ok().flatten(),
+            row.get(5)?,
+            row.get::<_, Option<i64>>(6).ok().flatten() == Some(1),
+        );
+        Ok(Self {
+            id: row.get(0)?,
+            ts: row.get(1).ok().flatten(),
+            key: (method.to_ascii_uppercase(), fingerprint::url_pattern(&url)),
+            url,
+            outcome,
+        })
+    }
+}
+
 fn read_requests(
     conn: &Connection,
     kind: &'static Kind,
     filter: &Where,
     into: &mut HashMap<(String, String), Requests>,
 ) -> Result<(), QueryError> {
-    let [status, error, failed_flag] = outcome::outcome_columns(kind);
-    let sql = format!(
-        "SELECT id, url, {status}, {}, {error} IS NOT NULL, {failed_flag} FROM {}{} ORDER BY id",
-        field_expr(kind, "method"),
-        kind.name,
-        filter.clause(None)
-    );
+    let sql = request_select(kind, filter, "ORDER BY id");
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
     while let Some(row) = rows.next()? {
-        let id: i64 = row.get(0)?;
-        let url: String = row.get(1)?;
-        let status: Option<i64> = row.get(2).ok().flatten();
-        let method: String = row.get::<_, Option<String>>(3).ok().flatten().unwrap_or_else(|| "GET".into());
-        let has_error: bool = row.get(4)?;
-        let failed_flag = row.get::<_, Option<i64>>(5).ok().flatten() == Some(1);
-        let outcome = Outcome::new(status, has_error, failed_flag);
-        let r = into.entry((method.to_ascii_uppercase(), fingerprint::url_pattern(&url))).or_default();
+        let RequestRow { id, url, key, outcome, .. } = RequestRow::read(row)?;
+        let r = into.entry(key).or_default();
         r.count += 1;
         r.failed += i64::from(outcome.failed());
         if id >= r.last_id || r.last_kind != kind.name {
@@ -281,17 +294,11 @@ struct Plan {
 
 /// The tab compare takes as the only one seen (neither sent nor tracked), for the answer to say so.
 pub fn only_tab(conn: &Connection, args: &ObserveArgs) -> Result<Option<i64>, QueryError> {
-    if args.tab_id.is_some() || tracked_tab(conn)?.is_some() {
-        return Ok(None);
-    }
-    navigation::only_tab(conn)
+    Ok(navigation::asked_tab(conn, args.tab_id)?.and_then(|(tab, only)| only.then_some(tab)))
 }
 
 fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
-    let tab = match args.tab_id.or(tracked_tab(conn)?) {
-        Some(t) => Some(t),
-        None => navigation::only_tab(conn)?,
-    };
+    let tab = navigation::asked_tab(conn, args.tab_id)?.map(|(tab, _)| tab);
     let Some(name) = &args.mark else {
         let Some(tab) = tab.or(latest_loaded_tab(conn)?) else {
             return Err(QueryError::Invalid(

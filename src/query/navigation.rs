@@ -22,13 +22,18 @@ pub struct Navigation {
     pub utc: String,
 }
 
-/// The tab `since_navigation` applies to: `tabId`, else the tracked tab, else the only tab the
-/// store holds anything of ([`only_tab`]; `true` beside it then, for the answer to say so).
-pub fn tab(conn: &Connection, tab_id: Option<i64>) -> Result<(i64, bool), QueryError> {
+/// The tab an answer is about: `tabId`, else the tracked tab, else the only tab the store holds
+/// anything of ([`only_tab`]; `true` beside it then, for the answer to say so). None when none is.
+pub fn asked_tab(conn: &Connection, tab_id: Option<i64>) -> Result<Option<(i64, bool)>, QueryError> {
     if let Some(tab) = tab_id.or(tracked_tab(conn)?) {
-        return Ok((tab, false));
+        return Ok(Some((tab, false)));
     }
-    only_tab(conn)?.map(|tab| (tab, true)).ok_or_else(|| {
+    Ok(only_tab(conn)?.map(|tab| (tab, true)))
+}
+
+/// The tab `since_navigation` applies to ([`asked_tab`]), which it needs.
+pub fn tab(conn: &Connection, tab_id: Option<i64>) -> Result<(i64, bool), QueryError> {
+    asked_tab(conn, tab_id)?.ok_or_else(|| {
         QueryError::Invalid(
             "since_navigation needs a tab: send tabId (observe what=tabs lists them) or track one with configure action=track_tab".into(),
         )
