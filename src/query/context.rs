@@ -31,10 +31,9 @@ pub fn of_error(
     let mut parts: Vec<String> = Vec::new();
     for kind in [&NETWORK_BODIES, &NETWORK_WATERFALL] {
         let sql = format!(
-            "SELECT id FROM {} WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {} AND NOT {} ORDER BY ts, id LIMIT {MAX_FAILED}",
+            "SELECT id FROM {} WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {} ORDER BY ts, id LIMIT {MAX_FAILED}",
             kind.name,
-            outcome::failed_sql(kind),
-            outcome::browser_guess_sql()
+            outcome::app_failed_sql(kind)
         );
         let ids: Vec<i64> =
             conn.prepare_cached(&sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?;
@@ -66,8 +65,7 @@ pub fn failed_requests_note(conn: &Connection, args: &ObserveArgs) -> Result<Opt
     let mut failed = 0i64;
     for kind in [&NETWORK_WATERFALL, &NETWORK_BODIES] {
         let mut filter = Where::common(kind, args);
-        filter.push_failed(kind);
-        filter.push_condition(&format!("NOT {}", outcome::browser_guess_sql()));
+        filter.push_condition(&outcome::app_failed_sql(kind));
         if kind.name == NETWORK_BODIES.name {
             filter.push_condition(&same_request::body_alone_sql());
         }

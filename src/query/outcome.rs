@@ -106,6 +106,12 @@ pub fn browser_guess_sql() -> String {
     )
 }
 
+/// The SQL condition "the app's request failed" over a row of `kind`: failed ([`failed_sql`]),
+/// and not the browser's own guess ([`browser_guess_sql`]).
+pub fn app_failed_sql(kind: &Kind) -> String {
+    format!("({} AND NOT {})", failed_sql(kind), browser_guess_sql())
+}
+
 /// SQL expressions that read what [`Outcome::new`] takes, in its order: status,
 /// error (NULL when none), failed flag (1 when true).
 pub fn outcome_columns(kind: &Kind) -> [String; 3] {
