@@ -44,55 +44,62 @@ function normalizeUrl(url) {
   }
 }
 
-/**
- * Whether `url` is an address `gasoline serve` answers: plain http on
- * 127.0.0.1 or localhost (it listens on 127.0.0.1 alone, so not [::1], and
- * speaks no TLS), with a port of its own (1–65535) and no credentials, path,
- * query or fragment. Asked of what the person typed, before it is normalised.
- * Captured pages go nowhere else, so any other server URL is refused by the
- * options page and ignored if stored.
- */
-export function isLoopbackUrl(url) {
+const EXAMPLE_URL = "http://127.0.0.1:7890";
+
+/** `text` as a URL, or null. */
+function parsed(text) {
   try {
-    const u = new URL(String(url).trim());
-    if (u.protocol !== "http:" || u.username || u.password || u.search || u.hash) return false;
-    if (u.pathname.replace(/\/+$/, "") !== "") return false;
-    if (u.port === "" || u.port === "0") return false; // none given (80 is dropped as the default) or none at all
-    return u.hostname === "127.0.0.1" || u.hostname === "localhost";
+    return new URL(String(text).trim());
   } catch {
-    return false;
+    return null;
   }
 }
 
 /**
- * Why `text` is not a server URL (isLoopbackUrl), said so the person can mend it; null when it is
- * one. A missing `http://` is the likeliest slip: it is suggested, not assumed.
+ * Why the URL `u` is not an address `gasoline serve` answers, or null when it is one: plain http
+ * on 127.0.0.1 or localhost (it listens on 127.0.0.1 alone, so not [::1], and speaks no TLS),
+ * with a port of its own (1–65535) and no credentials, path, query or fragment.
+ */
+function urlProblem(u) {
+  if (u.hostname === "[::1]") return `gasoline serve listens on 127.0.0.1 only: use http://127.0.0.1${u.port ? `:${u.port}` : ":7890"}.`;
+  if (u.hostname !== "127.0.0.1" && u.hostname !== "localhost") {
+    return `Captured pages go to this machine only: the URL is http://127.0.0.1 or http://localhost with a port, e.g. ${EXAMPLE_URL}.`;
+  }
+  if (u.protocol === "https:") return `gasoline serve speaks plain http on this machine: use http://${u.host}.`;
+  if (u.protocol !== "http:") return `Use http://, e.g. ${EXAMPLE_URL}.`;
+  if (u.username || u.password) return "No user name or password in the URL: gasoline serve asks for none.";
+  // None given (80 is dropped as the default) or none at all.
+  if (u.port === "" || u.port === "0") {
+    return `Name the port gasoline serve listens on (7890 unless you chose another), e.g. ${EXAMPLE_URL}; port 80 cannot be told from none.`;
+  }
+  if (u.search || u.hash || u.pathname.replace(/\/+$/, "") !== "") return `Nothing after the port: http://${u.host}.`;
+  return null;
+}
+
+/**
+ * Whether `url` is an address `gasoline serve` answers ([urlProblem]). Asked of what the person
+ * typed, before it is normalised. Captured pages go nowhere else, so any other server URL is
+ * refused by the options page and ignored if stored.
+ */
+export function isLoopbackUrl(url) {
+  const u = parsed(url);
+  return u !== null && urlProblem(u) === null;
+}
+
+/**
+ * Why `text` is not a server URL, said so the person can mend it; null when it is one. A missing
+ * `http://` is the likeliest slip: it is suggested, not assumed.
  */
 export function serverUrlProblem(text) {
   const typed = String(text || "").trim();
-  if (isLoopbackUrl(typed)) return null;
-  const example = "http://127.0.0.1:7890";
-  if (typed === "") return `Type the server's URL, e.g. ${example} (where gasoline serve listens).`;
+  const u = parsed(typed);
+  if (u !== null && urlProblem(u) === null) return null;
+  if (typed === "") return `Type the server's URL, e.g. ${EXAMPLE_URL} (where gasoline serve listens).`;
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(typed)) {
     const suggested = `http://${typed}`;
-    return isLoopbackUrl(suggested) ? `Did you mean ${normalizeUrl(suggested)}? The URL starts with http://.` : `Not a URL: start it with http://, e.g. ${example}.`;
+    return isLoopbackUrl(suggested) ? `Did you mean ${normalizeUrl(suggested)}? The URL starts with http://.` : `Not a URL: start it with http://, e.g. ${EXAMPLE_URL}.`;
   }
-  let u;
-  try {
-    u = new URL(typed);
-  } catch {
-    return `Not a URL: e.g. ${example}.`;
-  }
-  const here = u.hostname === "127.0.0.1" || u.hostname === "localhost";
-  if (u.hostname === "[::1]") return `gasoline serve listens on 127.0.0.1 only: use http://127.0.0.1${u.port ? `:${u.port}` : ":7890"}.`;
-  if (!here) return `Captured pages go to this machine only: the URL is http://127.0.0.1 or http://localhost with a port, e.g. ${example}.`;
-  if (u.protocol === "https:") return `gasoline serve speaks plain http on this machine: use http://${u.host}.`;
-  if (u.protocol !== "http:") return `Use http://, e.g. ${example}.`;
-  if (u.username || u.password) return "No user name or password in the URL: gasoline serve asks for none.";
-  if (u.port === "" || u.port === "0") {
-    return `Name the port gasoline serve listens on (7890 unless you chose another), e.g. ${example}; port 80 cannot be told from none.`;
-  }
-  return `Nothing after the port: http://${u.host}.`;
+  return u === null ? `Not a URL: e.g. ${EXAMPLE_URL}.` : urlProblem(u);
 }
 
 /** An HTTP header's name (RFC 9110's token): anything else in the list can match no header. */
