@@ -70,6 +70,14 @@ const site = http.createServer((req, res) => {
   if (req.url.startsWith("/item.json")) {
     res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
     res.end(item);
+  } else if (req.url === "/sink") {
+    // FLOOR=page-direct: the relay's events, POSTed by the relay itself (parsed, as a server would)
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ accepted: JSON.parse(body).length }));
+    });
   } else if (req.url === "/result") {
     let body = "";
     req.on("data", (c) => (body += c));
@@ -182,18 +190,21 @@ function writeFloor(spec, dir) {
 }
 
 /**
- * FLOOR=page-inject|page-observe|page-deliver|page-full: instead of Gasoline, the least a capture
- * from the page can do (bench/floor/): its two scripts injected and nothing more; also every fetch's
- * body read from a clone and every Resource Timing entry kept; also all of it sent through the relay
- * and the service worker to the server; the same with every field Gasoline's entries carry. What any
- * page-side design pays, whatever its code.
+ * FLOOR=page-inject|page-observe|page-deliver|page-full|page-direct: instead of Gasoline, the least
+ * a capture from the page can do (bench/floor/): its two scripts injected and nothing more; also
+ * every fetch's body read from a clone and every Resource Timing entry kept; also all of it sent
+ * through the relay and the service worker to the server; the same with every field Gasoline's
+ * entries carry; the same POSTed by the relay itself to this bench's site, with no service worker on
+ * the way (what delivery straight from the page's isolated world would cost). What any page-side
+ * design pays, whatever its code.
  */
 function writePageFloor(spec, dir) {
-  if (!["page-inject", "page-observe", "page-deliver", "page-full"].includes(spec)) throw new Error(`FLOOR=${spec}: page-inject, page-observe, page-deliver or page-full`);
+  const specs = ["page-inject", "page-observe", "page-deliver", "page-full", "page-direct"];
+  if (!specs.includes(spec)) throw new Error(`FLOOR=${spec}: ${specs.join(", ")}`);
   mkdirSync(path.join(dir, "background"), { recursive: true });
   const floor = path.join(here, "floor");
   writeFileSync(path.join(dir, "page.js"), readFileSync(path.join(floor, "page.js"), "utf8").replace("FLOOR_LEVEL", spec));
-  cpSync(path.join(floor, "relay.js"), path.join(dir, "relay.js"));
+  writeFileSync(path.join(dir, "relay.js"), readFileSync(path.join(floor, "relay.js"), "utf8").replace("FLOOR_LEVEL", spec));
   cpSync(path.join(floor, "worker.js"), path.join(dir, "background/worker.js"));
   const matches = ["http://127.0.0.1/*"];
   const manifest = {

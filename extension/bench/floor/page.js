@@ -10,7 +10,7 @@
   if (level === "page-inject") return;
   const out = [];
   // page-full: the same fields as Gasoline's entries (headers, phases, sizes), built at once.
-  const full = level === "page-full";
+  const full = level === "page-full" || level === "page-direct";
   const headers = (h) => {
     const out = {};
     h.forEach((value, name) => (out[name] = value));
