@@ -65,6 +65,8 @@
 import { DeepRequests } from "./deep_requests.js";
 
 export const STORAGE_KEY = "deepTabs";
+// Why a tab's deep view ended without the person turning it off (tabId → why), for the popup.
+export const ENDED_KEY = "deepEnded";
 const PROTOCOL = "1.3";
 const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: true, flatten: true };
 // No response bodies kept for Network.getResponseBody (never asked) and no
@@ -74,6 +76,8 @@ const NETWORK = { maxTotalBufferSize: 0, maxResourceBufferSize: 0, maxPostDataSi
 const RESOURCE_TIMING = `({ timeOrigin: performance.timeOrigin, entries: performance.getEntriesByType("resource").map((e) => ({
   url: e.name, initiatorType: e.initiatorType, startTime: e.startTime, responseStart: e.responseStart, responseEnd: e.responseEnd,
   responseStatus: e.responseStatus, transferSize: e.transferSize, decodedBodySize: e.decodedBodySize })) })`;
+const LEFT_SCOPE = "the tab went to a site outside the capture scope";
+const SCOPE_CHANGED = "the tab's site left the capture scope (turned off, or capture paused)";
 const REASONS = {
   canceled_by_user: "the debugging banner was closed, or DevTools took the tab",
   target_closed: "the tab was closed",
@@ -188,7 +192,7 @@ export class Deep {
       inScope: (url) => this.io.inScope(url) && !this.io.excluded(url),
       emitRow: (row, id, where) => this.io.emitRow(row, id, where),
       emitLog: (entry, id, where) => this.io.emitLog(entry, id, where),
-      leftScope: (url) => this.detach(tabId, `the tab went to ${originOf(url)}, outside the capture scope`),
+      leftScope: () => this.end(tabId, LEFT_SCOPE),
     });
     tracker.seedFrame(target.id, undefined, target.url);
     const state = { tracker, children: new Map() };
@@ -214,6 +218,7 @@ export class Deep {
     }
     if (this.tabs.get(tabId) !== state) return { error: "detached while starting" };
     await this.save();
+    await this.remember(tabId, undefined);
     this.changed(tabId, true, restoring ? "restored after the service worker started again" : "attached");
     return { ok: true };
   }
@@ -240,6 +245,42 @@ export class Deep {
     return targets.find((t) => t.tabId === tabId && t.type === "page");
   }
 
+  /**
+   * Ends the deep view of a tab without the person asking (it left the scope): said in the
+   * extension's log and kept for the popup, in words that name no site outside the scope.
+   */
+  async end(tabId, why) {
+    if (!this.tabs.has(tabId)) return;
+    await this.detach(tabId, why);
+    this.io.log("warn", `deep view of tab ${tabId} ended: ${why}`);
+    await this.remember(tabId, why);
+  }
+
+  /** Why the deep view of `tabId` last ended without the person turning it off, or undefined. */
+  async endedWhy(tabId) {
+    const ended = await this.endedAll();
+    return typeof ended[tabId] === "string" ? ended[tabId] : undefined;
+  }
+
+  async endedAll() {
+    try {
+      const stored = await this.io.storage.get(ENDED_KEY);
+      const ended = stored && stored[ENDED_KEY];
+      return ended && typeof ended === "object" ? ended : {};
+    } catch {
+      return {};
+    }
+  }
+
+  /** Keeps (or, with no `why`, forgets) why a tab's deep view ended; chrome.storage.session outlives this worker. */
+  async remember(tabId, why) {
+    const ended = await this.endedAll();
+    if (why === undefined && !(tabId in ended)) return;
+    if (why === undefined) delete ended[tabId];
+    else ended[tabId] = why;
+    await Promise.resolve(this.io.storage.set({ [ENDED_KEY]: ended })).catch(() => {});
+  }
+
   /** Ends the deep view of a tab (by the person, or because it left the scope). */
   async detach(tabId, reason = "detached") {
     if (this.pending.has(tabId)) await this.pending.get(tabId).catch(() => {});
@@ -259,7 +300,7 @@ export class Deep {
       const target = await this.pageTarget(tabId);
       if (!target) continue; // closed: onDetach says so
       if (!this.io.inScope(target.url) || this.io.excluded(target.url)) {
-        await this.detach(tabId, `${originOf(target.url)} is no longer in the capture scope`);
+        await this.end(tabId, SCOPE_CHANGED);
       }
     }
   }
@@ -290,6 +331,7 @@ export class Deep {
     this.save();
     const why = REASONS[reason] || String(reason);
     this.io.log(reason === "target_closed" ? "info" : "warn", `deep view of tab ${source.tabId} ended: ${why}`);
+    if (reason !== "target_closed") this.remember(source.tabId, why);
     this.changed(source.tabId, false, why);
   }
 

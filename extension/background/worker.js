@@ -368,7 +368,10 @@ function accept(kind, entry, tabId, from) {
 
 // The documents a form POST loaded (a page-side document row has no method of its own).
 const formPosts = new FormPosts();
-chrome.tabs.onRemoved.addListener((tabId) => formPosts.closed(tabId));
+chrome.tabs.onRemoved.addListener((tabId) => {
+  formPosts.closed(tabId);
+  deep.remember(tabId, undefined); // why a closed tab's deep view ended is of no more use
+});
 
 // What a content script may send: its page's kinds. `extension_logs` come only
 // from this worker (extensionLog above), never from a page.
@@ -518,6 +521,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     // What the popup shows of one tab: in scope or not, and what it sent.
     Promise.all([ready, countsLoaded]).then(async () => {
       const tab = await chrome.tabs.get(Number(message.tabId)).catch(() => null);
+      const isDeep = deep.isDeep(Number(message.tabId));
       const url = tab ? tab.url || tab.pendingUrl || "" : "";
       reply({
         url,
@@ -526,7 +530,8 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
         paused: scope.paused,
         sites: scope.sites,
         counts: (tabCounts.get(Number(message.tabId)) || { counts: {} }).counts,
-        deep: deep.isDeep(Number(message.tabId)),
+        deep: isDeep,
+        deepEnded: isDeep ? undefined : await deep.endedWhy(Number(message.tabId)),
         off: Object.keys(settings.capture).filter((kind) => settings.capture[kind] === false),
       });
     });

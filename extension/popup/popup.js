@@ -101,6 +101,11 @@ async function renderTab() {
   $("deep-label").hidden = !(state.scope === "default" || state.scope === "site");
   $("deep-more").hidden = $("deep-label").hidden;
   $("deep").checked = state.deep === true;
+  // It ended without the person turning it off (the tab left the scope, the banner was closed).
+  $("deep-ended").hidden = !(state.deep !== true && typeof state.deepEnded === "string");
+  $("deep-ended").textContent = $("deep-ended").hidden
+    ? ""
+    : `Deep view of this tab ended: ${state.deepEnded}.${$("deep-label").hidden ? "" : " Turn it on again to go on watching it."}`;
   $("pause").textContent = state.paused ? "Resume capture" : "Pause capture";
   const counts = $("tab-counts");
   counts.replaceChildren();

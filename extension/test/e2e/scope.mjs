@@ -301,6 +301,27 @@ try {
   await waitFor("the server to know", async () => (await observe(client, { what: "logs", limit: 1 })).capture.deep_tabs.length === 0);
   log("deep view from the popup: the browser's rows while on, the server told; off again");
 
+  // ---- the deep view ends by itself when its tab leaves the scope, and says why ----
+  await deepPopup.check("#deep");
+  await waitFor("the tab to be deep again", () => worker.evaluate((id) => globalThis.gasolineDeep.isDeep(id), deepTabId));
+  await localAgain.goto(`${shop}?m=deep-leaves`);
+  await waitFor("the deep view to end", async () => !(await worker.evaluate((id) => globalThis.gasolineDeep.isDeep(id), deepTabId)));
+  const ended = await waitFor("the extension's log of its end", async () =>
+    (await all(client, "extension_logs")).find((e) => /^deep view of tab \d+ ended/.test(e.message)),
+  );
+  assert.equal(ended.message, `deep view of tab ${deepTabId} ended: the tab went to a site outside the capture scope`, "why, without the site");
+  await localAgain.goto(`${local}?m=deep-back`);
+  await localAgain.waitForFunction(() => window.fetched);
+  const { popup: backPopup } = await popupFor(worker, localAgain);
+  await backPopup.waitForFunction(() => !document.getElementById("deep-ended").hidden);
+  assert.equal(
+    await backPopup.textContent("#deep-ended"),
+    "Deep view of this tab ended: the tab went to a site outside the capture scope. Turn it on again to go on watching it.",
+  );
+  assert.equal(await backPopup.isChecked("#deep"), false);
+  await backPopup.close();
+  log("deep view: leaving the scope ends it, said in the extension's log and in the popup back on the page");
+
   // ---- the server's own origin ----
   const own = await context.newPage();
   await own.goto(`${serverUrl}/health`);

@@ -440,7 +440,7 @@ test("deep: the tab going out of scope detaches it; the banner closed is reporte
   await first.deep.attach(2);
   await first.deep.attach(3);
   first.d.emit({ tabId: 1 }, "Network.requestWillBeSent", willSend("N", "https://example.com/", { type: "Document", documentURL: "https://example.com/" }));
-  await new Promise((r) => setImmediate(r));
+  while (first.messages.length === 0) await new Promise((r) => setImmediate(r));
   assert.deepEqual(first.d.detaches, [1]);
   first.d.attached.delete(2);
   first.d.detachEvent({ tabId: 2 }, "canceled_by_user");
@@ -448,12 +448,24 @@ test("deep: the tab going out of scope detaches it; the banner closed is reporte
   assert.deepEqual(
     first.changes.slice(3).map((c) => [c.tabId, c.deep, c.reason]),
     [
-      [1, false, "the tab went to https://example.com, outside the capture scope"],
+      [1, false, "the tab went to a site outside the capture scope"],
       [2, false, "the debugging banner was closed, or DevTools took the tab"],
     ],
   );
-  assert.equal(first.messages.length, 1);
-  assert.match(first.messages[0][1], /deep view of tab 2 ended/);
+  // Both said in the extension's log (which the server stores): the site outside the scope is not named.
+  assert.deepEqual(
+    first.messages.map(([, m]) => m),
+    ["deep view of tab 1 ended: the tab went to a site outside the capture scope", "deep view of tab 2 ended: the debugging banner was closed, or DevTools took the tab"],
+  );
+  // The popup says why, until the person turns it on again; the person's own "off" is not an ending to explain.
+  assert.equal(await first.deep.endedWhy(1), "the tab went to a site outside the capture scope");
+  assert.equal(await first.deep.endedWhy(2), "the debugging banner was closed, or DevTools took the tab");
+  await first.deep.detach(3, "turned off");
+  assert.equal(await first.deep.endedWhy(3), undefined);
+  await first.deep.attach(3);
+  await first.deep.attach(2);
+  assert.equal(await first.deep.endedWhy(2), undefined, "attached again: nothing to explain");
+  assert.equal(await first.deep.endedWhy(1), "the tab went to a site outside the capture scope");
   // A new worker: tab 3 still chosen, its old session still held by this extension.
   const again = deepWith(targets, { deepTabs: [3, 9] });
   again.d.attached.add(3);
@@ -475,7 +487,8 @@ test("deep: without the debugger permission nothing attaches; a scope change let
   scope = false;
   await deep.recheck();
   assert.deepEqual(deep.deepTabs(), []);
-  assert.match(changes[1].reason, /no longer in the capture scope/);
+  assert.match(changes[1].reason, /left the capture scope \(turned off, or capture paused\)/);
+  assert.equal(await deep.endedWhy(1), changes[1].reason);
 });
 
 // ---- shared workers: no target of the tab's, attached by their target id -----------------
