@@ -314,6 +314,9 @@ fn take_column(
             .map(SqlValue::Integer)
             .ok_or_else(|| wrong("an integer of at most 2^53 - 1 in size")),
         ColumnType::Real => value.as_f64().map(SqlValue::Real).ok_or_else(|| wrong("a number")),
+        ColumnType::Boolean => {
+            value.as_bool().map(|b| SqlValue::Integer(b.into())).ok_or_else(|| wrong("true or false"))
+        }
     }
 }
 

@@ -11,6 +11,8 @@ pub enum ColumnType {
     Text,
     Integer,
     Real,
+    /// `true` or `false` on the wire; 1 or 0 in SQLite.
+    Boolean,
 }
 
 /// Whether an entry must carry a field.
@@ -48,6 +50,8 @@ pub enum FilterOp {
     AtMost,
     /// `column IN (levels at or above ?)`, over [`LEVELS`].
     LevelAtLeast,
+    /// The request failed (`true`) or did not (`false`), as `query::outcome` defines it.
+    Failed,
 }
 
 /// An observe argument that filters a kind.
@@ -178,8 +182,8 @@ const fn filter(arg: &'static str, column: &'static str, op: FilterOp, ty: Colum
     Filter { arg, column, op, ty, help }
 }
 
-use ColumnType::{Integer, Real, Text};
-use FilterOp::{AtLeast, AtMost, Contains, Equals, LevelAtLeast};
+use ColumnType::{Boolean, Integer, Real, Text};
+use FilterOp::{AtLeast, AtMost, Contains, Equals, Failed, LevelAtLeast};
 
 const LEVEL_COLUMN: Column = Column { one_of: LEVELS, ..req("level", "level", Text) };
 const LEVEL_FILTERS: [Filter; 2] = [
@@ -191,6 +195,14 @@ const STATUS_FILTERS: [Filter; 2] = [
     filter("status_min", "status", AtLeast, Integer, "HTTP status at least"),
     filter("status_max", "status", AtMost, Integer, "HTTP status at most"),
 ];
+const FAILED_FILTER: Filter = filter(
+    "failed",
+    "status",
+    Failed,
+    Boolean,
+    "true: only the requests that failed (an error reported by the browser or the page, or a status >= 400); \
+     false: only the others (a status of 0 or none without an error is unknown, not failed)",
+);
 
 pub static LOGS: Kind = Kind {
     name: "logs",
@@ -251,6 +263,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         URL_FILTER,
         STATUS_FILTERS[0],
         STATUS_FILTERS[1],
+        FAILED_FILTER,
         filter("method", "method", Equals, Text, "HTTP method, exact (e.g. POST)"),
         filter(
             "error",
@@ -324,6 +337,7 @@ pub static NETWORK_BODIES: Kind = Kind {
         filter("method", "method", Equals, Text, "HTTP method, exact (e.g. POST)"),
         STATUS_FILTERS[0],
         STATUS_FILTERS[1],
+        FAILED_FILTER,
     ],
     description: "fetch/XHR requests (every frame) and sendBeacon payloads with headers and bodies, joined to \
                   network_waterfall by requestId; failed = an `error`, `failed: true` or a status >= 400",

@@ -395,6 +395,56 @@ async fn filters_narrow_each_kind() {
 }
 
 #[tokio::test]
+async fn failed_keeps_the_requests_that_failed_and_false_the_others() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let row = |url: &str, extra: Value| {
+        let mut r = json!({"tabId": 1, "url": format!("http://app/{url}"), "initiatorType": "fetch", "source": "page"});
+        r.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        r
+    };
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                row("ok", json!({"responseStatus": 200})),
+                row("missing", json!({"responseStatus": 404})),
+                row("refused", json!({"responseStatus": 0, "error": "net::ERR_CONNECTION_REFUSED"})),
+                row("rejected", json!({"failed": true})),
+                // Status 0 alone (an opaque response) and no status at all (still in flight) are unknown.
+                row("opaque", json!({"responseStatus": 0})),
+                row("pending", json!({})),
+            ],
+        )
+        .await;
+    server
+        .ingest(
+            "network_bodies",
+            vec![
+                json!({"tabId": 1, "method": "POST", "url": "http://app/save", "status": 422}),
+                json!({"tabId": 1, "method": "GET", "url": "http://app/list", "status": 200}),
+                json!({"tabId": 1, "method": "GET", "url": "http://app/gone", "error": "TypeError: Failed to fetch"}),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let urls = |a: Value| -> Vec<String> {
+        a["entries"].as_array().unwrap().iter().map(|e| e["url"].as_str().unwrap().replace("http://app/", "")).collect()
+    };
+    let failed = mcp.observe(json!({"what": "network_waterfall", "failed": true})).await;
+    assert_eq!(urls(failed), ["missing", "refused", "rejected"]);
+    let others = mcp.observe(json!({"what": "network_waterfall", "failed": false})).await;
+    assert_eq!(urls(others), ["ok", "opaque", "pending"], "unknown is not failed");
+    let bodies = mcp.observe(json!({"what": "network_bodies", "failed": true, "method": "GET"})).await;
+    assert_eq!(urls(bodies), ["gone"]);
+    // Not a request kind, or not a boolean: a tool error that says so.
+    let wrong = mcp.err("observe", json!({"what": "logs", "failed": true})).await;
+    assert!(wrong.contains("failed"), "{wrong}");
+    let wrong = mcp.err("observe", json!({"what": "network_waterfall", "failed": "yes"})).await;
+    assert!(wrong.contains("failed must be true or false"), "{wrong}");
+}
+
+#[tokio::test]
 async fn page_tabs_and_vitals() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
@@ -640,6 +690,7 @@ async fn tools_list_describes_both_tools() {
         "method",
         "status_min",
         "status_max",
+        "failed",
         "connectionId",
         "direction",
         "type",

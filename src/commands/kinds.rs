@@ -25,6 +25,7 @@ fn kind_json(kind: &Kind) -> Value {
                     ColumnType::Text => "text",
                     ColumnType::Integer => "integer",
                     ColumnType::Real => "real",
+                    ColumnType::Boolean => "boolean",
                 },
                 "required": match c.required {
                     Required::No => json!(false),

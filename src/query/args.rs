@@ -462,6 +462,10 @@ fn filter_value(filter: &Filter, value: &Value) -> Result<Value, String> {
             .as_f64()
             .map(Value::from)
             .ok_or_else(|| format!("{} must be a number, got {}", filter.arg, describe(value))),
+        ColumnType::Boolean => value
+            .as_bool()
+            .map(Value::from)
+            .ok_or_else(|| format!("{} must be true or false, got {}", filter.arg, describe(value))),
         ColumnType::Text => {
             let Some(s) = value.as_str() else {
                 return Err(format!("{} must be a string, got {}", filter.arg, describe(value)));

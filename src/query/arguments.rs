@@ -403,6 +403,7 @@ pub fn filter_schema(f: &Filter) -> Value {
         ColumnType::Text => "string",
         ColumnType::Integer => "integer",
         ColumnType::Real => "number",
+        ColumnType::Boolean => "boolean",
     };
     let kinds = filter_kinds(f.arg);
     let mut s = json!({ "type": ty, "description": format!("{} ({})", f.help, kinds.join(", ")) });
@@ -518,6 +519,7 @@ pub fn observe_reference() -> String {
             (ColumnType::Text, None) => "text".into(),
             (ColumnType::Integer, None) => "integer".into(),
             (ColumnType::Real, None) => "number".into(),
+            (ColumnType::Boolean, None) => "boolean".into(),
         };
         let kinds = filter_kinds(f.arg).join(", ");
         out.push_str(&format!("| `{}` | {kinds} | {ty} | {} |\n", f.arg, cell(f.help)));

@@ -28,7 +28,7 @@ impl Where {
     /// Every condition of `args` on `kind`: the filters, `since_mark`, and `search` last
     /// (the scan runs only on rows the indexed conditions let through).
     pub fn new(kind: &Kind, errors_only: bool, args: &ObserveArgs) -> Self {
-        let mut w = Where::filters(errors_only, args);
+        let mut w = Where::filters(kind, errors_only, args);
         w.mark_and_search(kind, args);
         w
     }
@@ -42,10 +42,10 @@ impl Where {
         }
     }
 
-    fn filters(errors_only: bool, args: &ObserveArgs) -> Self {
+    fn filters(kind: &Kind, errors_only: bool, args: &ObserveArgs) -> Self {
         let mut w = Where::tab_only(errors_only, args.tab_id);
         for fv in &args.filters {
-            w.push_filter(fv.filter, &fv.value);
+            w.push_filter(kind, fv.filter, &fv.value);
         }
         w
     }
@@ -76,8 +76,8 @@ impl Where {
         Where::new(kind, false, &common)
     }
 
-    /// Adds one of the filters `kind.rs` declares, with the value the caller gave.
-    pub fn push_filter(&mut self, f: &Filter, value: &Value) {
+    /// Adds one of the filters `kind.rs` declares on `kind`, with the value the caller gave.
+    pub fn push_filter(&mut self, kind: &Kind, f: &Filter, value: &Value) {
         let param = match value {
             Value::String(s) => SqlValue::Text(s.clone()),
             Value::Number(n) => n.as_i64().map_or_else(|| SqlValue::Real(n.as_f64().unwrap_or(0.0)), SqlValue::Integer),
@@ -93,12 +93,12 @@ impl Where {
                 let quoted: Vec<String> = levels.iter().map(|l| format!("'{l}'")).collect();
                 self.conditions.push(format!("{} IN ({})", f.column, quoted.join(", ")));
             }
+            // A row with neither an error, a flag nor a status makes the condition NULL: not failed.
+            FilterOp::Failed => {
+                let failed = format!("COALESCE({}, 0)", outcome::failed_sql(kind));
+                self.conditions.push(if value.as_bool() == Some(false) { format!("NOT {failed}") } else { failed });
+            }
         }
-    }
-
-    /// Only the requests that failed, as [`outcome`] defines it (`kind` holds requests).
-    pub fn push_failed(&mut self, kind: &Kind) {
-        self.conditions.push(outcome::failed_sql(kind));
     }
 
     /// Adds a condition with one parameter.

@@ -9,7 +9,6 @@ use serde_json::Value;
 
 use super::entry::entry_json;
 use super::filter::{Where, select_list};
-use super::outcome::is_request_kind;
 use crate::kind::{COMMON_FILTERS, KINDS, Kind};
 use crate::store::StoreError;
 
@@ -35,19 +34,17 @@ pub struct Filter {
 }
 
 /// The command-line flag of each filter that not every kind has, and the observe filter behind it.
-const FLAGS: [(&str, &str); 3] = [("--url", "url"), ("--level", "min_level"), ("--status-min", "status_min")];
+const FLAGS: [(&str, &str); 4] =
+    [("--url", "url"), ("--level", "min_level"), ("--status-min", "status_min"), ("--failed", "failed")];
 
 impl Filter {
     /// The first filter `kind` cannot honour, by its flag, if any.
     pub fn unsupported(&self, kind: &Kind) -> Option<&'static str> {
-        let given = [self.url.is_some(), self.min_level.is_some(), self.status_min.is_some()];
+        let given = [self.url.is_some(), self.min_level.is_some(), self.status_min.is_some(), self.failed_only];
         for ((flag, arg), given) in FLAGS.iter().zip(given) {
             if given && kind.filter(arg).is_none() {
                 return Some(flag);
             }
-        }
-        if self.failed_only && !is_request_kind(kind) {
-            return Some("--failed");
         }
         None
     }
@@ -58,22 +55,20 @@ impl Filter {
         let common = [self.tab.map(Value::from), self.since_ms.map(Value::from)];
         for (filter, value) in COMMON_FILTERS.iter().zip(common) {
             if let Some(value) = value {
-                w.push_filter(filter, &value);
+                w.push_filter(kind, filter, &value);
             }
         }
         let narrowing = [
             ("url", self.url.clone().map(Value::from)),
             ("min_level", self.min_level.map(Value::from)),
             ("status_min", self.status_min.map(Value::from)),
+            ("failed", self.failed_only.then_some(Value::Bool(true))),
         ];
         let equals = self.equals.as_ref().map(|(arg, v)| (*arg, Some(Value::from(v.as_str()))));
         for (arg, value) in narrowing.into_iter().chain(equals) {
             if let (Some(filter), Some(value)) = (kind.filter(arg), value) {
-                w.push_filter(filter, &value);
+                w.push_filter(kind, filter, &value);
             }
-        }
-        if self.failed_only && is_request_kind(kind) {
-            w.push_failed(kind);
         }
         w
     }
@@ -352,7 +347,9 @@ mod tests {
     fn failed_is_outcome_s_definition_and_only_for_requests() {
         let filter = Filter { failed_only: true, ..Filter::default() };
         let (sql, _) = command_where(&NETWORK_WATERFALL, &filter);
-        assert_eq!(sql, [crate::query::outcome::failed_sql(&NETWORK_WATERFALL)]);
+        assert_eq!(sql, [format!("COALESCE({}, 0)", crate::query::outcome::failed_sql(&NETWORK_WATERFALL))]);
+        let observe = observe_where(&NETWORK_WATERFALL, json!({"what": "network_waterfall", "failed": true}));
+        assert_eq!(command_where(&NETWORK_WATERFALL, &filter), observe, "--failed is observe's failed=true");
         assert_eq!(filter.unsupported(&LOGS), Some("--failed"));
         assert_eq!(filter.unsupported(&NETWORK_WATERFALL), None);
     }

@@ -68,7 +68,7 @@ pub(super) fn observe_args(what: &str, query: Option<&str>) -> Result<Map<String
             json!(n)
         } else if filter_ty == Some(ColumnType::Real) {
             json!(value.parse::<f64>().map_err(|_| format!("{name} must be a number, got \"{value}\""))?)
-        } else if BOOLEANS.contains(&name.as_str()) {
+        } else if BOOLEANS.contains(&name.as_str()) || filter_ty == Some(ColumnType::Boolean) {
             match value.as_ref() {
                 "true" | "1" => json!(true),
                 "false" | "0" => json!(false),
@@ -351,5 +351,13 @@ mod tests {
         assert_eq!(e, "max_chars must be between 1000 and 1000000 (default 1000000), got 2000000");
         let g = observe_args("errors", Some("group=true")).unwrap();
         assert!(query::parse(&g).is_ok(), "{g:?}");
+        // A kind's boolean filter is read as a boolean, as observe takes it.
+        let f = observe_args("network_bodies", Some("failed=1")).unwrap();
+        assert_eq!(f["failed"], json!(true));
+        assert!(query::parse(&f).is_ok(), "{f:?}");
+        assert_eq!(
+            observe_args("network_waterfall", Some("failed=maybe")).unwrap_err(),
+            "failed must be true or false, got \"maybe\""
+        );
     }
 }

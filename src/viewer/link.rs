@@ -51,7 +51,7 @@ impl Address {
 /// `http://127.0.0.1:PORT/<view>?<filters>&sel=<kind>:{id}`: the view that shows
 /// `args`'s entries, narrowed as far as the viewer's filter bar can say what the
 /// arguments say (tab, time, level, the search word, `url:`, method, one status);
-/// a filter it has no words for (a status range, `error`, `connectionId`, a mark)
+/// a filter it has no words for (a status range, `failed`, `error`, `connectionId`, a mark)
 /// is left out, so the view shows more, never less. One id asked for is filled in.
 pub fn link(port: u16, args: &ObserveArgs) -> String {
     let (view, sel) = view_of(&args.what);
