@@ -145,21 +145,39 @@ async fn post_events(
     let Ok(Path(kind_name)) = kind else {
         return ApiError::BadRequest("the kind in the path is not valid UTF-8 text".into()).into_response();
     };
-    let declared = body::declared_length(&headers);
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
-        // Refused from the headers alone, without waiting for the body; the connection then
-        // closes, so a client that stalls after declaring 11 MiB holds nothing. What does arrive
-        // meanwhile is dropped as it comes, so an uploading client reads the 413, not a reset.
-        body::linger(body);
-        return closing(body::too_large());
+    let (body, declared) = match admit_headers(&headers, body) {
+        Ok(admitted) => admitted,
+        Err(refused) => return refused,
+    };
+    handled(ingest_body(state, kind_name, &headers, body, declared).await)
+}
+
+/// A body's headers judged before it is read: its declared length (when given), or the refusal of
+/// one declared over [`MAX_BODY_BYTES`] or in an encoding not taken. A refusal comes from the
+/// headers alone, without waiting for the body; the connection then closes, so a client that
+/// stalls after declaring 11 MiB holds nothing. What does arrive meanwhile is dropped as it comes,
+/// so an uploading client reads the 413, not a reset.
+fn admit_headers(headers: &HeaderMap, body: Body) -> Result<(Body, Option<usize>), Response> {
+    let declared = body::declared_length(headers);
+    let refused = if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+        Some(body::too_large())
+    } else {
+        body::encoding_refused(headers)
+    };
+    match refused {
+        Some(refusal) => {
+            body::linger(body);
+            Err(closing(refusal))
+        }
+        None => Ok((body, declared)),
     }
-    if let Some(refused) = body::encoding_refused(&headers) {
-        body::linger(body);
-        return closing(refused);
-    }
-    match ingest_body(state, kind_name, &headers, body, declared).await {
+}
+
+/// The response to a body's handling: a body found too large while read closes the connection
+/// (whatever of it was not read is not read on).
+fn handled(result: Result<Response, ApiError>) -> Response {
+    match result {
         Ok(response) => response,
-        // Whatever of the body was not read is not read on.
         Err(e @ ApiError::TooLarge(_)) => closing(e),
         Err(e) => e.into_response(),
     }
@@ -261,15 +279,10 @@ fn answer(status: u16, body: String, replayed: bool) -> Response {
 /// `PUT /capture`: the capture state in force in the extension (`crate::capture`),
 /// stored through the writer so that it outlives a restart; 204 once committed.
 async fn put_capture(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
-    let declared = body::declared_length(&headers);
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
-        body::linger(body);
-        return closing(body::too_large());
-    }
-    if let Some(refused) = body::encoding_refused(&headers) {
-        body::linger(body);
-        return closing(refused);
-    }
+    let (body, declared) = match admit_headers(&headers, body) {
+        Ok(admitted) => admitted,
+        Err(refused) => return refused,
+    };
     let stored = async {
         let body::Admitted { body, admission } = body::read(&state.store, body, declared).await?;
         let decoding = state.decoding.room_for(&body).await?;
@@ -278,11 +291,7 @@ async fn put_capture(State(state): State<AppState>, headers: HeaderMap, body: Bo
         state.store.set_capture(&report, admission).await?;
         Ok::<_, ApiError>(StatusCode::NO_CONTENT.into_response())
     };
-    match stored.await {
-        Ok(response) => response,
-        Err(e @ ApiError::TooLarge(_)) => closing(e),
-        Err(e) => e.into_response(),
-    }
+    handled(stored.await)
 }
 
 /// Decodes small bodies inline and large ones on the blocking pool.
