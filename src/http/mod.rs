@@ -147,7 +147,7 @@ async fn post_events(
     };
     let (body, declared) = match admit_headers(&headers, body) {
         Ok(admitted) => admitted,
-        Err(refused) => return refused,
+        Err(refused) => return closing(refused),
     };
     handled(ingest_body(state, kind_name, &headers, body, declared).await)
 }
@@ -157,7 +157,7 @@ async fn post_events(
 /// headers alone, without waiting for the body; the connection then closes, so a client that
 /// stalls after declaring 11 MiB holds nothing. What does arrive meanwhile is dropped as it comes,
 /// so an uploading client reads the 413, not a reset.
-fn admit_headers(headers: &HeaderMap, body: Body) -> Result<(Body, Option<usize>), Response> {
+fn admit_headers(headers: &HeaderMap, body: Body) -> Result<(Body, Option<usize>), ApiError> {
     let declared = body::declared_length(headers);
     let refused = if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
         Some(body::too_large())
@@ -167,7 +167,7 @@ fn admit_headers(headers: &HeaderMap, body: Body) -> Result<(Body, Option<usize>
     match refused {
         Some(refusal) => {
             body::linger(body);
-            Err(closing(refusal))
+            Err(refusal)
         }
         None => Ok((body, declared)),
     }
@@ -281,7 +281,7 @@ fn answer(status: u16, body: String, replayed: bool) -> Response {
 async fn put_capture(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
     let (body, declared) = match admit_headers(&headers, body) {
         Ok(admitted) => admitted,
-        Err(refused) => return refused,
+        Err(refused) => return closing(refused),
     };
     let stored = async {
         let body::Admitted { body, admission } = body::read(&state.store, body, declared).await?;
