@@ -11,7 +11,18 @@
   const PAGE_KINDS = Object.freeze([...EVENT_KINDS.filter((k) => k !== "extension_logs"), ...STATE_KINDS]);
   /** What the person can switch off in the options (a tab's url and title always go with its events). */
   const SWITCHABLE = Object.freeze(PAGE_KINDS.filter((k) => k !== "tabs"));
-  const kinds = { EVENT_KINDS, STATE_KINDS, PAGE_KINDS, SWITCHABLE, ALL: Object.freeze([...EVENT_KINDS, ...STATE_KINDS]) };
+  /** What the popup and the options call each kind, for a person (agents and the server use the names). */
+  const LABELS = Object.freeze({
+    logs: "Console and errors",
+    network_waterfall: "Requests",
+    network_bodies: "Request and response bodies",
+    websocket_events: "WebSocket and EventSource messages",
+    actions: "Clicks, typing and navigation",
+    extension_logs: "Gasoline's own log",
+    tabs: "Tab address and title",
+    vitals: "Web vitals (LCP, CLS, INP)",
+  });
+  const kinds = { EVENT_KINDS, STATE_KINDS, PAGE_KINDS, SWITCHABLE, LABELS, ALL: Object.freeze([...EVENT_KINDS, ...STATE_KINDS]) };
   if (typeof module === "object" && module.exports) module.exports = kinds;
   root.__gasoline = Object.assign(root.__gasoline || {}, { kinds });
 })(globalThis);

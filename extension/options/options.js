@@ -1,6 +1,6 @@
 // The options page: server URL (loopback only), capture switches per kind,
 // redaction lists, and the sites turned on with their off switches.
-import { scope } from "../background/lib.js";
+import { kinds, scope } from "../background/lib.js";
 import { KINDS, withDefaults, serverUrlOf, serverUrlProblem, listProblem, splitList } from "../background/settings.js";
 import { renderSites } from "../popup/sites.js";
 
@@ -18,7 +18,10 @@ async function load() {
     input.type = "checkbox";
     input.id = `capture-${kind}`;
     input.checked = s.capture[kind];
-    label.append(input, ` ${kind}`);
+    // The person's name for it, and the name an agent asks for (observe what=…).
+    const name = document.createElement("code");
+    name.textContent = kind;
+    label.append(input, ` ${kinds.LABELS[kind]} `, name);
     box.appendChild(label);
   }
   $("redactHeaders").value = s.redactHeaders.join("\n");

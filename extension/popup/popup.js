@@ -8,9 +8,12 @@ import { renderSites } from "./sites.js";
 const { patternHost } = scope;
 const $ = (id) => document.getElementById(id);
 const ALL_KINDS = kinds.ALL;
+const LABELS = kinds.LABELS;
 
-function row(cells) {
+/** A table row of `cells` (text); `kind`: the kind it counts, as `data-kind`. */
+function row(cells, kind) {
   const tr = document.createElement("tr");
+  if (kind) tr.dataset.kind = kind;
   for (const text of cells) {
     const td = document.createElement("td");
     td.textContent = String(text);
@@ -94,7 +97,7 @@ async function renderTab() {
   // What the options switched off is not captured here either.
   const off = captured && live && Array.isArray(state.off) ? state.off : [];
   $("kinds-off").hidden = off.length === 0;
-  $("kinds-off").textContent = off.length ? `Not captured, switched off in the options: ${off.join(", ")}.` : "";
+  $("kinds-off").textContent = off.length ? `Not captured, switched off in the options: ${off.map((k) => LABELS[k] || k).join(", ")}.` : "";
   const isSite = state.site && state.sites.includes(state.site);
   $("site-on").hidden = !(state.scope === "off" && state.site);
   $("site-off").hidden = !isSite;
@@ -112,7 +115,7 @@ async function renderTab() {
   // The counts are of the last captured page of the tab: a page outside the scope sent nothing;
   // a page captured before a pause keeps what it sent.
   const counted = captured || state.scope === "paused";
-  if (counted) for (const kind of ALL_KINDS) if (state.counts[kind]) counts.appendChild(row([kind, state.counts[kind]]));
+  if (counted) for (const kind of ALL_KINDS) if (state.counts[kind]) counts.appendChild(row([LABELS[kind], state.counts[kind]], kind));
   if (!counts.children.length) counts.appendChild(row([counted ? "nothing yet" : "nothing: not captured", ""]));
   renderSites($("sites"), $("no-sites"), state.sites, renderTab);
 }
@@ -146,7 +149,7 @@ async function renderStatus() {
   for (const kind of ALL_KINDS) {
     const q = status.queues[kind] || { queued: 0, dropped: 0 };
     const dropped = status.dropped ? status.dropped[kind] || 0 : q.dropped; // since install, and why: extension_logs
-    body.appendChild(row([kind, status.sent[kind] || 0, q.queued, dropped]));
+    body.appendChild(row([LABELS[kind], status.sent[kind] || 0, q.queued, dropped], kind));
   }
   const error = $("error");
   error.hidden = !status.lastError;

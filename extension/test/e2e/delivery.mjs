@@ -351,7 +351,7 @@ try {
   const cell = (kind, column) =>
     popup.evaluate(
       ([kind, column]) => {
-        const row = [...document.querySelectorAll("#kinds tr")].find((tr) => tr.cells[0].textContent === kind);
+        const row = document.querySelector(`#kinds tr[data-kind="${kind}"]`);
         return row ? Number(row.cells[column].textContent) : NaN;
       },
       [kind, column],

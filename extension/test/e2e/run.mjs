@@ -554,7 +554,7 @@ try {
     port,
   );
   const sentLogs = await popup.evaluate(() =>
-    Number([...document.querySelectorAll("#kinds tr")].find((tr) => tr.cells[0].textContent === "logs").cells[1].textContent),
+    Number(document.querySelector('#kinds tr[data-kind="logs"]').cells[1].textContent),
   );
   assert.ok(sentLogs >= N, `the popup counts sent logs (${sentLogs})`);
   const options = await context.newPage();

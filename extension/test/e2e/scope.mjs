@@ -216,7 +216,7 @@ try {
     const tab = (tabs.tabs || tabs.entries || []).find((t) => t.tabId === shopTab);
     return ["logs", "network_waterfall", "network_bodies"].every((k) => kinds.has(k)) && tab && tab.title === "Scope fixture";
   });
-  await waitFor("the popup counts this tab's logs", async () => Number((await popup.textContent("#tab-counts")).match(/logs\s*(\d+)/)?.[1]) >= 1);
+  await waitFor("the popup counts this tab's logs", async () => Number((await popup.textContent("#tab-counts")).match(/Console and errors\s*(\d+)/)?.[1]) >= 1);
   // The popup asks again every second: the site's off switch keeps the keyboard's focus meanwhile.
   await popup.evaluate(() => {
     window.renders = 0;
@@ -246,7 +246,7 @@ try {
   const settingsNow = await worker.evaluate(async () => (await chrome.storage.local.get("settings")).settings || {});
   const switchOff = (off) => worker.evaluate(async ([s, off]) => chrome.storage.local.set({ settings: { ...s, capture: { ...s.capture, ...off } } }), [settingsNow, off]);
   await switchOff({ websocket_events: false, network_bodies: false });
-  await popup.waitForFunction(() => document.getElementById("kinds-off").textContent === "Not captured, switched off in the options: network_bodies, websocket_events.");
+  await popup.waitForFunction(() => document.getElementById("kinds-off").textContent === "Not captured, switched off in the options: Request and response bodies, WebSocket and EventSource messages.");
   await switchOff({});
   await popup.waitForSelector("#kinds-off", { state: "hidden" });
   await popup.click("#site-off");

@@ -25,6 +25,12 @@ test("the extension's event kinds are the server's, in its order", () => {
   assert.deepEqual(kinds.EVENT_KINDS, declared().map((k) => k.name));
 });
 
+test("every kind has a name for a person in the popup and the options, and no two share one", () => {
+  assert.deepEqual(Object.keys(kinds.LABELS).sort(), [...kinds.ALL].sort());
+  const labels = Object.values(kinds.LABELS);
+  assert.equal(new Set(labels).size, labels.length);
+});
+
 test("every column the normalizer fills is a field the server declares", () => {
   for (const kind of declared()) {
     const fields = new Set(kind.fields);
