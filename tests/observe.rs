@@ -395,6 +395,38 @@ async fn filters_narrow_each_kind() {
 }
 
 #[tokio::test]
+async fn a_cursor_read_at_the_smallest_max_chars_moves_on_when_what_entries_share_is_long() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    // Two failures that share a long reason of control characters (each escaped to two characters
+    // in JSON): said once in `common`, it left a cursor read's metadata no room for an entry.
+    let reason: String = " x\r\n\t".repeat(40);
+    let url = |n: usize| format!("http://localhost/{}", " x\r\t".repeat(n));
+    let row = |url: String, error: &str| json!({"tabId": 20, "url": url, "responseStatus": 500, "method": "GET", "error": error});
+    server
+        .ingest(
+            "network_waterfall",
+            vec![row("http://localhost/a".into(), "refused"), row(url(75), &reason), row(url(900), &reason)],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let mut cursor = 1;
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        let (page, chars) = mcp
+            .ok_sized("observe", json!({"what": "network_waterfall", "max_chars": 1000, "after_cursor": cursor}))
+            .await;
+        assert!(chars <= 1000, "{chars} characters: {page}");
+        seen.extend(page["entries"].as_array().unwrap().iter().map(|e| e["id"].as_i64().unwrap()));
+        cursor = page["cursor"].as_i64().unwrap();
+        if page["has_more"] == false {
+            break;
+        }
+    }
+    assert_eq!(seen, [2, 3], "each entry once, clipped to fit");
+}
+
+#[tokio::test]
 async fn failed_keeps_the_requests_that_failed_and_false_the_others() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);

@@ -226,92 +226,117 @@ pub fn answer(
     if common.json().is_some_and(|c| !budget.admits(Cost::of(&c).plus(Cost::of(&"x".repeat(HINT_RESERVE))))) {
         common = Common::default();
     }
-    let common_json = common.json();
     let tracked_tab_id = tracked_tab(conn)?;
-    let mut meta = Meta {
-        what: args.what.name(),
-        count: 0,
-        total,
-        offset,
-        limit: reported_limit,
-        has_more: true,
-        next_offset: Some(i64::MAX),
-        cursor: i64::MAX,
-        prev_cursor: args.before_cursor.map(|_| i64::MAX),
-        has_older: args.before_cursor.map(|_| true),
-        oldest_id: stats.oldest_id,
-        newest_id: stats.newest_id,
-        tracked_tab_id,
-        filtered_by_tab: args.tab_id,
-        total_entries_all_tabs: args.tab_id.map(|_| stats.count),
-        tab_unfiltered: match args.tab_id {
-            // What the tab holds of the kind at all: none of it an error, or none matching the filters.
-            Some(tab) if total == 0 && (errors_only || filter.narrows_beyond_tab()) => {
-                let tab_only = Where::tab_only(false, Some(tab));
-                Some(Counter::new(conn, kind, &tab_only, &stats).in_range(i64::MIN, i64::MAX)?)
-            }
-            _ => None,
-        },
-        evicted_since_cursor: gone.map(|g| g.evicted),
-        cleared_since_cursor: gone.map(|g| g.cleared),
-        navigation,
-        failed_requests: if errors_only { context::failed_requests_note(conn, args)? } else { None },
-        truncated: true,
-        hint: None,
-        common: common_json.as_deref().and_then(|c| RawValue::from_string(c.to_string()).ok()),
-    };
-    // Reserve room for the metadata at its largest (the hint this page would get with every
-    // number at its longest, and some margin), then fill.
-    meta.hint =
-        Some(format!("{}{}", hint(&meta, args, kind, Some(i64::MAX)).unwrap_or_default(), "x".repeat(HINT_MARGIN)));
-    let reserve = Cost::of(&serde_json::to_string(&meta).map_err(internal)?).plus(Cost::of(",\"entries\":[]"));
-    let ids = rows.ids();
-    let errors = errors_only.then_some(ErrorContext { conn, args });
-    let (mut entries, mut cut) =
-        fit(&ids, budget.minus(reserve), plan.keep_newest, |i| make_entry(&rows, i, &common, errors.as_ref()))?;
+    let failed_requests = if errors_only { context::failed_requests_note(conn, args)? } else { None };
+    // Fitted with `common` first; where what surrounds the entries then leaves no room for one
+    // (a long shared URL beside a cursor read's longer metadata at max_chars=1000), once more
+    // without it: the entries carry their own fields, and one too large is clipped.
+    'fitting: loop {
+        let common_json = common.json();
+        let mut meta = Meta {
+            what: args.what.name(),
+            count: 0,
+            total,
+            offset,
+            limit: reported_limit,
+            has_more: true,
+            next_offset: Some(i64::MAX),
+            cursor: i64::MAX,
+            prev_cursor: args.before_cursor.map(|_| i64::MAX),
+            has_older: args.before_cursor.map(|_| true),
+            oldest_id: stats.oldest_id,
+            newest_id: stats.newest_id,
+            tracked_tab_id,
+            filtered_by_tab: args.tab_id,
+            total_entries_all_tabs: args.tab_id.map(|_| stats.count),
+            tab_unfiltered: match args.tab_id {
+                // What the tab holds of the kind at all: none of it an error, or none matching the filters.
+                Some(tab) if total == 0 && (errors_only || filter.narrows_beyond_tab()) => {
+                    let tab_only = Where::tab_only(false, Some(tab));
+                    Some(Counter::new(conn, kind, &tab_only, &stats).in_range(i64::MIN, i64::MAX)?)
+                }
+                _ => None,
+            },
+            evicted_since_cursor: gone.map(|g| g.evicted),
+            cleared_since_cursor: gone.map(|g| g.cleared),
+            navigation: navigation.clone(),
+            failed_requests: failed_requests.clone(),
+            truncated: true,
+            hint: None,
+            common: common_json.as_deref().and_then(|c| RawValue::from_string(c.to_string()).ok()),
+        };
+        // Reserve room for the metadata at its largest (the hint this page would get with every
+        // number at its longest, and some margin), then fill.
+        meta.hint =
+            Some(format!("{}{}", hint(&meta, args, kind, Some(i64::MAX)).unwrap_or_default(), "x".repeat(HINT_MARGIN)));
+        let reserve = Cost::of(&serde_json::to_string(&meta).map_err(internal)?).plus(Cost::of(",\"entries\":[]"));
+        let ids = rows.ids();
+        let errors = errors_only.then_some(ErrorContext { conn, args });
+        let (mut entries, mut cut) =
+            fit(&ids, budget.minus(reserve), plan.keep_newest, |i| make_entry(&rows, i, &common, errors.as_ref()))?;
 
-    loop {
-        let left_out = entries.len() < ids.len();
-        let text = finish(&mut meta, &entries, (cut, left_out), args, kind, offset, total, more_beyond, last_issued)?;
-        let cost = Cost::of(&text);
-        if entries.is_empty() && !ids.is_empty() {
-            // Something to show and no room for any of it: an empty page would have to say where
-            // to go on from, and any cursor it gave would either repeat or skip.
-            return Err(QueryError::Invalid(format!(
-                "max_tokens={} and max_chars={} leave no room for one entry beside this answer's metadata (about {} tokens); raise max_tokens",
-                args.max_tokens,
-                args.max_chars,
-                cost.tokens.saturating_sub(2)
-            )));
-        }
-        if budget.admits(cost) || entries.is_empty() {
-            return Ok(text);
-        }
-        if let [(_, only)] = entries.as_mut_slice() {
-            // One entry left and still too large with what surrounds it: clip it to the room
-            // the rest leaves; once it clips no further, the answer goes without it.
-            let entry = Cost::of(only);
-            let rest = Cost {
-                chars: cost.chars.saturating_sub(entry.chars),
-                tokens: cost.tokens.saturating_sub(entry.tokens),
-            };
-            let clipped = budget::clip(only, budget.minus(rest));
-            cut = true;
-            if clipped.len() < only.len() {
-                *only = clipped;
-            } else {
-                entries.clear();
+        loop {
+            let left_out = entries.len() < ids.len();
+            let text =
+                finish(&mut meta, &entries, (cut, left_out), args, kind, offset, total, more_beyond, last_issued)?;
+            let cost = Cost::of(&text);
+            if entries.is_empty() && !ids.is_empty() {
+                if common_json.is_some() {
+                    common = Common::default();
+                    continue 'fitting;
+                }
+                // Something to show and no room for any of it: an empty page would have to say where
+                // to go on from, and any cursor it gave would either repeat or skip.
+                return Err(no_room(args, cost));
             }
-            continue;
-        }
-        // The estimate of the whole ran past the sum of its parts: drop one more.
-        if plan.keep_newest {
-            entries.remove(0);
-        } else {
-            entries.pop();
+            if budget.admits(cost) || entries.is_empty() {
+                return Ok(text);
+            }
+            if let [(_, only)] = entries.as_mut_slice() {
+                // One entry left and still too large with what surrounds it: clip it to the room
+                // the rest leaves; once it clips no further, the answer goes without it.
+                let entry = Cost::of(only);
+                let rest = Cost {
+                    chars: cost.chars.saturating_sub(entry.chars),
+                    tokens: cost.tokens.saturating_sub(entry.tokens),
+                };
+                let clipped = budget::clip(only, budget.minus(rest));
+                cut = true;
+                if clipped.len() < only.len() {
+                    *only = clipped;
+                } else {
+                    entries.clear();
+                }
+                continue;
+            }
+            // The estimate of the whole ran past the sum of its parts: drop one more.
+            if plan.keep_newest {
+                entries.remove(0);
+            } else {
+                entries.pop();
+            }
         }
     }
 }
+
+/// The refusal of an answer whose metadata (`frame`, the answer without entries) leaves no room
+/// for one clipped entry: it names the limit that binds.
+fn no_room(args: &ObserveArgs, frame: Cost) -> QueryError {
+    // The least a clipped entry takes, beside the frame.
+    let least = Cost { chars: frame.chars + MIN_ENTRY_CHARS, tokens: frame.tokens + MIN_ENTRY_CHARS / 2 };
+    let raise = match (least.chars > args.max_chars, least.tokens > args.max_tokens) {
+        (true, true) => "raise max_chars and max_tokens",
+        (true, false) => "raise max_chars",
+        _ => "raise max_tokens",
+    };
+    QueryError::Invalid(format!(
+        "max_tokens={} and max_chars={} leave no room for one entry beside this answer's metadata (about {} characters, {} tokens); {raise}",
+        args.max_tokens, args.max_chars, frame.chars, frame.tokens
+    ))
+}
+
+/// About the least a clipped entry takes (its identity fields), in characters.
+const MIN_ENTRY_CHARS: usize = 64;
 
 fn make_entry(rows: &Rows, i: usize, common: &Common, errors: Option<&ErrorContext<'_>>) -> Result<String, QueryError> {
     Ok(match rows {
