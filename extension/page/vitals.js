@@ -5,7 +5,8 @@
 // for the page it was made on even though the browser reports it after the
 // route changed. A page is reported a second after its last change, once more
 // when it is left (its final values, under its own URL) and when the tab is
-// hidden. FCP and TTFB belong to the load only. Each report says when its page
+// hidden; a route's page is reported even with no figure yet, since it is where
+// the tab is. FCP and TTFB belong to the load only. Each report says when its page
 // began (`started`), so a reload of the same URL is a new page to the server.
 // Registry: reads sources, observePerformance, inp, routes, core, outbox; adds sources.vitals.
 (function () {
@@ -74,7 +75,9 @@
       clearTimeout(p.timer);
       p.timer = undefined;
       const values = snapshot(p);
-      if (["lcp", "cls", "inp", "fcp", "ttfb"].every((k) => values[k] === null)) return;
+      // A load says nothing until its first figure (its TTFB comes at once); a route is reported
+      // with none, since it is the page the tab is now on (an htmx or Turbo visit rarely has any).
+      if (p.how === "load" && ["lcp", "cls", "inp", "fcp", "ttfb"].every((k) => values[k] === null)) return;
       outbox.emit("vitals", () => values);
     }
 
@@ -115,6 +118,7 @@
         leaving.countEnd = interactionCount();
         left = leaving;
         page = newPage(to, how, perfNow());
+        changed(page); // reported after a quiet second, after the page left, whatever it measured
         setTimeout(() => left === leaving && reportLeft(), REPORT_AFTER_MS);
       });
     }

@@ -333,7 +333,14 @@ test("vitals: a route change reports the page left with its final values, then a
   emitted.length = 0;
   routeListener({ how: "hashchange", from: "http://app.test/item/1?tab=2#notes", to: "http://app.test/item/1#/settings" });
   advance(1000);
-  assert.deepEqual(emitted.map((e) => [e.entry.url, e.entry.inp]), [["http://app.test/item/1", 120]], "only the page left");
+  assert.deepEqual(
+    emitted.map((e) => [e.entry.url, e.entry.inp, e.entry.navigation]),
+    [
+      ["http://app.test/item/1", 120, "pushState"],
+      ["http://app.test/item/1#/settings", null, "hashchange"],
+    ],
+    "the page left, then the new route with no figure yet: it is where the tab is",
+  );
   delete globalThis.location;
   delete globalThis.window;
   delete globalThis.document;
