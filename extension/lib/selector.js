@@ -4,7 +4,11 @@
   const limits = typeof module === "object" && module.exports ? require("./limits.js") : root.__gasoline.limits;
   const STABLE_ATTRS = ["data-testid", "data-test", "data-cy", "data-qa", "name", "aria-label"];
   // Ids and classes that frameworks generate change on every build: skip them.
-  const GENERATED = /\d{3,}|^[a-z]{1,3}-[a-z0-9]{5,}$|^css-|^sc-|^_|^jsx-|^ember\d|:/i;
+  const GENERATED_FORMS = /\d{3,}|^css-|^sc-|^_|^jsx-|^ember\d|:/i;
+  // A short prefix and a hash, which has a digit ("el-8fj2k") or mixed case ("x-bdVaJa"); a prefix
+  // and a word ("nav-settings", "btn-submit") is a name someone chose.
+  const HASHED = /^[a-z]{1,3}-(?=[a-z]*\d|[a-z\d]*[A-Z])[a-zA-Z\d]{5,}$/;
+  const GENERATED = { test: (name) => GENERATED_FORMS.test(name) || HASHED.test(name) };
 
   function cssEscape(s) {
     return typeof CSS !== "undefined" && CSS.escape ? CSS.escape(s) : String(s).replace(/[^\w-]/g, (c) => `\\${c}`);

@@ -36,6 +36,19 @@ test("an element with an id is named by it", () => {
   assert.equal(selector.cssSelector(button), "#save");
 });
 
+test("a prefix and a word is a chosen id; a prefix and a hash is generated", () => {
+  for (const id of ["nav-settings", "btn-submit", "nav-contacts", "app-header"]) {
+    const link = el("a", { id });
+    el("body", {}, [el("nav", {}, [link])]);
+    assert.equal(selector.cssSelector(link), `#${id}`);
+  }
+  for (const id of ["el-8fj2k", "x-bdVaJa", "rc-1a2b3c"]) {
+    const link = el("a", { id });
+    el("body", {}, [el("nav", { id: "top" }, [link])]);
+    assert.equal(selector.cssSelector(link), "#top > a", id);
+  }
+});
+
 test("test attributes win over generated ids and classes", () => {
   const button = el("button", { id: "btn-123456", class: "css-1x2y3z", "data-testid": "checkout" });
   el("body", {}, [button]);
