@@ -58,7 +58,8 @@
       // Its first request as a waterfall row: 200 once open, failed if it errs before.
       const request = requests.start("GET", s.url, "eventsource");
       listen(es, "open", () => requests.end(request, { status: 200 }));
-      listen(es, "error", () => requests.end(request, { failed: true, error: "EventSource connection failed" }));
+      // Cut off by the page leaving (a reload, a link), it says so, as a fetch canceled then does.
+      listen(es, "error", () => requests.end(request, { failed: true, error: requests.failure("EventSource connection failed") }));
       listen(es, "open", () => record(s, "open", {}));
       listen(es, "message", s.onMessage);
       listen(es, "error", () => {

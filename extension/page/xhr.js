@@ -173,6 +173,9 @@
       const rawHeaders = done ? xhr.getAllResponseHeaders() : "";
       const status = done ? xhr.status : 0;
       const statusText = done ? xhr.statusText : "";
+      // Where the browser's redirects ended (an htmx form answered 303): the body is that URL's.
+      const finalUrl = done ? xhr.responseURL : "";
+      const redirected = typeof finalUrl === "string" && finalUrl !== "" && finalUrl !== send.url.split("#")[0];
       // An XHR ends with status 0 only after an error, an abort or a timeout: the page knows it failed.
       // A network error once the response had begun (its headers came) broke the body off.
       const said = error && requests.failure(error); // canceled, when the page was leaving
@@ -187,6 +190,7 @@
             statusText,
             responseHeaders: headers,
             contentType: headers["content-type"],
+            ...(redirected ? { redirected: true, responseUrl: finalUrl } : undefined),
             ...bodyFields("response", response),
             error: said,
           };

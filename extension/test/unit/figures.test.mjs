@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 const limits = require("../../lib/limits.js");
 const inp = require("../../lib/inp.js");
+const serialize = require("../../lib/serialize.js");
 
 // ---- INP ------------------------------------------------------------------------
 
@@ -84,6 +85,7 @@ require("../../page/consumed.js");
 require("../../page/xhr.js");
 require("../../page/fetch.js");
 require("../../page/vitals.js");
+require("../../page/eventsource.js");
 delete globalThis.__gasoline;
 const outbox = { emit: (kind, build) => emitted.push({ kind, entry: build() }), flushAll() {}, isOn: () => true };
 
@@ -114,6 +116,7 @@ class FakeXHR extends EventTarget {
     this.pending = () => {
       this.readyState = 2;
       this.dispatchEvent(new Event("readystatechange"));
+      if (this.redirectTo) this.responseURL = this.redirectTo; // where the browser's redirects ended
       this.status = 200;
       this.statusText = "OK";
       this.responseType = "";
@@ -158,6 +161,19 @@ test("a reused XMLHttpRequest gives exactly one entry per send, each with its ow
   );
   assert.ok(emitted.every((e) => e.entry.duration === 5 && e.entry.headersMs === 5));
   assert.deepEqual(emitted[2].entry.requestHeaders, { "x-n": "/poll?n=3" }, "each send has its own open's headers");
+
+  // A form POST answered by a redirect (htmx's hx-post and a 303): the body is the final URL's.
+  emitted.length = 0;
+  const form = new XMLHttpRequest();
+  form.open("POST", "/settings");
+  form.redirectTo = "http://app.test/?saved=settings";
+  form.send("theme=dark");
+  form.pending();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(
+    emitted.map((e) => [e.entry.method, e.entry.url, e.entry.redirected, e.entry.responseUrl]),
+    [["POST", "/settings", true, "http://app.test/?saved=settings"]],
+  );
 
   // An open() during a send ends that send: one entry for it too, and the next send is its own.
   emitted.length = 0;
@@ -415,4 +431,29 @@ test("fetch: duration runs to the end of the body, headersMs to the headers, and
   await window.fetch("/picture");
   assert.equal((await entry("/picture")).responseBody, "[image/png body not captured]", "a binary body of unknown length is named");
   delete globalThis.window;
+});
+
+test("an EventSource cut off as the page is left says so, as a fetch canceled then does", () => {
+  class FakeEventSource extends EventTarget {
+    constructor(url) {
+      super();
+      this.at = url;
+    }
+  }
+  Object.defineProperty(FakeEventSource.prototype, "url", { get() { return this.at; }, configurable: true });
+  Object.defineProperty(FakeEventSource.prototype, "readyState", { get: () => 0, configurable: true });
+  FakeEventSource.prototype.close = function () {};
+  globalThis.EventSource = FakeEventSource;
+  let leaving = false;
+  const ends = [];
+  const requests = { ...noRequests, end: (r, outcome) => ends.push(outcome), failure: (t) => (leaving ? `canceled as the page was left: ${t}` : t) };
+  G.sources.eventsource({ core: G.core, outbox, serialize, limits, requests });
+  new EventSource("/sse").dispatchEvent(new Event("error"));
+  leaving = true; // a reload began: the browser ends the page's streams
+  new EventSource("/sse").dispatchEvent(new Event("error"));
+  assert.deepEqual(ends, [
+    { failed: true, error: "EventSource connection failed" },
+    { failed: true, error: "canceled as the page was left: EventSource connection failed" },
+  ]);
+  delete globalThis.EventSource;
 });
