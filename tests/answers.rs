@@ -469,6 +469,36 @@ async fn an_error_s_context_stays_within_its_page_load() {
     assert_eq!(entries(&errors)[0]["context"], json!({"network_bodies": [2, 3], "navigation": 2}), "{errors}");
 }
 
+/// In a single-page app (htmx, Turbo, a router) a route change starts the page's visit too: a
+/// request that failed on the route before is not why an error on this one happened; a query
+/// written back with replaceState keeps the visit going.
+#[tokio::test]
+async fn an_error_s_context_stays_within_its_route() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let nav =
+        |dt: i64, how: &str, url: &str| json!({"tabId": 1, "ts": t + dt, "type": "navigate", "how": how, "url": url});
+    server
+        .ingest(
+            "actions",
+            vec![
+                nav(0, "load", "http://app/"),
+                nav(1_000, "pushState", "http://app/contacts"),
+                nav(2_000, "pushState", "http://app/settings"),
+                nav(2_500, "replaceState", "http://app/settings?tab=2"),
+                nav(2_600, "pushState", "http://app/settings?tab=2#theme"),
+            ],
+        )
+        .await;
+    let failed = |dt: i64, path: &str| json!({"tabId": 1, "ts": t + dt, "method": "POST", "url": format!("http://app{path}"), "status": 422});
+    server.ingest("network_bodies", vec![failed(1_500, "/contacts"), failed(2_300, "/settings/save")]).await;
+    server.ingest("logs", vec![json!({"tabId": 1, "ts": t + 3_000, "level": "error", "message": "boom"})]).await;
+    let mcp = Mcp::http(&server).await;
+    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
+    assert_eq!(entries(&errors)[0]["context"], json!({"network_bodies": [2], "navigation": 5}), "{errors}");
+}
+
 #[tokio::test]
 async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
     let db = TempDb::new();

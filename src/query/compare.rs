@@ -591,8 +591,7 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
             Some(_) => {}
         }
         if let (Some(Bound::Load(before)), Some(Bound::Load(after))) = (&plan.before.from, &plan.after.from) {
-            let page =
-                |url: &Option<String>| url.as_deref().map(|u| u.split(['?', '#']).next().unwrap_or(u).to_owned());
+            let page = |url: &Option<String>| url.as_deref().map(super::navigation::route_of);
             if page(&before.url) != page(&after.url) {
                 hints.push(format!(
                     "the two loads are of different pages ({} then {}): what is new or gone may be the other page's, not a change; to compare one page before and after a change, set a mark (configure action=mark), then reload it and send mark",

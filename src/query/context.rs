@@ -1,5 +1,6 @@
 //! An error's context: what the same tab did in the `context_ms` before it, since its page's
-//! last load or reload (a request that failed on the page before is not why) — the requests that
+//! last load or reload, or its last route change in a single-page app (a request that failed on
+//! the page before is not why) — the requests that
 //! failed (not the browser's own guess at a favicon, `outcome`'s rule), the last user action and the last navigation — so that "why did this error happen?"
 //! takes one call instead of four.
 
@@ -26,7 +27,7 @@ pub fn of_error(
     let (Some(tab), Some(ts)) = (tab, ts) else {
         return Ok("{}".into());
     };
-    let page_began = super::navigation::began_by(conn, tab, ts)?;
+    let page_began = super::navigation::visit_began(conn, tab, ts)?;
     let from = ts.saturating_sub(window_ms).max(page_began.unwrap_or(i64::MIN));
     let mut parts: Vec<String> = Vec::new();
     for kind in [&NETWORK_BODIES, &NETWORK_WATERFALL] {

@@ -81,12 +81,49 @@ pub const PAGE_LOAD: &str =
 /// A `navigate` action of the top frame (a load, a reload, a route change of the page itself).
 pub const TOP_FRAME_NAVIGATION: &str = top_frame_navigation!();
 
-/// When the tab's latest page load at or before `ts` began, if one is recorded: where the page an
-/// entry of that time belongs to starts.
-pub fn began_by(conn: &Connection, tab: i64, ts: i64) -> Result<Option<i64>, QueryError> {
-    Ok(conn
-        .prepare_cached(&format!("SELECT max(ts) FROM actions WHERE tab_id = ?1 AND ts <= ?2 AND {PAGE_LOAD}"))?
-        .query_row([tab, ts], |r| r.get(0))?)
+/// Top-frame navigations looked back through for the start of a visit.
+const VISIT_LOOKBACK: i64 = 200;
+
+/// When the visit of the page the tab was on at `ts` began, if a navigation is recorded: its
+/// latest page load, or in a single-page app (htmx, Turbo, a router) the route change that brought
+/// it to the route it was on then, whichever is later. Route changes that keep the route (a query
+/// written back with replaceState, an in-page anchor) do not start a visit ([`route_of`]).
+pub fn visit_began(conn: &Connection, tab: i64, ts: i64) -> Result<Option<i64>, QueryError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT ts, url, ({PAGE_LOAD}) FROM actions WHERE tab_id = ?1 AND ts <= ?2 AND {TOP_FRAME_NAVIGATION} \
+         ORDER BY ts DESC, id DESC LIMIT {VISIT_LOOKBACK}"
+    ))?;
+    let navigations = stmt
+        .query_map([tab, ts], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, bool>(2)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    let Some((first_ts, first_url, first_load)) = navigations.first() else { return Ok(None) };
+    let route = first_url.as_deref().map(route_of);
+    let mut began = *first_ts;
+    if !first_load {
+        for (ts, url, load) in &navigations[1..] {
+            if url.as_deref().map(route_of) != route {
+                break;
+            }
+            began = *ts;
+            if *load {
+                break;
+            }
+        }
+    }
+    Ok(Some(began))
+}
+
+/// The route a URL names: its origin and path, and a hash route (`#/items`, `#!/items`) without its
+/// query; not its query or an in-page anchor, which a page changes without going anywhere.
+pub fn route_of(url: &str) -> String {
+    let (before_hash, hash) = url.split_once('#').map_or((url, None), |(b, h)| (b, Some(h)));
+    let path = before_hash.split_once('?').map_or(before_hash, |(p, _)| p);
+    match hash {
+        Some(h) if h.starts_with('/') || h.starts_with("!/") => {
+            format!("{path}#{}", h.split_once('?').map_or(h, |(r, _)| r))
+        }
+        _ => path.to_owned(),
+    }
 }
 
 /// The tab's page loads ([`PAGE_LOAD`]: what "since the last navigation" and compare's implicit
@@ -105,4 +142,19 @@ pub fn loads(conn: &Connection, tab: i64, upto: i64, n: i64) -> Result<Vec<Navig
         })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(loads)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::route_of;
+
+    #[test]
+    fn a_route_is_origin_and_path_and_a_hash_route() {
+        assert_eq!(route_of("http://app/settings?tab=2#theme"), "http://app/settings");
+        assert_eq!(route_of("http://app/settings#theme?x"), "http://app/settings");
+        assert_eq!(route_of("http://app/#/items/3?sort=asc"), "http://app/#/items/3");
+        assert_eq!(route_of("http://app/?q=1#!/inbox"), "http://app/#!/inbox");
+        assert_eq!(route_of("http://app/#!/inbox"), "http://app/#!/inbox");
+        assert_eq!(route_of("http://app"), "http://app");
+    }
 }
