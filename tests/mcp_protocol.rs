@@ -74,6 +74,26 @@ async fn http_answers_malformed_messages_with_their_json_rpc_errors() {
         assert_eq!(status, 400, "{body}: {answer}");
         assert_eq!(error_of(&message_of(&answer)), (Value::Null, code), "{body}");
     }
+    // JSON nested past what the server reads is a parse error too, as over stdio.
+    let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
+    let (status, answer) = http.post(None, &deep).await;
+    assert_eq!((status, error_of(&message_of(&answer))), (400, (Value::Null, -32700)), "{answer}");
+    assert!(answer.contains("nested deeper"), "{answer}");
+    // A compressed body is refused for its encoding (415), as ingest refuses one.
+    let gzipped = http
+        .client
+        .post(&http.url)
+        .header("accept", ACCEPT)
+        .header("content-type", "application/json")
+        .header("content-encoding", "gzip")
+        .body(vec![0x1f, 0x8b, 8, 0])
+        .send()
+        .await
+        .unwrap();
+    let status = gzipped.status().as_u16();
+    let text = gzipped.text().await.unwrap();
+    assert_eq!(status, 415, "{text}");
+    assert!(text.contains("gzip"), "{text}");
     // initialize without params: its params are wrong, not its session.
     let (status, answer) = http.post(None, r#"{"jsonrpc":"2.0","id":7,"method":"initialize"}"#).await;
     assert_eq!((status, error_of(&message_of(&answer))), (200, (json!(7), -32602)), "{answer}");
@@ -286,6 +306,10 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
         r#"{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"observe","arguments":{"what":"logs","limit":1e400}}}"#.to_owned(),
         // No cursor was ever given out: one sent is invalid (MCP pagination: -32602).
         r#"{"jsonrpc":"2.0","id":18,"method":"tools/list","params":{"cursor":"zzz"}}"#.to_owned(),
+        // The stateless revision (its version in _meta) has no ping and no initialize: told so
+        // in its own methods, as over HTTP.
+        r#"{"jsonrpc":"2.0","id":20,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":21,"method":"nope","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.to_owned(),
     ];
     let answers = stdio_exchange(&lines);
 
@@ -311,7 +335,17 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
     let early = &by_id(json!(19))[0];
     assert_eq!(error_of(early).1, -32600);
     assert!(early["error"]["message"].as_str().unwrap().contains("initialize first"), "{early}");
-    assert_eq!(answers.len(), 13, "one answer per request or batch, none for the notification: {answers:?}");
+    for id in [20, 21] {
+        let missing = &by_id(json!(id))[0];
+        assert_eq!(error_of(missing).1, -32601, "{missing}");
+        let message = missing["error"]["message"].as_str().unwrap_or_default();
+        let answers = message.split("this server answers").nth(1).unwrap_or_default();
+        assert!(
+            answers.contains("tools/call") && !answers.contains("initialize") && !answers.contains("ping"),
+            "{message}"
+        );
+    }
+    assert_eq!(answers.len(), 15, "one answer per request or batch, none for the notification: {answers:?}");
 }
 
 /// Sessions are bounded: with 128 open, a new `initialize` is answered and ends the least

@@ -39,6 +39,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use serde_json::Value;
 
 use super::body::{self, BODY_READ_TIMEOUT, Decoding};
+use super::error::ApiError;
 use super::mcp_sessions::Sessions;
 use crate::mcp::GasolineMcp;
 use crate::mcp::envelope::{self, Batch, Refusal};
@@ -102,6 +103,11 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
         body::linger(body);
         return too_large();
     }
+    // A compressed body is refused as ingest refuses one (415), not read as broken JSON.
+    if let Some(refused) = body::encoding_refused(&parts.headers) {
+        body::linger(body);
+        return refused.into_response();
+    }
     // A client that stops sending mid-body is not waited for forever: as ingest, 408 after the deadline.
     let bytes = match tokio::time::timeout(BODY_READ_TIMEOUT, axum::body::to_bytes(body, MAX_MESSAGE_BYTES)).await {
         Ok(Ok(bytes)) => bytes,
@@ -111,6 +117,16 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
     // Room for what decoding it builds, held until it is answered (413 or 503 as ingest's).
     let _room = match gate.decoding.room_for(&bytes).await {
         Ok(room) => room,
+        // JSON this server cannot read (nested past its limit): a parse error, as over stdio.
+        Err(ApiError::BadRequest(why)) => {
+            let refusal = Refusal {
+                id: None,
+                method: None,
+                code: ErrorCode::PARSE_ERROR,
+                message: format!("parse error: {why}: send one JSON-RPC 2.0 message as JSON"),
+            };
+            return answer(StatusCode::BAD_REQUEST, &refusal);
+        }
         Err(refused) => {
             // Its status and headers (Retry-After on a 503), its words as the JSON-RPC error's message.
             let message = refused.to_string();

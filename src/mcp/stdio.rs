@@ -149,39 +149,45 @@ async fn read_input(mut input: impl AsyncBufRead + Unpin, mut to_rmcp: DuplexStr
                 let said = (!waiting.is_empty() || !answers.is_empty()).then_some(Out::Batch { waiting, answers });
                 (forward, said)
             }
-            None => match envelope::check(&text) {
-                Ok(envelope::Message::Request { method, id }) if method == "ping" && !initialized => {
-                    let pong = serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": {} });
-                    (Vec::new(), Some(Out::Line(pong.to_string())))
-                }
-                Ok(envelope::Message::Request { method, id })
-                    if !initialized && method != "initialize" && !names_its_protocol(&text) =>
+            // A request of the stateless revision (its version in `_meta`) has that revision's
+            // methods: no initialize, no ping (as over HTTP).
+            None => {
+                match if names_its_protocol(&text) { envelope::check_stateless(&text) } else { envelope::check(&text) }
                 {
-                    // rmcp would take it for a request of the stateless draft protocol and ask for
-                    // `_meta` fields the client has never heard of: say what MCP's lifecycle wants.
-                    let refusal = Refusal {
-                        id: Some(id),
-                        method: Some(method),
-                        code: ErrorCode::INVALID_REQUEST,
-                        message: "send initialize first: an MCP session starts with it (ping is answered before it)"
-                            .into(),
-                    };
-                    (Vec::new(), Some(Out::Line(refusal.to_line())))
+                    Ok(envelope::Message::Request { method, id }) if method == "ping" && !initialized => {
+                        let pong = serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": {} });
+                        (Vec::new(), Some(Out::Line(pong.to_string())))
+                    }
+                    Ok(envelope::Message::Request { method, id })
+                        if !initialized && method != "initialize" && !names_its_protocol(&text) =>
+                    {
+                        // rmcp would take it for a request of the stateless draft protocol and ask for
+                        // `_meta` fields the client has never heard of: say what MCP's lifecycle wants.
+                        let refusal = Refusal {
+                            id: Some(id),
+                            method: Some(method),
+                            code: ErrorCode::INVALID_REQUEST,
+                            message:
+                                "send initialize first: an MCP session starts with it (ping is answered before it)"
+                                    .into(),
+                        };
+                        (Vec::new(), Some(Out::Line(refusal.to_line())))
+                    }
+                    Ok(envelope::Message::Request { method, .. }) => {
+                        initialized |= method == "initialize";
+                        (vec![text], None)
+                    }
+                    Ok(_) if !initialized => {
+                        tracing::debug!("dropped a notification or response sent before initialize");
+                        (Vec::new(), None)
+                    }
+                    Ok(_) => (vec![text], None),
+                    Err(refusal) => {
+                        tracing::debug!("refused a message on stdin: {}", refusal.message);
+                        (Vec::new(), Some(Out::Line(refusal.to_line())))
+                    }
                 }
-                Ok(envelope::Message::Request { method, .. }) => {
-                    initialized |= method == "initialize";
-                    (vec![text], None)
-                }
-                Ok(_) if !initialized => {
-                    tracing::debug!("dropped a notification or response sent before initialize");
-                    (Vec::new(), None)
-                }
-                Ok(_) => (vec![text], None),
-                Err(refusal) => {
-                    tracing::debug!("refused a message on stdin: {}", refusal.message);
-                    (Vec::new(), Some(Out::Line(refusal.to_line())))
-                }
-            },
+            }
         };
         if let Some(said) = said
             && out.send(said).is_err()
