@@ -652,11 +652,18 @@ async fn bad_arguments_are_tool_errors_that_say_what_to_send() {
         let error = mcp.err("observe", args.clone()).await;
         assert!(error.contains(message), "{args}: {error}");
     }
-    // Absurd but well-typed values answer normally.
-    let far = mcp.observe(json!({"what": "logs", "offset": i64::MAX, "limit": i64::MAX})).await;
+    // Absurd but well-typed values answer normally, within JavaScript's exact integers; past
+    // them, an error says so (a JavaScript client could not send or read them exactly).
+    const MAX_EXACT: i64 = (1 << 53) - 1;
+    let far = mcp.observe(json!({"what": "logs", "offset": MAX_EXACT, "limit": MAX_EXACT})).await;
     assert_eq!((far["count"].as_i64(), far["total"].as_i64()), (Some(0), Some(5)));
-    let back = mcp.observe(json!({"what": "logs", "offset": i64::MIN + 1})).await;
+    let back = mcp.observe(json!({"what": "logs", "offset": -MAX_EXACT})).await;
     assert_eq!(back["count"], 5);
+    assert!(back["limit"].as_i64().is_some_and(|l| l <= MAX_EXACT), "{back}");
+    for args in [json!({"what": "logs", "offset": i64::MAX}), json!({"what": "logs", "offset": i64::MIN})] {
+        let error = mcp.err("observe", args.clone()).await;
+        assert!(error.contains("offset is out of range"), "{args}: {error}");
+    }
     // The connection survived all of that.
     assert_eq!(mcp.observe(json!({"what": "logs"})).await["count"], 5);
     mcp.close().await;
