@@ -240,8 +240,16 @@ async fn compact_entries_keep_the_logged_objects_and_all_or_id_return_everything
     let as_errors = within_budget(&mcp, json!({"what": "errors", "id": 6})).await;
     assert_eq!((&as_errors["filtered_out"], &as_errors["not_found"]), (&json!([6]), &json!([])), "{as_errors}");
     assert!(as_errors["hint"].as_str().unwrap().contains("or not errors: ask what=logs"), "{as_errors}");
+    // A large entry among the ids asked for does not keep the small ones after it out.
+    let big: Vec<Value> = (0..3)
+        .map(|k| json!({"tabId": 9, "level": "warn", "message": if k == 1 { "y".repeat(15_000) } else { format!("small {k}") }}))
+        .collect();
+    let (first, _) = server.ingest("logs", big).await;
+    let drill = within_budget(&mcp, json!({"what": "logs", "ids": [first, first + 1, first + 2], "max_tokens": 1000})).await;
+    assert_eq!(ids(&drill), vec![first, first + 2], "{drill}");
+    assert_eq!(drill["omitted_ids"], json!([first + 1]));
     // 50 ids past every stored one, at the smallest budget: the answer still fits.
-    let far: Vec<i64> = (0..50).map(|k| (1i64 << 62) + k).collect();
+    let far: Vec<i64> = (0..50).map(|k| (1i64 << 53) - 1 - k).collect();
     let none = within_budget(&mcp, json!({"what": "logs", "ids": far, "max_tokens": 500})).await;
     assert_eq!(none["not_found"].as_array().unwrap().len(), 50);
 }

@@ -77,6 +77,37 @@ pub fn fit<E>(
     Ok((kept, cut))
 }
 
+/// For a drill-down by ids: every entry that fits what is left, in order, passing over one that
+/// does not, so that a large entry does not keep the small ones after it out; the first clipped
+/// when none fits whole. Returns the entries and whether any were left out or clipped.
+pub fn fit_each<E>(
+    ids: &[i64],
+    room: Budget,
+    mut make: impl FnMut(usize) -> Result<String, E>,
+) -> Result<(Vec<(i64, String)>, bool), E> {
+    let mut kept: Vec<(i64, String)> = Vec::new();
+    let mut used = Cost::default();
+    let mut first_left_out: Option<(i64, String)> = None;
+    for (i, id) in ids.iter().enumerate() {
+        let text = make(i)?;
+        let cost = Cost::of(&text);
+        let total = if kept.is_empty() { cost } else { used.plus(cost) };
+        if room.admits(total) {
+            used = total;
+            kept.push((*id, text));
+        } else if first_left_out.is_none() {
+            first_left_out = Some((*id, text));
+        }
+    }
+    let cut = kept.len() < ids.len();
+    if kept.is_empty()
+        && let Some((id, text)) = first_left_out
+    {
+        kept.push((id, clip(&text, room)));
+    }
+    Ok((kept, cut))
+}
+
 /// Shortens an entry until it fits `room`, keeping its identity fields.
 pub fn clip(text: &str, room: Budget) -> String {
     // A token is at least one character of JSON, so `tokens` characters is a
@@ -94,6 +125,19 @@ pub fn clip(text: &str, room: Budget) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fit_each_passes_over_an_entry_too_large_and_keeps_the_ones_after_it() {
+        let texts =
+            ["{\"id\":1}".to_string(), format!("{{\"id\":2,\"m\":\"{}\"}}", "x".repeat(500)), "{\"id\":3}".to_string()];
+        let room = Budget { chars: 100, tokens: 100 };
+        let (kept, cut) = fit_each(&[1, 2, 3], room, |i| Ok::<_, ()>(texts[i].clone())).unwrap();
+        assert_eq!(kept.iter().map(|(id, _)| *id).collect::<Vec<_>>(), [1, 3]);
+        assert!(cut);
+        let (alone, _) = fit_each(&[2], room, |_| Ok::<_, ()>(texts[1].clone())).unwrap();
+        assert_eq!(alone.len(), 1, "alone, it is clipped");
+        assert!(room.admits(Cost::of(&alone[0].1)) && alone[0].1.len() < texts[1].len());
+    }
 
     #[test]
     fn fit_keeps_whole_entries_within_both_limits() {

@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use serde_json::{Map, Value, json};
 
 use super::args::{Fields, ObserveArgs};
-use super::budget::{Cost, fit};
+use super::budget::{Cost, fit_each};
 use super::compact::{Common, Item, Layout};
 use super::entry;
 use super::filter::{Where, select_list};
@@ -102,7 +102,7 @@ pub fn answer(
     let reserve = Cost::of(&Value::Object(head.clone()).to_string()).plus(Cost::of(",\"entries\":[]"));
     let context = errors_only.then_some(ErrorContext { conn, args });
     let found_ids: Vec<i64> = found.iter().map(|f| f.0).collect();
-    let (entries, cut) = fit(&found_ids, budget.minus(reserve), false, |i| {
+    let (entries, cut) = fit_each(&found_ids, budget.minus(reserve), |i| {
         let (_, entry, tab, ts) = &found[i];
         match (entry, &context) {
             (Found::Whole(text), Some(ctx)) => ctx.whole(text, *tab, *ts),
