@@ -245,7 +245,8 @@ async fn compact_entries_keep_the_logged_objects_and_all_or_id_return_everything
         .map(|k| json!({"tabId": 9, "level": "warn", "message": if k == 1 { "y".repeat(15_000) } else { format!("small {k}") }}))
         .collect();
     let (first, _) = server.ingest("logs", big).await;
-    let drill = within_budget(&mcp, json!({"what": "logs", "ids": [first, first + 1, first + 2], "max_tokens": 1000})).await;
+    let drill =
+        within_budget(&mcp, json!({"what": "logs", "ids": [first, first + 1, first + 2], "max_tokens": 1000})).await;
     assert_eq!(ids(&drill), vec![first, first + 2], "{drill}");
     assert_eq!(drill["omitted_ids"], json!([first + 1]));
     // 50 ids past every stored one, at the smallest budget: the answer still fits.
@@ -543,6 +544,12 @@ async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
     assert_eq!(since["navigation"]["id"], 2);
     assert_eq!(since["navigation"]["url"], "http://app/b");
     assert_eq!(since["navigation"]["ts"], t + 1_000);
+    // The page's own route change since (not a load): counted, the latest named.
+    assert_eq!(
+        since["navigation"]["soft_navigations"],
+        json!({"count": 1, "url": "http://app/b#x", "how": "pushState", "ts": t + 2_000}),
+        "{since}"
+    );
     // The tracked tab is used when no tabId is given.
     mcp.ok("configure", json!({"action": "track_tab", "tabId": 1})).await;
     // Leaving tabId out is a mistake, not "stop tracking" (that is tabId: null).

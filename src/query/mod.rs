@@ -129,7 +129,7 @@ fn scope(
     let (tab, only) = navigation::tab(conn, args.tab_id)?;
     let mut scoped = args.clone();
     scoped.tab_id = Some(tab);
-    let Some(nav) = navigation::latest(conn, tab)? else {
+    let Some(mut nav) = navigation::latest(conn, tab)? else {
         return Err(QueryError::Invalid(format!(
             "no load or reload of tab {tab} is recorded (it may have been trimmed): drop since_navigation to read all of the tab's entries, or reload the page"
         )));
@@ -141,6 +141,8 @@ fn scope(
         scoped.filters.remove(i);
     }
     scoped.filters.push(args::FilterValue { filter: since_filter, value: Value::from(since) });
+    // A single-page app's visits since are not loads: the answer says how many, and the latest.
+    nav.soft_navigations = navigation::soft_navigations_after(conn, &nav)?;
     Ok((scoped, Some(nav), only.then_some(tab)))
 }
 

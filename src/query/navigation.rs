@@ -20,6 +20,40 @@ pub struct Navigation {
     pub how: String,
     pub ts: i64,
     pub utc: String,
+    /// The page's own route changes since (a single-page app's pushState, replaceState or hash
+    /// change), when it made any: set where an answer is bounded by this load.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub soft_navigations: Option<SoftNavigations>,
+}
+
+/// How many times the page changed its own route since a load, and the latest change: where the
+/// tab is now, though no load has happened since (htmx, Turbo, a router).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SoftNavigations {
+    pub count: i64,
+    pub url: Option<String>,
+    pub how: Option<String>,
+    pub ts: i64,
+}
+
+/// The top frame's route changes of `tab` after the load `nav`, if any.
+pub fn soft_navigations_after(conn: &Connection, nav: &Navigation) -> Result<Option<SoftNavigations>, QueryError> {
+    let condition = format!("tab_id = ?1 AND ts >= ?2 AND id <> ?3 AND {TOP_FRAME_NAVIGATION} AND NOT ({PAGE_LOAD})");
+    let count: i64 = conn
+        .prepare_cached(&format!("SELECT count(*) FROM actions WHERE {condition}"))?
+        .query_row([nav.tab_id, nav.ts, nav.id], |r| r.get(0))?;
+    if count == 0 {
+        return Ok(None);
+    }
+    let latest = conn
+        .prepare_cached(&format!(
+            "SELECT ts, url, json_extract(data, '$.how') FROM actions WHERE {condition} ORDER BY ts DESC, id DESC LIMIT 1"
+        ))?
+        .query_row([nav.tab_id, nav.ts, nav.id], |r| {
+            let url = r.get::<_, Option<String>>(1)?.map(|u| super::compact::cut(&u).into_owned());
+            Ok(SoftNavigations { count, url, how: r.get(2)?, ts: r.get(0)? })
+        })?;
+    Ok(Some(latest))
 }
 
 /// The tab an answer is about: `tabId`, else the tracked tab, else the only tab the store holds
@@ -138,7 +172,7 @@ pub fn loads(conn: &Connection, tab: i64, upto: i64, n: i64) -> Result<Vec<Navig
             let ts: i64 = r.get(1)?;
             // A page's URL may run to the field cap (state in the query): cut, as a list cuts it.
             let url = r.get::<_, Option<String>>(2)?.map(|u| super::compact::cut(&u).into_owned());
-            Ok(Navigation { id: r.get(0)?, tab_id: tab, url, how: r.get(3)?, ts, utc: utc(ts) })
+            Ok(Navigation { id: r.get(0)?, tab_id: tab, url, how: r.get(3)?, ts, utc: utc(ts), soft_navigations: None })
         })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(loads)
