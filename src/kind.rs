@@ -213,6 +213,7 @@ pub static LOGS: Kind = Kind {
                   elements that failed to load (source \"resource\") and a dev server's build errors (source \"dev-server\"), \
                   from every frame",
     data_fields: &[
+        "docStart",
         "location",
         "callers",
         "stack",
@@ -279,6 +280,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
                   domContentLoaded and load (ms, may come later). Failed = an error or a status >= 400; \
                   status 0 or none without an error is unknown",
     data_fields: &[
+        "docStart",
         "type",
         "requestId",
         "frameId",
@@ -342,6 +344,7 @@ pub static NETWORK_BODIES: Kind = Kind {
     description: "fetch/XHR requests (every frame) and sendBeacon payloads with headers and bodies, joined to \
                   network_waterfall by requestId; failed = an `error`, `failed: true` or a status >= 400",
     data_fields: &[
+        "docStart",
         "initiator",
         "statusText",
         "contentType",
@@ -401,6 +404,7 @@ pub static WEBSOCKET_EVENTS: Kind = Kind {
     description: "WebSocket and EventSource (server-sent events) open, message, close and error events; \
                   `transport` says which",
     data_fields: &[
+        "docStart",
         "data",
         "size",
         "truncated",
@@ -436,6 +440,7 @@ pub static ACTIONS: Kind = Kind {
     ],
     description: "user actions: clicks, input, submits, key presses, navigation",
     data_fields: &[
+        "docStart",
         "tag",
         "text",
         "x",

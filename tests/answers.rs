@@ -528,11 +528,22 @@ async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
             ],
         )
         .await;
-    // Logs arrive in their own batch, after the navigation was stored.
+    // Logs arrive in their own batch, after the navigation was stored. One the page before logged
+    // as it was left (its stream cut off) comes after the reload began: its document says whose.
+    let mut left = log(1, 1_005, "as the page before was left");
+    left["docStart"] = json!(t + 100);
+    let mut own = log(1, 2_600, "leaving this page");
+    own["docStart"] = json!(t + 1_000);
     server
         .ingest(
             "logs",
-            vec![log(1, 1_000, "after reload"), log(1, 2_500, "after pushState"), log(1, 3_500, "after frame")],
+            vec![
+                log(1, 1_000, "after reload"),
+                left,
+                log(1, 2_500, "after pushState"),
+                own,
+                log(1, 3_500, "after frame"),
+            ],
         )
         .await;
     let mcp = Mcp::http(&server).await;
@@ -540,7 +551,7 @@ async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
     let since = within_budget(&mcp, json!({"what": "logs", "tabId": 1, "since_navigation": true})).await;
     let messages: Vec<&str> =
         since["entries"].as_array().unwrap().iter().map(|e| e["message"].as_str().unwrap()).collect();
-    assert_eq!(messages, vec!["after reload", "after pushState", "after frame"]);
+    assert_eq!(messages, vec!["after reload", "after pushState", "leaving this page", "after frame"]);
     assert_eq!(since["navigation"]["id"], 2);
     assert_eq!(since["navigation"]["url"], "http://app/b");
     assert_eq!(since["navigation"]["ts"], t + 1_000);
@@ -558,7 +569,7 @@ async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
     let tracked = within_budget(&mcp, json!({"what": "actions", "since_navigation": true})).await;
     assert_eq!(ids(&tracked), vec![2, 3, 5]);
     let summary = within_budget(&mcp, json!({"what": "summary", "since_navigation": true})).await;
-    assert_eq!(summary["kinds"]["logs"]["count"], 3);
+    assert_eq!(summary["kinds"]["logs"]["count"], 4);
     // compare without a mark: the page's last two loads, not the iframe's.
     let c = mcp.observe(json!({"what": "compare", "tabId": 1})).await;
     assert_eq!((c["before"]["from"]["load"].as_i64(), c["after"]["from"]["load"].as_i64()), (Some(1), Some(2)), "{c}");

@@ -44,6 +44,11 @@
   let scheduled = false;
   let building = false;
   let unloading = false; // from the page's pagehide until it is shown again (the back-forward cache)
+  // From the page's beforeunload: what it logs then (a stream cut off, a component unmounted) may
+  // come after the next page's navigation began, and says which document it is of (`docStart`,
+  // its time origin as its navigate action dates it), for "since the last navigation" to leave out.
+  let leaving = false;
+  const DOC_START = Math.floor(performance.timeOrigin);
   let dropped = {}; // kind → events lost to MAX_PENDING since the last report
   let unbuilt = {}; // kind → events whose entry threw while being built, since the last report
 
@@ -69,7 +74,7 @@
     if (building || !isOn(kind)) return; // building reads page objects: their getters may log
     const queue = queues[urgent ? kind + URGENT : kind];
     if (queue === undefined) return;
-    const item = { kind, build, ts: now(), seq: seq++ };
+    const item = { kind, build, ts: now(), seq: seq++, left: leaving };
     if (queue.size === MAX_PENDING) {
       queue.items[queue.head] = item; // the oldest of this kind gives its place
       queue.head = (queue.head + 1) % MAX_PENDING;
@@ -118,6 +123,7 @@
     const entry = item.build(policy); // the policy for what a source redacts itself (table cells by column)
     if (!entry || typeof entry !== "object") return null;
     if (entry.ts === undefined) entry.ts = item.ts;
+    if (item.left) entry.docStart = DOC_START;
     return { kind: item.kind, entry };
   }
 
@@ -173,8 +179,9 @@
   const { listen } = G.core; // its listeners never throw at the page
   if (globalThis.document) {
     listen(document, "visibilitychange", () => document.visibilityState === "hidden" && flushAll(false));
+    listen(globalThis, "beforeunload", () => (leaving = true));
     listen(globalThis, "pagehide", () => {
-      unloading = true;
+      unloading = leaving = true;
       flushAll(true);
     });
     listen(globalThis, "pageshow", () => (unloading = false));

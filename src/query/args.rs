@@ -113,6 +113,9 @@ pub struct Extras {
     pub empty_hint: Option<String>,
     /// `since_mark` resolved: each kind's cursor when the mark was set.
     pub since_mark: Option<super::marks::Mark>,
+    /// `since_navigation` resolved: when its document began. An entry the document before logged
+    /// as it was left (its `docStart` earlier) is that document's, though dated after.
+    pub document_since: Option<i64>,
 }
 
 impl ObserveArgs {

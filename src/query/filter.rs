@@ -16,6 +16,8 @@ use crate::kind::{COMMON_FILTERS, Filter, FilterOp, Kind, levels_at_least};
 /// The condition of `what=errors`, and of one tab's rows.
 const ERRORS_ONLY: &str = "level = 'error'";
 const OF_TAB: &str = "tab_id = ?";
+/// Not an entry of a document begun before this time (`docStart`: the page logged it as it was left).
+const LEFT_DOCUMENT_AFTER: &str = "(instr(data, '\"docStart\"') = 0 OR json_extract(data, '$.docStart') >= ?)";
 
 /// The conditions of one observe call.
 #[derive(Debug, Clone, Default)]
@@ -36,6 +38,10 @@ impl Where {
     fn mark_and_search(&mut self, kind: &Kind, args: &ObserveArgs) {
         if let Some(cursor) = args.extras.since_mark.as_ref().and_then(|m| m.cursor(kind)) {
             self.push("id > ?", cursor.into());
+        }
+        if let Some(began) = args.extras.document_since {
+            // Read only from the few entries that carry it (logged while their page was left).
+            self.push(LEFT_DOCUMENT_AFTER, began.into());
         }
         if let Some(needle) = &args.search {
             self.push(&search::condition(kind), SqlValue::Text(needle.clone()));

@@ -100,6 +100,7 @@ pub fn observe_linked(conn: &Connection, args: &ObserveArgs, viewer: Option<&str
         reserved: note.cost().plus(Cost::of(&mark_field)).plus(Cost::of(&tab_field)).plus(Cost::of(&viewer_field)),
         empty_hint: note.empty_hint.clone(),
         since_mark,
+        document_since: args.extras.document_since,
     };
     let answer = match args.what {
         What::Kind { errors_only: true, .. } if args.group => summary::error_groups(conn, &args, scope_json)?,
@@ -141,6 +142,7 @@ fn scope(
         scoped.filters.remove(i);
     }
     scoped.filters.push(args::FilterValue { filter: since_filter, value: Value::from(since) });
+    scoped.extras.document_since = Some(nav.ts);
     // A single-page app's visits since are not loads: the answer says how many, and the latest.
     nav.soft_navigations = navigation::soft_navigations_after(conn, &nav)?;
     Ok((scoped, Some(nav), only.then_some(tab)))

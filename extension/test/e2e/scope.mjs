@@ -322,6 +322,21 @@ try {
   await backPopup.close();
   log("deep view: leaving the scope ends it, said in the extension's log and in the popup back on the page");
 
+  // ---- what a page logs as it is left is its own, not the next page's ----
+  await localAgain.evaluate(() => addEventListener("pagehide", () => console.log("said as the page was left")));
+  await localAgain.reload();
+  await localAgain.waitForFunction(() => window.fetched);
+  const leftLog = await waitFor("the log of the page left", async () =>
+    (await all(client, "logs", { tabId: deepTabId })).find((e) => e.message === "said as the page was left"),
+  );
+  const reloaded = await waitFor("the reload's navigation", async () => {
+    const answer = await observe(client, { what: "logs", tabId: deepTabId, since_navigation: true, limit: 500 });
+    return answer.navigation.how === "reload" && answer;
+  });
+  assert.ok(leftLog.docStart < reloaded.navigation.ts && leftLog.ts >= reloaded.navigation.ts, `dated after the reload began, of the document before: ${JSON.stringify(leftLog)} ${JSON.stringify(reloaded.navigation)}`);
+  assert.ok(!reloaded.entries.some((e) => e.id === leftLog.id), "not among the reloaded page's entries");
+  log("a page's last words (logged in its pagehide) are its own, not the reloaded page's");
+
   // ---- the server's own origin ----
   const own = await context.newPage();
   await own.goto(`${serverUrl}/health`);
