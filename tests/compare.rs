@@ -400,6 +400,23 @@ async fn compare_of_two_different_pages_says_so() {
     mcp.close().await;
 }
 
+/// What the page before logged as it was left (an SSE stream cut off by the reload) is dated after
+/// the reload began; its `docStart` says it is the page before's: unchanged, not new after.
+#[tokio::test]
+async fn the_last_words_of_the_page_before_are_its_own() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("actions", vec![load(T, "load"), load(T + 1_000, "reload")]).await;
+    let mut left = log(T + 1_014, "error", "EventSource error");
+    left["docStart"] = json!(T);
+    server.ingest("logs", vec![log(T + 500, "error", "EventSource error"), left, log(T + 1_500, "error", "new")]).await;
+    let mcp = Mcp::http(&server).await;
+    let c = mcp.observe(json!({"what": "compare", "tabId": 1})).await;
+    assert_eq!(fingerprints(&c["errors"]["new"]), vec!["new"], "{c}");
+    assert_eq!(fingerprints(&c["errors"]["gone"]), vec!["EventSource error"], "{c}");
+    mcp.close().await;
+}
+
 /// Two different resources failing are two problems: the one fixed is gone and the other new,
 /// whether the browser said it (deep mode: the URL in a field of its own, the message the same
 /// for both) or the page (the URL in the message; a cache-busting query does not count).

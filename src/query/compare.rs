@@ -59,12 +59,12 @@ impl Window {
         }
         match &self.from {
             Some(Bound::Mark(m)) => w.push_param("id > ?", m.cursor(kind).unwrap_or(0).into()),
-            Some(Bound::Load(l)) => w.push_param("ts >= ?", l.ts.into()),
+            Some(Bound::Load(l)) => w.push_page_since(l.ts),
             None => {}
         }
         match &self.to {
             Some(Bound::Mark(m)) => w.push_param("id <= ?", m.cursor(kind).unwrap_or(i64::MAX).into()),
-            Some(Bound::Load(l)) => w.push_param("ts < ?", l.ts.into()),
+            Some(Bound::Load(l)) => w.push_pages_before(l.ts),
             None => {}
         }
         w

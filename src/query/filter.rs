@@ -18,6 +18,9 @@ const ERRORS_ONLY: &str = "level = 'error'";
 const OF_TAB: &str = "tab_id = ?";
 /// Not an entry of a document begun before this time (`docStart`: the page logged it as it was left).
 const LEFT_DOCUMENT_AFTER: &str = "(instr(data, '\"docStart\"') = 0 OR json_extract(data, '$.docStart') >= ?)";
+/// Dated before this time, or an entry of a document begun before it (logged as it was left).
+const BEFORE_OR_LEFT_DOCUMENT: &str =
+    "(ts < ? OR (instr(data, '\"docStart\"') > 0 AND json_extract(data, '$.docStart') < ?))";
 
 /// The conditions of one observe call.
 #[derive(Debug, Clone, Default)]
@@ -40,7 +43,7 @@ impl Where {
             self.push("id > ?", cursor.into());
         }
         if let Some(began) = args.extras.document_since {
-            // Read only from the few entries that carry it (logged while their page was left).
+            // `since` holds its time already; the document's own entries only.
             self.push(LEFT_DOCUMENT_AFTER, began.into());
         }
         if let Some(needle) = &args.search {
@@ -105,6 +108,20 @@ impl Where {
                 self.conditions.push(if value.as_bool() == Some(false) { format!("NOT {failed}") } else { failed });
             }
         }
+    }
+
+    /// The entries of the page loaded at `began` and after: dated from then, and not logged by the
+    /// document before as it was left (`docStart`, read only from the few entries that carry it).
+    pub fn push_page_since(&mut self, began: i64) {
+        self.push("ts >= ?", began.into());
+        self.push(LEFT_DOCUMENT_AFTER, began.into());
+    }
+
+    /// The entries before the page loaded at `began`: dated before it, or logged by a document
+    /// begun before it as that document was left.
+    pub fn push_pages_before(&mut self, began: i64) {
+        self.conditions.push(BEFORE_OR_LEFT_DOCUMENT.to_owned());
+        self.params.extend([SqlValue::Integer(began), SqlValue::Integer(began)]);
     }
 
     /// Adds a condition with one parameter.
