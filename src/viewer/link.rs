@@ -51,7 +51,7 @@ impl Address {
 /// `http://127.0.0.1:PORT/<view>?<filters>&sel=<kind>:{id}`: the view that shows
 /// `args`'s entries, narrowed as far as the viewer's filter bar can say what the
 /// arguments say (tab, time, level, the search word, `url:`, method, one status);
-/// a filter it has no words for (a status range, `failed`, `error`, `connectionId`, a mark)
+/// a filter it has no words for (a status range, `error`, `connectionId`, a mark)
 /// is left out, so the view shows more, never less. One id asked for is filled in.
 pub fn link(port: u16, args: &ObserveArgs) -> String {
     let (view, sel) = view_of(&args.what);
@@ -71,6 +71,7 @@ pub fn link(port: u16, args: &ObserveArgs) -> String {
             ("status_min", Value::Number(n)) if status_max(args) == n.as_i64() => {
                 words.push(format!("status-code:{n}"));
             }
+            ("failed", Value::Bool(failed)) => words.push(if *failed { "is:failed" } else { "-is:failed" }.to_owned()),
             _ => {}
         }
     }
@@ -213,6 +214,9 @@ mod tests {
         // A range the filter box cannot say is left out: the view shows more, not less.
         let a = args(json!({"what": "network_waterfall", "status_min": 400}));
         assert_eq!(link(1, &a), "http://127.0.0.1:1/network?sel=network_waterfall:{id}");
+        // Failed requests: the filter box's is:failed.
+        let a = args(json!({"what": "network_waterfall", "failed": true}));
+        assert_eq!(link(1, &a), "http://127.0.0.1:1/network?q=is:failed&sel=network_waterfall:{id}");
     }
 
     #[test]

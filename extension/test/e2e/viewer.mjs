@@ -588,6 +588,15 @@ try {
   await waitFor("status-code:404", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === requests.filter((r) => r.responseStatus === 404).length);
   await viewer.fill("#q", "-status-code:404");
   await waitFor("-status-code:404", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === requests.filter((r) => r.responseStatus !== 404).length);
+  // The requests that failed, as observe's failed=true says them (asked of the server), and the others.
+  const failedIds = (await all(client, "network_waterfall", { failed: true })).map((r) => r.id);
+  assert.ok(failedIds.length > 0 && failedIds.length < requests.length, `some failed, not all: ${failedIds.length} of ${requests.length}`);
+  await viewer.fill("#q", "is:failed");
+  await waitFor("is:failed", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === failedIds.length);
+  const shownFailed = await viewer.$$eval(".vlayer .vrow", (ns) => ns.map((n) => Number(n.dataset.id.split(":")[1])));
+  assert.ok(shownFailed.length > 0 && shownFailed.every((id) => failedIds.includes(id)), `the rows shown are failed ones, as observe names them: ${shownFailed}`);
+  await viewer.fill("#q", "-is:failed");
+  await waitFor("-is:failed", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === requests.length - failedIds.length);
   await clearFilter(viewer);
   // A term that can match nothing is named, not left to show an empty table; the levels are the server's.
   const complaint = async (q, words) => {
@@ -599,7 +608,8 @@ try {
   await complaint("status-code:4xx", oneStatus("4xx"));
   await complaint("status-code:>=400", oneStatus(">=400"));
   // A property requests do not have: it matches no request, so it is named too.
-  await complaint("level:error", 'level: requests have no level, so "level:error" matches none of them; here use status-code:, method:, domain:, url:, larger-than:, tab:');
+  await complaint("level:error", 'level: requests have no level, so "level:error" matches none of them; here use status-code:, method:, domain:, url:, larger-than:, is:, tab:');
+  await complaint("is:slow", 'is: takes failed (an error, or a status of 400 or more), not "slow"');
   await complaint("level:fatal", 'level: takes one of debug, log, info, warn, error, not "fatal"');
   await complaint("kind:actions", 'kind: requests are of network_waterfall, not "actions"');
   await complaint("kind:log", `kind: takes one of ${(await viewer.evaluate(() => fetch("/api/overview").then((r) => r.json()))).kinds.map((k) => k.kind).join(", ")}, not "log"`);

@@ -1,10 +1,11 @@
 // The filter box, as DevTools reads it: words match text (all must), and the
 // property filters status-code:, method:, domain:, url:, larger-than:, level:,
+// and is:failed (observe's `failed`: the one definition of a failed request),
 // with a leading "-" negating any of them. Terms the server can apply (observe's
 // `search` where the server offers it, its `url` filter for url:) are sent to it;
 // the rest are applied to the rows the page holds.
 
-const PROPS = ["status-code", "method", "domain", "url", "larger-than", "level", "kind", "tab"];
+const PROPS = ["status-code", "method", "domain", "url", "larger-than", "is", "level", "kind", "tab"];
 
 /**
  * What the rows of each view have (the properties a term may name there), what a person calls
@@ -13,10 +14,10 @@ const PROPS = ["status-code", "method", "domain", "url", "larger-than", "level",
  */
 const VIEWS = {
   console: { noun: "console messages", props: ["level", "url", "domain", "tab", "kind"], kinds: ["logs"] },
-  network: { noun: "requests", props: ["status-code", "method", "domain", "url", "larger-than", "tab", "kind"], kinds: ["network_waterfall"] },
+  network: { noun: "requests", props: ["status-code", "method", "domain", "url", "larger-than", "is", "tab", "kind"], kinds: ["network_waterfall"] },
   timeline: { noun: "timeline rows", props: PROPS, kinds: ["actions", "logs", "network_waterfall"] },
 };
-const FIELD = { "status-code": "status", method: "method", domain: "domain", url: "URL", "larger-than": "size", level: "level", tab: "tab", kind: "kind" };
+const FIELD = { "status-code": "status", method: "method", domain: "domain", url: "URL", "larger-than": "size", is: "outcome", level: "level", tab: "tab", kind: "kind" };
 
 /**
  * The filter box's text as terms, and what in it cannot match anything: a value of the wrong form,
@@ -57,6 +58,8 @@ function refused(prop, value, known) {
         : `status-code: takes one status code such as 404 or 500, not "${value}" (no ranges: sort by the status column to see failures together)`;
     case "tab":
       return /^\d+$/.test(value) ? null : `tab: takes a tab's number, not "${value}"`;
+    case "is":
+      return value === "failed" ? null : `is: takes failed (an error, or a status of 400 or more), not "${value}"`;
     case "level":
       return known.levels && !known.levels.includes(value) ? `level: takes ${among(known.levels)}, not "${value}"` : null;
     case "kind":
@@ -105,6 +108,15 @@ function statusOf(row) {
   return row.responseStatus ?? row.status;
 }
 
+/**
+ * A request failed: the browser or the page reported an error, or its status is 400 or more (the
+ * server's one definition, src/query/outcome.rs); a status of 0 or none without an error is unknown.
+ */
+export function isFailed(row) {
+  const status = Number(statusOf(row));
+  return Boolean(row.error || row.failed === true || (Number.isFinite(status) && status >= 400));
+}
+
 /** The text a word is looked for in. */
 function haystack(row) {
   const parts = [row.message, row.url, row.method, row.type, row.selector, row.text, row.value, row.error, row.source, row.connectionId, row.data, row.event];
@@ -135,6 +147,8 @@ function test(term, row) {
       return (row._kind || "") === v;
     case "tab":
       return String(row.tabId ?? "") === v;
+    case "is":
+      return v === "failed" && isFailed(row);
     default:
       return true;
   }
@@ -159,6 +173,8 @@ export function serverTerms(parsed, filters) {
   const out = [];
   const url = parsed.terms.find((t) => t.prop === "url" && !t.neg && t.value);
   if (url && filters.includes("url")) out.push(["url", url.value, url]);
+  const failedOnly = parsed.terms.find((t) => t.prop === "is" && t.value === "failed");
+  if (failedOnly && filters.includes("failed")) out.push(["failed", failedOnly.neg ? "false" : "true", failedOnly]);
   const words = parsed.terms.filter((t) => t.word !== undefined && !t.neg && t.raw);
   const arg = filters.includes("search") ? "search" : filters.includes("url") && !out.length ? "url" : null;
   if (words.length && arg) {

@@ -5,6 +5,7 @@
 // `domContentLoaded` and `load` in ms after its page's time origin, which is
 // `ts - startTime`.
 import { ms, svg } from "./dom.js";
+import { isFailed } from "./filter.js";
 
 export const COLORS = {
   stall: "#9E9E9E",
@@ -128,7 +129,7 @@ export function phases(r) {
 
 /** A failed request, as observe defines it: an error, `failed: true`, or a status of 400 or more. */
 export function failed(r) {
-  return !!(r.error || r.failed === true || (num(r.responseStatus) ?? 0) >= 400);
+  return isFailed(r);
 }
 
 /** The cell of one row: its bar (or its marker when it lies off the axis), and the page lines crossing it. */
