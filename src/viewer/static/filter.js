@@ -113,8 +113,8 @@ function statusOf(row) {
  * server's one definition, src/query/outcome.rs); a status of 0 or none without an error is unknown.
  */
 export function isFailed(row) {
-  const status = Number(statusOf(row));
-  return Boolean(row.error || row.failed === true || (Number.isFinite(status) && status >= 400));
+  const status = statusOf(row);
+  return Boolean(row.error || row.failed === true || (typeof status === "number" && Number.isFinite(status) && status >= 400));
 }
 
 /** The text a word is looked for in. */
