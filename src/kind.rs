@@ -44,6 +44,8 @@ pub enum FilterOp {
     Equals,
     /// `instr(column, ?) > 0`
     Contains,
+    /// `instr(column, ?) = 0`, or no value
+    NotContains,
     /// `column >= ?`
     AtLeast,
     /// `column <= ?`
@@ -183,7 +185,7 @@ const fn filter(arg: &'static str, column: &'static str, op: FilterOp, ty: Colum
 }
 
 use ColumnType::{Boolean, Integer, Real, Text};
-use FilterOp::{AtLeast, AtMost, Contains, Equals, Failed, LevelAtLeast};
+use FilterOp::{AtLeast, AtMost, Contains, Equals, Failed, LevelAtLeast, NotContains};
 
 const LEVEL_COLUMN: Column = Column { one_of: LEVELS, ..req("level", "level", Text) };
 const LEVEL_FILTERS: [Filter; 2] = [
@@ -191,6 +193,13 @@ const LEVEL_FILTERS: [Filter; 2] = [
     filter("min_level", "level", LevelAtLeast, Text, "this level and more severe (debug < log < info < warn < error)"),
 ];
 const URL_FILTER: Filter = filter("url", "url", Contains, Text, "the URL contains this text");
+const URL_NOT_FILTER: Filter = filter(
+    "url_not",
+    "url",
+    NotContains,
+    Text,
+    "the URL does not contain this text (a poll's path, say, to see what else happened)",
+);
 const STATUS_FILTERS: [Filter; 2] = [
     filter("status_min", "status", AtLeast, Integer, "HTTP status at least"),
     filter("status_max", "status", AtMost, Integer, "HTTP status at most"),
@@ -208,7 +217,7 @@ pub static LOGS: Kind = Kind {
     name: "logs",
     default_capacity: 50_000,
     columns: &[LEVEL_COLUMN, req("message", "message", Text), col("source", "source", Text), col("url", "url", Text)],
-    filters: &[LEVEL_FILTERS[0], LEVEL_FILTERS[1], URL_FILTER],
+    filters: &[LEVEL_FILTERS[0], LEVEL_FILTERS[1], URL_FILTER, URL_NOT_FILTER],
     description: "console output, uncaught exceptions and unhandled rejections, CSP violations (source \"csp\"), \
                   elements that failed to load (source \"resource\") and a dev server's build errors (source \"dev-server\"), \
                   from every frame",
@@ -262,6 +271,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
     ],
     filters: &[
         URL_FILTER,
+        URL_NOT_FILTER,
         STATUS_FILTERS[0],
         STATUS_FILTERS[1],
         FAILED_FILTER,
@@ -336,6 +346,7 @@ pub static NETWORK_BODIES: Kind = Kind {
     ],
     filters: &[
         URL_FILTER,
+        URL_NOT_FILTER,
         filter("method", "method", Equals, Text, "HTTP method, exact (e.g. POST)"),
         STATUS_FILTERS[0],
         STATUS_FILTERS[1],
@@ -398,6 +409,7 @@ pub static WEBSOCKET_EVENTS: Kind = Kind {
     ],
     filters: &[
         URL_FILTER,
+        URL_NOT_FILTER,
         filter("connectionId", "connection_id", Equals, Text, "one WebSocket or EventSource connection"),
         filter("direction", "direction", Equals, Text, "incoming or outgoing messages"),
     ],
@@ -437,6 +449,7 @@ pub static ACTIONS: Kind = Kind {
     filters: &[
         filter("type", "type", Equals, Text, "action type (click, input, change, submit, keydown, navigate ...)"),
         URL_FILTER,
+        URL_NOT_FILTER,
     ],
     description: "user actions: clicks, input, submits, key presses, navigation",
     data_fields: &[

@@ -378,6 +378,10 @@ async fn filters_narrow_each_kind() {
     assert_eq!(n(errors), 2);
     assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "status_min": 400})).await), 3);
     assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "url": "r2"})).await), 11);
+    // What is left once a path that repeats (a poll) is left out.
+    assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "url_not": "r2"})).await), 19);
+    assert_eq!(n(mcp.observe(json!({"what": "network_bodies", "url_not": "/users"})).await), 1);
+    assert_eq!(n(mcp.observe(json!({"what": "logs", "url_not": "/checkout"})).await), 6);
     assert_eq!(
         n(mcp.observe(json!({"what": "network_bodies", "method": "POST", "status_min": 400, "status_max": 499})).await),
         1
@@ -726,6 +730,7 @@ async fn tools_list_describes_both_tools() {
         "level",
         "min_level",
         "url",
+        "url_not",
         "method",
         "status_min",
         "status_max",

@@ -95,6 +95,7 @@ impl Where {
         match f.op {
             FilterOp::Equals => self.push(&format!("{} = ?", f.column), param),
             FilterOp::Contains => self.push(&format!("instr({}, ?) > 0", f.column), param),
+            FilterOp::NotContains => self.push(&format!("coalesce(instr({}, ?), 0) = 0", f.column), param),
             FilterOp::AtLeast => self.push(&format!("{} >= ?", f.column), param),
             FilterOp::AtMost => self.push(&format!("{} <= ?", f.column), param),
             FilterOp::LevelAtLeast => {

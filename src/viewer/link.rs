@@ -67,6 +67,7 @@ pub fn link(port: u16, args: &ObserveArgs) -> String {
             ("min_level", Value::String(l)) => level = level.or(Some(l)),
             ("level", Value::String(l)) => words.extend(property("level", l)),
             ("url", Value::String(u)) => words.extend(property("url", u)),
+            ("url_not", Value::String(u)) => words.extend(property("url", u).map(|w| format!("-{w}"))),
             ("method", Value::String(m)) => words.extend(property("method", m)),
             ("status_min", Value::Number(n)) if status_max(args) == n.as_i64() => {
                 words.push(format!("status-code:{n}"));
@@ -214,6 +215,9 @@ mod tests {
         // A range the filter box cannot say is left out: the view shows more, not less.
         let a = args(json!({"what": "network_waterfall", "status_min": 400}));
         assert_eq!(link(1, &a), "http://127.0.0.1:1/network?sel=network_waterfall:{id}");
+        // A URL left out: the filter box's -url:.
+        let a = args(json!({"what": "network_waterfall", "url_not": "/poll"}));
+        assert_eq!(link(1, &a), "http://127.0.0.1:1/network?q=-url:/poll&sel=network_waterfall:{id}");
         // Failed requests: the filter box's is:failed.
         let a = args(json!({"what": "network_waterfall", "failed": true}));
         assert_eq!(link(1, &a), "http://127.0.0.1:1/network?q=is:failed&sel=network_waterfall:{id}");

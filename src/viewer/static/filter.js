@@ -173,6 +173,8 @@ export function serverTerms(parsed, filters) {
   const out = [];
   const url = parsed.terms.find((t) => t.prop === "url" && !t.neg && t.value);
   if (url && filters.includes("url")) out.push(["url", url.value, url]);
+  const notUrl = parsed.terms.find((t) => t.prop === "url" && t.neg && t.value);
+  if (notUrl && filters.includes("url_not")) out.push(["url_not", notUrl.value, notUrl]);
   const failedOnly = parsed.terms.find((t) => t.prop === "is" && t.value === "failed");
   if (failedOnly && filters.includes("failed")) out.push(["failed", failedOnly.neg ? "false" : "true", failedOnly]);
   const words = parsed.terms.filter((t) => t.word !== undefined && !t.neg && t.raw);
