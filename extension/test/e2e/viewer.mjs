@@ -588,6 +588,12 @@ try {
   await waitFor("status-code:404", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === requests.filter((r) => r.responseStatus === 404).length);
   await viewer.fill("#q", "-status-code:404");
   await waitFor("-status-code:404", async () => Number(await viewer.getAttribute(".statusline", "data-count")) === requests.filter((r) => r.responseStatus !== 404).length);
+  // A path left out (observe's url_not, asked of the server).
+  const somePath = requests.map((r) => new URL(r.url).pathname).find((p) => p.length > 3);
+  const withoutIt = requests.filter((r) => !r.url.includes(somePath)).length;
+  assert.ok(withoutIt > 0 && withoutIt < requests.length, `${somePath} is some of the requests`);
+  await viewer.fill("#q", `-url:${somePath}`);
+  await waitFor(`-url:${somePath}`, async () => Number(await viewer.getAttribute(".statusline", "data-count")) === withoutIt);
   // The requests that failed, as observe's failed=true says them (asked of the server), and the others.
   const failedIds = (await all(client, "network_waterfall", { failed: true })).map((r) => r.id);
   assert.ok(failedIds.length > 0 && failedIds.length < requests.length, `some failed, not all: ${failedIds.length} of ${requests.length}`);
