@@ -921,3 +921,23 @@ async fn a_list_of_tabs_with_long_urls_shows_many_tabs_each_cut() {
     let one = mcp.observe(json!({"what": "tabs", "tabId": 7})).await;
     assert_eq!(one["tabs"][0]["url"], format!("http://localhost:5173/{route}"), "{one}");
 }
+
+/// A text ingest cut (past the 16 KiB field cap) says in a compact entry how much the page sent
+/// past what is shown, not how much of the stored copy: its `_truncated` length, in bytes.
+#[tokio::test]
+async fn a_cut_counts_to_what_the_page_sent() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let (status, _) =
+        server.post("tabs", &json!({"tabId": 1, "url": "http://localhost/", "title": "é".repeat(100_000)})).await;
+    assert_eq!(status, 200);
+    server.ingest("logs", vec![json!({"tabId": 1, "level": "log", "message": "m".repeat(100_000)})]).await;
+    let mcp = Mcp::http(&server).await;
+    let tabs = mcp.observe(json!({"what": "tabs"})).await;
+    let title = tabs["tabs"][0]["title"].as_str().unwrap();
+    // 500 characters shown, of 2 bytes each: 200,000 - 1,000 bytes past them.
+    assert!(title.ends_with("… (+199000 bytes sent)") && title.starts_with(&"é".repeat(500)), "{title}");
+    let logs = mcp.observe(json!({"what": "logs"})).await;
+    let message = logs["entries"][0]["message"].as_str().or(logs["common"]["message"].as_str()).unwrap();
+    assert!(message.ends_with("… (+99500 bytes sent)"), "{message}");
+}

@@ -94,6 +94,13 @@ impl Layout {
             _ => "{}",
         };
         let data: HashMap<Cow<'_, str>, &RawValue> = serde_json::from_str(data_text).unwrap_or_default();
+        // The lengths ingest cut fields from (most rows have none): a cut says how many characters
+        // the page sent past it, not how many the stored copy holds.
+        let cuts: HashMap<String, usize> = match row.get_ref(4 + n)? {
+            ValueRef::Text(t) => serde_json::from_slice(t).unwrap_or_default(),
+            _ => HashMap::new(),
+        };
+        let sent = |name: &str| cuts.get(name).copied();
         let lookup = |name: &str| -> rusqlite::Result<Option<Found<'_>>> {
             if name == "tabId" {
                 return Ok(tab.map(Found::Int));
@@ -121,12 +128,12 @@ impl Layout {
                     ),
                 ),
                 Pick::Frames => ("frames", original_frames(data.get("frames").copied())),
-                Pick::Stored(name) => (*name, lookup(name)?.map(|f| f.render(Shape::Whole))),
+                Pick::Stored(name) => (*name, lookup(name)?.map(|f| f.render(Shape::Whole, sent(name)))),
                 Pick::View(view) => {
                     let mut value = None;
                     for from in view.from {
                         if let Some(found) = lookup(from)? {
-                            value = Some(found.render(view.shape));
+                            value = Some(found.render(view.shape, sent(from)));
                             break;
                         }
                     }
@@ -345,16 +352,17 @@ enum Found<'a> {
 }
 
 impl Found<'_> {
-    fn render(&self, shape: Shape) -> String {
+    /// As JSON text in `shape`; `sent`: the length the page sent a text that ingest cut.
+    fn render(&self, shape: Shape, sent: Option<usize>) -> String {
         match self {
             Found::Int(v) => v.to_string(),
             Found::Real(v) => number(*v),
-            Found::Text(t) => text(t, shape),
+            Found::Text(t) => text(t, shape, sent),
             Found::Raw(raw) => {
                 let json = raw.get();
                 match json.as_bytes().first() {
                     Some(b'"') => match serde_json::from_str::<String>(json) {
-                        Ok(s) => text(&s, shape),
+                        Ok(s) => text(&s, shape, sent),
                         Err(_) => json.to_string(),
                     },
                     Some(b'-' | b'0'..=b'9') => json.parse::<f64>().map_or_else(|_| json.to_string(), number),
@@ -381,10 +389,11 @@ pub fn number(v: f64) -> String {
     serde_json::to_string(&rounded).unwrap_or_else(|_| "null".into())
 }
 
-/// A string field in compact form, as JSON text.
-fn text(s: &str, shape: Shape) -> String {
+/// A string field in compact form, as JSON text; `sent`: its length as the page sent it, where
+/// ingest cut it (what a length and a cut count from).
+fn text(s: &str, shape: Shape, sent: Option<usize>) -> String {
     match shape {
-        Shape::Length => s.chars().count().to_string(),
+        Shape::Length => sent.unwrap_or_else(|| s.chars().count()).to_string(),
         Shape::Lines(n) => {
             let total = s.lines().count();
             let mut head: String = s.lines().take(n).collect::<Vec<_>>().join("\n");
@@ -393,8 +402,21 @@ fn text(s: &str, shape: Shape) -> String {
             }
             json_string(&cut(&head))
         }
-        Shape::Whole => json_string(&cut(&literals(s))),
+        Shape::Whole => match sent {
+            Some(sent) => json_string(&cut_sent(&literals(s), sent)),
+            None => json_string(&cut(&literals(s))),
+        },
     }
+}
+
+/// [`cut`] of a text ingest cut from `sent` bytes (its `_truncated` length, in UTF-8 bytes as
+/// ingest counts): the count runs to what the page sent, in bytes.
+pub fn cut_sent(s: &str, sent: usize) -> Cow<'_, str> {
+    let at = s.char_indices().nth(TEXT_CAP).map_or(s.len(), |(at, _)| at);
+    if at == s.len() && sent <= s.len() {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(format!("{}… (+{} bytes sent)", &s[..at], sent.saturating_sub(at)))
 }
 
 /// At most TEXT_CAP characters, saying how many more there were.
@@ -637,9 +659,13 @@ mod tests {
     #[test]
     fn long_text_is_cut_and_says_by_how_much() {
         let long = "x".repeat(TEXT_CAP + 10);
-        assert!(text(&long, Shape::Whole).ends_with("… (+10 chars)\""));
-        assert_eq!(text("a\nb\nc\nd\ne", Shape::Lines(2)), "\"a\\nb\\n… (+3 lines)\"");
-        assert_eq!(text("héllo", Shape::Length), "5");
+        assert!(text(&long, Shape::Whole, None).ends_with("… (+10 chars)\""));
+        assert_eq!(text("a\nb\nc\nd\ne", Shape::Lines(2), None), "\"a\\nb\\n… (+3 lines)\"");
+        assert_eq!(text("héllo", Shape::Length, None), "5");
+        // A text ingest cut: counted to the bytes the page sent.
+        assert!(text(&long, Shape::Whole, Some(20_000)).ends_with(&format!("… (+{} bytes sent)\"", 20_000 - TEXT_CAP)));
+        assert_eq!(text("héllo", Shape::Length, Some(20_000)), "20000");
+        assert_eq!(cut_sent("short", 9), "short… (+4 bytes sent)");
     }
 
     #[test]

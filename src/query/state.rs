@@ -47,7 +47,13 @@ pub fn tabs(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError>
         // one tab asked for by tabId comes whole.
         for tab in &mut tabs {
             for field in ["url", "title"] {
-                if let Some(text) = tab[field].as_str().map(|s| super::compact::cut(s).into_owned()) {
+                // Counted to what the page sent, where ingest cut it (`_truncated`).
+                let sent = tab["_truncated"][field].as_u64().map(|n| n as usize);
+                let cut = |s: &str| match sent {
+                    Some(sent) => super::compact::cut_sent(s, sent).into_owned(),
+                    None => super::compact::cut(s).into_owned(),
+                };
+                if let Some(text) = tab[field].as_str().map(cut) {
                     tab[field] = json!(text);
                 }
             }
