@@ -941,3 +941,20 @@ async fn a_cut_counts_to_what_the_page_sent() {
     let message = logs["entries"][0]["message"].as_str().or(logs["common"]["message"].as_str()).unwrap();
     assert!(message.ends_with("… (+99500 bytes sent)"), "{message}");
 }
+
+/// One entry a broken page dated far off (1e15 ms before the epoch, which ingest takes: within
+/// ±2^53) does not make the others' `t` unreadable: `t0` is the earliest time of this century.
+#[tokio::test]
+async fn one_absurd_time_leaves_the_others_readable() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_790_000_000_000i64;
+    let log = |ts: i64, m: &str| json!({"tabId": 1, "ts": ts, "level": "log", "message": m});
+    server.ingest("logs", vec![log(t, "a"), log(-1_000_000_000_000_000, "broken"), log(t + 10, "b")]).await;
+    let mcp = Mcp::http(&server).await;
+    let answer = mcp.observe(json!({"what": "logs"})).await;
+    assert_eq!(answer["common"]["t0"], t, "{answer}");
+    let times: Vec<i64> = answer["entries"].as_array().unwrap().iter().map(|e| e["t"].as_i64().unwrap()).collect();
+    assert_eq!((times[0], times[2]), (0, 10), "{answer}");
+    assert!(times[1] < 0, "the broken one alone reads off: {answer}");
+}

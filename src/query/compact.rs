@@ -185,6 +185,9 @@ impl Item {
     }
 }
 
+/// Epoch ms from 2000 to 2100: the times a page's clock gives.
+const PLAUSIBLE_TS: std::ops::Range<i64> = 946_684_800_000..4_102_444_800_000;
+
 /// What every entry of an answer shares, and the time `t` counts from.
 #[derive(Debug, Clone, Default)]
 pub struct Common {
@@ -193,9 +196,16 @@ pub struct Common {
 }
 
 impl Common {
-    /// Fields with the same value in every item (of two or more), and the earliest time.
+    /// Fields with the same value in every item (of two or more), and the earliest time: of the
+    /// times a clock of this century gives, where there are any, so that one entry dated 1970 or
+    /// 31,000 BC by a broken page does not make every other `t` a 16-digit number.
     pub fn of(items: &[Item]) -> Common {
-        let t0 = if items.iter().any(|i| i.relative_time) { items.iter().filter_map(|i| i.ts).min() } else { None };
+        let t0 = if items.iter().any(|i| i.relative_time) {
+            let times = || items.iter().filter_map(|i| i.ts);
+            times().filter(|t| PLAUSIBLE_TS.contains(t)).min().or_else(|| times().min())
+        } else {
+            None
+        };
         let mut fields = Vec::new();
         if let [first, rest @ ..] = items
             && !rest.is_empty()
