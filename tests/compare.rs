@@ -400,6 +400,33 @@ async fn compare_of_two_different_pages_says_so() {
     mcp.close().await;
 }
 
+/// A refresh loop fixed: before, every call to /api/me failed; after, one expected 401 between
+/// two 200s. The latest is the latest by time (a request's row arrives when it ends: the 401 that
+/// took longest arrives last), so the status class changed from 4xx to 2xx.
+#[tokio::test]
+async fn the_latest_request_is_the_latest_in_time_not_the_last_to_arrive() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("actions", vec![load(T, "load")]).await;
+    server.ingest("network_waterfall", (0..3).map(|k| request(T + 100 + k, "GET", "/api/me", 401)).collect()).await;
+    let mcp = Mcp::http(&server).await;
+    mcp.ok("configure", json!({"action": "mark", "name": "before-fix"})).await;
+    server.ingest("actions", vec![load(T + 10_000, "reload")]).await;
+    let after = [(10_017, 200), (17_767, 200), (17_745, 401)];
+    server
+        .ingest(
+            "network_waterfall",
+            after.iter().map(|(dt, status)| request(T + dt, "GET", "/api/me", *status)).collect(),
+        )
+        .await;
+    let c = mcp.observe(json!({"what": "compare", "mark": "before-fix", "tabId": 1})).await;
+    let changed = &c["requests"]["status_changed"]["items"];
+    assert_eq!(changed.as_array().map(Vec::len), Some(1), "{c}");
+    assert_eq!((&changed[0]["before"]["class"], &changed[0]["after"]["class"]), (&json!("4xx"), &json!("2xx")), "{c}");
+    assert_eq!((&changed[0]["before"]["failed"], &changed[0]["after"]["failed"]), (&json!(3), &json!(1)), "{c}");
+    mcp.close().await;
+}
+
 /// What the page before logged as it was left (an SSE stream cut off by the reload) is dated after
 /// the reload began; its `docStart` says it is the page before's: unchanged, not new after.
 #[tokio::test]

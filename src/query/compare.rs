@@ -134,7 +134,7 @@ fn latest_of(
     }
     for kind in [&NETWORK_WATERFALL, &NETWORK_BODIES] {
         let filter = requests_filter(window, kind);
-        let sql = request_select(kind, &filter, &format!("ORDER BY id DESC LIMIT {OUTSIDE_ROWS}"));
+        let sql = request_select(kind, &filter, &format!("ORDER BY ts DESC, id DESC LIMIT {OUTSIDE_ROWS}"));
         let mut stmt = conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
         let mut left: Vec<&(String, String)> = wanted.to_vec();
@@ -235,7 +235,9 @@ fn read_requests(
     filter: &Where,
     into: &mut HashMap<(String, String), Requests>,
 ) -> Result<(), QueryError> {
-    let sql = request_select(kind, filter, "ORDER BY id");
+    // By time: ids are the order rows arrived in, and a request's row arrives when it ends (a
+    // 401 that took longer than the 200 after it arrives after it).
+    let sql = request_select(kind, filter, "ORDER BY ts, id");
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
     while let Some(row) = rows.next()? {
@@ -243,14 +245,13 @@ fn read_requests(
         let r = into.entry(key).or_default();
         r.count += 1;
         r.failed += i64::from(outcome.failed());
-        if id >= r.last_id || r.last_kind != kind.name {
-            // Prefer the browser's row (network_waterfall) for the class: it sees every request.
-            if r.last_kind.is_empty() || kind.name == r.last_kind || kind.name == NETWORK_WATERFALL.name {
-                r.last_class = outcome.class();
-                r.last_id = id;
-                r.last_kind = kind.name;
-                r.url = super::compact::cut(&url).into_owned();
-            }
+        // The latest of its kind (rows come in time order); the browser's row (network_waterfall)
+        // is preferred for the class: it sees every request.
+        if r.last_kind.is_empty() || kind.name == r.last_kind || kind.name == NETWORK_WATERFALL.name {
+            r.last_class = outcome.class();
+            r.last_id = id;
+            r.last_kind = kind.name;
+            r.url = super::compact::cut(&url).into_owned();
         }
     }
     Ok(())
