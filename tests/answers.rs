@@ -351,9 +351,47 @@ async fn summary_lists_the_app_s_warnings_before_the_dev_server_s_chatter() {
         .map(|g| (g["level"].as_str().unwrap(), g["fingerprint"].as_str().unwrap()))
         .collect();
     assert_eq!(listed.len(), 5, "{summary}");
-    assert_eq!(listed[..2], [("warn", "request failed, retrying"), ("warn", "low stock for sku <n>")], "{summary}");
+    // As frequent: the earlier first (the first of a cascade is its cause).
+    assert_eq!(listed[..2], [("warn", "low stock for sku <n>"), ("warn", "request failed, retrying")], "{summary}");
     assert_eq!(listed[2].0, "info", "{summary}");
     assert_eq!(summary["logs"]["groups_total"], 8, "{summary}");
+    assert_eq!(summary["logs"]["not_shown"], 3, "the groups left out are said: {summary}");
+}
+
+/// A component's error, then the framework's errors about the tree it broke, each once: the list
+/// of error groups leads with the first, the cause, and says what it leaves out.
+#[tokio::test]
+async fn summary_leads_a_cascade_with_its_first_error() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let error = |dt: i64, m: &str| json!({"tabId": 1, "ts": t + dt, "level": "error", "message": m});
+    let mut logs: Vec<Value> = (0..12).map(|k| error(k, "TypeError: data.actor.name is undefined")).collect();
+    logs.push(error(100, "TypeError: props.amount.toFixed is not a function"));
+    for (k, m) in [
+        "Cannot read __vnode",
+        "Cannot read subTree",
+        "Cannot read vnode",
+        "Unhandled error during execution of render",
+        "Unhandled error during execution of scheduler flush",
+    ]
+    .iter()
+    .enumerate()
+    {
+        logs.push(error(101 + k as i64, m));
+    }
+    server.ingest("logs", logs).await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    let errors = &summary["errors"];
+    let shown: Vec<&str> =
+        errors["groups"].as_array().unwrap().iter().map(|g| g["example"].as_str().unwrap()).collect();
+    assert_eq!(
+        shown[..2],
+        ["TypeError: data.actor.name is undefined", "TypeError: props.amount.toFixed is not a function"],
+        "{summary}"
+    );
+    assert_eq!((errors["groups_total"].as_u64(), errors["not_shown"].as_u64()), (Some(7), Some(2)), "{summary}");
 }
 
 /// A connection that stays open (a dev server's HMR socket, an event stream) lasts as long as its

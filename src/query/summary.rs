@@ -72,7 +72,9 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
             }
         }
     }
-    groups.sort_by(|a, b| b.count.cmp(&a.count).then(b.last_id.cmp(&a.last_id)));
+    // The most frequent first; among as frequent, the earliest first: the first error of a cascade
+    // (a component's TypeError, then the framework's errors about the broken tree) is its cause.
+    groups.sort_by(|a, b| b.count.cmp(&a.count).then(a.first_id.cmp(&b.first_id)));
     Ok(groups)
 }
 
@@ -312,7 +314,7 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
     // would otherwise fill the list ahead of the app's one warning.
     let severity = |g: &Group| g.level.as_deref().and_then(|l| LEVELS.iter().position(|x| *x == l)).unwrap_or(0);
     log_groups
-        .sort_by(|a, b| severity(b).cmp(&severity(a)).then(b.count.cmp(&a.count)).then(b.last_id.cmp(&a.last_id)));
+        .sort_by(|a, b| severity(b).cmp(&severity(a)).then(b.count.cmp(&a.count)).then(a.first_id.cmp(&b.first_id)));
     let error_groups = groups(conn, &Where::new(&LOGS, true, args), false)?;
     let waterfall = network(conn, &NETWORK_WATERFALL, args)?;
     let bodies = network(conn, &NETWORK_BODIES, args)?;
@@ -335,7 +337,7 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
             // Nothing at all: capture is paused, or the tab asked about is not captured.
             Some(h) if nothing => h.as_str(),
             _ => {
-                "drill down with observe what=<kind> id=<id>; list error groups with what=errors group=true; recent entries with offset=-20"
+                "drill down with observe what=<kind> id=<id>; list every error group with what=errors group=true (not_shown: groups left out here); recent entries with offset=-20"
             }
         };
         answer.insert("hint".into(), json!(hint));
@@ -345,11 +347,16 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
 }
 
 fn group_list(groups: &[Group], top: usize) -> Value {
-    json!({
+    let mut list = json!({
         "groups_total": groups.len(),
         "occurrences": groups.iter().map(|g| g.count).sum::<i64>(),
         "groups": groups.iter().take(top).collect::<Vec<_>>(),
-    })
+    });
+    // Said where it happens, so that a group left out is not taken for one that never was.
+    if groups.len() > top {
+        list["not_shown"] = json!(groups.len() - top);
+    }
+    list
 }
 
 #[cfg(test)]
