@@ -299,11 +299,17 @@
     return path + (queryAt < 0 ? "" : "?" + query) + (hashAt < 0 ? "" : "#" + fragment);
   }
 
+  // A credential header that holds none: empty, or a scheme before `undefined`, `null`, `NaN` or
+  // `[object Object]` (a token the app never set). No secret to hide, and often the bug itself.
+  const NO_CREDENTIAL = /^\s*(?:[A-Za-z][\w-]*\s+)?(?:undefined|null|NaN|\[object Object\])?\s*$/;
+
   /** A copy of `headers` (name → value) with secret headers and secret values replaced. */
   function redactHeaders(headers, p = DEFAULT_POLICY, found = [], field = "headers") {
     const out = {};
     for (const [name, value] of Object.entries(headers || {})) {
-      if (isSecretHeader(name, p)) {
+      if (isSecretHeader(name, p) && typeof value === "string" && NO_CREDENTIAL.test(value)) {
+        out[name] = value;
+      } else if (isSecretHeader(name, p)) {
         out[name] = REDACTED;
         note(found, `${field}.${name}`);
       } else {

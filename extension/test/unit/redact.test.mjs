@@ -5,6 +5,17 @@ import { redact } from "./load.mjs";
 const R = redact.REDACTED;
 const p = redact.policy();
 
+test("a credential header that holds none is kept as sent: it hides no secret and is often the bug", () => {
+  const found = [];
+  const kept = { Authorization: "Bearer undefined", "X-Api-Key": "null", "x-auth-token": "", "Proxy-Authorization": "Basic [object Object]", cookie: "NaN" };
+  assert.deepEqual(redact.redactHeaders(kept, p, found, "requestHeaders"), kept);
+  assert.deepEqual(found, []);
+  // A word that is not one of those is a credential.
+  for (const value of ["Bearer undefinedx", "Bearer abc", "undefined123", "Bearer", "token null extra"]) {
+    assert.equal(redact.redactHeaders({ Authorization: value }, p).Authorization, R, value);
+  }
+});
+
 test("credential headers are redacted whatever their case, and secret values in other headers", () => {
   const found = [];
   const out = redact.redactHeaders(
