@@ -810,3 +810,25 @@ async fn text_that_tokenizes_badly_still_fits_max_tokens() {
         }
     }
 }
+
+/// A drill-down naming fields gives them as the page gave them: one large field (a response body)
+/// read whole and as sent, not cut at 500 characters or rewritten as a JavaScript literal.
+#[tokio::test]
+async fn a_drill_down_by_field_gives_the_field_as_sent() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let body = serde_json::to_string(
+        &json!({"items": (0..200).map(|i| json!({"id": i, "name": format!("item {i}")})).collect::<Vec<_>>()}),
+    )
+    .unwrap();
+    assert!(body.len() > 3_000);
+    let (id, _) = server
+        .ingest("network_bodies", vec![json!({"tabId": 1, "method": "GET", "url": "http://app/api/items", "status": 200, "responseBody": body, "duration": 12.345_678})])
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let drilled =
+        within_budget(&mcp, json!({"what": "network_bodies", "ids": [id], "fields": ["responseBody", "duration"]}))
+            .await;
+    assert_eq!(entries(&drilled)[0]["responseBody"], json!(body), "{drilled}");
+    assert_eq!(entries(&drilled)[0]["duration"], json!(12.345_678), "as stored, not rounded");
+}

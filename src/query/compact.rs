@@ -41,6 +41,8 @@ pub struct Layout {
     picks: Vec<Pick>,
     /// Entries carry `t`, ms after `common.t0`.
     relative_time: bool,
+    /// Stored fields named in `fields` come as stored (a drill-down's), not cut or rewritten.
+    as_stored: bool,
 }
 
 impl Layout {
@@ -56,7 +58,7 @@ impl Layout {
                 let at = logs.then_some(Pick::At);
                 let frames = (logs && errors_only).then_some(Pick::Frames);
                 let picks = std::iter::once(Pick::View(&TAB)).chain(at).chain(views.iter().map(Pick::View));
-                Some(Layout { picks: picks.chain(frames).collect(), relative_time: true })
+                Some(Layout { picks: picks.chain(frames).collect(), relative_time: true, as_stored: false })
             }
             Fields::Only(names) => {
                 let mut picks = Vec::new();
@@ -78,9 +80,15 @@ impl Layout {
                         }
                     }
                 }
-                Some(Layout { picks, relative_time })
+                Some(Layout { picks, relative_time, as_stored: false })
             }
         }
+    }
+
+    /// The same layout with the stored fields it names given as stored: a drill-down's, where
+    /// `fields: ["responseBody"]` is how one large field is read whole.
+    pub fn giving_stored(self) -> Layout {
+        Layout { as_stored: true, ..self }
     }
 
     /// Reads one row (`select_list` order) into a compact item.
@@ -128,6 +136,12 @@ impl Layout {
                     ),
                 ),
                 Pick::Frames => ("frames", original_frames(data.get("frames").copied())),
+                Pick::Stored(name) if self.as_stored => (*name, lookup(name)?.map(|f| f.stored())),
+                // A compact view named in a drill-down's fields that is a stored field (`duration`):
+                // as stored too, not rounded.
+                Pick::View(view) if self.as_stored && lookup(view.name)?.is_some() => {
+                    (view.name, lookup(view.name)?.map(|f| f.stored()))
+                }
                 Pick::Stored(name) => (*name, lookup(name)?.map(|f| f.render(Shape::Whole, sent(name)))),
                 Pick::View(view) => {
                     let mut value = None;
@@ -362,6 +376,16 @@ enum Found<'a> {
 }
 
 impl Found<'_> {
+    /// As JSON text, as stored.
+    fn stored(&self) -> String {
+        match self {
+            Found::Int(v) => v.to_string(),
+            Found::Real(v) => serde_json::to_string(v).unwrap_or_else(|_| "null".into()),
+            Found::Text(t) => json_string(t),
+            Found::Raw(raw) => raw.get().to_string(),
+        }
+    }
+
     /// As JSON text in `shape`; `sent`: the length the page sent a text that ingest cut.
     fn render(&self, shape: Shape, sent: Option<usize>) -> String {
         match self {

@@ -35,7 +35,7 @@ pub fn answer(
     let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
     // Named fields: the page's layout of them; else every stored field.
     let layout = match &args.fields {
-        Fields::Only(_) => Layout::new(kind, errors_only, &args.fields),
+        Fields::Only(_) => Layout::new(kind, errors_only, &args.fields).map(Layout::giving_stored),
         Fields::Compact | Fields::All => None,
     };
     let mut found: Vec<(i64, Found, Option<i64>, Option<i64>)> = Vec::new();
