@@ -77,7 +77,7 @@ pub fn failed_requests_note(conn: &Connection, args: &ObserveArgs) -> Result<Opt
     }
     Ok((failed > 0).then(|| {
         format!(
-            "{failed} request{} failed in the same span: observe what=summary (same tabId, since, since_navigation or since_mark) lists them, what=network_waterfall failed=true shows each",
+            "{failed} request{} failed in the same span: observe what=summary (same tabId, since, since_navigation or since_mark) lists them, what=network_waterfall failed=true url_not=/favicon.ico shows each",
             if failed == 1 { "" } else { "s" }
         )
     }))
