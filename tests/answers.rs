@@ -832,3 +832,27 @@ async fn a_drill_down_by_field_gives_the_field_as_sent() {
     assert_eq!(entries(&drilled)[0]["responseBody"], json!(body), "{drilled}");
     assert_eq!(entries(&drilled)[0]["duration"], json!(12.345_678), "as stored, not rounded");
 }
+
+/// An error thrown in a WebSocket's message handler has the message it was handling in its
+/// context: the tab's latest incoming one before it. An error thrown elsewhere does not.
+#[tokio::test]
+async fn an_error_in_a_message_handler_names_the_message() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let message = |dt: i64, data: &str| json!({"tabId": 1, "ts": t + dt, "connectionId": "c1", "event": "message", "direction": "incoming", "data": data});
+    let (first, _) = server
+        .ingest("websocket_events", vec![message(100, r#"{"type":"user"}"#), message(200, r#"{"type":"system"}"#)])
+        .await;
+    let error = |dt: i64, frame: &str| {
+        json!({"tabId": 1, "ts": t + dt, "level": "error", "source": "exception",
+        "message": "TypeError: Cannot read properties of undefined (reading 'name')",
+        "stack": format!("TypeError: Cannot read properties of undefined (reading 'name')\n    at describe (http://localhost:5173/src/Feed.vue:9:23)\n    at {frame} (http://localhost:5173/src/Feed.vue:17:20)")})
+    };
+    server.ingest("logs", vec![error(201, "WebSocket.<anonymous>"), error(300, "HTMLButtonElement.onClick")]).await;
+    let mcp = Mcp::http(&server).await;
+    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
+    let list = entries(&errors);
+    assert_eq!(list[0]["context"]["message"], json!(first + 1), "{errors}");
+    assert!(list[1]["context"].get("message").is_none(), "{errors}");
+}

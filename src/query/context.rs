@@ -4,21 +4,22 @@
 //! failed (not the browser's own guess at a favicon, `outcome`'s rule), the last user action and the last navigation — so that "why did this error happen?"
 //! takes one call instead of four.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use super::QueryError;
 use super::args::{ContextMode, Fields, ObserveArgs};
 use super::compact::{Common, Layout};
 use super::filter::{Where, select_list};
 use super::{outcome, same_request};
-use crate::kind::{ACTIONS, Kind, NETWORK_BODIES, NETWORK_WATERFALL};
+use crate::kind::{ACTIONS, Kind, NETWORK_BODIES, NETWORK_WATERFALL, WEBSOCKET_EVENTS};
 
 /// Most failed requests named per kind.
 const MAX_FAILED: i64 = 10;
 
-/// The `context` object of an error of `tab` at `ts`, as JSON text.
+/// The `context` object of the error `id` of `tab` at `ts`, as JSON text.
 pub fn of_error(
     conn: &Connection,
+    id: i64,
     tab: Option<i64>,
     ts: Option<i64>,
     window_ms: i64,
@@ -42,6 +43,17 @@ pub fn of_error(
             parts.push(format!("\"{}\":{}", kind.name, render(conn, kind, &ids, mode, true)?));
         }
     }
+    // An error thrown in a WebSocket's or an EventSource's handler: the message it was handling is
+    // the tab's latest incoming one before it (the shape the handler misread, say).
+    if thrown_in_a_message_handler(conn, id)? {
+        let sql = "SELECT id FROM websocket_events WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 \
+                   AND event = 'message' AND direction = 'incoming' ORDER BY ts DESC, id DESC LIMIT 1";
+        let ids: Vec<i64> =
+            conn.prepare_cached(sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        if !ids.is_empty() {
+            parts.push(format!("\"message\":{}", render(conn, &WEBSOCKET_EVENTS, &ids, mode, false)?));
+        }
+    }
     // The navigation is the page's (its top frame's): an iframe loading is not where the page came from.
     for (name, condition) in [("action", "type <> 'navigate'"), ("navigation", super::navigation::TOP_FRAME_NAVIGATION)]
     {
@@ -55,6 +67,14 @@ pub fn of_error(
         }
     }
     Ok(format!("{{{}}}", parts.join(",")))
+}
+
+/// Whether the logs entry `id` was thrown in a WebSocket's or an EventSource's message handler:
+/// its stack has the connection's frame (V8 names it `WebSocket.<anonymous>`, `WebSocket.onmessage`).
+fn thrown_in_a_message_handler(conn: &Connection, id: i64) -> Result<bool, QueryError> {
+    let sql = "SELECT coalesce(json_extract(data, '$.stack'), '') FROM logs WHERE id = ?1";
+    let stack: Option<String> = conn.prepare_cached(sql)?.query_row([id], |r| r.get(0)).optional()?;
+    Ok(stack.is_some_and(|s| s.contains("at WebSocket.") || s.contains("at EventSource.")))
 }
 
 /// For an errors answer: a sentence saying how many of the app's requests failed in the same

@@ -103,14 +103,14 @@ pub fn answer(
     let context = errors_only.then_some(ErrorContext { conn, args });
     let found_ids: Vec<i64> = found.iter().map(|f| f.0).collect();
     let (entries, cut) = fit_each(&found_ids, budget.minus(reserve), |i| {
-        let (_, entry, tab, ts) = &found[i];
+        let (id, entry, tab, ts) = &found[i];
         match (entry, &context) {
-            (Found::Whole(text), Some(ctx)) => ctx.whole(text, *tab, *ts),
+            (Found::Whole(text), Some(ctx)) => ctx.whole(text, *id, *tab, *ts),
             (Found::Whole(text), None) => Ok(text.clone()),
             (Found::Item(item), ctx) => {
                 let mut item = item.clone();
                 if let Some(ctx) = ctx {
-                    item.fields.push(("context", ctx.json(*tab, *ts)?));
+                    item.fields.push(("context", ctx.json(*id, *tab, *ts)?));
                 }
                 Ok(item.render(&Common::default()))
             }

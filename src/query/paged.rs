@@ -120,13 +120,13 @@ pub(super) struct ErrorContext<'a> {
 }
 
 impl ErrorContext<'_> {
-    pub fn json(&self, tab: Option<i64>, ts: Option<i64>) -> Result<String, QueryError> {
-        context::of_error(self.conn, tab, ts, self.args.context_ms, self.args.context)
+    pub fn json(&self, id: i64, tab: Option<i64>, ts: Option<i64>) -> Result<String, QueryError> {
+        context::of_error(self.conn, id, tab, ts, self.args.context_ms, self.args.context)
     }
 
     /// A whole entry's text with `,"context":{…}` spliced before its closing brace.
-    pub fn whole(&self, entry_text: &str, tab: Option<i64>, ts: Option<i64>) -> Result<String, QueryError> {
-        let context = self.json(tab, ts)?;
+    pub fn whole(&self, entry_text: &str, id: i64, tab: Option<i64>, ts: Option<i64>) -> Result<String, QueryError> {
+        let context = self.json(id, tab, ts)?;
         let mut out = String::with_capacity(entry_text.len() + context.len() + 12);
         out.push_str(&entry_text[..entry_text.len().saturating_sub(1)]);
         out.push_str(",\"context\":");
@@ -341,13 +341,13 @@ const MIN_ENTRY_CHARS: usize = 64;
 fn make_entry(rows: &Rows, i: usize, common: &Common, errors: Option<&ErrorContext<'_>>) -> Result<String, QueryError> {
     Ok(match rows {
         Rows::Full(r) => match errors {
-            Some(ctx) => ctx.whole(&r[i].text, r[i].tab, r[i].ts)?,
+            Some(ctx) => ctx.whole(&r[i].text, r[i].id, r[i].tab, r[i].ts)?,
             None => r[i].text.clone(),
         },
         Rows::Compact(items) => match errors {
             Some(ctx) => {
                 let mut item = items[i].clone();
-                item.fields.push(("context", ctx.json(item.tab, item.ts)?));
+                item.fields.push(("context", ctx.json(item.id, item.tab, item.ts)?));
                 item.render(common)
             }
             None => items[i].render(common),
