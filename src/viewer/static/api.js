@@ -70,14 +70,17 @@ export async function after(what, args, cursor, newest = 1000, most = 5000) {
     const cursor = page.has_more ? last : Math.max(page.newest_id ?? 0, last);
     return { entries, cursor, more: !!page.has_more, older };
   }
+  // After a cursor, at most `newest` rows: a read held to the window's room (live.js) must not
+  // read past it, or the rows past it push out the ones the person reads.
   const entries = [];
   let more = false;
-  while (entries.length < most) {
-    const page = await rows(what, { ...args, after_cursor: cursor, limit: 500 });
+  const limit = Math.min(newest, most);
+  while (entries.length < limit) {
+    const page = await rows(what, { ...args, after_cursor: cursor, limit: Math.min(500, limit - entries.length) });
     entries.push(...page.entries);
     if (typeof page.cursor === "number") cursor = Math.max(cursor, page.cursor);
     more = !!page.has_more;
-    if (!more) break;
+    if (!more || page.entries.length === 0) break;
   }
   return { entries, cursor, more };
 }
