@@ -16,11 +16,17 @@ use crate::kind::{COMMON_FILTERS, Filter, FilterOp, Kind, levels_at_least};
 /// The condition of `what=errors`, and of one tab's rows.
 const ERRORS_ONLY: &str = "level = 'error'";
 const OF_TAB: &str = "tab_id = ?";
-/// Not an entry of a document begun before this time (`docStart`: the page logged it as it was left).
-const LEFT_DOCUMENT_AFTER: &str = "(instr(data, '\"docStart\"') = 0 OR json_extract(data, '$.docStart') >= ?)";
+/// How long after a navigation began the page it left may still log (its unload, a stream cut off):
+/// an entry dated later is the new page's without reading its `data`, so a long window costs no scan.
+const LEAVING_MS: i64 = 10_000;
+/// Not an entry of a document begun before this time (`docStart`: the page logged it as it was
+/// left). Params: the time plus [`LEAVING_MS`], the time.
+const LEFT_DOCUMENT_AFTER: &str =
+    "(ts >= ? OR instr(data, '\"docStart\"') = 0 OR json_extract(data, '$.docStart') >= ?)";
 /// Dated before this time, or an entry of a document begun before it (logged as it was left).
+/// Params: the time, the time plus [`LEAVING_MS`], the time.
 const BEFORE_OR_LEFT_DOCUMENT: &str =
-    "(ts < ? OR (instr(data, '\"docStart\"') > 0 AND json_extract(data, '$.docStart') < ?))";
+    "(ts < ? OR (ts < ? AND instr(data, '\"docStart\"') > 0 AND json_extract(data, '$.docStart') < ?))";
 
 /// The conditions of one observe call.
 #[derive(Debug, Clone, Default)]
@@ -44,7 +50,7 @@ impl Where {
         }
         if let Some(began) = args.extras.document_since {
             // `since` holds its time already; the document's own entries only.
-            self.push(LEFT_DOCUMENT_AFTER, began.into());
+            self.push_left_document_after(began);
         }
         if let Some(needle) = &args.search {
             self.push(&search::condition(kind), SqlValue::Text(needle.clone()));
@@ -115,14 +121,19 @@ impl Where {
     /// document before as it was left (`docStart`, read only from the few entries that carry it).
     pub fn push_page_since(&mut self, began: i64) {
         self.push("ts >= ?", began.into());
-        self.push(LEFT_DOCUMENT_AFTER, began.into());
+        self.push_left_document_after(began);
+    }
+
+    fn push_left_document_after(&mut self, began: i64) {
+        self.conditions.push(LEFT_DOCUMENT_AFTER.to_owned());
+        self.params.extend([SqlValue::Integer(began.saturating_add(LEAVING_MS)), SqlValue::Integer(began)]);
     }
 
     /// The entries before the page loaded at `began`: dated before it, or logged by a document
     /// begun before it as that document was left.
     pub fn push_pages_before(&mut self, began: i64) {
         self.conditions.push(BEFORE_OR_LEFT_DOCUMENT.to_owned());
-        self.params.extend([SqlValue::Integer(began), SqlValue::Integer(began)]);
+        self.params.extend([began, began.saturating_add(LEAVING_MS), began].map(SqlValue::Integer));
     }
 
     /// Adds a condition with one parameter.
