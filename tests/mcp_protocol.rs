@@ -93,7 +93,9 @@ async fn http_answers_malformed_messages_with_their_json_rpc_errors() {
     let status = gzipped.status().as_u16();
     let text = gzipped.text().await.unwrap();
     assert_eq!(status, 415, "{text}");
-    assert!(text.contains("gzip"), "{text}");
+    let refusal = message_of(&text);
+    assert_eq!(error_of(&refusal), (Value::Null, -32000), "a JSON-RPC error, as every refusal on /mcp: {text}");
+    assert!(refusal["error"]["message"].as_str().unwrap_or_default().contains("gzip"), "{text}");
     // initialize without params: its params are wrong, not its session.
     let (status, answer) = http.post(None, r#"{"jsonrpc":"2.0","id":7,"method":"initialize"}"#).await;
     assert_eq!((status, error_of(&message_of(&answer))), (200, (json!(7), -32602)), "{answer}");

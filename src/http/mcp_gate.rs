@@ -106,7 +106,7 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
     // A compressed body is refused as ingest refuses one (415), not read as broken JSON.
     if let Some(refused) = body::encoding_refused(&parts.headers) {
         body::linger(body);
-        return refused.into_response();
+        return in_words(refused);
     }
     // A client that stops sending mid-body is not waited for forever: as ingest, 408 after the deadline.
     let bytes = match tokio::time::timeout(BODY_READ_TIMEOUT, axum::body::to_bytes(body, MAX_MESSAGE_BYTES)).await {
@@ -127,14 +127,7 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
             };
             return answer(StatusCode::BAD_REQUEST, &refusal);
         }
-        Err(refused) => {
-            // Its status and headers (Retry-After on a 503), its words as the JSON-RPC error's message.
-            let message = refused.to_string();
-            let (mut parts, _) = refused.into_response().into_parts();
-            parts.headers.remove(header::CONTENT_TYPE);
-            parts.headers.remove(header::CONTENT_LENGTH);
-            return Response::from_parts(parts, Body::from(message));
-        }
+        Err(refused) => return in_words(refused),
     };
     // Half an emoji (a lone surrogate escape, as JavaScript's JSON.stringify writes one) costs
     // that character (U+FFFD), not the message: serde_json, and so rmcp, would refuse it whole.
@@ -194,6 +187,16 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
         gate.sessions.touch(id);
     }
     response
+}
+
+/// A refusal of ingest's with its status and headers (Retry-After on a 503) and its words as plain
+/// text, which [`as_json_rpc`] makes the JSON-RPC error's message, as every refusal on `/mcp`.
+fn in_words(refused: ApiError) -> Response {
+    let message = refused.to_string();
+    let (mut parts, _) = refused.into_response().into_parts();
+    parts.headers.remove(header::CONTENT_TYPE);
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(message))
 }
 
 /// What rmcp answers a request naming a session that does not exist (any more).
