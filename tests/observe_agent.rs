@@ -191,3 +191,53 @@ async fn a_drill_down_honours_fields() {
     assert_eq!(entries(&whole)[0]["initiatorType"], "fetch", "{whole}");
     mcp.close().await;
 }
+
+/// Errors that repeat a few messages (a render loop) and do not all fit one answer: the hint says
+/// how few distinct messages they are and how to see each once; an answer that shows them all, a
+/// cursor read and errors that do not repeat say nothing of it.
+#[tokio::test]
+async fn an_errors_answer_of_repeats_points_to_the_groups() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let mut errors: Vec<Value> =
+        (0..40).map(|i| error(T + i, &format!("TypeError: cannot read 'name' of undefined (render {i})"))).collect();
+    errors.push(error(T + 50, "Failed to load config"));
+    server.ingest("logs", errors).await;
+    let note =
+        "the 41 matching errors are 2 distinct messages, the most frequent 40 times: observe what=errors group=true";
+
+    let paged = mcp.observe(json!({"what": "errors", "limit": 5})).await;
+    assert_eq!((paged["count"].as_i64(), paged["total"].as_i64()), (Some(5), Some(41)), "{paged}");
+    assert!(paged["hint"].as_str().unwrap_or_default().contains(note), "{paged}");
+    // Following the hint shows both messages, each once with its count.
+    let groups = mcp.observe(json!({"what": "errors", "group": true})).await;
+    assert_eq!(groups["total_groups"], 2, "{groups}");
+    assert_eq!(groups["groups"][0]["count"], 40, "{groups}");
+
+    let all = mcp.observe(json!({"what": "errors", "limit": 100})).await;
+    assert_eq!(all["count"], 41, "{all}");
+    assert!(!all["hint"].as_str().unwrap_or_default().contains("distinct message"), "{all}");
+    let cursor = mcp.observe(json!({"what": "errors", "after_cursor": 1, "limit": 5})).await;
+    assert!(!cursor["hint"].as_str().unwrap_or_default().contains("distinct message"), "{cursor}");
+
+    let db2 = TempDb::new();
+    let other = Server::start(&db2.path, &[]);
+    let mcp2 = Mcp::http(&other).await;
+    other
+        .ingest(
+            "logs",
+            (0..10)
+                .map(|i| {
+                    error(
+                        T + i,
+                        &format!("Failed to load {}", ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"][i as usize]),
+                    )
+                })
+                .collect(),
+        )
+        .await;
+    let distinct = mcp2.observe(json!({"what": "errors", "limit": 5})).await;
+    assert_eq!(distinct["total"], 10, "{distinct}");
+    assert!(!distinct["hint"].as_str().unwrap_or_default().contains("distinct message"), "{distinct}");
+}

@@ -13,6 +13,7 @@ use super::context;
 use super::count::Counter;
 use super::entry;
 use super::filter::{Where, select_list};
+use super::summary;
 use super::{QueryError, internal, with_list};
 use crate::kind::Kind;
 use crate::store::sql::{KindStats, kind_stats, tracked_tab};
@@ -51,6 +52,10 @@ struct Meta {
     /// For errors: the app's requests that failed in the same scope, said in the hint.
     #[serde(skip)]
     failed_requests: Option<String>,
+    /// For errors read without a cursor: how few distinct messages the matches are, said in the
+    /// hint when the answer does not show them all.
+    #[serde(skip)]
+    repeats: Option<String>,
     truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     hint: Option<String>,
@@ -228,6 +233,8 @@ pub fn answer(
     }
     let tracked_tab_id = tracked_tab(conn)?;
     let failed_requests = if errors_only { context::failed_requests_note(conn, args)? } else { None };
+    let first_look = args.after_cursor.is_none() && args.before_cursor.is_none();
+    let repeats = if errors_only && first_look && total > 1 { repeats_note(conn, &filter, total)? } else { None };
     // Fitted with `common` first; where what surrounds the entries then leaves no room for one
     // (a long shared URL beside a cursor read's longer metadata at max_chars=1000), once more
     // without it: the entries carry their own fields, and one too large is clipped.
@@ -261,6 +268,7 @@ pub fn answer(
             cleared_since_cursor: gone.map(|g| g.cleared),
             navigation: navigation.clone(),
             failed_requests: failed_requests.clone(),
+            repeats: repeats.clone(),
             truncated: true,
             hint: None,
             common: common_json.as_deref().and_then(|c| RawValue::from_string(c.to_string()).ok()),
@@ -586,6 +594,25 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
             meta.count, meta.total, meta.cursor
         ));
     }
+    if (meta.count as i64) < meta.total {
+        parts.extend(meta.repeats.clone());
+    }
     parts.extend(meta.failed_requests.clone());
     (!parts.is_empty()).then(|| parts.join(". "))
+}
+
+/// For an errors answer: when the errors matching the arguments repeat a few messages (a render
+/// loop, a poll failing every second), a sentence saying how few and how to see each once. Said
+/// only when the answer does not show every match: an agent reading a page of one message
+/// repeated would otherwise page through copies to find the others.
+fn repeats_note(conn: &Connection, filter: &Where, total: i64) -> Result<Option<String>, QueryError> {
+    let groups = summary::groups(conn, filter, false)?;
+    let most = groups.first().map_or(0, |g| g.count);
+    Ok((most > 1).then(|| {
+        let distinct = groups.len();
+        format!(
+            "the {total} matching errors are {distinct} distinct message{}, the most frequent {most} times: observe what=errors group=true lists each once with its count and ids",
+            if distinct == 1 { "" } else { "s" }
+        )
+    }))
 }
