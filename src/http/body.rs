@@ -66,6 +66,28 @@ pub fn late_message() -> String {
     format!("the request body did not arrive within {} s; send it in one go", BODY_READ_TIMEOUT.as_secs())
 }
 
+/// A body's headers judged before it is read, for a route that takes at most `max` bytes: its
+/// declared length (when given), or the refusal of one declared over `max` (`too_large`) or in an
+/// encoding not taken. A refusal comes from the headers alone, without waiting for the body; what
+/// does arrive meanwhile is dropped as it comes ([`linger`]), so an uploading client reads the
+/// answer, not a reset.
+pub fn admit(
+    headers: &axum::http::HeaderMap,
+    body: Body,
+    max: usize,
+    too_large: impl FnOnce() -> ApiError,
+) -> Result<(Body, Option<usize>), ApiError> {
+    let declared = declared_length(headers);
+    let refused = if declared.is_some_and(|n| n > max) { Some(too_large()) } else { encoding_refused(headers) };
+    match refused {
+        Some(refusal) => {
+            linger(body);
+            Err(refusal)
+        }
+        None => Ok((body, declared)),
+    }
+}
+
 pub fn too_large() -> ApiError {
     ApiError::TooLarge(format!("request body is over {} MiB; send smaller batches", MAX_BODY_BYTES >> 20))
 }

@@ -93,25 +93,19 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
         return next.run(request).await; // rmcp says what is wrong with the method or the content type
     }
     let (parts, body) = request.into_parts();
-    let too_large = || {
-        let message = format!("request body is over {} MiB; send smaller messages", MAX_MESSAGE_BYTES >> 20);
-        (StatusCode::PAYLOAD_TOO_LARGE, message).into_response()
+    let too_large =
+        || ApiError::TooLarge(format!("request body is over {} MiB; send smaller messages", MAX_MESSAGE_BYTES >> 20));
+    // Refused from its headers when it says it is too large or compressed, as ingest does (413,
+    // 415); the rest of it is read and dropped for a while so that a client still sending reads
+    // the answer.
+    let body = match body::admit(&parts.headers, body, MAX_MESSAGE_BYTES, too_large) {
+        Ok((body, _)) => body,
+        Err(refused) => return in_words(refused),
     };
-    // Refused from its headers when it says it is too large, as ingest does; the rest of it is
-    // read and dropped for a while so that a client still sending reads the answer.
-    if body::declared_length(&parts.headers).is_some_and(|n| n > MAX_MESSAGE_BYTES) {
-        body::linger(body);
-        return too_large();
-    }
-    // A compressed body is refused as ingest refuses one (415), not read as broken JSON.
-    if let Some(refused) = body::encoding_refused(&parts.headers) {
-        body::linger(body);
-        return in_words(refused);
-    }
     // A client that stops sending mid-body is not waited for forever: as ingest, 408 after the deadline.
     let bytes = match tokio::time::timeout(BODY_READ_TIMEOUT, axum::body::to_bytes(body, MAX_MESSAGE_BYTES)).await {
         Ok(Ok(bytes)) => bytes,
-        Ok(Err(_)) => return too_large(),
+        Ok(Err(_)) => return in_words(too_large()),
         Err(_) => return (StatusCode::REQUEST_TIMEOUT, body::late_message()).into_response(),
     };
     // Room for what decoding it builds, held until it is answered (413 or 503 as ingest's).

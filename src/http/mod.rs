@@ -145,32 +145,13 @@ async fn post_events(
     let Ok(Path(kind_name)) = kind else {
         return ApiError::BadRequest("the kind in the path is not valid UTF-8 text".into()).into_response();
     };
-    let (body, declared) = match admit_headers(&headers, body) {
+    let (body, declared) = match body::admit(&headers, body, MAX_BODY_BYTES, body::too_large) {
         Ok(admitted) => admitted,
+        // Refused from its headers alone: the connection then closes, so a client that stalls
+        // after declaring 11 MiB holds nothing.
         Err(refused) => return closing(refused),
     };
     handled(ingest_body(state, kind_name, &headers, body, declared).await)
-}
-
-/// A body's headers judged before it is read: its declared length (when given), or the refusal of
-/// one declared over [`MAX_BODY_BYTES`] or in an encoding not taken. A refusal comes from the
-/// headers alone, without waiting for the body; the connection then closes, so a client that
-/// stalls after declaring 11 MiB holds nothing. What does arrive meanwhile is dropped as it comes,
-/// so an uploading client reads the 413, not a reset.
-fn admit_headers(headers: &HeaderMap, body: Body) -> Result<(Body, Option<usize>), ApiError> {
-    let declared = body::declared_length(headers);
-    let refused = if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
-        Some(body::too_large())
-    } else {
-        body::encoding_refused(headers)
-    };
-    match refused {
-        Some(refusal) => {
-            body::linger(body);
-            Err(refusal)
-        }
-        None => Ok((body, declared)),
-    }
 }
 
 /// The response to a body's handling: a body found too large while read closes the connection
@@ -279,7 +260,7 @@ fn answer(status: u16, body: String, replayed: bool) -> Response {
 /// `PUT /capture`: the capture state in force in the extension (`crate::capture`),
 /// stored through the writer so that it outlives a restart; 204 once committed.
 async fn put_capture(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
-    let (body, declared) = match admit_headers(&headers, body) {
+    let (body, declared) = match body::admit(&headers, body, MAX_BODY_BYTES, body::too_large) {
         Ok(admitted) => admitted,
         Err(refused) => return closing(refused),
     };
