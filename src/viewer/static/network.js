@@ -1,10 +1,10 @@
 // Network: the table DevTools shows (name, method, status, type, size, time)
 // and the waterfall column, one bar per request on the axis all rows share.
 import { bytes, cut, el, line, ms } from "./dom.js";
-import { sizeOfRow } from "./filter.js";
+import { isFailed, sizeOfRow } from "./filter.js";
 import { Feed } from "./live.js";
 import { TableView } from "./vlist.js";
-import { axis, bar, failed, header, pageMarks, WIDTH } from "./waterfall.js";
+import { axis, bar, header, pageMarks, WIDTH } from "./waterfall.js";
 
 /** Percent-decoded, as DevTools shows a name (`%20` a space, `%E2%9C%93` ✓); as it was when not decodable. */
 function decoded(s) {
@@ -48,7 +48,7 @@ export function networkView(ctx) {
     noun: "requests",
     feeds: [new Feed("network_waterfall", ctx.args("network_waterfall"))],
     emptyText: "No requests match.",
-    rowClass: (r) => (failed(r) ? "failed" : ""),
+    rowClass: (r) => (isFailed(r) ? "failed" : ""),
     // By start time, as a waterfall reads (a request's row arrives when it ends, a document's
     // after its load: later than rows of requests that started after it).
     display: (rows) => {
@@ -65,7 +65,7 @@ export function networkView(ctx) {
     columns: [
       { title: "name", width: "minmax(12em, 1fr)", cls: "text", sort: (r) => nameOf(r.url), cell: (r) => el("span.text", { title: cut(r.url, 2000), text: line(nameOf(r.url), 200) }) },
       { title: "method", width: "5.5em", sort: (r) => r.method || "", cell: (r) => r.method || "" },
-      { title: "status", width: "4.5em", cls: "num", sort: (r) => r.responseStatus ?? -1, cell: (r) => (failed(r) && !r.responseStatus ? "(failed)" : String(r.responseStatus ?? "")) },
+      { title: "status", width: "4.5em", cls: "num", sort: (r) => r.responseStatus ?? -1, cell: (r) => (isFailed(r) && !r.responseStatus ? "(failed)" : String(r.responseStatus ?? "")) },
       { title: "type", width: "6.5em", sort: typeOf, cell: typeOf },
       { title: "size", width: "5.5em", cls: "num", sort: sizeOfRow, cell: (r) => bytes(sizeOfRow(r)) },
       { title: "time", width: "5.5em", cls: "num", sort: (r) => (typeof r.duration === "number" ? r.duration : -1), cell: (r) => took(r.duration) },

@@ -1,9 +1,9 @@
 // Timeline: one tab's actions, navigations, errors and requests interleaved
 // in time, so "what did the user do just before this error" is one look.
 import { el, line, ms, timeCell } from "./dom.js";
+import { isFailed } from "./filter.js";
 import { Feed } from "./live.js";
 import { TableView } from "./vlist.js";
-import { failed } from "./waterfall.js";
 
 function label(r) {
   switch (r._kind) {
@@ -47,10 +47,10 @@ export function timelineView(ctx) {
     label: "Timeline",
     feeds,
     // Of the requests the page holds, the failed ones (observe has no argument for it).
-    keep: problems ? (r) => r._kind !== "network_waterfall" || failed(r) : undefined,
+    keep: problems ? (r) => r._kind !== "network_waterfall" || isFailed(r) : undefined,
     emptyText: "Nothing on the timeline matches.",
     // A failed request marked as the Network view marks it.
-    rowClass: (r) => `tl-${label(r)}${r._kind === "network_waterfall" && failed(r) ? " failed" : ""}`,
+    rowClass: (r) => `tl-${label(r)}${r._kind === "network_waterfall" && isFailed(r) ? " failed" : ""}`,
     columns: [
       { title: "time", width: "8.5em", cell: (r) => timeCell(r.ts) },
       { title: "what", width: "7em", cell: (r) => el(`span.badge.tl-${label(r)}`, { text: label(r) }) },

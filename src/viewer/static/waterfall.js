@@ -127,11 +127,6 @@ export function phases(r) {
   return out;
 }
 
-/** A failed request, as observe defines it: an error, `failed: true`, or a status of 400 or more. */
-export function failed(r) {
-  return isFailed(r);
-}
-
 /** The cell of one row: its bar (or its marker when it lies off the axis), and the page lines crossing it. */
 export function bar(r, ax) {
   const side = ax.off(r);
@@ -139,7 +134,7 @@ export function bar(r, ax) {
     "data-id": r.id,
     "data-start": r.ts,
     "data-duration": duration(r),
-    "data-failed": failed(r) ? "true" : null,
+    "data-failed": isFailed(r) ? "true" : null,
     "data-offaxis": side,
   });
   const name = `${r.method || ""} ${r.url || ""}`.trim();
@@ -158,7 +153,7 @@ export function bar(r, ax) {
       if (phase !== "unknown") tip.push(`${phase === "stall" ? "queueing/stalled" : phase}: ${ms(to - from)}`);
     }
   }
-  if (failed(r)) {
+  if (isFailed(r)) {
     const end = side ? (side === "before" ? 6 : ax.width - 14) : x0 + duration(r) * ax.scale;
     g.appendChild(svg("line.failmark", { x1: end + 2, x2: end + 8, y1: 6, y2: 18, stroke: "#D32F2F", "stroke-width": 2 }));
     g.appendChild(svg("line.failmark", { x1: end + 8, x2: end + 2, y1: 6, y2: 18, stroke: "#D32F2F", "stroke-width": 2 }));
