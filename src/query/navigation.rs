@@ -2,7 +2,7 @@
 //! hash change): the latest bounds every `what` to "since the last reload"
 //! (`since_navigation`), the last two are compare's implicit marks.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 
 use super::QueryError;
@@ -39,21 +39,19 @@ pub struct SoftNavigations {
 /// The top frame's route changes of `tab` after the load `nav`, if any.
 pub fn soft_navigations_after(conn: &Connection, nav: &Navigation) -> Result<Option<SoftNavigations>, QueryError> {
     let condition = format!("tab_id = ?1 AND ts >= ?2 AND id <> ?3 AND {TOP_FRAME_NAVIGATION} AND NOT ({PAGE_LOAD})");
-    let count: i64 = conn
-        .prepare_cached(&format!("SELECT count(*) FROM actions WHERE {condition}"))?
-        .query_row([nav.tab_id, nav.ts, nav.id], |r| r.get(0))?;
-    if count == 0 {
-        return Ok(None);
-    }
+    // The latest, and (counted over every match before LIMIT takes one) how many there are.
+    let sql = format!(
+        "SELECT count(*) OVER (), ts, url, json_extract(data, '$.how') FROM actions WHERE {condition} \
+         ORDER BY ts DESC, id DESC LIMIT 1"
+    );
     let latest = conn
-        .prepare_cached(&format!(
-            "SELECT ts, url, json_extract(data, '$.how') FROM actions WHERE {condition} ORDER BY ts DESC, id DESC LIMIT 1"
-        ))?
+        .prepare_cached(&sql)?
         .query_row([nav.tab_id, nav.ts, nav.id], |r| {
-            let url = r.get::<_, Option<String>>(1)?.map(|u| super::compact::cut(&u).into_owned());
-            Ok(SoftNavigations { count, url, how: r.get(2)?, ts: r.get(0)? })
-        })?;
-    Ok(Some(latest))
+            let url = r.get::<_, Option<String>>(2)?.map(|u| super::compact::cut(&u).into_owned());
+            Ok(SoftNavigations { count: r.get(0)?, url, how: r.get(3)?, ts: r.get(1)? })
+        })
+        .optional()?;
+    Ok(latest)
 }
 
 /// The tab an answer is about: `tabId`, else the tracked tab, else the only tab the store holds
