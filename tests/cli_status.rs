@@ -302,3 +302,51 @@ async fn status_prints_another_program_s_text_as_text() {
     assert!(raw.is_empty(), "raw controls {raw:?} in {shown}");
     assert!(shown.contains("\\u{1b}]0;PWNED"), "{shown}");
 }
+
+/// Every file of the database (the WAL too), as bytes.
+fn files_of(db: &TempDb) -> Vec<u8> {
+    let mut all = Vec::new();
+    for suffix in ["", "-wal"] {
+        let mut name = db.path.clone().into_os_string();
+        name.push(suffix);
+        all.extend(std::fs::read(&name).unwrap_or_default());
+    }
+    all
+}
+
+fn holds(bytes: &[u8], marker: &str) -> usize {
+    bytes.windows(marker.len()).filter(|w| *w == marker.as_bytes()).count()
+}
+
+/// `clear` wipes: what a person cleared cannot be read back from the database file or its WAL
+/// with `strings` (SQLite leaves a deleted row's bytes in free pages and unused space), through
+/// the server and directly; what was not cleared stays.
+#[tokio::test]
+async fn clear_leaves_nothing_of_the_cleared_entries_in_the_files() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let bodies: Vec<Value> = (0..300)
+        .map(|i| {
+            json!({"tabId": 1, "ts": 1_700_000_000_000i64 + i, "url": format!("http://localhost:5173/api/{i}"),
+                   "method": "GET", "status": 200, "duration": 3.0, "initiator": "fetch",
+                   "responseBody": format!("{{\"card\":\"SECRETBODY-{i}\",\"pad\":\"{}\"}}", "x".repeat(400))})
+        })
+        .collect();
+    server.ingest("network_bodies", bodies).await;
+    let logs: Vec<Value> = (0..50)
+        .map(|i| json!({"tabId": 1, "ts": 1_700_000_000_000i64 + i, "level": "log", "message": format!("KEEPLOG-{i}")}))
+        .collect();
+    server.ingest("logs", logs).await;
+    assert!(holds(&files_of(&db), "SECRETBODY-") >= 300, "the files hold the bodies before the clear");
+    let (d, port) = (db_arg(&db.path), server.port.to_string());
+
+    let out = ok(&["clear", "network_bodies", "--db", &d, "--port", &port]);
+    assert!(out.contains("cleared 300 entries of network_bodies"), "{out}");
+    assert_eq!(holds(&files_of(&db), "SECRETBODY-"), 0, "no cleared body is left in the files");
+    assert_eq!(holds(&files_of(&db), "KEEPLOG-"), 50, "the logs were not cleared");
+
+    server.stop();
+    let out = ok(&["clear", "--db", &d, "--port", &port]);
+    assert!(out.contains("directly"), "{out}");
+    assert_eq!(holds(&files_of(&db), "KEEPLOG-"), 0, "no cleared log is left in the files");
+}

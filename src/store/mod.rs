@@ -240,9 +240,14 @@ impl Store {
             .await
     }
 
-    /// Deletes every row of `kind` (all kinds when None); ids never restart.
+    /// Deletes every row of `kind` (all kinds when None), wiping their bytes from the file
+    /// ([`sql::clear`]), then folds the WAL into the database and truncates it, so that the
+    /// WAL's copies of the rows go too (when no reader holds it; else the idle writer does it
+    /// later). Ids never restart.
     pub async fn clear(&self, kind: Option<&'static Kind>) -> Result<usize, StoreError> {
-        self.inner.writer.run(Admission::default(), move |conn| sql::clear(conn, kind)).await
+        let cleared = self.inner.writer.run(Admission::default(), move |conn| sql::clear(conn, kind)).await?;
+        self.inner.writer.truncate_wal().await;
+        Ok(cleared)
     }
 
     /// Sets a ring capacity and trims the ring to it at once.

@@ -120,16 +120,33 @@ pub(super) fn upsert_vitals(conn: &Connection, vitals: &[Vitals], now: i64) -> R
 }
 
 /// Deletes every row of `kind`; with None, of every kind and of the `tabs` and `vitals` state.
+///
+/// A wipe, not only a delete: SQLite leaves a deleted row's bytes in free pages, where
+/// `strings gasoline.db` still reads them. So the rows are deleted with `secure_delete` on
+/// (their cells and freed pages overwritten with zeros, not only their cells as `FAST` does), and
+/// every free page, those that earlier trims left too, is given back to the filesystem. What the WAL still holds of
+/// them goes with the checkpoint that follows ([`super::Store::clear`]).
 pub(super) fn clear(conn: &Connection, kind: Option<&Kind>) -> Result<usize, StoreError> {
-    let mut deleted = 0;
-    for k in KINDS.iter().filter(|k| kind.is_none_or(|only| only.name == k.name)) {
-        deleted += conn.execute(&format!("DELETE FROM {}", k.name), [])?;
-    }
-    if kind.is_none() {
-        for table in STATE_TABLES {
-            deleted += conn.execute(&format!("DELETE FROM {table}"), [])?;
+    conn.pragma_update(None, "secure_delete", true)?;
+    let wiped = (|| -> rusqlite::Result<usize> {
+        let mut deleted = 0;
+        for k in KINDS.iter().filter(|k| kind.is_none_or(|only| only.name == k.name)) {
+            deleted += conn.execute(&format!("DELETE FROM {}", k.name), [])?;
         }
-    }
+        if kind.is_none() {
+            for table in STATE_TABLES {
+                deleted += conn.execute(&format!("DELETE FROM {table}"), [])?;
+            }
+        }
+        // Stepped to its end: each step frees one page.
+        let mut vacuum = conn.prepare("PRAGMA incremental_vacuum")?;
+        let mut steps = vacuum.query([])?;
+        while steps.next()?.is_some() {}
+        Ok(deleted)
+    })();
+    let restored = conn.pragma_update(None, "secure_delete", "FAST"); // as opened (store/open.rs)
+    let deleted = wiped?;
+    restored?;
     Ok(deleted)
 }
 

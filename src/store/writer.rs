@@ -33,6 +33,8 @@ const MAX_GROUP: usize = 128;
 const MAINTENANCE_EVERY: Duration = Duration::from_secs(1);
 /// How often a checkpoint is tried while the WAL is past half its bound.
 const WAL_PRESSURE_EVERY: Duration = Duration::from_millis(100);
+/// How long a truncation of the WAL asked for (after a clear) waits for readers to let go.
+const TRUNCATE_WAIT: Duration = Duration::from_secs(2);
 /// Free pages (4 KiB) tolerated before an incremental vacuum gives space back.
 const FREE_PAGES_KEPT: i64 = 2_048;
 /// Most free pages given back per idle second (64 MiB of 4 KiB pages).
@@ -118,6 +120,8 @@ fn echo(e: &StoreError) -> StoreError {
 enum Msg {
     Job(Box<dyn Job>),
     Shutdown(oneshot::Sender<Result<(), StoreError>>),
+    /// Fold the WAL into the database and truncate it, between transactions.
+    TruncateWal(oneshot::Sender<()>),
 }
 
 pub(super) struct Writer {
@@ -201,6 +205,16 @@ impl Writer {
         answer.await.map_err(|_| StoreError::Closed)?
     }
 
+    /// Folds the WAL into the database and truncates it once the jobs queued before are done;
+    /// best effort (a reader holding the WAL for longer than [`TRUNCATE_WAIT`] keeps it).
+    pub(super) async fn truncate_wal(&self) {
+        let Ok(tx) = self.sender() else { return };
+        let (reply, done) = oneshot::channel();
+        if tx.send(Msg::TruncateWal(reply)).is_ok() {
+            let _ = done.await;
+        }
+    }
+
     /// Finishes the queued jobs and closes; nothing to do when this process never wrote.
     pub(super) async fn shutdown(&self) -> Result<(), StoreError> {
         let Some(tx) = self.tx.get() else { return Ok(()) };
@@ -239,14 +253,17 @@ fn run(conn: Connection, rx: mpsc::Receiver<Msg>) {
         };
         let mut jobs = Vec::new();
         let mut shutdown = None;
+        let mut truncate = None;
         match first {
             Msg::Job(job) => jobs.push(job),
             Msg::Shutdown(reply) => shutdown = Some(reply),
+            Msg::TruncateWal(reply) => truncate = Some(reply),
         }
-        while shutdown.is_none() && jobs.len() < MAX_GROUP {
+        while shutdown.is_none() && truncate.is_none() && jobs.len() < MAX_GROUP {
             match rx.try_recv() {
                 Ok(Msg::Job(job)) => jobs.push(job),
                 Ok(Msg::Shutdown(reply)) => shutdown = Some(reply),
+                Ok(Msg::TruncateWal(reply)) => truncate = Some(reply),
                 Err(_) => break,
             }
         }
@@ -257,10 +274,22 @@ fn run(conn: Connection, rx: mpsc::Receiver<Msg>) {
                 checkpointer.nudge();
             }
         }
+        if let Some(reply) = truncate {
+            let _ = conn.busy_timeout(TRUNCATE_WAIT);
+            if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())) {
+                tracing::debug!("WAL not truncated now: {e}");
+            }
+            let _ = conn.busy_timeout(Duration::from_secs(5));
+            let _ = reply.send(());
+        }
         if let Some(reply) = shutdown {
             // Finish whatever was queued before the shutdown, then close.
-            while let Ok(Msg::Job(job)) = rx.try_recv() {
-                commit_group(&conn, vec![job]);
+            while let Ok(msg) = rx.try_recv() {
+                match msg {
+                    Msg::Job(job) => commit_group(&conn, vec![job]),
+                    Msg::TruncateWal(reply) => drop(reply), // closing truncates it
+                    Msg::Shutdown(_) => {}
+                }
             }
             // The final checkpoint must not race the checkpointer's.
             drop(checkpointer.take());
