@@ -46,7 +46,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("gasoline: {message}");
+            // A message may quote what another program said (a server's database path, its
+            // refusal): shown, never obeyed, on the person's terminal.
+            let lines: Vec<_> = message.lines().map(gasoline::printable::printable).collect();
+            eprintln!("gasoline: {}", lines.join("\n"));
             ExitCode::FAILURE
         }
     }

@@ -23,9 +23,10 @@ pub fn printable(text: &str) -> Cow<'_, str> {
         let joiner = matches!(c, '\u{200c}' | '\u{200d}')
             && joins(i.checked_sub(1).and_then(|p| chars.get(p)))
             && joins(chars.get(i + 1));
+        let flag = in_flag(c, i.checked_sub(1).and_then(|p| chars.get(p)).copied());
         match c {
             '\t' => out.push(' '),
-            c if escaped(c) && !joiner => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if escaped(c) && !joiner && !flag => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }
@@ -39,7 +40,12 @@ pub fn printable(text: &str) -> Cow<'_, str> {
 pub fn json(text: &str) -> Cow<'_, str> {
     rewrite(text, |c, out| match c {
         '\n' | '\r' | '\t' => out.push(c),
-        c => out.push_str(&format!("\\u{:04x}", c as u32)), // all of them are in the BMP
+        // JSON escapes UTF-16 units: a character past the BMP (a tag) as its surrogate pair.
+        c => {
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
     })
 }
 
@@ -106,10 +112,26 @@ pub fn is_bidi(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
 }
 
-/// A character with no width and no mark of its own: zero-width space, non-joiner and joiner,
-/// word joiner, the invisible operators and the BOM (the viewer marks the same ones).
+/// A character with no width and no mark of its own (Unicode's default-ignorable characters
+/// but the variation selectors an emoji or an ideograph takes), or one that breaks a line
+/// without being a newline: the soft hyphen, the combining grapheme joiner, the Hangul, Khmer
+/// and Mongolian fillers and selectors, zero-width space, non-joiner and joiner, the line and
+/// paragraph separators, word joiner, the invisible operators and deprecated format characters,
+/// the BOM, musical formatting and the tag characters. The viewer marks the same ones, but the
+/// separators, which it shows as the breaks they are.
 pub fn is_invisible(c: char) -> bool {
-    matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
+    matches!(c,
+        '\u{ad}' | '\u{34f}' | '\u{115f}' | '\u{1160}' | '\u{17b4}' | '\u{17b5}' | '\u{180b}'..='\u{180f}'
+        | '\u{200b}'..='\u{200d}' | '\u{2028}' | '\u{2029}' | '\u{2060}'..='\u{2065}' | '\u{206a}'..='\u{206f}'
+        | '\u{3164}' | '\u{feff}' | '\u{ffa0}' | '\u{fff0}'..='\u{fff8}' | '\u{1d173}'..='\u{1d17a}'
+        | '\u{e0000}'..='\u{e007f}' | '\u{e01f0}'..='\u{e0fff}')
+}
+
+/// A tag character inside a flag's sequence (🏴 and the tags naming England, Scotland, Wales...):
+/// how such a flag is written, after the black flag or another tag.
+fn in_flag(c: char, before: Option<char>) -> bool {
+    ('\u{e0020}'..='\u{e007f}').contains(&c)
+        && before.is_some_and(|b| b == '\u{1f3f4}' || ('\u{e0020}'..='\u{e007f}').contains(&b))
 }
 
 #[cfg(test)]
@@ -159,6 +181,33 @@ mod tests {
         let shown = json(&text);
         assert!(!shown.chars().any(is_invisible), "{shown:?}");
         assert_eq!(serde_json::from_str::<serde_json::Value>(&shown).unwrap(), value);
+    }
+
+    #[test]
+    fn characters_that_read_as_nothing_are_shown() {
+        for c in [
+            '\u{ad}',
+            '\u{34f}',
+            '\u{1160}',
+            '\u{17b4}',
+            '\u{180e}',
+            '\u{2028}',
+            '\u{2065}',
+            '\u{206a}',
+            '\u{3164}',
+            '\u{ffa0}',
+            '\u{e0020}',
+        ] {
+            let name = format!("pay{c}pal.com");
+            assert_eq!(printable(&name), format!("pay\\u{{{:x}}}pal.com", c as u32));
+            let value = serde_json::json!({ "m": name });
+            let shown = json(&value.to_string()).into_owned();
+            assert!(!shown.chars().any(is_invisible), "{shown:?}");
+            assert_eq!(serde_json::from_str::<serde_json::Value>(&shown).unwrap(), value, "{shown}");
+        }
+        // A flag written with tags keeps them; emoji keep their variation selector.
+        let england = "🏴\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f} ❤\u{fe0f}";
+        assert_eq!(printable(england), england);
     }
 
     #[test]

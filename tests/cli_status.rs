@@ -301,6 +301,11 @@ async fn status_prints_another_program_s_text_as_text() {
     let raw: Vec<char> = shown.chars().filter(|&c| (c.is_control() && c != '\n') || c == '\u{202e}').collect();
     assert!(raw.is_empty(), "raw controls {raw:?} in {shown}");
     assert!(shown.contains("\\u{1b}]0;PWNED"), "{shown}");
+    // Without --db the database is the server's: its path, not there, is said as text too.
+    let out = std::process::Command::new(common::BIN).args(["status", "--port", &port.to_string()]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("no database here") && said.contains("\\u{9b}2J"), "{said}");
+    assert!(!said.chars().any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'), "{said:?}");
 }
 
 /// Every file of the database (the WAL too), as bytes.

@@ -34,12 +34,18 @@ const HOSTILE = [
   `javascript:window.top.__pwned='link'`,
   `\u202Eevil RTL override\u202C and zero\u200Bwidth\u200D joiners`,
   `isAdmin\u2067\u2066 ) { // \u2069\u2069 and a mark\u200F, an embedding\u202B\u202C, a word joiner\u2060 and a BOM\uFEFF`,
+  `pay\u00ADpal soft hyphen, hangul\u3164filler and a tag\u{E0020}character; a flag stays: 🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}`,
 ];
 // Invisible characters (bidi controls, zero-width), each shown as a marked ⟨U+XXXX⟩ token, but a
 // zero-width joiner or non-joiner between two non-ASCII characters (👩‍👩‍👧, Persian, Hindi), which
 // stays as it is: the CLI's rule (docs/cli.md).
-const INVISIBLE = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
-const joins = (text, i) => /[\u200C\u200D]/.test(text[i]) && i > 0 && text.charCodeAt(i - 1) > 0x7f && text.charCodeAt(i + 1) > 0x7f;
+// Also the soft hyphen, fillers, separators and tags (src/printable.rs), but a flag's tags after 🏴.
+const INVISIBLE =
+  /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFEFF\uFFA0\uFFF0-\uFFF8\u{1D173}-\u{1D17A}\u{E0000}-\u{E007F}\u{E01F0}-\u{E0FFF}]/gu;
+const FLAG = /\u{1F3F4}[\u{E0020}-\u{E007F}]+/gu;
+const inFlag = (text, i) => [...text.matchAll(FLAG)].some((m) => i > m.index && i < m.index + m[0].length);
+const joins = (text, i) =>
+  (/[\u200C\u200D]/.test(text[i]) && i > 0 && text.charCodeAt(i - 1) > 0x7f && text.charCodeAt(i + 1) > 0x7f) || inFlag(text, i);
 const visible = (text) => text.replace(INVISIBLE, (c, i) => (joins(text, i) ? c : `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}⟩`));
 // An emoji family and a Persian word are written with joiners; the joiner after an ASCII letter is shown.
 const JOINED = "family 👩\u200D👩\u200D👧, dev 👩\u200D💻, می\u200Cخواهم, and a\u200Db";
@@ -185,8 +191,10 @@ async function clearFilter(page) {
 /** Every text node and attribute of the page that holds an invisible character as it is (none may, but a joiner between two non-ASCII characters). */
 async function rawInvisibles(page) {
   return page.evaluate((source) => {
-    const re = new RegExp(source, "g");
-    const joins = (t, i) => /[\u200C\u200D]/.test(t[i]) && i > 0 && t.charCodeAt(i - 1) > 0x7f && t.charCodeAt(i + 1) > 0x7f;
+    const re = new RegExp(source, "gu");
+    const flag = /\u{1F3F4}[\u{E0020}-\u{E007F}]+/gu;
+    const inFlag = (t, i) => [...t.matchAll(flag)].some((m) => i > m.index && i < m.index + m[0].length);
+    const joins = (t, i) => (/[\u200C\u200D]/.test(t[i]) && i > 0 && t.charCodeAt(i - 1) > 0x7f && t.charCodeAt(i + 1) > 0x7f) || inFlag(t, i);
     const raw = (t) => [...t.matchAll(re)].some((m) => !joins(t, m.index));
     const bad = [];
     const walk = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
@@ -384,7 +392,7 @@ try {
     await viewer.click(".vlayer .vrow");
     await viewer.waitForSelector("#detail:not([hidden]) pre.body");
     assert.equal(await viewer.textContent("#detail pre.body"), visible(h), "the detail shows the message as text");
-    await invisiblesShown(viewer, `the console and detail of ${JSON.stringify(h.slice(0, 20))}`, visible(h).match(/⟨U\+[0-9A-F]{4}⟩/g) || []);
+    await invisiblesShown(viewer, `the console and detail of ${JSON.stringify(h.slice(0, 20))}`, visible(h).match(/⟨U\+[0-9A-F]{4,5}⟩/g) || []);
     await viewer.keyboard.press("Escape");
     await viewer.waitForSelector("#detail", { state: "hidden" });
   }

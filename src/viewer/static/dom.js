@@ -10,12 +10,19 @@ const SVG = "http://www.w3.org/2000/svg";
 /**
  * Characters that are invisible yet change how text reads: the bidi embeddings,
  * overrides, isolates and marks (Trojan Source: U+202A–U+202E, U+2066–U+2069,
- * U+200E/U+200F, U+061C), the zero-width space, joiners and word joiner
- * (U+200B–U+200D, U+2060), the invisible operators (U+2061–U+2064) and the BOM.
+ * U+200E/U+200F, U+061C), and the characters with no width and no mark of their own
+ * (Unicode's default-ignorables but the variation selectors emoji and ideographs take):
+ * the soft hyphen, the combining grapheme joiner, the Hangul, Khmer and Mongolian
+ * fillers and selectors, the zero-width space and joiners, the word joiner, invisible
+ * operators and deprecated format characters, the BOM, musical formatting and the tag
+ * characters (but a flag's, after 🏴). The CLI's list (src/printable.rs), but the line and paragraph
+ * separators, which the page shows as the breaks they are (a list's line as ⏎).
  */
-const INVISIBLE = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/;
-const INVISIBLE_ALL = new RegExp(INVISIBLE.source, "g");
+const INVISIBLE =
+  /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFEFF\uFFA0\uFFF0-\uFFF8\u{1D173}-\u{1D17A}\u{E0000}-\u{E007F}\u{E01F0}-\u{E0FFF}]/u;
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, "gu");
 const NAMES = {
+  0x00ad: "soft hyphen",
   0x061c: "arabic letter mark",
   0x200b: "zero width space",
   0x200c: "zero width non-joiner",
@@ -32,6 +39,7 @@ const NAMES = {
   0x2067: "right-to-left isolate",
   0x2068: "first strong isolate",
   0x2069: "pop directional isolate",
+  0x3164: "hangul filler",
   0xfeff: "zero width no-break space (BOM)",
 };
 
@@ -47,7 +55,16 @@ function token(c) {
  */
 function joins(text, i) {
   const c = text.charCodeAt(i);
-  return (c === 0x200c || c === 0x200d) && i > 0 && i + 1 < text.length && text.charCodeAt(i - 1) > 0x7f && text.charCodeAt(i + 1) > 0x7f;
+  if ((c === 0x200c || c === 0x200d) && i > 0 && i + 1 < text.length) return text.charCodeAt(i - 1) > 0x7f && text.charCodeAt(i + 1) > 0x7f;
+  return inFlag(text, i);
+}
+
+const isTag = (cp) => cp >= 0xe0020 && cp <= 0xe007f;
+/** A tag character after 🏴 or another tag: a flag's sequence (England, Scotland, Wales) stays. */
+function inFlag(text, i) {
+  if (i < 2 || !isTag(text.codePointAt(i))) return false;
+  const before = text.codePointAt(i - 2); // every tag and 🏴 are two code units
+  return before === 0x1f3f4 || isTag(before);
 }
 
 /** `text` with each invisible character written as a ⟨U+202E⟩ token: for attributes, options, SVG titles. */
