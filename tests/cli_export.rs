@@ -548,3 +548,64 @@ async fn a_redirected_request_is_an_entry_per_hop() {
         ]
     );
 }
+
+/// A WebSocket is one entry with its messages: the waterfall row of its handshake (the page's,
+/// naming its connection, or the browser's, found by its URL) joins that entry instead of being
+/// a second entry for the same socket; a handshake row without its socket's events stays an entry.
+#[tokio::test]
+async fn a_websocket_and_its_handshake_row_are_one_entry() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let ts = 1_790_000_000_000i64;
+    let handshake = |url: &str, at: i64, connection: Option<&str>| {
+        let mut row = json!({"tabId": 3, "ts": at, "url": url, "initiatorType": "websocket", "responseStatus": 101, "duration": 4.0});
+        if let Some(c) = connection {
+            row["connectionId"] = json!(c);
+        }
+        row
+    };
+    let (rows, _) = server
+        .ingest(
+            "network_waterfall",
+            vec![
+                handshake("ws://localhost:3000/hmr", ts, Some("ws-1")),
+                handshake("ws://localhost:3000/live", ts + 10, None),
+                handshake("ws://localhost:3000/lonely", ts + 20, Some("ws-9")),
+            ],
+        )
+        .await;
+    let event = |c: &str, url: &str, at: i64, event: &str| {
+        let mut e = json!({"tabId": 3, "ts": at, "connectionId": c, "url": url, "event": event});
+        if event == "message" {
+            e["direction"] = json!("incoming");
+            e["data"] = json!("hi");
+        }
+        e
+    };
+    server
+        .ingest(
+            "websocket_events",
+            vec![
+                event("ws-1", "ws://localhost:3000/hmr", ts + 1, "open"),
+                event("ws-1", "ws://localhost:3000/hmr", ts + 5, "message"),
+                event("ws-2", "ws://localhost:3000/live", ts + 11, "open"),
+                event("ws-2", "ws://localhost:3000/live", ts + 15, "message"),
+            ],
+        )
+        .await;
+    server.stop();
+    let har: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--db", &db_arg(&db.path)])).unwrap();
+    assert_valid_har(&har);
+    let entries = har["log"]["entries"].as_array().unwrap();
+    let urls: Vec<&str> = entries.iter().filter_map(|e| e["request"]["url"].as_str()).collect();
+    assert_eq!(urls, ["ws://localhost:3000/hmr", "ws://localhost:3000/live", "ws://localhost:3000/lonely"], "{har}");
+    let first_row = rows;
+    for (url, row) in [("ws://localhost:3000/hmr", first_row), ("ws://localhost:3000/live", first_row + 1)] {
+        let e = entry_by_url(&har, url);
+        assert_eq!(e["_gasoline"]["network_waterfall"], row, "{e}");
+        assert_eq!(e["_webSocketMessages"].as_array().map(Vec::len), Some(1), "{e}");
+    }
+    let mut named = har_ids(&har, "network_waterfall");
+    named.sort();
+    assert_eq!(named, [first_row, first_row + 1, first_row + 2], "each handshake row once");
+}

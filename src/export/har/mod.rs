@@ -40,15 +40,11 @@ pub(super) struct Item {
 
 enum What {
     /// A `network_bodies` row, with the `network_waterfall` row of the same request.
-    Request {
-        id: i64,
-        timing: Option<i64>,
-    },
+    Request { id: i64, timing: Option<i64> },
     /// A `network_waterfall` row alone.
-    Resource {
-        id: i64,
-    },
-    Socket(Socket),
+    Resource { id: i64 },
+    /// A WebSocket connection, with the `network_waterfall` row of its handshake when there is one.
+    Socket { socket: Socket, row: Option<i64> },
 }
 
 /// A resource-timing row, kept small until it is written.
@@ -58,6 +54,10 @@ struct Timing {
     start: f64,
     url: String,
     fetch_like: bool,
+    /// A WebSocket handshake's row.
+    handshake: bool,
+    /// The connection a handshake's row opened, when it names it.
+    connection_id: Option<String>,
     joined: bool,
 }
 
@@ -84,11 +84,11 @@ pub(crate) fn write(
         let entries: Vec<Value> = match &item.what {
             What::Request { id, timing } => request(conn, *id, *timing, item, pageref)?.into_iter().collect(),
             What::Resource { id } => resource(conn, *id, item, pageref)?,
-            What::Socket(socket) => {
+            What::Socket { socket, row } => {
                 if written > 0 {
                     out.write_all(b",\n")?;
                 }
-                write_socket(conn, filter, socket, item, pageref, out)?;
+                write_socket(conn, filter, socket, *row, item, pageref, out)?;
                 written += 1;
                 Vec::new()
             }
@@ -163,16 +163,42 @@ fn plan(conn: &Connection, filter: &Filter) -> Result<(Pages, Vec<Item>), Failur
         });
         items.push(Item { start, page, url, what: What::Request { id, timing } });
     }
-    for t in timings.drain(..).filter(|t| !t.joined) {
-        let page = pages.of(t.tab, t.start);
-        let url = pages.absolute(&t.url, t.tab, page);
-        items.push(Item { start: t.start, page, url, what: What::Resource { id: t.id } });
-    }
+    // A connection is one entry with its messages: the waterfall row of its handshake joins it
+    // (by the connection it names, else the same URL within SAME_REQUEST_MS) rather than being
+    // a second entry for the same socket.
     for socket in rows::websocket_connections(conn, filter)? {
         let start = socket.first_ts as f64;
         let page = pages.of(socket.tab, start);
         let url = pages.absolute(socket.url.as_deref().unwrap_or_default(), socket.tab, page);
-        items.push(Item { start, page, url, what: What::Socket(socket) });
+        let named = timings.iter().position(|t| {
+            !t.joined && t.handshake && t.tab == socket.tab && t.connection_id.as_ref() == Some(&socket.connection_id)
+        });
+        let row = named
+            .or_else(|| {
+                timings
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| {
+                        !t.joined
+                            && t.tab == socket.tab
+                            && t.handshake
+                            && t.connection_id.is_none()
+                            && (t.start - start).abs() <= SAME_REQUEST_MS
+                            && pages.absolute(&t.url, t.tab, page) == url
+                    })
+                    .min_by(|a, b| (a.1.start - start).abs().total_cmp(&(b.1.start - start).abs()))
+                    .map(|(i, _)| i)
+            })
+            .map(|i| {
+                timings[i].joined = true;
+                timings[i].id
+            });
+        items.push(Item { start, page, url, what: What::Socket { socket, row } });
+    }
+    for t in timings.drain(..).filter(|t| !t.joined) {
+        let page = pages.of(t.tab, t.start);
+        let url = pages.absolute(&t.url, t.tab, page);
+        items.push(Item { start: t.start, page, url, what: What::Resource { id: t.id } });
     }
     items.sort_by(|a, b| a.start.total_cmp(&b.start));
     Ok((pages, items))
@@ -191,6 +217,8 @@ fn read_timings(conn: &Connection, filter: &Filter, pages: &mut Pages) -> Result
             start: e.ts as f64,
             url: v["url"].as_str().unwrap_or_default().to_owned(),
             fetch_like: matches!(initiator, "fetch" | "xmlhttprequest"),
+            handshake: initiator == "websocket",
+            connection_id: v["connectionId"].as_str().map(str::to_owned),
             joined: false,
         };
         if initiator == "navigation" && duration > 0.0 {

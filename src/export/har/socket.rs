@@ -18,6 +18,7 @@ pub(super) fn write_socket(
     conn: &Connection,
     filter: &Filter,
     socket: &Socket,
+    row: Option<i64>,
     item: &Item,
     pageref: Option<&str>,
     out: &mut dyn Write,
@@ -52,6 +53,10 @@ pub(super) fn write_socket(
         "_resourceType": "websocket",
         "_gasoline": { "tabId": socket.tab, "connectionId": socket.connection_id },
     });
+    if let Some(row) = row {
+        // The handshake's own row in the waterfall, which this entry stands for.
+        entry["_gasoline"]["network_waterfall"] = json!(row);
+    }
     if let Some(p) = pageref {
         entry["pageref"] = json!(p);
     }
