@@ -106,6 +106,15 @@ async fn status_shortens_a_large_capture_scope() {
     let json: Value = serde_json::from_str(&ok(&["status", "--json", "--db", &d, "--port", &port])).unwrap();
     assert_eq!(json["capture"]["origins_omitted"], 980);
     assert!(json.to_string().len() < 8_000, "{} characters", json.to_string().len());
+
+    // The tabs in the deep view are named, paused said.
+    let body = json!({"origins": ["http://localhost/*"], "paused": true, "deep_tabs": [412, 415]});
+    let (status, reply) =
+        server.put_capture(&body, &[("origin", "chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh")]).await;
+    assert_eq!(status, 204, "{reply}");
+    let human = ok(&["status", "--db", &d, "--port", &port]);
+    let line = human.lines().find(|l| l.starts_with("capture:")).expect("a capture line");
+    assert!(line.contains("http://localhost/* (paused), deep view of tabs 412, 415, reported"), "{line}");
 }
 
 #[tokio::test]

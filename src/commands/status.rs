@@ -89,7 +89,8 @@ fn bytes(n: u64) -> String {
     indicatif::HumanBytes(n).to_string()
 }
 
-/// `http://localhost/*, https://shop.example/* (paused), reported 2026-11-24 10:00:00`.
+/// `http://localhost/*, https://shop.example/* (paused), deep view of tabs 412, 415, reported
+/// 2026-11-24 10:00:00`.
 fn capture_line(capture: Option<&Value>) -> String {
     let Some(c) = capture else { return "not reported by the extension yet".into() };
     let origins: Vec<&str> =
@@ -99,7 +100,15 @@ fn capture_line(capture: Option<&Value>) -> String {
         scope.push_str(&format!(" and {more} more"));
     }
     let paused = if c["paused"] == true { " (paused)" } else { "" };
-    format!("{scope}{paused}, reported {}", when(c["reported_at"].as_i64()))
+    let deep: Vec<String> = c["deep_tabs"]
+        .as_array()
+        .map_or_else(Vec::new, |t| t.iter().filter_map(Value::as_i64).map(|t| t.to_string()).collect());
+    let deep = match deep.len() {
+        0 => String::new(),
+        1 => format!(", deep view of tab {}", deep[0]),
+        _ => format!(", deep view of tabs {}", deep.join(", ")),
+    };
+    format!("{scope}{paused}{deep}, reported {}", when(c["reported_at"].as_i64()))
 }
 
 fn human(s: &Status) -> String {
