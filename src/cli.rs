@@ -41,9 +41,10 @@ pub enum Command {
 
 #[derive(Debug, Args, Clone)]
 pub struct PairArgs {
-    /// Database file [default: $GASOLINE_DB, else gasoline.db in the platform data directory].
-    #[arg(long, env = "GASOLINE_DB")]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: DbArgs,
+    #[command(flatten)]
+    pub port: PortArgs,
     /// Forget the paired extension: the next extension to connect is trusted.
     #[arg(long)]
     pub reset: bool,

@@ -26,6 +26,8 @@ const TAKE_OVER_EVERY: Duration = Duration::from_millis(250);
 /// Why `gasoline` could not start or stop cleanly: one line for the user.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    #[error(transparent)]
+    Command(#[from] crate::commands::CommandError),
     #[error("no data directory on this platform; pass --db PATH")]
     NoDataDirectory,
     #[error("cannot create {}: {source}", dir.display())]
@@ -367,8 +369,9 @@ async fn take_over_when_free(
 
 /// `gasoline pair`: shows the paired extension, or with `--reset` forgets it.
 pub async fn pair(args: PairArgs) -> Result<(), RunError> {
-    // No database, no pairing to show or forget: like tail and status, make none.
-    let path = db_path(args.db.as_deref())?;
+    // The database of the gasoline running on the port (without --db), as the other commands
+    // find it; no database, no pairing to show or forget: like tail and status, make none.
+    let path = crate::commands::db_path(&args.db, &args.port).await?;
     if !path.exists() {
         return Err(StoreError::NotFound(path).into());
     }

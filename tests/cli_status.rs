@@ -364,3 +364,36 @@ async fn clear_leaves_nothing_of_the_cleared_entries_in_the_files() {
     assert!(out.contains("directly"), "{out}");
     assert_eq!(holds(&files_of(&db), "KEEPLOG-"), 0, "no cleared log is left in the files");
 }
+
+/// `pair` finds the database as the other commands do: the running server's (so the hint of a
+/// refusal, `gasoline pair --reset`, acts on the file that server writes), else the default one;
+/// with neither, it says so and creates nothing, not even the data directory.
+#[tokio::test]
+async fn pair_reads_the_running_server_s_database_and_creates_nothing_without_one() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", common::logs(1, 0, Some(1))).await;
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join("data");
+    let port = server.port.to_string();
+    let pair = |args: &[&str]| {
+        std::process::Command::new(common::BIN)
+            .args(args)
+            .env("HOME", home.path())
+            .env("XDG_DATA_HOME", &data)
+            .env_remove("GASOLINE_DB")
+            .env("GASOLINE_PORT", &port)
+            .output()
+            .unwrap()
+    };
+    let out = pair(&["pair"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    // The server's database, which exists (the default one does not): its pairing is shown.
+    assert!(out.status.success() && said.contains("paired"), "{said} {out:?}");
+    assert!(!data.join("gasoline").exists(), "pair made the data directory");
+    server.stop();
+    let out = pair(&["pair"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no database here"), "{out:?}");
+    assert!(!data.join("gasoline").exists(), "pair made the data directory");
+}
