@@ -100,7 +100,8 @@ pub struct TailArgs {
     pub status_min: Option<i64>,
     /// Only failed requests: an error from the browser or the page, or a status of 400 or
     /// more (a status of 0 or none without an error is unknown, not failed) [kinds default
-    /// to network_waterfall and network_bodies].
+    /// to network_waterfall: every request has its row there, one line a request; name
+    /// network_bodies for the bodies].
     #[arg(long)]
     pub failed: bool,
     /// How many entries to print (the newest).
