@@ -170,6 +170,11 @@ async fn clear_goes_through_the_server_when_one_writes_the_database_else_directl
     let missing = db.dir.path().join("none.db");
     fails(&["clear", "--db", &db_arg(&missing), "--port", &port], "no database here");
     assert!(!missing.exists(), "clear creates no database");
+    // An empty file is not made into a database either.
+    let empty = db.dir.path().join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    fails(&["clear", "--db", &db_arg(&empty), "--port", &port], "is not a gasoline database");
+    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0, "clear left the empty file alone");
 }
 
 /// A database a server stored three logs of tab 4 in, the server stopped.
