@@ -233,7 +233,8 @@ async fn export_refuses_bad_input_and_writes_nothing() {
         "--url does not apply to extension_logs",
     );
     let missing_dir = db.dir.path().join("no/such/dir/x.har");
-    fails(&["export", "--har", &missing_dir.display().to_string(), "--db", &d], "cannot write");
+    let said = fails(&["export", "--har", &missing_dir.display().to_string(), "--db", &d], "cannot write");
+    assert!(said.contains("x.har") && !said.contains(".gasoline-export"), "the file asked for, not ours: {said}");
     fails(&["export", "--har", &db.dir.path().display().to_string(), "--db", &d], "cannot write");
     fails(&["export", "--har", &o, "--db", &db_arg(&db.dir.path().join("none.db"))], "no database here");
     assert!(!out.exists(), "no file from a refused export");

@@ -138,7 +138,15 @@ pub fn to_file(
     // when it replaces a file that was readable by others.
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600));
-    let mut temp = builder.tempfile_in(dir).map_err(cannot)?;
+    // Said of the file asked for: tempfile names its own hidden file in the error, which the
+    // person never asked for.
+    let mut temp = builder.tempfile_in(dir).map_err(|e| {
+        let inner = e.get_ref().and_then(std::error::Error::source);
+        match e.raw_os_error().or_else(|| inner?.downcast_ref::<std::io::Error>()?.raw_os_error()) {
+            Some(code) => cannot(std::io::Error::from_raw_os_error(code)),
+            None => cannot(std::io::Error::new(e.kind(), e.kind().to_string())),
+        }
+    })?;
     let written = {
         let mut buffered = std::io::BufWriter::with_capacity(256 * 1024, temp.as_file_mut());
         let written = write(conn, format, selection, &mut buffered, path, progress)?;
