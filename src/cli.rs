@@ -96,7 +96,7 @@ pub struct TailArgs {
     #[arg(long)]
     pub url: Option<String>,
     /// Only requests with at least this HTTP status.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(0..1000))]
     pub status_min: Option<i64>,
     /// Only failed requests: an error from the browser or the page, or a status of 400 or
     /// more (a status of 0 or none without an error is unknown, not failed) [kinds default
@@ -105,7 +105,7 @@ pub struct TailArgs {
     #[arg(long)]
     pub failed: bool,
     /// How many entries to print (the newest).
-    #[arg(short = 'n', long = "lines", default_value_t = 20)]
+    #[arg(short = 'n', long = "lines", default_value_t = 20, allow_negative_numbers = true)]
     pub lines: usize,
     /// Keep printing new entries as they arrive, until Ctrl-C.
     #[arg(short = 'f', long)]
@@ -168,7 +168,7 @@ pub struct ExportArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub tab: Option<i64>,
     /// Only entries at or after this time: RFC 3339 (2026-11-23T18:00:00Z), epoch milliseconds, or an age (10m, 2h, 1d).
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub since: Option<String>,
     /// Only entries whose URL contains this text.
     #[arg(long)]
@@ -225,10 +225,10 @@ pub struct ServeArgs {
     #[arg(long = "capacity", value_name = "KIND=N", value_parser = parse_capacity)]
     pub capacities: Vec<(&'static Kind, i64)>,
     /// Longest string kept in a body field (requestBody, responseBody...), in bytes.
-    #[arg(long, default_value_t = 64 * 1024)]
+    #[arg(long, default_value_t = 64 * 1024, allow_negative_numbers = true)]
     pub body_cap: usize,
     /// Longest string kept in any other field, in bytes.
-    #[arg(long, default_value_t = 16 * 1024)]
+    #[arg(long, default_value_t = 16 * 1024, allow_negative_numbers = true)]
     pub field_cap: usize,
     /// Batch keys (Idempotency-Key) remembered: a batch sent again under one of the
     /// newest this many keys gets its first answer and is not stored twice.

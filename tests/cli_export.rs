@@ -226,6 +226,10 @@ async fn export_refuses_bad_input_and_writes_nothing() {
     let out = db.dir.path().join("x.har");
     let o = out.display().to_string();
     fails(&["export", "--har", &o, "--since", "yesterday", "--db", &d], "--since \"yesterday\" is not a time");
+    // A negative number is judged as the value it is, not taken for an unknown flag.
+    fails(&["export", "--har", &o, "--since", "-1h", "--db", &d], "--since \"-1h\" is not a time");
+    fails(&["tail", "-n", "-1", "--db", &d], "invalid value '-1' for '--lines");
+    fails(&["tail", "--status-min", "-5", "--db", &d], "-5 is not in 0..1000");
     fails(&["export", "--jsonl", &o, "cookies", "--db", &d], "unknown kind \"cookies\"");
     fails(&["export", "--har", &o, "logs", "--db", &d], "KIND arguments go with --jsonl");
     fails(
