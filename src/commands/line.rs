@@ -119,6 +119,7 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
         "logs" | "extension_logs" => {
             let level = str_of(v, "level").to_owned();
             let mut text = str_of(v, "message").to_owned();
+            text.push_str(&cut_note(v, "message", &text));
             if let Some(source) = v.get("source").and_then(Value::as_str).filter(|s| *s != "console") {
                 text = format!("[{source}] {text}");
             }
@@ -128,7 +129,7 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
         "network_bodies" => {
             let status = status_of(&NETWORK_BODIES, v);
             let error = v.get("error").and_then(Value::as_str);
-            let shown = status.map_or_else(|| "---".into(), |s| s.to_string());
+            let shown = status.map_or_else(|| "-".into(), |s| s.to_string());
             let mut text = format!("{} {} {shown}{}", str_of(v, "method"), str_of(v, "url"), duration(v));
             if let Some(e) = error {
                 text.push_str(&format!(" ({e})"));
@@ -154,7 +155,9 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
             let (severity, text) = match event {
                 "message" => {
                     let arrow = if str_of(v, "direction") == "outgoing" { "→" } else { "←" };
-                    (Severity::Normal, format!("{arrow} {}", data_text(v)))
+                    let data = data_text(v);
+                    let note = cut_note(v, "data", &data);
+                    (Severity::Normal, format!("{arrow} {data}{note}"))
                 }
                 "open" => (Severity::Normal, format!("open {}", str_of(v, "url"))),
                 "close" => {
@@ -179,6 +182,20 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
     }
 }
 
+/// What follows a text cut on its way, so that a cut line does not pass for the whole: by
+/// ingest, ` … (+N bytes sent)` from its `_truncated` length (as observe's compact entries say
+/// it); by the page (`messageTruncated`, a frame's `truncated`), `… (cut in the page)`.
+fn cut_note(v: &Value, field: &str, shown: &str) -> String {
+    match v.get("_truncated").and_then(|t| t.get(field)).and_then(Value::as_u64) {
+        Some(sent) => format!("… (+{} bytes sent)", (sent as usize).saturating_sub(shown.len())),
+        None if v.get("messageTruncated") == Some(&Value::Bool(true)) && field == "message" => {
+            "… (cut in the page)".into()
+        }
+        None if v.get("truncated") == Some(&Value::Bool(true)) && field == "data" => "… (cut in the page)".into(),
+        None => String::new(),
+    }
+}
+
 fn data_text(v: &Value) -> String {
     match v.get("data") {
         Some(Value::String(s)) => s.clone(),
@@ -199,7 +216,9 @@ fn level_word(severity: Severity) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{duration, milliseconds};
+    use serde_json::json;
+
+    use super::{describe, duration, milliseconds};
 
     #[test]
     fn a_duration_stays_short_whatever_the_page_sent() {
@@ -207,6 +226,19 @@ mod tests {
         assert_eq!(milliseconds(999_999_999.0), "999999999");
         assert_eq!(milliseconds(1e308), "1.000e308");
         assert_eq!(milliseconds(-2.5e12), "-2.500e12");
+    }
+
+    #[test]
+    fn a_cut_message_says_it_is_cut() {
+        let ingest = json!({"level": "log", "message": "abcdef", "_truncated": {"message": 20_006}});
+        assert!(describe("logs", &ingest).3.ends_with("abcdef… (+20000 bytes sent)"));
+        let page = json!({"level": "log", "message": "abc", "messageTruncated": true, "messageSize": 90_000});
+        assert!(describe("logs", &page).3.ends_with("abc… (cut in the page)"));
+        let frame =
+            json!({"event": "message", "direction": "incoming", "data": "xy", "truncated": true, "connectionId": "w"});
+        assert!(describe("websocket_events", &frame).3.ends_with("← xy… (cut in the page)"));
+        let whole = json!({"level": "log", "message": "all of it"});
+        assert_eq!(describe("logs", &whole).3, "all of it");
     }
 
     #[test]
