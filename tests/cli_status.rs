@@ -402,3 +402,46 @@ async fn pair_reads_the_running_server_s_database_and_creates_nothing_without_on
     assert!(String::from_utf8_lossy(&out.stderr).contains("no database here"), "{out:?}");
     assert!(!data.join("gasoline").exists(), "pair made the data directory");
 }
+
+/// A copy of a running server's database taken with its -wal (entries not yet folded in), in a
+/// folder the person may not write: SQLite cannot make the -shm it reads the WAL through, and
+/// the refusal says why and what to do, not only SQLite's "unable to open database file". Run as
+/// `nobody` through `setpriv` when the tests run as root.
+#[tokio::test]
+async fn a_database_whose_wal_cannot_be_read_here_says_why() {
+    use std::os::unix::fs::PermissionsExt;
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server.ingest("logs", common::logs(3, 0, Some(4))).await;
+    let shared = tempfile::tempdir().unwrap();
+    let folder = shared.path().join("colleague");
+    std::fs::create_dir(&folder).unwrap();
+    let copy = folder.join("gasoline.db");
+    let wal = std::fs::read(format!("{}-wal", db.path.display())).unwrap_or_default();
+    std::fs::copy(&db.path, &copy).unwrap();
+    server.stop();
+    assert!(!wal.is_empty(), "the running server's WAL holds its last writes");
+    let copied_wal = folder.join("gasoline.db-wal");
+    std::fs::write(&copied_wal, &wal).unwrap();
+    for (path, mode) in [(&copy, 0o644), (&copied_wal, 0o644), (&folder, 0o555), (&shared.path().to_path_buf(), 0o755)]
+    {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let bin = shared.path().join("gasoline");
+    std::fs::copy(common::BIN, &bin).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let root = std::process::Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
+    let mut cmd = if root {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(&bin);
+        c
+    } else {
+        std::process::Command::new(&bin)
+    };
+    let out = cmd.args(["status", "--port", "1", "--db"]).arg(&copy).output().expect("run gasoline");
+    let said = String::from_utf8_lossy(&out.stderr);
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("its -wal holds entries not yet folded into it"), "{said}");
+    assert!(said.contains("copy the database with its -wal"), "{said}");
+}

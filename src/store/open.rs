@@ -455,6 +455,18 @@ pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
         {
             read_gasoline_tables(path, true).map_err(unreadable)?
         }
+        // The same, but its -wal holds entries not yet in the main file: they cannot be read
+        // without the -shm SQLite must make beside them.
+        Err(e) if matches!(e.sqlite_error_code(), Some(ErrorCode::CannotOpen | ErrorCode::ReadOnly)) => {
+            return Err(StoreError::Unreadable(
+                path.to_path_buf(),
+                format!(
+                    "{e}: its -wal holds entries not yet folded into it, and SQLite cannot create the -shm \
+                     it reads them through in this directory; copy the database with its -wal to a directory \
+                     you can write, or let the gasoline that wrote it stop (it folds the WAL in)"
+                ),
+            ));
+        }
         other => other.map_err(unreadable)?,
     };
     if !has_history {
