@@ -120,6 +120,12 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
             let level = str_of(v, "level").to_owned();
             let mut text = str_of(v, "message").to_owned();
             text.push_str(&cut_note(v, "message", &text));
+            // Where an error happened, in the source when its map was found.
+            if level == "error"
+                && let Some(at) = crate::query::at_of(v)
+            {
+                text.push_str(&format!("  (at {at})"));
+            }
             if let Some(source) = v.get("source").and_then(Value::as_str).filter(|s| *s != "console") {
                 text = format!("[{source}] {text}");
             }
@@ -237,8 +243,19 @@ mod tests {
         let frame =
             json!({"event": "message", "direction": "incoming", "data": "xy", "truncated": true, "connectionId": "w"});
         assert!(describe("websocket_events", &frame).3.ends_with("← xy… (cut in the page)"));
-        let whole = json!({"level": "log", "message": "all of it"});
+        let whole = json!({"level": "log", "message": "all of it", "location": "http://localhost:5173/src/a.js:3:1"});
         assert_eq!(describe("logs", &whole).3, "all of it");
+    }
+
+    #[test]
+    fn an_error_says_where_it_happened() {
+        let mapped = json!({"level": "error", "message": "boom", "location": "http://localhost:5173/assets/i.js:1:9",
+                            "original": {"source": "src/App.jsx", "line": 12, "column": 9}});
+        assert_eq!(describe("logs", &mapped).3, "boom  (at src/App.jsx:12:9)");
+        let raw = json!({"level": "error", "message": "boom", "location": "http://localhost:5173/src/a.js:3:1"});
+        assert_eq!(describe("logs", &raw).3, "boom  (at http://localhost:5173/src/a.js:3:1)");
+        let nowhere = json!({"level": "error", "message": "boom"});
+        assert_eq!(describe("logs", &nowhere).3, "boom");
     }
 
     #[test]

@@ -311,6 +311,16 @@ fn original_at(original: Option<&RawValue>, frames: Option<&RawValue>, reason: O
     Some(json_string(&at))
 }
 
+/// Where a whole logs entry (as stored, with its source-mapped fields) happened, for a person's
+/// line: its `at` as compact entries give it, else its call site as the page saw it.
+pub fn at_of(entry: &Value) -> Option<String> {
+    let raw = |field: &str| entry.get(field).and_then(|v| serde_json::value::to_raw_value(v).ok());
+    let (original, frames, reason) = (raw("original"), raw("frames"), raw("sourcemap"));
+    original_at(original.as_deref(), frames.as_deref(), reason.as_deref())
+        .and_then(|quoted| serde_json::from_str::<String>(&quoted).ok())
+        .or_else(|| entry.get("location").and_then(Value::as_str).map(|l| cut(l).into_owned()))
+}
+
 /// An error's first original frames outside library code, one line each
 /// ("App src/App.jsx:12:9"), with how many library frames were left out. A frame of the page's
 /// origin that could not be mapped keeps its place, with its own location and why
