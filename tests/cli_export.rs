@@ -36,8 +36,17 @@ fn assert_valid_har(har: &Value) {
         ] {
             assert!(n.is_number(), "{n} in {e}");
         }
-        let sum = ["send", "wait", "receive"].iter().map(|k| e["timings"][k].as_f64().unwrap()).sum::<f64>();
+        // HAR 1.2: time is the sum of the timings that apply (-1: does not), ssl being inside connect.
+        let sum = ["blocked", "dns", "connect", "send", "wait", "receive"]
+            .iter()
+            .map(|k| e["timings"][k].as_f64().unwrap())
+            .filter(|t| *t != -1.0)
+            .sum::<f64>();
         assert!((sum - e["time"].as_f64().unwrap()).abs() < 1e-6, "timings add up to time: {e}");
+        for k in ["blocked", "dns", "connect", "ssl", "send", "wait", "receive"] {
+            let t = e["timings"][k].as_f64().unwrap();
+            assert!(t == -1.0 || t >= 0.0, "{k} {t} in {e}");
+        }
         assert!(e["_resourceType"].is_string(), "{e}");
     }
 }
@@ -613,4 +622,42 @@ async fn a_websocket_and_its_handshake_row_are_one_entry() {
     let mut named = har_ids(&har, "network_waterfall");
     named.sort();
     assert_eq!(named, [first_row, first_row + 1, first_row + 2], "each handshake row once");
+}
+
+/// A row's phases (Resource Timing's, where the page may see them) are the HAR entry's timings:
+/// dns, connect with its TLS as ssl, wait and receive, the rest of the duration blocked; they add
+/// up to the entry's time. Phases that cannot be (longer than the request) leave it all as wait.
+#[tokio::test]
+async fn phases_are_the_har_timings() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let ts = 1_790_000_000_000i64;
+    let row = |i: i64, duration: f64, phases: Value| {
+        json!({"tabId": 1, "ts": ts + i, "url": format!("http://localhost:3000/r{i}.js"), "initiatorType": "script",
+               "responseStatus": 200, "duration": duration, "phases": phases})
+    };
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                row(0, 60.0, json!({"redirect": 0, "dns": 5, "connect": 10, "tls": 4, "waiting": 30, "download": 5})),
+                row(1, 20.0, json!({"dns": 5, "connect": 10, "waiting": 30, "download": 5})),
+                row(2, 40.3, json!({"dns": 0, "connect": 0, "waiting": 40.2, "download": 0.2})),
+            ],
+        )
+        .await;
+    server.stop();
+    let har: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--db", &db_arg(&db.path)])).unwrap();
+    assert_valid_har(&har);
+    let timings = |i: i64| entry_by_url(&har, &format!("http://localhost:3000/r{i}.js"))["timings"].clone();
+    assert_eq!(
+        timings(0),
+        json!({"blocked": 10.0, "dns": 5.0, "connect": 10.0, "send": 0, "wait": 30.0, "receive": 5.0, "ssl": 4.0})
+    );
+    assert_eq!(
+        timings(1),
+        json!({"blocked": -1, "dns": -1, "connect": -1, "send": 0, "wait": 20.0, "receive": 0, "ssl": -1})
+    );
+    let rounded = timings(2);
+    assert_eq!((rounded["blocked"].as_f64(), rounded["receive"].as_f64()), (Some(0.0), Some(0.2)), "{rounded}");
 }

@@ -103,6 +103,28 @@ pub(super) fn timings(duration: f64) -> Value {
     json!({ "blocked": -1, "dns": -1, "connect": -1, "send": 0, "wait": duration, "receive": 0, "ssl": -1 })
 }
 
+/// HAR timings from a row's `phases` (Resource Timing's, in ms, where the page may see them):
+/// `dns`, `connect` (its `tls` as `ssl`, which HAR counts inside `connect`), `wait` (request sent
+/// to first byte), `receive` (the download), and the rest of the duration before them (queueing,
+/// a redirect, a service worker) as `blocked`, so that they add up to `time` as HAR requires.
+/// Without phases, or with phases a hostile row made absurd, the whole duration is `wait`.
+pub(super) fn timings_of(duration: f64, phases: Option<&Value>) -> Value {
+    let Some(phases) = phases.filter(|p| p.is_object()) else { return timings(duration) };
+    let phase = |name: &str| phases[name].as_f64().filter(|d| (0.0..=LONGEST_MS).contains(d));
+    let [dns, connect, wait, receive] = ["dns", "connect", "waiting", "download"].map(|n| phase(n).unwrap_or(0.0));
+    let known = dns + connect + wait + receive;
+    let ssl = phase("tls").filter(|tls| *tls <= connect);
+    // Phases rounded to tenths (each by up to 0.05 ms) can add up to a little more than the
+    // duration: that is taken off the wait.
+    let over = (known - duration).max(0.0);
+    if known == 0.0 || over > 0.25 || wait < over {
+        return timings(duration);
+    }
+    let blocked = (duration - known).max(0.0);
+    let wait = wait - over;
+    json!({ "blocked": blocked, "dns": dns, "connect": connect, "send": 0, "wait": wait, "receive": receive, "ssl": ssl.unwrap_or(-1.0) })
+}
+
 fn gasoline_ids(tab: &Value, ids: &[(&str, Option<i64>)]) -> Value {
     let mut m = Map::new();
     m.insert("tabId".into(), tab.clone());
@@ -189,7 +211,7 @@ pub(super) fn request_entry(v: &Value, w: Option<&Value>, item: &Item, pageref: 
         "request": request,
         "response": response,
         "cache": {},
-        "timings": timings(duration),
+        "timings": timings_of(duration, w.and_then(|w| w.get("phases"))),
         "_resourceType": resource_type,
         "_gasoline": gasoline_ids(&v["tabId"], &[
             ("network_bodies", int(&v["id"])),
@@ -311,7 +333,7 @@ fn resource_entry(
             "_transferSize": size(&w["transferSize"]).unwrap_or(0),
         },
         "cache": {},
-        "timings": timings(duration),
+        "timings": timings_of(duration, w.get("phases")),
         "comment": comment,
         "_resourceType": resource_type(initiator, url),
         "_gasoline": gasoline_ids(&w["tabId"], &[("network_waterfall", int(&w["id"]))]),
