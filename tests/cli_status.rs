@@ -247,6 +247,26 @@ async fn the_commands_leave_no_wal_or_shm_beside_a_database_they_read() {
     }
 }
 
+/// gasoline run as a person other than the owner of the files: `nobody` through `setpriv` when
+/// the tests run as root, else the person running them. The binary is copied into `shared`
+/// first, where nobody may run it (the checkout may sit in a home folder of 0700).
+fn as_someone_else(shared: &std::path::Path) -> std::process::Command {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = shared.join("gasoline");
+    if !bin.exists() {
+        std::fs::copy(common::BIN, &bin).unwrap();
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let root = std::process::Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
+    if root {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(&bin);
+        c
+    } else {
+        std::process::Command::new(&bin)
+    }
+}
+
 /// The same as a person who is not root meets it: a colleague's database, readable by all, in a
 /// folder they may not write. Run as `nobody` through `setpriv` when the tests run as root.
 #[tokio::test]
@@ -261,20 +281,8 @@ async fn a_person_reads_a_database_in_a_folder_of_someone_else() {
     for (path, mode) in [(&copy, 0o644), (&folder, 0o555), (&shared.path().to_path_buf(), 0o755)] {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
     }
-    // The binary too, where nobody may run it (the checkout may sit in a home folder of 0700).
-    let bin = shared.path().join("gasoline");
-    std::fs::copy(common::BIN, &bin).unwrap();
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let root = std::process::Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
     let run = |args: &[&str]| {
-        let mut cmd = if root {
-            let mut c = std::process::Command::new("setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(&bin);
-            c
-        } else {
-            std::process::Command::new(&bin)
-        };
-        let out = cmd.args(args).arg("--db").arg(&copy).output().expect("run gasoline");
+        let out = as_someone_else(shared.path()).args(args).arg("--db").arg(&copy).output().expect("run gasoline");
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
@@ -427,18 +435,11 @@ async fn a_database_whose_wal_cannot_be_read_here_says_why() {
     {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
     }
-    let bin = shared.path().join("gasoline");
-    std::fs::copy(common::BIN, &bin).unwrap();
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let root = std::process::Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
-    let mut cmd = if root {
-        let mut c = std::process::Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(&bin);
-        c
-    } else {
-        std::process::Command::new(&bin)
-    };
-    let out = cmd.args(["status", "--port", "1", "--db"]).arg(&copy).output().expect("run gasoline");
+    let out = as_someone_else(shared.path())
+        .args(["status", "--port", "1", "--db"])
+        .arg(&copy)
+        .output()
+        .expect("run gasoline");
     let said = String::from_utf8_lossy(&out.stderr);
     std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(out.status.code(), Some(1), "{said}");
