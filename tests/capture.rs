@@ -75,7 +75,10 @@ async fn the_paired_extension_reports_capture_and_every_answer_carries_it_across
     let json: Value = serde_json::from_str(&ok(&["status", "--json", "--db", &d, "--port", &port])).unwrap();
     assert_eq!(json["capture"], whole, "{json}");
     let human = ok(&["status", "--db", &d, "--port", &port]);
-    assert!(human.contains("capture:   http://localhost/*, https://shop.example/*, deep view of tab 7, reported "), "{human}");
+    assert!(
+        human.contains("capture:   http://localhost/*, https://shop.example/*, deep view of tab 7, reported "),
+        "{human}"
+    );
     mcp.close().await;
 
     // A second report replaces the first; unknown fields are ignored.

@@ -57,9 +57,11 @@ async fn through_server(running: &Running, what: ClearTarget) -> Result<u64, Com
 }
 
 async fn directly(path: &Path, what: ClearTarget) -> Result<u64, CommandError> {
-    // Only a gasoline database is cleared: an empty file or another program's database is said
-    // to be one as status and tail say it, not made into one.
-    drop(crate::store::open_read_only(path)?);
+    // An empty file is not a database to clear: said as status and tail say it, not made into
+    // one (another program's database is refused by the store's own open, which names it).
+    if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+        drop(crate::store::open_read_only(path)?);
+    }
     let store = Store::open(path, &OpenOptions { readers: 1, ..OpenOptions::default() })?;
     let only = match what {
         ClearTarget::All => None,
