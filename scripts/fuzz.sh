@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target in fuzz/ for a fixed number of runs, starting from the
 # committed seeds (fuzz/seeds/<target>) and whatever fuzz/corpus/<target> has gathered.
-#   scripts/fuzz.sh            # 100,000 runs each: what ./test.sh (and so CI) runs
+#   scripts/fuzz.sh            # 50,000 runs each: what ./test.sh (and so CI) runs
 #   scripts/fuzz.sh 20000000   # longer, by hand
 # A crash stops the script with libFuzzer's report and the input in fuzz/artifacts/<target>/;
 # make it a regression case in tests/reliability_fuzz.rs.
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
-runs="${1:-100000}"
+runs="${1:-50000}"
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "fuzz: cargo-fuzz is missing; scripts/setup.sh installs it" >&2
   exit 1
