@@ -288,12 +288,17 @@ fn original_text(original: &Value, any: bool) -> Option<String> {
 fn original_at(original: Option<&RawValue>, frames: Option<&RawValue>, reason: Option<&RawValue>) -> Option<String> {
     let original: Option<Value> = original.and_then(|raw| serde_json::from_str(raw.get()).ok());
     let frames: Vec<Value> = frames.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default();
-    let originals = || original.iter().chain(frames.iter().filter_map(|f| f.get("original")));
+    let reason = reason.and_then(|r| serde_json::from_str::<&str>(r.get()).ok());
+    at_text(original.as_ref(), &frames, reason).map(|at| json_string(&at))
+}
+
+/// [`original_at`] of the parsed fields, as text.
+fn at_text(original: Option<&Value>, frames: &[Value], reason: Option<&str>) -> Option<String> {
+    let originals = || original.into_iter().chain(frames.iter().filter_map(|f| f.get("original")));
     // Asked only when no original outside library code was found.
     let hot = || {
         let hot_update = |v: Option<&str>| v == Some(kind::HOT_UPDATE_REASON);
-        hot_update(reason.and_then(|r| serde_json::from_str::<&str>(r.get()).ok()))
-            || frames.iter().any(|f| hot_update(f.get("sourcemap").and_then(Value::as_str)))
+        hot_update(reason) || frames.iter().any(|f| hot_update(f.get("sourcemap").and_then(Value::as_str)))
     };
     let unmapped = || {
         frames
@@ -301,23 +306,20 @@ fn original_at(original: Option<&RawValue>, frames: Option<&RawValue>, reason: O
             .find(|f| f.get("original").is_none() && f.get("sourcemap").is_some())
             .and_then(|f| f.get("at")?.as_str())
     };
-    let at = originals().find_map(|o| original_text(o, false)).or_else(|| {
+    originals().find_map(|o| original_text(o, false)).or_else(|| {
         if hot() {
             None
         } else {
             unmapped().map(|at| cut(at).into_owned()).or_else(|| originals().find_map(|o| original_text(o, true)))
         }
-    })?;
-    Some(json_string(&at))
+    })
 }
 
 /// Where a whole logs entry (as stored, with its source-mapped fields) happened, for a person's
 /// line: its `at` as compact entries give it, else its call site as the page saw it.
 pub fn at_of(entry: &Value) -> Option<String> {
-    let raw = |field: &str| entry.get(field).and_then(|v| serde_json::value::to_raw_value(v).ok());
-    let (original, frames, reason) = (raw("original"), raw("frames"), raw("sourcemap"));
-    original_at(original.as_deref(), frames.as_deref(), reason.as_deref())
-        .and_then(|quoted| serde_json::from_str::<String>(&quoted).ok())
+    let frames = entry.get("frames").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str))
         .or_else(|| entry.get("location").and_then(Value::as_str).map(|l| cut(l).into_owned()))
 }
 
