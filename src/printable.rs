@@ -20,10 +20,9 @@ pub fn printable(text: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(text.len() + 8);
     let joins = |j: Option<&char>| j.is_some_and(|j| !j.is_ascii());
     for (i, &c) in chars.iter().enumerate() {
-        let joiner = matches!(c, '\u{200c}' | '\u{200d}')
-            && joins(i.checked_sub(1).and_then(|p| chars.get(p)))
-            && joins(chars.get(i + 1));
-        let flag = in_flag(c, i.checked_sub(1).and_then(|p| chars.get(p)).copied());
+        let before = i.checked_sub(1).and_then(|p| chars.get(p));
+        let joiner = matches!(c, '\u{200c}' | '\u{200d}') && joins(before) && joins(chars.get(i + 1));
+        let flag = in_flag(c, before.copied());
         match c {
             '\t' => out.push(' '),
             c if escaped(c) && !joiner && !flag => out.push_str(&format!("\\u{{{:x}}}", c as u32)),

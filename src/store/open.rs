@@ -104,15 +104,15 @@ pub(super) fn open_writer(path: &Path, options: &OpenOptions) -> Result<Connecti
         conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(|e| classify_open(e, path))?;
     // The writer's page cache: 8 MiB holds the pages a full ring's inserts and trims touch
     // (its tail, its head, and both ends of each index), so they are not read back per commit.
-    // `secure_delete = FAST`: a trimmed or moved row's bytes are overwritten in its page, and a
-    // page taken for a table starts blank, at no extra I/O; otherwise what the ring trimmed stays
-    // readable in the file's unused space (`strings gasoline.db`). A clear wipes free pages too.
+    // `secure_delete` ([`sql::SECURE_DELETE`]): otherwise what the ring trimmed stays readable in
+    // the file's unused space (`strings gasoline.db`). A clear wipes free pages too.
     conn.execute_batch(&format!(
         "PRAGMA synchronous = NORMAL;
          PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT};
          PRAGMA temp_store = MEMORY;
          PRAGMA cache_size = -8192;
-         PRAGMA secure_delete = FAST;"
+         PRAGMA secure_delete = {};",
+        sql::SECURE_DELETE
     ))?;
     check_schema_version(&conn, path)?;
     check_intact(&conn, path)?;

@@ -49,8 +49,9 @@ function token(c) {
 
 /**
  * Whether the character at `i` of `text` is a zero-width joiner or non-joiner between two non-ASCII
- * characters: how an emoji sequence (👩‍👩‍👧) or a word of Persian or Hindi is written, and no ASCII
- * name can hide behind it. It stays as it is: the rule of the CLI (src/printable.rs, docs/cli.md).
+ * characters (how an emoji sequence (👩‍👩‍👧) or a word of Persian or Hindi is written, and no ASCII
+ * name can hide behind it), or a tag of a flag's sequence. It stays as it is: the rule of the CLI
+ * (src/printable.rs, docs/cli.md).
  * (A code unit above 0x7F is a non-ASCII character, a surrogate of one included.)
  */
 function joins(text, i) {
