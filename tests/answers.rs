@@ -518,7 +518,8 @@ async fn an_error_s_context_stays_within_its_page_load() {
 
 /// In a single-page app (htmx, Turbo, a router) a route change starts the page's visit too: a
 /// request that failed on the route before is not why an error on this one happened; a query
-/// written back with replaceState keeps the visit going.
+/// written back with replaceState keeps the visit going, and the context names the route change
+/// the visit began with.
 #[tokio::test]
 async fn an_error_s_context_stays_within_its_route() {
     let db = TempDb::new();
@@ -543,7 +544,8 @@ async fn an_error_s_context_stays_within_its_route() {
     server.ingest("logs", vec![json!({"tabId": 1, "ts": t + 3_000, "level": "error", "message": "boom"})]).await;
     let mcp = Mcp::http(&server).await;
     let errors = within_budget(&mcp, json!({"what": "errors"})).await;
-    assert_eq!(entries(&errors)[0]["context"], json!({"network_bodies": [2], "navigation": 5}), "{errors}");
+    // The navigation named is the one the visit began with, not the query written back since.
+    assert_eq!(entries(&errors)[0]["context"], json!({"network_bodies": [2], "navigation": 3}), "{errors}");
 }
 
 #[tokio::test]
@@ -559,10 +561,15 @@ async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
             vec![
                 json!({"tabId": 1, "ts": t + 100, "type": "navigate", "how": "load", "url": "http://app/a"}),
                 json!({"tabId": 1, "ts": t + 1_000, "type": "navigate", "how": "reload", "url": "http://app/b"}),
-                json!({"tabId": 1, "ts": t + 2_000, "type": "navigate", "how": "pushState", "url": "http://app/b#x"}),
+                json!({"tabId": 1, "ts": t + 2_000, "type": "navigate", "how": "pushState", "url": "http://app/c"}),
                 json!({"tabId": 2, "ts": t + 8_000, "type": "navigate", "how": "reload", "url": "http://app/z"}),
                 // An iframe of the page loading (its entries carry frameId): not a load of the page.
                 json!({"tabId": 1, "ts": t + 3_000, "type": "navigate", "how": "load", "url": "about:srcdoc", "frameId": 5}),
+                // A router writing back the route it is on (SvelteKit at start-up), a query or an
+                // in-page anchor: the page stays where it is, no route change.
+                json!({"tabId": 1, "ts": t + 1_010, "type": "navigate", "how": "replaceState", "url": "http://app/b"}),
+                json!({"tabId": 1, "ts": t + 2_100, "type": "navigate", "how": "replaceState", "url": "http://app/c?tab=2"}),
+                json!({"tabId": 1, "ts": t + 2_200, "type": "navigate", "how": "pushState", "url": "http://app/c?tab=2#top"}),
             ],
         )
         .await;
@@ -596,7 +603,7 @@ async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
     // The page's own route change since (not a load): counted, the latest named.
     assert_eq!(
         since["navigation"]["soft_navigations"],
-        json!({"count": 1, "url": "http://app/b#x", "how": "pushState", "ts": t + 2_000}),
+        json!({"count": 1, "url": "http://app/c", "how": "pushState", "ts": t + 2_000}),
         "{since}"
     );
     // The tracked tab is used when no tabId is given.
@@ -605,7 +612,7 @@ async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
     let missing = mcp.err("configure", json!({"action": "track_tab"})).await;
     assert!(missing.contains("track_tab needs `tabId`"), "{missing}");
     let tracked = within_budget(&mcp, json!({"what": "actions", "since_navigation": true})).await;
-    assert_eq!(ids(&tracked), vec![2, 3, 5]);
+    assert_eq!(ids(&tracked), vec![2, 3, 5, 6, 7, 8]);
     let summary = within_budget(&mcp, json!({"what": "summary", "since_navigation": true})).await;
     assert_eq!(summary["kinds"]["logs"]["count"], 4);
     // compare without a mark: the page's last two loads, not the iframe's.
@@ -855,4 +862,37 @@ async fn an_error_in_a_message_handler_names_the_message() {
     let list = entries(&errors);
     assert_eq!(list[0]["context"]["message"], json!(first + 1), "{errors}");
     assert!(list[1]["context"].get("message").is_none(), "{errors}");
+}
+
+/// A body of any shape up to ingest's 64 KiB cap can be read whole at the largest budget: the
+/// estimate charges no letter or mark more than a token, as no byte-level tokenizer spends more.
+/// One too large for even that budget says how to read it, not to raise what cannot be raised.
+#[tokio::test]
+async fn a_capped_body_of_any_shape_reads_whole_at_the_largest_budget() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let body =
+        |text: String| json!({"tabId": 1, "method": "GET", "url": "http://app/x", "status": 200, "responseBody": text});
+    let shapes = ["B".repeat(60_000), "-=".repeat(30_000), "QWRTP".repeat(12_000)];
+    let (first, _) = server.ingest("network_bodies", shapes.iter().cloned().map(body).collect()).await;
+    let mcp = Mcp::http(&server).await;
+    for (i, shape) in shapes.iter().enumerate() {
+        let args = json!({"what": "network_bodies", "id": first + i as i64, "fields": ["responseBody"],
+                          "max_tokens": 100_000, "max_chars": 1_000_000});
+        let answer = within_budget(&mcp, args).await;
+        let entry = &entries(&answer)[0];
+        assert_eq!(entry.get("_clipped"), None, "{}…", &shape[..5]);
+        assert_eq!(entry["responseBody"].as_str(), Some(shape.as_str()));
+    }
+    // Both bodies of one entry at the cap, in a shape of a token a byte: over the largest budget.
+    let both = json!({"tabId": 1, "method": "POST", "url": "http://app/y", "status": 200,
+                      "requestBody": "B".repeat(60_000), "responseBody": "B".repeat(60_000)});
+    let (id, _) = server.ingest("network_bodies", vec![both]).await;
+    let args =
+        json!({"what": "network_bodies", "id": id, "fields": ["all"], "max_tokens": 100_000, "max_chars": 1_000_000});
+    let answer = within_budget(&mcp, args).await;
+    assert_eq!(entries(&answer)[0]["_clipped"], true, "{}", answer["hint"]);
+    let hint = answer["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("max_tokens is at its most") && hint.contains("fields="), "{hint}");
+    mcp.close().await;
 }

@@ -1,7 +1,7 @@
 //! An error's context: what the same tab did in the `context_ms` before it, since its page's
 //! last load or reload, or its last route change in a single-page app (a request that failed on
 //! the page before is not why) — the requests that
-//! failed (not the browser's own guess at a favicon, `outcome`'s rule), the last user action and the last navigation — so that "why did this error happen?"
+//! failed (not the browser's own guess at a favicon, `outcome`'s rule), the last user action and the navigation the visit began with — so that "why did this error happen?"
 //! takes one call instead of four.
 
 use rusqlite::{Connection, OptionalExtension};
@@ -54,14 +54,20 @@ pub fn of_error(
             parts.push(format!("\"message\":{}", render(conn, &WEBSOCKET_EVENTS, &ids, mode, false)?));
         }
     }
-    // The navigation is the page's (its top frame's): an iframe loading is not where the page came from.
-    for (name, condition) in [("action", "type <> 'navigate'"), ("navigation", super::navigation::TOP_FRAME_NAVIGATION)]
-    {
+    // The navigation is the one the page's visit began with (its top frame's load, or the route
+    // change that brought it there), when within the span: an iframe loading, or a router writing
+    // back the same route, is not where the page came from.
+    let navigation = page_began.filter(|began| *began >= from).map(|began| (began, began));
+    for (name, condition, span) in [
+        ("action", "type <> 'navigate'", Some((from, ts))),
+        ("navigation", super::navigation::TOP_FRAME_NAVIGATION, navigation),
+    ] {
+        let Some((start, end)) = span else { continue };
         let sql = format!(
             "SELECT id FROM actions WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {condition} ORDER BY ts DESC, id DESC LIMIT 1"
         );
         let ids: Vec<i64> =
-            conn.prepare_cached(&sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?;
+            conn.prepare_cached(&sql)?.query_map([tab, start, end], |r| r.get(0))?.collect::<Result<_, _>>()?;
         if !ids.is_empty() {
             parts.push(format!("\"{name}\":{}", render(conn, &ACTIONS, &ids, mode, false)?));
         }

@@ -2,7 +2,7 @@
 //! hash change): the latest bounds every `what` to "since the last reload"
 //! (`since_navigation`), the last two are compare's implicit marks.
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 use serde::Serialize;
 
 use super::QueryError;
@@ -36,21 +36,29 @@ pub struct SoftNavigations {
     pub ts: i64,
 }
 
-/// The top frame's route changes of `tab` after the load `nav`, if any.
+/// The top frame's route changes of `tab` after the load `nav`, if any: navigations that took the
+/// page to another route than the one it was on ([`route_of`]); a router writing the same route back
+/// at start-up (SvelteKit's replaceState), a query or an in-page anchor is not one.
 pub fn soft_navigations_after(conn: &Connection, nav: &Navigation) -> Result<Option<SoftNavigations>, QueryError> {
-    let condition = format!("tab_id = ?1 AND ts >= ?2 AND id <> ?3 AND {TOP_FRAME_NAVIGATION} AND NOT ({PAGE_LOAD})");
-    // The latest, and (counted over every match before LIMIT takes one) how many there are.
     let sql = format!(
-        "SELECT count(*) OVER (), ts, url, json_extract(data, '$.how') FROM actions WHERE {condition} \
-         ORDER BY ts DESC, id DESC LIMIT 1"
+        "SELECT ts, url, json_extract(data, '$.how') FROM actions \
+         WHERE tab_id = ?1 AND ts >= ?2 AND id <> ?3 AND {TOP_FRAME_NAVIGATION} AND NOT ({PAGE_LOAD}) ORDER BY ts, id"
     );
-    let latest = conn
-        .prepare_cached(&sql)?
-        .query_row([nav.tab_id, nav.ts, nav.id], |r| {
-            let url = r.get::<_, Option<String>>(2)?.map(|u| super::compact::cut(&u).into_owned());
-            Ok(SoftNavigations { count: r.get(0)?, url, how: r.get(3)?, ts: r.get(1)? })
-        })
-        .optional()?;
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query([nav.tab_id, nav.ts, nav.id])?;
+    let mut route = nav.url.as_deref().map(route_of);
+    let mut latest: Option<SoftNavigations> = None;
+    while let Some(r) = rows.next()? {
+        let url: Option<String> = r.get(1)?;
+        let now = url.as_deref().map(route_of);
+        if now == route {
+            continue;
+        }
+        route = now;
+        let count = latest.as_ref().map_or(0, |l| l.count) + 1;
+        let url = url.map(|u| super::compact::cut(&u).into_owned());
+        latest = Some(SoftNavigations { count, url, how: r.get(2)?, ts: r.get(0)? });
+    }
     Ok(latest)
 }
 
