@@ -90,12 +90,18 @@ pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Ur
 
 /// A source in a `node_modules` folder: library code even where its map has no ignore list (a
 /// dependency Vite serves from `/node_modules/` unbundled, SvelteKit's among them), as DevTools'
-/// own default ignore-list rule has it; and the bundlers' own runtimes, which their maps name
-/// as no folder of dependencies.
+/// own default ignore-list rule has it; a file a framework generated into its own folder
+/// ([`GENERATED_FOLDERS`]); and the bundlers' own runtimes, which their maps name as no folder of
+/// dependencies.
 fn is_dependency(source: &str) -> bool {
-    source.split(['/', '\\']).any(|segment| segment == "node_modules")
+    source.split(['/', '\\']).any(|segment| segment == "node_modules" || GENERATED_FOLDERS.contains(&segment))
         || WEBPACK_RUNTIME.iter().chain(&PARCEL_RUNTIME).any(|r| source.starts_with(r))
 }
+
+/// The folders frameworks write their generated code into, in the project beside its sources:
+/// SvelteKit's `.svelte-kit/generated/client/app.js` (where it catches what a route's `load`
+/// threw and logs it), Nuxt's `.nuxt/`, Next's `.next/`. The person does not edit them.
+const GENERATED_FOLDERS: [&str; 3] = [".svelte-kit", ".nuxt", ".next"];
 
 /// The regular map holding a position, and the position inside it, through
 /// the sections of an index map (at most [`MAX_SECTION_DEPTH`] deep).
@@ -382,6 +388,8 @@ mod tests {
         assert_eq!((own.source.as_str(), own.ignored), ("src/routes/+page.svelte", false));
         assert!(is_dependency("C:\\app\\node_modules\\x.js") && is_dependency("node_modules/x.js"));
         assert!(!is_dependency("src/node_modules_list.js") && !is_dependency("src/App.jsx"));
+        assert!(is_dependency("/home/me/app/.svelte-kit/generated/client/app.js") && is_dependency(".nuxt/app.vue"));
+        assert!(!is_dependency("src/routes/.svelte-kit-notes/page.js") && !is_dependency("src/lib/next.js"));
     }
 
     #[test]
