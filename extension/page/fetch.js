@@ -82,7 +82,7 @@
           ...entryOf(info, requestBody, end - info.start),
           headersMs: requests.round(headersAt - info.start),
           durationTo: to,
-          ...(to === "error" ? { error: BROKE_OFF } : undefined),
+          ...(to === "error" ? { failed: true, error: BROKE_OFF } : undefined),
           status: response.status,
           statusText: response.statusText,
           responseHeaders: headersToObject(response.headers),
@@ -109,7 +109,7 @@
       const why = requests.failure(error);
       requests.end(info.request, { failed: true, error: why });
       whenRead(info.body, (requestBody) =>
-        outbox.emit("network_bodies", () => ({ ...entryOf(info, requestBody, duration), durationTo: "error", error: why })),
+        outbox.emit("network_bodies", () => ({ ...entryOf(info, requestBody, duration), durationTo: "error", failed: true, error: why })),
       );
     }
 

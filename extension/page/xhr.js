@@ -192,6 +192,7 @@
             contentType: headers["content-type"],
             ...(redirected ? { redirected: true, responseUrl: finalUrl } : undefined),
             ...bodyFields("response", response),
+            ...(status > 0 ? undefined : { failed: true }),
             error: said,
           };
         });

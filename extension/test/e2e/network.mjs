@@ -419,7 +419,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       const frame = frameOfBody[b.url] || "top";
       assert.equal(b.frameId, frame === "top" ? undefined : frameOf[frame], `only a subframe's entries name their frame: ${what}`);
       assert.equal(r.frameId, frameOf[frame], what);
-      if (b.error) assert.ok(r.error, what);
+      if (b.error) assert.ok(r.error && b.failed === true, what);
       else if (b.initiator === "beacon") assert.equal(b.queued, true, what); // the page never sees a beacon's answer
       else assert.equal(b.status, r.responseStatus, what);
     }
@@ -514,7 +514,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.ok(bodies2.length > 0 && bodies2.every((b) => b.requestId === undefined), "bodies without a browser row to join");
     // The page's redirected fetch: its body entry says where the redirects ended.
     const partial = bodies2.find((b) => b.url === t("/net/partial"));
-    assert.deepEqual([partial.status, partial.durationTo], [200, "error"], JSON.stringify(partial));
+    assert.deepEqual([partial.status, partial.durationTo, partial.failed], [200, "error", true], JSON.stringify(partial));
     assert.match(partial.error, /broke off/, JSON.stringify(partial));
     const redirected = bodies2.find((b) => b.url === t("/net/r1"));
     assert.deepEqual([redirected.redirected, redirected.responseUrl], [true, t("/net/final.json")], JSON.stringify(redirected));
