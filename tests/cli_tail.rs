@@ -61,6 +61,9 @@ async fn default_tail_merges_logs_and_failed_requests_of_every_tab() {
                "duration": 3.0, "error": "net::ERR_FAILED (CORS: missing Access-Control-Allow-Origin)", "source": "browser"}),
         json!({"tabId": 7, "ts": T0 + 1_420, "url": "http://app.test/missing.png", "initiatorType": "img",
                "error": "the element fired error", "failed": true, "source": "page"}),
+        // The browser's own guess at a favicon the page does not have: not the app's failure.
+        json!({"tabId": 7, "ts": T0 + 1_430, "url": "http://app.test/favicon.ico", "initiatorType": "other",
+               "responseStatus": 404, "source": "page"}),
     ];
     server.ingest("network_waterfall", rows).await;
     let d = db_arg(&db.path);
@@ -77,6 +80,9 @@ async fn default_tail_merges_logs_and_failed_requests_of_every_tab() {
     assert!(lines[3].contains("GET http://down.test/x - 5ms fetch") && lines[3].contains("Failed to fetch"), "{out}");
     assert!(lines[4].contains("api.other.test") && lines[4].contains("CORS"), "{out}");
     assert!(lines[5].contains("missing.png") && lines[5].contains("img"), "{out}");
+    // --failed lists every failure, the favicon's 404 too.
+    let failed = ok(&["tail", "--failed", "-n", "1", "--db", &d]);
+    assert!(failed.contains("favicon.ico 404"), "{failed}");
 
     let errors = ok(&["tail", "errors", "--db", &d]);
     assert_eq!(errors.lines().count(), 1, "{errors}");

@@ -65,7 +65,7 @@ async fn an_errors_answer_mentions_the_requests_that_failed_in_its_span() {
 }
 
 /// The browser asks every origin for /favicon.ico; its 404 is never the app's failure: not an
-/// error's context, not in summary's failed list, still in the waterfall.
+/// error's context, not in summary's failed or slowest lists, still in the waterfall.
 #[tokio::test]
 async fn a_favicon_404_is_not_the_app_s_failure() {
     let db = TempDb::new();
@@ -108,6 +108,11 @@ async fn a_favicon_404_is_not_the_app_s_failure() {
         .collect();
     assert!(!failed.contains(&favicon) && !failed.contains(&(favicon + 1)), "{summary}");
     assert!(failed.contains(&orders), "{summary}");
+    // Nor among the slowest requests, however long the dev server took to answer it.
+    let slowest: Vec<i64> =
+        summary["network_waterfall"]["slowest"].as_array().unwrap().iter().map(|f| f["id"].as_i64().unwrap()).collect();
+    assert_eq!(slowest.len(), 3, "{summary}");
+    assert!(!slowest.contains(&favicon) && !slowest.contains(&(favicon + 1)), "{summary}");
 
     // Still in the waterfall, and among requests of status 404.
     let listed = mcp.observe(json!({"what": "network_waterfall", "status_min": 404, "status_max": 404})).await;

@@ -29,6 +29,9 @@ pub struct Filter {
     /// Only failed requests, as [`crate::query::outcome`] defines them: an error
     /// reported by the browser or the page, or a status of 400 or more.
     pub failed_only: bool,
+    /// With `failed_only`: not the browser's own guess at a favicon either
+    /// ([`crate::query::outcome::app_failed_sql`]), as observe's hints and counts leave it out.
+    pub app_failures: bool,
     /// One of the kind's equality filters, by its observe name (`connectionId`, `type`), and its value.
     pub equals: Option<(&'static str, String)>,
 }
@@ -69,6 +72,9 @@ impl Filter {
             if let (Some(filter), Some(value)) = (kind.filter(arg), value) {
                 w.push_filter(kind, filter, &value);
             }
+        }
+        if self.failed_only && self.app_failures && kind.filter("failed").is_some() {
+            w.push_condition(&format!("NOT {}", crate::query::outcome::browser_guess_sql()));
         }
         w
     }
@@ -352,6 +358,9 @@ mod tests {
         assert_eq!(command_where(&NETWORK_WATERFALL, &filter), observe, "--failed is observe's failed=true");
         assert_eq!(filter.unsupported(&LOGS), Some("--failed"));
         assert_eq!(filter.unsupported(&NETWORK_WATERFALL), None);
+        let app = Filter { app_failures: true, ..filter };
+        let (clause, _) = app.clause(&NETWORK_WATERFALL, None, &[]);
+        assert!(clause.ends_with(&format!(" AND NOT {}", crate::query::outcome::browser_guess_sql())), "{clause}");
     }
 
     #[test]

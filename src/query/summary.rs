@@ -252,8 +252,9 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
             }
             failed.push(f);
         }
+        // Nor among the slowest: how long a dev server took to answer the guess is not the app's.
         let lasting = row.get::<_, Option<i64>>(7).ok().flatten() == Some(1);
-        if let Some(d) = duration.filter(|_| !lasting) {
+        if let Some(d) = duration.filter(|_| !lasting && !guess) {
             timed.push((d, id, url));
         }
     }
