@@ -86,6 +86,22 @@ async fn status_reports_what_configure_status_does_with_and_without_a_server() {
     fails(&["status", "--db", &db_arg(&db.dir.path().join("gone.db"))], "no database here");
 }
 
+/// The tabs' table keeps its columns under the header, also for Chrome's ten-digit tab ids.
+#[tokio::test]
+async fn status_aligns_the_tabs_under_their_header() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let click = |tab: i64| json!({"tabId": tab, "ts": cli::T0, "type": "click", "selector": "#a"});
+    server.ingest("actions", vec![click(7), click(1_234_567_890)]).await;
+    let human = ok(&["status", "--db", &db_arg(&db.path), "--port", &server.port.to_string()]);
+    let table: Vec<&str> = human.lines().skip_while(|l| !l.trim_start().starts_with("tab  ")).collect();
+    assert_eq!(table.len(), 3, "{human}");
+    // Where each line's first column (right-aligned) ends.
+    let column = |l: &str| l.len() - l.trim_start().len() + l.trim_start().split(' ').next().unwrap_or("").len();
+    assert!(table.iter().all(|l| column(l) == column(table[0])), "{human}");
+    server.stop();
+}
+
 /// A capture scope of a thousand long patterns is shortened as configure action=status shows it:
 /// the first ones named, the rest counted, not a line of two million characters.
 #[tokio::test]

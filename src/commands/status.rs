@@ -152,10 +152,12 @@ fn human(s: &Status) -> String {
     if s.tabs.is_empty() {
         out.push_str("\nno tabs seen yet\n");
     } else {
-        out.push_str(&format!("\n{:>8}  {:<19}  url\n", "tab", "last event"));
+        // As wide as the widest tab id (Chrome's run to ten digits in a long session).
+        let width = s.tabs.iter().map(|t| t.tab_id.to_string().len()).max().unwrap_or(0).max(8);
+        out.push_str(&format!("\n{:>width$}  {:<19}  url\n", "tab", "last event"));
         for t in &s.tabs {
             out.push_str(&format!(
-                "{:>8}  {:<19}  {}\n",
+                "{:>width$}  {:<19}  {}\n",
                 t.tab_id,
                 when(t.last_event_ts),
                 t.url.as_deref().unwrap_or("-")
