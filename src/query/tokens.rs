@@ -8,7 +8,12 @@
 //! digits in groups of three, punctuation runs, white space) and charges each
 //! piece what random text of that shape costs, so that it stays above the real
 //! count for base64, hex, minified JS and non-ASCII text as well as for prose.
-//! `tests/answer_budget.rs` checks it against cl100k on realistic captures.
+//! `tests/answers.rs` checks it against cl100k on realistic captures.
+//!
+//! No letter or mark is charged more than a token, the most a byte-level
+//! tokenizer spends on a byte, so that text of any shape is estimated at about
+//! a token a byte at the most (a lone digit in a word, which stands for the
+//! finer splitting around it, at a token and a half).
 //!
 //! Costs are kept in quarter tokens and the estimate is subadditive: the
 //! estimate of a concatenation is at most the sum of its parts' estimates
@@ -108,27 +113,28 @@ fn quarters(b: &[u8]) -> usize {
 }
 
 /// ASCII letters from `start`: each stretch that begins at an uppercase letter
-/// (camelCase, random mixed case) is charged by its length, plus runs of
-/// consonants. Returns the cost and the end.
+/// (camelCase, random mixed case) is charged a token for every [`LETTERS_PER_TOKEN`]
+/// letters, plus runs of consonants; no letter more than a token. Returns the cost and the end.
 fn letter_run(b: &[u8], start: usize) -> (usize, usize) {
     let mut j = start;
     let mut stretch = 0usize;
     let mut consonants = 0usize;
     let mut cost = 0usize;
     while j < b.len() && b[j].is_ascii_alphabetic() {
-        if b[j].is_ascii_uppercase() && stretch > 0 {
-            cost += 4 * stretch.div_ceil(LETTERS_PER_TOKEN);
+        if b[j].is_ascii_uppercase() {
             stretch = 0;
         }
         let vowel = matches!(b[j].to_ascii_lowercase(), b'a' | b'e' | b'i' | b'o' | b'u' | b'y');
         consonants = if vowel { 0 } else { consonants + 1 };
-        if consonants >= 3 {
+        if stretch.is_multiple_of(LETTERS_PER_TOKEN) {
+            cost += 4; // a token begins here: a stretch, or its next LETTERS_PER_TOKEN letters
+        } else if consonants >= 3 {
             cost += CONSONANT_RUN;
         }
         stretch += 1;
         j += 1;
     }
-    (cost + 4 * stretch.div_ceil(LETTERS_PER_TOKEN), j)
+    (cost, j)
 }
 
 /// Non-ASCII characters from `start`: by their UTF-8 length, two-byte letters
@@ -169,16 +175,39 @@ mod tests {
     }
 
     #[test]
-    fn never_below_one_token_per_four_bytes_of_random_text() {
-        // Random-looking text (base64, hex) must cost far more than prose.
+    fn random_text_costs_what_cl100k_makes_of_it_and_more_than_prose() {
+        // Random-looking text (base64, hex) must cost far more than prose, and no less than it is.
+        let bpe = tiktoken_rs::cl100k_base().expect("cl100k_base is embedded");
         let b64 = "TUiW+eF/2PCBZJbaCHo+vsxnaqosXYzhs8asvF8WcKmCG8cphd".repeat(20);
+        let hex = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08".repeat(16);
         let prose = "the quick brown fox jumps over the lazy dog ".repeat(23);
-        assert!(estimate(&b64) > 2 * estimate(&prose), "{} vs {}", estimate(&b64), estimate(&prose));
+        for random in [&b64, &hex] {
+            let real = bpe.encode_with_special_tokens(random).len();
+            assert!(estimate(random) >= real, "{}…: {} < cl100k {real}", &random[..8], estimate(random));
+            assert!(2 * estimate(random) > 3 * estimate(&prose), "{} vs {}", estimate(random), estimate(&prose));
+        }
+    }
+
+    #[test]
+    fn letters_and_marks_never_more_than_a_token_a_byte_and_the_margin() {
+        // Runs of capitals, consonants and marks: a token a byte at most, so that a 64 KiB body
+        // of such a shape fits within the largest max_tokens (100,000).
+        for text in ["B".repeat(60_000), "BCDFG".repeat(12_000), "-=".repeat(30_000), "Zz".repeat(30_000)] {
+            let json = serde_json::to_string(&text).expect("a string");
+            let most = (json.len() * (100 + MARGIN_PERCENT)).div_ceil(100);
+            assert!(estimate(&json) <= most, "{}…: {} > {most}", &text[..8], estimate(&json));
+        }
+        let bpe = tiktoken_rs::cl100k_base().expect("cl100k_base is embedded");
+        for text in ["\"BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB\"", "\"-=-=-=-=-=-=-=-=-=-=-=-=-=-=\"", "QWRTPSDFGHJKLZXCVBNM"]
+        {
+            let real = bpe.encode_with_special_tokens(text).len();
+            assert!(estimate(text) >= real, "{text}: estimated {} < cl100k {real}", estimate(text));
+        }
     }
 
     #[test]
     fn joins_cost_at_most_one_token() {
-        let parts = ["{\"id\":1,\"message\":\"abc", "def 12", "34 ünïcödé\"}", "日本語", "  \n", "xyz"];
+        let parts = ["{\"id\":1,\"message\":\"abc", "def 12", "34 ünïcödé\"}", "日本語", "  \n", "xyz", "BBBB", "--=="];
         for a in parts {
             for b in parts {
                 let whole = estimate(&format!("{a}{b}"));
