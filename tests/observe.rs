@@ -506,6 +506,13 @@ async fn page_tabs_and_vitals() {
     let page = mcp.observe(json!({"what": "page", "tabId": 4})).await;
     assert_eq!((page["page"]["url"].as_str(), page["page"]["title"].as_str()), (Some("http://a/"), Some("A")));
     assert_eq!(page["vitals"]["lcp"], 900.0);
+    assert_eq!(page.get("hint"), None, "the tab asked for: {page}");
+    // None sent or tracked, two seen: the most recently active one, and the answer says it chose.
+    let chosen = mcp.observe(json!({"what": "page"})).await;
+    let hint = chosen["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains(&format!("tab {} is the most recently active of 2 tabs", chosen["tabId"])), "{chosen}");
+    let chosen = mcp.observe(json!({"what": "vitals"})).await;
+    assert!(chosen["hint"].as_str().unwrap_or_default().contains("send tabId"), "{chosen}");
     mcp.ok("configure", json!({"action": "track_tab", "tabId": 5})).await;
     let page = mcp.observe(json!({"what": "page"})).await;
     assert_eq!(
@@ -513,6 +520,7 @@ async fn page_tabs_and_vitals() {
         (Some(5), Some("B")),
         "defaults to the tracked tab"
     );
+    assert_eq!(page.get("hint"), None, "the tracked tab: {page}");
     let vitals = mcp.observe(json!({"what": "vitals", "tabId": 4})).await;
     assert_eq!((vitals["vitals"]["lcp"].as_f64(), vitals["vitals"]["cls"].as_f64()), (Some(900.0), Some(0.01)));
     assert_eq!(mcp.observe(json!({"what": "vitals"})).await["vitals"], Value::Null, "tab 5 has no vitals yet");
@@ -590,7 +598,8 @@ async fn configure_capacity_clear_and_status() {
     let mcp = Mcp::http(&server).await;
     let read = mcp.ok("configure", json!({"action": "capacity", "what": "actions"})).await;
     assert_eq!((read["capacity"].as_i64(), read["count"].as_i64()), (Some(10_000), Some(30)));
-    let set = mcp.ok("configure", json!({"action": "capacity", "what": "actions", "capacity": 10})).await;
+    // A whole number written with a decimal point is an integer, as JSON Schema and observe take it.
+    let set = mcp.ok("configure", json!({"action": "capacity", "what": "actions", "capacity": 10.0})).await;
     assert_eq!(
         (set["capacity"].as_i64(), set["count"].as_i64(), set["oldest_id"].as_i64()),
         (Some(10), Some(10), Some(21))
@@ -701,6 +710,10 @@ async fn tools_list_describes_both_tools() {
     let tools = mcp.list_tools().await;
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(names, vec!["observe", "configure"]);
+    // What each does to the world, for a client that asks before calling: both only the local store.
+    let hints: Vec<Value> = tools.iter().map(|t| serde_json::to_value(&t.annotations).unwrap()).collect();
+    assert_eq!((&hints[0]["readOnlyHint"], &hints[0]["openWorldHint"]), (&json!(true), &json!(false)));
+    assert_eq!((&hints[1]["destructiveHint"], &hints[1]["openWorldHint"]), (&json!(true), &json!(false)));
     let observe = serde_json::to_value(&tools[0].input_schema).unwrap();
     let what: Vec<&str> =
         observe["properties"]["what"]["enum"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();

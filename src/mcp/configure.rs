@@ -4,6 +4,7 @@ use serde_json::{Map, Value, json};
 
 use crate::export::{self, Format, Selection};
 use crate::kind::{self, Kind};
+use crate::query::args::as_integer;
 use crate::query::rows::Filter;
 use crate::query::{QueryError, arguments};
 use crate::store::{Store, now_ms, sql};
@@ -35,7 +36,7 @@ pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, Quer
                 }
                 Some(Value::Null) => None,
                 Some(v) => {
-                    Some(v.as_i64().ok_or_else(|| invalid(format!("tabId must be an integer or null, got {v}")))?)
+                    Some(as_integer(v).ok_or_else(|| invalid(format!("tabId must be an integer or null, got {v}")))?)
                 }
             };
             store.set_setting(sql::TRACKED_TAB, tab.map(|t| t.to_string())).await?;
@@ -56,8 +57,7 @@ pub async fn run(store: &Store, args: &Map<String, Value>) -> Result<Value, Quer
                 .ok_or_else(|| invalid(format!("capacity needs `what`: one of {}", kind::names().join(", "))))?;
             let kind = kind_arg(what)?;
             if let Some(v) = args.get("capacity").filter(|v| !v.is_null()) {
-                let capacity = v
-                    .as_i64()
+                let capacity = as_integer(v)
                     .ok_or_else(|| kind::capacity_refused(v))
                     .and_then(kind::check_capacity)
                     .map_err(invalid)?;
@@ -84,12 +84,12 @@ async fn export(store: &Store, args: &Map<String, Value>) -> Result<Value, Query
     };
     let tab = match args.get("tabId") {
         None | Some(Value::Null) => None,
-        Some(v) => Some(v.as_i64().ok_or_else(|| invalid(format!("tabId must be an integer, got {v}")))?),
+        Some(v) => Some(as_integer(v).ok_or_else(|| invalid(format!("tabId must be an integer, got {v}")))?),
     };
     let since_ms = match args.get("since") {
         None | Some(Value::Null) => None,
-        Some(Value::Number(n)) => {
-            Some(n.as_i64().ok_or_else(|| invalid(format!("since must be whole milliseconds, got {n}")))?)
+        Some(v @ Value::Number(n)) => {
+            Some(as_integer(v).ok_or_else(|| invalid(format!("since must be whole milliseconds, got {n}")))?)
         }
         Some(Value::String(s)) => Some(export::since::parse(s, now_ms()).ok_or_else(|| {
             invalid(format!("since \"{s}\" is not a time: send epoch ms, RFC 3339, or an age like \"10m\""))

@@ -453,7 +453,7 @@ fn not_integer(name: &str, v: &Value) -> String {
 
 /// An integer argument within JavaScript's exact range, ±(2^53 − 1), as ingest takes a `tabId`:
 /// a client in JavaScript could not send or read back one beyond it exactly.
-fn as_integer(v: &Value) -> Option<i64> {
+pub(crate) fn as_integer(v: &Value) -> Option<i64> {
     const MAX_EXACT: u64 = (1 << 53) - 1;
     v.as_i64().filter(|n| n.unsigned_abs() <= MAX_EXACT).or_else(|| {
         let f = v.as_f64()?;

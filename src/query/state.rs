@@ -96,6 +96,22 @@ fn default_tab(conn: &Connection, tab_id: Option<i64>) -> Result<Option<i64>, Qu
     Ok(conn.query_row("SELECT tab_id FROM tabs ORDER BY last_seen DESC LIMIT 1", [], |r| r.get(0)).optional()?)
 }
 
+/// When [`default_tab`] chose among several tabs (no tabId sent, none tracked): which, and how to ask
+/// for another.
+fn chosen_note(conn: &Connection, tab_id: Option<i64>, tab: Option<i64>) -> Result<Option<String>, QueryError> {
+    let Some(tab) = tab.filter(|_| tab_id.is_none()) else { return Ok(None) };
+    if tracked_tab(conn)?.is_some() {
+        return Ok(None);
+    }
+    let tabs: i64 = conn.query_row("SELECT count(*) FROM tabs", [], |r| r.get(0))?;
+    Ok((tabs > 1).then(|| {
+        format!(
+            "tab {tab} is the most recently active of {tabs} tabs: send tabId for another (observe what=tabs lists \
+             them), or configure action=track_tab to keep to one"
+        )
+    }))
+}
+
 fn vitals_json(conn: &Connection, tab: i64) -> Result<Option<Value>, QueryError> {
     let row = conn
         .query_row(
@@ -163,10 +179,11 @@ pub fn page(conn: &Connection, args: &ObserveArgs, navigation: Option<Value>) ->
         Some(t) => vitals_json(conn, t)?,
         None => None,
     };
-    let hint = info.is_none().then(|| match tab {
-        Some(t) => format!("no page information for tabId {t} yet; see observe what=tabs"),
-        None => "no tab has reported yet: is the extension installed and pointed at this server?".to_string(),
-    });
+    let hint = match (info.is_none(), tab) {
+        (true, Some(t)) => Some(format!("no page information for tabId {t} yet; see observe what=tabs")),
+        (true, None) => Some("no tab has reported yet: is the extension installed and pointed at this server?".into()),
+        (false, _) => chosen_note(conn, args.tab_id, tab)?,
+    };
     let mut answer = json!({
         "what": "page",
         "tabId": tab,
@@ -195,6 +212,9 @@ pub fn vitals(conn: &Connection, args: &ObserveArgs, navigation: Option<Value>) 
         "tracked_tab_id": tracked_tab(conn)?,
         "vitals": vitals,
     });
+    if let Some(hint) = chosen_note(conn, args.tab_id, tab)? {
+        answer["hint"] = json!(hint);
+    }
     if let Some(nav) = navigation {
         answer["navigation"] = nav;
     }
