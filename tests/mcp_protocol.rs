@@ -296,10 +296,15 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
         r#"[{"jsonrpc":"2.0","method":"notifications/foo"}]"#.to_owned(),
         init.to_string(),
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        // A second initialize, with a version the server does not speak: refused, and the session
+        // goes on in the revision it began with (its ping still answered, below).
+        r#"{"jsonrpc":"2.0","id":22,"method":"initialize","params":{"protocolVersion":"2099-01-01","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#.to_owned(),
         r#"{"id":9,"method":"ping"}"#.to_owned(),
         r#"{"jsonrpc":"2.0","id":10,"method":"tools/call"}"#.to_owned(),
         r#"[{"jsonrpc":"2.0","id":11,"method":"ping"},"bad",{"jsonrpc":"2.0","id":15,"method":"nope"}]"#.to_owned(),
         "[]".to_owned(),
+        // Nested past what the server reads: one parse error, not a batch's array of one.
+        format!("{}1{}", "[".repeat(200), "]".repeat(200)),
         r#"{"jsonrpc":"2.0","id":12,"method":"resources/list"}"#.to_owned(),
         r#"{"jsonrpc":"2.0","id":13,"method":"ping"}"#.to_owned(),
         // Half an emoji (a lone surrogate escape) costs that character, not the message.
@@ -316,9 +321,9 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
     let answers = stdio_exchange(&lines);
 
     let by_id = |id: Value| answers.iter().filter(move |a| a.is_object() && a["id"] == id).cloned().collect::<Vec<_>>();
-    let nulls: Vec<i64> = by_id(Value::Null).iter().map(|a| error_of(a).1).collect();
-    assert_eq!(nulls.len(), 2, "not JSON, and the empty batch: {answers:?}");
-    assert!(nulls.contains(&-32700) && nulls.contains(&-32600), "{nulls:?}");
+    let mut nulls: Vec<i64> = by_id(Value::Null).iter().map(|a| error_of(a).1).collect();
+    nulls.sort();
+    assert_eq!(nulls, [-32700, -32700, -32600], "not JSON, nested too deep, and the empty batch: {answers:?}");
     // The batch's answer is one array: the ping's result, the refusals of "bad" and of "nope".
     let batch: Vec<&Value> = answers.iter().filter(|a| a.is_array()).collect();
     assert_eq!(batch.len(), 1, "{answers:?}");
@@ -334,6 +339,10 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
     assert_eq!(error_of(&by_id(json!(16))[0]).1, -32602);
     assert_eq!(by_id(json!(17))[0]["result"], json!({}), "{answers:?}");
     assert_eq!(error_of(&by_id(json!(18))[0]).1, -32602);
+    let again = &by_id(json!(22))[0];
+    assert_eq!(error_of(again).1, -32600, "{again}");
+    assert!(again["error"]["message"].as_str().unwrap().contains("already initialized"), "{again}");
+    assert!(by_id(json!(14))[0]["result"].get("resultType").is_none(), "still the first revision's results");
     let early = &by_id(json!(19))[0];
     assert_eq!(error_of(early).1, -32600);
     assert!(early["error"]["message"].as_str().unwrap().contains("initialize first"), "{early}");
@@ -347,7 +356,7 @@ fn stdio_answers_malformed_lines_with_their_json_rpc_errors_and_goes_on() {
             "{message}"
         );
     }
-    assert_eq!(answers.len(), 15, "one answer per request or batch, none for the notification: {answers:?}");
+    assert_eq!(answers.len(), 17, "one answer per request or batch, none for the notification: {answers:?}");
 }
 
 /// Sessions are bounded: with 128 open, a new `initialize` is answered and ends the least

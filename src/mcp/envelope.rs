@@ -109,6 +109,12 @@ pub enum Message {
 /// to be checked and answered one by one, their answers sent back together as an array.
 /// None when `bytes` is not an array of at least one element.
 pub fn batch(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'[') {
+        return None;
+    }
+    // An array nested deeper than serde_json reads (a raw value is skipped over at any depth) is
+    // one parse error, not a batch of them.
+    crate::ingest::Shape::measure(bytes).ok()?;
     let items: Vec<Box<serde_json::value::RawValue>> = serde_json::from_slice(bytes).ok()?;
     (!items.is_empty()).then(|| items.into_iter().map(|item| item.get().as_bytes().to_vec()).collect())
 }
@@ -145,9 +151,16 @@ fn check_in(bytes: &[u8], methods: &[&str]) -> Result<Message, Box<Refusal>> {
     })?;
     let object = match value {
         Value::Object(object) => object,
-        Value::Array(_) => {
-            // A batch with messages is split by `batch` before it comes here.
+        Value::Array(items) if items.is_empty() => {
             return Err(Refusal::new(None, ErrorCode::INVALID_REQUEST, "a batch must hold at least one message"));
+        }
+        Value::Array(_) => {
+            // A batch with messages is split by `batch` before it comes here: this is one inside a batch.
+            return Err(Refusal::new(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "a JSON-RPC message is a JSON object; a batch holds messages, not batches",
+            ));
         }
         other => {
             return Err(Refusal::new(
@@ -404,6 +417,10 @@ mod tests {
             [r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, r#""x""#, r#"{"jsonrpc":"2.0","method":"n"}"#]
         );
         assert_eq!((batch(b"[]"), batch(b"{}"), batch(b"[1")), (None, None, None));
+        // Nested past what serde_json reads: one parse error for the whole, not a batch of one.
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(batch(deep.as_bytes()), None);
+        assert!(refused("[1]").message.contains("not batches"), "an array inside a batch is no message");
         let init = br#"[{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}]"#;
         let refused = Batch::of(batch(init).unwrap());
         assert!(refused.forward.is_empty(), "initialize in a batch reaches no one");

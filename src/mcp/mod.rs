@@ -44,13 +44,18 @@ impl GasolineMcp {
         self
     }
 
+    /// Both tools work on the local store alone (`openWorldHint: false`: the spec's default is an
+    /// open world, one the tool reaches out into).
     fn tools() -> Vec<Tool> {
         vec![
             Tool::new("observe", schema::OBSERVE_DESCRIPTION, Arc::new(schema::observe()))
-                .with_annotations(ToolAnnotations::with_title("Observe browser telemetry").read_only(true))
+                .with_annotations(
+                    ToolAnnotations::with_title("Observe browser telemetry").read_only(true).open_world(false),
+                )
                 .with_meta(schema::observe_meta()),
-            Tool::new("configure", schema::CONFIGURE_DESCRIPTION, Arc::new(schema::configure()))
-                .with_annotations(ToolAnnotations::with_title("Configure Gasoline").destructive(true)),
+            Tool::new("configure", schema::CONFIGURE_DESCRIPTION, Arc::new(schema::configure())).with_annotations(
+                ToolAnnotations::with_title("Configure Gasoline").destructive(true).open_world(false),
+            ),
         ]
     }
 

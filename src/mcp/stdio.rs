@@ -173,6 +173,18 @@ async fn read_input(mut input: impl AsyncBufRead + Unpin, mut to_rmcp: DuplexStr
                         };
                         (Vec::new(), Some(Out::Line(refusal.to_line())))
                     }
+                    Ok(envelope::Message::Request { method, id }) if initialized && method == "initialize" => {
+                        // A session is initialized once: rmcp would negotiate again, and a version it
+                        // does not know would leave the session half in another revision.
+                        let refusal = Refusal {
+                            id: Some(id),
+                            method: Some(method),
+                            code: ErrorCode::INVALID_REQUEST,
+                            message: "already initialized: a session is initialized once; start gasoline mcp again for a new one"
+                                .into(),
+                        };
+                        (Vec::new(), Some(Out::Line(refusal.to_line())))
+                    }
                     Ok(envelope::Message::Request { method, .. }) => {
                         initialized |= method == "initialize";
                         (vec![text], None)
