@@ -53,7 +53,9 @@
         [name]() {
           const result = apply(original, this, arguments);
           try {
-            navigated(name);
+            // A replaceState that keeps the URL only writes the entry's state (routers keep scroll
+            // positions there, and SvelteKit and Next write it at every load): no navigation.
+            if (name === "pushState" || location.href !== lastUrl) navigated(name);
           } catch {
             // ignore
           }

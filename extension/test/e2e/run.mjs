@@ -381,6 +381,7 @@ try {
 
   // Navigation inside the page and the tab info that follows it.
   await page.evaluate(() => {
+    history.replaceState({ scrollY: 0 }, ""); // a router keeping its state: the URL stays
     history.pushState({}, "", "/step-2");
     document.title = "Fixture step 2";
     history.pushState({}, "", "/step-3");
@@ -391,6 +392,8 @@ try {
     const mine = (tabs.tabs || tabs.entries || []).find((t) => t.tabId === tabA);
     return nav.length === 2 && mine && mine.url.endsWith("/step-3") && mine.title === "Fixture step 2";
   });
+  const stateWrites = (await all(client, "actions")).filter((e) => e.type === "navigate" && e.how === "replaceState");
+  assert.deepEqual(stateWrites, [], "a replaceState that keeps the URL is no navigation");
   // A fragment link: the browser fires popstate and hashchange for it, one navigation all the same.
   await page.evaluate(() => {
     const a = document.createElement("a");
