@@ -1,6 +1,9 @@
 // Uncaught errors and unhandled rejections → `logs` (source "exception" and
 // "unhandledrejection"). Listens only; never handles, so the page's own
 // handlers and error trackers see exactly what they would without Gasoline.
+// One the page handled itself (its listener called preventDefault, as Angular's
+// global error listeners do before logging it through console.error) is left
+// out, as DevTools prints no "Uncaught" line for it: the page's own log is the entry.
 // An Error's `cause` chain and an AggregateError's members are kept: their
 // head lines in `message`, their stacks in `stack` (lib/causes.js).
 // Registry: reads sources, causes, snapshot, callsite, core, outbox, serialize, limits; adds sources.errors.
@@ -60,6 +63,7 @@
           // that cannot even be asked what it is (a revoked Proxy) is told by the browser's message.
           const { copy, unreadable } = copied(error);
           outbox.emit("logs", () => {
+            if (event.defaultPrevented) return null; // built after every listener ran: the page handled it
             const thrown = copy ? snapshot.values(copy)[0] : error;
             const entry = unreadable
               ? { message: `${String(message)} ${unreadable}` }
@@ -95,6 +99,7 @@
         const reason = event.reason;
         const { copy, unreadable } = copied(reason);
         outbox.emit("logs", () => {
+          if (event.defaultPrevented) return null;
           const kept = copy ? snapshot.values(copy)[0] : reason;
           const entry = unreadable ? { message: unreadable } : kept instanceof Error ? described(kept) : { message: serialize.formatArg(kept) };
           entry.message = "Unhandled rejection: " + entry.message;

@@ -68,7 +68,9 @@
       const count = (p.countEnd === null ? interactionCount() : p.countEnd) - p.countBase;
       // `started` (epoch ms) tells the server a page from the same URL's next load or route.
       const started = Math.round(timeOrigin + p.start);
-      return { url: p.url, lcp: p.lcp, cls: p.cls, inp: p.inp.value(count), fcp: p.fcp, ttfb: p.ttfb, navigation: p.how, started };
+      // Durations to a tenth of a millisecond, as the waterfall's (a timing entry's doubles carry noise digits).
+      const ms = (v) => (typeof v === "number" ? Math.round(v * 10) / 10 : v);
+      return { url: p.url, lcp: ms(p.lcp), cls: p.cls, inp: ms(p.inp.value(count)), fcp: ms(p.fcp), ttfb: ms(p.ttfb), navigation: p.how, started };
     }
 
     function report(p) {

@@ -47,8 +47,15 @@
           }
           if (!err || typeof err.message !== "string") return null;
           const plugin = typeof err.plugin === "string" && err.plugin ? `${err.plugin}: ` : "";
-          const codeFrame = typeof err.frame === "string" && err.frame ? `\n${err.frame}` : "";
-          const message = serialize.cut(`[vite] ${plugin}${err.message}${codeFrame}`, limits.MESSAGE_CAP).text;
+          // Where it broke, when the message does not say (Angular's compiler gives `loc` alone, and
+          // its line's text in place of a code frame).
+          const loc = err.loc && typeof err.loc === "object" ? err.loc : {};
+          const file = typeof loc.file === "string" && loc.file ? loc.file : typeof err.id === "string" ? err.id : "";
+          const placed = file && Number.isInteger(loc.line) && !err.message.includes(file);
+          const where = placed ? ` (${file}:${loc.line}${Number.isInteger(loc.column) ? `:${loc.column}` : ""})` : "";
+          const line = placed && typeof loc.lineText === "string" ? `\n${loc.line} | ${loc.lineText}` : "";
+          const codeFrame = typeof err.frame === "string" && err.frame ? `\n${err.frame}` : line;
+          const message = serialize.cut(`[vite] ${plugin}${err.message}${where}${codeFrame}`, limits.MESSAGE_CAP).text;
           return { level: "error", source: "dev-server", message, url };
         },
         true,

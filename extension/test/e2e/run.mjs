@@ -214,9 +214,17 @@ try {
     const ok =
       want.every((m) => entries.some((e) => e.message.startsWith(m))) &&
       entries.some((e) => e.source === "exception") &&
-      entries.some((e) => e.source === "unhandledrejection");
+      entries.some((e) => e.source === "unhandledrejection") &&
+      entries.filter((e) => e.source === "console" && /^ERROR .*handled by the page/.test(e.message)).length === 2;
     return ok && entries;
   });
+  // An error the page's own listener took charge of (preventDefault, then its own console.error) is
+  // its log alone, as DevTools shows it: no uncaught exception or rejection beside it.
+  assert.deepEqual(
+    logs.filter((e) => e.source !== "console" && /handled by the page/.test(e.message)).map((e) => e.message),
+    [],
+    "a handled error is not an uncaught one too",
+  );
   const byMessage = (m) => logs.find((e) => e.message.startsWith(m));
   for (const [message, level] of [
     ["fixture log", "log"],

@@ -26,7 +26,25 @@ install({
   serialize,
   limits,
 });
-const built = () => queued.splice(0).map((build) => redact.redactEntry("logs", build()));
+const built = () =>
+  queued
+    .splice(0)
+    .map((build) => build())
+    .filter((entry) => entry !== null)
+    .map((entry) => redact.redactEntry("logs", entry));
+
+test("an error or a rejection the page's own listener took charge of (preventDefault) is left to the page's log", () => {
+  const event = new ErrorEvent({ error: new Error("handled"), message: "Uncaught Error: handled", filename: "http://app.test/a.js", lineno: 1, colno: 1 });
+  listeners.error(event);
+  const rejection = { reason: new Error("handled too") };
+  listeners.unhandledrejection(rejection);
+  // The page's listeners run after ours (Angular's global error listeners, say): entries are built later.
+  event.defaultPrevented = true;
+  rejection.defaultPrevented = true;
+  assert.deepEqual(built(), []);
+  listeners.unhandledrejection({ reason: new Error("not handled"), defaultPrevented: false });
+  assert.deepEqual(built().map((e) => e.message), ["Unhandled rejection: Error: not handled"]);
+});
 
 test("an uncaught error keeps its cause chain", () => {
   const error = new Error("checkout failed", { cause: new TypeError("price is undefined", { cause: "stale cart" }) });

@@ -1,0 +1,78 @@
+// page/websocket.js with a fake socket: a dev server's build error on its HMR socket becomes an
+// error entry that says where the build broke, whichever shape the dev server gives it.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+
+import { limits, serialize } from "./load.mjs";
+
+const require = createRequire(import.meta.url);
+globalThis.__gasoline = { sources: {} };
+require("../../page/websocket.js");
+const install = globalThis.__gasoline.sources.websocket;
+delete globalThis.__gasoline;
+Object.assign(globalThis, { location: { href: "http://app.localhost:4200/" } });
+
+const emitted = [];
+let watch;
+class FakeSocket {
+  get readyState() {
+    return 1;
+  }
+}
+install({
+  core: {
+    apply: (fn, self, args) => fn.apply(self, args),
+    fill: () => {},
+    invoke: (fn) => fn(),
+    listen: (target, type, fn) => (target.on[type] = target.on[type] || []).push(fn),
+    wrapConstructor: (name, onEach) => ((watch = onEach), FakeSocket),
+    connectionId: () => "ws-1",
+    weakMap: () => new WeakMap(),
+  },
+  outbox: { emit: (kind, build) => emitted.push([kind, build]) },
+  serialize,
+  limits,
+  requests: { start: () => ({}), end: () => {} },
+});
+
+function hmrSocket() {
+  const ws = { url: "ws://app.localhost:4200/?token=x", protocol: "vite-hmr", on: {} };
+  watch(ws);
+  emitted.length = 0;
+  return (data) => {
+    for (const fn of ws.on.message) fn({ data });
+    return emitted.filter(([kind]) => kind === "logs").map(([, build]) => build()).filter(Boolean);
+  };
+}
+
+test("Angular's build error (loc and its line, no code frame) says where it broke", () => {
+  const receive = hmrSocket();
+  const payload = {
+    type: "error",
+    err: {
+      message: "TS2339: Property 'logObjects' does not exist on type 'Home'.",
+      stack: "",
+      loc: { file: "src/app/home.ts", line: 14, column: 30, lineText: '    <button id="log" (click)="logObjects()">' },
+    },
+  };
+  const [entry] = receive(JSON.stringify(payload));
+  assert.equal(entry.source, "dev-server");
+  assert.equal(
+    entry.message,
+    "[vite] TS2339: Property 'logObjects' does not exist on type 'Home'. (src/app/home.ts:14:30)\n14 |     <button id=\"log\" (click)=\"logObjects()\">",
+  );
+});
+
+test("Vite's own build error keeps its message and code frame, the file said once", () => {
+  const receive = hmrSocket();
+  const err = {
+    plugin: "vite:react-babel",
+    id: "/app/src/App.jsx",
+    message: "/app/src/App.jsx: Unexpected token (5:16)",
+    frame: "  4 | \n> 5 | const broken = ;\n    |                ^",
+    loc: { file: "/app/src/App.jsx", line: 5, column: 16 },
+  };
+  const [entry] = receive(JSON.stringify({ type: "error", err }));
+  assert.equal(entry.message, `[vite] vite:react-babel: ${err.message}\n${err.frame}`);
+});
