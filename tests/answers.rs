@@ -356,6 +356,11 @@ async fn summary_lists_the_app_s_warnings_before_the_dev_server_s_chatter() {
     assert_eq!(listed[2].0, "info", "{summary}");
     assert_eq!(summary["logs"]["groups_total"], 8, "{summary}");
     assert_eq!(summary["logs"]["not_shown"], 3, "the groups left out are said: {summary}");
+    assert!(summary["hint"].as_str().unwrap().contains("not_shown"), "and the hint names where: {summary}");
+    // Groups that all fit: the hint names no not_shown, which the answer does not have.
+    let few = within_budget(&mcp, json!({"what": "summary", "tabId": 1, "since": 1_732_380_000_100i64})).await;
+    assert_eq!((few["logs"].get("not_shown"), few["errors"].get("not_shown")), (None, None), "{few}");
+    assert!(!few["hint"].as_str().unwrap().contains("not_shown"), "{few}");
 }
 
 /// A component's error, then the framework's errors about the tree it broke, each once: the list

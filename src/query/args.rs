@@ -351,6 +351,14 @@ fn fields(args: &Map<String, Value>, what: What) -> Result<Fields, String> {
             }
             return Ok(Fields::All);
         }
+        if name == "at" && known.contains(&"location") {
+            return Err(format!(
+                "\"at\" is where a compact entry says it happened, read from the stored location, original and \
+                 frames: leave fields out for compact entries, which carry it, or ask for fields=[\"location\", \
+                 \"original\", \"frames\"] of {}",
+                what.name()
+            ));
+        }
         if !known.contains(&name) {
             return Err(format!(
                 "unknown field \"{}\" for {}: send some of {}, or [\"all\"]",
@@ -542,6 +550,8 @@ mod tests {
         assert!(p(json!({"what":"tabs","limit":1})).unwrap_err().contains("does not apply"));
         assert!(p(json!({"what":"errors","min_level":"warn"})).unwrap_err().contains("every error is level error"));
         assert!(p(json!({"what":"logs","fields":["nope"]})).unwrap_err().contains("unknown field \"nope\""));
+        let at = p(json!({"what":"errors","fields":["at", "message"]})).unwrap_err();
+        assert!(at.contains("leave fields out for compact entries"), "{at}");
         let twice = p(json!({"what":"logs","fields":["message", "level", "message"]})).unwrap();
         assert_eq!(
             twice.fields,

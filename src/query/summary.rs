@@ -334,11 +334,16 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         answer.insert("errors".into(), group_list(&error_groups, top));
         answer.insert(NETWORK_WATERFALL.name.into(), waterfall.render(top));
         answer.insert(NETWORK_BODIES.name.into(), bodies.render(top));
+        // `not_shown` is named where a list has it: groups left out here.
+        let cut = log_groups.len() > top || error_groups.len() > top;
         let hint = match &args.extras.empty_hint {
             // Nothing at all: capture is paused, or the tab asked about is not captured.
             Some(h) if nothing => h.as_str(),
-            _ => {
+            _ if cut => {
                 "drill down with observe what=<kind> id=<id>; list every error group with what=errors group=true (not_shown: groups left out here); recent entries with offset=-20"
+            }
+            _ => {
+                "drill down with observe what=<kind> id=<id>; list error groups with what=errors group=true; recent entries with offset=-20"
             }
         };
         answer.insert("hint".into(), json!(hint));
