@@ -73,8 +73,26 @@
 
   /** An argument a snapshot gave back already JSON-safe and bounded: used as it is. */
   class Plain {
-    constructor(value) {
+    /** `name`: the class of a logged instance (`HttpErrorResponse`), shown before it as DevTools does. */
+    constructor(value, name) {
       this.value = value;
+      if (name) this.name = name;
+    }
+  }
+
+  /**
+   * The class an object is an instance of, by its prototype's own `constructor` (data properties
+   * only: no page getter runs), or "" for a plain object or a name no class would have.
+   */
+  function className(proto) {
+    try {
+      const c = proto && ownDescriptor(proto, "constructor");
+      const fn = c && typeof c.value === "function" ? c.value : null;
+      const n = fn && ownDescriptor(fn, "name");
+      const name = n && typeof n.value === "string" ? n.value : "";
+      return name !== "Object" && /^[A-Za-z_$][\w$]{0,99}$/.test(name) ? name : "";
+    } catch {
+      return ""; // a Proxy whose traps throw
     }
   }
 
@@ -269,7 +287,8 @@
     try {
       if (typeof value === "string") return value;
       const p = value instanceof Plain ? value.value : toPlain(value, 0, buildState());
-      return typeof p === "string" ? p : plainJson(p);
+      const text = typeof p === "string" ? p : plainJson(p);
+      return value instanceof Plain && value.name ? `${value.name} ${text}` : text;
     } catch (e) {
       return `[unserialisable: ${e && e.message}]`;
     }
@@ -329,6 +348,7 @@
   const serialize = {
     natives,
     readProperty,
+    className,
     holesAt,
     hole,
     Later,

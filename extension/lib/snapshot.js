@@ -13,7 +13,7 @@
   const inNode = typeof module === "object" && module.exports;
   const limits = inNode ? require("./limits.js") : root.__gasoline.limits;
   const serialize = inNode ? require("./serialize.js") : root.__gasoline.serialize;
-  const { Later, Plain, describeNode, primitive, toPlain, buildState } = serialize;
+  const { Later, Plain, describeNode, primitive, toPlain, buildState, className } = serialize;
   const { isArray, isView, getPrototypeOf, defineProperty, ObjectProto, ArrayProto, HasNode } = serialize.natives;
 
   // Tokens no page value can be (private objects).
@@ -22,6 +22,7 @@
   const END = { token: "end" };
   const LATER = { token: "later" }; // followed by the reference and its depth
   const ARG = { token: "arg" }; // starts each argument
+  const NAMED = { token: "named" }; // followed by the class name of the argument after it
 
   // One state reused by every call (a fresh one if a getter's code takes a snapshot meanwhile).
   const shared = { seen: [], values: 0, budget: 0, maxDepth: 0, busy: false };
@@ -170,7 +171,12 @@
     } else if (value instanceof Date) tape.push(isNaN(value) ? "Invalid Date" : value.toISOString());
     else if (value instanceof ArrayBuffer) tape.push(`[ArrayBuffer ${value.byteLength} bytes]`);
     else if (value instanceof DataView) tape.push(`[DataView ${value.byteLength} bytes]`);
-    else putObject(tape, value, depth, s);
+    else {
+      // A logged instance of a class says which, before it (`HttpErrorResponse {…}`), as DevTools does.
+      const name = depth === 0 ? className(getPrototypeOf(value)) : "";
+      if (name) tape.push(NAMED, name);
+      putObject(tape, value, depth, s);
+    }
   }
 
   /** The value at `at.i`, JSON-safe: what a `Later` holds is read now, within `state`. */
@@ -210,10 +216,15 @@
     const at = { i: 0 };
     while (at.i < tape.length) {
       at.i++; // ARG
+      let name;
+      if (tape[at.i] === NAMED) {
+        name = tape[at.i + 1];
+        at.i += 2;
+      }
       const t = tape[at.i];
       if (t === OBJECT || t === ARRAY) {
         try {
-          out.push(new Plain(read(tape, at, 0, buildState())));
+          out.push(new Plain(read(tape, at, 0, buildState()), name));
         } catch (e) {
           out.push(`[unserialisable: ${e && e.message}]`);
           while (at.i < tape.length && tape[at.i] !== ARG) at.i++;

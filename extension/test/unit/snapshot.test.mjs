@@ -118,3 +118,33 @@ test("a sparse array's holes read as DevTools shows them, not as undefined", () 
   // Past the snapshot's budget the array is copied when built: the same reading.
   assert.equal(serialize.formatArg(serialize.toPlain([, "b"], 0, serialize.buildState())), '["[empty]","b"]'); // eslint-disable-line no-sparse-arrays
 });
+
+test("a logged instance of a class is named before it, as DevTools shows it; what it holds is plain data", () => {
+  class HttpErrorResponse {
+    constructor() {
+      this.status = 500;
+      this.error = new (class Detail {
+        constructor() {
+          this.code = "E1";
+        }
+      })();
+    }
+  }
+  class Sneaky {
+    static get name() {
+      throw new Error("a page's getter must not run");
+    }
+  }
+  const sneaky = new Sneaky();
+  sneaky.x = 1;
+  const bare = Object.create(null);
+  bare.y = 2;
+  assert.deepEqual(shown([new HttpErrorResponse(), { plain: true }, sneaky, bare]), [
+    'HttpErrorResponse {"status":500,"error":{"code":"E1"}}',
+    '{"plain":true}',
+    '{"x":1}',
+    '{"y":2}',
+  ]);
+  // The argument's JSON is the object alone: the name is only in the message.
+  assert.deepEqual(serialize.plain(values(take([new HttpErrorResponse()]))[0]), { status: 500, error: { code: "E1" } });
+});
