@@ -87,29 +87,36 @@ pub fn tabs(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryError>
     Ok(with_list(&head.to_string(), "tabs", &kept))
 }
 
-/// The tab `page` and `vitals` describe: the one asked for, else the tracked
-/// tab, else the tab seen most recently.
-fn default_tab(conn: &Connection, tab_id: Option<i64>) -> Result<Option<i64>, QueryError> {
-    if let Some(tab) = tab_id.or(tracked_tab(conn)?) {
-        return Ok(Some(tab));
-    }
-    Ok(conn.query_row("SELECT tab_id FROM tabs ORDER BY last_seen DESC LIMIT 1", [], |r| r.get(0)).optional()?)
+/// The tab `page` and `vitals` describe: the one asked for, else the tracked tab, else the tab
+/// seen most recently (`chosen`: picked among the tabs seen, for the answer to say so).
+struct DefaultTab {
+    tab: Option<i64>,
+    tracked: Option<i64>,
+    chosen: bool,
 }
 
-/// When [`default_tab`] chose among several tabs (no tabId sent, none tracked): which, and how to ask
-/// for another.
-fn chosen_note(conn: &Connection, tab_id: Option<i64>, tab: Option<i64>) -> Result<Option<String>, QueryError> {
-    let Some(tab) = tab.filter(|_| tab_id.is_none()) else { return Ok(None) };
-    if tracked_tab(conn)?.is_some() {
-        return Ok(None);
+fn default_tab(conn: &Connection, tab_id: Option<i64>) -> Result<DefaultTab, QueryError> {
+    let tracked = tracked_tab(conn)?;
+    if let Some(tab) = tab_id.or(tracked) {
+        return Ok(DefaultTab { tab: Some(tab), tracked, chosen: false });
     }
-    let tabs: i64 = conn.query_row("SELECT count(*) FROM tabs", [], |r| r.get(0))?;
-    Ok((tabs > 1).then(|| {
-        format!(
-            "tab {tab} is the most recently active of {tabs} tabs: send tabId for another (observe what=tabs lists \
-             them), or configure action=track_tab to keep to one"
-        )
-    }))
+    let tab = conn.query_row("SELECT tab_id FROM tabs ORDER BY last_seen DESC LIMIT 1", [], |r| r.get(0)).optional()?;
+    Ok(DefaultTab { tab, tracked, chosen: tab.is_some() })
+}
+
+impl DefaultTab {
+    /// When the tab was chosen among several (no tabId sent, none tracked): which, and how to ask
+    /// for another.
+    fn note(&self, conn: &Connection) -> Result<Option<String>, QueryError> {
+        let Some(tab) = self.tab.filter(|_| self.chosen) else { return Ok(None) };
+        let tabs: i64 = conn.query_row("SELECT count(*) FROM tabs", [], |r| r.get(0))?;
+        Ok((tabs > 1).then(|| {
+            format!(
+                "tab {tab} is the most recently active of {tabs} tabs: send tabId for another (observe what=tabs \
+                 lists them), or configure action=track_tab to keep to one"
+            )
+        }))
+    }
 }
 
 fn vitals_json(conn: &Connection, tab: i64) -> Result<Option<Value>, QueryError> {
@@ -168,7 +175,8 @@ fn within(mut answer: Value, keys: &[&str], budget: Budget) -> String {
 }
 
 pub fn page(conn: &Connection, args: &ObserveArgs, navigation: Option<Value>) -> Result<String, QueryError> {
-    let tab = default_tab(conn, args.tab_id)?;
+    let asked = default_tab(conn, args.tab_id)?;
+    let tab = asked.tab;
     let info = match tab {
         Some(t) => conn
             .query_row("SELECT tab_id, url, title, last_seen, truncated FROM tabs WHERE tab_id = ?1", [t], tab_json)
@@ -182,12 +190,12 @@ pub fn page(conn: &Connection, args: &ObserveArgs, navigation: Option<Value>) ->
     let hint = match (info.is_none(), tab) {
         (true, Some(t)) => Some(format!("no page information for tabId {t} yet; see observe what=tabs")),
         (true, None) => Some("no tab has reported yet: is the extension installed and pointed at this server?".into()),
-        (false, _) => chosen_note(conn, args.tab_id, tab)?,
+        (false, _) => asked.note(conn)?,
     };
     let mut answer = json!({
         "what": "page",
         "tabId": tab,
-        "tracked_tab_id": tracked_tab(conn)?,
+        "tracked_tab_id": asked.tracked,
         "page": info,
         "vitals": vitals,
     });
@@ -201,18 +209,18 @@ pub fn page(conn: &Connection, args: &ObserveArgs, navigation: Option<Value>) ->
 }
 
 pub fn vitals(conn: &Connection, args: &ObserveArgs, navigation: Option<Value>) -> Result<String, QueryError> {
-    let tab = default_tab(conn, args.tab_id)?;
-    let vitals = match tab {
+    let asked = default_tab(conn, args.tab_id)?;
+    let vitals = match asked.tab {
         Some(t) => vitals_json(conn, t)?,
         None => None,
     };
     let mut answer = json!({
         "what": "vitals",
-        "tabId": tab,
-        "tracked_tab_id": tracked_tab(conn)?,
+        "tabId": asked.tab,
+        "tracked_tab_id": asked.tracked,
         "vitals": vitals,
     });
-    if let Some(hint) = chosen_note(conn, args.tab_id, tab)? {
+    if let Some(hint) = asked.note(conn)? {
         answer["hint"] = json!(hint);
     }
     if let Some(nav) = navigation {
