@@ -163,27 +163,14 @@ async fn read_input(mut input: impl AsyncBufRead + Unpin, mut to_rmcp: DuplexStr
                     {
                         // rmcp would take it for a request of the stateless draft protocol and ask for
                         // `_meta` fields the client has never heard of: say what MCP's lifecycle wants.
-                        let refusal = Refusal {
-                            id: Some(id),
-                            method: Some(method),
-                            code: ErrorCode::INVALID_REQUEST,
-                            message:
-                                "send initialize first: an MCP session starts with it (ping is answered before it)"
-                                    .into(),
-                        };
-                        (Vec::new(), Some(Out::Line(refusal.to_line())))
+                        let why = "send initialize first: an MCP session starts with it (ping is answered before it)";
+                        (Vec::new(), Some(out_of_turn(id, method, why)))
                     }
                     Ok(envelope::Message::Request { method, id }) if initialized && method == "initialize" => {
                         // A session is initialized once: rmcp would negotiate again, and a version it
                         // does not know would leave the session half in another revision.
-                        let refusal = Refusal {
-                            id: Some(id),
-                            method: Some(method),
-                            code: ErrorCode::INVALID_REQUEST,
-                            message: "already initialized: a session is initialized once; start gasoline mcp again for a new one"
-                                .into(),
-                        };
-                        (Vec::new(), Some(Out::Line(refusal.to_line())))
+                        let why = "already initialized: a session is initialized once; start gasoline mcp again for a new one";
+                        (Vec::new(), Some(out_of_turn(id, method, why)))
                     }
                     Ok(envelope::Message::Request { method, .. }) => {
                         initialized |= method == "initialize";
@@ -214,6 +201,12 @@ async fn read_input(mut input: impl AsyncBufRead + Unpin, mut to_rmcp: DuplexStr
         }
     }
     // Dropping the pipe tells rmcp that stdin has ended.
+}
+
+/// The refusal of a request sent out of turn in MCP's lifecycle (before `initialize`, or a second one).
+fn out_of_turn(id: Value, method: String, why: &str) -> Out {
+    let refusal = Refusal { id: Some(id), method: Some(method), code: ErrorCode::INVALID_REQUEST, message: why.into() };
+    Out::Line(refusal.to_line())
 }
 
 /// Whether a request names its protocol version in `params._meta`, as the stateless draft of MCP
