@@ -130,11 +130,11 @@ fn sources(args: &TailArgs) -> Result<Vec<Source>, CommandError> {
     } else {
         args.kinds.iter().map(|k| (*k, args.failed)).collect()
     };
+    // The default's failed requests are the app's: not the browser's 404 for a favicon it
+    // guessed at, on every load of a page that has none (--failed lists every failure).
+    let app_failures = defaulted && !args.failed;
     let mut out: Vec<Source> = Vec::new();
     for (tk, failed_only) in chosen {
-        // The default's failed requests are the app's: not the browser's 404 for a favicon it
-        // guessed at, on every load of a page that has none (--failed lists every failure).
-        let app_failures = defaulted && !args.failed;
         let mut filter = Filter { failed_only, app_failures, ..base.clone() };
         if tk.errors_only {
             filter.min_level = Some("error");

@@ -79,17 +79,16 @@ pub fn answer(
             ));
         }
         if clipped {
-            hints.push(if args.max_tokens < super::args::MAX_MAX_TOKENS {
-                "an entry larger than the whole budget was clipped (\"_clipped\": true); raise max_tokens for more of it"
-                    .to_string()
+            let more = if args.max_tokens < super::args::MAX_MAX_TOKENS {
+                "raise max_tokens for more of it".to_string()
             } else {
                 format!(
-                    "an entry larger than the whole budget was clipped (\"_clipped\": true); max_tokens is at its \
-                     most ({}): ask for one of its fields at a time (fields=[\"responseBody\"]), or read it whole \
-                     with gasoline export --jsonl",
+                    "max_tokens is at its most ({}): ask for one of its fields at a time (fields=[\"responseBody\"]), \
+                     or read it whole with gasoline export --jsonl",
                     super::args::MAX_MAX_TOKENS
                 )
-            });
+            };
+            hints.push(format!("an entry larger than the whole budget was clipped (\"_clipped\": true); {more}"));
         }
         hints
     };
