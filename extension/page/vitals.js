@@ -8,13 +8,13 @@
 // hidden; a route's page is reported even with no figure yet, since it is where
 // the tab is. FCP and TTFB belong to the load only. Each report says when its page
 // began (`started`), so a reload of the same URL is a new page to the server.
-// Registry: reads sources, observePerformance, inp, routes, core, outbox; adds sources.vitals.
+// Registry: reads sources, observePerformance, inp, routes, core, outbox, requests; adds sources.vitals.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.vitals = function install({ core, outbox }) {
+  G.sources.vitals = function install({ core, outbox, requests }) {
     const { listen, setTimeout, clearTimeout, perfNow } = core;
     const observe = G.observePerformance;
     const { createInp, createInteractionCounter, DURATION_THRESHOLD } = G.inp;
@@ -69,7 +69,7 @@
       // `started` (epoch ms) tells the server a page from the same URL's next load or route.
       const started = Math.round(timeOrigin + p.start);
       // Durations to a tenth of a millisecond, as the waterfall's (a timing entry's doubles carry noise digits).
-      const ms = (v) => (typeof v === "number" ? Math.round(v * 10) / 10 : v);
+      const ms = (v) => (typeof v === "number" ? requests.round(v) : v);
       return { url: p.url, lcp: ms(p.lcp), cls: p.cls, inp: ms(p.inp.value(count)), fcp: ms(p.fcp), ttfb: ms(p.ttfb), navigation: p.how, started };
     }
 

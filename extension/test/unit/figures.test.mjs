@@ -307,7 +307,7 @@ test("vitals: a route change reports the page left with its final values, then a
   clock = 0;
   timers.length = 0;
   emitted.length = 0;
-  G.sources.vitals({ core: G.core, outbox });
+  G.sources.vitals({ core: G.core, outbox, requests: noRequests });
   const loaded = Math.round(performance.timeOrigin); // when the load's page began, as epoch ms
   const shift = (startTime, value) => observers["layout-shift"]([{ startTime, value, hadRecentInput: false }]);
   const event = (startTime, interactionId, duration) => observers.event([{ startTime, interactionId, duration }]);
