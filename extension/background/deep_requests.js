@@ -62,7 +62,10 @@ const MAX_FRAMES = 2000;
 /** Finished requests remembered for the Log entries that name them (they come just after). */
 const RECENT = 300;
 
-/** The protocol's resource types as webRequest named them (the rows' `type` is unchanged). */
+/**
+ * The protocol's resource types as the rows' `type`s: the words the page's own rows use for the
+ * same request (`fetch`, `xmlhttprequest`, `eventsource`), the rest as webRequest named them.
+ */
 const TYPES = {
   Stylesheet: "stylesheet",
   Image: "image",
@@ -70,14 +73,14 @@ const TYPES = {
   Font: "font",
   Script: "script",
   XHR: "xmlhttprequest",
-  Fetch: "xmlhttprequest",
-  EventSource: "xmlhttprequest", // as Chrome's webRequest typed it
+  Fetch: "fetch",
+  EventSource: "eventsource",
   WebSocket: "websocket",
   Ping: "ping",
   CSPViolationReport: "csp_report",
 };
 /** Resource Timing's initiator types as the rows' `type`s. */
-const TIMING_TYPES = { fetch: "xmlhttprequest", xmlhttprequest: "xmlhttprequest", script: "script", beacon: "ping", other: "other" };
+const TIMING_TYPES = { fetch: "fetch", xmlhttprequest: "xmlhttprequest", script: "script", beacon: "ping", other: "other" };
 const PROTOCOLS = { "http/0.9": "HTTP/0.9", "http/1.0": "HTTP/1.0", "http/1.1": "HTTP/1.1", h2: "HTTP/2", h3: "HTTP/3" };
 const NETWORK_URL = /^(https?|wss?):/i;
 const WORKERS = new Set(["worker", "shared_worker", "service_worker"]);

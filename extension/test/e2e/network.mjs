@@ -297,42 +297,42 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       [pageUrl]: { type: "main_frame", frame: "top", status: 200 },
       [t("/network.js")]: { type: "script", frame: "top", status: 200 },
       [t("/net/missing.png")]: { type: "image", frame: "top", status: 404 },
-      [t("/net/top.json")]: { type: "xmlhttprequest", frame: "top", status: 200 },
+      [t("/net/top.json")]: { type: "fetch", frame: "top", status: 200 },
       [t("/net/xhr.json")]: { type: "xmlhttprequest", frame: "top", status: 200 },
-      [t("/net/r1")]: { type: "xmlhttprequest", frame: "top", status: 200 },
-      [`${invalid}/net/x.json`]: { type: "xmlhttprequest", frame: "top", error: /^net::ERR_NAME_NOT_RESOLVED$/ },
-      [c("/net/nocors.json")]: { type: "xmlhttprequest", frame: "top", error: /^net::ERR_FAILED \(CORS: the response from .* has no Access-Control-Allow-Origin header/ },
+      [t("/net/r1")]: { type: "fetch", frame: "top", status: 200 },
+      [`${invalid}/net/x.json`]: { type: "fetch", frame: "top", error: /^net::ERR_NAME_NOT_RESOLVED$/ },
+      [c("/net/nocors.json")]: { type: "fetch", frame: "top", error: /^net::ERR_FAILED \(CORS: the response from .* has no Access-Control-Allow-Origin header/ },
       [c("/net/csp-refused.png")]: { type: "image", frame: "top", error: /^blocked:csp$/ },
-      [t("/net/hang")]: { type: "xmlhttprequest", frame: "top", error: /^net::ERR_ABORTED$/ },
-      [t("/net/hang-arrived")]: { type: "xmlhttprequest", frame: "top", status: 200 },
+      [t("/net/hang")]: { type: "fetch", frame: "top", error: /^net::ERR_ABORTED$/ },
+      [t("/net/hang-arrived")]: { type: "fetch", frame: "top", status: 200 },
       [t("/net/beacon")]: { type: "ping", frame: "top", status: 204, method: "POST" },
-      [t("/net/sse")]: { type: "xmlhttprequest", frame: "top", status: 200 }, // as webRequest typed EventSource
+      [t("/net/sse")]: { type: "eventsource", frame: "top", status: 200 },
       // A worker's own script: Chromium 156 does not always report its response to the worker's
       // session (1 run in 3 for the service worker's: requestWillBeSent and loadingFinished only),
       // so its status may be unknown; never another one.
       [t("/network-worker.js")]: { type: "script", frame: "top", status: 200, statusMayLack: true },
-      [t("/net/worker.json")]: { type: "xmlhttprequest", frame: "top", status: 200 }, // the worker's, in its page's frame
+      [t("/net/worker.json")]: { type: "fetch", frame: "top", status: 200 }, // the worker's, in its page's frame
       // Workers of every other kind: each request of the tab, in the frame that started the worker.
       // A blob: or data: worker's own script is no request of the network (no row).
-      [t("/net/blob-worker.json")]: { type: "xmlhttprequest", frame: "top", status: 200 },
-      [t("/net/data-worker.json")]: { type: "xmlhttprequest", frame: "top", status: 200 },
+      [t("/net/blob-worker.json")]: { type: "fetch", frame: "top", status: 200 },
+      [t("/net/data-worker.json")]: { type: "fetch", frame: "top", status: 200 },
       [t("/network-module-worker.js")]: { type: "script", frame: "top", status: 200, statusMayLack: true },
       [t("/network-module-dep.js")]: { type: "script", frame: "top", status: 200 },
-      [t("/net/module-worker.json")]: { type: "xmlhttprequest", frame: "top", status: 200 },
+      [t("/net/module-worker.json")]: { type: "fetch", frame: "top", status: 200 },
       // The shared worker's (its fetch may be read back from its Resource Timing: see `shared`).
       [t("/network-shared-worker.js")]: { type: "script", frame: "top", status: 200, statusMayLack: true },
-      [t("/net/shared-worker.json")]: { type: "xmlhttprequest", frame: "top", status: 200, startMayLack: true },
+      [t("/net/shared-worker.json")]: { type: "fetch", frame: "top", status: 200, startMayLack: true },
       [t("/network-outer-worker.js")]: { type: "script", frame: "top", status: 200, statusMayLack: true },
       [t("/network-nested-worker.js")]: { type: "script", frame: "top", status: 200, statusMayLack: true },
-      [t("/net/nested-worker.json")]: { type: "xmlhttprequest", frame: "top", status: 200 },
+      [t("/net/nested-worker.json")]: { type: "fetch", frame: "top", status: 200 },
       [t("/network-sw.js")]: { type: "script", serviceWorker: true, status: 200, statusMayLack: true },
-      [t("/net/sw.json")]: { type: "xmlhttprequest", serviceWorker: true, status: 200 },
+      [t("/net/sw.json")]: { type: "fetch", serviceWorker: true, status: 200 },
       [same.url]: { type: "sub_frame", frame: "same", parent: "top", status: 200 },
       [t("/network-frame.js")]: { type: "script", frame: "same", parent: "top", status: 200 },
-      [t("/net/frame.json?who=same")]: { type: "xmlhttprequest", frame: "same", parent: "top", status: 200 },
-      [t("/net/srcdoc.json")]: { type: "xmlhttprequest", frame: "srcdoc", parent: "top", status: 200 },
+      [t("/net/frame.json?who=same")]: { type: "fetch", frame: "same", parent: "top", status: 200 },
+      [t("/net/srcdoc.json")]: { type: "fetch", frame: "srcdoc", parent: "top", status: 200 },
       // Answered by the page's service worker: no server, no status text.
-      [t("/net/answered-by-sw.json")]: { type: "xmlhttprequest", frame: "top", status: 200, noStatusText: true },
+      [t("/net/answered-by-sw.json")]: { type: "fetch", frame: "top", status: 200, noStatusText: true },
     };
     for (const [url, w] of Object.entries(want)) {
       const r = row(url);
@@ -553,7 +553,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       const what = `${u} after the reload: ${JSON.stringify(mine)}`;
       assert.equal(mine.length, 1, what);
       assert.deepEqual([mine[0].source, mine[0].tabId, mine[0].method, mine[0].startUnknown, mine[0].frameId], ["browser", tabId, "GET", undefined, 0], what);
-      assert.equal(mine[0].type, u.endsWith(".js") ? "script" : "xmlhttprequest", what);
+      assert.equal(mine[0].type, u.endsWith(".js") ? "script" : "fetch", what);
     }
     log(`network page, deep, reloaded: ${workerRows.length} rows of blob:, data:, module, nested and shared workers (the shared one started again), each once, the tab's`);
     const inScope = await waitFor(

@@ -65,7 +65,7 @@ test("a 302 → 302 → 200 chain is one row with its hops, times on the wall cl
   assert.equal(row.finalUrl, url("/net/final.json"));
   assert.deepEqual(
     [row.url, row.method, row.type, row.source, row.responseStatus, row.statusLine, row.ip, row.fromCache, row.frameUrl, row.initiator],
-    [url("/net/r1"), "GET", "xmlhttprequest", "browser", 200, "HTTP/1.1 200 OK", "127.0.0.1", false, PAGE, "http://127.0.0.1:8001"],
+    [url("/net/r1"), "GET", "fetch", "browser", 200, "HTTP/1.1 200 OK", "127.0.0.1", false, PAGE, "http://127.0.0.1:8001"],
   );
   assert.equal(row.startedAt, WALL0 * 1000);
   assert.equal(Math.round(row.responseAt - row.startedAt), 20);
@@ -101,7 +101,7 @@ test("a CORS refusal and a preflighted PUT refused by its preflight: the preflig
   const options = rows.find((r) => r.row.method === "OPTIONS").row;
   assert.deepEqual(
     [options.url, options.type, options.responseStatus, options.error, options.frameUrl, options.ip],
-    [`${CROSS}/net/preflighted.json`, "xmlhttprequest", 200, undefined, PAGE, "127.0.0.2"],
+    [`${CROSS}/net/preflighted.json`, "fetch", 200, undefined, PAGE, "127.0.0.2"],
   );
   assert.equal(rows.find((r) => r.row.method === "OPTIONS").where.top, true, "the preflight is of the PUT's frame");
   const put = rows.find((r) => r.row.method === "PUT").row;
@@ -137,9 +137,9 @@ test("DNS failure, refused connection, abort, CSP block: Chrome's reason", () =>
   assert.deepEqual(
     rows.map((r) => [r.row.type, r.row.error, r.row.responseStatus]),
     [
-      ["xmlhttprequest", "net::ERR_NAME_NOT_RESOLVED", undefined],
-      ["xmlhttprequest", "net::ERR_CONNECTION_REFUSED", undefined],
-      ["xmlhttprequest", "net::ERR_ABORTED", undefined],
+      ["fetch", "net::ERR_NAME_NOT_RESOLVED", undefined],
+      ["fetch", "net::ERR_CONNECTION_REFUSED", undefined],
+      ["fetch", "net::ERR_ABORTED", undefined],
       ["image", "blocked:csp", undefined],
     ],
   );
@@ -246,9 +246,9 @@ test("a frame of an origin outside the scope leaves no rows and no messages; the
   assert.deepEqual(
     rows.map((r) => [r.row.url, r.row.type, r.row.frameUrl, r.where.top, r.where.parentTop]),
     [
-      [`${CROSS}/net/nocors.json`, "xmlhttprequest", PAGE, true, false],
+      [`${CROSS}/net/nocors.json`, "fetch", PAGE, true, false],
       ["http://127.0.0.1:8001/network-frame.html?who=same", "sub_frame", "http://127.0.0.1:8001/network-frame.html?who=same", false, true],
-      ["http://127.0.0.1:8001/net/srcdoc.json", "xmlhttprequest", "about:srcdoc", false, true],
+      ["http://127.0.0.1:8001/net/srcdoc.json", "fetch", "about:srcdoc", false, true],
     ],
   );
   assert.equal(rows[1].row.initiator, "http://127.0.0.1:8001", "a frame's document is requested by its parent");
@@ -533,7 +533,7 @@ test("deep: a shared worker whose script the tab requests is attached by its tar
     rows.map((r) => [r.row.url, r.row.type, r.row.responseStatus, r.tabId, r.where.frame, r.row.frameUrl]),
     [
       [SHARED_URL, "script", 200, 1, TOP, PAGE],
-      ["http://127.0.0.1:8001/net/shared.json", "xmlhttprequest", 200, 1, TOP, PAGE],
+      ["http://127.0.0.1:8001/net/shared.json", "fetch", 200, 1, TOP, PAGE],
     ],
   );
   // The same script asked again (another page of the tab): attached once.
@@ -587,7 +587,7 @@ test("deep: what a shared worker fetched before it was attached is read back fro
   const timed = rows.filter((r) => r.row.fromTiming);
   assert.deepEqual(
     timed.map((r) => [r.row.url, r.row.type, r.row.method, r.row.responseStatus, r.row.startedAt, r.row.endedAt, r.tabId, r.where.frame]),
-    [[json, "xmlhttprequest", undefined, 200, t0 + 5, t0 + 9, 1, TOP]],
+    [[json, "fetch", undefined, 200, t0 + 5, t0 + 9, 1, TOP]],
   );
   assert.equal(rows.filter((r) => r.row.url === json).length, 2, "the missed fetch and the one the session saw");
   assert.equal(rows.filter((r) => r.row.url === again).length, 1, "a fetch the session saw is not read back again");
