@@ -73,8 +73,13 @@ pub struct Filter {
 pub enum Shape {
     /// The value as stored (numbers rounded, long strings cut).
     Whole,
-    /// A string's first N lines (a stack's top frames).
-    Lines(usize),
+    /// A logged message: as [`Shape::Whole`], with the objects in it written as JavaScript
+    /// literals, as DevTools shows a logged object (`{i:6,name:'x'}`). Only a message: a body or a
+    /// frame's payload is shown as the page sent it.
+    Logged,
+    /// A stack's first N frames ("    at …" lines), its head (the error's message, which the entry
+    /// says beside it) left out; a text with no frame line, its first N lines.
+    Frames(usize),
     /// The length in characters of a string.
     Length,
 }
@@ -155,10 +160,10 @@ const fn pick(name: &'static str, from: &'static [&'static str]) -> View {
 
 /// The compact entry of `what=errors` (a view of logs): where it was thrown, and its top frames.
 pub static ERRORS_COMPACT: [View; 5] = [
-    pick("message", &["message"]),
+    View { name: "message", from: &["message"], shape: Shape::Logged },
     pick("source", &["source"]),
     pick("location", &["location"]),
-    View { name: "stack", from: &["stack"], shape: Shape::Lines(4) },
+    View { name: "stack", from: &["stack"], shape: Shape::Frames(4) },
     pick("url", &["url"]),
 ];
 
@@ -252,7 +257,7 @@ pub static LOGS: Kind = Kind {
     ],
     compact: &[
         pick("level", &["level"]),
-        pick("message", &["message"]),
+        View { name: "message", from: &["message"], shape: Shape::Logged },
         pick("source", &["source"]),
         pick("url", &["url"]),
     ],

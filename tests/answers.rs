@@ -553,6 +553,41 @@ async fn an_error_s_context_stays_within_its_route() {
     assert_eq!(entries(&errors)[0]["context"], json!({"network_bodies": [2], "navigation": 3}), "{errors}");
 }
 
+/// A data router (React Router, Remix, Next) fetches the next route's data before it writes the URL:
+/// the click, the loader's request that failed and the route change are one span, and the error the
+/// route then throws has the failed request and the click in its context. A request that failed
+/// before the click is still not why.
+#[tokio::test]
+async fn an_error_after_a_route_change_has_the_request_that_led_to_it() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let nav =
+        |dt: i64, how: &str, url: &str| json!({"tabId": 1, "ts": t + dt, "type": "navigate", "how": how, "url": url});
+    server
+        .ingest(
+            "actions",
+            vec![
+                nav(0, "load", "http://app/"),
+                json!({"tabId": 1, "ts": t + 1_726, "type": "click", "selector": "a[href=\"/profile\"]", "url": "http://app/"}),
+                nav(1_782, "pushState", "http://app/profile"),
+            ],
+        )
+        .await;
+    let row = |dt: i64, path: &str, status: i64| json!({"tabId": 1, "ts": t + dt, "method": "GET", "url": format!("http://app{path}"), "responseStatus": status, "source": "page"});
+    server.ingest("network_waterfall", vec![row(1_200, "/home.data", 500), row(1_738, "/profile.data", 503)]).await;
+    server
+        .ingest("logs", vec![json!({"tabId": 1, "ts": t + 1_800, "level": "error", "message": "TypeError: user is null"})])
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
+    assert_eq!(
+        entries(&errors)[0]["context"],
+        json!({"network_waterfall": [2], "action": 2, "navigation": 3}),
+        "{errors}"
+    );
+}
+
 #[tokio::test]
 async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
     let db = TempDb::new();

@@ -87,8 +87,8 @@ pub fn for_status(state: &str, reported_at: i64) -> Option<Value> {
 /// `{"origins":[…],"paused":…,"deep_tabs":[…],"reported_at":…}`, at most `shown` of each
 /// list named and the rest counted.
 fn metadata(capture: &Capture, reported_at: i64, shown: usize) -> Value {
-    let origins: Vec<String> = capture
-        .origins
+    let named = either_scheme(&capture.origins);
+    let origins: Vec<String> = named
         .iter()
         .take(shown)
         .map(|p| match p.char_indices().nth(PATTERN_CHARS) {
@@ -102,13 +102,42 @@ fn metadata(capture: &Capture, reported_at: i64, shown: usize) -> Value {
         "deep_tabs": capture.deep_tabs.iter().take(shown).collect::<Vec<_>>(),
         "reported_at": reported_at,
     });
-    if capture.origins.len() > shown {
-        meta["origins_omitted"] = json!(capture.origins.len() - shown);
+    if named.len() > shown {
+        meta["origins_omitted"] = json!(named.len() - shown);
     }
     if capture.deep_tabs.len() > shown {
         meta["deep_tabs_omitted"] = json!(capture.deep_tabs.len() - shown);
     }
     meta
+}
+
+/// The patterns as an answer names them: an `http://` and an `https://` pattern of the same host and
+/// path as one `*://` pattern, which in Chrome's match patterns means either (the default scope's
+/// eight patterns read as four), in the order the first of each pair came.
+fn either_scheme(patterns: &[String]) -> Vec<String> {
+    let other = |p: &str| match p.split_once("://") {
+        Some(("http", rest)) => Some((format!("https://{rest}"), rest.to_owned())),
+        Some(("https", rest)) => Some((format!("http://{rest}"), rest.to_owned())),
+        _ => None,
+    };
+    let mut named = Vec::with_capacity(patterns.len());
+    let mut paired: Vec<&str> = Vec::new();
+    for p in patterns {
+        if paired.contains(&p.as_str()) {
+            continue;
+        }
+        match other(p).filter(|(twin, _)| patterns.contains(twin)) {
+            Some((_, rest)) => {
+                named.push(format!("*://{rest}"));
+                paired.push(p);
+                if let Some(twin) = patterns.iter().find(|t| other(t).is_some_and(|(back, _)| back == *p)) {
+                    paired.push(twin);
+                }
+            }
+            None => named.push(p.clone()),
+        }
+    }
+    named
 }
 
 /// The site the agent asked about (its `url` filter, else the last known URL of the
@@ -160,6 +189,15 @@ pub fn splice(answer: &str, field: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_http_and_https_pair_is_named_once() {
+        let p = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let default = p(&["http://localhost/*", "https://localhost/*", "http://[::1]/*", "https://[::1]/*"]);
+        assert_eq!(super::either_scheme(&default), p(&["*://localhost/*", "*://[::1]/*"]));
+        let mixed = p(&["https://shop.example/*", "http://localhost/*", "http://shop.example/*", "<all_urls>"]);
+        assert_eq!(super::either_scheme(&mixed), p(&["*://shop.example/*", "http://localhost/*", "<all_urls>"]));
+    }
+
     use super::*;
 
     #[test]

@@ -303,8 +303,9 @@ fn at_text(original: Option<&Value>, frames: &[Value], reason: Option<&str>) -> 
     let unmapped = || {
         frames
             .iter()
-            .find(|f| f.get("original").is_none() && f.get("sourcemap").is_some())
-            .and_then(|f| f.get("at")?.as_str())
+            .filter(|f| f.get("original").is_none() && f.get("sourcemap").is_some())
+            .filter_map(|f| f.get("at")?.as_str())
+            .find(|at| !served_from_dependencies(at))
     };
     originals().find_map(|o| original_text(o, false)).or_else(|| {
         if hot() {
@@ -321,6 +322,14 @@ pub fn at_of(entry: &Value) -> Option<String> {
     let frames = entry.get("frames").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str))
         .or_else(|| entry.get("location").and_then(Value::as_str).map(|l| cut(l).into_owned()))
+}
+
+/// A raw frame ("url:line:col") of a script served from a `node_modules` folder (Vite's prebundled
+/// `/node_modules/.vite/deps/chunk-….js`): library code even where it could not be mapped, as
+/// DevTools' default ignore list has it.
+fn served_from_dependencies(at: &str) -> bool {
+    let path = at.split_once('?').map_or(at, |(path, _)| path);
+    path.split('/').any(|segment| segment == "node_modules")
 }
 
 /// An error's first original frames outside library code, one line each
@@ -350,7 +359,7 @@ fn original_frames(frames: Option<&RawValue>) -> Option<String> {
             None => {
                 let why = frame.get("sourcemap").and_then(Value::as_str);
                 let Some((at, why)) = frame.get("at").and_then(Value::as_str).zip(why) else { continue };
-                if why == kind::NOT_IN_SCOPE_REASON {
+                if why == kind::NOT_IN_SCOPE_REASON || served_from_dependencies(at) {
                     library += 1;
                     continue;
                 }
@@ -440,15 +449,22 @@ pub fn number(v: f64) -> String {
 fn text(s: &str, shape: Shape, sent: Option<usize>) -> String {
     match shape {
         Shape::Length => sent.unwrap_or_else(|| s.chars().count()).to_string(),
-        Shape::Lines(n) => {
-            let total = s.lines().count();
-            let mut head: String = s.lines().take(n).collect::<Vec<_>>().join("\n");
-            if total > n {
-                head.push_str(&format!("\n… (+{} lines)", total - n));
+        Shape::Frames(n) => {
+            // A message of several lines (React's hydration error) would otherwise fill the view
+            // with what `message` already says, and show no frame.
+            let first_frame = s.lines().position(|line| line.trim_start().starts_with("at "));
+            let lines: Vec<&str> = s.lines().skip(first_frame.unwrap_or(0)).collect();
+            let mut head: String = lines.iter().take(n).copied().collect::<Vec<_>>().join("\n");
+            if lines.len() > n {
+                head.push_str(&format!("\n… (+{} lines)", lines.len() - n));
             }
             json_string(&cut(&head))
         }
         Shape::Whole => match sent {
+            Some(sent) => json_string(&cut_sent(s, sent)),
+            None => json_string(&cut(s)),
+        },
+        Shape::Logged => match sent {
             Some(sent) => json_string(&cut_sent(&literals(s), sent)),
             None => json_string(&cut(&literals(s))),
         },
@@ -706,7 +722,13 @@ mod tests {
     fn long_text_is_cut_and_says_by_how_much() {
         let long = "x".repeat(TEXT_CAP + 10);
         assert!(text(&long, Shape::Whole, None).ends_with("… (+10 chars)\""));
-        assert_eq!(text("a\nb\nc\nd\ne", Shape::Lines(2), None), "\"a\\nb\\n… (+3 lines)\"");
+        assert_eq!(text("a\nb\nc\nd\ne", Shape::Frames(2), None), "\"a\\nb\\n… (+3 lines)\"");
+        // A message of several lines: the frames, not the message again.
+        let stack = "Error: Hydration failed\n\n  <Clock>\n+ 10:01\n- 10:02\n    at throwOnHydrationMismatch (http://x/react-dom.js:1:2)\n    at f (http://x/a.js:3:4)";
+        assert_eq!(
+            text(stack, Shape::Frames(1), None),
+            "\"    at throwOnHydrationMismatch (http://x/react-dom.js:1:2)\\n… (+1 lines)\""
+        );
         assert_eq!(text("héllo", Shape::Length, None), "5");
         // A text ingest cut: counted to the bytes the page sent.
         assert!(text(&long, Shape::Whole, Some(20_000)).ends_with(&format!("… (+{} bytes sent)\"", 20_000 - TEXT_CAP)));
@@ -731,6 +753,11 @@ mod tests {
             Some(r#""http://localhost:5173/src/lib/Debugger.svelte?t=1:75:13""#)
         );
         assert_eq!(original_at(Some(&lib), None, None).as_deref(), Some(r#""node_modules/react-dom/index.js:5:2""#));
+        // A prebundled dependency that could not be mapped is library code, not the page's own.
+        let deps = raw(
+            r#"[{"at":"http://localhost:5173/node_modules/.vite/deps/chunk-HNQZ3SC5.js?v=c6ce9bc8:8:50","sourcemap":"out of range"}]"#,
+        );
+        assert_eq!(original_at(Some(&lib), Some(&deps), None).as_deref(), Some(r#""node_modules/react-dom/index.js:5:2""#));
         assert_eq!(original_at(None, None, None), None);
         // The page's own code ran from a hot update (unmapped): no library frame stands in for it.
         let hot = raw(r#""hot update""#);

@@ -1,6 +1,6 @@
 //! An error's context: what the same tab did in the `context_ms` before it, since its page's
-//! last load or reload, or its last route change in a single-page app (a request that failed on
-//! the page before is not why) — the requests that
+//! last load or reload, or its last route change in a single-page app, from the user action that
+//! led to it (a request that failed on the page before is not why) — the requests that
 //! failed (not the browser's own guess at a favicon, `outcome`'s rule), the last user action and the navigation the visit began with — so that "why did this error happen?"
 //! takes one call instead of four.
 
@@ -29,7 +29,11 @@ pub fn of_error(
         return Ok("{}".into());
     };
     let page_began = super::navigation::visit_began(conn, tab, ts)?;
-    let from = ts.saturating_sub(window_ms).max(page_began.unwrap_or(i64::MIN));
+    let span_began = match page_began {
+        Some(began) => Some(route_change_cause(conn, tab, began)?.unwrap_or(began)),
+        None => None,
+    };
+    let from = ts.saturating_sub(window_ms).max(span_began.unwrap_or(i64::MIN));
     let mut parts: Vec<String> = Vec::new();
     for kind in [&NETWORK_BODIES, &NETWORK_WATERFALL] {
         let sql = format!(
@@ -73,6 +77,26 @@ pub fn of_error(
         }
     }
     Ok(format!("{{{}}}", parts.join(",")))
+}
+
+/// Longest a route change is looked back from for the user action that led to it.
+const CAUSE_LEAD_MS: i64 = 10_000;
+
+/// When the visit began by a route change at `began`: the time of the user action that led to it
+/// (the latest one within [`CAUSE_LEAD_MS`] before it, with no other navigation between). A data
+/// router (React Router, Remix, Next, TanStack) fetches the next route's data before it writes the
+/// URL, so the request that failed on the way to the route is older than the route change: the
+/// click, the requests it started and the route change are one span. None for a page load, or a
+/// route change no action led to (a script's own redirect).
+fn route_change_cause(conn: &Connection, tab: i64, began: i64) -> Result<Option<i64>, QueryError> {
+    use super::navigation::{PAGE_LOAD, TOP_FRAME_NAVIGATION};
+    let sql = format!(
+        "SELECT a.ts FROM actions a WHERE a.tab_id = ?1 AND a.ts BETWEEN ?2 - {CAUSE_LEAD_MS} AND ?2 AND a.type <> 'navigate' \
+         AND NOT EXISTS (SELECT 1 FROM actions WHERE tab_id = ?1 AND ts = ?2 AND {PAGE_LOAD}) \
+         AND NOT EXISTS (SELECT 1 FROM actions WHERE tab_id = ?1 AND ts > a.ts AND ts < ?2 AND {TOP_FRAME_NAVIGATION}) \
+         ORDER BY a.ts DESC, a.id DESC LIMIT 1"
+    );
+    Ok(conn.prepare_cached(&sql)?.query_row([tab, began], |r| r.get(0)).optional()?)
 }
 
 /// Whether the logs entry `id` was thrown in a WebSocket's or an EventSource's message handler:

@@ -178,17 +178,25 @@ impl Network {
         for (h, n) in self.hosts.iter().take(top) {
             host_map.insert(h.clone(), json!(n));
         }
+        let failed: Vec<&Value> = self.failed.iter().take(top).collect();
+        let mut rendered = json!({ "by_status": self.by_status, "failed_count": self.failed_count });
+        // The smallest form (no item of any list) names the lists' counts alone.
+        if top > 0 {
+            rendered["by_host"] = json!(host_map);
+            rendered["failed"] = json!(failed);
+            rendered["slowest"] = json!(self.slowest.iter().take(top.min(SLOWEST)).collect::<Vec<_>>());
+        }
+        // Said where a list is cut, as a group list says `not_shown`, so that a host or a failure
+        // left out is not taken for one that never was.
         let more_hosts = self.hosts.len().saturating_sub(top);
         if more_hosts > 0 {
-            host_map.insert(format!("({more_hosts} more hosts)"), Value::Null);
+            rendered["hosts_not_shown"] = json!(more_hosts);
         }
-        json!({
-            "by_status": self.by_status,
-            "by_host": host_map,
-            "failed_count": self.failed_count,
-            "failed": self.failed.iter().take(top).collect::<Vec<_>>(),
-            "slowest": self.slowest.iter().take(top.min(SLOWEST)).collect::<Vec<_>>(),
-        })
+        let more_failed = usize::try_from(self.failed_count).unwrap_or(0).saturating_sub(failed.len());
+        if more_failed > 0 {
+            rendered["failed_not_shown"] = json!(more_failed);
+        }
+        rendered
     }
 }
 
@@ -302,7 +310,9 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         let (count, first, last): (i64, Option<i64>, Option<i64>) = conn
             .prepare_cached(&sql)?
             .query_row(rusqlite::params_from_iter(filter.params.iter()), |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-        kinds.insert(kind.name.into(), json!({ "count": count, "first_id": first, "last_id": last }));
+        // An empty ring has no ids to name.
+        let counted = if count == 0 { json!({ "count": 0 }) } else { json!({ "count": count, "first_id": first, "last_id": last }) };
+        kinds.insert(kind.name.into(), counted);
     }
     let nothing = kinds.values().all(|k| k["count"] == 0);
     let logs_filter = {
@@ -329,16 +339,28 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         if let Some(scope) = &scope {
             answer.insert("navigation".into(), scope.clone());
         }
-        answer.insert("kinds".into(), Value::Object(kinds.clone()));
+        // The smallest form counts each kind alone; its ids are in every larger one.
+        let counted = if top > 0 { kinds.clone() } else { kinds.iter().map(|(k, v)| (k.clone(), json!({ "count": v["count"] }))).collect() };
+        answer.insert("kinds".into(), Value::Object(counted));
         answer.insert("logs".into(), group_list(&log_groups, top));
         answer.insert("errors".into(), group_list(&error_groups, top));
         answer.insert(NETWORK_WATERFALL.name.into(), waterfall.render(top));
         answer.insert(NETWORK_BODIES.name.into(), bodies.render(top));
         // `not_shown` is named where a list has it: groups left out here.
         let cut = log_groups.len() > top || error_groups.len() > top;
+        let failures_cut = [&waterfall, &bodies].iter().any(|n| usize::try_from(n.failed_count).unwrap_or(0) > top);
         let hint = match &args.extras.empty_hint {
             // Nothing at all: capture is paused, or the tab asked about is not captured.
             Some(h) if nothing => h.as_str(),
+            _ if top == 0 => {
+                "lists left out at this max_tokens (not_shown): ask for more, or list them with what=errors group=true and what=network_waterfall failed=true"
+            }
+            _ if cut && failures_cut => {
+                "drill down with observe what=<kind> id=<id>; list every error group with what=errors group=true (not_shown: groups left out here) and every failed request with what=network_waterfall failed=true (failed_not_shown)"
+            }
+            _ if failures_cut => {
+                "drill down with observe what=<kind> id=<id>; list every failed request with what=network_waterfall failed=true (failed_not_shown: left out here); error groups with what=errors group=true"
+            }
             _ if cut => {
                 "drill down with observe what=<kind> id=<id>; list every error group with what=errors group=true (not_shown: groups left out here); recent entries with offset=-20"
             }
@@ -356,8 +378,10 @@ fn group_list(groups: &[Group], top: usize) -> Value {
     let mut list = json!({
         "groups_total": groups.len(),
         "occurrences": groups.iter().map(|g| g.count).sum::<i64>(),
-        "groups": groups.iter().take(top).collect::<Vec<_>>(),
     });
+    if top > 0 {
+        list["groups"] = json!(groups.iter().take(top).collect::<Vec<_>>());
+    }
     // Said where it happens, so that a group left out is not taken for one that never was.
     if groups.len() > top {
         list["not_shown"] = json!(groups.len() - top);

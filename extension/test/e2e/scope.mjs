@@ -184,7 +184,7 @@ try {
   const empty = await observe(client, { what: "network_waterfall", url: "shop.example" });
   assert.equal(empty.entries.length, 0);
   assert.match(empty.hint || "", /shop\.example is not captured: open the Gasoline popup on it and choose Capture this site/);
-  assert.ok(empty.capture && empty.capture.origins.includes("http://localhost/*") && empty.capture.paused === false, JSON.stringify(empty.capture));
+  assert.ok(empty.capture && empty.capture.origins.includes("*://localhost/*") && empty.capture.paused === false, JSON.stringify(empty.capture));
   log("shop.example: no script, no entry, no tab row; the popup offers to capture it; observe says how");
 
   // ---- turned on from the popup: captured from its next load, on plain http ----
