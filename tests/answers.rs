@@ -577,7 +577,10 @@ async fn an_error_after_a_route_change_has_the_request_that_led_to_it() {
     let row = |dt: i64, path: &str, status: i64| json!({"tabId": 1, "ts": t + dt, "method": "GET", "url": format!("http://app{path}"), "responseStatus": status, "source": "page"});
     server.ingest("network_waterfall", vec![row(1_200, "/home.data", 500), row(1_738, "/profile.data", 503)]).await;
     server
-        .ingest("logs", vec![json!({"tabId": 1, "ts": t + 1_800, "level": "error", "message": "TypeError: user is null"})])
+        .ingest(
+            "logs",
+            vec![json!({"tabId": 1, "ts": t + 1_800, "level": "error", "message": "TypeError: user is null"})],
+        )
         .await;
     let mcp = Mcp::http(&server).await;
     let errors = within_budget(&mcp, json!({"what": "errors"})).await;
@@ -878,6 +881,47 @@ async fn a_drill_down_by_field_gives_the_field_as_sent() {
             .await;
     assert_eq!(entries(&drilled)[0]["responseBody"], json!(body), "{drilled}");
     assert_eq!(entries(&drilled)[0]["duration"], json!(12.345_678), "as stored, not rounded");
+}
+
+/// A listing naming a body among its fields gives it as the API sent it (cut at 500 characters), not
+/// rewritten as a JavaScript literal, which only a logged message is.
+#[tokio::test]
+async fn a_listed_body_is_the_json_the_api_sent() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let body = r#"{"error":"StatsService unavailable","code":"E_STATS_DOWN"}"#;
+    server
+        .ingest("network_bodies", vec![json!({"tabId": 1, "method": "GET", "url": "http://app/api/stats", "status": 500, "responseBody": body})])
+        .await;
+    server.ingest("logs", vec![json!({"tabId": 1, "level": "log", "message": r#"state {"a":1}"#})]).await;
+    let mcp = Mcp::http(&server).await;
+    let listed = within_budget(&mcp, json!({"what": "network_bodies", "fields": ["url", "responseBody"]})).await;
+    assert_eq!(entries(&listed)[0]["responseBody"], json!(body), "{listed}");
+    let logs = within_budget(&mcp, json!({"what": "logs"})).await;
+    assert_eq!(entries(&logs)[0]["message"], json!("state {a:1}"), "{logs}");
+}
+
+/// The summary at the smallest max_tokens still answers, with counts alone, and a list cut short
+/// says how much it left out.
+#[tokio::test]
+async fn the_summary_answers_at_the_smallest_budget_and_counts_what_it_left_out() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let failed = |i: usize| json!({"tabId": 1, "method": "GET", "url": format!("http://host{}.test/api/{i}", i % 7), "responseStatus": 500});
+    server.ingest("network_waterfall", (0..9).map(failed).collect()).await;
+    let logs = (0..9).map(
+        |i| json!({"tabId": 1, "level": "error", "message": format!("error number {i} of a kind {}", "x".repeat(i))}),
+    );
+    server.ingest("logs", logs.collect()).await;
+    let mcp = Mcp::http(&server).await;
+    let whole = within_budget(&mcp, json!({"what": "summary"})).await;
+    assert_eq!(whole["network_waterfall"]["failed_count"], 9, "{whole}");
+    assert_eq!(whole["network_waterfall"]["failed"].as_array().map(Vec::len), Some(5), "{whole}");
+    assert_eq!(whole["network_waterfall"]["failed_not_shown"], 4, "{whole}");
+    assert_eq!(whole["network_waterfall"]["hosts_not_shown"], 2, "{whole}");
+    let smallest = within_budget(&mcp, json!({"what": "summary", "max_tokens": 500})).await;
+    assert_eq!(smallest["kinds"]["network_waterfall"]["count"], 9, "{smallest}");
+    assert_eq!(smallest["network_waterfall"]["failed_not_shown"], 9, "{smallest}");
 }
 
 /// An error thrown in a WebSocket's message handler has the message it was handling in its

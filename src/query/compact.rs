@@ -757,7 +757,10 @@ mod tests {
         let deps = raw(
             r#"[{"at":"http://localhost:5173/node_modules/.vite/deps/chunk-HNQZ3SC5.js?v=c6ce9bc8:8:50","sourcemap":"out of range"}]"#,
         );
-        assert_eq!(original_at(Some(&lib), Some(&deps), None).as_deref(), Some(r#""node_modules/react-dom/index.js:5:2""#));
+        assert_eq!(
+            original_at(Some(&lib), Some(&deps), None).as_deref(),
+            Some(r#""node_modules/react-dom/index.js:5:2""#)
+        );
         assert_eq!(original_at(None, None, None), None);
         // The page's own code ran from a hot update (unmapped): no library frame stands in for it.
         let hot = raw(r#""hot update""#);

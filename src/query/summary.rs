@@ -311,7 +311,11 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
             .prepare_cached(&sql)?
             .query_row(rusqlite::params_from_iter(filter.params.iter()), |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         // An empty ring has no ids to name.
-        let counted = if count == 0 { json!({ "count": 0 }) } else { json!({ "count": count, "first_id": first, "last_id": last }) };
+        let counted = if count == 0 {
+            json!({ "count": 0 })
+        } else {
+            json!({ "count": count, "first_id": first, "last_id": last })
+        };
         kinds.insert(kind.name.into(), counted);
     }
     let nothing = kinds.values().all(|k| k["count"] == 0);
@@ -340,7 +344,11 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
             answer.insert("navigation".into(), scope.clone());
         }
         // The smallest form counts each kind alone; its ids are in every larger one.
-        let counted = if top > 0 { kinds.clone() } else { kinds.iter().map(|(k, v)| (k.clone(), json!({ "count": v["count"] }))).collect() };
+        let counted = if top > 0 {
+            kinds.clone()
+        } else {
+            kinds.iter().map(|(k, v)| (k.clone(), json!({ "count": v["count"] }))).collect()
+        };
         answer.insert("kinds".into(), Value::Object(counted));
         answer.insert("logs".into(), group_list(&log_groups, top));
         answer.insert("errors".into(), group_list(&error_groups, top));
