@@ -924,6 +924,31 @@ async fn the_summary_answers_at_the_smallest_budget_and_counts_what_it_left_out(
     assert_eq!(smallest["network_waterfall"]["failed_not_shown"], 9, "{smallest}");
 }
 
+/// An error group says where its example happened (its original location where a source map gave
+/// one), in the summary and in what=errors group=true: where an error is takes no second call.
+#[tokio::test]
+async fn an_error_group_says_where_it_happened() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mapped = json!({"tabId": 1, "level": "error", "message": "TypeError: x is undefined",
+        "location": "http://localhost:5173/assets/index.js:1:900",
+        "original": {"source": "src/Cart.tsx", "line": 11, "column": 39}});
+    let raw =
+        json!({"tabId": 1, "level": "error", "message": "boom", "location": "http://localhost:5173/src/a.js:3:1"});
+    let nowhere = json!({"tabId": 1, "level": "error", "message": "Failed to load the page"});
+    server.ingest("logs", vec![mapped.clone(), mapped, raw, nowhere]).await;
+    let mcp = Mcp::http(&server).await;
+    let grouped = within_budget(&mcp, json!({"what": "errors", "group": true})).await;
+    let at: Vec<Value> = grouped["groups"].as_array().unwrap().iter().map(|g| g["at"].clone()).collect();
+    assert_eq!(
+        at,
+        vec![json!("src/Cart.tsx:11:39"), json!("http://localhost:5173/src/a.js:3:1"), Value::Null],
+        "{grouped}"
+    );
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    assert_eq!(summary["errors"]["groups"][0]["at"], "src/Cart.tsx:11:39", "{summary}");
+}
+
 /// An error thrown in a WebSocket's message handler has the message it was handling in its
 /// context: the tab's latest incoming one before it. An error thrown elsewhere does not.
 #[tokio::test]

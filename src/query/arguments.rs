@@ -253,7 +253,7 @@ pub static OBSERVE: [Arg; 18] = [
         "group",
         Boolean,
         Applies::ERRORS,
-        "fingerprint groups (count, first and last id, an example) instead of occurrences, most frequent first, as frequent the earliest first (no offset or cursor)",
+        "fingerprint groups (count, first and last id, an example and where it happened, `at`) instead of occurrences, most frequent first, as frequent the earliest first (no offset or cursor)",
     ),
     arg(
         "context",

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -31,6 +31,22 @@ pub struct Group {
     pub first_id: i64,
     pub last_id: i64,
     pub example: String,
+    /// Where the example happened, as an entry's compact `at` says it (its original location
+    /// where a source map gave one); filled by [`locate`] for the groups an answer shows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
+/// Fills each group's `at` from its example entry (`first_id`), so that where an error happens
+/// takes no second call.
+pub(super) fn locate(conn: &Connection, groups: &mut [Group]) -> Result<(), QueryError> {
+    let mut stmt = conn.prepare_cached("SELECT data FROM logs WHERE id = ?1")?;
+    for group in groups {
+        let data: Option<String> = stmt.query_row([group.first_id], |r| r.get(0)).optional()?;
+        let entry = data.and_then(|d| serde_json::from_str::<Value>(&d).ok());
+        group.at = entry.as_ref().and_then(compact::at_of);
+    }
+    Ok(())
 }
 
 /// Groups of the logs matching `filter` (oldest first in, most frequent first out).
@@ -68,6 +84,7 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
                     first_id: id,
                     last_id: id,
                     example: example(&message),
+                    at: None,
                 });
             }
         }
@@ -101,9 +118,10 @@ fn example(message: &str) -> String {
 /// `what=errors group=true`: error groups, most frequent first, as many as fit.
 pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> Result<String, QueryError> {
     let filter = Where::new(&LOGS, true, args);
-    let all = groups(conn, &filter, false)?;
+    let mut all = groups(conn, &filter, false)?;
     let occurrences: i64 = all.iter().map(|g| g.count).sum();
     let wanted = args.limit.filter(|l| *l > 0).map_or(all.len(), |l| (l as usize).min(all.len()));
+    locate(conn, &mut all[..wanted])?;
     let mut head = Map::new();
     head.insert("what".into(), json!("errors"));
     head.insert("group".into(), json!(true));
@@ -330,7 +348,11 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
     let severity = |g: &Group| g.level.as_deref().and_then(|l| LEVELS.iter().position(|x| *x == l)).unwrap_or(0);
     log_groups
         .sort_by(|a, b| severity(b).cmp(&severity(a)).then(b.count.cmp(&a.count)).then(a.first_id.cmp(&b.first_id)));
-    let error_groups = groups(conn, &Where::new(&LOGS, true, args), false)?;
+    let mut error_groups = groups(conn, &Where::new(&LOGS, true, args), false)?;
+    let shown = error_groups.len().min(TOP);
+    locate(conn, &mut error_groups[..shown])?;
+    let shown = log_groups.len().min(TOP);
+    locate(conn, &mut log_groups[..shown])?;
     let waterfall = network(conn, &NETWORK_WATERFALL, args)?;
     let bodies = network(conn, &NETWORK_BODIES, args)?;
     // Fewer items per list until the answer fits.
