@@ -82,6 +82,31 @@ async fn the_page_and_its_files_are_served_with_a_strict_policy() {
     assert!(r.text().await.unwrap().contains("/api/overview"), "the 404 lists the routes");
 }
 
+/// The console's rows say where each happened as the agent is told: a logs entry's `at`, the
+/// original location where a source map gave one, beside its stored fields.
+#[tokio::test]
+async fn a_console_row_says_where_it_happened_as_the_agent_is_told() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    server
+        .ingest(
+            "logs",
+            vec![
+                json!({"level": "error", "message": "boom", "tabId": 1, "location": "http://localhost:5173/assets/i.js:1:9",
+                       "original": {"source": "src/a.ts", "line": 3, "column": 1}}),
+                json!({"level": "log", "message": "plain", "tabId": 1}),
+            ],
+        )
+        .await;
+    let (status, rows) = get_json(&server, "/api/rows/logs").await;
+    assert_eq!(status, 200, "{rows}");
+    assert_eq!(rows["entries"][0]["at"], "src/a.ts:3:1", "{rows}");
+    assert_eq!(rows["entries"][0]["location"], "http://localhost:5173/assets/i.js:1:9", "stored fields as they are");
+    assert!(rows["entries"][1].get("at").is_none(), "{rows}");
+    let (_, one) = get_json(&server, "/api/rows/logs/1").await;
+    assert_eq!(one["entries"][0]["at"], "src/a.ts:3:1", "{one}");
+}
+
 #[tokio::test]
 async fn the_json_twins_answer_what_observe_answers() {
     let db = TempDb::new();

@@ -143,9 +143,29 @@ pub(super) async fn rows(State(viewer): State<Viewer>, Path(what): Path<String>,
         Err(m) => return refuse(StatusCode::BAD_REQUEST, m),
     };
     match observe(&viewer, args).await {
-        Ok(text) => json_text(text),
+        Ok(text) => json_text(with_at(&what, text)),
         Err(r) => r,
     }
+}
+
+/// A logs answer with each entry's `at`: where it happened as an agent's compact entry says it
+/// (its original location where a source map gave one, `query::at_of`), so that the person's
+/// console names the line the agent is told of. Other answers as they are.
+fn with_at(what: &str, text: String) -> String {
+    if what != "logs" && what != "errors" {
+        return text;
+    }
+    let Ok(mut answer) = serde_json::from_str::<Value>(&text) else { return text };
+    let Some(entries) = answer.get_mut("entries").and_then(Value::as_array_mut) else { return text };
+    for entry in entries {
+        if entry.get("at").is_some() {
+            continue; // a compact entry says it already
+        }
+        if let Some(at) = crate::query::at_of(entry) {
+            entry["at"] = json!(at);
+        }
+    }
+    answer.to_string()
 }
 
 /// `GET /api/rows/{what}/{id}`: one entry whole; 404 when it is not kept.
@@ -177,7 +197,7 @@ pub(super) async fn row(
     if answer["filtered_out"].as_array().is_some_and(|a| !a.is_empty()) {
         return refuse(StatusCode::NOT_FOUND, format!("{what} entry {id} does not match the arguments given with it"));
     }
-    json_text(text)
+    json_text(with_at(&what, text))
 }
 
 /// `GET /api/summary?tabId=&since=`: observe's summary.

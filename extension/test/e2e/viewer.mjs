@@ -74,7 +74,7 @@ function capture(site, T) {
   return {
     tabs: [{ tabId, url: `${site}/`, title: HOSTILE_TITLE }],
     logs: [
-      { level: "log", message: 'fixture starts {"n":1}', source: "console", location: `${site}/:3:9` },
+      { level: "log", message: 'fixture starts {"n":1}', source: "console", location: `${site}/:3:9`, original: { source: "src/main.ts", line: 2, column: 5 } },
       { level: "info", message: "fixture info", source: "console" },
       { level: "warn", message: "fixture warning", source: "console" },
       { level: "error", message: "fixture error Error: fixture boom", source: "console", stack: `Error: fixture boom\n    at ${site}/:6:30\n  Caused by: TypeError: inner cause\n      at ${site}/:5:11` },
@@ -348,6 +348,10 @@ try {
   await viewer.waitForSelector("#detail:not([hidden]) pre.body");
   await viewer.keyboard.press("Escape");
   await viewer.waitForSelector("#detail", { state: "hidden" });
+  // A call site a source map resolved reads as its original line, as the agent's `at` says it.
+  await viewer.fill("#q", "fixture starts");
+  await waitFor("the logged row alone", async () => (await viewer.$$(".vlayer .vrow")).length === 1);
+  assert.equal(await viewer.textContent(".vlayer .vrow .vcell.dim .text"), "src/main.ts:2:5");
   // A stack's cause chain, expandable.
   await viewer.fill("#q", "fixture boom");
   await waitFor("the error with a cause", async () => {

@@ -47,7 +47,8 @@ export function consoleView(ctx) {
         cls: "msg",
         cell: (r) => [r._count > 1 ? el("span.repeat", { "data-count": r._count, text: `${r._count}` }) : null, el("span.text", { text: line(r.message, 500) })],
       },
-      { title: "source", width: "14em", cls: "dim", cell: (r) => el("span.text", { text: line(r.location || r.source || "", 120) }) },
+      // Where it happened as the agent is told: the original location where a source map gave one.
+      { title: "source", width: "14em", cls: "dim", cell: (r) => el("span.text", { text: line(r.at || r.location || r.source || "", 120) }) },
       { title: "tab", width: "3.5em", cls: "num", cell: (r) => String(r.tabId ?? "") },
     ],
   });

@@ -44,7 +44,7 @@ function headers(h) {
  * console group's `_count` and `_lastTs` (console.js). Only these are left out of "Every stored
  * field": a page's own `_id` or `__typename`, and the server's `_clipped`, are shown.
  */
-const OWN_KEYS = ["_kind", "_count", "_lastTs"];
+const OWN_KEYS = ["_kind", "_count", "_lastTs", "at"]; // ours, or the server's `at` (no stored field)
 
 function stored(e) {
   const out = {};
@@ -123,6 +123,7 @@ function log(e) {
       kv([
         ["level", e.level],
         ["source", e.source],
+        ["at", e.at !== e.location ? e.at : undefined],
         ["location", e.location],
         ["page", e.url],
         ["time", when(e.ts)],
