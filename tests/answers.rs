@@ -924,6 +924,40 @@ async fn the_summary_answers_at_the_smallest_budget_and_counts_what_it_left_out(
     assert_eq!(smallest["network_waterfall"]["failed_not_shown"], 9, "{smallest}");
 }
 
+/// An error's compact entry says where in the original source (`at`, `frames`) without the raw
+/// `location` and `stack` beside them, which name the same lines in the bundle; an error nothing
+/// mapped keeps its raw location and stack; a drill-down has every field.
+#[tokio::test]
+async fn a_mapped_error_is_not_told_twice() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let stack = "TypeError: x is undefined\n    at total (http://localhost:5173/assets/i.js:1:900)";
+    server
+        .ingest(
+            "logs",
+            vec![
+                json!({"tabId": 1, "level": "error", "message": "TypeError: x is undefined", "stack": stack,
+                       "location": "http://localhost:5173/assets/i.js:1:900",
+                       "original": {"source": "src/Cart.tsx", "line": 11, "column": 39},
+                       "frames": [{"at": "http://localhost:5173/assets/i.js:1:900", "fn": "total",
+                                   "original": {"source": "src/Cart.tsx", "line": 11, "column": 39}}]}),
+                json!({"tabId": 1, "level": "error", "message": "boom", "stack": "Error: boom\n    at http://localhost:5173/x.js:3:1",
+                       "location": "http://localhost:5173/x.js:3:1"}),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
+    let list = entries(&errors);
+    assert_eq!(list[0]["at"], "src/Cart.tsx:11:39", "{errors}");
+    assert_eq!(list[0]["frames"], "total src/Cart.tsx:11:39", "{errors}");
+    assert!(list[0].get("location").is_none() && list[0].get("stack").is_none(), "{errors}");
+    assert_eq!(list[1]["location"], "http://localhost:5173/x.js:3:1", "{errors}");
+    assert!(list[1]["stack"].as_str().is_some_and(|s| s.contains("x.js:3:1")), "{errors}");
+    let whole = within_budget(&mcp, json!({"what": "errors", "id": list[0]["id"]})).await;
+    assert_eq!(entries(&whole)[0]["stack"], stack, "{whole}");
+}
+
 /// An error group says where its example happened (its original location where a source map gave
 /// one), in the summary and in what=errors group=true: where an error is takes no second call.
 #[tokio::test]

@@ -43,6 +43,9 @@ pub struct Layout {
     relative_time: bool,
     /// Stored fields named in `fields` come as stored (a drill-down's), not cut or rewritten.
     as_stored: bool,
+    /// An error's raw `location` and `stack` are left out where `at` and `frames` say the same
+    /// in the original source: the compact errors view, not fields the agent named.
+    originals_lead: bool,
 }
 
 impl Layout {
@@ -58,7 +61,12 @@ impl Layout {
                 let at = logs.then_some(Pick::At);
                 let frames = (logs && errors_only).then_some(Pick::Frames);
                 let picks = std::iter::once(Pick::View(&TAB)).chain(at).chain(views.iter().map(Pick::View));
-                Some(Layout { picks: picks.chain(frames).collect(), relative_time: true, as_stored: false })
+                Some(Layout {
+                    picks: picks.chain(frames).collect(),
+                    relative_time: true,
+                    as_stored: false,
+                    originals_lead: logs && errors_only,
+                })
             }
             Fields::Only(names) => {
                 let mut picks = Vec::new();
@@ -80,7 +88,7 @@ impl Layout {
                         }
                     }
                 }
-                Some(Layout { picks, relative_time, as_stored: false })
+                Some(Layout { picks, relative_time, as_stored: false, originals_lead: false })
             }
         }
     }
@@ -158,8 +166,25 @@ impl Layout {
                 fields.push((name, value));
             }
         }
+        if self.originals_lead {
+            drop_raw_beside_originals(&mut fields);
+        }
         Ok(Item { id, tab, ts, fields, relative_time: self.relative_time })
     }
+}
+
+/// An error's compact fields without what its originals say again: the raw `stack` where `frames`
+/// lists the original frames, the raw `location` where `at` says where (an original location, or
+/// the page's own frame that could not be mapped). Two places for
+/// one line read as two lines (a review's agent took them so); a drill-down has both.
+fn drop_raw_beside_originals(fields: &mut Vec<(&'static str, String)>) {
+    let has = |name: &str| fields.iter().any(|(n, _)| *n == name);
+    let (at, frames) = (has("at"), has("frames"));
+    fields.retain(|(name, _)| match *name {
+        "stack" => !frames,
+        "location" => !at,
+        _ => true,
+    });
 }
 
 /// A compact entry before rendering.
