@@ -100,6 +100,10 @@ fn assert_a_gone_b_new(c: &Value) {
     assert_eq!(gone.len(), 1, "{c}");
     assert!(gone[0].starts_with("TypeError: Cannot read properties of undefined (reading 'price')"), "{c}");
     assert_eq!(c["errors"]["gone"]["items"][0]["count"], 3, "{c}");
+    assert!(
+        c["hint"].as_str().is_some_and(|h| h.contains("fixed, or not done again there")),
+        "gone is said to be either: {c}"
+    );
     assert_eq!(new, vec!["ReferenceError: total is not defined"], "{c}");
     // The key warning happened once on each side: neither new nor gone nor changed.
     assert_eq!(c["errors"]["changed"]["count"], 0, "{c}");

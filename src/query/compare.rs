@@ -607,6 +607,12 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
                 load.how, load.utc
             ));
         }
+        if !errors_gone.is_empty() || !fixed.is_empty() {
+            hints.push(
+                "gone and fixed mean not seen (failing) in the window after: fixed, or not done again there; repeat the steps that showed them to tell which"
+                    .to_string(),
+            );
+        }
         if evicted_before > 0 {
             hints.push(format!(
                 "up to {evicted_before} entries of the earlier window were trimmed from the rings (capacity reached) or cleared: what is gone may have been there"
