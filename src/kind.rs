@@ -209,6 +209,8 @@ const STATUS_FILTERS: [Filter; 2] = [
     filter("status_min", "status", AtLeast, Integer, "HTTP status at least"),
     filter("status_max", "status", AtMost, Integer, "HTTP status at most"),
 ];
+const DURATION_FILTER: Filter =
+    filter("duration_min", "duration", AtLeast, Real, "only requests that took at least this many ms (the slow ones)");
 const FAILED_FILTER: Filter = filter(
     "failed",
     "status",
@@ -280,6 +282,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         STATUS_FILTERS[0],
         STATUS_FILTERS[1],
         FAILED_FILTER,
+        DURATION_FILTER,
         filter("method", "method", Equals, Text, "HTTP method, exact (e.g. POST)"),
         filter(
             "error",
@@ -356,6 +359,7 @@ pub static NETWORK_BODIES: Kind = Kind {
         STATUS_FILTERS[0],
         STATUS_FILTERS[1],
         FAILED_FILTER,
+        DURATION_FILTER,
     ],
     description: "fetch/XHR requests (every frame) and sendBeacon payloads with headers and bodies, joined to \
                   network_waterfall by requestId; failed = an `error`, `failed: true` or a status >= 400",

@@ -346,8 +346,8 @@ async fn filters_narrow_each_kind() {
         .ingest(
             "network_bodies",
             vec![
-                json!({"method": "GET", "url": "http://a/users", "status": 200}),
-                json!({"method": "POST", "url": "http://a/users", "status": 500}),
+                json!({"method": "GET", "url": "http://a/users", "status": 200, "duration": 1529.9}),
+                json!({"method": "POST", "url": "http://a/users", "status": 500, "duration": 12}),
                 json!({"method": "POST", "url": "http://a/login", "status": 401}),
             ],
         )
@@ -387,6 +387,9 @@ async fn filters_narrow_each_kind() {
         1
     );
     assert_eq!(n(mcp.observe(json!({"what": "network_bodies", "url": "/users"})).await), 2);
+    // The slow ones: a duration at least this many ms (a request with no duration is not slow).
+    assert_eq!(n(mcp.observe(json!({"what": "network_bodies", "duration_min": 1000})).await), 1);
+    assert_eq!(n(mcp.observe(json!({"what": "network_bodies", "duration_min": 12})).await), 2);
     assert_eq!(n(mcp.observe(json!({"what": "websocket_events", "connectionId": "a"})).await), 2);
     assert_eq!(n(mcp.observe(json!({"what": "websocket_events", "direction": "incoming"})).await), 1);
     assert_eq!(n(mcp.observe(json!({"what": "actions", "type": "click"})).await), 2);
@@ -748,6 +751,7 @@ async fn tools_list_describes_both_tools() {
         "status_min",
         "status_max",
         "failed",
+        "duration_min",
         "connectionId",
         "direction",
         "type",
