@@ -491,7 +491,7 @@ fn text(s: &str, shape: Shape, sent: Option<usize>) -> String {
         },
         Shape::Logged => match sent {
             Some(sent) => json_string(&cut_sent(&literals(s), sent)),
-            None => json_string(&cut(&literals(s))),
+            None => json_string(&cut_middle(&literals(s))),
         },
     }
 }
@@ -509,6 +509,26 @@ pub fn cut_sent(s: &str, sent: usize) -> Cow<'_, str> {
 /// At most TEXT_CAP characters, saying how many more there were.
 pub fn cut(s: &str) -> Cow<'_, str> {
     cut_at(s, TEXT_CAP)
+}
+
+/// Characters a long message keeps of its end.
+const MESSAGE_TAIL: usize = 150;
+
+/// A message of more than TEXT_CAP characters as its start and its end, saying how many were left
+/// out between: an error often says what went wrong last (React's hydration error ends with the
+/// server's and the client's text, after a paragraph of advice).
+fn cut_middle(s: &str) -> Cow<'_, str> {
+    let total = s.chars().count();
+    if total <= TEXT_CAP {
+        return Cow::Borrowed(s);
+    }
+    let head = TEXT_CAP - MESSAGE_TAIL;
+    let (Some((head_end, _)), Some((tail_start, _))) =
+        (s.char_indices().nth(head), s.char_indices().nth(total - MESSAGE_TAIL))
+    else {
+        return cut(s);
+    };
+    Cow::Owned(format!("{}… (+{} chars) …{}", &s[..head_end], total - TEXT_CAP, &s[tail_start..]))
 }
 
 /// At most `cap` characters, saying how many more there were.
@@ -755,6 +775,15 @@ mod tests {
             "\"    at throwOnHydrationMismatch (http://x/react-dom.js:1:2)\\n… (+1 lines)\""
         );
         assert_eq!(text("héllo", Shape::Length, None), "5");
+        // A long message keeps its start and its end.
+        let message = format!("Hydration failed {} + 10:01 - 10:02", "advice ".repeat(100));
+        let shown: String = serde_json::from_str(&text(&message, Shape::Logged, None)).unwrap();
+        assert!(shown.starts_with("Hydration failed advice") && shown.ends_with("advice  + 10:01 - 10:02"), "{shown}");
+        assert!(shown.contains(&format!("… (+{} chars) …", message.chars().count() - TEXT_CAP)), "{shown}");
+        assert_eq!(
+            shown.chars().count(),
+            TEXT_CAP + format!("… (+{} chars) …", message.chars().count() - TEXT_CAP).chars().count()
+        );
         // A text ingest cut: counted to the bytes the page sent.
         assert!(text(&long, Shape::Whole, Some(20_000)).ends_with(&format!("… (+{} bytes sent)\"", 20_000 - TEXT_CAP)));
         assert_eq!(text("héllo", Shape::Length, Some(20_000)), "20000");
