@@ -159,12 +159,14 @@ const fn pick(name: &'static str, from: &'static [&'static str]) -> View {
 }
 
 /// The compact entry of `what=errors` (a view of logs): where it was thrown, and its top frames.
-pub static ERRORS_COMPACT: [View; 5] = [
+pub static ERRORS_COMPACT: [View; 6] = [
     View { name: "message", from: &["message"], shape: Shape::Logged },
     pick("source", &["source"]),
     pick("location", &["location"]),
     View { name: "stack", from: &["stack"], shape: Shape::Frames(4) },
     pick("url", &["url"]),
+    // A document that answered with an error status: the text of the error page the server sent.
+    View { name: "pageText", from: &["pageText"], shape: Shape::Logged },
 ];
 
 /// A logs entry's (or a frame's) `sourcemap` reason when its code ran from a hot update through
@@ -247,6 +249,8 @@ pub static LOGS: Kind = Kind {
         "disposition",
         "sample",
         "resourceUrl",
+        "pageText",
+        "pageTextTruncated",
         "tag",
         "selector",
         "reason",

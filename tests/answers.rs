@@ -958,6 +958,34 @@ async fn a_mapped_error_is_not_told_twice() {
     assert_eq!(entries(&whole)[0]["stack"], stack, "{whole}");
 }
 
+/// A page the server answered with an error status is an error that carries the error page's text
+/// (`pageText`): a dev server's 500 page holds the server's error and stack, which the compact
+/// entry shows its start and end of.
+#[tokio::test]
+async fn a_failed_page_shows_what_its_server_said() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let text = format!(
+        "Server Error (500)\nError: loader exploded\n{}    at loader (/app/routes/orders.tsx:5:9)",
+        "    at frame (x.js:1:1)\n".repeat(40)
+    );
+    server
+        .ingest(
+            "logs",
+            vec![json!({"tabId": 1, "level": "error", "source": "resource", "tag": "document",
+            "message": "Failed to load the page: http://localhost:5173/orders answered 500", "pageText": text})],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
+    let shown = entries(&errors)[0]["pageText"].as_str().unwrap_or_default().to_owned();
+    assert!(shown.starts_with("Server Error (500)\nError: loader exploded"), "{errors}");
+    assert!(shown.ends_with("at loader (/app/routes/orders.tsx:5:9)"), "{errors}");
+    let whole =
+        within_budget(&mcp, json!({"what": "errors", "id": entries(&errors)[0]["id"], "fields": ["pageText"]})).await;
+    assert_eq!(entries(&whole)[0]["pageText"], json!(text), "{whole}");
+}
+
 /// An error group says where its example happened (its original location where a source map gave
 /// one), in the summary and in what=errors group=true: where an error is takes no second call.
 #[tokio::test]

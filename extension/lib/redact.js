@@ -431,10 +431,13 @@
   // `cut`: a text field and the field that says it was cut.
   const ENTRY_FIELDS = {
     logs: {
-      text: ["message", "stack", "location", "sample"],
+      text: ["message", "stack", "location", "sample", "pageText"],
       url: ["url", "blockedURI", "resourceUrl"],
       lists: ["group"],
-      cut: [["message", "messageTruncated"]],
+      cut: [
+        ["message", "messageTruncated"],
+        ["pageText", "pageTextTruncated"],
+      ],
     },
     network_bodies: {
       url: ["url", "responseUrl"],

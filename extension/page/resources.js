@@ -8,8 +8,10 @@
 // browser's side of the same request (status, net::ERR_…) is its
 // network_waterfall row. The document itself answered with an error status (a
 // server's 500 page, a 404) is one too: "Failed to load the page: <url>
-// answered 500", so that asking for errors finds it.
-// Registry: reads sources, core, outbox, selector, requests; adds sources.resources.
+// answered 500", so that asking for errors finds it, with the page's text
+// (`pageText`, its first 16 KiB, scripts and styles left out): a dev server's
+// error page holds the server's error and stack, which nothing else captures.
+// Registry: reads sources, core, outbox, selector, requests, limits; adds sources.resources.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
@@ -41,21 +43,51 @@
     }
   }
 
-  G.sources.resources = function install({ core, outbox, selector, requests }) {
+  const NOT_TEXT = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
+
+  /**
+   * The document's visible text, a text node a line, at most `cap` characters (read node by node:
+   * a large page costs no more than the cap), and whether more was left; no layout is forced.
+   */
+  function pageText(cap) {
+    const root = document.body || document.documentElement;
+    if (!root) return { text: "", truncated: false };
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    let text = "";
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.parentNode && NOT_TEXT.has(node.parentNode.nodeName)) continue;
+      const part = String(node.data).trim(); // a <pre>'s stack keeps its lines and indentation
+      if (!part) continue;
+      text += (text ? "\n" : "") + part;
+      if (text.length > cap) return { text: text.slice(0, cap), truncated: true };
+    }
+    return { text, truncated: false };
+  }
+
+  G.sources.resources = function install({ core, outbox, selector, requests, limits }) {
     const { listen } = core;
     const entry = requests.navigationEntry();
     const status = entry && typeof entry.responseStatus === "number" ? entry.responseStatus : 0;
     if (status >= 400) {
       const url = location.href;
       const what = window === window.top ? "the page" : "the frame";
-      outbox.emit("logs", () => ({
-        level: "error",
-        message: `Failed to load ${what}: ${url} answered ${status}`,
-        source: "resource",
-        url,
-        resourceUrl: url,
-        tag: "document",
-      }), true);
+      // Once the document is parsed, so that its text is there (an error page is small and rare).
+      const failed = () =>
+        outbox.emit("logs", () => {
+          const page = pageText(limits.BODY_CAP);
+          return {
+            level: "error",
+            message: `Failed to load ${what}: ${url} answered ${status}`,
+            source: "resource",
+            url,
+            resourceUrl: url,
+            tag: "document",
+            pageText: page.text || undefined,
+            pageTextTruncated: page.truncated || undefined,
+          };
+        }, true);
+      if (document.readyState === "loading") listen(document, "DOMContentLoaded", failed, { once: true });
+      else failed();
     }
     listen(
       window,

@@ -128,7 +128,10 @@ function startFixture() {
       });
     } else if (url.pathname === "/server-error") {
       res.writeHead(500, { "content-type": "text/html" });
-      res.end("<!doctype html><title>Server Error</title><h1>Server Error (500)</h1>");
+      res.end(
+        "<!doctype html><title>Server Error</title><style>h1 { color: red }</style><h1>Server Error (500)</h1>" +
+          "<pre>Error: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)</pre><script>var hidden = 'not text'</script>",
+      );
     } else if (url.pathname === "/hold") {
       // Headers only after 20 s: a request still in flight when its page reloads.
       const answer = setTimeout(() => (res.writeHead(204), res.end()), 20000);
@@ -511,7 +514,9 @@ try {
   );
   assert.equal(failedPage.message, `Failed to load the page: ${fixture.origin}/server-error answered 500`);
   assert.equal(failedPage.tag, "document");
-  log("a page answered 500 is an error");
+  // With what the server said: the error page's text, scripts and styles left out.
+  assert.equal(failedPage.pageText, "Server Error (500)\nError: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)");
+  log("a page answered 500 is an error, with its page's text");
 
   // ---- a hostile page: private channel, native-looking wrappers, bounded reads, every secret ----
   await hostilePage({ context, client, all, waitFor, log, origin: fixture.origin, db });
