@@ -6,6 +6,9 @@
 // out, as DevTools prints no "Uncaught" line for it: the page's own log is the entry.
 // An Error's `cause` chain and an AggregateError's members are kept: their
 // head lines in `message`, their stacks in `stack` (lib/causes.js).
+// Qwik's loader catches what an event handler (`onClick$`) throws and dispatches
+// it as a `qerror` event on the document, logging nothing: to the developer it
+// is an uncaught error all the same (Vite's overlay shows it), and stored as one.
 // Registry: reads sources, causes, snapshot, callsite, core, outbox, serialize, limits; adds sources.errors.
 (function () {
   "use strict";
@@ -62,6 +65,7 @@
           // A thrown non-Error (`throw {code: 1}`) is copied now, as console arguments are. A value
           // that cannot even be asked what it is (a revoked Proxy) is told by the browser's message.
           const { copy, unreadable } = copied(error);
+          const url = location.href; // where the page was when it threw: the entry is built later
           outbox.emit("logs", () => {
             if (event.defaultPrevented) return null; // built after every listener ran: the page handled it
             const thrown = copy ? snapshot.values(copy)[0] : error;
@@ -74,7 +78,7 @@
               Object.assign(entry, {
                 level: "error",
                 source: "exception",
-                url: location.href,
+                url,
                 location: filename ? `${filename}:${lineno}:${colno}` : undefined,
               }),
             );
@@ -94,10 +98,30 @@
       }
     }
 
+    listen(document, "qerror", (event) => {
+      try {
+        const detail = event.detail;
+        // A handler's module that failed to load is logged by qwikloader itself (console.error).
+        if (!detail || typeof detail !== "object" || detail.importError) return;
+        const error = detail.error;
+        const { copy, unreadable } = copied(error);
+        const url = location.href;
+        outbox.emit("logs", () => {
+          const thrown = copy ? snapshot.values(copy)[0] : error;
+          const entry = unreadable ? { message: unreadable } : thrown instanceof Error ? described(thrown) : { message: `Uncaught ${serialize.formatArg(thrown)}` };
+          const at = !unreadable && thrown instanceof Error ? thrownAt(thrown) : undefined;
+          return bounded(Object.assign(entry, { level: "error", source: "exception", url, location: at }));
+        }, true);
+      } catch {
+        // ignore
+      }
+    });
+
     listen(window, "unhandledrejection", (event) => {
       try {
         const reason = event.reason;
         const { copy, unreadable } = copied(reason);
+        const url = location.href;
         outbox.emit("logs", () => {
           if (event.defaultPrevented) return null;
           const kept = copy ? snapshot.values(copy)[0] : reason;
@@ -105,7 +129,7 @@
           entry.message = "Unhandled rejection: " + entry.message;
           // Where the rejected Error was made, as DevTools places an "Uncaught (in promise)".
           const at = !unreadable && kept instanceof Error ? thrownAt(kept) : undefined;
-          return bounded(Object.assign(entry, { level: "error", source: "unhandledrejection", url: location.href, location: at }));
+          return bounded(Object.assign(entry, { level: "error", source: "unhandledrejection", url, location: at }));
         }, true);
       } catch {
         // ignore

@@ -350,11 +350,12 @@ pub fn at_of(entry: &Value) -> Option<String> {
 }
 
 /// A raw frame ("url:line:col") of a script served from a `node_modules` folder (Vite's prebundled
-/// `/node_modules/.vite/deps/chunk-….js`): library code even where it could not be mapped, as
-/// DevTools' default ignore list has it.
+/// `/node_modules/.vite/deps/chunk-….js`), as DevTools' default ignore list has it, or of the dev
+/// server's own modules (`/@vite/client`): library code even where it could not be mapped.
 fn served_from_dependencies(at: &str) -> bool {
     let path = at.split_once('?').map_or(at, |(path, _)| path);
-    path.split('/').any(|segment| segment == "node_modules")
+    path.split('/')
+        .any(|segment| segment == "node_modules" || segment == "@vite" || segment.starts_with("@react-refresh"))
 }
 
 /// An error's first original frames outside library code, one line each

@@ -343,7 +343,7 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         w
     };
     let mut log_groups = groups(conn, &logs_filter, true)?;
-    // Warnings before the rest, then the most frequent: a dev server's "connected" on every load
+    // The most severe first (warnings, info, then log and debug), then the most frequent: a dev server's "connected" on every load
     // would otherwise fill the list ahead of the app's one warning.
     let severity = |g: &Group| g.level.as_deref().and_then(|l| LEVELS.iter().position(|x| *x == l)).unwrap_or(0);
     log_groups

@@ -94,9 +94,14 @@ pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Ur
 /// ([`GENERATED_FOLDERS`]); and the bundlers' own runtimes, which their maps name as no folder of
 /// dependencies.
 fn is_dependency(source: &str) -> bool {
-    source.split(['/', '\\']).any(|segment| segment == "node_modules" || GENERATED_FOLDERS.contains(&segment))
-        || WEBPACK_RUNTIME.iter().chain(&PARCEL_RUNTIME).any(|r| source.starts_with(r))
+    source.split(['/', '\\']).any(|segment| {
+        segment == "node_modules" || GENERATED_FOLDERS.contains(&segment) || DEV_SERVER_MODULES.contains(&segment)
+    }) || WEBPACK_RUNTIME.iter().chain(&PARCEL_RUNTIME).any(|r| source.starts_with(r))
 }
+
+/// The modules Vite serves of its own (`/@vite/client`, its HMR client and error overlay;
+/// `/@react-refresh`), which its maps name by their URL: the dev server's code, not the app's.
+const DEV_SERVER_MODULES: [&str; 2] = ["@vite", "@react-refresh"];
 
 /// The folders frameworks write their generated code into, in the project beside its sources:
 /// SvelteKit's `.svelte-kit/generated/client/app.js` (where it catches what a route's `load`
@@ -390,6 +395,8 @@ mod tests {
         assert!(!is_dependency("src/node_modules_list.js") && !is_dependency("src/App.jsx"));
         assert!(is_dependency("/home/me/app/.svelte-kit/generated/client/app.js") && is_dependency(".nuxt/app.vue"));
         assert!(!is_dependency("src/routes/.svelte-kit-notes/page.js") && !is_dependency("src/lib/next.js"));
+        assert!(is_dependency("@vite/client") && is_dependency("/@vite/client") && is_dependency("@react-refresh"));
+        assert!(!is_dependency("src/@vite-notes.ts") && !is_dependency("src/vite/client.ts"));
     }
 
     #[test]

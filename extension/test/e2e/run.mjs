@@ -216,7 +216,8 @@ try {
     const want = ["fixture log", "fixture info", "fixture warn", "fixture error", "fixture debug"];
     const ok =
       want.every((m) => entries.some((e) => e.message.startsWith(m))) &&
-      entries.some((e) => e.source === "exception") &&
+      entries.some((e) => e.source === "exception" && e.message === "Error: fixture boom") &&
+      entries.some((e) => e.message === "Error: fixture qwik handler boom") &&
       entries.some((e) => e.source === "unhandledrejection") &&
       entries.filter((e) => e.source === "console" && /^ERROR .*handled by the page/.test(e.message)).length === 2;
     return ok && entries;
@@ -244,7 +245,10 @@ try {
   assert.match(byMessage("fixture log").message, /\{"n":1\}/);
   assert.match(byMessage("fixture error").stack, /Error: logged error/);
   assert.match(byMessage("fixture circular").message, /"self":"\[Circular\]".*<body>/);
-  const exception = logs.find((e) => e.source === "exception");
+  const qwik = logs.find((e) => e.message === "Error: fixture qwik handler boom");
+  assert.equal(qwik.source, "exception", "an error Qwik's loader caught (qerror) is uncaught to the developer");
+  assert.match(qwik.location, /app\.js:\d+:\d+$/);
+  const exception = logs.find((e) => e.source === "exception" && e.message === "Error: fixture boom");
   assert.equal(exception.level, "error");
   assert.match(exception.message, /fixture boom/);
   assert.match(exception.stack, /app\.js/);

@@ -347,3 +347,12 @@ test("a Vue ref is logged as its value, not its internals", () => {
   const [e] = built();
   assert.equal(e.message, 'count ref {"[Ref]":0} {"total":{"[Ref]":{"n":2}}}');
 });
+
+test("a console entry names the page it was logged on: a route change before the entry is built does not move it", () => {
+  globalThis.location.href = "http://app.test/cart";
+  c.log("on the cart");
+  c.count("cart views");
+  globalThis.location.href = "http://app.test/checkout"; // a router's pushState, before the outbox builds them
+  assert.deepEqual(built().map((e) => e.url), ["http://app.test/cart", "http://app.test/cart"]);
+  globalThis.location.href = "http://app.test/page";
+});

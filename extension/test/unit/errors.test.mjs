@@ -19,7 +19,7 @@ globalThis.__gasoline = { sources: {}, causes, snapshot, callsite };
 require("../../page/errors.js");
 const install = globalThis.__gasoline.sources.errors;
 delete globalThis.__gasoline;
-Object.assign(globalThis, { window: {}, ErrorEvent, location: { href: "http://app.test/" } });
+Object.assign(globalThis, { window: {}, document: {}, ErrorEvent, location: { href: "http://app.test/" } });
 install({
   core: { listen: (target, type, fn) => (listeners[type] = fn) },
   outbox: { emit: (kind, build) => queued.push(build) },
@@ -112,4 +112,25 @@ test("a thrown or rejected value that cannot be read (a revoked Proxy) is still 
   assert.match(exception.message, /^Uncaught #<Object> \[unserialisable: .*revoked/);
   assert.equal(rejection.source, "unhandledrejection");
   assert.equal(rejection.message, "Unhandled rejection: [unserialisable: trap says no]");
+});
+
+test("an error Qwik's loader caught from an event handler (qerror) is stored as uncaught, at its throw; an import error is left to qwikloader's own log", () => {
+  const error = new TypeError("qwik onClick$ boom");
+  listeners.qerror({ detail: { error, element: {} } });
+  listeners.qerror({ detail: { importError: "async", error: new Error("module failed") } });
+  listeners.qerror({ detail: null });
+  const entries = built();
+  assert.equal(entries.length, 1);
+  assert.equal(entries[0].source, "exception");
+  assert.equal(entries[0].message, "TypeError: qwik onClick$ boom");
+  assert.match(entries[0].location, /errors\.test\.mjs:\d+:\d+$/);
+});
+
+test("an error is dated to the page it was thrown on: a route change before the entry is built does not move it", () => {
+  location.href = "http://app.test/cart";
+  listeners.error(new ErrorEvent({ error: new Error("on the cart"), message: "Uncaught Error: on the cart", filename: "http://app.test/a.js", lineno: 1, colno: 1 }));
+  listeners.unhandledrejection({ reason: new Error("also on the cart"), defaultPrevented: false });
+  location.href = "http://app.test/checkout"; // the router moved on before the outbox built them
+  assert.deepEqual(built().map((e) => e.url), ["http://app.test/cart", "http://app.test/cart"]);
+  location.href = "http://app.test/";
 });
