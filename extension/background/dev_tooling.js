@@ -26,6 +26,9 @@
 //   requests and everything its frame logs) and the modules that put Vue's
 //   devtools and inspector into a Vite page (`@id/virtual:vue-devtools-path:…`,
 //   `@id/virtual:vue-inspector-path:…`).
+// - Astro's dev toolbar's own modules (`…/astro/dist/runtime/client/dev-toolbar/…`,
+//   about forty a page load) and what they log. Its audit fetches the page's
+//   images again by their own URLs: those rows cannot be told from the app's.
 // The rest of the HMR conversation (building, built, updates) stays: it tells
 // when the code under the page changed.
 
@@ -39,7 +42,11 @@ const TOOLING_PATHS = [
   "/sb-addons/",
   "/sb-common-assets/",
 ];
-const TOOLING_MODULES = ["/@id/virtual:vue-devtools-path:", "/@id/virtual:vue-inspector-path:"]; // under any base
+const TOOLING_MODULES = [
+  "/@id/virtual:vue-devtools-path:",
+  "/@id/virtual:vue-inspector-path:",
+  "/astro/dist/runtime/client/dev-toolbar/",
+]; // under any base
 /** The HMR sockets on which a dev client echoes what Gasoline has as `logs`, and how the echo begins. */
 const ECHOES = [
   { paths: ["/_next/hmr", "/_next/webpack-hmr"], echo: /^\s*\{\s*"event"\s*:\s*"browser-logs"/ },
@@ -61,7 +68,12 @@ function pathOf(url) {
 /** Whether `url` is one of the dev tools' own (above). */
 function isToolingUrl(url) {
   // Checked as text first: most URLs hold none of them, and this runs for every request.
-  if (typeof url !== "string" || !(url.includes("/__") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-"))) return false;
+  if (
+    typeof url !== "string" ||
+    !(url.includes("/__") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-") || url.includes("/dev-toolbar/"))
+  ) {
+    return false;
+  }
   const path = pathOf(url);
   return TOOLING_PATHS.some((prefix) => path.startsWith(prefix)) || TOOLING_MODULES.some((part) => path.includes(part));
 }

@@ -76,6 +76,8 @@ test("dev tools' own events on Vite's HMR socket, their panel and their modules 
     "http://127.0.0.1:3000/__nuxt_devtools__/client/assets/index.js",
     "http://localhost:5173/@id/virtual:vue-devtools-path:overlay.js",
     "http://localhost:3000/_nuxt/@id/virtual:vue-inspector-path:load.js",
+    "http://localhost:4321/node_modules/astro/dist/runtime/client/dev-toolbar/apps/audit/index.js?v=1a2b",
+    "http://localhost:4321/@fs/home/me/site/node_modules/astro/dist/runtime/client/dev-toolbar/toolbar.js",
   ]) {
     assert.equal(isDevTooling("network_waterfall", row(url)), true, url);
   }
@@ -84,6 +86,9 @@ test("dev tools' own events on Vite's HMR socket, their panel and their modules 
   // The app's own modules and frames stay.
   assert.equal(isDevTooling("network_waterfall", row("http://localhost:5173/src/components/Devtools.vue")), false);
   assert.equal(isDevTooling("network_waterfall", row("http://localhost:5173/@id/virtual:my-plugin")), false);
+  assert.equal(isDevTooling("network_waterfall", row("http://localhost:4321/src/components/dev-toolbar/Bar.tsx")), false);
+  // What the toolbar's scripts log is theirs too.
+  assert.equal(isDevTooling("logs", { location: "http://localhost:4321/node_modules/astro/dist/runtime/client/dev-toolbar/toolbar.js:12:3" }), true);
 });
 
 test("Parcel's overlay's code frames and Rsbuild's copy of each uncaught error are left out", () => {
