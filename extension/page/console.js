@@ -30,9 +30,11 @@
     const CALLERS = 3;
     const SITE_FRAMES = 2 + CALLERS; // the wrapper, the page's caller and its callers
     const OURS = "gasoline://page/console.js"; // see the end of this file
-    // The page's URL when the call was made, kept on its call site: the entry is built later, by
-    // when a router may have moved the page on (a log just before a pushState is the old route's).
+    // Which page URL the call was made on (core.pageUrl's count), kept on its call site: the entry
+    // is built later, by when a router may have moved the page on (a log just before a pushState
+    // is the old route's).
     const PAGE_URL = Symbol("page url");
+    const pageUrl = core.pageUrl;
 
     const counts = new Map(); // label → count
     const timers = new Map(); // label → start (performance.now())
@@ -80,7 +82,7 @@
 
     /** The entry's common part; `msg` is {text, truncated, size}. */
     function entryOf(level, method, msg, site, path) {
-      const entry = { level, message: msg.text, source: "console", url: (site && site[PAGE_URL]) || location.href };
+      const entry = { level, message: msg.text, source: "console", url: site ? pageUrl.at(site[PAGE_URL]) : location.href };
       if (method) entry.method = method;
       if (msg.truncated) Object.assign(entry, { messageTruncated: true, messageSize: msg.size });
       const [where, ...callers] = callsite.callSites(stackOf(site), 1 + CALLERS);
@@ -225,7 +227,7 @@
               Error.stackTraceLimit = SITE_FRAMES;
               const site = new Error();
               Error.stackTraceLimit = limit;
-              site[PAGE_URL] = location.href;
+              site[PAGE_URL] = pageUrl.now();
               const tape = take(arguments);
               const path = groups;
               outbox.emit("logs", () => buildLogged(level, undefined, site, path, tape), level === "error");
@@ -259,7 +261,7 @@
                   site = new Error();
                   Error.stackTraceLimit = limit;
                 }
-                site[PAGE_URL] = location.href;
+                site[PAGE_URL] = pageUrl.now();
               }
               if (method !== "assert" || site) handle(arguments, site);
             } catch {

@@ -4,8 +4,8 @@
 // `wrapConstructor` to watch every instance of a built-in class (WebSocket,
 // EventSource) without the page seeing a difference, and `listen` to add
 // listeners the page cannot see through a patched addEventListener, and
-// `later`, many deadlines on one timer. Loaded after lib/ and before every
-// other page/ file.
+// `later`, many deadlines on one timer, and `pageUrl`, which page URL an event
+// happened on. Loaded after lib/ and before every other page/ file.
 // Registry: reads nothing; adds core, sources.
 (function () {
   "use strict";
@@ -257,6 +257,26 @@
     }
   }
 
+  // Which page URL an event happened on, cheaply: the route changes navigation.js sees are
+  // counted, and the URL each count ended on is kept. A console call notes the count (reading
+  // location.href there costs microseconds); its entry, built later, names the URL of that count:
+  // the current one when no route change came since, else the one kept when it ended.
+  let routeCount = 0;
+  const endedOn = new Map(); // count → the URL that held until the route changed
+  const ROUTES_KEPT = 256;
+  const pageUrl = {
+    /** The count to note with an event. */
+    now: () => routeCount,
+    /** The URL the page was on at `count` (the current URL for the current count, or an unknown one). */
+    at: (count) => (count === routeCount ? location.href : endedOn.get(count) || location.href),
+    /** The page left `from` for another URL (navigation.js, at every route change it sees). */
+    left(from) {
+      endedOn.set(routeCount, from);
+      routeCount++;
+      if (endedOn.size > ROUTES_KEPT) endedOn.delete(endedOn.keys().next().value);
+    },
+  };
+
   G.core = {
     apply,
     clean,
@@ -278,6 +298,7 @@
     Promise,
     then: Promise.prototype.then,
     Error,
+    pageUrl,
   };
   G.sources = {};
 })();

@@ -37,6 +37,7 @@
       const from = lastUrl;
       const url = location.href;
       lastUrl = url;
+      core.pageUrl.left(from);
       outbox.emit("actions", () => ({ type: "navigate", how, url, from }));
       reportTab();
       for (const fn of routeListeners) {

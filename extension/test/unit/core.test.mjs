@@ -17,7 +17,7 @@ globalThis.clearTimeout = (t) => t && (t.cleared = true);
 Object.defineProperty(globalThis, "performance", { value: { now: () => clock }, configurable: true });
 globalThis.__gasoline = {};
 require("../../page/core.js");
-const { later, weakMap, weakSet, fill } = globalThis.__gasoline.core;
+const { later, weakMap, weakSet, fill, pageUrl } = globalThis.__gasoline.core;
 delete globalThis.__gasoline;
 
 /** The native timers still armed. */
@@ -93,4 +93,19 @@ test("our maps, sets and toString keep working when the page replaces WeakMap's 
   } finally {
     methods.forEach(([proto, names], i) => names.forEach((name) => Object.defineProperty(proto, name, saved[i][name])));
   }
+});
+
+test("pageUrl names the URL a count was noted on: the current one until the route changes, then the one it left", () => {
+  globalThis.location = { href: "http://app.test/a" };
+  const onA = pageUrl.now();
+  assert.equal(pageUrl.at(onA), "http://app.test/a");
+  globalThis.location.href = "http://app.test/b";
+  pageUrl.left("http://app.test/a");
+  const onB = pageUrl.now();
+  assert.deepEqual([pageUrl.at(onA), pageUrl.at(onB)], ["http://app.test/a", "http://app.test/b"]);
+  // Bounded: a count older than the last 256 route changes reads as the current URL.
+  for (let i = 0; i < 300; i++) pageUrl.left(`http://app.test/r${i}`);
+  globalThis.location.href = "http://app.test/now";
+  assert.deepEqual([pageUrl.at(onA), pageUrl.at(pageUrl.now() - 1)], ["http://app.test/now", "http://app.test/r299"]);
+  delete globalThis.location;
 });
