@@ -89,7 +89,7 @@ pub struct TailArgs {
     /// Only this Chrome tab.
     #[arg(long, allow_negative_numbers = true)]
     pub tab: Option<i64>,
-    /// Only console entries at this level or more severe (debug, log, info, warn, error); failed requests show whatever it is.
+    /// Only console entries at this level or more severe (debug, log, info, warn, error) [default view: log]; failed requests show whatever it is.
     #[arg(long, value_parser = parse_level)]
     pub level: Option<&'static str>,
     /// Only entries whose URL contains this text.

@@ -66,9 +66,18 @@ async fn default_tail_merges_logs_and_failed_requests_of_every_tab() {
                "responseStatus": 404, "source": "page"}),
     ];
     server.ingest("network_waterfall", rows).await;
+    // A dev server's debug line on every load: left out of the default view, as DevTools' default
+    // levels leave it out.
+    server
+        .ingest("logs", vec![json!({"tabId": 7, "ts": T0 + 1_300, "level": "debug", "message": "[vite] connected."})])
+        .await;
     let d = db_arg(&db.path);
 
     let out = ok(&["tail", "-n", "6", "--db", &d]);
+    assert!(!out.contains("[vite] connected."), "{out}");
+    let debug = ok(&["tail", "--level", "debug", "-n", "6", "--db", &d]);
+    assert!(debug.contains("[vite] connected."), "{debug}");
+    assert!(ok(&["tail", "logs", "--db", &d]).contains("[vite] connected."), "naming logs shows every level");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 6, "{out}");
     // By time: the 500 (T0+1200), the error (1250), tab 8's warning (1260), the failed fetch (1400),

@@ -107,17 +107,18 @@ fn sort(entries: &mut [Entry]) {
     entries.sort_by_key(|e| (e.ts, rank(e.kind), e.id));
 }
 
+/// The least console level the default view shows.
+const DEFAULT_LEVEL: &str = "log";
+
 /// The kinds to read and each one's filter; a filter that cannot apply to a
 /// kind the person named is a mistake, to a default kind it just leaves it out.
 fn sources(args: &TailArgs) -> Result<Vec<Source>, CommandError> {
-    let base = Filter {
-        tab: args.tab,
-        url: args.url.clone(),
-        min_level: args.level,
-        status_min: args.status_min,
-        ..Filter::default()
-    };
     let defaulted = args.kinds.is_empty();
+    // The default view leaves debug lines out, as DevTools' default levels do (a dev server's
+    // "connecting…" and "connected." on every load); --level debug, or naming logs, shows them.
+    let min_level = args.level.or(defaulted.then_some(DEFAULT_LEVEL));
+    let base =
+        Filter { tab: args.tab, url: args.url.clone(), min_level, status_min: args.status_min, ..Filter::default() };
     let request = |kind| (TailKind { kind, errors_only: false }, true);
     // A request's row is in network_waterfall, whoever saw it and however it failed (CORS, DNS,
     // an image's error, a deep tab's): one line a request. Its body is asked for by name.
