@@ -121,7 +121,6 @@ pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>)
     let mut all = groups(conn, &filter, false)?;
     let occurrences: i64 = all.iter().map(|g| g.count).sum();
     let wanted = args.limit.filter(|l| *l > 0).map_or(all.len(), |l| (l as usize).min(all.len()));
-    locate(conn, &mut all[..wanted])?;
     let mut head = Map::new();
     head.insert("what".into(), json!("errors"));
     head.insert("group".into(), json!(true));
@@ -137,9 +136,13 @@ pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>)
     let reserve = Cost::of(&Value::Object(head.clone()).to_string())
         .plus(Cost::of(&"x".repeat(300)))
         .plus(Cost::of(failed_requests.as_deref().unwrap_or_default()));
-    let texts: Vec<String> = all.iter().take(wanted).map(|g| serde_json::to_string(g).unwrap_or_default()).collect();
     let ids: Vec<i64> = all.iter().take(wanted).map(|g| g.first_id).collect();
-    let (kept, cut) = fit(&ids, budget.minus(reserve), false, |i| Ok::<_, QueryError>(texts[i].clone()))?;
+    // Each group located as it is tried: only those that fit the answer are read (a ring of
+    // thousands of distinct errors is not).
+    let (kept, cut) = fit(&ids, budget.minus(reserve), false, |i| {
+        locate(conn, &mut all[i..=i])?;
+        Ok::<_, QueryError>(serde_json::to_string(&all[i]).unwrap_or_default())
+    })?;
     let shown = kept.len();
     head.insert("count".into(), json!(shown));
     head.insert("truncated".into(), json!(cut));
