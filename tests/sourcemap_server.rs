@@ -256,6 +256,39 @@ async fn nothing_is_fetched_outside_the_page_origin() {
     server.stop();
 }
 
+/// A line logged by a script inline in the page's own document: its "script" is the page, and the
+/// page is not fetched (a server-rendered view would run again: a GET with side effects, or another
+/// page than the one a POST answered). Its frame says why it has no original.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_inline_script_s_page_is_not_fetched_again() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    site.put("/dashboard/", "<!doctype html><script>console.error('x')</script>");
+    let origin = serve_app_js(&server, &site).await;
+    let page = format!("{origin}/dashboard/");
+    server
+        .ingest(
+            "logs",
+            vec![
+                json!({"ts": 1, "level": "error", "source": "console", "url": page, "message": "inline", "location": format!("{page}:1:33")}),
+                json!({"ts": 2, "level": "error", "source": "console", "url": format!("{page}#top"), "message": "inline too",
+                       "stack": format!("Error: inline too\n    at {page}:1:33")}),
+                logged_at(&origin, 3),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 3, has_result).await;
+    assert_eq!(list[0]["sourcemap"], "inline in the page", "{list:#?}");
+    assert_eq!(list[1]["frames"][0]["sourcemap"], "inline in the page", "{list:#?}");
+    let asked = site.log.lock().expect("log").clone();
+    assert!(!asked.iter().any(|u| u.starts_with("/dashboard/")), "the page was fetched again: {asked:?}");
+    assert!(asked.iter().any(|u| u == "/app.js"), "a script of its own is still fetched: {asked:?}");
+    mcp.close().await;
+    server.stop();
+}
+
 /// `site` serving `/app.js` (naming `app.js.map`, served or not) on 127.0.0.1, that origin in the
 /// capture scope; its origin.
 async fn serve_app_js(server: &Server, site: &Site) -> String {

@@ -64,6 +64,11 @@ pub enum Unmapped {
     /// The dev server did not answer in time.
     #[error("timed out")]
     TimedOut,
+    /// A script inline in the page's own document: its "script" is the page, and fetching the
+    /// page would run its server-side view again (a GET with side effects, or another page than
+    /// the one a POST answered), so it is not fetched.
+    #[error("inline in the page")]
+    Inline,
     /// Code a Turbopack hot update ran through `eval`: its frames name the chunk's URL with the
     /// module's `?id=`, which serves the whole updated chunk, not the code that ran. Mapping it
     /// would name a wrong line with confidence; a reload maps it.

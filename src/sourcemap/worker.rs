@@ -237,6 +237,9 @@ impl Worker {
         if !allowed.permits(&url) {
             return Err(Unmapped::NotInScope.into());
         }
+        if same_document(&url, page) {
+            return Err(Unmapped::Inline.into());
+        }
         if eval_module::is_hot_update(&url) {
             return Err(Unmapped::HotUpdate.into());
         }
@@ -498,6 +501,16 @@ fn fingerprint(text: &str) -> u64 {
     let mut hasher = DefaultHasher::new();
     text.hash(&mut hasher);
     hasher.finish()
+}
+
+/// Whether a frame's script is the page's own document (an inline `<script>`): the same URL,
+/// fragment aside.
+fn same_document(script: &Url, page: &Url) -> bool {
+    let mut a = script.clone();
+    let mut b = page.clone();
+    a.set_fragment(None);
+    b.set_fragment(None);
+    a == b
 }
 
 /// A frame's script as a URL. A script run from text that named itself with a path
