@@ -44,21 +44,39 @@
   }
 
   const NOT_TEXT = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
+  const CELL_DEPTH = 8; // elements looked up from a text node for its table cell
+
+  /** The table cell a text node is in, if any, within CELL_DEPTH elements. */
+  function cellOf(node) {
+    let el = node.parentNode;
+    for (let depth = 0; el && depth < CELL_DEPTH; depth++, el = el.parentNode) {
+      if (el.nodeName === "TD" || el.nodeName === "TH") return el;
+    }
+    return null;
+  }
 
   /**
-   * The document's visible text, a text node a line, at most `cap` characters (read node by node:
-   * a large page costs no more than the cap), and whether more was left; no layout is forced.
+   * The document's visible text, at most `cap` characters (read node by node: a large page costs
+   * no more than the cap), and whether more was left; no layout is forced. A text node a line,
+   * except that the cells of a table row make one line, `name: value`: an error page's tables
+   * (Django's settings, request and local variables) pair a name with its value, and the pair
+   * on one line is what redaction knows a secret by (`CSRF_COOKIE: '…'`).
    */
   function pageText(cap) {
     const root = document.body || document.documentElement;
     if (!root) return { text: "", truncated: false };
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     let text = "";
+    let lastCell = null;
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       if (node.parentNode && NOT_TEXT.has(node.parentNode.nodeName)) continue;
       const part = String(node.data).trim(); // a <pre>'s stack keeps its lines and indentation
       if (!part) continue;
-      text += (text ? "\n" : "") + part;
+      const cell = cellOf(node);
+      const sameRow = cell && lastCell && cell.parentNode === lastCell.parentNode;
+      const joint = !text ? "" : sameRow ? (cell === lastCell ? " " : ": ") : "\n";
+      lastCell = cell;
+      text += joint + part;
       if (text.length > cap) return { text: text.slice(0, cap), truncated: true };
     }
     return { text, truncated: false };
@@ -75,9 +93,11 @@
       const failed = () =>
         outbox.emit("logs", () => {
           const page = pageText(limits.BODY_CAP);
+          // An error page's title most often names the error ("ValueError at /crash/").
+          const title = String(document.title || "").trim().slice(0, 200);
           return {
             level: "error",
-            message: `Failed to load ${what}: ${url} answered ${status}`,
+            message: `Failed to load ${what}: ${url} answered ${status}${title ? ` (${title})` : ""}`,
             source: "resource",
             url,
             resourceUrl: url,

@@ -40,7 +40,7 @@ import { plantedSecrets, SECRETS } from "./secrets.mjs";
 import { sourcesPage, sourcesRoute } from "./sources.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const FIXTURE_SECRETS = ["AUTH-SECRET-123", "FORM-SECRET-456", "hunter2-PASSWORD", "RESPONSE-SECRET-789"];
+const FIXTURE_SECRETS = ["AUTH-SECRET-123", "FORM-SECRET-456", "hunter2-PASSWORD", "RESPONSE-SECRET-789", "SERVER-PAGE-CSRF-77"];
 
 function fail(message) {
   console.error(`e2e FAILED: ${message}`);
@@ -130,7 +130,10 @@ function startFixture() {
       res.writeHead(500, { "content-type": "text/html" });
       res.end(
         "<!doctype html><title>Server Error</title><style>h1 { color: red }</style><h1>Server Error (500)</h1>" +
-          "<pre>Error: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)</pre><script>var hidden = 'not text'</script>",
+          "<pre>Error: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)</pre><script>var hidden = 'not text'</script>" +
+          // A debug page's table of a request's values, as Django shows them: the name, then the value.
+          "<table><tr><th>Variable</th><th>Value</th></tr><tr><td>CSRF_COOKIE</td><td class=code><pre>'SERVER-PAGE-CSRF-77'</pre></td></tr>" +
+          "<tr><td>CONTENT_TYPE</td><td><pre>'text/plain'</pre></td></tr></table>",
       );
     } else if (url.pathname === "/hold") {
       // Headers only after 20 s: a request still in flight when its page reloads.
@@ -516,10 +519,14 @@ try {
   const failedPage = await waitFor("the 500 page's error", async () =>
     (await observe(client, { what: "errors", tabId: tabB, since_navigation: true, fields: "all" })).entries.find((e) => e.source === "resource"),
   );
-  assert.equal(failedPage.message, `Failed to load the page: ${fixture.origin}/server-error answered 500`);
+  assert.equal(failedPage.message, `Failed to load the page: ${fixture.origin}/server-error answered 500 (Server Error)`);
   assert.equal(failedPage.tag, "document");
-  // With what the server said: the error page's text, scripts and styles left out.
-  assert.equal(failedPage.pageText, "Server Error (500)\nError: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)");
+  // With what the server said: the error page's text, scripts and styles left out, a table row a
+  // line, and a secret in it redacted.
+  assert.equal(
+    failedPage.pageText,
+    "Server Error (500)\nError: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)\nVariable: Value\nCSRF_COOKIE: '[redacted]'\nCONTENT_TYPE: 'text/plain'",
+  );
   log("a page answered 500 is an error, with its page's text");
 
   // ---- a hostile page: private channel, native-looking wrappers, bounded reads, every secret ----
