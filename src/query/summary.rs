@@ -384,21 +384,23 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         let failures_cut = [&waterfall, &bodies].iter().any(|n| usize::try_from(n.failed_count).unwrap_or(0) > top);
         let hint = match &args.extras.empty_hint {
             // Nothing at all: capture is paused, or the tab asked about is not captured.
-            Some(h) if nothing => h.as_str(),
+            Some(h) if nothing => h.clone(),
             _ if top == 0 => {
-                "lists left out at this max_tokens (not_shown): ask for more, or list them with what=errors group=true and what=network_waterfall failed=true"
+                "lists left out at this max_tokens (not_shown): ask for more, or list them with what=errors group=true and what=network_waterfall failed=true".to_owned()
             }
-            _ if cut && failures_cut => {
-                "drill down with observe what=<kind> id=<id>; list every error group with what=errors group=true (not_shown: groups left out here) and every failed request with what=network_waterfall failed=true (failed_not_shown)"
-            }
-            _ if failures_cut => {
-                "drill down with observe what=<kind> id=<id>; list every failed request with what=network_waterfall failed=true (failed_not_shown: left out here); error groups with what=errors group=true"
-            }
-            _ if cut => {
-                "drill down with observe what=<kind> id=<id>; list every error group with what=errors group=true (not_shown: groups left out here); recent entries with offset=-20"
-            }
+            // Every list that left something out says where to read it whole.
             _ => {
-                "drill down with observe what=<kind> id=<id>; list error groups with what=errors group=true; recent entries with offset=-20"
+                let groups = if cut {
+                    "list every error group with what=errors group=true (not_shown: groups left out here)"
+                } else {
+                    "list error groups with what=errors group=true"
+                };
+                let failures = if failures_cut {
+                    "; every failed request with what=network_waterfall failed=true (failed_not_shown: left out here)"
+                } else {
+                    ""
+                };
+                format!("drill down with observe what=<kind> id=<id>; {groups}{failures}; recent entries with offset=-20")
             }
         };
         answer.insert("hint".into(), json!(hint));
