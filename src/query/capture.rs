@@ -3,6 +3,8 @@
 //! of an answer that is empty because capture is paused or the page the agent
 //! asked about is outside the capture scope.
 
+use std::collections::HashSet;
+
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::{Value, json};
 
@@ -46,8 +48,9 @@ pub fn note(conn: &Connection, args: &ObserveArgs) -> Result<Note, QueryError> {
     // At most a quarter of the budget: fewer patterns and tabs named until it fits.
     let room = args.quarter();
     let mut shown = SHOWN;
+    let named = either_scheme(&capture.origins);
     let field = loop {
-        let field = format!(",\"capture\":{}", metadata(&capture, reported_at, shown));
+        let field = format!(",\"capture\":{}", metadata(&capture, &named, reported_at, shown));
         if shown == 0 || room.admits(Cost::of(&field)) {
             break field;
         }
@@ -77,7 +80,7 @@ pub fn for_status(state: &str, reported_at: i64) -> Option<Value> {
         return Some(whole);
     }
     let capture = serde_json::from_str::<Capture>(state).ok()?;
-    let mut shown = metadata(&capture, reported_at, SHOWN);
+    let mut shown = metadata(&capture, &either_scheme(&capture.origins), reported_at, SHOWN);
     if let Some(server) = &capture.server_origin {
         shown["server_origin"] = json!(cut(server));
     }
@@ -85,9 +88,9 @@ pub fn for_status(state: &str, reported_at: i64) -> Option<Value> {
 }
 
 /// `{"origins":[…],"paused":…,"deep_tabs":[…],"reported_at":…}`, at most `shown` of each
-/// list named and the rest counted.
-fn metadata(capture: &Capture, reported_at: i64, shown: usize) -> Value {
-    let named = either_scheme(&capture.origins);
+/// list named and the rest counted; `named`: the scope's patterns as answers name them
+/// ([`either_scheme`]).
+fn metadata(capture: &Capture, named: &[String], reported_at: i64, shown: usize) -> Value {
     let origins: Vec<String> = named
         .iter()
         .take(shown)
@@ -115,29 +118,20 @@ fn metadata(capture: &Capture, reported_at: i64, shown: usize) -> Value {
 /// path as one `*://` pattern, which in Chrome's match patterns means either (the default scope's
 /// eight patterns read as four), in the order the first of each pair came.
 fn either_scheme(patterns: &[String]) -> Vec<String> {
-    let other = |p: &str| match p.split_once("://") {
-        Some(("http", rest)) => Some((format!("https://{rest}"), rest.to_owned())),
-        Some(("https", rest)) => Some((format!("http://{rest}"), rest.to_owned())),
-        _ => None,
+    let all: HashSet<&str> = patterns.iter().map(String::as_str).collect();
+    let mut merged: HashSet<&str> = HashSet::new();
+    let paired = |rest: &str| {
+        all.contains(format!("http://{rest}").as_str()) && all.contains(format!("https://{rest}").as_str())
     };
-    let mut named = Vec::with_capacity(patterns.len());
-    let mut paired: Vec<&str> = Vec::new();
-    for p in patterns {
-        if paired.contains(&p.as_str()) {
-            continue;
-        }
-        match other(p).filter(|(twin, _)| patterns.contains(twin)) {
-            Some((_, rest)) => {
-                named.push(format!("*://{rest}"));
-                paired.push(p);
-                if let Some(twin) = patterns.iter().find(|t| other(t).is_some_and(|(back, _)| back == *p)) {
-                    paired.push(twin);
-                }
+    patterns
+        .iter()
+        .filter_map(|p| {
+            match p.strip_prefix("http://").or_else(|| p.strip_prefix("https://")).filter(|rest| paired(rest)) {
+                Some(rest) => merged.insert(rest).then(|| format!("*://{rest}")),
+                None => Some(p.clone()),
             }
-            None => named.push(p.clone()),
-        }
-    }
-    named
+        })
+        .collect()
 }
 
 /// The site the agent asked about (its `url` filter, else the last known URL of the
@@ -218,7 +212,7 @@ mod tests {
             deep_tabs: (0..1000).collect(),
             server_origin: None,
         };
-        let meta = metadata(&capture, 1, SHOWN).to_string();
+        let meta = metadata(&capture, &either_scheme(&capture.origins), 1, SHOWN).to_string();
         assert!(meta.len() < 4_000, "{}", meta.len());
         assert!(meta.contains("\"origins_omitted\":980") && meta.contains("\"deep_tabs_omitted\":980"), "{meta}");
     }
