@@ -176,6 +176,15 @@ pub const HOT_UPDATE_REASON: &str = "hot update";
 /// the capture scope): the resolver writes it, compact entries count such a frame as library code.
 pub const NOT_IN_SCOPE_REASON: &str = "not in scope";
 
+/// Whether a segment of a script's URL path or of a source's path marks library code: a
+/// `node_modules` folder (DevTools' default ignore list), or the modules Vite serves of its own
+/// (`/@vite/client`, its HMR client and error overlay; `/@react-refresh`). One rule for the
+/// source-map resolver, which marks an original `ignored`, and for compact entries, which count an
+/// unmapped frame as library code by its URL.
+pub fn is_library_segment(segment: &str) -> bool {
+    matches!(segment, "node_modules" | "@vite" | "@react-refresh")
+}
+
 /// Console levels from least to most severe; `min_level` keeps a suffix of this.
 pub const LEVELS: &[&str] = &["debug", "log", "info", "warn", "error"];
 const WS_EVENTS: &[&str] = &["open", "message", "close", "error"];

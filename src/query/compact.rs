@@ -349,13 +349,12 @@ pub fn at_of(entry: &Value) -> Option<String> {
         .or_else(|| entry.get("location").and_then(Value::as_str).map(|l| cut(l).into_owned()))
 }
 
-/// A raw frame ("url:line:col") of a script served from a `node_modules` folder (Vite's prebundled
-/// `/node_modules/.vite/deps/chunk-….js`), as DevTools' default ignore list has it, or of the dev
-/// server's own modules (`/@vite/client`): library code even where it could not be mapped.
+/// A raw frame ("url:line:col") of a script that is library code by its URL
+/// ([`kind::is_library_segment`]: Vite's prebundled `/node_modules/.vite/deps/chunk-….js`,
+/// `/@vite/client`), even where it could not be mapped.
 fn served_from_dependencies(at: &str) -> bool {
     let path = at.split_once('?').map_or(at, |(path, _)| path);
-    path.split('/')
-        .any(|segment| segment == "node_modules" || segment == "@vite" || segment.starts_with("@react-refresh"))
+    path.split('/').any(kind::is_library_segment)
 }
 
 /// An error's first original frames outside library code, one line each

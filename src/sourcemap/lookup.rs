@@ -88,20 +88,17 @@ pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Ur
     })
 }
 
-/// A source in a `node_modules` folder: library code even where its map has no ignore list (a
-/// dependency Vite serves from `/node_modules/` unbundled, SvelteKit's among them), as DevTools'
-/// own default ignore-list rule has it; a file a framework generated into its own folder
+/// A source in a `node_modules` folder or one of Vite's own modules ([`crate::kind::is_library_segment`]):
+/// library code even where its map has no ignore list (a dependency Vite serves from
+/// `/node_modules/` unbundled, SvelteKit's among them); a file a framework generated into its own folder
 /// ([`GENERATED_FOLDERS`]); and the bundlers' own runtimes, which their maps name as no folder of
 /// dependencies.
 fn is_dependency(source: &str) -> bool {
-    source.split(['/', '\\']).any(|segment| {
-        segment == "node_modules" || GENERATED_FOLDERS.contains(&segment) || DEV_SERVER_MODULES.contains(&segment)
-    }) || WEBPACK_RUNTIME.iter().chain(&PARCEL_RUNTIME).any(|r| source.starts_with(r))
+    source
+        .split(['/', '\\'])
+        .any(|segment| crate::kind::is_library_segment(segment) || GENERATED_FOLDERS.contains(&segment))
+        || WEBPACK_RUNTIME.iter().chain(&PARCEL_RUNTIME).any(|r| source.starts_with(r))
 }
-
-/// The modules Vite serves of its own (`/@vite/client`, its HMR client and error overlay;
-/// `/@react-refresh`), which its maps name by their URL: the dev server's code, not the app's.
-const DEV_SERVER_MODULES: [&str; 2] = ["@vite", "@react-refresh"];
 
 /// The folders frameworks write their generated code into, in the project beside its sources:
 /// SvelteKit's `.svelte-kit/generated/client/app.js` (where it catches what a route's `load`
