@@ -65,7 +65,12 @@ $("form").addEventListener("input", () => said("", ""));
 
 async function loadSites() {
   const { scope } = await chrome.storage.local.get("scope");
-  renderSites($("sites"), $("no-sites"), scopeWithDefaults(scope).sites, loadSites);
+  renderSites($("sites"), $("no-sites"), scopeWithDefaults(scope).sites, turnSiteOff);
+}
+
+async function turnSiteOff(pattern) {
+  await chrome.runtime.sendMessage({ type: "site", pattern, on: false });
+  await loadSites();
 }
 chrome.storage.onChanged.addListener((changes, area) => area === "local" && changes.scope && loadSites());
 

@@ -77,16 +77,38 @@ let tabId;
 let state;
 /** Why the server is not storing what this extension sends (renderStatus), or null. */
 let notStoring = null;
+// A person's click must not be undone by a render that read the state before it: each click
+// counts (`epoch`), a render read under an older count is dropped, and none starts while a
+// click's work runs; the click's own render, after its work, draws the state as it now is.
+let epoch = 0;
+let acting = 0;
+
+/** A listener running `action` (a click's work) as one action, then drawing the tab's state. */
+function act(action) {
+  return async (...args) => {
+    epoch += 1;
+    acting += 1;
+    try {
+      await action(...args);
+    } finally {
+      acting -= 1;
+    }
+    if (acting === 0) await renderTab();
+  };
+}
 
 async function renderTab() {
   if (tabId === undefined) return;
-  state = await chrome.runtime.sendMessage({ type: "tab", tabId });
-  const host = state.site ? patternHost(state.site) : "";
-  const scopeLine = $("page-scope");
-  const captured = state.scope === "default" || state.scope === "site";
+  const readAt = epoch;
+  const fresh = await chrome.runtime.sendMessage({ type: "tab", tabId });
+  const captured = fresh.scope === "default" || fresh.scope === "site";
   // In scope, but was the page loaded before its scripts were there (a tab open before the
   // extension was installed, or while capture was paused)? Its relay answers only if it runs.
   const live = captured ? await pageIsLive(tabId) : true;
+  if (readAt !== epoch || acting > 0) return; // read before a click: that click's render draws it
+  state = fresh;
+  const host = state.site ? patternHost(state.site) : "";
+  const scopeLine = $("page-scope");
   scopeLine.textContent = live ? SCOPE_TEXT[state.scope](host) : SCOPE_TEXT.reload(host, state.scope);
   scopeLine.className = captured && live ? "ok" : "";
   if (captured && live && notStoring) {
@@ -117,7 +139,7 @@ async function renderTab() {
   const counted = captured || state.scope === "paused";
   if (counted) for (const kind of ALL_KINDS) if (state.counts[kind]) counts.appendChild(row([LABELS[kind], state.counts[kind]], kind));
   if (!counts.children.length) counts.appendChild(row([counted ? "nothing yet" : "nothing: not captured", ""]));
-  renderSites($("sites"), $("no-sites"), state.sites, renderTab);
+  renderSites($("sites"), $("no-sites"), state.sites, turnSiteOff);
 }
 
 async function renderStatus() {
@@ -157,47 +179,49 @@ async function renderStatus() {
 }
 
 // Chrome's own prompt for the site: it must be asked from the click itself.
-$("site-on").addEventListener("click", async () => {
-  const pattern = state.site;
-  let granted = false;
-  // Said first (not awaited: the prompt must come from the click itself), so that the worker acts
-  // on Chrome's answer if the prompt closes this popup before the code below runs.
-  chrome.runtime.sendMessage({ type: "intent", site: pattern }).catch(() => {});
-  try {
-    granted = await chrome.permissions.request({ origins: [pattern] });
-  } catch (e) {
-    $("page-scope").textContent = `Chrome refused: ${e.message}`;
-  }
-  if (granted) await chrome.runtime.sendMessage({ type: "site", pattern, on: true });
-  renderTab();
-});
-$("site-off").addEventListener("click", async () => {
-  await chrome.runtime.sendMessage({ type: "site", pattern: state.site, on: false });
-  renderTab();
-});
-$("pause").addEventListener("click", async () => {
-  await chrome.runtime.sendMessage({ type: "pause", paused: !state.paused });
-  renderTab();
-});
-$("deep").addEventListener("change", async () => {
-  const on = $("deep").checked;
-  const problem = $("deep-error");
-  problem.hidden = true;
-  // Chrome grants the debugger only at install (it cannot be an optional permission): the
-  // shipped extension goes without it, the deep build holds it (scripts/deep-extension.sh).
-  if (on && !(await chrome.permissions.contains({ permissions: ["debugger"] }).catch(() => false))) {
-    $("deep").checked = false;
-    problem.textContent = NO_DEBUGGER;
-    problem.hidden = false;
-    return;
-  }
-  const answer = await chrome.runtime.sendMessage({ type: "deep", tabId, on });
-  if (answer && answer.error) {
-    problem.textContent = answer.error;
-    problem.hidden = false;
-  }
-  renderTab();
-});
+$("site-on").addEventListener(
+  "click",
+  act(async () => {
+    const pattern = state.site;
+    let granted = false;
+    // Said first (not awaited: the prompt must come from the click itself), so that the worker acts
+    // on Chrome's answer if the prompt closes this popup before the code below runs.
+    chrome.runtime.sendMessage({ type: "intent", site: pattern }).catch(() => {});
+    try {
+      granted = await chrome.permissions.request({ origins: [pattern] });
+    } catch (e) {
+      $("page-scope").textContent = `Chrome refused: ${e.message}`;
+    }
+    if (granted) await chrome.runtime.sendMessage({ type: "site", pattern, on: true });
+  }),
+);
+const turnSiteOff = act((pattern) => chrome.runtime.sendMessage({ type: "site", pattern, on: false }));
+$("site-off").addEventListener("click", () => turnSiteOff(state.site));
+$("pause").addEventListener(
+  "click",
+  act(() => chrome.runtime.sendMessage({ type: "pause", paused: !state.paused })),
+);
+$("deep").addEventListener(
+  "change",
+  act(async () => {
+    const on = $("deep").checked;
+    const problem = $("deep-error");
+    problem.hidden = true;
+    // Chrome grants the debugger only at install (it cannot be an optional permission): the
+    // shipped extension goes without it, the deep build holds it (scripts/deep-extension.sh).
+    if (on && !(await chrome.permissions.contains({ permissions: ["debugger"] }).catch(() => false))) {
+      $("deep").checked = false;
+      problem.textContent = NO_DEBUGGER;
+      problem.hidden = false;
+      return;
+    }
+    const answer = await chrome.runtime.sendMessage({ type: "deep", tabId, on });
+    if (answer && answer.error) {
+      problem.textContent = answer.error;
+      problem.hidden = false;
+    }
+  }),
+);
 $("options").addEventListener("click", (e) => {
   e.preventDefault();
   chrome.runtime.openOptionsPage();
@@ -206,7 +230,7 @@ $("options").addEventListener("click", (e) => {
 currentTabId().then((id) => {
   tabId = id;
   renderTab();
-  setInterval(renderTab, 1000);
+  setInterval(() => acting === 0 && renderTab(), 1000);
 });
 renderStatus();
 setInterval(renderStatus, 1000);

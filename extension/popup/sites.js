@@ -6,11 +6,11 @@ import { scope } from "../background/lib.js";
 const { patternHost } = scope;
 
 /**
- * Fills `list` (a <ul>) with `sites`; `empty` shows when there are none; `changed` after a site is
- * turned off. The popup asks again every second: a list that has not changed is left as it is, so
+ * Fills `list` (a <ul>) with `sites`; `empty` shows when there are none; `turnOff(pattern)` turns a
+ * site off and draws the page again. The popup asks again every second: a list that has not changed is left as it is, so
  * that the switch a keyboard (or a screen reader) is on keeps its focus.
  */
-export function renderSites(list, empty, sites, changed) {
+export function renderSites(list, empty, sites, turnOff) {
   const shown = JSON.stringify(sites);
   if (list.dataset.shown === shown) return;
   list.dataset.shown = shown;
@@ -26,8 +26,7 @@ export function renderSites(list, empty, sites, changed) {
     input.addEventListener("change", async () => {
       if (input.checked) return;
       input.disabled = true;
-      await chrome.runtime.sendMessage({ type: "site", pattern, on: false });
-      changed();
+      await turnOff(pattern);
     });
     label.append(input, ` ${patternHost(pattern)} (${pattern.split("://")[0]})`);
     li.appendChild(label);

@@ -259,6 +259,21 @@ try {
   assert.equal((await observe(client, { what: "logs", limit: 1 })).capture.origins.includes("http://shop.example/*"), false);
   log("Stop capturing this site: the open page sends nothing more");
 
+  // ---- turned on again, then off from the options page's list ----
+  await popup.click("#site-on");
+  await popup.waitForFunction(() => document.getElementById("page-scope").textContent.includes("you turned this site on"));
+  const origin = worker.url().split("/").slice(0, 3).join("/");
+  const optionsPage = await context.newPage();
+  await optionsPage.goto(`${origin}/options/options.html`);
+  const listed = '#sites input[data-site="http://shop.example/*"]';
+  await optionsPage.waitForSelector(listed);
+  await optionsPage.uncheck(listed);
+  await optionsPage.waitForSelector("#no-sites", { state: "visible" });
+  await popup.waitForFunction(() => document.getElementById("page-scope").textContent === "shop.example is not captured.");
+  await waitFor("the server to know the site is off", async () => !(await observe(client, { what: "logs", limit: 1 })).capture.origins.includes("http://shop.example/*"));
+  await optionsPage.close();
+  log("the options page's list turns a site off");
+
   // ---- a page's long host name wraps in the popup instead of widening it ----
   const longHost = await open(`http://${"a".repeat(60)}.${"b".repeat(60)}.app.localhost:${fixture.port}/scope.html?m=long-host`);
   const { popup: longPopup } = await popupFor(worker, longHost);
@@ -289,8 +304,39 @@ try {
 
   // ---- the deep view, turned on and off from the popup ----
   const { popup: deepPopup, tabId: deepTabId } = await popupFor(worker, localAgain);
+  // The popup draws the tab's state every second. A draw that read the state before the click
+  // must not undo the click when its answer comes: hold the answer of one such draw until the
+  // click's work is done, then let it through.
+  await deepPopup.evaluate(() => {
+    const ask = chrome.runtime.sendMessage.bind(chrome.runtime);
+    const ping = chrome.tabs.sendMessage.bind(chrome.tabs);
+    window.held = [];
+    window.hold = true;
+    chrome.runtime.sendMessage = (message) =>
+      message.type === "tab" && window.hold
+        ? new Promise((answer) => ask(message).then((state) => window.held.push(() => answer(state))))
+        : ask(message);
+    // The held draw goes on, in the same task, to ask the page whether it is live: the first such
+    // question after the release is that draw's, and its end is the draw's end.
+    chrome.tabs.sendMessage = (...args) => {
+      const asked = ping(...args);
+      if (window.released && !window.heldDrawn) {
+        // What the switch shows once that draw is done, before any later draw can change it.
+        window.heldDrawn = asked.finally(() => setTimeout(() => (window.afterHeldDraw = document.getElementById("deep").checked)));
+      }
+      return asked;
+    };
+  });
+  await deepPopup.waitForFunction(() => window.held.length === 1); // a draw has read the state: not deep
+  await deepPopup.evaluate(() => (window.hold = false));
   await deepPopup.check("#deep");
   await waitFor("the tab to be deep", () => worker.evaluate((id) => globalThis.gasolineDeep.isDeep(id), deepTabId));
+  await deepPopup.evaluate(() => {
+    window.released = true;
+    window.held.shift()();
+  });
+  await deepPopup.waitForFunction(() => window.afterHeldDraw !== undefined);
+  assert.equal(await deepPopup.evaluate(() => window.afterHeldDraw), true, "a draw read before the click leaves the switch as clicked");
   await waitFor("the server to know the deep tab", async () => (await observe(client, { what: "logs", limit: 1 })).capture.deep_tabs.includes(deepTabId));
   await localAgain.evaluate(() => fetch("/scope.json?m=deep-fetch").then((r) => r.text()));
   await waitFor("the browser's row of the deep tab's request", async () =>
