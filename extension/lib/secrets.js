@@ -9,7 +9,7 @@
   const SECRET_WORDS = new Set([
     "password", "passwd", "pwd", "pass", "passphrase", "secret", "secrets", "token", "auth", "authorization",
     "bearer", "credential", "credentials", "session", "sid", "cookie", "jwt", "otp", "pin", "ssn", "cvc", "cvv",
-    "csc", "signature", "apikey", "apikeys", "privatekey", "sess", "passcode", "pw", "cvv2", "cvc2",
+    "csc", "signature", "apikey", "apikeys", "privatekey", "sess", "passcode", "pw", "cvv2", "cvc2", "csrf", "xsrf",
   ]);
   // Whole keys, lower case with separators removed (Sentry's defaults among them).
   // "sig" only as a whole key (a signed URL's `sig=`): as a word it is React's `$RefreshSig$`.
@@ -20,7 +20,8 @@
     "subscriptionkey", "encryptionkey", "signingkey", "masterkey", "licensekey", "mfacode", "totpcode",
     "recoverycode", "recoverycodes", "backupcode", "backupcodes", "webhookurl",
   ]);
-  // Keys glued into one word end like this: "accesstoken", "csrfmiddlewaretoken", "newpassword", "phpsessid".
+  // Keys glued into one word end like this: "accesstoken", "csrfmiddlewaretoken", "newpassword", "phpsessid";
+  // so does a glued word among others (Django's META names the X-CSRFToken header HTTP_X_CSRFTOKEN).
   const SECRET_SUFFIXES = ["token", "secret", "password", "passwd", "apikey", "sessionid", "sessid", "signature", "privatekey", "secretkey"];
   // Session cookies named with a hash after a fixed start (Laravel's remember_web_<hash>, WordPress's
   // wordpress_logged_in_<hash> and wordpress_sec_<hash>), lower case with separators removed.
@@ -128,7 +129,7 @@
     if (words.some((w) => isSecretWord(w, p))) return true;
     // Two words that make one secret name: OPENAI_API_KEY, googleApiKey, mapboxAccessKey, client-secret.
     for (let i = 0; i + 1 < words.length; i++) if (isSecretWord(words[i] + words[i + 1], p)) return true;
-    return words.length === 1 && SECRET_SUFFIXES.some((s) => whole.endsWith(s));
+    return words.some((w) => SECRET_SUFFIXES.some((s) => w.endsWith(s)));
   }
 
   /**

@@ -64,6 +64,8 @@ test("secret keys: Sentry's defaults, the issue's list, bracketed and percent-en
     "authorization", "client_secret", "refresh_token", "cvc", "cvv", "card_number", "cardNumber", "sig",
     "signature", "X-Amz-Signature", "X-Amz-Credential", "accessToken", "csrfmiddlewaretoken", "user[password]",
     "user%5Bpassword%5D", "session_id", "x-auth-token", "newPassword",
+    // Django's names for the X-CSRFToken header and its cookie, as a debug page's META lists them.
+    "HTTP_X_CSRFTOKEN", "CSRF_COOKIE", "csrf", "x_xsrftoken", "user_newpassword",
   ];
   for (const key of secret) assert.ok(redact.isSecretKey(key, p), key);
   for (const key of ["code", "key"]) {
@@ -73,6 +75,7 @@ test("secret keys: Sentry's defaults, the issue's list, bracketed and percent-en
   const kept = [
     "max_tokens", "prompt_tokens", "tokens_used", "tokenizer", "maxTokens", "author", "passenger", "spinner",
     "keyboard", "password_length", "token_count", "session_timeout", "state", "name", "description", "id",
+    "CSRF_COOKIE_NAME", "CSRF_HEADER_NAME", "http_x_requested_with", "page_tokens",
   ];
   for (const key of kept) assert.ok(!redact.isSecretKey(key, p, true), key);
 });
@@ -396,6 +399,11 @@ test("a setting that describes a secret is kept: its age, name, engine, model", 
   assert.deepEqual(found, []);
   // What holds one is still redacted.
   assert.equal(redact.redactText("SECRET_KEY = 'django-insecure-x'\nSESSION_COOKIE = 'abc'", p, [], "b"), `SECRET_KEY = '${R}'\nSESSION_COOKIE = '${R}'`);
+  // A debug page's META, as a failed page's text holds it (name: value, a row to a line).
+  assert.equal(
+    redact.redactText("HTTP_X_CSRFTOKEN: Zq9xK2mLp0\nHTTP_ACCEPT: */*", p, [], "pageText"),
+    `HTTP_X_CSRFTOKEN: ${R}\nHTTP_ACCEPT: */*`,
+  );
 });
 
 test("`key=` is a form field's only where a form's fields are: a component trace keeps its keys", () => {
