@@ -403,6 +403,8 @@ pub static NETWORK_BODIES: Kind = Kind {
         "responseBodyStream",
         "failed",
         "unfinished",
+        "pageText",
+        "pageTextTruncated",
         "redacted",
     ],
     compact: &[
@@ -413,6 +415,8 @@ pub static NETWORK_BODIES: Kind = Kind {
         View { name: "size", from: &["responseBodySize", "responseBody"], shape: Shape::Length },
         pick("error", &["error"]),
         pick("failed", &["failed"]),
+        // A response that is an error page (HTML with a status >= 400): the page's text.
+        View { name: "pageText", from: &["pageText"], shape: Shape::Logged },
     ],
 };
 

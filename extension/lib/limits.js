@@ -9,6 +9,7 @@
 (function (root) {
   const limits = {
     BODY_CAP: 16 * 1024, // request and response bodies, each
+    ERROR_PAGE_READ: 1024 * 1024, // the HTML of a response with an error status, read for its text
     WS_DATA_CAP: 4 * 1024, // one WebSocket message
     MESSAGE_CAP: 16 * 1024, // one console message, all arguments together
     ARG_DEPTH: 5, // nesting shown of a logged object

@@ -446,10 +446,11 @@
         ["requestBody", "requestHeaders"],
         ["responseBody", "responseHeaders"],
       ],
-      text: ["error", "statusText"],
+      text: ["error", "statusText", "pageText"],
       cut: [
         ["requestBody", "requestBodyTruncated"],
         ["responseBody", "responseBodyTruncated"],
+        ["pageText", "pageTextTruncated"],
       ],
     },
     network_waterfall: { url: ["url", "finalUrl", "frameUrl"], text: ["error"] },

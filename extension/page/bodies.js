@@ -2,8 +2,10 @@
 // cap: a string or form is cut while it is walked, a Blob is sliced before it
 // is read, a cloned stream is read chunk by chunk and cancelled at the cap,
 // and a streamed upload or a streaming response (event-stream, ndjson) is
-// recorded as a stream with its size when known, not read at all.
-// Registry: reads core, limits; adds bodies.
+// recorded as a stream with its size when known, not read at all. A response
+// that is an error page (HTML with an error status) is also read for its text
+// (page_text.js).
+// Registry: reads core, limits, pageText; adds bodies.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
@@ -191,6 +193,38 @@
     return fields;
   }
 
+  const HTML = /^\s*(?:text\/html|application\/xhtml\+xml)\b/i;
+
+  /** Whether a response with `status` and `contentType` is an error page: HTML, with an error status. */
+  function isErrorPage(status, contentType) {
+    return status >= 400 && HTML.test(String(contentType || ""));
+  }
+
+  // What stands in a response's body once its error page's text is taken.
+  const ERROR_PAGE_NOTE = "[an HTML error page: its text is pageText]";
+
+  /**
+   * For `body`, a response's as read, when the response is an error page (isErrorPage): its text
+   * (`pageText`, `pageTextTruncated`), from its whole HTML (`body.html`, up to ERROR_PAGE_READ)
+   * where the read kept it, else from its text up to the cap; and the HTML itself left out
+   * (`responseBody` a note, its size kept). An error page's HTML is mostly its styles, and its
+   * tables put a name and its value in two cells, out of the reach of redaction: the text puts
+   * them on one line, where redaction knows a secret by its name.
+   */
+  function errorPageFields(body, status, contentType) {
+    if (!body || !isErrorPage(status, contentType)) return {};
+    const html = typeof body.html === "string" ? body.html : body.text;
+    const page = typeof html === "string" && G.pageText ? G.pageText.ofHtml(html, CAP) : null;
+    if (!page || !page.text) return {};
+    return {
+      responseBody: ERROR_PAGE_NOTE,
+      responseBodyTruncated: undefined,
+      responseBodySize: typeof body.size === "number" ? body.size : html.length,
+      pageText: page.text,
+      pageTextTruncated: page.truncated || undefined,
+    };
+  }
+
   // Taken before any page script runs: the page may replace them later.
   const NativeHeaders = typeof Headers === "function" ? Headers : null;
   const headersForEach = NativeHeaders ? NativeHeaders.prototype.forEach : null;
@@ -254,6 +288,21 @@
   // Why a request whose response body broke off mid-way failed (fetch.js, xhr.js).
   const BROKE_OFF = "the response body broke off before its end (network error)";
 
-  G.bodies = { TEXTUAL, STREAMING, BROKE_OFF, describeBody, decodeAll, readStream, readCapped, whenRead, bodyFields, headersToObject, parseRawHeaders, absoluteUrl };
+  G.bodies = {
+    TEXTUAL,
+    STREAMING,
+    BROKE_OFF,
+    describeBody,
+    decodeAll,
+    readStream,
+    readCapped,
+    whenRead,
+    bodyFields,
+    isErrorPage,
+    errorPageFields,
+    headersToObject,
+    parseRawHeaders,
+    absoluteUrl,
+  };
 })();
 //# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiYm9kaWVzLmpzIiwic291cmNlcyI6WyJnYXNvbGluZS1leHRlbnNpb246Ly8vcGFnZS9ib2RpZXMuanMiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6IkFBQUEiLCJpZ25vcmVMaXN0IjpbMF0sInhfZ29vZ2xlX2lnbm9yZUxpc3QiOlswXX0=

@@ -20,6 +20,7 @@
   const { apply, then, later, perfNow, fill, disguise, clean, invoke } = G.core;
   const { readStream, decodeAll } = G.bodies;
   const CAP = G.limits.BODY_CAP;
+  const HTML_READ = G.limits.ERROR_PAGE_READ;
   const FALLBACK_MS = 1000;
   const proto = typeof Response === "function" ? Response.prototype : null;
   if (!proto) return;
@@ -37,9 +38,11 @@
   /**
    * The page's first read of `response` is ours too; `done({body, end, to})` once, as fetch.js's
    * readResponse. `headersAt`: when its headers came, where a body the page left unread ends.
+   * `errorPage`: the response is an error page (bodies.isErrorPage), whose HTML the page's read
+   * also hands on whole, up to ERROR_PAGE_READ, for its text (`body.html`).
    */
-  function watch(response, size, headersAt, done) {
-    const taker = { response, size, headersAt, done, cancel: null };
+  function watch(response, size, headersAt, done, errorPage = false) {
+    const taker = { response, size, headersAt, done, errorPage, cancel: null };
     watched.set(response, taker);
     taker.cancel = later(() => fallback(response, taker), FALLBACK_MS);
   }
@@ -62,7 +65,9 @@
     try {
       const whole = size === undefined ? text.length : size;
       const truncated = text.length > CAP;
-      taker.done({ body: { text: truncated ? text.slice(0, CAP) : text, size: whole, truncated }, end: perfNow(), to: "body" });
+      const body = { text: truncated ? text.slice(0, CAP) : text, size: whole, truncated };
+      if (taker.errorPage && truncated) body.html = text.slice(0, HTML_READ);
+      taker.done({ body, end: perfNow(), to: "body" });
     } catch {
       // never an error the page could hear of
     }

@@ -14,6 +14,7 @@
   G.sources.fetch = function install({ core, outbox, bodies, limits, requests, consumed }) {
     const { apply, clean, fill, invoke, perfNow, Promise, then } = core;
     const { describeBody, readCapped, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING, BROKE_OFF } = bodies;
+    const { isErrorPage, errorPageFields } = bodies;
     if (typeof window.fetch !== "function") return;
 
     /**
@@ -63,7 +64,7 @@
       }
       // The page's own read of the body is ours too, timed as it ends (consumed.js): no clone,
       // no second read; a clone's read, up to the cap, where the page takes the stream or reads late.
-      consumed.watch(response, size, headersAt, done);
+      consumed.watch(response, size, headersAt, done, isErrorPage(response.status, type));
     }
 
     function observe(info, response) {
@@ -90,6 +91,8 @@
           // Where the page's redirects ended: the body is that URL's.
           ...(response.redirected ? { redirected: true, responseUrl: response.url } : undefined),
           ...bodyFields("response", body),
+          // A server's error page: its text, as a failed page's (page_text.js).
+          ...errorPageFields(body, response.status, type),
         }));
       readResponse(response, type, size, headersAt, (read) => {
         try {

@@ -9,9 +9,10 @@
 // network_waterfall row. The document itself answered with an error status (a
 // server's 500 page, a 404) is one too: "Failed to load the page: <url>
 // answered 500", so that asking for errors finds it, with the page's text
-// (`pageText`, its first 16 KiB, scripts and styles left out): a dev server's
-// error page holds the server's error and stack, which nothing else captures.
-// Registry: reads sources, core, outbox, selector, requests, limits; adds sources.resources.
+// (`pageText`, its first 16 KiB, scripts and styles left out: page_text.js): a
+// dev server's error page holds the server's error and stack, which nothing
+// else captures.
+// Registry: reads sources, core, outbox, selector, requests, limits, pageText; adds sources.resources.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
@@ -43,46 +44,7 @@
     }
   }
 
-  const NOT_TEXT = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
-  const CELL_DEPTH = 8; // elements looked up from a text node for its table cell
-
-  /** The table cell a text node is in, if any, within CELL_DEPTH elements. */
-  function cellOf(node) {
-    let el = node.parentNode;
-    for (let depth = 0; el && depth < CELL_DEPTH; depth++, el = el.parentNode) {
-      if (el.nodeName === "TD" || el.nodeName === "TH") return el;
-    }
-    return null;
-  }
-
-  /**
-   * The document's visible text, at most `cap` characters (read node by node: a large page costs
-   * no more than the cap), and whether more was left; no layout is forced. A text node a line,
-   * except that the cells of a table row make one line, `name: value`: an error page's tables
-   * (Django's settings, request and local variables) pair a name with its value, and the pair
-   * on one line is what redaction knows a secret by (`CSRF_COOKIE: '…'`).
-   */
-  function pageText(cap) {
-    const root = document.body || document.documentElement;
-    if (!root) return { text: "", truncated: false };
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    let text = "";
-    let lastCell = null;
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (node.parentNode && NOT_TEXT.has(node.parentNode.nodeName)) continue;
-      const part = String(node.data).trim(); // a <pre>'s stack keeps its lines and indentation
-      if (!part) continue;
-      const cell = cellOf(node);
-      const sameRow = cell && lastCell && cell.parentNode === lastCell.parentNode;
-      const joint = !text ? "" : sameRow ? (cell === lastCell ? " " : ": ") : "\n";
-      lastCell = cell;
-      text += joint + part;
-      if (text.length > cap) return { text: text.slice(0, cap), truncated: true };
-    }
-    return { text, truncated: false };
-  }
-
-  G.sources.resources = function install({ core, outbox, selector, requests, limits }) {
+  G.sources.resources = function install({ core, outbox, selector, requests, limits, pageText }) {
     const { listen } = core;
     const entry = requests.navigationEntry();
     const status = entry && typeof entry.responseStatus === "number" ? entry.responseStatus : 0;
@@ -92,7 +54,7 @@
       // Once the document is parsed, so that its text is there (an error page is small and rare).
       const failed = () =>
         outbox.emit("logs", () => {
-          const page = pageText(limits.BODY_CAP);
+          const page = pageText.ofDocument(document, limits.BODY_CAP);
           // An error page's title most often names the error ("ValueError at /crash/").
           const title = String(document.title || "").trim().slice(0, 200);
           return {

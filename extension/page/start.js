@@ -1,6 +1,6 @@
 // Last of the page-world files: installs every source of page/ and takes the
 // shared namespace back off the page's global, before any page script runs.
-// Registry: reads outbox, core, bodies, limits, serialize, selector, redact, requests, consumed, sources; adds started.
+// Registry: reads outbox, core, bodies, limits, serialize, selector, redact, requests, consumed, pageText, sources; adds started.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
@@ -21,6 +21,7 @@
     redact: G.redact,
     requests: G.requests,
     consumed: G.consumed,
+    pageText: G.pageText,
   };
   for (const name of ["console", "errors", "fetch", "xhr", "websocket", "eventsource", "beacon", "csp", "resources", "actions", "navigation", "timing", "vitals"]) {
     try {

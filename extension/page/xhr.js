@@ -12,6 +12,7 @@
   G.sources.xhr = function install({ core, outbox, bodies, limits, requests }) {
     const { apply, fill, listen, perfNow } = core;
     const { describeBody, decodeAll, whenRead, bodyFields, parseRawHeaders, absoluteUrl, TEXTUAL, BROKE_OFF } = bodies;
+    const { isErrorPage, errorPageFields } = bodies;
     if (typeof XMLHttpRequest !== "function") return;
     const NETWORK_ERROR = "network error (XHR status 0)";
     const XHR_READ_LIMIT = 4 * limits.BODY_CAP; // bytes received
@@ -192,6 +193,8 @@
             contentType: headers["content-type"],
             ...(redirected ? { redirected: true, responseUrl: finalUrl } : undefined),
             ...bodyFields("response", response),
+            // A server's error page (an htmx request answered with Django's debug page): its text.
+            ...errorPageFields(response, status, headers["content-type"]),
             ...(status > 0 ? undefined : { failed: true }),
             error: said,
           };
@@ -210,14 +213,19 @@
         const type = xhr.responseType;
         if (type === "blob" || type === "arraybuffer") return binaryResponse(xhr.response, type, xhr.getResponseHeader("content-type") || "");
         if (type !== "" && type !== "text" && type !== "json") return xhr.response ? { note: `[${type} response]`, size: loaded } : undefined;
-        if (loaded > XHR_READ_LIMIT) return { note: `[${loaded} bytes not read]`, size: loaded, truncated: true };
+        // An error page is read further, for its text (bodies.errorPageFields).
+        const errorPage = xhr.status >= 400 && isErrorPage(xhr.status, xhr.getResponseHeader("content-type"));
+        if (loaded > (errorPage ? limits.ERROR_PAGE_READ : XHR_READ_LIMIT)) return { note: `[${loaded} bytes not read]`, size: loaded, truncated: true };
         if (type === "json" && xhr.response === null && loaded > 0) {
           // The browser parsed the body and failed: its text is gone, and the page got null.
           return { note: "[not valid JSON: the page's response is null]", size: loaded };
         }
         const text = type === "json" ? JSON.stringify(xhr.response) : xhr.responseText;
         if (typeof text !== "string") return undefined;
-        return { text: text.slice(0, limits.BODY_CAP), size: text.length, truncated: text.length > limits.BODY_CAP };
+        const truncated = text.length > limits.BODY_CAP;
+        const read = { text: truncated ? text.slice(0, limits.BODY_CAP) : text, size: text.length, truncated };
+        if (errorPage && truncated) read.html = text;
+        return read;
       } catch {
         return undefined;
       }

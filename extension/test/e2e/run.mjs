@@ -40,7 +40,7 @@ import { plantedSecrets, SECRETS } from "./secrets.mjs";
 import { sourcesPage, sourcesRoute } from "./sources.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const FIXTURE_SECRETS = ["AUTH-SECRET-123", "FORM-SECRET-456", "hunter2-PASSWORD", "RESPONSE-SECRET-789", "SERVER-PAGE-CSRF-77"];
+const FIXTURE_SECRETS = ["AUTH-SECRET-123", "FORM-SECRET-456", "hunter2-PASSWORD", "RESPONSE-SECRET-789", "SERVER-PAGE-CSRF-77", "SERVER-PAGE-CSRF-78"];
 
 function fail(message) {
   console.error(`e2e FAILED: ${message}`);
@@ -127,13 +127,16 @@ function startFixture() {
         res.end(`reuse ${url.searchParams.get("n")}`);
       });
     } else if (url.pathname === "/server-error") {
-      res.writeHead(500, { "content-type": "text/html" });
+      res.writeHead(500, { "content-type": "text/html; charset=utf-8" });
+      // ?styled: as a framework's debug page, styles first, past the body cap.
+      const style = url.searchParams.has("styled") ? `.rule-x { color: red }\n`.repeat(1000) : "h1 { color: red }";
       res.end(
-        "<!doctype html><title>Server Error</title><style>h1 { color: red }</style><h1>Server Error (500)</h1>" +
+        `<!doctype html><title>Server Error</title><style>${style}</style><h1>Server Error (500)</h1>` +
           "<pre>Error: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)</pre><script>var hidden = 'not text'</script>" +
           // A debug page's table of a request's values, as Django shows them: the name, then the value.
           "<table><tr><th>Variable</th><th>Value</th></tr><tr><td>CSRF_COOKIE</td><td class=code><pre>'SERVER-PAGE-CSRF-77'</pre></td></tr>" +
-          "<tr><td>CONTENT_TYPE</td><td><pre>'text/plain'</pre></td></tr></table>",
+          "<tr><td>CONTENT_TYPE</td><td><pre>'text/plain'</pre></td></tr>" +
+          "<tr><td>HTTP_X_CSRFTOKEN</td><td><pre>'SERVER-PAGE-CSRF-78'</pre></td></tr></table>",
       );
     } else if (url.pathname === "/hold") {
       // Headers only after 20 s: a request still in flight when its page reloads.
@@ -525,9 +528,39 @@ try {
   // line, and a secret in it redacted.
   assert.equal(
     failedPage.pageText,
-    "Server Error (500)\nError: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)\nVariable: Value\nCSRF_COOKIE: '[redacted]'\nCONTENT_TYPE: 'text/plain'",
+    "Server Error (500)\nError: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)\nVariable: Value\nCSRF_COOKIE: '[redacted]'\nCONTENT_TYPE: 'text/plain'\nHTTP_X_CSRFTOKEN: '[redacted]'",
   );
   log("a page answered 500 is an error, with its page's text");
+
+  // The same error page as a fetch's or an XHR's answer (an htmx request's): its text, from its
+  // whole HTML past the styles, in place of the HTML.
+  await second.evaluate(async () => {
+    await fetch("/server-error?styled&via=fetch").then((r) => r.text());
+    await new Promise((done) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open("GET", "/server-error?styled&via=xhr");
+      xhr.onloadend = done;
+      xhr.send();
+    });
+  });
+  for (const via of ["fetch", "xhr"]) {
+    const answered = await waitFor(`the ${via}'s error page`, async () =>
+      (await all(client, "network_bodies", { tabId: tabB })).find((e) => e.url.endsWith(`/server-error?styled&via=${via}`)),
+    );
+    assert.equal(answered.pageText, failedPage.pageText, via);
+    assert.equal(answered.pageTextTruncated, undefined, via);
+    assert.equal(answered.responseBody, "[an HTML error page: its text is pageText]", via);
+    assert.ok(answered.responseBodySize > 16 * 1024 && answered.responseBodyTruncated === undefined, JSON.stringify(answered));
+    assert.equal(answered.status, 500);
+  }
+  // Where an agent looks for it: the failed requests, in compact entries.
+  const listed = await observe(client, { what: "network_bodies", failed: true, url: "styled&via=xhr", tabId: tabB });
+  assert.deepEqual(
+    listed.entries.map((e) => [e.status, e.pageText]),
+    [[500, failedPage.pageText]],
+    JSON.stringify(listed),
+  );
+  log("an error page answered to fetch and XHR: its text, the HTML left out (its secrets: the file check below)");
 
   // ---- a hostile page: private channel, native-looking wrappers, bounded reads, every secret ----
   await hostilePage({ context, client, all, waitFor, log, origin: fixture.origin, db });

@@ -75,6 +75,17 @@ test("start.js installs every source the page files add, and only those", () => 
   assert.deepEqual(names, added);
 });
 
+test("start.js hands each source everything its install takes", () => {
+  const context = source("page/start.js").match(/const context = \{([^}]+)\};/);
+  assert.ok(context, "start.js's context");
+  const given = new Set([...context[1].matchAll(/(\w+): G\.(\w+)/g)].map((m) => (assert.equal(m[1], m[2]), m[1])));
+  for (const file of PAGE_FILES) {
+    const install = source(file).match(/G\.sources\.\w+ = function install\(\{([^}]*)\}\)/);
+    if (!install) continue;
+    for (const n of install[1].split(",").map((s) => s.trim())) assert.ok(given.has(n), `${file} takes ${n}, which start.js does not give`);
+  }
+});
+
 test("background/lib.js imports the lib files in an order that works, and exports what they add", () => {
   const text = source("background/lib.js");
   const files = [...text.matchAll(/^import "\.\.\/(lib\/\w+\.js)";$/gm)].map((m) => m[1]);
