@@ -118,8 +118,10 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
     match kind {
         "logs" | "extension_logs" => {
             let level = str_of(v, "level").to_owned();
-            let mut text = str_of(v, "message").to_owned();
-            text.push_str(&cut_note(v, "message", &text));
+            // A logged object as observe's compact entries and DevTools write it: `{id:1,name:'x'}`.
+            let message = str_of(v, "message");
+            let mut text = crate::query::literals(message).into_owned();
+            text.push_str(&cut_note(v, "message", message));
             // Where an error happened, in the source when its map was found.
             if level == "error"
                 && let Some(at) = crate::query::at_of(v)
@@ -256,6 +258,15 @@ mod tests {
         assert_eq!(describe("logs", &raw).3, "boom  (at http://localhost:5173/src/a.js:3:1)");
         let nowhere = json!({"level": "error", "message": "boom"});
         assert_eq!(describe("logs", &nowhere).3, "boom");
+    }
+
+    #[test]
+    fn a_logged_object_reads_as_observe_writes_it() {
+        let logged = json!({"level": "log", "message": "event {\"i\":1,\"user\":{\"id\":7,\"name\":\"Ann\"},\"tags\":[\"a\",\"b\"]}"});
+        assert_eq!(describe("logs", &logged).3, "event {i:1,user:{id:7,name:'Ann'},tags:['a','b']}");
+        // Cut by ingest: the count is of the bytes as sent, not of the shorter literal.
+        let cut = json!({"level": "log", "message": "{\"a\":1}", "_truncated": {"message": 107}});
+        assert_eq!(describe("logs", &cut).3, "{a:1}… (+100 bytes sent)");
     }
 
     #[test]

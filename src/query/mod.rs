@@ -36,7 +36,7 @@ use serde_json::Value;
 
 pub use args::{ObserveArgs, What, parse};
 pub use budget::Cost;
-pub use compact::at_of;
+pub use compact::{at_of, literals};
 pub use snapshot::Snapshot;
 
 use crate::kind::COMMON_FILTERS;
