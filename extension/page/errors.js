@@ -55,6 +55,36 @@
       }
     }
 
+    /** The page's first frame of an Error's stack ("url:line:col"), or undefined. */
+    function thrownAt(error) {
+      try {
+        return callsite.callSites(error.stack, 1)[0];
+      } catch {
+        return undefined; // a stack getter that throws
+      }
+    }
+    const thrownAtIfError = (thrown) => (thrown instanceof Error ? thrownAt(thrown) : undefined);
+    const asIs = (text) => text;
+
+    /**
+     * Emits the error entry of `value`, thrown or rejected: copied now unless it is an Error, built
+     * later, and not at all if `event` was handled (`preventDefault`) by then. `plain(value)`: the
+     * message of a value that is no Error; `unreadable(why)`: of one that cannot be read;
+     * `where(value)`: its location; `prefix` begins the message.
+     */
+    function emitThrown(value, event, { source, plain, unreadable: said = asIs, where = thrownAtIfError, prefix = "" }) {
+      const { copy, unreadable } = copied(value);
+      const url = location.href; // where the page was when it happened: the entry is built later
+      outbox.emit("logs", () => {
+        if (event && event.defaultPrevented) return null; // built after every listener ran: the page handled it
+        const thrown = copy ? snapshot.values(copy)[0] : value;
+        const entry = unreadable ? { message: said(unreadable) } : thrown instanceof Error ? described(thrown) : { message: plain(thrown) };
+        entry.message = prefix + entry.message;
+        const at = unreadable ? where(undefined) : where(thrown);
+        return bounded(Object.assign(entry, { level: "error", source, url, location: at }));
+      }, true);
+    }
+
     listen(
       window,
       "error",
@@ -64,54 +94,25 @@
           const { error, message, filename, lineno, colno } = event;
           // A thrown non-Error (`throw {code: 1}`) is copied now, as console arguments are. A value
           // that cannot even be asked what it is (a revoked Proxy) is told by the browser's message.
-          const { copy, unreadable } = copied(error);
-          const url = location.href; // where the page was when it threw: the entry is built later
-          outbox.emit("logs", () => {
-            if (event.defaultPrevented) return null; // built after every listener ran: the page handled it
-            const thrown = copy ? snapshot.values(copy)[0] : error;
-            const entry = unreadable
-              ? { message: `${String(message)} ${unreadable}` }
-              : thrown instanceof Error
-                ? described(thrown)
-                : { message: thrown === undefined || thrown === null ? String(message) : `Uncaught ${serialize.formatArg(thrown)}` };
-            return bounded(
-              Object.assign(entry, {
-                level: "error",
-                source: "exception",
-                url,
-                location: filename ? `${filename}:${lineno}:${colno}` : undefined,
-              }),
-            );
-          }, true);
+          emitThrown(error, event, {
+            source: "exception",
+            plain: (thrown) => (thrown === undefined || thrown === null ? String(message) : `Uncaught ${serialize.formatArg(thrown)}`),
+            unreadable: (why) => `${String(message)} ${why}`,
+            where: () => (filename ? `${filename}:${lineno}:${colno}` : undefined),
+          });
         } catch {
           // ignore
         }
       },
       true,
     );
-    /** The page's first frame of an Error's stack ("url:line:col"), or undefined. */
-    function thrownAt(error) {
-      try {
-        return callsite.callSites(error.stack, 1)[0];
-      } catch {
-        return undefined; // a stack getter that throws
-      }
-    }
 
     listen(document, "qerror", (event) => {
       try {
         const detail = event.detail;
         // A handler's module that failed to load is logged by qwikloader itself (console.error).
         if (!detail || typeof detail !== "object" || detail.importError) return;
-        const error = detail.error;
-        const { copy, unreadable } = copied(error);
-        const url = location.href;
-        outbox.emit("logs", () => {
-          const thrown = copy ? snapshot.values(copy)[0] : error;
-          const entry = unreadable ? { message: unreadable } : thrown instanceof Error ? described(thrown) : { message: `Uncaught ${serialize.formatArg(thrown)}` };
-          const at = !unreadable && thrown instanceof Error ? thrownAt(thrown) : undefined;
-          return bounded(Object.assign(entry, { level: "error", source: "exception", url, location: at }));
-        }, true);
+        emitThrown(detail.error, null, { source: "exception", plain: (thrown) => `Uncaught ${serialize.formatArg(thrown)}` });
       } catch {
         // ignore
       }
@@ -119,18 +120,8 @@
 
     listen(window, "unhandledrejection", (event) => {
       try {
-        const reason = event.reason;
-        const { copy, unreadable } = copied(reason);
-        const url = location.href;
-        outbox.emit("logs", () => {
-          if (event.defaultPrevented) return null;
-          const kept = copy ? snapshot.values(copy)[0] : reason;
-          const entry = unreadable ? { message: unreadable } : kept instanceof Error ? described(kept) : { message: serialize.formatArg(kept) };
-          entry.message = "Unhandled rejection: " + entry.message;
-          // Where the rejected Error was made, as DevTools places an "Uncaught (in promise)".
-          const at = !unreadable && kept instanceof Error ? thrownAt(kept) : undefined;
-          return bounded(Object.assign(entry, { level: "error", source: "unhandledrejection", url, location: at }));
-        }, true);
+        // Where the rejected Error was made, as DevTools places an "Uncaught (in promise)".
+        emitThrown(event.reason, event, { source: "unhandledrejection", plain: serialize.formatArg, prefix: "Unhandled rejection: " });
       } catch {
         // ignore
       }
