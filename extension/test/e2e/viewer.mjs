@@ -52,6 +52,8 @@ const JOINED = "family 👩\u200D👩\u200D👧, dev 👩\u200D💻, می\u200C�
 // A WebSocket URL two connections used, one after the other (a reconnect).
 const LIVE = (site) => `ws://${new URL(site).host}/live`;
 // A URL that reads as a picture but is a program (Trojan Source in a URL), a tab title and an action's value.
+// An error page's text, as the extension stores it: markup in it is text the server wrote.
+const ERROR_PAGE_TEXT = 'IntegrityError at /api/save\nNOT NULL constraint failed: orders.total\n<img src=x onerror="window.pwnedByPage=1">';
 const HOSTILE_URL = (site) => `${site}/download/\u202Egnp.exe`;
 const HOSTILE_TITLE = "Viewer\u200B fixture \u2067(reversed)\u2069";
 const HOSTILE_VALUE = "\u202Enimda";
@@ -84,6 +86,7 @@ function capture(site, T) {
       { level: "error", message: "Uncaught TypeError: cannot read x", source: "exception", url: `javascript:alert(1)` },
       { level: "log", message: JOINED, source: "console" },
       { level: "log", message: "fixture arguments 1 str null", args: [1, "str", null], source: "console" },
+      { level: "error", message: `Failed to load the frame: ${site}/report answered 500 (IntegrityError at /report)`, source: "resource", tag: "document", resourceUrl: `${site}/report`, pageText: ERROR_PAGE_TEXT },
     ].map((e, i) => ({ ...e, tabId, ts: at(5 + i), url: e.url ?? `${site}/` })),
     network_waterfall: [
       { ...doc, ts: at(0) },
@@ -104,6 +107,8 @@ function capture(site, T) {
     ].map((e) => ({ ...e, tabId })),
     network_bodies: [
       { method: "GET", url: `${site}/data.json`, status: 200, duration: 40, requestHeaders: { accept: "application/json" }, responseHeaders: { "content-type": "application/json" }, responseBody: '{"items":[1,2,3],"nested":{"ok":true}}', ts: at(190) },
+      // A server's debug page answered to the POST: its text, which holds markup the page wrote.
+      { method: "POST", url: `${site}/api/save`, status: 500, duration: 90, responseHeaders: { "content-type": "text/html" }, responseBody: "[an HTML error page: its text is pageText]", responseBodySize: 90000, pageText: ERROR_PAGE_TEXT, ts: at(400) },
     ].map((e) => ({ ...e, tabId })),
     websocket_events: [
       { connectionId: "ws-1", event: "open", url: `ws://${new URL(site).host}/echo`, ts: at(335) },
@@ -348,9 +353,18 @@ try {
   await viewer.waitForSelector("#detail:not([hidden]) pre.body");
   await viewer.keyboard.press("Escape");
   await viewer.waitForSelector("#detail", { state: "hidden" });
+  // A page the server answered with its debug page: the page's text, as text.
+  await viewer.fill("#q", "Failed to load the frame");
+  await waitFor("the failed frame alone", async () => (await viewer.$$(".vlayer .vrow")).length === 1);
+  await viewer.click(".vlayer .vrow");
+  await viewer.waitForSelector("#detail pre.page-text");
+  assert.equal(await viewer.textContent("#detail pre.page-text"), ERROR_PAGE_TEXT);
+  assert.equal(await viewer.evaluate(() => window.pwnedByPage === undefined && !document.querySelector("#detail img")), true, "the page's markup stays text");
+  await viewer.keyboard.press("Escape");
+  await viewer.waitForSelector("#detail", { state: "hidden" });
   // A call site a source map resolved reads as its original line, as the agent's `at` says it.
   await viewer.fill("#q", "fixture starts");
-  await waitFor("the logged row alone", async () => (await viewer.$$(".vlayer .vrow")).length === 1);
+  await waitFor("the logged row alone", async () => (await viewer.$$eval(".vlayer .vrow", (ns) => ns.map((n) => n.textContent))).join("").includes("fixture starts") && (await viewer.$$(".vlayer .vrow")).length === 1);
   assert.equal(await viewer.textContent(".vlayer .vrow .vcell.dim .text"), "src/main.ts:2:5");
   // A stack's cause chain, expandable.
   await viewer.fill("#q", "fixture boom");
@@ -554,6 +568,13 @@ try {
   const refused = requests.find((r) => r.url.includes("/refused"));
   await viewer.click(`.vlayer .vrow[data-id="network_waterfall:${refused.id}"]`);
   await viewer.waitForSelector("#detail .error");
+  await viewer.keyboard.press("Escape");
+  // A request a server answered with its debug page: the page's text, as text.
+  const save = requests.find((r) => r.url.endsWith("/api/save"));
+  await viewer.click(`.vlayer .vrow[data-id="network_waterfall:${save.id}"]`);
+  await viewer.waitForSelector("#detail pre.page-text");
+  assert.equal(await viewer.textContent("#detail pre.page-text"), ERROR_PAGE_TEXT);
+  assert.equal(await viewer.evaluate(() => window.pwnedByPage === undefined && !document.querySelector("#detail img")), true, "the page's markup stays text");
   await viewer.keyboard.press("Escape");
   // Sizes in DevTools' units: 26,900 bytes are "26.9 kB" in the table and the detail.
   const bundle = requests.find((r) => r.url.endsWith("/bundle.js"));

@@ -132,6 +132,7 @@ function log(e) {
     ),
   ];
   if (e.stack) out.push(section("Stack", stack(String(e.stack))));
+  if (e.pageText) out.push(errorPage(e));
   if (e.original) out.push(section("As originally reported", tree(e.original)));
   // One argument a line: `1`, `"str"` and `null` side by side would read as one ("1: str2: null").
   if (Array.isArray(e.args)) out.push(section("Arguments", el("ul.args", {}, e.args.map((a, i) => el("li", {}, tree(a, i))))));
@@ -151,6 +152,11 @@ function stack(text) {
   );
 }
 
+/** The text of the error page a server answered (a failed document, or a fetch's or an XHR's). */
+function errorPage(e) {
+  return section(`Error page's text${e.pageTextTruncated === true ? " (its start)" : ""}`, el("pre.body.page-text", {}, longText(String(e.pageText), "text")));
+}
+
 function bodies(b) {
   return [
     clipped(b, "network_bodies"),
@@ -159,6 +165,7 @@ function bodies(b) {
     section("Request body", body(b.requestBody)),
     section("Response headers", headers(b.responseHeaders)),
     section(`Response body${b.responseBodySize ? ` (${bytes(b.responseBodySize)})` : ""}`, body(b.responseBody)),
+    ...(b.pageText ? [errorPage(b)] : []),
   ];
 }
 
