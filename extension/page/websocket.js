@@ -51,12 +51,17 @@
           // its line's text in place of a code frame).
           const loc = err.loc && typeof err.loc === "object" ? err.loc : {};
           const file = typeof loc.file === "string" && loc.file ? loc.file : typeof err.id === "string" ? err.id : "";
-          const placed = file && Number.isInteger(loc.line) && !err.message.includes(file);
-          const where = placed ? ` (${file}:${loc.line}${Number.isInteger(loc.column) ? `:${loc.column}` : ""})` : "";
+          // Its place in the source, as an entry a source map placed says it (`original`, 1-based:
+          // Vite's `loc`, from Rollup or esbuild, counts columns from 0).
+          const known = file && Number.isInteger(loc.line) && loc.line > 0;
+          const column = known && Number.isInteger(loc.column) && loc.column >= 0 ? loc.column + 1 : undefined;
+          const original = known ? { source: file.slice(0, 1024), line: loc.line, column } : undefined; // a path, not a text
+          const placed = known && !err.message.includes(file);
+          const where = placed ? ` (${file}:${loc.line}${column ? `:${column}` : ""})` : "";
           const line = placed && typeof loc.lineText === "string" ? `\n${loc.line} | ${loc.lineText}` : "";
           const codeFrame = typeof err.frame === "string" && err.frame ? `\n${err.frame}` : line;
           const message = serialize.cut(`[vite] ${plugin}${err.message}${where}${codeFrame}`, limits.MESSAGE_CAP).text;
-          return { level: "error", source: "dev-server", message, url };
+          return { level: "error", source: "dev-server", message, url, original };
         },
         true,
       );

@@ -147,6 +147,13 @@ try {
     // may be cut by the answer's budget before it).
     const broke = await observe(client, { what: "errors", id: compileError.id });
     assert.ok(broke.entries.some((e) => e.id === compileError.id), `what=errors finds it: ${JSON.stringify(broke).slice(0, 1000)}`);
+    // Where it broke, as `at` says where an error happened: the file and line of the dev server's loc.
+    const brokenLine = `${source}\nconst broken = ;\n`.split("\n").indexOf("const broken = ;") + 1;
+    assert.equal(compileError.original?.source, appFile, JSON.stringify(compileError));
+    assert.equal(compileError.original.line, brokenLine);
+    const listed = await observe(client, { what: "errors", after_cursor: compileError.id - 1, limit: 1 });
+    const brokeAt = listed.entries[0]?.at ?? listed.common?.at;
+    assert.match(brokeAt || "", new RegExp(`src/App\\.jsx:${brokenLine}:\\d+$`), JSON.stringify(listed).slice(0, 1000));
     log(`a build error reads: ${compileError.message.split("\n")[0]}`);
   } finally {
     writeFileSync(appFile, source);

@@ -60,8 +60,10 @@ test("Angular's build error (loc and its line, no code frame) says where it brok
   assert.equal(entry.source, "dev-server");
   assert.equal(
     entry.message,
-    "[vite] TS2339: Property 'logObjects' does not exist on type 'Home'. (src/app/home.ts:14:30)\n14 |     <button id=\"log\" (click)=\"logObjects()\">",
+    "[vite] TS2339: Property 'logObjects' does not exist on type 'Home'. (src/app/home.ts:14:31)\n14 |     <button id=\"log\" (click)=\"logObjects()\">",
   );
+  // Where, as a mapped entry says it: 1-based, as editors count (Vite's loc counts columns from 0).
+  assert.deepEqual(entry.original, { source: "src/app/home.ts", line: 14, column: 31 });
 });
 
 test("Vite's own build error keeps its message and code frame, the file said once", () => {
@@ -75,4 +77,11 @@ test("Vite's own build error keeps its message and code frame, the file said onc
   };
   const [entry] = receive(JSON.stringify({ type: "error", err }));
   assert.equal(entry.message, `[vite] vite:react-babel: ${err.message}\n${err.frame}`);
+  assert.deepEqual(entry.original, { source: "/app/src/App.jsx", line: 5, column: 17 });
+});
+
+test("a build error that names no place has none", () => {
+  const receive = hmrSocket();
+  const [entry] = receive(JSON.stringify({ type: "error", err: { message: "Internal server error", loc: { line: "x" } } }));
+  assert.equal(entry.original, undefined);
 });
