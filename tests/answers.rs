@@ -1067,3 +1067,46 @@ async fn a_capped_body_of_any_shape_reads_whole_at_the_largest_budget() {
     assert!(hint.contains("max_tokens is at its most") && hint.contains("fields="), "{hint}");
     mcp.close().await;
 }
+
+/// At the smallest budget (max_tokens=500), an error still reads as an error: its message and
+/// where it happened, beside a lean frame, page after page; never a shell of its id alone, past
+/// which a cursor would skip what it said (a budget too small even for that is refused:
+/// `budget::tests`).
+#[tokio::test]
+async fn the_smallest_budget_shows_each_error_and_not_a_shell() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    // As a Svelte app's errors read: the message ends with Svelte's component stack.
+    let errors: Vec<Value> = (0..4)
+        .map(|i| {
+            json!({"tabId": 1, "level": "error", "source": "exception", "url": "http://localhost:5173/cart",
+                   "message": format!("Uncaught TypeError: Cannot read properties of undefined (reading 'max{i}')\n\n\tin $effect\n\tin +page.svelte\n\tin +layout.svelte\n\tin root.svelte"),
+                   "stack": format!("TypeError: Cannot read properties of undefined (reading 'max{i}')\n    at http://localhost:5173/src/routes/effect/+page.svelte:8:41\n    at update_reaction (http://localhost:5173/node_modules/.vite/deps/chunk-ABC.js?v=1:1:2)"),
+                   "location": "http://localhost:5173/src/routes/effect/+page.svelte:8:41",
+                   "original": {"source": "src/routes/effect/+page.svelte", "line": 8, "column": 41}})
+        })
+        .collect();
+    server.ingest("logs", errors).await;
+    // Failed requests in the same span: the full hint names them, and is long.
+    let failed: Vec<Value> = (0..4)
+        .map(|i| json!({"tabId": 1, "url": format!("http://localhost:5173/api/item/{i}"), "method": "GET", "responseStatus": 500, "duration": 5}))
+        .collect();
+    server.ingest("network_waterfall", failed).await;
+    let mcp = Mcp::http(&server).await;
+    let mut cursor = 0;
+    let mut seen = Vec::new();
+    loop {
+        let page = within_budget(&mcp, json!({"what": "errors", "max_tokens": 500, "after_cursor": cursor})).await;
+        for e in entries(&page) {
+            assert!(e.get("_omitted_fields").is_none(), "a shell: {page}");
+            assert!(e["message"].as_str().is_some_and(|m| m.contains("reading 'max")), "{page}");
+            assert_eq!(e["at"], "src/routes/effect/+page.svelte:8:41", "{page}");
+            seen.push(e["id"].as_i64().unwrap());
+        }
+        if !page["has_more"].as_bool().unwrap_or(false) {
+            break;
+        }
+        cursor = page["cursor"].as_i64().unwrap();
+    }
+    assert_eq!(seen, [1, 2, 3, 4]);
+}

@@ -62,8 +62,10 @@ pub fn fit<E>(
         let cost = Cost::of(&text);
         let total = if kept.is_empty() { cost } else { used.plus(cost) };
         if !room.admits(total) {
-            if kept.is_empty() {
-                kept.push((ids[i], clip(&text, room)));
+            if kept.is_empty()
+                && let Some(clipped) = clip_entry(&text, room)
+            {
+                kept.push((ids[i], clipped));
             }
             cut = true;
             break;
@@ -102,10 +104,19 @@ pub fn fit_each<E>(
     let cut = kept.len() < ids.len();
     if kept.is_empty()
         && let Some((id, text)) = first_left_out
+        && let Some(clipped) = clip_entry(&text, room)
     {
-        kept.push((id, clip(&text, room)));
+        kept.push((id, clipped));
     }
     Ok((kept, cut))
+}
+
+/// An entry shortened to fit `room` ([`clip`]), or `None` when nothing of it but its identity
+/// would be left: a shell that says neither what happened nor where would pass for an answer,
+/// and a cursor past it would skip what the entry said.
+pub fn clip_entry(text: &str, room: Budget) -> Option<String> {
+    let clipped = clip(text, room);
+    (!entry::is_shell(&clipped)).then_some(clipped)
 }
 
 /// Shortens an entry until it fits `room`, keeping its identity fields.
@@ -130,7 +141,7 @@ mod tests {
     fn fit_each_passes_over_an_entry_too_large_and_keeps_the_ones_after_it() {
         let texts =
             ["{\"id\":1}".to_string(), format!("{{\"id\":2,\"m\":\"{}\"}}", "x".repeat(500)), "{\"id\":3}".to_string()];
-        let room = Budget { chars: 100, tokens: 100 };
+        let room = Budget { chars: 130, tokens: 130 };
         let (kept, cut) = fit_each(&[1, 2, 3], room, |i| Ok::<_, ()>(texts[i].clone())).unwrap();
         assert_eq!(kept.iter().map(|(id, _)| *id).collect::<Vec<_>>(), [1, 3]);
         assert!(cut);
@@ -163,5 +174,19 @@ mod tests {
         assert!(cut);
         assert!(room.admits(Cost::of(&kept[0].1)), "{:?}", Cost::of(&kept[0].1));
         assert!(kept[0].1.contains("\"_clipped\":true"));
+    }
+
+    #[test]
+    fn an_entry_that_would_keep_nothing_but_its_identity_is_not_clipped_but_left_out() {
+        let error =
+            format!("{{\"id\":5,\"tabId\":1,\"message\":\"{}\",\"at\":\"src/cart.ts:5:16\"}}", "boom ".repeat(60));
+        let tight = Budget { chars: 90, tokens: 45 };
+        let (kept, cut) = fit(&[5], tight, false, |_| Ok::<_, ()>(error.clone())).unwrap();
+        assert!(cut && kept.is_empty(), "{kept:?}");
+        let (kept, _) = fit_each(&[5], tight, |_| Ok::<_, ()>(error.clone())).unwrap();
+        assert!(kept.is_empty(), "{kept:?}");
+        // With room for a field beside its identity, it is clipped to what fits.
+        let (kept, _) = fit(&[5], Budget { chars: 150, tokens: 75 }, false, |_| Ok::<_, ()>(error.clone())).unwrap();
+        assert!(kept[0].1.contains("src/cart.ts:5:16") && kept[0].1.contains("\"_clipped\":true"), "{kept:?}");
     }
 }

@@ -156,6 +156,16 @@ pub fn clip(entry: &str, target: usize) -> String {
     Value::Object(out).to_string()
 }
 
+/// Whether a clipped entry kept nothing but its identity fields and clipping's markers.
+pub fn is_shell(clipped: &str) -> bool {
+    match serde_json::from_str::<Value>(clipped) {
+        Ok(Value::Object(fields)) => {
+            fields.keys().all(|k| KEPT.contains(&k.as_str()) || k == "_clipped" || k == "_omitted_fields")
+        }
+        _ => true,
+    }
+}
+
 /// A cut string standing for `value` in at most `room` characters of JSON, or
 /// `None` when there is too little room to say anything useful.
 fn preview(value: &Value, room: usize) -> Option<Value> {

@@ -61,6 +61,10 @@ struct Meta {
     hint: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     common: Option<Box<RawValue>>,
+    /// The budget leaves room for an entry only beside a lean frame: the hint says how to go on
+    /// and what was cut, and no more.
+    #[serde(skip)]
+    lean: bool,
 }
 
 /// Which rows to read, in which order, and how many at most.
@@ -238,6 +242,7 @@ pub fn answer(
     // Fitted with `common` first; where what surrounds the entries then leaves no room for one
     // (a long shared URL beside a cursor read's longer metadata at max_chars=1000), once more
     // without it: the entries carry their own fields, and one too large is clipped.
+    let mut lean = false;
     'fitting: loop {
         let common_json = common.json();
         let mut meta = Meta {
@@ -267,11 +272,12 @@ pub fn answer(
             evicted_since_cursor: gone.map(|g| g.evicted),
             cleared_since_cursor: gone.map(|g| g.cleared),
             navigation: navigation.clone(),
-            failed_requests: failed_requests.clone(),
-            repeats: repeats.clone(),
+            failed_requests: if lean { None } else { failed_requests.clone() },
+            repeats: if lean { None } else { repeats.clone() },
             truncated: true,
             hint: None,
             common: common_json.as_deref().and_then(|c| RawValue::from_string(c.to_string()).ok()),
+            lean,
         };
         // Reserve room for the metadata at its largest (the hint this page would get with every
         // number at its longest, and some margin), then fill.
@@ -282,6 +288,11 @@ pub fn answer(
         let errors = errors_only.then_some(ErrorContext { conn, args });
         let (mut entries, mut cut) =
             fit(&ids, budget.minus(reserve), plan.keep_newest, |i| make_entry(&rows, i, &common, errors.as_ref()))?;
+        if !lean && clipped_alone(&entries) {
+            // The one entry shown would be clipped: first see whether a lean frame leaves it whole.
+            lean = true;
+            continue 'fitting;
+        }
 
         loop {
             let left_out = entries.len() < ids.len();
@@ -293,12 +304,22 @@ pub fn answer(
                     common = Common::default();
                     continue 'fitting;
                 }
+                if !lean {
+                    // A small budget (max_tokens=500) beside a long hint: once more with a lean one.
+                    lean = true;
+                    continue 'fitting;
+                }
                 // Something to show and no room for any of it: an empty page would have to say where
                 // to go on from, and any cursor it gave would either repeat or skip.
                 return Err(no_room(args, cost));
             }
             if budget.admits(cost) || entries.is_empty() {
                 return Ok(text);
+            }
+            if !lean && entries.len() == 1 {
+                // One entry left and still too large with what surrounds it: first a lean frame.
+                lean = true;
+                continue 'fitting;
             }
             if let [(_, only)] = entries.as_mut_slice() {
                 // One entry left and still too large with what surrounds it: clip it to the room
@@ -308,12 +329,10 @@ pub fn answer(
                     chars: cost.chars.saturating_sub(entry.chars),
                     tokens: cost.tokens.saturating_sub(entry.tokens),
                 };
-                let clipped = budget::clip(only, budget.minus(rest));
                 cut = true;
-                if clipped.len() < only.len() {
-                    *only = clipped;
-                } else {
-                    entries.clear();
+                match budget::clip_entry(only, budget.minus(rest)) {
+                    Some(clipped) if clipped.len() < only.len() => *only = clipped,
+                    _ => entries.clear(),
                 }
                 continue;
             }
@@ -325,6 +344,11 @@ pub fn answer(
             }
         }
     }
+}
+
+/// Whether `entries` is one entry that had to be clipped to fit.
+fn clipped_alone(entries: &[(i64, String)]) -> bool {
+    matches!(entries, [(_, only)] if only.contains("\"_clipped\":true"))
 }
 
 /// The refusal of an answer whose metadata (`frame`, the answer without entries) leaves no room
@@ -547,7 +571,11 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
             _ => format!("no {} entries are stored: none captured yet, or they were cleared", kind.name),
         });
     }
-    if meta.truncated {
+    if meta.truncated && meta.lean && !meta.has_more {
+        // The lean paging clause below names the limits; without more to read, this does.
+        parts.push(format!("clipped to fit max_tokens={} and max_chars={}", args.max_tokens, args.max_chars));
+    }
+    if meta.truncated && !meta.lean {
         parts.push(format!(
             "{} shown: answers are capped at max_tokens={} and max_chars={} (drill into one entry with id=N)",
             meta.count, args.max_tokens, args.max_chars
@@ -589,10 +617,17 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
     } else if meta.has_more {
         // Not `offset`: positions move as the ring trims, so paging by offset can skip entries.
         let narrow = if meta.filtered_by_tab.is_some() { "limit or a filter" } else { "tabId, limit or a filter" };
-        parts.push(format!(
-            "{} of {} shown; continue with after_cursor={}, or narrow with {narrow}",
-            meta.count, meta.total, meta.cursor
-        ));
+        parts.push(if meta.lean {
+            format!(
+                "{} of {} shown within max_tokens={} and max_chars={}; continue with after_cursor={}",
+                meta.count, meta.total, args.max_tokens, args.max_chars, meta.cursor
+            )
+        } else {
+            format!(
+                "{} of {} shown; continue with after_cursor={}, or narrow with {narrow}",
+                meta.count, meta.total, meta.cursor
+            )
+        });
     }
     if (meta.count as i64) < meta.total {
         parts.extend(meta.repeats.clone());
