@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{BIN, Mcp, Server, TempDb, count, logs, open_db};
+use common::{BIN, Mcp, Server, TempDb, count, logs, open_db, until};
 use serde_json::{Value, json};
 
 const OURS: &str = "aaaabbbbccccddddeeeeffffgggghhhh";
@@ -95,8 +95,12 @@ async fn the_first_extension_is_trusted_recorded_and_the_only_one_served() {
     assert_eq!(stored, OURS);
     assert!(server.log().contains(&format!("paired with extension {OURS}")), "logged: {}", server.log());
 
-    // Any other extension is refused everywhere, and stores nothing.
+    // Any other extension is refused everywhere, and stores nothing; the server's log says so,
+    // once (it retries every batch), for a person with no popup open to read it.
     refused_everywhere(&server, OTHER).await;
+    let said = format!("requests from the extension \"chrome-extension://{OTHER}\" are refused");
+    assert!(until(Duration::from_secs(10), || server.log().contains(&said)).await, "logged: {}", server.log());
+    assert_eq!(server.log().matches(&said).count(), 1, "said once: {}", server.log());
     assert_eq!(count(&db.path, "logs"), 1);
     assert_eq!(count(&db.path, "tabs"), 0);
 

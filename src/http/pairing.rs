@@ -4,6 +4,7 @@
 //! that connects (trust on first use: recorded and logged). Any other extension
 //! origin is refused with a message that says how to re-pair.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
@@ -14,12 +15,18 @@ use crate::store::{Store, sql};
 /// How long the recorded pairing is trusted before the database is read again,
 /// so that `gasoline pair --reset` takes effect on a running server.
 const RECHECK: Duration = Duration::from_secs(1);
+/// A refused extension is said in the server's log at most this often (it retries every batch).
+const SAY_REFUSED_EVERY: Duration = Duration::from_secs(60);
+/// Refused ids remembered for that; past this many, forgotten all at once.
+const REFUSED_KEPT: usize = 64;
 
 pub struct Pairing {
     store: Store,
     /// From the command line: then nothing else is ever accepted.
     configured: Option<String>,
     recorded: Mutex<Recorded>,
+    /// When each refused extension was last said in the log.
+    refused: std::sync::Mutex<HashMap<String, Instant>>,
 }
 
 #[derive(Default)]
@@ -36,7 +43,7 @@ pub fn valid_id(id: &str) -> bool {
 
 impl Pairing {
     pub fn new(store: Store, configured: Option<String>) -> Self {
-        Pairing { store, configured, recorded: Mutex::new(Recorded::default()) }
+        Pairing { store, configured, recorded: Mutex::new(Recorded::default()), refused: Default::default() }
     }
 
     /// The id accepted now: the configured one, else the one recorded (None: the first to connect).
@@ -47,8 +54,30 @@ impl Pairing {
         }
     }
 
-    /// Accepts the extension `id` (from a `chrome-extension://id` origin) or refuses it.
+    /// Accepts the extension `id` (from a `chrome-extension://id` origin) or refuses it. A refusal
+    /// is also said in the server's log, once a minute per extension: a person who loaded the
+    /// extension from another folder (another id) and runs no popup sees why nothing arrives.
     pub async fn check(&self, id: &str) -> Result<(), ApiError> {
+        let checked = self.decide(id).await;
+        if let Err(ApiError::Forbidden(why)) = &checked {
+            self.say_refused(id, why);
+        }
+        checked
+    }
+
+    fn say_refused(&self, id: &str, why: &str) {
+        let Ok(mut said) = self.refused.lock() else { return };
+        if said.get(id).is_some_and(|at| at.elapsed() < SAY_REFUSED_EVERY) {
+            return;
+        }
+        if said.len() >= REFUSED_KEPT {
+            said.clear();
+        }
+        said.insert(id.to_owned(), Instant::now());
+        tracing::warn!("{why}");
+    }
+
+    async fn decide(&self, id: &str) -> Result<(), ApiError> {
         if let Some(configured) = &self.configured {
             return if configured == id { Ok(()) } else { Err(refusal(id, configured, "--extension-id")) };
         }
