@@ -10,6 +10,8 @@ use regex::Regex;
 
 /// Characters of a message that take part in its fingerprint.
 pub const PREFIX: usize = 300;
+/// Where Svelte's dev build begins the component stack it appends to an error's message.
+const SVELTE_COMPONENT_STACK: &str = "\n\n\tin ";
 
 static VARIABLE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
@@ -26,6 +28,10 @@ static VARIABLE: LazyLock<Regex> = LazyLock::new(|| {
 /// The message with its variable parts replaced by `<uuid>`, `<hex>`, `<id>` and `<n>` (a
 /// measure keeps its unit: `<n>ms`), and each URL by its [`url_pattern`].
 pub fn of(message: &str) -> String {
+    // Svelte's dev build appends the component stack an error happened under ("\n\n\tin
+    // $effect\n\tin +page.svelte…"): the same error reached through another component is the
+    // same problem.
+    let message = message.split_once(SVELTE_COMPONENT_STACK).map_or(message, |(error, _)| error);
     let head = match message.char_indices().nth(PREFIX) {
         Some((at, _)) => &message[..at],
         None => message,
@@ -40,7 +46,11 @@ pub fn of(message: &str) -> String {
                 return url_pattern(url.as_str());
             }
             let name = ["uuid", "hex", "id", "n"].into_iter().find(|n| caps.name(n).is_some()).unwrap_or("n");
-            format!("<{name}>")
+            // A hyphen right after a word is the word's, not a minus: `A-1` is `A-<n>`.
+            let joined = caps.name("n").is_some_and(|n| {
+                n.as_str().starts_with('-') && head[..n.start()].chars().next_back().is_some_and(char::is_alphanumeric)
+            });
+            if joined { format!("-<{name}>") } else { format!("<{name}>") }
         })
         .into_owned()
 }
@@ -63,6 +73,19 @@ pub fn url_pattern(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{of, url_pattern};
+
+    #[test]
+    fn an_error_reached_through_other_svelte_components_is_one_group() {
+        let message = "Uncaught TypeError: Cannot read properties of undefined (reading 'max')";
+        assert_eq!(of(&format!("{message}\n\n\tin $effect\n\tin +page.svelte\n\tin root.svelte\n")), of(message));
+        assert_eq!(of(&format!("{message}\n\n\tin Cart.svelte\n\tin +layout.svelte\n")), of(message));
+    }
+
+    #[test]
+    fn a_hyphen_in_a_word_is_kept_and_a_minus_is_a_number() {
+        assert_eq!(of("sku A-1 out of stock"), "sku A-<n> out of stock");
+        assert_eq!(of("offset -12 from 3"), "offset <n> from <n>");
+    }
 
     #[test]
     fn numbers_ids_and_urls_are_variable() {
