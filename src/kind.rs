@@ -237,8 +237,8 @@ pub static LOGS: Kind = Kind {
     columns: &[LEVEL_COLUMN, req("message", "message", Text), col("source", "source", Text), col("url", "url", Text)],
     filters: &[LEVEL_FILTERS[0], LEVEL_FILTERS[1], URL_FILTER, URL_NOT_FILTER],
     description: "console output, uncaught exceptions and unhandled rejections, CSP violations (source \"csp\"), \
-                  elements that failed to load (source \"resource\") and a dev server's build errors (source \"dev-server\"), \
-                  from every frame",
+                  elements that failed to load (source \"resource\"), a dev server's build errors (source \"dev-server\") and \
+                  failures a framework answered with 200 (source \"framework\": SvelteKit's), from every frame",
     data_fields: &[
         "docStart",
         "location",

@@ -5,13 +5,13 @@
 // it (consumed.js), or read from a clone, up to the cap, when the page takes
 // the stream or does not read it: `duration` runs to the end of that read
 // (which `durationTo` names), `headersMs` to the response's headers.
-// Registry: reads sources, core, outbox, bodies, limits, requests, consumed; adds sources.fetch.
+// Registry: reads sources, core, outbox, bodies, limits, requests, consumed, appFailures; adds sources.fetch.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.fetch = function install({ core, outbox, bodies, limits, requests, consumed }) {
+  G.sources.fetch = function install({ core, outbox, bodies, limits, requests, consumed, appFailures }) {
     const { apply, clean, fill, invoke, perfNow, Promise, then } = core;
     const { describeBody, readCapped, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING, BROKE_OFF } = bodies;
     const { isErrorPage, errorPageFields } = bodies;
@@ -101,10 +101,24 @@
           const outcome = read.to === "error" ? { status: response.status, failed: true, error: BROKE_OFF } : { status: response.status };
           requests.end(info.request, outcome);
           whenRead(info.body, (requestBody) => emit(requestBody, read));
+          if (appFailures && appFailures.watched(info.method, info.url, info.headers)) failedWith200(info, response.status, read.body);
         } catch {
           // never an error the page could hear of
         }
       });
+    }
+
+    /** A failure the framework answered with 200 (app_failures.js), as an error entry. */
+    function failedWith200(info, status, body) {
+      const url = location.href; // the page's when the answer came
+      outbox.emit(
+        "logs",
+        () => {
+          const message = appFailures.describe(info.method, info.url, status, body && body.text);
+          return message ? { level: "error", source: "framework", message, url, resourceUrl: info.url } : null;
+        },
+        true,
+      );
     }
 
     function failed(info, error) {

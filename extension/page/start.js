@@ -1,6 +1,6 @@
 // Last of the page-world files: installs every source of page/ and takes the
 // shared namespace back off the page's global, before any page script runs.
-// Registry: reads outbox, core, bodies, limits, serialize, selector, redact, requests, consumed, pageText, sources; adds started.
+// Registry: reads outbox, core, bodies, limits, serialize, selector, redact, requests, consumed, pageText, appFailures, sources; adds started.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
@@ -22,6 +22,7 @@
     requests: G.requests,
     consumed: G.consumed,
     pageText: G.pageText,
+    appFailures: G.appFailures,
   };
   for (const name of ["console", "errors", "fetch", "xhr", "websocket", "eventsource", "beacon", "csp", "resources", "actions", "navigation", "timing", "vitals"]) {
     try {

@@ -138,6 +138,17 @@ function startFixture() {
           "<tr><td>CONTENT_TYPE</td><td><pre>'text/plain'</pre></td></tr>" +
           "<tr><td>HTTP_X_CSRFTOKEN</td><td><pre>'SERVER-PAGE-CSRF-78'</pre></td></tr></table>",
       );
+    } else if (url.pathname === "/sk/broken/__data.json") {
+      // SvelteKit's answer to a client-side navigation whose server load threw: 200, an error node.
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ type: "data", nodes: [{ type: "data", data: [{}] }, { type: "error", error: { message: "Internal Error" }, status: 500 }] }));
+    } else if (url.pathname === "/sk/login" && req.method === "POST") {
+      // SvelteKit's answer to a `use:enhance` form post whose action returned fail(400).
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ type: "failure", status: 400, data: '[{"incorrect":1},true]' }));
+      });
     } else if (url.pathname === "/hold") {
       // Headers only after 20 s: a request still in flight when its page reloads.
       const answer = setTimeout(() => (res.writeHead(204), res.end()), 20000);
@@ -561,6 +572,25 @@ try {
     JSON.stringify(listed),
   );
   log("an error page answered to fetch and XHR: its text, the HTML left out (its secrets: the file check below)");
+
+  // Failures SvelteKit answers with 200 (no status shows them): error entries of their own.
+  await second.evaluate(async () => {
+    await fetch("/sk/broken/__data.json?x-sveltekit-invalidated=01").then((r) => r.json());
+    await fetch("/sk/login?/signin", { method: "POST", headers: { "x-sveltekit-action": "true" }, body: new URLSearchParams({ email: "a@b.c" }) }).then((r) => r.json());
+  });
+  const framework = await waitFor("SvelteKit's two failures as errors", async () => {
+    const found = (await observe(client, { what: "errors", tabId: tabB, fields: "all", limit: 100 })).entries.filter((e) => e.source === "framework");
+    return found.length === 2 && found;
+  });
+  assert.deepEqual(
+    framework.map((e) => e.message),
+    [
+      `SvelteKit: the load of ${fixture.origin}/sk/broken failed (500): Internal Error (its __data.json answered 200)`,
+      `SvelteKit: the form action POST ${fixture.origin}/sk/login returned fail(400) (answered 200; its data is the response body)`,
+    ],
+  );
+  assert.ok(framework.every((e) => e.level === "error" && e.resourceUrl.startsWith(`${fixture.origin}/sk/`)), JSON.stringify(framework));
+  log("SvelteKit's failures answered with 200 are errors");
 
   // ---- a hostile page: private channel, native-looking wrappers, bounded reads, every secret ----
   await hostilePage({ context, client, all, waitFor, log, origin: fixture.origin, db });
