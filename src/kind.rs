@@ -304,6 +304,15 @@ pub static NETWORK_WATERFALL: Kind = Kind {
             Text,
             "the failure reason contains this text (e.g. net::, ERR_NAME_NOT_RESOLVED, CORS)",
         ),
+        filter(
+            "type",
+            "initiator_type",
+            Equals,
+            Text,
+            "what made the request, as the page saw it (fetch, xmlhttprequest, script, link, css, img, \
+             navigation, beacon, other): type=fetch leaves a dev server's module loads out; the rows the \
+             browser adds in deep mode say their own type and are left out",
+        ),
     ],
     description: "one entry per request of the tab (documents, frames, workers, beacons, images, scripts ...), \
                   `source` \"browser\" or \"page\" by who saw it: method, status, Chrome's error for a failed \

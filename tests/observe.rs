@@ -393,6 +393,21 @@ async fn filters_narrow_each_kind() {
     assert_eq!(n(mcp.observe(json!({"what": "websocket_events", "connectionId": "a"})).await), 2);
     assert_eq!(n(mcp.observe(json!({"what": "websocket_events", "direction": "incoming"})).await), 1);
     assert_eq!(n(mcp.observe(json!({"what": "actions", "type": "click"})).await), 2);
+    // A request's type, as the page saw it: the app's fetches without a dev server's module loads.
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                json!({"tabId": 1, "url": "http://app/api/cart", "initiatorType": "fetch", "method": "GET", "responseStatus": 200}),
+                json!({"tabId": 1, "url": "http://app/api/pay", "initiatorType": "fetch", "method": "POST", "responseStatus": 500}),
+                json!({"tabId": 1, "url": "http://app/api/cart", "type": "fetch", "source": "browser", "responseStatus": 200}),
+            ],
+        )
+        .await;
+    let fetches = mcp.observe(json!({"what": "network_waterfall", "type": "fetch"})).await;
+    let urls: Vec<&str> = fetches["entries"].as_array().unwrap().iter().map(|e| e["url"].as_str().unwrap()).collect();
+    assert_eq!(urls, ["http://app/api/cart", "http://app/api/pay"], "{fetches}");
+    assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "type": "script"})).await), 30);
     // Filtered offsets page through the matching rows only.
     let p = mcp.observe(json!({"what": "network_waterfall", "url": "r2", "offset": 8, "limit": 5})).await;
     assert_eq!((p["count"].as_i64(), p["has_more"].as_bool()), (Some(3), Some(false)));

@@ -405,12 +405,31 @@ pub fn filter_schema(f: &Filter) -> Value {
         ColumnType::Real => "number",
         ColumnType::Boolean => "boolean",
     };
-    let kinds = filter_kinds(f.arg);
-    let mut s = json!({ "type": ty, "description": format!("{} ({})", f.help, kinds.join(", ")) });
+    let mut s = json!({ "type": ty, "description": filter_help(f.arg) });
     if let Some(values) = filter_values(f) {
         s["enum"] = json!(values);
     }
     s
+}
+
+/// What a filter named `arg` means, and where: "help (kinds)"; where kinds declare it with other
+/// meanings (`type`: a request's or an action's), "kinds: help; kinds: help".
+pub fn filter_help(arg: &str) -> String {
+    let mut meanings: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+    for what in paginated_whats().filter(|w| observe_names(*w).contains(&arg)) {
+        let What::Kind { kind, .. } = what else { continue };
+        let Some(f) = kind.filters.iter().find(|f| f.arg == arg) else { continue };
+        match meanings.iter_mut().find(|(help, _)| *help == f.help) {
+            Some((_, whats)) => whats.push(what.name()),
+            None => meanings.push((f.help, vec![what.name()])),
+        }
+    }
+    match meanings.as_slice() {
+        [(help, whats)] => format!("{help} ({})", whats.join(", ")),
+        _ => {
+            meanings.iter().map(|(help, whats)| format!("{}: {help}", whats.join(", "))).collect::<Vec<_>>().join("; ")
+        }
+    }
 }
 
 /// The values a filter takes when its column holds one of a few (`level`, `direction`...).
@@ -522,7 +541,10 @@ pub fn observe_reference() -> String {
             (ColumnType::Boolean, None) => "boolean".into(),
         };
         let kinds = filter_kinds(f.arg).join(", ");
-        out.push_str(&format!("| `{}` | {kinds} | {ty} | {} |\n", f.arg, cell(f.help)));
+        // One meaning: its help alone (the column before names the kinds); several: each with its kinds.
+        let help = filter_help(f.arg);
+        let meaning = help.strip_suffix(&format!(" ({kinds})")).unwrap_or(&help);
+        out.push_str(&format!("| `{}` | {kinds} | {ty} | {} |\n", f.arg, cell(meaning)));
     }
     out
 }
