@@ -81,6 +81,10 @@ async fn after_fix(server: &Server) {
             ],
         )
         .await;
+    // A route change before the reload: a page of its own, which measures nothing (no LCP of its own).
+    let (status, _) =
+        server.post("vitals", &json!({"tabId": 1, "url": format!("{APP}/cart"), "started": T + 9_000})).await;
+    assert_eq!(status, 200);
     let (status, _) = server
         .post("vitals", &json!({"tabId": 1, "url": format!("{APP}/?fixed"), "lcp": 1800.0, "cls": 0.02, "ttfb": 75.0}))
         .await;
@@ -122,7 +126,9 @@ fn assert_a_gone_b_new(c: &Value) {
     assert_eq!((fixed["before"]["class"].as_str(), fixed["after"]["class"].as_str()), (Some("5xx"), Some("2xx")));
     assert_eq!(fingerprints(&c["warnings"]["new"]), vec!["slow network detected"], "{c}");
     assert_eq!(fingerprints(&c["warnings"]["gone"]), vec!["componentWillMount has been renamed"], "{c}");
+    // The page before is the last one measured, not the route change between that measured nothing.
     assert_eq!(c["vitals"]["before"]["lcp"], 2400.0, "{c}");
+    assert_eq!(c["vitals"]["before"]["url"], format!("{APP}/"), "{c}");
     assert_eq!(c["vitals"]["after"]["lcp"], 1800.0, "{c}");
 }
 

@@ -497,7 +497,7 @@ fn vitals(conn: &Connection, tab: Option<i64>, reloaded: bool) -> Result<Value, 
     let Some(tab) = tab else { return Ok(Value::Null) };
     let row = conn
         .query_row(
-            "SELECT url, lcp, cls, inp, fcp, ttfb, updated_at, json_extract(data, '$.previous[0]') FROM vitals WHERE tab_id = ?1",
+            "SELECT url, lcp, cls, inp, fcp, ttfb, updated_at, json_extract(data, '$.previous') FROM vitals WHERE tab_id = ?1",
             [tab],
             |r| {
                 let url = r.get::<_, Option<String>>(0)?.map(|u| super::compact::cut(&u).into_owned());
@@ -512,7 +512,13 @@ fn vitals(conn: &Connection, tab: Option<i64>, reloaded: bool) -> Result<Value, 
         )
         .optional()?;
     let Some((now, previous)) = row else { return Ok(Value::Null) };
-    let mut before = previous.and_then(|p| serde_json::from_str::<Value>(&p).ok()).unwrap_or(Value::Null);
+    let mut before = previous
+        .and_then(|p| serde_json::from_str::<Value>(&p).ok())
+        .and_then(|p| match p {
+            Value::Array(pages) => measured_first(pages),
+            _ => None,
+        })
+        .unwrap_or(Value::Null);
     if let Some(map) = before.as_object_mut() {
         map.remove("updated_at");
         if let Some(Value::String(url)) = map.get_mut("url") {
@@ -524,6 +530,16 @@ fn vitals(conn: &Connection, tab: Option<i64>, reloaded: bool) -> Result<Value, 
             "note": "no page load of the tab after the mark: one page spans both windows" }));
     }
     Ok(json!({ "tabId": tab, "before": before, "after": now }))
+}
+
+/// The page before, of the tab's earlier pages (newest first): the newest with a measure. A route
+/// change of a single-page app measures nothing (no LCP, FCP or TTFB of its own), and a `before`
+/// of nulls compares nothing; where no earlier page has one, the newest.
+fn measured_first(pages: Vec<Value>) -> Option<Value> {
+    const METRICS: [&str; 5] = ["lcp", "cls", "inp", "fcp", "ttfb"];
+    let measured = |p: &Value| METRICS.iter().any(|m| p.get(*m).is_some_and(|v| !v.is_null()));
+    let index = pages.iter().position(measured).unwrap_or(0);
+    pages.into_iter().nth(index)
 }
 
 /// Most items per list; fewer where the budget has no room for them.
