@@ -45,13 +45,14 @@
     if (!answer || typeof answer !== "object") return null;
     const path = url.split(/[?#]/)[0];
     if (path.endsWith("/__data.json")) {
-      const route = path.slice(0, -"/__data.json".length) || "/";
+      const route = path.slice(0, -"/__data.json".length);
+      const page = /^[a-z][\w+.-]*:\/\/[^/]*$/i.test(route) ? `${route}/` : route; // the root route is its origin and a slash
       const nodes = isArray(answer.nodes) ? answer.nodes : [];
       const failed = answer.type === "error" ? answer : nodes.find((n) => n && n.type === "error");
       if (!failed) return null;
       const code = Number.isInteger(failed.status) ? ` (${failed.status})` : "";
       const what = said(failed.error);
-      return `SvelteKit: the load of ${route} failed${code}${what ? `: ${what}` : ""} (its __data.json answered 200)`;
+      return `SvelteKit: the load of ${page} failed${code}${what ? `: ${what}` : ""} (its __data.json answered 200)`;
     }
     if (answer.type !== "failure" && answer.type !== "error") return null;
     const code = Number.isInteger(answer.status) ? ` ${answer.status}` : "";

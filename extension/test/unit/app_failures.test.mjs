@@ -42,6 +42,11 @@ test("a load's error node in __data.json is a failure of its route", () => {
     appFailures.describe("GET", "http://localhost:5173/broken/__data.json?x-sveltekit-invalidated=01", 200, data),
     "SvelteKit: the load of http://localhost:5173/broken failed (500): Internal Error (its __data.json answered 200)",
   );
+  // The root route's data is /__data.json: its page is the origin and a slash.
+  assert.equal(
+    appFailures.describe("GET", "http://localhost:5173/__data.json", 200, data),
+    "SvelteKit: the load of http://localhost:5173/ failed (500): Internal Error (its __data.json answered 200)",
+  );
   const ok = JSON.stringify({ type: "data", nodes: [{ type: "data", data: [{}] }, null] });
   assert.equal(appFailures.describe("GET", "http://localhost:5173/products/__data.json", 200, ok), null);
 });
