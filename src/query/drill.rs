@@ -124,7 +124,7 @@ pub fn answer(
     })?;
     let shown: Vec<i64> = entries.iter().map(|(id, _)| *id).collect();
     let omitted: Vec<i64> = found_ids.iter().copied().filter(|id| !shown.contains(id)).collect();
-    let clipped = entries.iter().any(|(_, t)| t.contains("\"_clipped\":true"));
+    let clipped = entries.iter().any(|(_, t)| super::entry::is_clipped(t));
     head.insert("count".into(), json!(entries.len()));
     head.insert("omitted_ids".into(), json!(omitted));
     head.insert("truncated".into(), json!(cut));

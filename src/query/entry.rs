@@ -156,6 +156,11 @@ pub fn clip(entry: &str, target: usize) -> String {
     Value::Object(out).to_string()
 }
 
+/// Whether an entry's text is one [`clip`] shortened (it says `"_clipped": true`).
+pub fn is_clipped(text: &str) -> bool {
+    text.contains("\"_clipped\":true")
+}
+
 /// Whether a clipped entry kept nothing but its identity fields and clipping's markers.
 pub fn is_shell(clipped: &str) -> bool {
     match serde_json::from_str::<Value>(clipped) {

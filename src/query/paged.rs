@@ -348,7 +348,7 @@ pub fn answer(
 
 /// Whether `entries` is one entry that had to be clipped to fit.
 fn clipped_alone(entries: &[(i64, String)]) -> bool {
-    matches!(entries, [(_, only)] if only.contains("\"_clipped\":true"))
+    matches!(entries, [(_, only)] if entry::is_clipped(only))
 }
 
 /// The refusal of an answer whose metadata (`frame`, the answer without entries) leaves no room
