@@ -412,9 +412,9 @@ pub fn filter_schema(f: &Filter) -> Value {
     s
 }
 
-/// What a filter named `arg` means, and where: "help (kinds)"; where kinds declare it with other
-/// meanings (`type`: a request's or an action's), "kinds: help; kinds: help".
-pub fn filter_help(arg: &str) -> String {
+/// What a filter named `arg` means, each meaning with the whats that declare it so, in the order
+/// `what` lists them: one meaning for most; two for `type` (a request's, an action's).
+fn filter_meanings(arg: &str) -> Vec<(&'static str, Vec<&'static str>)> {
     let mut meanings: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
     for what in paginated_whats().filter(|w| observe_names(*w).contains(&arg)) {
         let What::Kind { kind, .. } = what else { continue };
@@ -424,12 +424,23 @@ pub fn filter_help(arg: &str) -> String {
             None => meanings.push((f.help, vec![what.name()])),
         }
     }
-    match meanings.as_slice() {
-        [(help, whats)] => format!("{help} ({})", whats.join(", ")),
-        _ => {
-            meanings.iter().map(|(help, whats)| format!("{}: {help}", whats.join(", "))).collect::<Vec<_>>().join("; ")
-        }
-    }
+    meanings
+}
+
+/// Several meanings of one filter as "kinds: help; kinds: help", or `None` for one meaning.
+fn several_meanings(meanings: &[(&str, Vec<&str>)]) -> Option<String> {
+    (meanings.len() > 1).then(|| {
+        meanings.iter().map(|(help, whats)| format!("{}: {help}", whats.join(", "))).collect::<Vec<_>>().join("; ")
+    })
+}
+
+/// What a filter named `arg` means, and where: "help (kinds)", or each meaning with its kinds.
+fn filter_help(arg: &str) -> String {
+    let meanings = filter_meanings(arg);
+    several_meanings(&meanings).unwrap_or_else(|| match meanings.first() {
+        Some((help, whats)) => format!("{help} ({})", whats.join(", ")),
+        None => String::new(),
+    })
 }
 
 /// The values a filter takes when its column holds one of a few (`level`, `direction`...).
@@ -542,9 +553,9 @@ pub fn observe_reference() -> String {
         };
         let kinds = filter_kinds(f.arg).join(", ");
         // One meaning: its help alone (the column before names the kinds); several: each with its kinds.
-        let help = filter_help(f.arg);
-        let meaning = help.strip_suffix(&format!(" ({kinds})")).unwrap_or(&help);
-        out.push_str(&format!("| `{}` | {kinds} | {ty} | {} |\n", f.arg, cell(meaning)));
+        let meanings = filter_meanings(f.arg);
+        let meaning = several_meanings(&meanings).unwrap_or_else(|| f.help.to_owned());
+        out.push_str(&format!("| `{}` | {kinds} | {ty} | {} |\n", f.arg, cell(&meaning)));
     }
     out
 }
