@@ -506,11 +506,7 @@ fn fingerprint(text: &str) -> u64 {
 /// Whether a frame's script is the page's own document (an inline `<script>`): the same URL,
 /// fragment aside.
 fn same_document(script: &Url, page: &Url) -> bool {
-    let mut a = script.clone();
-    let mut b = page.clone();
-    a.set_fragment(None);
-    b.set_fragment(None);
-    a == b
+    script[..url::Position::AfterQuery] == page[..url::Position::AfterQuery]
 }
 
 /// A frame's script as a URL. A script run from text that named itself with a path
