@@ -40,8 +40,9 @@ if [ -f extension/package-lock.json ]; then
   fi
 fi
 
-# The Vite and webpack apps the source-map e2e tests serve (extension/test/e2e/vite.mjs, webpack.mjs).
-for app in extension/test/e2e/fixture/vite-app extension/test/e2e/fixture/webpack-app; do
+# The Vite and webpack apps the source-map e2e tests serve (extension/test/e2e/vite.mjs, webpack.mjs),
+# and the MCP conformance suite tests/mcp_conformance.rs runs (it brings its own Node.js 22).
+for app in extension/test/e2e/fixture/vite-app extension/test/e2e/fixture/webpack-app tests/fixtures/mcp-conformance; do
   if [ -f "$app/package-lock.json" ]; then
     stamp="$app/node_modules/.package-lock.json"
     if [ ! -f "$stamp" ] || [ "$app/package-lock.json" -nt "$stamp" ]; then

@@ -1,5 +1,6 @@
 //! Who may talk to the server: loopback Host headers only, and a request
-//! naming no host refused (against DNS rebinding), no web-page Origins, only the paired extension's origin
+//! naming no host refused (against DNS rebinding), no web-page Origins but the
+//! server's own (on the viewer's routes and `/mcp`), only the paired extension's origin
 //! ([`Pairing`]), and CORS answers for it alone. Requests without an Origin
 //! (MCP clients, curl, the CLI) pass.
 
@@ -17,7 +18,7 @@ use super::pairing::Pairing;
 pub struct Allowed {
     hosts: Vec<String>,
     pairing: Arc<Pairing>,
-    /// The server's own origins, admitted on the viewer's routes only.
+    /// The server's own origins, admitted on the viewer's routes and on `/mcp`.
     own: [String; 3],
 }
 
@@ -75,6 +76,13 @@ pub async fn guard(State(allowed): State<Arc<Allowed>>, request: Request, next: 
     }
     let origin = match origin {
         None => None,
+        // The server's own origin on `/mcp`: a same-origin request needs no CORS, and a page there
+        // is the viewer's, which reads the capture anyway. The MCP spec's answer to DNS rebinding
+        // (validate Origin) takes a loopback origin as valid, and clients that send one (the
+        // official conformance suite does) must get in; a page's own port is another origin.
+        Some(o) if is_mcp_path(request.uri().path()) && allowed.own.iter().any(|own| own == o) => {
+            return next.run(request).await;
+        }
         Some(o) if o.starts_with(EXTENSION_SCHEME) => Some(o.to_owned()),
         Some(o) => {
             return ApiError::Forbidden(format!(
@@ -93,6 +101,10 @@ pub async fn guard(State(allowed): State<Arc<Allowed>>, request: Request, next: 
     let mut response = next.run(request).await;
     cors(response.headers_mut(), &origin);
     response
+}
+
+fn is_mcp_path(path: &str) -> bool {
+    path == "/mcp" || path.starts_with("/mcp/")
 }
 
 fn cors(headers: &mut HeaderMap, origin: &str) {
