@@ -3,8 +3,9 @@
 //! logs entries POSTed as the extension sends them. The stored entries get
 //! `original` beside their call site and `frames` beside their stack, written
 //! after the batch was acknowledged; what cannot be mapped says why. Nothing is
-//! fetched outside the page's origin: a server on 127.0.0.2 that pages name
-//! counts zero requests.
+//! fetched outside the page's origin and the dev servers beside it in the scope:
+//! a server on 127.0.0.2 that pages name counts zero requests, and so does a
+//! port of this machine that a site on the network names.
 
 mod common;
 
@@ -252,6 +253,43 @@ async fn nothing_is_fetched_outside_the_page_origin() {
     assert_eq!(reasons, vec!["not in scope"; 7], "{list:#?}");
     assert_eq!(secret.requests(), 0, "the server on 127.0.0.2 was asked: {:?}", secret.log.lock().expect("log"));
     assert!(site.requests() >= 3, "the page's own scripts were fetched");
+    mcp.close().await;
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dev_server_beside_the_page_is_read_and_a_site_on_the_network_never_reaches_this_machine() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    // Vite beside a backend: the page on one port of this machine, its modules on another.
+    let vite = Site::default();
+    vite.put("/resources/js/app.js", "boom()\n//# sourceMappingURL=app.js.map\n");
+    vite.put(
+        "/resources/js/app.js.map",
+        r#"{"version":3,"sources":["app.js"],"sourcesContent":["boom()"],"names":[],"mappings":"AAAA"}"#,
+    );
+    vite.put("/private.js", "p()\n");
+    let addr = vite.clone().start("127.0.0.1").await;
+    let vite_origin = format!("http://127.0.0.1:{}", addr.port());
+    report_scope(&server, &["http://127.0.0.1/*", "*://myapp.test/*"]).await;
+    let entry = |url: &str, location: String| json!({"ts": 1, "level": "error", "source": "console", "url": url, "message": "x", "location": location});
+    server
+        .ingest(
+            "logs",
+            vec![
+                entry("http://127.0.0.1:8000/login", format!("{vite_origin}/resources/js/app.js:1:1")),
+                // A site the person turned on names a port of this machine: no request.
+                entry("http://myapp.test/", format!("{vite_origin}/private.js:1:1")),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 2, has_result).await;
+    assert_eq!(list[0]["original"]["source"], "resources/js/app.js", "{list:#?}");
+    assert_eq!(list[0]["original"]["line"], 1, "{list:#?}");
+    assert_eq!(list[1]["sourcemap"], "not in scope", "{list:#?}");
+    let log = vite.log.lock().expect("log").clone();
+    assert!(!log.iter().any(|path| path.contains("private")), "{log:?}");
     mcp.close().await;
     server.stop();
 }

@@ -160,7 +160,9 @@ pub fn display_source(raw: &str, map_url: &Url, page: &Url) -> String {
     let Ok(resolved) = map_url.join(raw) else { return raw.to_string() };
     let path = percent_decode(resolved.path());
     match resolved.scheme() {
-        "http" | "https" if resolved.origin() == page.origin() => {
+        // On the page's origin, or on the map's: a dev server beside the page's backend (Vite on
+        // :5173 for a page on :8000) names its files by paths of its own origin.
+        "http" | "https" if resolved.origin() == page.origin() || resolved.origin() == map_url.origin() => {
             // Vite serves files outside the root under /@fs/<absolute path> (after its base, if
             // it has one: Nuxt's /_nuxt/@fs/…).
             if let Some(at) = path.find("/@fs/") {

@@ -6,13 +6,16 @@
 // exception's top frame reads src/App.jsx at the line of the throw, with that
 // line in its context; the console.warn's call site maps to its line; React's
 // own frames (Vite's pre-bundled deps, in the map's x_google_ignoreList) are
-// flagged as library code; the compact answer leads with src/App.jsx. Then the
+// flagged as library code; the compact answer leads with src/App.jsx. A page a
+// backend serves on another port (Laravel's, Rails', Django's) loading its
+// module from Vite on localhost: that module's frames map too. Then the
 // same app from Vite on https with a self-signed certificate (made here with
 // openssl, as Vite's basic-ssl plugin makes one): its frames map too.
 //
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/vite.mjs
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { createServer } from "node:http";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -75,6 +78,7 @@ const vite = await startVite(vitePort);
 const build = testBuild(work);
 let context;
 let secure;
+let backend;
 
 try {
   context = await launch(path.join(work, "profile"), build, []);
@@ -159,6 +163,29 @@ try {
     writeFileSync(appFile, source);
   }
 
+  // A backend's page (its own server, another port) loading its module from Vite, named
+  // localhost while the page is on 127.0.0.1: both local, both in the default scope.
+  const backendPort = await freePort();
+  const moduleUrl = `http://localhost:${vitePort}/src/backend.jsx`;
+  backend = createServer((_, res) => {
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end(`<!doctype html><title>backend</title><p>rendered by the backend</p><script type="module" src="${moduleUrl}"></script>`);
+  });
+  await new Promise((resolve) => backend.listen(backendPort, "127.0.0.1", resolve));
+  await loadUntil("the backend page's exception captured", page, `http://127.0.0.1:${backendPort}/`, async () =>
+    (await all(client, "logs")).some((e) => e.source === "exception" && e.message.includes("boom from the backend's page")),
+  );
+  const backendThrow = lineOf(app, "src/backend.jsx", "throw new Error(");
+  const backendException = await waitFor("the backend page's exception resolved", async () => {
+    const logs = await all(client, "logs");
+    return logs.find((e) => e.message.includes("boom from the backend's page") && (e.frames?.[0]?.original || e.frames?.[0]?.sourcemap));
+  });
+  const backendTop = backendException.frames[0];
+  assert.ok(backendTop.at.startsWith(moduleUrl), JSON.stringify(backendTop));
+  assert.equal(backendTop.sourcemap, undefined, `Vite's module beside the page is mapped: ${JSON.stringify(backendTop)}`);
+  assert.equal(`${backendTop.original.source}:${backendTop.original.line}`, `src/backend.jsx:${backendThrow.line}`);
+  log(`a backend's page on another port: its Vite module's frame reads src/backend.jsx:${backendThrow.line}`);
+
   // The same app over https, with a certificate no authority signed.
   const tls = selfSigned(work);
   const httpsPort = await freePort();
@@ -185,6 +212,7 @@ try {
 } finally {
   if (context) await context.close();
   for (const server of [vite, secure].filter(Boolean)) await server.stop();
+  if (backend) await new Promise((resolve) => backend.close(resolve));
   await client.close();
   rmSync(work, { recursive: true, force: true });
 }
