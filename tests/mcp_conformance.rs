@@ -49,12 +49,18 @@ fn the_official_conformance_suite_passes_every_scenario_that_applies() {
     let dir = suite_dir();
     let cli = dir.join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
     assert!(cli.is_file(), "{} is missing: run scripts/setup.sh", cli.display());
+    let node = node(&dir);
+    let version =
+        Command::new(&node).arg("--version").output().map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    let version = version.unwrap_or_else(|e| panic!("cannot run {} ({e}): run scripts/setup.sh", node.display()));
+    let major: u32 = version.trim().trim_start_matches('v').split('.').next().and_then(|m| m.parse().ok()).unwrap_or(0);
+    assert!(major >= 22, "the conformance suite needs Node.js 22 or newer; {} is {}", node.display(), version.trim());
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
     let url = server.url("/mcp");
     for scenario in SCENARIOS {
         let out = tempfile::tempdir().expect("temp dir");
-        let output = Command::new(node(&dir))
+        let output = Command::new(&node)
             .arg(&cli)
             .args(["server", "--url", &url, "--scenario", scenario, "-o"])
             .arg(out.path())
