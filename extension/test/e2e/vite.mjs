@@ -169,7 +169,10 @@ try {
   const moduleUrl = `http://localhost:${vitePort}/src/backend.jsx`;
   backend = createServer((_, res) => {
     res.writeHead(200, { "content-type": "text/html" });
-    res.end(`<!doctype html><title>backend</title><p>rendered by the backend</p><script type="module" src="${moduleUrl}"></script>`);
+    res.end(
+      `<!doctype html><title>backend</title><p>rendered by the backend</p>` +
+        `<script type="module" src="http://localhost:${vitePort}/@vite/client"></script><script type="module" src="${moduleUrl}"></script>`,
+    );
   });
   await new Promise((resolve) => backend.listen(backendPort, "127.0.0.1", resolve));
   await loadUntil("the backend page's exception captured", page, `http://127.0.0.1:${backendPort}/`, async () =>
@@ -185,6 +188,20 @@ try {
   assert.equal(backendTop.sourcemap, undefined, `Vite's module beside the page is mapped: ${JSON.stringify(backendTop)}`);
   assert.equal(`${backendTop.original.source}:${backendTop.original.line}`, `src/backend.jsx:${backendThrow.line}`);
   log(`a backend's page on another port: its Vite module's frame reads src/backend.jsx:${backendThrow.line}`);
+  // Its module no longer compiles: Vite says so on its HMR socket to the backend's page.
+  const backendFile = path.join(app, "src/backend.jsx");
+  const backendSource = readFileSync(backendFile, "utf8");
+  try {
+    writeFileSync(backendFile, `${backendSource}\nconst broken = ;\n`);
+    const backendBroke = await waitFor("the backend page's build error", async () =>
+      (await all(client, "logs")).find((e) => e.source === "dev-server" && e.message.includes("backend.jsx")),
+    );
+    assert.equal(backendBroke.url, `http://127.0.0.1:${backendPort}/`, JSON.stringify(backendBroke));
+    assert.equal(backendBroke.original?.source, backendFile, JSON.stringify(backendBroke));
+    log(`its build error reaches the backend's page: ${backendBroke.message.split("\n")[0]}`);
+  } finally {
+    writeFileSync(backendFile, backendSource);
+  }
 
   // The same app over https, with a certificate no authority signed.
   const tls = selfSigned(work);
