@@ -1027,12 +1027,16 @@ async fn an_error_in_a_message_handler_names_the_message() {
         "message": "TypeError: Cannot read properties of undefined (reading 'name')",
         "stack": format!("TypeError: Cannot read properties of undefined (reading 'name')\n    at describe (http://localhost:5173/src/Feed.vue:9:23)\n    at {frame} (http://localhost:5173/src/Feed.vue:17:20)")})
     };
-    server.ingest("logs", vec![error(201, "WebSocket.<anonymous>"), error(300, "HTMLButtonElement.onClick")]).await;
+    // A listener, and an arrow assigned as `es.onmessage = (e) => …` (V8 names it es.onmessage).
+    let thrown =
+        vec![error(201, "WebSocket.<anonymous>"), error(202, "es.onmessage"), error(300, "HTMLButtonElement.onClick")];
+    server.ingest("logs", thrown).await;
     let mcp = Mcp::http(&server).await;
     let errors = within_budget(&mcp, json!({"what": "errors"})).await;
     let list = entries(&errors);
     assert_eq!(list[0]["context"]["message"], json!(first + 1), "{errors}");
-    assert!(list[1]["context"].get("message").is_none(), "{errors}");
+    assert_eq!(list[1]["context"]["message"], json!(first + 1), "{errors}");
+    assert!(list[2]["context"].get("message").is_none(), "{errors}");
 }
 
 /// A body of any shape up to ingest's 64 KiB cap can be read whole at the largest budget: the

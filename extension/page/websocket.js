@@ -51,20 +51,31 @@
           // its line's text in place of a code frame).
           const loc = err.loc && typeof err.loc === "object" ? err.loc : {};
           const file = typeof loc.file === "string" && loc.file ? loc.file : typeof err.id === "string" ? err.id : "";
-          // Its place in the source, as an entry a source map placed says it (`original`, 1-based:
-          // Vite's `loc`, from Rollup or esbuild, counts columns from 0).
-          const known = file && Number.isInteger(loc.line) && loc.line > 0;
-          const column = known && Number.isInteger(loc.column) && loc.column >= 0 ? loc.column + 1 : undefined;
-          const original = known ? { source: file.slice(0, 1024), line: loc.line, column } : undefined; // a path, not a text
-          const placed = known && !err.message.includes(file);
-          const where = placed ? ` (${file}:${loc.line}${column ? `:${column}` : ""})` : "";
-          const line = placed && typeof loc.lineText === "string" ? `\n${loc.line} | ${loc.lineText}` : "";
+          // Its place in the source, as an entry a source map placed says it (`original`, 1-based).
+          const at = file ? place(err.message, loc) : null;
+          const column = at ? at.column : undefined;
+          const original = at ? { source: file.slice(0, 1024), line: at.line, column } : undefined; // a path, not a text
+          const placed = at && !err.message.includes(file);
+          const where = placed ? ` (${file}:${at.line}${column ? `:${column}` : ""})` : "";
+          const line = placed && typeof loc.lineText === "string" ? `\n${at.line} | ${loc.lineText}` : "";
           const codeFrame = typeof err.frame === "string" && err.frame ? `\n${err.frame}` : line;
           const message = serialize.cut(`[vite] ${plugin}${err.message}${where}${codeFrame}`, limits.MESSAGE_CAP).text;
           return { level: "error", source: "dev-server", message, url, original };
         },
         true,
       );
+    }
+
+    // Where a build error broke, 1-based: Vite's `loc` (from Rollup or esbuild, columns from 0), else
+    // the place the message frames as `╭─[ src/cart.ts:6:18 ]` (Vite 8's Oxc and Rolldown send no
+    // `loc`), read from the message's start.
+    const FRAMED_PLACE = /─\[ ?[^\]\n]*?:(\d+):(\d+) ?\]/;
+    function place(message, loc) {
+      if (Number.isInteger(loc.line) && loc.line > 0) {
+        return { line: loc.line, column: Number.isInteger(loc.column) && loc.column >= 0 ? loc.column + 1 : undefined };
+      }
+      const framed = FRAMED_PLACE.exec(message.slice(0, 4096));
+      return framed ? { line: Number(framed[1]), column: Number(framed[2]) } : null;
     }
 
     function watch(ws) {

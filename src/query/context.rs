@@ -100,11 +100,14 @@ fn route_change_cause(conn: &Connection, tab: i64, began: i64) -> Result<Option<
 }
 
 /// Whether the logs entry `id` was thrown in a WebSocket's or an EventSource's message handler:
-/// its stack has the connection's frame (V8 names it `WebSocket.<anonymous>`, `WebSocket.onmessage`).
+/// its stack has the connection's frame (V8 names a listener `WebSocket.<anonymous>` or
+/// `EventSource.<anonymous>`, and an arrow assigned as `es.onmessage = (e) => …` by where it was
+/// assigned: `es.onmessage`).
 fn thrown_in_a_message_handler(conn: &Connection, id: i64) -> Result<bool, QueryError> {
     let sql = "SELECT coalesce(json_extract(data, '$.stack'), '') FROM logs WHERE id = ?1";
     let stack: Option<String> = conn.prepare_cached(sql)?.query_row([id], |r| r.get(0)).optional()?;
-    Ok(stack.is_some_and(|s| s.contains("at WebSocket.") || s.contains("at EventSource.")))
+    Ok(stack
+        .is_some_and(|s| s.contains("at WebSocket.") || s.contains("at EventSource.") || s.contains(".onmessage (")))
 }
 
 /// For an errors answer: a sentence saying how many of the app's requests failed in the same

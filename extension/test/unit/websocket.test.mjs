@@ -80,6 +80,22 @@ test("Vite's own build error keeps its message and code frame, the file said onc
   assert.deepEqual(entry.original, { source: "/app/src/App.jsx", line: 5, column: 17 });
 });
 
+test("Vite 8's build error (Oxc: no loc, the place framed in its message) says where it broke", () => {
+  const receive = hmrSocket();
+  const err = {
+    message:
+      "Transform failed with 1 error:\n\n[PARSE_ERROR] Unexpected token\n   ╭─[ src/cart.ts:6:18 ]\n   │\n 6 │   const broken = ;\n   │                  ┬  \n   │                  ╰── \n───╯\n",
+    stack: "    at transformWithOxc (file:///app/node_modules/vite/dist/node/chunks/node.js:7673:19)",
+    id: "/app/front/src/cart.ts",
+    frame: "",
+    plugin: "vite:oxc",
+  };
+  const [entry] = receive(JSON.stringify({ type: "error", err }));
+  assert.deepEqual(entry.original, { source: "/app/front/src/cart.ts", line: 6, column: 18 });
+  assert.ok(entry.message.startsWith("[vite] vite:oxc: Transform failed with 1 error:"), entry.message);
+  assert.ok(entry.message.includes("(/app/front/src/cart.ts:6:18)"), "the file named once, as the message names it relative");
+});
+
 test("a build error that names no place has none", () => {
   const receive = hmrSocket();
   const [entry] = receive(JSON.stringify({ type: "error", err: { message: "Internal server error", loc: { line: "x" } } }));
