@@ -470,6 +470,26 @@ async fn absurd_sizes_still_make_a_valid_har() {
     }
 }
 
+/// An HTML error page answered to a fetch is kept as its text (`pageText`): the HAR holds that
+/// text, as plain text, not the note that stands in the body's place.
+#[tokio::test]
+async fn an_error_page_s_text_is_the_har_response_content() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let body = json!({"tabId": 1, "ts": 1_790_000_000_000i64, "method": "GET", "url": "http://127.0.0.1:8000/api/stats/",
+                      "status": 500, "contentType": "text/html; charset=utf-8",
+                      "responseBody": "[an HTML error page: its text is pageText]",
+                      "pageText": "ZeroDivisionError at /api/stats/\ndivision by zero"});
+    server.ingest("network_bodies", vec![body]).await;
+    server.stop();
+    let har: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--db", &db_arg(&db.path)])).unwrap();
+    assert_valid_har(&har);
+    let content = &entry_by_url(&har, "http://127.0.0.1:8000/api/stats/")["response"]["content"];
+    assert_eq!(content["text"], "ZeroDivisionError at /api/stats/\ndivision by zero", "{content}");
+    assert_eq!(content["mimeType"], "text/plain; charset=utf-8");
+    assert!(content["comment"].as_str().unwrap().contains("text/html"), "{content}");
+}
+
 /// An entry starts at its `ts` (the extension dates a request's row and body when it started), and
 /// belongs to the page whose navigation came before it: a page load's own document is its page's,
 /// not the page before's, however long it took.

@@ -173,6 +173,13 @@ pub(super) fn request_entry(v: &Value, w: Option<&Value>, item: &Item, pageref: 
         .unwrap_or("x-unknown");
     let mut content = json!({ "size": 0, "mimeType": mime });
     match v["responseBody"].as_str() {
+        // An HTML error page was kept as its text (`pageText`: the traceback, not the styles):
+        // that text, as plain text, so that no HAR viewer renders what a page sent as markup.
+        _ if v["pageText"].is_string() => {
+            content["text"] = v["pageText"].clone();
+            content["mimeType"] = json!("text/plain; charset=utf-8");
+            content["comment"] = json!(format!("the text of an HTML error page ({mime}); its HTML was not kept"));
+        }
         Some(note) if is_not_captured_note(note) => {
             content["comment"] = json!(format!("body not captured: {note}"));
         }
