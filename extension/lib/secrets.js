@@ -37,6 +37,10 @@
     "timeout", "enabled", "required", "strength", "label", "field", "policy",
     "age", "name", "engine", "model", "path", "domain", "samesite", "secure", "httponly", "backend", "backends",
     "class", "header", "validators", "hashers", "algorithm", "format", "version",
+    // Django's CSRF_TRUSTED_ORIGINS, CSRF_FAILURE_VIEW, CSRF_USE_SESSIONS, SESSION_SERIALIZER,
+    // SESSION_CACHE_ALIAS, SESSION_SAVE_EVERY_REQUEST, SESSION_EXPIRE_AT_BROWSER_CLOSE: what a CSRF
+    // refusal is debugged with.
+    "origins", "view", "sessions", "serializer", "alias", "request", "close",
   ]);
 
   // Azure API Management's and Azure Functions' keys, Honeycomb's team key.

@@ -394,6 +394,14 @@ test("a setting that describes a secret is kept: its age, name, engine, model", 
     "SESSION_ENGINE = 'django.contrib.sessions.backends.db'",
     "AUTH_USER_MODEL = 'auth.User'",
     "PASSWORD_HASHERS = ['django.contrib.auth.hashers.PBKDF2PasswordHasher']",
+    // What a CSRF refusal is debugged with, as Django's debug page lists its settings.
+    "CSRF_TRUSTED_ORIGINS: ['http://localhost:5173']",
+    "CSRF_USE_SESSIONS: False",
+    "CSRF_FAILURE_VIEW: 'django.views.csrf.csrf_failure'",
+    "SESSION_SERIALIZER: 'django.contrib.sessions.serializers.JSONSerializer'",
+    "SESSION_CACHE_ALIAS: 'default'",
+    "SESSION_SAVE_EVERY_REQUEST: False",
+    "SESSION_EXPIRE_AT_BROWSER_CLOSE: False",
   ].join("\n");
   assert.equal(redact.redactText(text, p, found, "responseBody"), text);
   assert.deepEqual(found, []);
