@@ -133,7 +133,7 @@ function log(e) {
   ];
   if (e.stack) out.push(section("Stack", stack(String(e.stack))));
   if (e.pageText) out.push(errorPage(e));
-  if (e.original) out.push(section("As originally reported", tree(e.original)));
+  if (e.original) out.push(section("In the original source (through its source map)", tree(e.original)));
   // One argument a line: `1`, `"str"` and `null` side by side would read as one ("1: str2: null").
   if (Array.isArray(e.args)) out.push(section("Arguments", el("ul.args", {}, e.args.map((a, i) => el("li", {}, tree(a, i))))));
   return out;
