@@ -64,6 +64,20 @@
       }
     }
     const thrownAtIfError = (thrown) => (thrown instanceof Error ? thrownAt(thrown) : undefined);
+
+    /**
+     * Whether an Error was thrown by a built-in (`at JSON.parse (<anonymous>)` first): the browser
+     * then places the uncaught error nowhere the page wrote (a JSON.parse SyntaxError at the page's
+     * URL, line 1, the column of the bad character in the JSON it read).
+     */
+    function thrownByBuiltIn(error) {
+      try {
+        const first = String(error.stack).split("\n").find((line) => line.trimStart().startsWith("at "));
+        return first !== undefined && !callsite.frameLocation(first);
+      } catch {
+        return false; // a stack getter that throws
+      }
+    }
     const asIs = (text) => text;
 
     /**
@@ -98,7 +112,10 @@
             source: "exception",
             plain: (thrown) => (thrown === undefined || thrown === null ? String(message) : `Uncaught ${serialize.formatArg(thrown)}`),
             unreadable: (why) => `${String(message)} ${why}`,
-            where: () => (filename ? `${filename}:${lineno}:${colno}` : undefined),
+            // The browser's place, unless a built-in threw: then the page's first frame, as DevTools
+            // links it (an `es.onmessage` that called JSON.parse).
+            where: (thrown) =>
+              (thrown instanceof Error && thrownByBuiltIn(thrown) && thrownAt(thrown)) || (filename ? `${filename}:${lineno}:${colno}` : undefined),
           });
         } catch {
           // ignore

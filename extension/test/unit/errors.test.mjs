@@ -57,6 +57,15 @@ test("an uncaught error keeps its cause chain", () => {
   assert.match(e.stack, /^Error: checkout failed\n {4}at [^]*\nCaused by: TypeError: price is undefined\n {4}at [^]*\nCaused by: stale cart$/);
 });
 
+test("an error a built-in threw (JSON.parse) is placed at the page's frame that called it, not inside the JSON", () => {
+  const error = new SyntaxError(`Unexpected token 'o', "not json" is not valid JSON`);
+  error.stack = `${error.message}\n    at JSON.parse (<anonymous>)\n    at es.onmessage (http://localhost:5173/static/src/main.ts:34:23)`;
+  // The browser places it at the page's URL, line 1, the column of the bad character.
+  listeners.error(new ErrorEvent({ error, message: `Uncaught ${error.message}`, filename: "http://app.test/", lineno: 1, colno: 2 }));
+  const [e] = built();
+  assert.equal(e.location, "http://localhost:5173/static/src/main.ts:34:23");
+});
+
 test("an unhandled AggregateError keeps its members", () => {
   const reason = new AggregateError([new Error("mirror 1 down"), new Error("mirror 2 token=abc123secret")], "all mirrors failed");
   listeners.unhandledrejection({ reason });
