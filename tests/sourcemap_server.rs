@@ -269,9 +269,17 @@ async fn a_dev_server_beside_the_page_is_read_and_a_site_on_the_network_never_re
         r#"{"version":3,"sources":["app.js"],"sourcesContent":["boom()"],"names":[],"mappings":"AAAA"}"#,
     );
     vite.put("/private.js", "p()\n");
+    // django-vite's Vite serves under its base, /static/: the source is named without it.
+    vite.put("/static/src/cart.ts", "c()\n//# sourceMappingURL=cart.ts.map\n");
+    vite.put(
+        "/static/src/cart.ts.map",
+        r#"{"version":3,"sources":["cart.ts"],"sourcesContent":["c()"],"names":[],"mappings":"AAAA"}"#,
+    );
     let addr = vite.clone().start("127.0.0.1").await;
     let vite_origin = format!("http://127.0.0.1:{}", addr.port());
     report_scope(&server, &["http://127.0.0.1/*", "*://myapp.test/*"]).await;
+    let client = json!({"tabId": 7, "ts": 1, "url": format!("{vite_origin}/static/@vite/client"), "initiatorType": "script", "responseStatus": 200, "duration": 3});
+    server.ingest("network_waterfall", vec![client]).await;
     let entry = |url: &str, location: String| json!({"ts": 1, "level": "error", "source": "console", "url": url, "message": "x", "location": location});
     server
         .ingest(
@@ -280,11 +288,14 @@ async fn a_dev_server_beside_the_page_is_read_and_a_site_on_the_network_never_re
                 entry("http://127.0.0.1:8000/login", format!("{vite_origin}/resources/js/app.js:1:1")),
                 // A site the person turned on names a port of this machine: no request.
                 entry("http://myapp.test/", format!("{vite_origin}/private.js:1:1")),
+                json!({"tabId": 7, "ts": 2, "level": "error", "source": "console", "url": "http://127.0.0.1:8000/cart",
+                       "message": "x", "location": format!("{vite_origin}/static/src/cart.ts:1:1")}),
             ],
         )
         .await;
     let mcp = Mcp::http(&server).await;
-    let list = resolved(&mcp, 2, has_result).await;
+    let list = resolved(&mcp, 3, has_result).await;
+    assert_eq!(list[2]["original"]["source"], "src/cart.ts", "{list:#?}");
     assert_eq!(list[0]["original"]["source"], "resources/js/app.js", "{list:#?}");
     assert_eq!(list[0]["original"]["line"], 1, "{list:#?}");
     assert_eq!(list[1]["sourcemap"], "not in scope", "{list:#?}");

@@ -28,6 +28,7 @@ pub mod lookup;
 pub mod parse;
 pub mod scope;
 mod secrets;
+mod vite_base;
 mod worker;
 
 use std::borrow::Cow;

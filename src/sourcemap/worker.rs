@@ -22,10 +22,11 @@ use super::locate::{self, MapRef};
 use super::lookup::{self, Original};
 use super::parse;
 use super::scope::{self, Allowed};
+use super::vite_base;
 use super::{Job, Requeue, Unmapped, Wanted};
 use crate::capture::Capture;
 use crate::kind;
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, sql};
 
 pub struct Worker {
     store: Store,
@@ -50,6 +51,8 @@ pub struct Worker {
     refreshed: HashMap<String, Instant>,
     /// Within the batch at hand: the scripts of each tab.
     tab_scripts: HashMap<i64, Vec<String>>,
+    /// The Vite clients each tab loaded (`<origin><base>@vite/client`), read once per batch.
+    tab_vite_clients: HashMap<i64, Vec<Url>>,
     requeue: Requeue,
 }
 
@@ -116,6 +119,7 @@ impl Worker {
             missing: HashMap::new(),
             refreshed: HashMap::new(),
             tab_scripts: HashMap::new(),
+            tab_vite_clients: HashMap::new(),
             requeue,
         })
     }
@@ -133,6 +137,7 @@ impl Worker {
         self.jobs += 1;
         self.passed.retain(|_, at| at.elapsed() < PASSED_FOR);
         self.tab_scripts.clear();
+        self.tab_vite_clients.clear();
         let capture: Capture = self.store.read(scope::read_capture).await?;
         // Entries of a batch share pages and often positions (a log line in a loop): each page's
         // scope and each position's result is worked out once per batch, as JSON text.
@@ -246,6 +251,10 @@ impl Worker {
         let loaded = self.script(&url, allowed).await?;
         let (line, column) = (frame.line, frame.column);
         let mut original = lookup::lookup(&loaded.parsed.map, line, column, &loaded.map_url, page)?;
+        if let Some(tab) = wanted.tab_id {
+            let clients = self.vite_clients_of(tab).await;
+            original.source = vite_base::without_base(&original.source, &url, &clients);
+        }
         if let (Some(function), Some(script)) = (&frame.function, &loaded.script) {
             original.function = function_name::original_function(&loaded.parsed.map, line, column, function, script);
         }
@@ -342,6 +351,24 @@ impl Worker {
             }
         }
         urls.truncate(eval_module::MAX_CANDIDATES);
+        urls
+    }
+
+    /// The Vite clients tab `tab` loaded, read once per batch.
+    async fn vite_clients_of(&mut self, tab: i64) -> Vec<Url> {
+        if let Some(known) = self.tab_vite_clients.get(&tab) {
+            return known.clone();
+        }
+        let read = self.store.read(move |conn| sql::vite_clients(conn, tab)).await;
+        let urls: Vec<Url> = read
+            .unwrap_or_else(|e: StoreError| {
+                tracing::warn!("source maps: the tab's Vite clients could not be read: {e}");
+                Vec::new()
+            })
+            .iter()
+            .filter_map(|u| Url::parse(u).ok())
+            .collect();
+        self.tab_vite_clients.insert(tab, urls.clone());
         urls
     }
 

@@ -8,7 +8,8 @@
 // own frames (Vite's pre-bundled deps, in the map's x_google_ignoreList) are
 // flagged as library code; the compact answer leads with src/App.jsx. A page a
 // backend serves on another port (Laravel's, Rails', Django's) loading its
-// module from Vite on localhost: that module's frames map too. Then the
+// module from Vite on localhost, under a base (/static/, as django-vite sets
+// it): that module's frames map too, to the source's path without the base. Then the
 // same app from Vite on https with a self-signed certificate (made here with
 // openssl, as Vite's basic-ssl plugin makes one): its frames map too.
 //
@@ -60,12 +61,16 @@ function selfSigned(dir) {
   return { key, cert };
 }
 
-/** Vite's dev server on 127.0.0.1:`port`, ready; over https with `tls` ({key, cert} paths). */
-function startVite(port, tls) {
-  return startDevServer("Vite", viteBin, ["--host", "127.0.0.1", "--port", String(port), "--strictPort", "--clearScreen", "false"], {
+/**
+ * Vite's dev server on 127.0.0.1:`port`, ready; over https with `tls` ({key, cert} paths); under
+ * `base` (a path such as "/static/", as django-vite sets it) if given.
+ */
+function startVite(port, tls, base = "/") {
+  const args = ["--host", "127.0.0.1", "--port", String(port), "--strictPort", "--clearScreen", "false", "--base", base];
+  return startDevServer("Vite", viteBin, args, {
     cwd: app,
     env: tls ? { VITE_HTTPS_KEY: tls.key, VITE_HTTPS_CERT: tls.cert } : {},
-    ready: async (output) => (tls ? output.includes(`https://127.0.0.1:${port}`) : (await fetch(`http://127.0.0.1:${port}/src/App.jsx`)).ok),
+    ready: async (output) => (tls ? output.includes(`https://127.0.0.1:${port}`) : (await fetch(`http://127.0.0.1:${port}${base}src/App.jsx`)).ok),
   });
 }
 
@@ -78,6 +83,7 @@ const vite = await startVite(vitePort);
 const build = testBuild(work);
 let context;
 let secure;
+let based;
 let backend;
 
 try {
@@ -164,14 +170,17 @@ try {
   }
 
   // A backend's page (its own server, another port) loading its module from Vite, named
-  // localhost while the page is on 127.0.0.1: both local, both in the default scope.
+  // localhost while the page is on 127.0.0.1: both local, both in the default scope. Vite serves
+  // under a base, /static/, as django-vite has it: the source is named without it.
   const backendPort = await freePort();
-  const moduleUrl = `http://localhost:${vitePort}/src/backend.jsx`;
+  const basedPort = await freePort();
+  based = await startVite(basedPort, null, "/static/");
+  const moduleUrl = `http://localhost:${basedPort}/static/src/backend.jsx`;
   backend = createServer((_, res) => {
     res.writeHead(200, { "content-type": "text/html" });
     res.end(
       `<!doctype html><title>backend</title><p>rendered by the backend</p>` +
-        `<script type="module" src="http://localhost:${vitePort}/@vite/client"></script><script type="module" src="${moduleUrl}"></script>`,
+        `<script type="module" src="http://localhost:${basedPort}/static/@vite/client"></script><script type="module" src="${moduleUrl}"></script>`,
     );
   });
   await new Promise((resolve) => backend.listen(backendPort, "127.0.0.1", resolve));
@@ -228,7 +237,7 @@ try {
   fail(e.stack || e.message);
 } finally {
   if (context) await context.close();
-  for (const server of [vite, secure].filter(Boolean)) await server.stop();
+  for (const server of [vite, secure, based].filter(Boolean)) await server.stop();
   if (backend) await new Promise((resolve) => backend.close(resolve));
   await client.close();
   rmSync(work, { recursive: true, force: true });
