@@ -401,6 +401,40 @@ async fn summary_leads_a_cascade_with_its_first_error() {
 
 /// A connection that stays open (a dev server's HMR socket, an event stream) lasts as long as its
 /// page: the summary's slowest requests leave it out.
+/// A request that fails the same way on every load is one item of the summary's failed list,
+/// with its count: the one failure that differs (a form's CSRF 403) is not pushed off the list.
+#[tokio::test]
+async fn summary_lists_a_request_failing_the_same_way_once_with_its_count() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let row = |i: i64, method: &str, url: &str, status: i64| json!({"tabId": 1, "ts": t + i, "url": url, "method": method, "responseStatus": status, "initiatorType": "fetch", "source": "page"});
+    let mut rows = vec![row(0, "POST", "http://127.0.0.1:8000/api/contact/", 403)];
+    for load in 0..6 {
+        rows.push(row(10 + load * 2, "GET", "http://127.0.0.1:8000/static/logo.png", 404));
+        rows.push(row(11 + load * 2, "GET", "http://127.0.0.1:8000/api/stats/", 500));
+    }
+    let (first, _) = server.ingest("network_waterfall", rows).await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    let waterfall = &summary["network_waterfall"];
+    assert_eq!(waterfall["failed_count"], 13, "{waterfall}");
+    let failed = waterfall["failed"].as_array().expect("failed");
+    let listed: Vec<(String, Option<i64>)> =
+        failed.iter().map(|f| (f["url"].as_str().unwrap().to_owned(), f["count"].as_i64())).collect();
+    assert_eq!(
+        listed,
+        vec![
+            ("http://127.0.0.1:8000/api/stats/".to_owned(), Some(6)),
+            ("http://127.0.0.1:8000/static/logo.png".to_owned(), Some(6)),
+            ("http://127.0.0.1:8000/api/contact/".to_owned(), None),
+        ],
+        "{waterfall}"
+    );
+    assert_eq!(failed[0]["id"], json!(first + 12), "the newest of the group: {waterfall}");
+    assert!(waterfall.get("failed_not_shown").is_none(), "{waterfall}");
+}
+
 #[tokio::test]
 async fn summary_s_slowest_requests_leave_out_connections_that_stay_open() {
     let db = TempDb::new();

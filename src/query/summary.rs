@@ -186,7 +186,8 @@ struct Network {
     /// Hosts, most requests first.
     hosts: Vec<(String, i64)>,
     failed_count: i64,
-    /// The latest failures, newest first (at most TOP).
+    /// The latest failures, newest first (at most TOP), one per request failing the same way (its
+    /// method, URL, status and error) with how many times (`count`, above one) and its newest id.
     failed: Vec<Value>,
     /// The slowest requests, slowest first (at most SLOWEST).
     slowest: Vec<Value>,
@@ -213,7 +214,8 @@ impl Network {
         if more_hosts > 0 {
             rendered["hosts_not_shown"] = json!(more_hosts);
         }
-        let more_failed = usize::try_from(self.failed_count).unwrap_or(0).saturating_sub(failed.len());
+        let shown: usize = failed.iter().map(|f| f["count"].as_u64().map_or(1, |n| n as usize)).sum();
+        let more_failed = usize::try_from(self.failed_count).unwrap_or(0).saturating_sub(shown);
         if more_failed > 0 {
             rendered["failed_not_shown"] = json!(more_failed);
         }
@@ -243,7 +245,9 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
     let mut by_status: HashMap<&'static str, i64> = HashMap::new();
     let mut by_host: HashMap<String, i64> = HashMap::new();
+    // Failures by what failed and how: each request failing the same way once, with its count.
     let mut failed: Vec<Value> = Vec::new();
+    let mut failed_at: HashMap<String, usize> = HashMap::new();
     let mut failed_count = 0;
     let mut timed: Vec<(f64, i64, String)> = Vec::new();
     while let Some(row) = rows.next()? {
@@ -279,7 +283,18 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
             if failed_flag {
                 f["failed"] = json!(true);
             }
-            failed.push(f);
+            let same_way = format!("{}|{}|{}|{}|{}", f["method"], url, f["status"], f["error"], failed_flag);
+            match failed_at.get(&same_way) {
+                Some(&at) => {
+                    let count = failed[at]["count"].as_i64().unwrap_or(1) + 1;
+                    failed[at]["count"] = json!(count);
+                    failed[at]["id"] = json!(id);
+                }
+                None => {
+                    failed_at.insert(same_way, failed.len());
+                    failed.push(f);
+                }
+            }
         }
         // Nor among the slowest: how long a dev server took to answer the guess is not the app's.
         let lasting = row.get::<_, Option<i64>>(7).ok().flatten() == Some(1);
@@ -287,8 +302,9 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
             timed.push((d, id, url));
         }
     }
-    // The most recent failures and the slowest requests.
-    let failed: Vec<Value> = failed.into_iter().rev().take(TOP).collect();
+    // The most recent failures (by their newest id) and the slowest requests.
+    failed.sort_by_key(|f| std::cmp::Reverse(f["id"].as_i64().unwrap_or(0)));
+    failed.truncate(TOP);
     timed.sort_by(|a, b| b.0.total_cmp(&a.0));
     let slowest: Vec<Value> = timed
         .into_iter()
