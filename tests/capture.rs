@@ -40,6 +40,9 @@ async fn the_paired_extension_reports_capture_and_every_answer_carries_it_across
         let answer = mcp.observe(json!({"what": what})).await;
         assert_eq!(answer.get("capture"), Some(&Value::Null), "{what}: {answer}");
     }
+    // Nothing stored and nothing ever reported: the summary says how to connect the extension.
+    let summary = mcp.observe(json!({"what": "summary"})).await;
+    assert!(summary["hint"].as_str().unwrap_or_default().contains("has not reached this server"), "{summary}");
 
     let before = now_ms();
     let sent = report(&["http://localhost/*", "https://shop.example/*"], false);
@@ -54,6 +57,8 @@ async fn the_paired_extension_reports_capture_and_every_answer_carries_it_across
         assert!(at >= before && at <= now_ms(), "{answer}");
         at
     };
+    let summary = mcp.observe(json!({"what": "summary"})).await;
+    assert!(!summary["hint"].as_str().unwrap_or_default().contains("has not reached"), "reported now: {summary}");
     let mut reported_at = 0;
     for args in [
         json!({"what": "logs"}),

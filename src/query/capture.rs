@@ -38,6 +38,16 @@ impl Note {
     }
 }
 
+/// The summary's hint when nothing is stored and no extension has ever reported to this database.
+pub const NEVER_REPORTED: &str = "nothing captured yet, and the Gasoline extension has not reached this server: \
+     load it in Chrome (chrome://extensions, Developer mode, Load unpacked: the extension/ folder), open a page on \
+     localhost, and check in its popup that it sends to this server's address";
+
+/// Whether no extension has ever reported its capture to this database.
+pub fn never_reported(conn: &Connection) -> Result<bool, QueryError> {
+    Ok(sql::capture(conn)?.is_none())
+}
+
 /// The capture state last reported, and the hint for an empty answer to `args`.
 pub fn note(conn: &Connection, args: &ObserveArgs) -> Result<Note, QueryError> {
     let reported = sql::capture(conn)?

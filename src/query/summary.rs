@@ -398,9 +398,12 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         // `not_shown` is named where a list has it: groups left out here.
         let cut = log_groups.len() > top || error_groups.len() > top;
         let failures_cut = [&waterfall, &bodies].iter().any(|n| usize::try_from(n.failed_count).unwrap_or(0) > top);
+        let never_reported = nothing && args.extras.empty_hint.is_none() && super::capture::never_reported(conn)?;
         let hint = match &args.extras.empty_hint {
             // Nothing at all: capture is paused, or the tab asked about is not captured.
             Some(h) if nothing => h.clone(),
+            // Nothing at all, and no extension has ever reported here.
+            None if never_reported => super::capture::NEVER_REPORTED.to_owned(),
             _ if top == 0 => {
                 "lists left out at this max_tokens (not_shown): ask for more, or list them with what=errors group=true and what=network_waterfall failed=true".to_owned()
             }
