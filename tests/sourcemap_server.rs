@@ -269,17 +269,17 @@ async fn a_dev_server_beside_the_page_is_read_and_a_site_on_the_network_never_re
         r#"{"version":3,"sources":["app.js"],"sourcesContent":["boom()"],"names":[],"mappings":"AAAA"}"#,
     );
     vite.put("/private.js", "p()\n");
-    // django-vite's Vite serves under its base, /static/: the source is named without it.
+    // django-vite's Vite serves under its base, /static/ (its client is there): the source is
+    // named without it.
     vite.put("/static/src/cart.ts", "c()\n//# sourceMappingURL=cart.ts.map\n");
     vite.put(
         "/static/src/cart.ts.map",
         r#"{"version":3,"sources":["cart.ts"],"sourcesContent":["c()"],"names":[],"mappings":"AAAA"}"#,
     );
+    vite.put("/static/@vite/client", "export { createHotContext, injectQuery };\n");
     let addr = vite.clone().start("127.0.0.1").await;
     let vite_origin = format!("http://127.0.0.1:{}", addr.port());
     report_scope(&server, &["http://127.0.0.1/*", "*://myapp.test/*"]).await;
-    let client = json!({"tabId": 7, "ts": 1, "url": format!("{vite_origin}/static/@vite/client"), "initiatorType": "script", "responseStatus": 200, "duration": 3});
-    server.ingest("network_waterfall", vec![client]).await;
     let entry = |url: &str, location: String| json!({"ts": 1, "level": "error", "source": "console", "url": url, "message": "x", "location": location});
     server
         .ingest(

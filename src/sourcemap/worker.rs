@@ -26,7 +26,7 @@ use super::vite_base;
 use super::{Job, Requeue, Unmapped, Wanted};
 use crate::capture::Capture;
 use crate::kind;
-use crate::store::{Store, StoreError, sql};
+use crate::store::{Store, StoreError};
 
 pub struct Worker {
     store: Store,
@@ -51,8 +51,9 @@ pub struct Worker {
     refreshed: HashMap<String, Instant>,
     /// Within the batch at hand: the scripts of each tab.
     tab_scripts: HashMap<i64, Vec<String>>,
-    /// The Vite clients each tab loaded (`<origin><base>@vite/client`), read once per batch.
-    tab_vite_clients: HashMap<i64, Vec<Url>>,
+    /// Whether an origin's dev server serves Vite's client under a folder (`<origin> <folder>`):
+    /// that folder is its base, not a folder of the app.
+    vite_bases: HashMap<String, bool>,
     requeue: Requeue,
 }
 
@@ -119,7 +120,7 @@ impl Worker {
             missing: HashMap::new(),
             refreshed: HashMap::new(),
             tab_scripts: HashMap::new(),
-            tab_vite_clients: HashMap::new(),
+            vite_bases: HashMap::new(),
             requeue,
         })
     }
@@ -137,7 +138,6 @@ impl Worker {
         self.jobs += 1;
         self.passed.retain(|_, at| at.elapsed() < PASSED_FOR);
         self.tab_scripts.clear();
-        self.tab_vite_clients.clear();
         let capture: Capture = self.store.read(scope::read_capture).await?;
         // Entries of a batch share pages and often positions (a log line in a loop): each page's
         // scope and each position's result is worked out once per batch, as JSON text.
@@ -251,9 +251,10 @@ impl Worker {
         let loaded = self.script(&url, allowed).await?;
         let (line, column) = (frame.line, frame.column);
         let mut original = lookup::lookup(&loaded.parsed.map, line, column, &loaded.map_url, page)?;
-        if let Some(tab) = wanted.tab_id {
-            let clients = self.vite_clients_of(tab).await;
-            original.source = vite_base::without_base(&original.source, &url, &clients);
+        if let Some(folder) = vite_base::first_folder(&original.source) {
+            if self.is_vite_base(&url, folder, allowed).await {
+                original.source = vite_base::without(&original.source, folder);
+            }
         }
         if let (Some(function), Some(script)) = (&frame.function, &loaded.script) {
             original.function = function_name::original_function(&loaded.parsed.map, line, column, function, script);
@@ -354,22 +355,17 @@ impl Worker {
         urls
     }
 
-    /// The Vite clients tab `tab` loaded, read once per batch.
-    async fn vite_clients_of(&mut self, tab: i64) -> Vec<Url> {
-        if let Some(known) = self.tab_vite_clients.get(&tab) {
-            return known.clone();
+    /// Whether the dev server that served `script` serves Vite's client under `folder`, asked
+    /// once per origin and folder.
+    async fn is_vite_base(&mut self, script: &Url, folder: &str, allowed: &Allowed) -> bool {
+        let key = format!("{} {folder}", script.origin().ascii_serialization());
+        if let Some(known) = self.vite_bases.get(&key) {
+            return *known;
         }
-        let read = self.store.read(move |conn| sql::vite_clients(conn, tab)).await;
-        let urls: Vec<Url> = read
-            .unwrap_or_else(|e: StoreError| {
-                tracing::warn!("source maps: the tab's Vite clients could not be read: {e}");
-                Vec::new()
-            })
-            .iter()
-            .filter_map(|u| Url::parse(u).ok())
-            .collect();
-        self.tab_vite_clients.insert(tab, urls.clone());
-        urls
+        let Some(client) = vite_base::client_url(script, folder) else { return false };
+        let is = matches!(self.fetcher.get(&client, allowed, None).await, Ok(Fetched::Body(body)) if vite_base::is_client(&body.bytes));
+        remember(&mut self.vite_bases, key, is);
+        is
     }
 
     /// The scripts tab `tab` loaded, read once per batch.

@@ -210,16 +210,6 @@ pub fn script_urls(conn: &Connection, tab_id: i64, limit: usize) -> Result<Vec<S
     Ok(urls.collect::<Result<_, _>>()?)
 }
 
-/// The Vite clients (`…/@vite/client`) tab `tab_id` loaded, each once: where each Vite dev server
-/// of the tab serves, after its base.
-pub fn vite_clients(conn: &Connection, tab_id: i64) -> Result<Vec<String>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT DISTINCT url FROM network_waterfall WHERE tab_id = ?1 AND instr(url, '/@vite/client') > 0 LIMIT 8",
-    )?;
-    let urls = stmt.query_map(params![tab_id], |r| r.get(0))?;
-    Ok(urls.collect::<Result<_, _>>()?)
-}
-
 /// Merges each JSON object, whose members are among `keys`, into the `data` of the row of
 /// `kind` with that id; rows no longer stored are passed over. Only `data` changes, no column:
 /// no index or cached count moves. When `data` holds none of `keys` (as `"key":`), the patch's
