@@ -251,10 +251,10 @@ impl Worker {
         let loaded = self.script(&url, allowed).await?;
         let (line, column) = (frame.line, frame.column);
         let mut original = lookup::lookup(&loaded.parsed.map, line, column, &loaded.map_url, page)?;
-        if let Some(folder) = vite_base::first_folder(&original.source) {
-            if self.is_vite_base(&url, folder, allowed).await {
-                original.source = vite_base::without(&original.source, folder);
-            }
+        if let Some(folder) = vite_base::first_folder(&original.source)
+            && self.is_vite_base(&url, folder, allowed).await
+        {
+            original.source = vite_base::without(&original.source, folder);
         }
         if let (Some(function), Some(script)) = (&frame.function, &loaded.script) {
             original.function = function_name::original_function(&loaded.parsed.map, line, column, function, script);
