@@ -433,6 +433,8 @@ async fn summary_lists_a_request_failing_the_same_way_once_with_its_count() {
     );
     assert_eq!(failed[0]["id"], json!(first + 12), "the newest of the group: {waterfall}");
     assert!(waterfall.get("failed_not_shown").is_none(), "{waterfall}");
+    // Nothing left out, so the hint does not send the agent to what it says was left out.
+    assert!(!summary["hint"].as_str().unwrap_or_default().contains("failed_not_shown"), "{summary}");
 }
 
 #[tokio::test]

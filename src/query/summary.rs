@@ -214,12 +214,17 @@ impl Network {
         if more_hosts > 0 {
             rendered["hosts_not_shown"] = json!(more_hosts);
         }
-        let shown: usize = failed.iter().map(|f| f["count"].as_u64().map_or(1, |n| n as usize)).sum();
-        let more_failed = usize::try_from(self.failed_count).unwrap_or(0).saturating_sub(shown);
+        let more_failed = self.failed_not_shown(top);
         if more_failed > 0 {
             rendered["failed_not_shown"] = json!(more_failed);
         }
         rendered
+    }
+
+    /// The failed requests a list of `top` items leaves out: those of the items not shown.
+    fn failed_not_shown(&self, top: usize) -> usize {
+        let shown: usize = self.failed.iter().take(top).map(|f| f["count"].as_u64().map_or(1, |n| n as usize)).sum();
+        usize::try_from(self.failed_count).unwrap_or(0).saturating_sub(shown)
     }
 }
 
@@ -397,7 +402,7 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         answer.insert(NETWORK_BODIES.name.into(), bodies.render(top));
         // `not_shown` is named where a list has it: groups left out here.
         let cut = log_groups.len() > top || error_groups.len() > top;
-        let failures_cut = [&waterfall, &bodies].iter().any(|n| usize::try_from(n.failed_count).unwrap_or(0) > top);
+        let failures_cut = [&waterfall, &bodies].iter().any(|n| n.failed_not_shown(top) > 0);
         let never_reported = nothing && args.extras.empty_hint.is_none() && super::capture::never_reported(conn)?;
         let hint = match &args.extras.empty_hint {
             // Nothing at all: capture is paused, or the tab asked about is not captured.
