@@ -27,6 +27,11 @@ impl Allowed {
         let hosts = ["127.0.0.1", "localhost", "[::1]"].iter().map(|h| format!("{h}:{port}")).collect();
         Arc::new(Allowed { hosts, pairing, own: crate::viewer::own_origins(port) })
     }
+
+    /// Whether `origin` is the server's own.
+    fn is_own(&self, origin: &str) -> bool {
+        self.own.iter().any(|own| own == origin)
+    }
 }
 
 const EXTENSION_SCHEME: &str = "chrome-extension://";
@@ -67,7 +72,7 @@ pub async fn guard(State(allowed): State<Arc<Allowed>>, request: Request, next: 
         // The viewer's pages: the server's own origin or none, never with CORS headers.
         return match origin {
             None => next.run(request).await,
-            Some(o) if allowed.own.iter().any(|own| own == o) => next.run(request).await,
+            Some(o) if allowed.is_own(o) => next.run(request).await,
             Some(o) => ApiError::Forbidden(format!(
                 "the viewer's routes answer only the viewer's own pages, not requests from \"{o}\""
             ))
@@ -80,7 +85,7 @@ pub async fn guard(State(allowed): State<Arc<Allowed>>, request: Request, next: 
         // is the viewer's, which reads the capture anyway. The MCP spec's answer to DNS rebinding
         // (validate Origin) takes a loopback origin as valid, and clients that send one (the
         // official conformance suite does) must get in; a page's own port is another origin.
-        Some(o) if is_mcp_path(request.uri().path()) && allowed.own.iter().any(|own| own == o) => {
+        Some(o) if is_mcp_path(request.uri().path()) && allowed.is_own(o) => {
             return next.run(request).await;
         }
         Some(o) if o.starts_with(EXTENSION_SCHEME) => Some(o.to_owned()),
