@@ -13,6 +13,8 @@
 //! scope, a local port when the page is a site on the network, or a `file:` URL
 //! as its map gets `sourcemap: "not in scope"` and no request.
 
+use std::sync::Arc;
+
 use rusqlite::Connection;
 use url::{Origin, Url};
 
@@ -44,20 +46,21 @@ pub fn read_capture(conn: &Connection) -> Result<Capture, StoreError> {
 pub struct Allowed {
     /// The page, when it is in the scope and not the server itself.
     page: Option<Url>,
-    capture: Capture,
+    /// The scope in force, shared by every page of a batch.
+    capture: Arc<Capture>,
     server_port: u16,
 }
 
 impl Allowed {
     /// For an entry logged by `page_url`: its origin if the page is in `capture`
     /// and is not the server itself (`server_port` on a loopback address).
-    pub fn for_page(page_url: &str, capture: &Capture, server_port: u16) -> Allowed {
+    pub fn for_page(page_url: &str, capture: &Arc<Capture>, server_port: u16) -> Allowed {
         let page = Url::parse(page_url)
             .ok()
             .filter(|u| matches!(u.scheme(), "http" | "https"))
             .filter(|u| in_scope(u, capture))
             .filter(|u| !is_server(u, server_port));
-        Allowed { page, capture: capture.clone(), server_port }
+        Allowed { page, capture: Arc::clone(capture), server_port }
     }
 
     /// True when `url` may be fetched.
@@ -101,13 +104,13 @@ fn is_server(url: &Url, server_port: u16) -> bool {
 mod tests {
     use super::*;
 
-    fn capture(origins: &[&str]) -> Capture {
-        Capture {
+    fn capture(origins: &[&str]) -> Arc<Capture> {
+        Arc::new(Capture {
             origins: origins.iter().map(|o| (*o).to_string()).collect(),
             paused: false,
             deep_tabs: vec![],
             server_origin: None,
-        }
+        })
     }
 
     fn url(u: &str) -> Url {
@@ -152,8 +155,9 @@ mod tests {
         assert!(!backend.permits(&url("http://169.254.169.254/latest/meta-data")));
         assert!(!backend.permits(&url("https://cdn.example/a.js")), "a site outside the scope");
         // A site the person turned on: its own host on another port, not this machine's ports.
-        let mut turned_on = scope.clone();
+        let mut turned_on = (*scope).clone();
         turned_on.origins.push("*://myapp.test/*".into());
+        let turned_on = Arc::new(turned_on);
         let site = Allowed::for_page("http://myapp.test/", &turned_on, 7890);
         assert!(site.permits(&url("http://myapp.test:5173/resources/js/app.js")));
         assert!(!site.permits(&url("http://localhost:5173/resources/js/app.js")), "a remote page names a local port");
@@ -163,7 +167,7 @@ mod tests {
         assert!(!outside.permits(&url("http://localhost:5173/a.js")));
     }
 
-    fn read_default() -> Capture {
+    fn read_default() -> Arc<Capture> {
         capture(&default_patterns().iter().map(String::as_str).collect::<Vec<_>>())
     }
 

@@ -138,7 +138,7 @@ impl Worker {
         self.jobs += 1;
         self.passed.retain(|_, at| at.elapsed() < PASSED_FOR);
         self.tab_scripts.clear();
-        let capture: Capture = self.store.read(scope::read_capture).await?;
+        let capture: Arc<Capture> = Arc::new(self.store.read(scope::read_capture).await?);
         // Entries of a batch share pages and often positions (a log line in a loop): each page's
         // scope and each position's result is worked out once per batch, as JSON text.
         let mut pages: HashMap<&str, (Allowed, Option<Url>)> = HashMap::new();
