@@ -29,19 +29,43 @@
   const call = (fn, self) => reflectApply(fn, self, []);
   const numberText = String;
 
+  // What stands for a value JSON cannot hold while JSON.stringify writes it (see `Bare`).
+  const BARE = "\uE000";
+
+  /**
+   * A value JSON cannot hold (NaN, ±Infinity, -0, undefined, a bigint, a symbol), written bare in
+   * a message as DevTools shows it: `{"total":NaN}`, never the string `"NaN"` a reader would take
+   * for what the page held.
+   */
+  class Bare {
+    constructor(text) {
+      this.text = text;
+    }
+    toJSON() {
+      return BARE + this.text;
+    }
+  }
+  const UNDEFINED = new Bare("undefined");
+
   /**
    * JSON text of a plain tree (what toPlain builds: objects, arrays, strings, numbers, booleans,
-   * null). `JSON.stringify` asks every object for `toJSON` up its prototype chain, so a page that
-   * put one on `Object.prototype` or `Array.prototype` (old Prototype.js did) would rewrite every
-   * object logged, even one logged before: then the tree is written here, asking nothing.
+   * null, and `Bare` values written as they are). `JSON.stringify` asks every object for `toJSON`
+   * up its prototype chain, so a page that put one on `Object.prototype` or `Array.prototype` (old
+   * Prototype.js did) would rewrite every object logged, even one logged before: then, and when the
+   * tree holds a `Bare` value (or a string with the character that marks one), the tree is written
+   * here, asking nothing.
    */
   function plainJson(p) {
-    if (!ownDescriptor(ObjectProto, "toJSON") && !ownDescriptor(ArrayProto, "toJSON")) return stringify(p);
+    if (!ownDescriptor(ObjectProto, "toJSON") && !ownDescriptor(ArrayProto, "toJSON")) {
+      const text = stringify(p);
+      if (typeof text !== "string" || !text.includes(BARE)) return text;
+    }
     return encode(p);
   }
 
   function encode(v) {
     if (v === null) return "null";
+    if (v instanceof Bare) return v.text;
     switch (typeof v) {
       case "string":
         return stringify(v); // a primitive string is never asked for toJSON
@@ -133,23 +157,23 @@
     return causes.describeError(e, { stacks: true, describe: formatArg });
   }
 
-  /** A primitive (or a function) as JSON-safe data. */
+  /** A primitive (or a function) as JSON-safe data, or as a `Bare` value where JSON has none. */
   function primitive(value) {
     switch (typeof value) {
       case "string":
         return value.length > limits.MESSAGE_CAP ? value.slice(0, limits.MESSAGE_CAP) + "…" : value;
       case "number":
         // -0 as DevTools shows it: JSON would write it as 0.
-        if (value === 0) return 1 / value < 0 ? "-0" : 0;
-        return Number.isFinite(value) ? value : String(value);
+        if (value === 0) return 1 / value < 0 ? new Bare("-0") : 0;
+        return Number.isFinite(value) ? value : new Bare(String(value));
       case "boolean":
         return value;
       case "undefined":
-        return "undefined";
+        return UNDEFINED;
       case "bigint":
-        return `${value}n`;
+        return new Bare(`${value}n`);
       case "symbol":
-        return value.toString();
+        return new Bare(value.toString());
       case "function":
         return `[Function ${value.name || "anonymous"}]`;
     }
@@ -353,6 +377,7 @@
     hole,
     Later,
     Plain,
+    Bare,
     primitive,
     toPlain,
     buildState,

@@ -54,7 +54,8 @@
     return { labels, tape: snapshot.take(rows, limits.TABLE_VALUES, 3), total, iteration, columns: picked };
   }
 
-  const isObject = (v) => v !== null && typeof v === "object";
+  // A row that is an object (a `Bare` NaN or undefined is a value, shown in the Value column).
+  const isObject = (v) => v !== null && typeof v === "object" && !(v instanceof serialize.Bare);
 
   function cell(value) {
     let s = typeof value === "string" ? value : serialize.plainJson(value);

@@ -761,6 +761,12 @@ mod tests {
         for kept in [r#"dup {"a":1,"a":2}"#, r#"{"id":123456789012345678901234567890}"#, r#"json { "order": 4711 }"#] {
             assert_eq!(literals(kept), kept);
         }
+        // A value JSON cannot hold, which the extension writes bare (`NaN`, `undefined`, `12n`),
+        // keeps its object as written; an object inside it still becomes a literal.
+        assert_eq!(
+            literals(r#"cart {"total":NaN,"coupon":undefined,"user":{"id":1,"name":"NaN"}}"#),
+            r#"cart {"total":NaN,"coupon":undefined,"user":{id:1,name:'NaN'}}"#
+        );
     }
 
     #[test]

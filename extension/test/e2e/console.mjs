@@ -49,6 +49,8 @@ export async function consolePage({ context, client, all, waitFor, log, origin, 
   // Arguments as they were when logged.
   byMessage('e2e state {"step":"as logged","items":[1],"nested":{"ok":true}}');
   log("console: an object mutated right after console.log arrives as it was");
+  byMessage('e2e cart {"total":NaN,"coupon":undefined,"cents":12n,"label":"NaN"}');
+  log("console: NaN, undefined and a bigint inside a logged object arrive bare, not as strings");
 
   // count, time, group, table, assert.
   assert.deepEqual(

@@ -180,7 +180,7 @@ test("a long group label: whole in the group's entry, cut in `group`", () => {
 });
 
 test("console.table: the rows as a Markdown table, DevTools' columns", () => {
-  const people = [{ name: "ann", age: 31 }, { name: "bob|jr", city: "Oslo\nNorway" }, "just text"];
+  const people = [{ name: "ann", age: 31 }, { name: "bob|jr", city: "Oslo\nNorway" }, "just text", NaN, { name: undefined, age: NaN }];
   c.table(people);
   people[0].name = "changed";
   c.table({ a: { x: 1 }, b: { y: [1, 2] } }, ["y"]);
@@ -194,6 +194,8 @@ test("console.table: the rows as a Markdown table, DevTools' columns", () => {
     "| 0 | ann | 31 |  |  |",
     "| 1 | bob\\|jr |  | Oslo\\nNorway |  |",
     "| 2 |  |  |  | just text |",
+    "| 3 |  |  |  | NaN |",
+    "| 4 | undefined | NaN |  |  |",
   ].join("\n"));
   assert.equal(t2.message, "| (index) | y |\n| --- | --- |\n| a |  |\n| b | [1,2] |");
   assert.equal(t3.message, '| (iteration index) | Key | Values |\n| --- | --- | --- |\n| 0 | k1 | {"v":1} |');

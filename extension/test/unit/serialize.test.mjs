@@ -7,7 +7,27 @@ test("strings stay as they are and arguments are joined with spaces", () => {
 });
 
 test("-0 reads -0, as DevTools shows it, alone and inside objects", () => {
-  assert.equal(serialize.formatMessage([-0, { a: -0, b: 0 }, [-0]]).text, '-0 {"a":"-0","b":0} ["-0"]');
+  assert.equal(serialize.formatMessage([-0, { a: -0, b: 0 }, [-0]]).text, '-0 {"a":-0,"b":0} [-0]');
+});
+
+test("values JSON cannot hold are written bare inside objects, never as strings the page did not hold", () => {
+  const logged = { total: NaN, max: Infinity, min: -Infinity, missing: undefined, big: 10n, sym: Symbol("s"), text: "NaN" };
+  assert.equal(
+    serialize.formatArg(logged),
+    '{"total":NaN,"max":Infinity,"min":-Infinity,"missing":undefined,"big":10n,"sym":Symbol(s),"text":"NaN"}',
+  );
+  assert.equal(serialize.formatArg([undefined, NaN, "undefined"]), '[undefined,NaN,"undefined"]');
+  assert.equal(serialize.formatMessage([NaN, undefined, 10n]).text, "NaN undefined 10n", "alone, as before");
+  // A page's string holding the character that marks a bare value is still a string.
+  assert.equal(serialize.formatArg({ s: "\uE000NaN", n: NaN }), '{"s":"\uE000NaN","n":NaN}');
+  assert.equal(serialize.formatArg({ s: "\uE000NaN" }), '{"s":"\uE000NaN"}');
+  // And so with a page's toJSON on Object.prototype, when the tree is written by hand.
+  Object.defineProperty(Object.prototype, "toJSON", { value: () => "POISON", configurable: true });
+  try {
+    assert.equal(serialize.formatArg({ n: NaN, list: [undefined] }), '{"n":NaN,"list":[undefined]}');
+  } finally {
+    delete Object.prototype.toJSON;
+  }
 });
 
 test("circular objects are marked, not followed", () => {
@@ -56,16 +76,11 @@ test("getters that throw, functions, symbols and bigints do not break serialisat
     re: /a\/b+/gi,
     sneaky: Object.assign(/x/, { toString: () => "not what it is" }),
   };
-  assert.deepEqual(JSON.parse(serialize.formatArg(tricky)), {
-    bad: "[getter threw Error]",
-    fn: "[Function named]",
-    sym: "Symbol(s)",
-    big: "10n",
-    nan: "NaN",
-    date: "1970-01-01T00:00:00.000Z",
-    re: "/a\\/b+/gi",
-    sneaky: "/x/",
-  });
+  assert.equal(
+    serialize.formatArg(tricky),
+    '{"bad":"[getter threw Error]","fn":"[Function named]","sym":Symbol(s),"big":10n,"nan":NaN,' +
+      '"date":"1970-01-01T00:00:00.000Z","re":"/a\\\\/b+/gi","sneaky":"/x/"}',
+  );
 });
 
 test("very long messages are cut and say their original size", () => {

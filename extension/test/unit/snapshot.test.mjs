@@ -111,7 +111,7 @@ test("a Vue reactive object is copied from its raw object: none of its reads is 
 
 test("a sparse array's holes read as DevTools shows them, not as undefined", () => {
   const list = [1, , 3, , , , 7, undefined]; // eslint-disable-line no-sparse-arrays
-  assert.deepEqual(shown([list]), ['[1,"[empty]",3,"[empty × 3]",7,"undefined"]']);
+  assert.deepEqual(shown([list]), ['[1,"[empty]",3,"[empty × 3]",7,undefined]']);
   const wide = new Array(5);
   wide[4] = "last";
   assert.deepEqual(shown([{ wide }]), ['{"wide":["[empty × 4]","last"]}']);
