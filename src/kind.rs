@@ -106,6 +106,10 @@ pub struct Kind {
     pub data_fields: &'static [&'static str],
     /// The compact entry observe lists by default (after `id` and the time).
     pub compact: &'static [View],
+    /// For a kind whose entries carry script positions of the page's code (`location`, `stack`,
+    /// `callers`), which the server maps back to the original source: the field naming the page
+    /// whose scripts they are in (a column or a data field). None: nothing to map.
+    pub frames_page: Option<&'static str>,
 }
 
 /// Kinds are static and named uniquely: the name is the identity.
@@ -276,6 +280,7 @@ pub static LOGS: Kind = Kind {
         pick("source", &["source"]),
         pick("url", &["url"]),
     ],
+    frames_page: Some("url"),
 };
 
 pub static NETWORK_WATERFALL: Kind = Kind {
@@ -317,7 +322,8 @@ pub static NETWORK_WATERFALL: Kind = Kind {
     description: "one entry per request of the tab (documents, frames, workers, beacons, images, scripts ...), \
                   `source` \"browser\" or \"page\" by who saw it: method, status, Chrome's error for a failed \
                   one (net::ERR_...) or `failed: true`, redirect chain, frame, timings, a document's \
-                  domContentLoaded and load (ms, may come later). Failed = an error or a status >= 400; \
+                  domContentLoaded and load (ms, may come later); a failed fetch/XHR says `at`, the \
+                  page's line that made it. Failed = an error or a status >= 400; \
                   status 0 or none without an error is unknown",
     data_fields: &[
         "docStart",
@@ -343,6 +349,12 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         "nextHopProtocol",
         "phases",
         "startUnknown",
+        "location",
+        "callers",
+        "pageUrl",
+        "original",
+        "sourcemap",
+        "frames",
         "fromTiming",
         "failed",
         "unfinished",
@@ -362,7 +374,10 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         pick("error", &["error"]),
         pick("failed", &["failed"]),
         pick("finalUrl", &["finalUrl"]),
+        // A failed request's call site in the page's code (`at` leads where it maps).
+        pick("location", &["location"]),
     ],
+    frames_page: Some("pageUrl"),
 };
 
 pub static NETWORK_BODIES: Kind = Kind {
@@ -427,6 +442,7 @@ pub static NETWORK_BODIES: Kind = Kind {
         // A response that is an error page (HTML with a status >= 400): the page's text.
         View { name: "pageText", from: &["pageText"], shape: Shape::Logged },
     ],
+    frames_page: None,
 };
 
 pub static WEBSOCKET_EVENTS: Kind = Kind {
@@ -475,6 +491,7 @@ pub static WEBSOCKET_EVENTS: Kind = Kind {
         pick("data", &["data"]),
         pick("url", &["url"]),
     ],
+    frames_page: None,
 };
 
 pub static ACTIONS: Kind = Kind {
@@ -517,6 +534,7 @@ pub static ACTIONS: Kind = Kind {
         pick("how", &["how"]),
         pick("url", &["url"]),
     ],
+    frames_page: None,
 };
 
 pub static EXTENSION_LOGS: Kind = Kind {
@@ -527,6 +545,7 @@ pub static EXTENSION_LOGS: Kind = Kind {
     description: "the extension's own warnings and errors",
     data_fields: &["context", "dropped", "redacted"],
     compact: &[pick("level", &["level"]), pick("message", &["message"])],
+    frames_page: None,
 };
 
 /// Every kind, in the order they are listed to users.

@@ -395,7 +395,10 @@ function fromPage(kind, entry, tabId, frame, from) {
   if (kind === "actions") formPosts.submitted(tabId, frame.id, entry);
   if (kind === "network_waterfall" || kind === "network_bodies") {
     if (typeof entry.url === "string") entry.url = absolute(entry.url, frame.now);
-    if (kind === "network_waterfall") formPosts.documentRow(tabId, frame.id, entry);
+    if (kind === "network_waterfall") {
+      formPosts.documentRow(tabId, frame.id, entry);
+      withPageUrl(entry, frame);
+    }
     if (settings.capture[kind] === false) return undefined;
     if (kind === "network_waterfall" && isFrameTiming(entry) && inScope(entry.url)) return undefined;
     // In a deep tab a page row joins the browser's row (stored later, by the join), a body gets its requestId.
@@ -403,6 +406,19 @@ function fromPage(kind, entry, tabId, frame, from) {
     if (entry === undefined) return undefined;
   }
   return accept(kind, entry, tabId, from);
+}
+
+/**
+ * A failed request's call site (`location`) is in the code of the page that made the request: the
+ * server maps it through that page's scripts, so the row names the page (`pageUrl`), as Chrome
+ * names the sender, never as the page's own event says.
+ */
+function withPageUrl(entry, frame) {
+  delete entry.pageUrl;
+  if (typeof entry.location !== "string") return;
+  const found = Array.isArray(entry.redacted) ? entry.redacted : [];
+  entry.pageUrl = redact.redactUrl(frame.now, policy, found, "pageUrl");
+  if (found.length) entry.redacted = found;
 }
 
 /**

@@ -12,14 +12,23 @@
 // waits LONE_MS for a wrapper or an element to say how it ended, since status 0
 // alone also means an opaque or cross-origin response and is not a failure.
 // A row is `failed: true` only when the page knows it failed.
-// Registry: reads core, outbox; adds requests.
+// A request a wrapper saw start keeps an Error taken at the call (its stack
+// is not read then); a failed row (the page saw it fail, or a status >= 400)
+// says where the page's code made it (`location`, `callers`, as a console
+// call's), which the server maps back to the original source.
+// Registry: reads core, outbox, callsite; adds requests.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
-  if (!G || !G.core || !G.outbox || G.requests) return;
+  if (!G || !G.core || !G.outbox || !G.callsite || G.requests) return;
   const { apply, later, perfNow, listen } = G.core;
-  const { outbox } = G;
+  const { outbox, callsite } = G;
   const HOLD_MS = 1500;
+  // A request's call site is kept with its callers, as a console call's: a library that made the
+  // request for the page (a fetch client, an SDK) is the call site, the page's own code a caller.
+  const CALLERS = 4;
+  // Ours first (siteNow, start, the wrapper, a constructor's trap), then the call site and its callers.
+  const SITE_FRAMES = 4 + 1 + CALLERS;
   const LONE_MS = 1000;
   const MAX_OPEN = 1000; // requests followed at once; the oldest is sent as it is past this
   const RECENT = 200; // rows sent without their timing, so a late timing is not a second row
@@ -42,9 +51,25 @@
     return hash < 0 ? s : s.slice(0, hash);
   };
 
-  /** A request a wrapper saw start (its URL absolute); give the record to `end`. */
+  /**
+   * An Error taken now, its stack read only if the request fails: V8 keeps the frames and writes
+   * the text when asked. Only the frames a call site needs are taken, which cuts its cost.
+   */
+  function siteNow() {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = SITE_FRAMES;
+    const site = new Error();
+    Error.stackTraceLimit = limit;
+    return site;
+  }
+
+  /**
+   * A request a wrapper saw start (its URL absolute); give the record to `end`. A wrapper's
+   * request (a method known) keeps its call site; an element's has none of the page's code.
+   */
   function start(method, url, initiator) {
     const r = { key: keyOf(url), url: String(url), method, initiator, start: perfNow() };
+    if (method !== null) r.site = siteNow();
     open.add(r);
     listOf(untimed, r.key).push(r);
     if (leaving) send(r);
@@ -214,10 +239,26 @@
       if (status > 0) row.responseStatus = status;
       if (r && r.failed) row.failed = true;
       if (r && r.error) row.error = r.error;
+      if (r && r.site && (r.failed || status >= 400)) Object.assign(row, siteFields(r.site));
       if (r && !r.ended) row.unfinished = true; // the page left, or followed too many, before its end
       row.ts = epochOf(row.startTime);
       return row;
     };
+  }
+
+  /** `location` and `callers` of a failed request's call site: the page's frames, ours passed over. */
+  function siteFields(site) {
+    let stack;
+    try {
+      stack = site.stack;
+    } catch {
+      return {}; // a page's Error.prepareStackTrace that throws
+    }
+    const [where, ...callers] = callsite.callSites(stack, 1 + CALLERS);
+    const fields = {};
+    if (where) fields.location = where;
+    if (callers.length) fields.callers = callers.join("\n");
+    return fields;
   }
 
   function timingFields(e) {

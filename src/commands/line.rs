@@ -155,6 +155,12 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
             if let Some(e) = v.get("error").and_then(Value::as_str) {
                 text = format!("{} ({e})", text.trim_end());
             }
+            // A failed request's call site in the page's code, in the source when its map was found.
+            if v.get("location").is_some()
+                && let Some(at) = crate::query::at_of(v)
+            {
+                text = format!("{}  (at {at})", text.trim_end());
+            }
             let severity = request_severity(&NETWORK_WATERFALL, v);
             ("request", level_word(severity), severity, text.trim_end().to_owned())
         }
@@ -258,6 +264,19 @@ mod tests {
         assert_eq!(describe("logs", &raw).3, "boom  (at http://localhost:5173/src/a.js:3:1)");
         let nowhere = json!({"level": "error", "message": "boom"});
         assert_eq!(describe("logs", &nowhere).3, "boom");
+    }
+
+    #[test]
+    fn a_failed_request_says_where_the_page_made_it() {
+        let mapped = json!({"method": "GET", "url": "http://localhost:5173/api/cart", "responseStatus": 500,
+                            "duration": 12.0, "initiatorType": "fetch", "location": "http://localhost:5173/src/App.jsx:5:26",
+                            "original": {"source": "src/App.jsx", "line": 5, "column": 26}});
+        assert_eq!(
+            describe("network_waterfall", &mapped).3,
+            "GET http://localhost:5173/api/cart 500 12ms fetch  (at src/App.jsx:5:26)"
+        );
+        let fine = json!({"method": "GET", "url": "http://localhost:5173/api/cart", "responseStatus": 200, "initiatorType": "fetch"});
+        assert_eq!(describe("network_waterfall", &fine).3, "GET http://localhost:5173/api/cart 200 fetch");
     }
 
     #[test]

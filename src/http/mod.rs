@@ -103,6 +103,7 @@ pub fn router(store: Store, options: Options, port: u16, shutdown: CancellationT
 }
 
 /// What a `POST /events/{name}` writes to.
+#[derive(Clone, Copy)]
 enum Target {
     Tabs,
     Vitals,
@@ -210,8 +211,8 @@ async fn ingest_body(
     match state.store.write_batch(batch, key, admission).await? {
         Outcome::Stored { status, body } => {
             // Committed and about to be acknowledged: frames are resolved in the background.
-            if let Some(first_id) = first_id(&body) {
-                state.sourcemaps.submit(first_id, wanted);
+            if let (Some(first_id), Target::Events(kind)) = (first_id(&body), target) {
+                state.sourcemaps.submit(kind, first_id, wanted);
             }
             Ok(answer(status, body, false))
         }

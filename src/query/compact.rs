@@ -56,16 +56,18 @@ impl Layout {
         match fields {
             Fields::All => None,
             Fields::Compact => {
-                // A logs entry's original location leads: it is the agent's own file.
-                let logs = kind.name == kind::LOGS.name;
-                let at = logs.then_some(Pick::At);
-                let frames = (logs && errors_only).then_some(Pick::Frames);
+                // An entry's original location leads (a log line's, a failed request's call
+                // site): it is the agent's own file.
+                let mapped = kind.frames_page.is_some();
+                let at = mapped.then_some(Pick::At);
+                let frames = (mapped && errors_only).then_some(Pick::Frames);
+                let raw_location = views.iter().any(|v| v.name == "location");
                 let picks = std::iter::once(Pick::View(&TAB)).chain(at).chain(views.iter().map(Pick::View));
                 Some(Layout {
                     picks: picks.chain(frames).collect(),
                     relative_time: true,
                     as_stored: false,
-                    originals_lead: logs && errors_only,
+                    originals_lead: mapped && raw_location,
                 })
             }
             Fields::Only(names) => {
@@ -141,6 +143,7 @@ impl Layout {
                         data.get("original").copied(),
                         data.get("frames").copied(),
                         data.get("sourcemap").copied(),
+                        data.get("location").copied(),
                     ),
                 ),
                 Pick::Frames => ("frames", original_frames(data.get("frames").copied())),
@@ -304,21 +307,27 @@ fn original_text(original: &Value, any: bool) -> Option<String> {
     })
 }
 
-/// The `at` of a logs entry: its call site's original location, else its first
-/// original stack frame outside library code; else, where a frame could not be mapped (its
-/// `sourcemap` says why: a module that failed to compile, a map that could not be had), that
-/// frame's own location, most likely the page's own code, rather than library code standing in
-/// for it; else any original one. Code that ran from a hot update gets none: the raw location
-/// stands.
-fn original_at(original: Option<&RawValue>, frames: Option<&RawValue>, reason: Option<&RawValue>) -> Option<String> {
+/// The `at` of a logs entry or a failed request: its call site's original location, else its
+/// first original stack frame (or caller) outside library code; else, where a call site or frame
+/// could not be mapped (its `sourcemap` says why: a module that failed to compile, a map that
+/// could not be had), its own location, most likely the page's own code, rather than library code
+/// standing in for it (the call site before the frames: it is where it happened); else any
+/// original one. Code that ran from a hot update gets none: the raw location stands.
+fn original_at(
+    original: Option<&RawValue>,
+    frames: Option<&RawValue>,
+    reason: Option<&RawValue>,
+    location: Option<&RawValue>,
+) -> Option<String> {
     let original: Option<Value> = original.and_then(|raw| serde_json::from_str(raw.get()).ok());
     let frames: Vec<Value> = frames.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default();
     let reason = reason.and_then(|r| serde_json::from_str::<&str>(r.get()).ok());
-    at_text(original.as_ref(), &frames, reason).map(|at| json_string(&at))
+    let location = location.and_then(|r| serde_json::from_str::<String>(r.get()).ok());
+    at_text(original.as_ref(), &frames, reason, location.as_deref()).map(|at| json_string(&at))
 }
 
 /// [`original_at`] of the parsed fields, as text.
-fn at_text(original: Option<&Value>, frames: &[Value], reason: Option<&str>) -> Option<String> {
+fn at_text(original: Option<&Value>, frames: &[Value], reason: Option<&str>, location: Option<&str>) -> Option<String> {
     let originals = || original.into_iter().chain(frames.iter().filter_map(|f| f.get("original")));
     // Asked only when no original outside library code was found.
     let hot = || {
@@ -326,11 +335,12 @@ fn at_text(original: Option<&Value>, frames: &[Value], reason: Option<&str>) -> 
         hot_update(reason) || frames.iter().any(|f| hot_update(f.get("sourcemap").and_then(Value::as_str)))
     };
     let unmapped = || {
-        frames
+        let site = location.filter(|_| original.is_none() && reason.is_some());
+        let frames = frames
             .iter()
             .filter(|f| f.get("original").is_none() && f.get("sourcemap").is_some())
-            .filter_map(|f| f.get("at")?.as_str())
-            .find(|at| !served_from_dependencies(at))
+            .filter_map(|f| f.get("at")?.as_str());
+        site.into_iter().chain(frames).find(|at| !served_from_dependencies(at))
     };
     originals().find_map(|o| original_text(o, false)).or_else(|| {
         if hot() {
@@ -341,11 +351,12 @@ fn at_text(original: Option<&Value>, frames: &[Value], reason: Option<&str>) -> 
     })
 }
 
-/// Where a whole logs entry (as stored, with its source-mapped fields) happened, for a person's
+/// Where a whole logs entry or failed request (as stored, with its source-mapped fields) happened, for a person's
 /// line: its `at` as compact entries give it, else its call site as the page saw it.
 pub fn at_of(entry: &Value) -> Option<String> {
     let frames = entry.get("frames").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-    at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str))
+    let location = entry.get("location").and_then(Value::as_str);
+    at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str), location)
         .or_else(|| entry.get("location").and_then(Value::as_str).map(|l| cut(l).into_owned()))
 }
 
@@ -803,25 +814,28 @@ mod tests {
         let frames = raw(r#"[{"at":"x","sourcemap":"not found"},
                 {"at":"y","fn":"App","original":{"source":"src/App.jsx","line":9,"column":11}},
                 {"at":"z","fn":"render","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#);
-        assert_eq!(original_at(Some(&lib), Some(&frames), None).as_deref(), Some(r#""src/App.jsx:9:11""#));
+        assert_eq!(original_at(Some(&lib), Some(&frames), None, None).as_deref(), Some(r#""src/App.jsx:9:11""#));
         // The page's own frame could not be mapped (its module failed to compile): its own
         // location, not the library's call site (a framework's console wrapper).
         let unmapped =
             raw(r#"[{"at":"http://localhost:5173/src/lib/Debugger.svelte?t=1:75:13","sourcemap":"not found"}]"#);
         assert_eq!(
-            original_at(Some(&lib), Some(&unmapped), None).as_deref(),
+            original_at(Some(&lib), Some(&unmapped), None, None).as_deref(),
             Some(r#""http://localhost:5173/src/lib/Debugger.svelte?t=1:75:13""#)
         );
-        assert_eq!(original_at(Some(&lib), None, None).as_deref(), Some(r#""node_modules/react-dom/index.js:5:2""#));
+        assert_eq!(
+            original_at(Some(&lib), None, None, None).as_deref(),
+            Some(r#""node_modules/react-dom/index.js:5:2""#)
+        );
         // A prebundled dependency that could not be mapped is library code, not the page's own.
         let deps = raw(
             r#"[{"at":"http://localhost:5173/node_modules/.vite/deps/chunk-HNQZ3SC5.js?v=c6ce9bc8:8:50","sourcemap":"out of range"}]"#,
         );
         assert_eq!(
-            original_at(Some(&lib), Some(&deps), None).as_deref(),
+            original_at(Some(&lib), Some(&deps), None, None).as_deref(),
             Some(r#""node_modules/react-dom/index.js:5:2""#)
         );
-        assert_eq!(original_at(None, None, None), None);
+        assert_eq!(original_at(None, None, None, None), None);
         // The page's own code ran from a hot update (unmapped): no library frame stands in for it.
         let hot = raw(r#""hot update""#);
         assert_eq!(
@@ -830,13 +844,22 @@ mod tests {
                 Some(&raw(
                     r#"[{"at":"z","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#
                 )),
-                Some(&hot)
+                Some(&hot),
+                None
             ),
             None
         );
+        // A call site that could not be mapped is where it happened: not its first caller.
+        let callers = raw(r#"[{"at":"http://x/main.js:20:1","sourcemap":"not found"}]"#);
+        let site = raw(r#""http://x/cart.js:5:9""#);
+        assert_eq!(
+            original_at(None, Some(&callers), Some(&raw(r#""not found""#)), Some(&site)).as_deref(),
+            Some(r#""http://x/cart.js:5:9""#)
+        );
+        assert_eq!(original_at(None, Some(&callers), None, None).as_deref(), Some(r#""http://x/main.js:20:1""#));
         let hot_frames = raw(r#"[{"at":"x","sourcemap":"hot update"},
                 {"at":"z","fn":"render","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#);
-        assert_eq!(original_at(None, Some(&hot_frames), None), None);
+        assert_eq!(original_at(None, Some(&hot_frames), None, None), None);
         assert_eq!(
             original_frames(Some(&frames)).as_deref(),
             Some(r#""x (not mapped: not found)\nApp src/App.jsx:9:11\n… (1 library frame left out)""#)

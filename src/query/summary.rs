@@ -239,8 +239,17 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
         field_expr(kind, "initiatorType"),
         field_expr(kind, "type")
     );
+    // Where a failed request was made in the page's code: its call site, source-mapped where it could be.
+    let made_at = match kind.frames_page {
+        Some(_) => format!(
+            "CASE WHEN {} THEN json_object('original', data -> '$.original', 'frames', data -> '$.frames', \
+             'sourcemap', data -> '$.sourcemap', 'location', data -> '$.location') END",
+            outcome::failed_sql(kind)
+        ),
+        None => "NULL".to_string(),
+    };
     let sql = format!(
-        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {} FROM {}{} ORDER BY id",
+        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {}, {made_at} FROM {}{} ORDER BY id",
         field_expr(kind, "method"),
         outcome::browser_guess_sql(),
         kind.name,
@@ -288,12 +297,22 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
             if failed_flag {
                 f["failed"] = json!(true);
             }
+            let made_at = row
+                .get::<_, Option<String>>(9)?
+                .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+                .and_then(|place| compact::at_of(&place));
             let same_way = format!("{}|{}|{}|{}|{}", f["method"], url, f["status"], f["error"], failed_flag);
+            if let Some(made_at) = &made_at {
+                f["at"] = json!(made_at);
+            }
             match failed_at.get(&same_way) {
                 Some(&at) => {
                     let count = failed[at]["count"].as_i64().unwrap_or(1) + 1;
                     failed[at]["count"] = json!(count);
                     failed[at]["id"] = json!(id);
+                    if failed[at].get("at").is_none() && made_at.is_some() {
+                        failed[at]["at"] = f["at"].take();
+                    }
                 }
                 None => {
                     failed_at.insert(same_way, failed.len());

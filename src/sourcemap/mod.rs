@@ -129,13 +129,11 @@ struct Fields<'a> {
     callers: Option<Cow<'a, str>>,
 }
 
-/// The entries of a `logs` batch that have a call site or a stack to resolve.
-/// Other kinds have none.
+/// The entries of a batch that have a call site or a stack to resolve: of a kind whose entries
+/// carry script positions ([`Kind::frames_page`]: a log line, a failed request), with their page.
 pub fn wanted(kind: &Kind, rows: &[Row]) -> Vec<Wanted> {
-    if kind.name != crate::kind::LOGS.name {
-        return Vec::new();
-    }
-    let Some(url_column) = kind.columns.iter().position(|c| c.name == "url") else { return Vec::new() };
+    let Some(page_field) = kind.frames_page else { return Vec::new() };
+    let page_column = kind.columns.iter().position(|c| c.field == page_field);
     rows.iter()
         .enumerate()
         .filter_map(|(index, row)| {
@@ -143,8 +141,17 @@ pub fn wanted(kind: &Kind, rows: &[Row]) -> Vec<Wanted> {
             if !row.data.contains("\"location\"") && !row.data.contains("\"stack\"") {
                 return None;
             }
-            let SqlValue::Text(page_url) = row.columns.get(url_column)? else { return None };
             let fields: Fields = serde_json::from_str(&row.data).ok()?;
+            let page_url = match page_column {
+                Some(i) => match row.columns.get(i)? {
+                    SqlValue::Text(url) => url.clone(),
+                    _ => return None,
+                },
+                // Named in `data` (a failed request's `pageUrl`).
+                None => {
+                    serde_json::from_str::<serde_json::Value>(&row.data).ok()?.get(page_field)?.as_str()?.to_string()
+                }
+            };
             let location = fields.location.as_deref().and_then(frames::location_frame);
             // A console call's callers stand in for a stack it does not have: the page's own frame
             // is found among them when the call site is a library's wrapper of the console.
@@ -153,9 +160,9 @@ pub fn wanted(kind: &Kind, rows: &[Row]) -> Vec<Wanted> {
                 (None, Some(callers)) => frames::caller_frames(callers),
                 (None, None) => Vec::new(),
             };
-            (location.is_some() || !frames.is_empty()).then(|| Wanted {
+            (location.is_some() || !frames.is_empty()).then_some(Wanted {
                 index,
-                page_url: page_url.clone(),
+                page_url,
                 tab_id: row.tab_id,
                 tries: 0,
                 location,
@@ -167,6 +174,8 @@ pub fn wanted(kind: &Kind, rows: &[Row]) -> Vec<Wanted> {
 
 /// One stored batch's entries to resolve, holding its share of the queue's bytes.
 struct Job {
+    /// The kind the batch was stored in, whose rows the results are written into.
+    kind: &'static Kind,
     first_id: i64,
     wanted: Vec<Wanted>,
     _queued: Queued,
@@ -195,7 +204,7 @@ struct Requeue {
 impl Requeue {
     /// Queues `wanted` of the batch stored from `first_id` again, after [`RETRY_AFTER`] doubled
     /// for each try already made, if the queue is still open and has room then.
-    fn later(&self, first_id: i64, wanted: Vec<Wanted>) {
+    fn later(&self, kind: &'static Kind, first_id: i64, wanted: Vec<Wanted>) {
         let (tx, pending) = (self.tx.clone(), self.pending.clone());
         let tries = wanted.iter().map(|w| w.tries).max().unwrap_or(1).clamp(1, MOST_TRIES);
         let wait = RETRY_AFTER * (1 << (tries - 1));
@@ -204,7 +213,7 @@ impl Requeue {
             let Some(tx) = tx.upgrade() else { return };
             let (queued, total) = Queued::hold(&wanted, &pending);
             if total <= QUEUE_BYTES {
-                let _ = tx.try_send(Job { first_id, wanted, _queued: queued });
+                let _ = tx.try_send(Job { kind, first_id, wanted, _queued: queued });
             }
         });
     }
@@ -247,14 +256,14 @@ impl Resolver {
         Resolver { tx: Some(tx), dropped, pending }
     }
 
-    /// Queues the entries of a batch stored from `first_id` on; never waits.
-    pub fn submit(&self, first_id: i64, wanted: Vec<Wanted>) {
+    /// Queues the entries of a batch of `kind` stored from `first_id` on; never waits.
+    pub fn submit(&self, kind: &'static Kind, first_id: i64, wanted: Vec<Wanted>) {
         let Some(tx) = &self.tx else { return };
         if wanted.is_empty() {
             return;
         }
         let (queued, total) = Queued::hold(&wanted, &self.pending);
-        if total > QUEUE_BYTES || tx.try_send(Job { first_id, wanted, _queued: queued }).is_err() {
+        if total > QUEUE_BYTES || tx.try_send(Job { kind, first_id, wanted, _queued: queued }).is_err() {
             let n = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
             if n.is_power_of_two() {
                 tracing::warn!("source maps: {n} batches left unresolved (the resolver is behind)");
@@ -270,7 +279,7 @@ mod tests {
     use crate::kind::{LOGS, NETWORK_WATERFALL};
 
     #[test]
-    fn only_logs_entries_with_a_call_site_or_a_stack_are_wanted() {
+    fn entries_with_a_call_site_or_a_stack_and_their_page_are_wanted() {
         let body = r#"{"entries":[
             {"ts":1,"level":"log","message":"plain","url":"http://localhost:5173/"},
             {"ts":2,"level":"warn","message":"w","url":"http://localhost:5173/","location":"http://localhost:5173/src/App.jsx?t=1:7:11"},
@@ -289,13 +298,31 @@ mod tests {
         assert_eq!(wanted[2].frames[0].url, "http://localhost:5173/src/App.jsx");
         assert_eq!(wanted[0].page_url, "http://localhost:5173/");
         assert!(wanted[1].size() > 64);
+        // A failed request's call site, in the code of the page its row names; a row that names
+        // no page has nothing to be mapped through.
         let requests = decode_events(
             &NETWORK_WATERFALL,
-            br#"{"entries":[{"ts":1,"url":"http://localhost/a.js","location":"http://localhost/a.js:1:1"}]}"#,
+            br#"{"entries":[
+                {"ts":1,"url":"http://localhost/api/cart","failed":true,"location":"http://localhost/a.js:1:1"},
+                {"ts":2,"url":"http://localhost/api/cart","responseStatus":500,"pageUrl":"http://localhost/shop",
+                 "location":"http://localhost/a.js:3:4","callers":"http://localhost/src/cart.js:7:2"}
+            ]}"#,
             &Limits::default(),
             0,
         )
         .expect("a batch");
-        assert!(super::wanted(&NETWORK_WATERFALL, &requests).is_empty());
+        let wanted = super::wanted(&NETWORK_WATERFALL, &requests);
+        assert_eq!(wanted.len(), 1);
+        assert_eq!((wanted[0].index, wanted[0].page_url.as_str()), (1, "http://localhost/shop"));
+        assert_eq!(wanted[0].location.as_ref().map(|f| f.line), Some(3));
+        assert_eq!(wanted[0].frames[0].url, "http://localhost/src/cart.js");
+        let bodies = decode_events(
+            &crate::kind::NETWORK_BODIES,
+            br#"{"entries":[{"ts":1,"method":"GET","url":"http://localhost/x","pageUrl":"http://localhost/","location":"http://localhost/a.js:1:1"}]}"#,
+            &Limits::default(),
+            0,
+        )
+        .expect("a batch");
+        assert!(super::wanted(&crate::kind::NETWORK_BODIES, &bodies).is_empty(), "bodies carry no call site");
     }
 }

@@ -25,7 +25,7 @@ use super::scope::{self, Allowed};
 use super::vite_base;
 use super::{Job, Requeue, Unmapped, Wanted};
 use crate::capture::Capture;
-use crate::kind;
+
 use crate::store::{Store, StoreError};
 
 pub struct Worker {
@@ -188,11 +188,11 @@ impl Worker {
             patches.push((job.first_id + wanted.index as i64, patch));
         }
         if !later.is_empty() {
-            self.requeue.later(job.first_id, later);
+            self.requeue.later(job.kind, job.first_id, later);
         }
         let bytes = patches.iter().map(|(_, p)| p.len() + 64).sum();
         let admission = self.store.admit(bytes).await?;
-        self.store.patch_data(&kind::LOGS, &["original", "sourcemap", "frames"], patches, admission).await?;
+        self.store.patch_data(job.kind, &["original", "sourcemap", "frames"], patches, admission).await?;
         Ok(())
     }
 

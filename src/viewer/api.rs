@@ -148,11 +148,13 @@ pub(super) async fn rows(State(viewer): State<Viewer>, Path(what): Path<String>,
     }
 }
 
-/// A logs answer with each entry's `at`: where it happened as an agent's compact entry says it
-/// (its original location where a source map gave one, `query::at_of`), so that the person's
-/// console names the line the agent is told of. Other answers as they are.
+/// An answer of a kind with script positions (logs, errors, failed requests) with each entry's
+/// `at`: where it happened as an agent's compact entry says it (its original location where a
+/// source map gave one, `query::at_of`), so that the person's viewer names the line the agent is
+/// told of. Other answers as they are.
 fn with_at(what: &str, text: String) -> String {
-    if what != "logs" && what != "errors" {
+    let mapped = what == "errors" || crate::kind::by_name(what).is_some_and(|k| k.frames_page.is_some());
+    if !mapped {
         return text;
     }
     let Ok(mut answer) = serde_json::from_str::<Value>(&text) else { return text };

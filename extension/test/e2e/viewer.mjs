@@ -93,7 +93,7 @@ function capture(site, T) {
       req(190, { url: `${site}/data.json`, method: "GET", initiatorType: "fetch", duration: 40, responseStatus: 200, transferSize: 340, phases: { dns: 0, connect: 0, waiting: 30, download: 5 } }),
       req(240, { url: `${site}/missing`, method: "GET", initiatorType: "fetch", duration: 15, responseStatus: 404 }),
       req(260, { url: `${site}/redirect`, method: "GET", initiatorType: "fetch", duration: 50, responseStatus: 200, finalUrl: `${site}/data.json?via=redirect`, redirects: [{ url: `${site}/redirect`, status: 302, to: `${site}/data.json?via=redirect` }] }),
-      req(320, { url: "http://127.0.0.1:9/refused", method: "GET", initiatorType: "fetch", duration: 2.5, failed: true, error: "TypeError: Failed to fetch" }),
+      req(320, { url: "http://127.0.0.1:9/refused", method: "GET", initiatorType: "fetch", duration: 2.5, failed: true, error: "TypeError: Failed to fetch", location: `${site}/src/cart.js:12:5`, callers: `${site}/src/main.js:3:1` }),
       req(330, { url: `ws://${new URL(site).host}/echo`, initiatorType: "websocket", duration: 12 }),
       // A script of 26,900 bytes: "26.9 kB", as DevTools writes it.
       req(170, { url: `${site}/bundle.js`, method: null, initiatorType: "script", duration: 8, responseStatus: 200, transferSize: 26900 }),
@@ -568,6 +568,10 @@ try {
   const refused = requests.find((r) => r.url.includes("/refused"));
   await viewer.click(`.vlayer .vrow[data-id="network_waterfall:${refused.id}"]`);
   await viewer.waitForSelector("#detail .error");
+  // Where the page's code made the failed request.
+  const made = await viewer.$$eval("#detail table.kv tr", (rows) => rows.map((r) => r.textContent));
+  assert.ok(made.includes(`call site${refused.location}`) && refused.location.endsWith("/src/cart.js:12:5"), JSON.stringify(made));
+  assert.ok(made.includes(`called from${refused.callers}`), JSON.stringify(made));
   await viewer.keyboard.press("Escape");
   // A request a server answered with its debug page: the page's text, as text.
   const save = requests.find((r) => r.url.endsWith("/api/save"));

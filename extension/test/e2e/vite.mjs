@@ -129,6 +129,27 @@ try {
   assert.equal(warning.original.column, warned.text.indexOf("warn(") + 1);
   log(`the console.warn's call site reads src/App.jsx:${warned.line}:${warning.original.column}`);
 
+  // A request that failed says which line of the page's code made it, in the original source.
+  const fetched = appLine('await fetch("/api/cart")');
+  const cart = await waitFor("the failed request's call site resolved", async () => {
+    const rows = await all(client, "network_waterfall");
+    return rows.find((r) => r.url === `${origin}/api/cart` && (r.original || r.sourcemap));
+  });
+  assert.equal(cart.responseStatus, 500, JSON.stringify(cart));
+  assert.equal(cart.pageUrl, `${origin}/?boom`, "the row names the page whose code made it");
+  assert.ok(cart.location.startsWith(`${origin}/src/App.jsx`), `the raw call site is Vite's module: ${cart.location}`);
+  assert.equal(cart.sourcemap, undefined, `mapped: ${JSON.stringify(cart)}`);
+  const madeAt = `src/App.jsx:${fetched.line}:${fetched.text.indexOf("fetch(") + 1}`;
+  assert.equal(`${cart.original.source}:${cart.original.line}:${cart.original.column}`, madeAt);
+  const rows = await observe(client, { what: "network_waterfall", status_min: 500 });
+  const compactRow = rows.entries.find((e) => e.id === cart.id);
+  assert.equal(compactRow?.at ?? rows.common?.at, madeAt, JSON.stringify(rows));
+  assert.equal(compactRow.location, undefined, "the raw call site is left out where `at` says it");
+  const summary = await observe(client, { what: "summary" });
+  const failedItem = summary.network_waterfall?.failed?.find((f) => f.url === `${origin}/api/cart`);
+  assert.equal(failedItem?.at, madeAt, JSON.stringify(summary.network_waterfall));
+  log(`the failed GET /api/cart (500) reads at ${madeAt}, in its row, its compact row and the summary`);
+
   // The compact answer (what an agent reads by default) leads with the agent's file.
   const errors = await observe(client, { what: "errors" });
   const compact = errors.entries.find((e) => e.id === exception.id);

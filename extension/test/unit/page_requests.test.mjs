@@ -21,7 +21,7 @@ const core = {
   listen: () => {},
 };
 const outbox = { emit: (kind, build) => rows.push({ kind, entry: build() }) };
-globalThis.__gasoline = { core, outbox };
+globalThis.__gasoline = { core, outbox, callsite: require("../../lib/callsite.js") };
 require("../../page/requests.js");
 const { requests } = globalThis.__gasoline;
 delete globalThis.__gasoline;
@@ -108,6 +108,31 @@ test("a request the page saw fail is failed, with the page's words", () => {
   assert.equal(rows[0].entry.failed, true);
   assert.equal(rows[0].entry.error, "TypeError: Failed to fetch");
   assert.equal(rows[0].entry.responseStatus, undefined);
+});
+
+test("a failed request says where the page's code made it; one that succeeded does not", () => {
+  function loadCart() {
+    return requests.start("GET", "http://app.localhost/api/cart", "fetch");
+  }
+  const failed = loadCart();
+  const refused = loadCart();
+  const fine = loadCart();
+  requests.end(failed, { status: 500 });
+  requests.end(refused, { failed: true, error: "TypeError: Failed to fetch" });
+  requests.end(fine, { status: 200 });
+  requests.elementFailed("http://app.localhost/no-such-logo.png", "img");
+  advance(60000);
+  const [f, r, ok, img] = rows.map((row) => row.entry);
+  const here = /page_requests\.test\.mjs:\d+:\d+$/;
+  for (const row of [f, r]) {
+    const sites = [row.location, ...row.callers.split("\n")];
+    assert.ok(sites.some((s) => here.test(s)), `the test's frames among ${JSON.stringify(sites)}`);
+    assert.ok(sites.length <= 5, "the call site and at most four callers");
+  }
+  assert.equal(ok.location, undefined, "a request that succeeded keeps no call site");
+  assert.equal(ok.callers, undefined);
+  assert.equal(img.failed, true);
+  assert.equal(img.location, undefined, "an element's failure has no code of the page's that made it");
 });
 
 test("a timing entry with a status is a row at once, method unknown", () => {

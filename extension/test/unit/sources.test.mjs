@@ -78,7 +78,7 @@ const outbox = {
     flushes++;
   },
 };
-globalThis.__gasoline = { limits, serialize, redact, selector };
+globalThis.__gasoline = { limits, serialize, redact, selector, callsite: require("../../lib/callsite.js") };
 require("../../page/core.js");
 require("../../page/bodies.js");
 globalThis.__gasoline.outbox = outbox;

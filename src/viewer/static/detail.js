@@ -172,7 +172,16 @@ function bodies(b) {
 async function request(r) {
   const out = [];
   const failure = r.error || (r.failed ? "the request failed" : r.responseStatus >= 400 ? `HTTP ${r.responseStatus}` : "");
-  if (failure) out.push(section("Failed", el("p.error", {}, longText(String(failure), "text"))));
+  if (failure) {
+    // Where the page's code made it: as the agent is told (`at`), and the call site as the page saw it.
+    const made = kv([
+      ["made at", r.at !== r.location ? r.at : undefined],
+      ["call site", r.location],
+      ["called from", r.callers],
+    ]);
+    out.push(section("Failed", el("p.error", {}, longText(String(failure), "text")), made));
+    if (r.original) out.push(section("Its call site in the original source (through its source map)", tree(r.original)));
+  }
   out.push(
     section(
       "Request",
