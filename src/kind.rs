@@ -44,7 +44,7 @@ pub enum FilterOp {
     Equals,
     /// `instr(column, ?) > 0`
     Contains,
-    /// `instr(column, ?) = 0`, or no value
+    /// `instr(column, ?) = 0`, or no value; given a list (at most [`MAX_EXCLUDED`] texts), none of them.
     NotContains,
     /// `column >= ?`
     AtLeast,
@@ -55,6 +55,9 @@ pub enum FilterOp {
     /// The request failed (`true`) or did not (`false`), as `query::outcome` defines it.
     Failed,
 }
+
+/// Most texts one [`FilterOp::NotContains`] filter takes in a list.
+pub const MAX_EXCLUDED: usize = 20;
 
 /// An observe argument that filters a kind.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -218,7 +221,8 @@ const URL_NOT_FILTER: Filter = filter(
     "url",
     NotContains,
     Text,
-    "the URL does not contain this text (a poll's path, say, to see what else happened)",
+    "the URL contains none of this text, or of these texts (a poll's path, the dev server's HMR client: \
+     to see what else happened)",
 );
 const STATUS_FILTERS: [Filter; 2] = [
     filter("status_min", "status", AtLeast, Integer, "HTTP status at least"),

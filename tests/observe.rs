@@ -380,6 +380,13 @@ async fn filters_narrow_each_kind() {
     assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "url": "r2"})).await), 11);
     // What is left once a path that repeats (a poll) is left out.
     assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "url_not": "r2"})).await), 19);
+    // Several at once: none of them (the poll and the HMR client, say).
+    assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "url_not": ["r2", "r1"]})).await), 8);
+    assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "url_not": ["r2"]})).await), 19);
+    let empty = mcp.err("observe", json!({"what": "network_waterfall", "url_not": []})).await;
+    assert!(empty.contains("url_not takes one text or a list of 1 to 20 texts, got a list of 0"), "{empty}");
+    let number = mcp.err("observe", json!({"what": "network_waterfall", "url_not": ["r2", 7]})).await;
+    assert!(number.contains("url_not must be a string") && number.contains("a number"), "{number}");
     assert_eq!(n(mcp.observe(json!({"what": "network_bodies", "url_not": "/users"})).await), 1);
     assert_eq!(n(mcp.observe(json!({"what": "logs", "url_not": "/checkout"})).await), 6);
     assert_eq!(

@@ -470,6 +470,19 @@ pub(crate) fn as_integer(v: &Value) -> Option<i64> {
 }
 
 fn filter_value(filter: &Filter, value: &Value) -> Result<Value, String> {
+    // A filter that leaves text out takes several texts at once: each one is checked as one would be.
+    if let (kind::FilterOp::NotContains, Value::Array(items)) = (filter.op, value) {
+        if items.is_empty() || items.len() > kind::MAX_EXCLUDED {
+            return Err(format!(
+                "{} takes one text or a list of 1 to {} texts, got a list of {}",
+                filter.arg,
+                kind::MAX_EXCLUDED,
+                items.len()
+            ));
+        }
+        let texts: Result<Vec<Value>, String> = items.iter().map(|item| filter_value(filter, item)).collect();
+        return texts.map(Value::Array);
+    }
     match filter.ty {
         ColumnType::Integer => as_integer(value).map(Value::from).ok_or_else(|| not_integer(filter.arg, value)),
         ColumnType::Real => value

@@ -409,6 +409,11 @@ pub fn filter_schema(f: &Filter) -> Value {
     if let Some(values) = filter_values(f) {
         s["enum"] = json!(values);
     }
+    if f.op == kind::FilterOp::NotContains {
+        s["type"] = json!([ty, "array"]);
+        s["items"] = json!({ "type": ty });
+        s["maxItems"] = json!(kind::MAX_EXCLUDED);
+    }
     s
 }
 
@@ -546,6 +551,9 @@ pub fn observe_reference() -> String {
     for f in filters() {
         let ty = match (f.ty, filter_values(f)) {
             (_, Some(values)) => values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(" or "),
+            (ColumnType::Text, None) if f.op == kind::FilterOp::NotContains => {
+                format!("text or list of text (up to {})", kind::MAX_EXCLUDED)
+            }
             (ColumnType::Text, None) => "text".into(),
             (ColumnType::Integer, None) => "integer".into(),
             (ColumnType::Real, None) => "number".into(),

@@ -93,6 +93,13 @@ impl Where {
 
     /// Adds one of the filters `kind.rs` declares on `kind`, with the value the caller gave.
     pub fn push_filter(&mut self, kind: &Kind, f: &Filter, value: &Value) {
+        // Several texts left out: none of them.
+        if let (FilterOp::NotContains, Value::Array(items)) = (f.op, value) {
+            for item in items {
+                self.push_filter(kind, f, item);
+            }
+            return;
+        }
         let param = match value {
             Value::String(s) => SqlValue::Text(s.clone()),
             Value::Number(n) => n.as_i64().map_or_else(|| SqlValue::Real(n.as_f64().unwrap_or(0.0)), SqlValue::Integer),

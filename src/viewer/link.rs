@@ -68,6 +68,9 @@ pub fn link(port: u16, args: &ObserveArgs) -> String {
             ("level", Value::String(l)) => words.extend(property("level", l)),
             ("url", Value::String(u)) => words.extend(property("url", u)),
             ("url_not", Value::String(u)) => words.extend(property("url", u).map(|w| format!("-{w}"))),
+            ("url_not", Value::Array(us)) => words.extend(
+                us.iter().filter_map(Value::as_str).filter_map(|u| property("url", u)).map(|w| format!("-{w}")),
+            ),
             ("method", Value::String(m)) => words.extend(property("method", m)),
             ("status_min", Value::Number(n)) if status_max(args) == n.as_i64() => {
                 words.push(format!("status-code:{n}"));
@@ -218,6 +221,8 @@ mod tests {
         // A URL left out: the filter box's -url:.
         let a = args(json!({"what": "network_waterfall", "url_not": "/poll"}));
         assert_eq!(link(1, &a), "http://127.0.0.1:1/network?q=-url:/poll&sel=network_waterfall:{id}");
+        let a = args(json!({"what": "network_waterfall", "url_not": ["/poll", "/@vite"]}));
+        assert_eq!(link(1, &a), "http://127.0.0.1:1/network?q=-url:/poll+-url:/@vite&sel=network_waterfall:{id}");
         // Failed requests: the filter box's is:failed.
         let a = args(json!({"what": "network_waterfall", "failed": true}));
         assert_eq!(link(1, &a), "http://127.0.0.1:1/network?q=is:failed&sel=network_waterfall:{id}");
