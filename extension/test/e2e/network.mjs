@@ -185,6 +185,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       t("/net/missing.png"),
       t("/net/top.json"),
       t("/net/xhr.json"),
+      t("/net/gone"),
       t("/net/r1"),
       `${invalid}/net/x.json`,
       c("/net/nocors.json"),
@@ -210,6 +211,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     const withBody = [
       t("/net/top.json"),
       t("/net/xhr.json"),
+      t("/net/gone"),
       t("/net/r1"),
       `${invalid}/net/x.json`,
       c("/net/nocors.json"),
@@ -289,6 +291,8 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     const sameLog = frameLogs.find((e) => e.message === "network frame same");
     const srcdocBody = bodies.find((b) => b.url === t("/net/srcdoc.json"));
     const same = row(t("/network-frame.html?who=same"));
+    // The page's call site of a failed request joins the browser's row of it.
+    assert.match(row(t("/net/gone")).location || "", /\/network\.js:\d+:\d+$/, JSON.stringify(row(t("/net/gone"))));
     const frameOf = { top: 0, same: sameLog.frameId, srcdoc: srcdocBody.frameId };
     assert.equal(new Set(Object.values(frameOf)).size, 3, `three frames: ${JSON.stringify(frameOf)}`);
     assert.ok(frameOf.same > 0 && frameOf.srcdoc > 0, JSON.stringify(frameOf));
@@ -299,6 +303,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       [t("/net/missing.png")]: { type: "image", frame: "top", status: 404 },
       [t("/net/top.json")]: { type: "fetch", frame: "top", status: 200 },
       [t("/net/xhr.json")]: { type: "xmlhttprequest", frame: "top", status: 200 },
+      [t("/net/gone")]: { type: "xmlhttprequest", frame: "top", status: 404 },
       [t("/net/r1")]: { type: "fetch", frame: "top", status: 200 },
       [`${invalid}/net/x.json`]: { type: "fetch", frame: "top", error: /^net::ERR_NAME_NOT_RESOLVED$/ },
       [c("/net/nocors.json")]: { type: "fetch", frame: "top", error: /^net::ERR_FAILED \(CORS: the response from .* has no Access-Control-Allow-Origin header/ },
@@ -501,7 +506,19 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.ok(image.failed === true || image.responseStatus === 404, `the broken image failed: ${JSON.stringify(image)}`);
     for (const u of [t("/net/top.json"), t("/net/xhr.json")]) {
       assert.deepEqual([row2(u).failed, row2(u).responseStatus, row2(u).method], [undefined, 200, "GET"], u);
+      assert.deepEqual([row2(u).location, row2(u).callers, row2(u).pageUrl], [undefined, undefined, undefined], `no call site kept for ${u}`);
     }
+    // A failed request says where the page's code made it: the call, then its callers, and its page.
+    const fixtureText = readFileSync(path.join(here, "fixture", "network.js"), "utf8").split("\n");
+    const fixtureLine = (needle) => fixtureText.findIndex((l) => l.includes(needle)) + 1;
+    const at = (needle) => new RegExp(`^${t("/network.js").replace(/[.]/g, "\\.")}:${fixtureLine(needle)}:\\d+$`);
+    const gone = row2(t("/net/gone"));
+    assert.equal(gone.responseStatus, 404, JSON.stringify(gone));
+    assert.match(gone.location, at("x.send()"), JSON.stringify(gone));
+    // Its callers: the Promise executor around it, then the line that asked for it.
+    assert.ok(gone.callers.split("\n").some((c) => at('xhr("/net/gone")').test(c)), JSON.stringify(gone));
+    assert.equal(gone.pageUrl, secondUrl, "the page whose code made it");
+    assert.match(row2(`${invalid}/net/x.json`).location, at("invalid host"), JSON.stringify(row2(`${invalid}/net/x.json`)));
     // A script known from its timing alone: no method (the page does not know it), not an empty one.
     assert.equal(row2(t("/network.js")).method ?? null, null, JSON.stringify(row2(t("/network.js"))));
     // The cross-site frame is outside the scope: nothing of its own (its script, its fetch) is a row.
