@@ -704,14 +704,14 @@ async fn bad_arguments_say_what_to_send_instead() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
     server.ingest("logs", flood(5, 1)).await;
-    // A second tab: since_navigation cannot take the only tab seen.
+    // A second tab: since_navigation cannot take the only tab seen, and no page load is recorded.
     server.ingest("logs", flood(1, 2)).await;
     let mcp = Mcp::stdio(&db.path, server.port).await;
     let cases = [
         (json!({"what": "logs", "fields": ["messsage"]}), "unknown field \"messsage\""),
         (json!({"what": "logs", "id": 1, "offset": 0}), "cannot be combined with offset"),
         (json!({"what": "logs", "ids": (1..=51).collect::<Vec<i64>>()}), "at most 50"),
-        (json!({"what": "logs", "since_navigation": true}), "since_navigation needs a tab"),
+        (json!({"what": "logs", "since_navigation": true}), "since_navigation needs a tab with a page load"),
         (json!({"what": "logs", "tabId": 1, "since_navigation": true}), "no load or reload of tab 1"),
         (json!({"what": "logs", "max_tokens": 100}), "max_tokens must be between 500 and 100000"),
         (json!({"what": "logs", "max_tokens": 100_001}), "max_tokens must be between"),

@@ -146,12 +146,26 @@ async fn the_only_tab_seen_is_the_tab_when_none_is_sent_or_tracked() {
     assert!(!c["hint"].as_str().unwrap().contains("no tab is tracked"), "{c}");
     assert_eq!(c["vitals"], Value::Null, "{c}");
 
-    // A second tab seen: no longer the only one, and the refusal stands.
+    // A second tab seen: no longer the only one. since_navigation takes the tab loaded last, and
+    // says so; once the second tab loads a page, that one.
     let mut other = error(T + 2_000, "other tab");
     other["tabId"] = json!(2);
     server.ingest("logs", vec![other]).await;
-    let refused = mcp.err("observe", json!({"what": "errors", "since_navigation": true})).await;
-    assert!(refused.contains("since_navigation needs a tab"), "{refused}");
+    let since = mcp.observe(json!({"what": "errors", "since_navigation": true})).await;
+    assert_eq!((since["loaded_last_tab_id"].clone(), since.get("only_tab_id")), (json!(1), None), "{since}");
+    let messages = |a: &Value| entries(a).iter().map(|e| e["message"].clone()).collect::<Vec<_>>();
+    assert_eq!(messages(&since), [json!("after"), json!("new one")], "{since}");
+    server.ingest("actions", vec![load(2, T + 3_000)]).await;
+    let mut second_error = error(T + 3_010, "after the second tab's load");
+    second_error["tabId"] = json!(2);
+    server.ingest("logs", vec![second_error]).await;
+    let since = mcp.observe(json!({"what": "errors", "since_navigation": true})).await;
+    assert_eq!(since["loaded_last_tab_id"], 2, "{since}");
+    assert_eq!(since["navigation"]["tabId"], 2, "{since}");
+    assert_eq!(entries(&since)[0]["message"], "after the second tab's load", "{since}");
+    let named = mcp.observe(json!({"what": "errors", "since_navigation": true, "tabId": 1})).await;
+    assert_eq!(named.get("loaded_last_tab_id"), None, "{named}");
+    assert_eq!(messages(&named), [json!("after"), json!("new one")], "{named}");
     let c = mcp.observe(json!({"what": "compare", "mark": "m"})).await;
     assert!(c.get("only_tab_id").is_none(), "{c}");
     assert!(

@@ -219,7 +219,7 @@ pub static OBSERVE: [Arg; 18] = [
         "since_navigation",
         Boolean,
         MARKED.or(Applies::STATE),
-        "true: only the tab's entries at or after its latest load or reload (the top frame's; not pushState, hash changes or an iframe's load), by time; tabId, else the tracked tab, else the only tab seen (`only_tab_id`); the answer names the `navigation`, and its `soft_navigations` since (a single-page app's route changes: how many, and the latest, where the tab is now)",
+        "true: only the tab's entries at or after its latest load or reload (the top frame's; not pushState, hash changes or an iframe's load), by time; tabId, else the tracked tab, else the only tab seen (`only_tab_id`), else the tab loaded last (`loaded_last_tab_id`); the answer names the `navigation`, and its `soft_navigations` since (a single-page app's route changes: how many, and the latest, where the tab is now)",
     ),
     bounded(
         arg(

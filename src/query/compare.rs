@@ -301,7 +301,7 @@ pub fn only_tab(conn: &Connection, args: &ObserveArgs) -> Result<Option<i64>, Qu
 fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
     let tab = navigation::asked_tab(conn, args.tab_id)?.map(|(tab, _)| tab);
     let Some(name) = &args.mark else {
-        let Some(tab) = tab.or(latest_loaded_tab(conn)?) else {
+        let Some(tab) = tab.or(navigation::loaded_last_tab(conn)?) else {
             return Err(QueryError::Invalid(
                 "compare without mark compares the last two page loads of a tab: send tabId (observe what=tabs lists them), or set a mark with configure action=mark and send mark".into(),
             ));
@@ -390,20 +390,6 @@ fn trimmed_since_load(
         }
     }
     Ok(trimmed)
-}
-
-fn latest_loaded_tab(conn: &Connection) -> Result<Option<i64>, QueryError> {
-    use rusqlite::OptionalExtension;
-    Ok(conn
-        .query_row(
-            &format!(
-                "SELECT tab_id FROM actions WHERE {} AND tab_id IS NOT NULL ORDER BY id DESC LIMIT 1",
-                navigation::PAGE_LOAD
-            ),
-            [],
-            |r| r.get(0),
-        )
-        .optional()?)
 }
 
 #[derive(Serialize)]

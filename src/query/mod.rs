@@ -70,7 +70,7 @@ pub fn observe_linked(conn: &Connection, args: &ObserveArgs, viewer: Option<&str
         search::ensure(conn)?;
     }
     let snapshot = Snapshot::begin(conn)?;
-    let (mut args, navigation, only_tab) = scope(conn, args)?;
+    let (mut args, navigation, chosen) = scope(conn, args)?;
     let scope_json = navigation.map(|n| serde_json::to_value(&n).unwrap_or(Value::Null));
     // The capture state goes into every answer: its room is reserved first; so does the mark's.
     let note = capture::note(conn, &args)?;
@@ -89,13 +89,18 @@ pub fn observe_linked(conn: &Connection, args: &ObserveArgs, viewer: Option<&str
         None => None,
     }
     .unwrap_or_default();
-    // A tab chosen as the only one seen is said as a tracked one is (`tracked_tab_id`).
-    let only_tab = match (only_tab, &args.what) {
-        (Some(tab), _) => Some(tab),
-        (None, What::Compare) => compare::only_tab(conn, &args)?,
+    // A tab chosen as the only one seen, or as the one loaded last, is said as a tracked one is
+    // (`tracked_tab_id`).
+    let chosen = match (chosen, &args.what) {
+        (Some(chosen), _) => Some(chosen),
+        (None, What::Compare) => compare::only_tab(conn, &args)?.map(|tab| (tab, navigation::Chosen::Only)),
         (None, _) => None,
     };
-    let tab_field = only_tab.map(|tab| format!(",\"only_tab_id\":{tab}")).unwrap_or_default();
+    let tab_field = match chosen {
+        Some((tab, navigation::Chosen::Only)) => format!(",\"only_tab_id\":{tab}"),
+        Some((tab, navigation::Chosen::LoadedLast)) => format!(",\"loaded_last_tab_id\":{tab}"),
+        _ => String::new(),
+    };
     let fields = format!("{}{mark_field}{tab_field}{viewer_field}", note.field);
     args.extras = args::Extras {
         reserved: note.cost().plus(Cost::of(&mark_field)).plus(Cost::of(&tab_field)).plus(Cost::of(&viewer_field)),
@@ -118,17 +123,16 @@ pub fn observe_linked(conn: &Connection, args: &ObserveArgs, viewer: Option<&str
 }
 
 /// With `since_navigation`, the arguments narrowed to the tab's entries at or
-/// after its latest load or reload, that navigation, and the tab when it was chosen as the only
-/// one seen.
+/// after its latest load or reload, that navigation, and the tab with how it was chosen.
 #[allow(clippy::type_complexity)]
 fn scope(
     conn: &Connection,
     args: &ObserveArgs,
-) -> Result<(ObserveArgs, Option<navigation::Navigation>, Option<i64>), QueryError> {
+) -> Result<(ObserveArgs, Option<navigation::Navigation>, Option<(i64, navigation::Chosen)>), QueryError> {
     if !args.since_navigation {
         return Ok((args.clone(), None, None));
     }
-    let (tab, only) = navigation::tab(conn, args.tab_id)?;
+    let (tab, chosen) = navigation::tab(conn, args.tab_id)?;
     let mut scoped = args.clone();
     scoped.tab_id = Some(tab);
     let Some(mut nav) = navigation::latest(conn, tab)? else {
@@ -146,7 +150,7 @@ fn scope(
     scoped.extras.document_since = Some(nav.ts);
     // A single-page app's visits since are not loads: the answer says how many, and the latest.
     nav.soft_navigations = navigation::soft_navigations_after(conn, &nav)?;
-    Ok((scoped, Some(nav), only.then_some(tab)))
+    Ok((scoped, Some(nav), Some((tab, chosen))))
 }
 
 fn internal(e: serde_json::Error) -> QueryError {

@@ -71,13 +71,41 @@ pub fn asked_tab(conn: &Connection, tab_id: Option<i64>) -> Result<Option<(i64, 
     Ok(only_tab(conn)?.map(|tab| (tab, true)))
 }
 
-/// The tab `since_navigation` applies to ([`asked_tab`]), which it needs.
-pub fn tab(conn: &Connection, tab_id: Option<i64>) -> Result<(i64, bool), QueryError> {
-    asked_tab(conn, tab_id)?.ok_or_else(|| {
+/// How the tab `since_navigation` applies to was found ([`tab`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chosen {
+    /// Sent (`tabId`) or tracked.
+    Asked,
+    /// The only tab the store holds anything of (`only_tab_id`).
+    Only,
+    /// Of several tabs, none sent or tracked: the one whose page was loaded last (`loaded_last_tab_id`).
+    LoadedLast,
+}
+
+/// The tab `since_navigation` applies to: [`asked_tab`], else the tab whose page was loaded last
+/// ([`loaded_last_tab`]): "since the last reload" with several tabs seen means the page the person
+/// loaded last, which the answer names, rather than a refusal. None has a load recorded: refused.
+pub fn tab(conn: &Connection, tab_id: Option<i64>) -> Result<(i64, Chosen), QueryError> {
+    if let Some((tab, only)) = asked_tab(conn, tab_id)? {
+        return Ok((tab, if only { Chosen::Only } else { Chosen::Asked }));
+    }
+    loaded_last_tab(conn)?.map(|tab| (tab, Chosen::LoadedLast)).ok_or_else(|| {
         QueryError::Invalid(
-            "since_navigation needs a tab: send tabId (observe what=tabs lists them) or track one with configure action=track_tab".into(),
+            "since_navigation needs a tab with a page load: no load or reload of any tab is recorded; send tabId (observe what=tabs lists them), or reload the page".into(),
         )
     })
+}
+
+/// The tab of the latest page load stored (the top frame's load or reload), of any tab.
+pub fn loaded_last_tab(conn: &Connection) -> Result<Option<i64>, QueryError> {
+    use rusqlite::OptionalExtension;
+    Ok(conn
+        .query_row(
+            &format!("SELECT tab_id FROM actions WHERE {PAGE_LOAD} AND tab_id IS NOT NULL ORDER BY id DESC LIMIT 1"),
+            [],
+            |r| r.get(0),
+        )
+        .optional()?)
 }
 
 /// The one tab the store holds anything of (an entry of any kind, a row of `tabs`), when it
