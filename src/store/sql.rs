@@ -124,6 +124,7 @@ pub(super) fn upsert_vitals(conn: &Connection, vitals: &[Vitals], now: i64) -> R
 pub(super) const SECURE_DELETE: &str = "FAST";
 
 /// Deletes every row of `kind`; with None, of every kind and of the `tabs` and `vitals` state.
+/// Answers how many entries went (rows of the kinds; the state rows are not entries).
 ///
 /// A wipe, not only a delete: SQLite leaves a deleted row's bytes in free pages, where
 /// `strings gasoline.db` still reads them. So the rows are deleted with `secure_delete` on
@@ -137,9 +138,10 @@ pub(super) fn clear(conn: &Connection, kind: Option<&Kind>) -> Result<usize, Sto
         for k in KINDS.iter().filter(|k| kind.is_none_or(|only| only.name == k.name)) {
             deleted += conn.execute(&format!("DELETE FROM {}", k.name), [])?;
         }
+        // The tabs' and vitals' rows go too, but are no entries: the count is of entries alone.
         if kind.is_none() {
             for table in STATE_TABLES {
-                deleted += conn.execute(&format!("DELETE FROM {table}"), [])?;
+                conn.execute(&format!("DELETE FROM {table}"), [])?;
             }
         }
         // Stepped to its end: each step frees one page.
