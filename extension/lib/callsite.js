@@ -84,7 +84,31 @@
   /** "url:line:col" of the first frame of `stack` (its first line is the message) outside any extension. */
   const callSite = (stack) => callSites(stack, 1)[0];
 
-  const callsite = { callSite, callSites, frameLocation };
+  /** The script a location ("url:line:col", maybe "(eval …)" after it) is in. */
+  const scriptOf = (loc) => loc.replace(/ \(eval.*$/, "").replace(POSITION, "");
+
+  /**
+   * The call site of `stack`, its next `near` callers, then the first frame of each script met
+   * further down that no frame before was in, up to `further` of them. A framework between the
+   * page's code and the call (zone.js and Angular's HTTP client put some 60 frames there) leaves
+   * the page's own frame far down, past any fixed count; the first frame of the page's script is
+   * the page's line that started it all. Which of them is library code the source maps tell.
+   */
+  function reaching(stack, near, further) {
+    const sites = callSites(stack, Infinity);
+    const kept = sites.slice(0, 1 + near);
+    const seen = new Set(kept.map(scriptOf));
+    for (let i = kept.length, more = 0; i < sites.length && more < further; i++) {
+      const script = scriptOf(sites[i]);
+      if (seen.has(script)) continue;
+      seen.add(script);
+      kept.push(sites[i]);
+      more++;
+    }
+    return kept;
+  }
+
+  const callsite = { callSite, callSites, reaching, frameLocation };
   if (typeof module === "object" && module.exports) module.exports = callsite;
   root.__gasoline = Object.assign(root.__gasoline || {}, { callsite });
 })(globalThis);

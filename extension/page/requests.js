@@ -25,10 +25,13 @@
   const { outbox, callsite } = G;
   const HOLD_MS = 1500;
   // A request's call site is kept with its callers, as a console call's: a library that made the
-  // request for the page (a fetch client, an SDK) is the call site, the page's own code a caller.
+  // request for the page (a fetch client, an SDK) is the call site, the page's own code a caller,
+  // maybe far down (callsite.reaching): its next CALLERS frames, then the first frame of each
+  // further script, up to SCRIPTS. V8 takes a stack's frames up to the limit, so a page's shallow
+  // stack costs no more for it; zone.js and Angular's HttpClient put 60 frames over the page's own.
   const CALLERS = 4;
-  // Ours first (siteNow, start, the wrapper, a constructor's trap), then the call site and its callers.
-  const SITE_FRAMES = 4 + 1 + CALLERS;
+  const SCRIPTS = 4;
+  const SITE_FRAMES = 100;
   const LONE_MS = 1000;
   const MAX_OPEN = 1000; // requests followed at once; the oldest is sent as it is past this
   const RECENT = 200; // rows sent without their timing, so a late timing is not a second row
@@ -254,7 +257,7 @@
     } catch {
       return {}; // a page's Error.prepareStackTrace that throws
     }
-    const [where, ...callers] = callsite.callSites(stack, 1 + CALLERS);
+    const [where, ...callers] = callsite.reaching(stack, CALLERS, SCRIPTS);
     const fields = {};
     if (where) fields.location = where;
     if (callers.length) fields.callers = callers.join("\n");

@@ -22,6 +22,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const FILES = {
   "/network.html": "text/html",
   "/network.js": "text/javascript",
+  "/network-client.js": "text/javascript",
   "/network-frame.html": "text/html",
   "/network-frame.js": "text/javascript",
   "/network-worker.js": "text/javascript",
@@ -182,10 +183,12 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     const expected = [
       pageUrl,
       t("/network.js"),
+      t("/network-client.js"),
       t("/net/missing.png"),
       t("/net/top.json"),
       t("/net/xhr.json"),
       t("/net/gone"),
+      t("/net/deep-gone"),
       t("/net/r1"),
       `${invalid}/net/x.json`,
       c("/net/nocors.json"),
@@ -212,6 +215,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       t("/net/top.json"),
       t("/net/xhr.json"),
       t("/net/gone"),
+      t("/net/deep-gone"),
       t("/net/r1"),
       `${invalid}/net/x.json`,
       c("/net/nocors.json"),
@@ -300,10 +304,12 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     const want = {
       [pageUrl]: { type: "main_frame", frame: "top", status: 200 },
       [t("/network.js")]: { type: "script", frame: "top", status: 200 },
+      [t("/network-client.js")]: { type: "script", frame: "top", status: 200 },
       [t("/net/missing.png")]: { type: "image", frame: "top", status: 404 },
       [t("/net/top.json")]: { type: "fetch", frame: "top", status: 200 },
       [t("/net/xhr.json")]: { type: "xmlhttprequest", frame: "top", status: 200 },
       [t("/net/gone")]: { type: "xmlhttprequest", frame: "top", status: 404 },
+      [t("/net/deep-gone")]: { type: "xmlhttprequest", frame: "top", status: 404 },
       [t("/net/r1")]: { type: "fetch", frame: "top", status: 200 },
       [`${invalid}/net/x.json`]: { type: "fetch", frame: "top", error: /^net::ERR_NAME_NOT_RESOLVED$/ },
       [c("/net/nocors.json")]: { type: "fetch", frame: "top", error: /^net::ERR_FAILED \(CORS: the response from .* has no Access-Control-Allow-Origin header/ },
@@ -519,6 +525,10 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.ok(gone.callers.split("\n").some((c) => at('xhr("/net/gone")').test(c)), JSON.stringify(gone));
     assert.equal(gone.pageUrl, secondUrl, "the page whose code made it");
     assert.match(row2(`${invalid}/net/x.json`).location, at("invalid host"), JSON.stringify(row2(`${invalid}/net/x.json`)));
+    // Made through a library 40 frames deep: the page's line that called it is still among its callers.
+    const deepRow = row2(t("/net/deep-gone"));
+    assert.ok(deepRow.location.startsWith(t("/network-client.js:")), JSON.stringify(deepRow));
+    assert.ok(deepRow.callers.split("\n").some((c) => at('deepClient("/net/deep-gone")').test(c)), JSON.stringify(deepRow));
     // A script known from its timing alone: no method (the page does not know it), not an empty one.
     assert.equal(row2(t("/network.js")).method ?? null, null, JSON.stringify(row2(t("/network.js"))));
     // The cross-site frame is outside the scope: nothing of its own (its script, its fetch) is a row.

@@ -92,3 +92,30 @@ test("the call site's callers, in order, extensions and native frames passed ove
   assert.deepEqual(callsite.callSites(stack, 1), [callsite.callSite(stack)]);
   assert.deepEqual(callsite.callSites(undefined, 3), []);
 });
+
+test("a call site far below a framework's frames is reached: the first frame of each further script", () => {
+  // zone.js and Angular's HttpClient between XMLHttpRequest.send and the page's own method.
+  const zone = "http://localhost:4200/@fs/app/.angular/cache/vite/deps/zone__js.js?v=1";
+  const core = "http://localhost:4200/@fs/app/.angular/cache/vite/deps/chunk-ANGULAR.js?v=1";
+  const stack = [
+    "Error",
+    ours,
+    ...Array.from({ length: 30 }, (_, i) => `    at ZoneDelegate.invoke (${zone}:${100 + i}:5)`),
+    ...Array.from({ length: 30 }, (_, i) => `    at Observable._subscribe (${core}:${500 + i}:9)`),
+    "    at _Dashboard.loadOrders (http://localhost:4200/main.js:105:12)",
+    "    at _Dashboard.onClick (http://localhost:4200/main.js:140:3)",
+    `    at ZoneDelegate.invokeTask (${zone}:999:1)`,
+  ].join("\n");
+  assert.deepEqual(callsite.reaching(stack, 2, 4), [
+    `${zone}:100:5`,
+    `${zone}:101:5`,
+    `${zone}:102:5`,
+    `${core}:500:9`,
+    "http://localhost:4200/main.js:105:12",
+  ]);
+  assert.deepEqual(callsite.reaching(stack, 2, 1), [`${zone}:100:5`, `${zone}:101:5`, `${zone}:102:5`, `${core}:500:9`], "up to `further` scripts");
+  // A shallow stack: the frames as they come.
+  const shallow = ["Error", ours, "    at x (http://a/p.js:3:1)", "    at y (http://a/p.js:9:2)"].join("\n");
+  assert.deepEqual(callsite.reaching(shallow, 4, 4), ["http://a/p.js:3:1", "http://a/p.js:9:2"]);
+  assert.deepEqual(callsite.reaching(undefined, 4, 4), []);
+});
