@@ -1045,6 +1045,18 @@ async fn an_error_group_says_where_it_happened() {
     );
     let summary = within_budget(&mcp, json!({"what": "summary"})).await;
     assert_eq!(summary["errors"]["groups"][0]["at"], "src/Cart.tsx:11:39", "{summary}");
+
+    // A group whose first entries ran from a hot update (no map reaches that code, so their `at`
+    // is the framework's raw frame) says the page's own line its later entries mapped to.
+    let hot = json!({"tabId": 1, "level": "error", "message": "TypeError: reading 'displayName'",
+        "location": "http://localhost:4200/@fs/app/.angular/cache/vite/deps/chunk-J.js?v=5:3214:19", "sourcemap": "hot update"});
+    let later = json!({"tabId": 1, "level": "error", "message": "TypeError: reading 'displayName'",
+        "location": "http://localhost:4200/main.js:40:13", "original": {"source": "src/app/dashboard.html", "line": 2, "column": 13},
+        "frames": [{"at": "http://localhost:4200/main.js:40:13", "original": {"source": "src/app/dashboard.html", "line": 2, "column": 13}}]});
+    server.ingest("logs", vec![hot.clone(), hot, later.clone(), later]).await;
+    let grouped = within_budget(&mcp, json!({"what": "errors", "group": true, "search": "displayName"})).await;
+    assert_eq!(grouped["groups"][0]["count"], 4, "{grouped}");
+    assert_eq!(grouped["groups"][0]["at"], "src/app/dashboard.html:2:13", "{grouped}");
 }
 
 /// An error thrown in a WebSocket's message handler has the message it was handling in its

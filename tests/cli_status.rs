@@ -154,7 +154,8 @@ async fn clear_goes_through_the_server_when_one_writes_the_database_else_directl
     let out = ok(&["clear", "--db", &d, "--port", &port]);
     // 18 entries; `all` also empties tabs and vitals, whose rows are no entries and are not counted.
     assert!(out.contains("cleared 18 entries of all kinds") && out.contains("directly"), "{out}");
-    for kind in ["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "extension_logs", "tabs"] {
+    for kind in ["logs", "network_waterfall", "network_bodies", "websocket_events", "actions", "extension_logs", "tabs"]
+    {
         assert_eq!(count(&db.path, kind), 0, "{kind}");
     }
     let server = Server::start(&db.path, &[]);

@@ -360,6 +360,14 @@ pub fn at_of(entry: &Value) -> Option<String> {
         .or_else(|| entry.get("location").and_then(Value::as_str).map(|l| cut(l).into_owned()))
 }
 
+/// Where a whole entry happened in the page's own code: its original location outside library
+/// code (its call site's, else a frame's), or None when no map gave one.
+pub fn app_at_of(entry: &Value) -> Option<String> {
+    let frames = entry.get("frames").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let original = entry.get("original");
+    original.into_iter().chain(frames.iter().filter_map(|f| f.get("original"))).find_map(|o| original_text(o, false))
+}
+
 /// A raw frame ("url:line:col") of a script that is library code by its URL
 /// ([`kind::is_library_segment`]: Vite's prebundled `/node_modules/.vite/deps/chunk-….js`,
 /// `/@vite/client`), even where it could not be mapped.

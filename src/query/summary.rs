@@ -31,20 +31,30 @@ pub struct Group {
     pub first_id: i64,
     pub last_id: i64,
     pub example: String,
-    /// Where the example happened, as an entry's compact `at` says it (its original location
-    /// where a source map gave one); filled by [`locate`] for the groups an answer shows.
+    /// Where it happened, as an entry's compact `at` says it (its original location where a source
+    /// map gave one); filled by [`locate`] for the groups an answer shows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<String>,
 }
 
-/// Fills each group's `at` from its example entry (`first_id`), so that where an error happens
-/// takes no second call.
+/// Fills each group's `at`, so that where an error happens takes no second call: the page's own
+/// line where a map gave one, of its latest entry (the code as it is now, after edits) else of its
+/// first; else where its first entry happened as its compact `at` says it. The first entries of a
+/// group can be a hot update's, whose code no map reaches: the group still names the page's line.
 pub(super) fn locate(conn: &Connection, groups: &mut [Group]) -> Result<(), QueryError> {
     let mut stmt = conn.prepare_cached("SELECT data FROM logs WHERE id = ?1")?;
+    let mut entry = |id: i64| -> Result<Option<Value>, QueryError> {
+        let data: Option<String> = stmt.query_row([id], |r| r.get(0)).optional()?;
+        Ok(data.and_then(|d| serde_json::from_str::<Value>(&d).ok()))
+    };
     for group in groups {
-        let data: Option<String> = stmt.query_row([group.first_id], |r| r.get(0)).optional()?;
-        let entry = data.and_then(|d| serde_json::from_str::<Value>(&d).ok());
-        group.at = entry.as_ref().and_then(compact::at_of);
+        let first = entry(group.first_id)?;
+        let last = if group.last_id == group.first_id { None } else { entry(group.last_id)? };
+        group.at = last
+            .as_ref()
+            .and_then(compact::app_at_of)
+            .or_else(|| first.as_ref().and_then(compact::app_at_of))
+            .or_else(|| first.as_ref().and_then(compact::at_of));
     }
     Ok(())
 }
