@@ -509,8 +509,8 @@ fn text(s: &str, shape: Shape, sent: Option<usize>) -> String {
             None => json_string(&cut(s)),
         },
         Shape::Logged => match sent {
-            Some(sent) => json_string(&cut_sent(&literals(s), sent)),
-            None => json_string(&cut_middle(&literals(s))),
+            Some(sent) => json_string(&cut_sent(&super::literal::literals(s), sent)),
+            None => json_string(&cut_middle(&super::literal::literals(s))),
         },
     }
 }
@@ -666,96 +666,6 @@ fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// Rewrites each JSON object or array inside `s` (a logged object, as the
-/// extension serialises it) as a JavaScript literal: `{i:6,name:'x'}` costs
-/// far fewer tokens inside a JSON string than `{\"i\":6,\"name\":\"x\"}`.
-/// Only JSON written as the extension writes it (compact, as `JSON.stringify`
-/// makes it, which reads back the same) is rewritten: text that merely looks
-/// like JSON (a key named twice, a 30-digit number, spacing of its own) is
-/// left as the page wrote it, since its literal would say something else.
-pub fn literals(s: &str) -> Cow<'_, str> {
-    if !s.contains(['{', '[']) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    let mut changed = false;
-    while let Some(start) = rest.find(['{', '[']) {
-        out.push_str(&rest[..start]);
-        let candidate = &rest[start..];
-        let mut stream = serde_json::Deserializer::from_str(candidate).into_iter::<Value>();
-        match stream.next() {
-            Some(Ok(value @ (Value::Object(_) | Value::Array(_))))
-                if stream.byte_offset() > 2
-                    && serde_json::to_string(&value).is_ok_and(|again| again == candidate[..stream.byte_offset()]) =>
-            {
-                write_literal(&mut out, &value);
-                rest = &candidate[stream.byte_offset()..];
-                changed = true;
-            }
-            _ => {
-                out.push_str(&candidate[..1]);
-                rest = &candidate[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    if changed { Cow::Owned(out) } else { Cow::Borrowed(s) }
-}
-
-fn write_literal(out: &mut String, value: &Value) {
-    match value {
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                if is_identifier(k) {
-                    out.push_str(k);
-                } else {
-                    quoted(out, k);
-                }
-                out.push(':');
-                write_literal(out, v);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, v) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_literal(out, v);
-            }
-            out.push(']');
-        }
-        Value::String(s) => quoted(out, s),
-        other => out.push_str(&other.to_string()),
-    }
-}
-
-fn is_identifier(k: &str) -> bool {
-    let mut chars = k.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
-}
-
-fn quoted(out: &mut String, s: &str) {
-    out.push('\'');
-    for c in s.chars() {
-        match c {
-            '\'' => out.push_str("\\'"),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -767,25 +677,6 @@ mod tests {
         assert_eq!(number(1500.0), "1500");
         assert_eq!(number(99.96), "100");
         assert_eq!(number(f64::NAN), "null");
-    }
-
-    #[test]
-    fn logged_objects_become_literals_and_keep_their_content() {
-        let m = r#"event 6 of the flood {"i":6,"user":{"id":6,"name":"user6"},"tags":["a","b"],"a-b":"it's"}"#;
-        assert_eq!(literals(m), r#"event 6 of the flood {i:6,user:{id:6,name:'user6'},tags:['a','b'],'a-b':'it\'s'}"#);
-        assert_eq!(literals("no objects {here"), "no objects {here");
-        assert_eq!(literals("[] {} [1]"), "[] {} [1]");
-        // Text that only looks like JSON keeps what it says: a key named twice, a number past
-        // f64's digits, spacing of its own.
-        for kept in [r#"dup {"a":1,"a":2}"#, r#"{"id":123456789012345678901234567890}"#, r#"json { "order": 4711 }"#] {
-            assert_eq!(literals(kept), kept);
-        }
-        // A value JSON cannot hold, which the extension writes bare (`NaN`, `undefined`, `12n`),
-        // keeps its object as written; an object inside it still becomes a literal.
-        assert_eq!(
-            literals(r#"cart {"total":NaN,"coupon":undefined,"user":{"id":1,"name":"NaN"}}"#),
-            r#"cart {"total":NaN,"coupon":undefined,"user":{id:1,name:'NaN'}}"#
-        );
     }
 
     #[test]

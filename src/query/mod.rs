@@ -19,6 +19,7 @@ mod drill;
 pub mod entry;
 mod filter;
 mod fingerprint;
+mod literal;
 pub mod marks;
 mod navigation;
 pub mod outcome;
@@ -36,7 +37,8 @@ use serde_json::Value;
 
 pub use args::{ObserveArgs, What, parse};
 pub use budget::Cost;
-pub use compact::{at_of, literals};
+pub use compact::at_of;
+pub use literal::literals;
 pub use snapshot::Snapshot;
 
 use crate::kind::COMMON_FILTERS;

@@ -118,7 +118,7 @@ fn of_entry(message: &str, source: Option<&str>, url: Option<&str>) -> String {
 }
 
 fn example(message: &str) -> String {
-    let text = compact::literals(message);
+    let text = super::literal::literals(message);
     match text.char_indices().nth(EXAMPLE) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.into_owned(),
