@@ -214,6 +214,17 @@ mod tests {
         assert_eq!(literals("[undefined,-3n]"), "[undefined,-3n]");
     }
 
+    proptest::proptest! {
+        /// Whatever a page logs: read without a panic, and text without brackets left as it is.
+        #[test]
+        fn any_text_is_read(s in "[\\[\\]{}\":,a-zNIfn0-9\\\\.' -]{0,300}") {
+            let out = literals(&s);
+            if !s.contains(['{', '[']) {
+                proptest::prop_assert_eq!(out.as_ref(), s.as_str());
+            }
+        }
+    }
+
     #[test]
     fn deep_brackets_are_left_as_written() {
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
