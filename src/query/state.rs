@@ -126,14 +126,18 @@ fn vitals_json(conn: &Connection, tab: i64) -> Result<Option<Value>, QueryError>
             [tab],
             |r| {
                 let data: String = r.get(8)?;
+                // As they are read: milliseconds to a tenth, the layout shift score to 4 decimals
+                // (0.0032, not 0.003150227864583333).
+                let ms = |i: usize| r.get::<_, Option<f64>>(i).map(|v| v.map(|v| (v * 10.0).round() / 10.0));
+                let score = r.get::<_, Option<f64>>(3)?.map(|v| (v * 10_000.0).round() / 10_000.0);
                 let mut v = json!({
                     "tabId": r.get::<_, i64>(0)?,
                     "url": r.get::<_, Option<String>>(1)?,
-                    "lcp": r.get::<_, Option<f64>>(2)?,
-                    "cls": r.get::<_, Option<f64>>(3)?,
-                    "inp": r.get::<_, Option<f64>>(4)?,
-                    "fcp": r.get::<_, Option<f64>>(5)?,
-                    "ttfb": r.get::<_, Option<f64>>(6)?,
+                    "lcp": ms(2)?,
+                    "cls": score,
+                    "inp": ms(4)?,
+                    "fcp": ms(5)?,
+                    "ttfb": ms(6)?,
                     "updated_at": r.get::<_, i64>(7)?,
                 });
                 let mut extra = serde_json::from_str::<Value>(&data).ok().and_then(|e| e.as_object().cloned());
