@@ -119,6 +119,18 @@ impl DefaultTab {
     }
 }
 
+/// A page's figures as they are read: milliseconds to a tenth, the layout shift score to 4
+/// decimals (0.0326, not 0.032552083333333336); the current page's and its earlier pages' alike.
+fn round_figures(page: &mut Value) {
+    for (key, scale) in [("lcp", 10.0), ("inp", 10.0), ("fcp", 10.0), ("ttfb", 10.0), ("cls", 10_000.0)] {
+        if let Some(n) = page.get(key).and_then(Value::as_f64) {
+            let rounded = (n * scale).round() / scale;
+            page[key] =
+                if rounded.fract() == 0.0 && rounded.abs() < 9.0e15 { json!(rounded as i64) } else { json!(rounded) };
+        }
+    }
+}
+
 fn vitals_json(conn: &Connection, tab: i64) -> Result<Option<Value>, QueryError> {
     let row = conn
         .query_row(
@@ -126,23 +138,23 @@ fn vitals_json(conn: &Connection, tab: i64) -> Result<Option<Value>, QueryError>
             [tab],
             |r| {
                 let data: String = r.get(8)?;
-                // As they are read: milliseconds to a tenth, the layout shift score to 4 decimals
-                // (0.0032, not 0.003150227864583333).
-                let ms = |i: usize| r.get::<_, Option<f64>>(i).map(|v| v.map(|v| (v * 10.0).round() / 10.0));
-                let score = r.get::<_, Option<f64>>(3)?.map(|v| (v * 10_000.0).round() / 10_000.0);
                 let mut v = json!({
                     "tabId": r.get::<_, i64>(0)?,
                     "url": r.get::<_, Option<String>>(1)?,
-                    "lcp": ms(2)?,
-                    "cls": score,
-                    "inp": ms(4)?,
-                    "fcp": ms(5)?,
-                    "ttfb": ms(6)?,
+                    "lcp": r.get::<_, Option<f64>>(2)?,
+                    "cls": r.get::<_, Option<f64>>(3)?,
+                    "inp": r.get::<_, Option<f64>>(4)?,
+                    "fcp": r.get::<_, Option<f64>>(5)?,
+                    "ttfb": r.get::<_, Option<f64>>(6)?,
                     "updated_at": r.get::<_, i64>(7)?,
                 });
                 let mut extra = serde_json::from_str::<Value>(&data).ok().and_then(|e| e.as_object().cloned());
                 // The tab's earlier pages (loads and single-page-app routes), newest first.
-                let previous = extra.as_mut().and_then(|e| e.remove("previous"));
+                let mut previous = extra.as_mut().and_then(|e| e.remove("previous"));
+                round_figures(&mut v);
+                if let Some(Value::Array(pages)) = previous.as_mut() {
+                    pages.iter_mut().for_each(round_figures);
+                }
                 if let Some(map) = v.as_object_mut() {
                     if let Some(extra) = extra.filter(|e| !e.is_empty()) {
                         map.insert("extra".into(), Value::Object(extra));
