@@ -537,6 +537,42 @@ async fn an_error_names_the_failed_request_and_the_action_just_before_it_in_its_
     assert_eq!(context["navigation"]["how"], "load");
 }
 
+/// A failed request that began before the user's last action is named so (`before_action`): it
+/// came from another interaction (click A's request failed, click B's handler threw), or is data
+/// the action then read; the agent can tell which of the listed requests the action started.
+#[tokio::test]
+async fn an_error_s_context_says_which_failed_requests_began_before_the_last_action() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let click = |dt: i64, sel: &str| json!({"tabId": 1, "ts": t + dt, "type": "click", "selector": sel});
+    server
+        .ingest(
+            "actions",
+            vec![
+                json!({"tabId": 1, "ts": t, "type": "navigate", "how": "load", "url": "http://app/"}),
+                click(1_000, "#load-orders"),
+                click(1_800, "#load-rate"),
+            ],
+        )
+        .await;
+    let request = |dt: i64, path: &str, status: i64| json!({"tabId": 1, "ts": t + dt, "method": "GET", "url": format!("http://app{path}"), "status": status});
+    server.ingest("network_bodies", vec![request(1_010, "/api/orders", 500), request(1_810, "/api/stats", 503)]).await;
+    server
+        .ingest("logs", vec![json!({"tabId": 1, "ts": t + 2_000, "level": "error", "message": "rate is null"})])
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
+    assert_eq!(
+        entries(&errors)[0]["context"],
+        json!({"network_bodies": [1, 2], "before_action": [1], "action": 3, "navigation": 1}),
+        "{errors}"
+    );
+    let full = within_budget(&mcp, json!({"what": "errors", "context": "full"})).await;
+    assert_eq!(entries(&full)[0]["context"]["before_action"], json!([1]), "{full}");
+    assert_eq!(entries(&full)[0]["context"]["action"]["selector"], "#load-rate", "{full}");
+}
+
 /// An error's context is its own page's: a request that failed on the page before the last load
 /// or reload is not why it happened, however close in time.
 #[tokio::test]

@@ -16,6 +16,9 @@ use crate::kind::{ACTIONS, Kind, NETWORK_BODIES, NETWORK_WATERFALL, WEBSOCKET_EV
 /// Most failed requests named per kind.
 const MAX_FAILED: i64 = 10;
 
+/// An `actions` row that is the user's doing, not a navigation.
+const USER_ACTION: &str = "type <> 'navigate'";
+
 /// The `context` object of the error `id` of `tab` at `ts`, as JSON text.
 pub fn of_error(
     conn: &Connection,
@@ -35,17 +38,35 @@ pub fn of_error(
     };
     let from = ts.saturating_sub(window_ms).max(span_began.unwrap_or(i64::MIN));
     let mut parts: Vec<String> = Vec::new();
+    // The user's last action before the error: a failed request that began before it came from
+    // another interaction, or is data the action then read. Both are the error's context, so the
+    // requests are listed, and those that began before the action are named (`before_action`).
+    let action_at: Option<i64> = conn
+        .prepare_cached(&format!(
+            "SELECT ts FROM actions WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {USER_ACTION} ORDER BY ts DESC, id DESC LIMIT 1"
+        ))?
+        .query_row([tab, from, ts], |r| r.get(0))
+        .optional()?;
+    let mut before_action: Vec<i64> = Vec::new();
     for kind in [&NETWORK_BODIES, &NETWORK_WATERFALL] {
         let sql = format!(
-            "SELECT id FROM {} WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {} ORDER BY ts, id LIMIT {MAX_FAILED}",
+            "SELECT id, ts FROM {} WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {} ORDER BY ts, id LIMIT {MAX_FAILED}",
             kind.name,
             outcome::app_failed_sql(kind)
         );
-        let ids: Vec<i64> =
-            conn.prepare_cached(&sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?;
-        if !ids.is_empty() {
+        let rows: Vec<(i64, i64)> = conn
+            .prepare_cached(&sql)?
+            .query_map([tab, from, ts], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        if !rows.is_empty() {
+            let ids: Vec<i64> = rows.iter().map(|(id, _)| *id).collect();
+            before_action.extend(rows.iter().filter(|(_, at)| action_at.is_some_and(|a| *at < a)).map(|(id, _)| *id));
             parts.push(format!("\"{}\":{}", kind.name, render(conn, kind, &ids, mode, true)?));
         }
+    }
+    if !before_action.is_empty() {
+        let ids: Vec<String> = before_action.iter().map(i64::to_string).collect();
+        parts.push(format!("\"before_action\":[{}]", ids.join(",")));
     }
     // An error thrown in a WebSocket's or an EventSource's handler: the message it was handling is
     // the tab's latest incoming one before it (the shape the handler misread, say).
@@ -62,10 +83,9 @@ pub fn of_error(
     // change that brought it there), when within the span: an iframe loading, or a router writing
     // back the same route, is not where the page came from.
     let navigation = page_began.filter(|began| *began >= from).map(|began| (began, began));
-    for (name, condition, span) in [
-        ("action", "type <> 'navigate'", Some((from, ts))),
-        ("navigation", super::navigation::TOP_FRAME_NAVIGATION, navigation),
-    ] {
+    for (name, condition, span) in
+        [("action", USER_ACTION, Some((from, ts))), ("navigation", super::navigation::TOP_FRAME_NAVIGATION, navigation)]
+    {
         let Some((start, end)) = span else { continue };
         let sql = format!(
             "SELECT id FROM actions WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {condition} ORDER BY ts DESC, id DESC LIMIT 1"
