@@ -41,12 +41,8 @@ pub fn of_error(
     // The user's last action before the error: a failed request that began before it came from
     // another interaction, or is data the action then read. Both are the error's context, so the
     // requests are listed, and those that began before the action are named (`before_action`).
-    let action_at: Option<i64> = conn
-        .prepare_cached(&format!(
-            "SELECT ts FROM actions WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {USER_ACTION} ORDER BY ts DESC, id DESC LIMIT 1"
-        ))?
-        .query_row([tab, from, ts], |r| r.get(0))
-        .optional()?;
+    let action = latest_action(conn, tab, (from, ts), USER_ACTION)?;
+    let action_at = action.map(|(_, at)| at);
     let mut before_action: Vec<i64> = Vec::new();
     for kind in [&NETWORK_BODIES, &NETWORK_WATERFALL] {
         let sql = format!(
@@ -82,21 +78,30 @@ pub fn of_error(
     // The navigation is the one the page's visit began with (its top frame's load, or the route
     // change that brought it there), when within the span: an iframe loading, or a router writing
     // back the same route, is not where the page came from.
-    let navigation = page_began.filter(|began| *began >= from).map(|began| (began, began));
-    for (name, condition, span) in
-        [("action", USER_ACTION, Some((from, ts))), ("navigation", super::navigation::TOP_FRAME_NAVIGATION, navigation)]
-    {
-        let Some((start, end)) = span else { continue };
-        let sql = format!(
-            "SELECT id FROM actions WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {condition} ORDER BY ts DESC, id DESC LIMIT 1"
-        );
-        let ids: Vec<i64> =
-            conn.prepare_cached(&sql)?.query_map([tab, start, end], |r| r.get(0))?.collect::<Result<_, _>>()?;
-        if !ids.is_empty() {
-            parts.push(format!("\"{name}\":{}", render(conn, &ACTIONS, &ids, mode, false)?));
+    let navigation = match page_began.filter(|began| *began >= from) {
+        Some(began) => latest_action(conn, tab, (began, began), super::navigation::TOP_FRAME_NAVIGATION)?,
+        None => None,
+    };
+    for (name, found) in [("action", action), ("navigation", navigation)] {
+        if let Some((id, _)) = found {
+            parts.push(format!("\"{name}\":{}", render(conn, &ACTIONS, &[id], mode, false)?));
         }
     }
     Ok(format!("{{{}}}", parts.join(",")))
+}
+
+/// The `actions` row of `tab` meeting `condition` latest within `span` (ms, both ends included):
+/// its id and time.
+fn latest_action(
+    conn: &Connection,
+    tab: i64,
+    span: (i64, i64),
+    condition: &str,
+) -> Result<Option<(i64, i64)>, QueryError> {
+    let sql = format!(
+        "SELECT id, ts FROM actions WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {condition} ORDER BY ts DESC, id DESC LIMIT 1"
+    );
+    Ok(conn.prepare_cached(&sql)?.query_row([tab, span.0, span.1], |r| Ok((r.get(0)?, r.get(1)?))).optional()?)
 }
 
 /// Longest a route change is looked back from for the user action that led to it.
