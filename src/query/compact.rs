@@ -342,7 +342,7 @@ fn at_text(original: Option<&Value>, frames: &[Value], reason: Option<&str>, loc
             .filter_map(|f| f.get("at")?.as_str());
         site.into_iter().chain(frames).find(|at| !served_from_dependencies(at))
     };
-    originals().find_map(|o| original_text(o, false)).or_else(|| {
+    app_at(original, frames).or_else(|| {
         if hot() {
             None
         } else {
@@ -364,7 +364,11 @@ pub fn at_of(entry: &Value) -> Option<String> {
 /// code (its call site's, else a frame's), or None when no map gave one.
 pub fn app_at_of(entry: &Value) -> Option<String> {
     let frames = entry.get("frames").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-    let original = entry.get("original");
+    app_at(entry.get("original"), frames)
+}
+
+/// The first original location outside library code: the call site's, else a frame's.
+fn app_at(original: Option<&Value>, frames: &[Value]) -> Option<String> {
     original.into_iter().chain(frames.iter().filter_map(|f| f.get("original"))).find_map(|o| original_text(o, false))
 }
 
