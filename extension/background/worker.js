@@ -388,9 +388,7 @@ function fromPage(kind, entry, tabId, frame, from) {
   if (frame.id !== 0) {
     if (kind === "tabs" || kind === "vitals" || isDevToolingFrame(frame.url)) return undefined;
     entry.frameId = frame.id;
-    const found = Array.isArray(entry.redacted) ? entry.redacted : [];
-    entry.frameUrl = redact.redactUrl(frame.now, policy, found, "frameUrl");
-    if (found.length) entry.redacted = found;
+    putUrl(entry, "frameUrl", frame.now);
   }
   if (kind === "actions") formPosts.submitted(tabId, frame.id, entry);
   if (kind === "network_waterfall" || kind === "network_bodies") {
@@ -415,9 +413,13 @@ function fromPage(kind, entry, tabId, frame, from) {
  */
 function withPageUrl(entry, frame) {
   delete entry.pageUrl;
-  if (typeof entry.location !== "string") return;
+  if (typeof entry.location === "string") putUrl(entry, "pageUrl", frame.now);
+}
+
+/** `entry[field] = url`, redacted, what was redacted named in the entry's `redacted`. */
+function putUrl(entry, field, url) {
   const found = Array.isArray(entry.redacted) ? entry.redacted : [];
-  entry.pageUrl = redact.redactUrl(frame.now, policy, found, "pageUrl");
+  entry[field] = redact.redactUrl(url, policy, found, field);
   if (found.length) entry.redacted = found;
 }
 
