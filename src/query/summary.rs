@@ -307,27 +307,32 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
             if failed_flag {
                 f["failed"] = json!(true);
             }
-            let made_at = row
-                .get::<_, Option<String>>(9)?
-                .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-                .and_then(|place| compact::at_of(&place));
+            // Read only for an item that has no `at` yet: a failure repeated on every load is read once.
+            let made_at = || -> rusqlite::Result<Option<String>> {
+                Ok(row
+                    .get::<_, Option<String>>(9)?
+                    .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+                    .and_then(|place| compact::at_of(&place)))
+            };
             let same_way = format!("{}|{}|{}|{}|{}", f["method"], url, f["status"], f["error"], failed_flag);
-            if let Some(made_at) = &made_at {
-                f["at"] = json!(made_at);
-            }
-            match failed_at.get(&same_way) {
+            let item = match failed_at.get(&same_way) {
                 Some(&at) => {
                     let count = failed[at]["count"].as_i64().unwrap_or(1) + 1;
                     failed[at]["count"] = json!(count);
                     failed[at]["id"] = json!(id);
-                    if failed[at].get("at").is_none() && made_at.is_some() {
-                        failed[at]["at"] = f["at"].take();
-                    }
+                    &mut failed[at]
                 }
                 None => {
                     failed_at.insert(same_way, failed.len());
                     failed.push(f);
+                    let last = failed.len() - 1;
+                    &mut failed[last]
                 }
+            };
+            if item.get("at").is_none()
+                && let Some(made_at) = made_at()?
+            {
+                item["at"] = json!(made_at);
             }
         }
         // Nor among the slowest: how long a dev server took to answer the guess is not the app's.
