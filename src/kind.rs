@@ -69,6 +69,9 @@ pub struct Filter {
     pub ty: ColumnType,
     /// What it keeps, for the tool's schema and the docs.
     pub help: &'static str,
+    /// A field of `data` compared where the column is empty: rows that say the same thing under
+    /// another name (the browser's network rows name their `type`, the page's their `initiatorType`).
+    pub or_field: Option<&'static str>,
 }
 
 /// How a compact field is made from the stored ones.
@@ -204,7 +207,7 @@ const fn req(name: &'static str, field: &'static str, ty: ColumnType) -> Column 
     Column { name, field, ty, required: Required::Yes, one_of: &[] }
 }
 const fn filter(arg: &'static str, column: &'static str, op: FilterOp, ty: ColumnType, help: &'static str) -> Filter {
-    Filter { arg, column, op, ty, help }
+    Filter { arg, column, op, ty, help, or_field: None }
 }
 
 use ColumnType::{Boolean, Integer, Real, Text};
@@ -313,15 +316,20 @@ pub static NETWORK_WATERFALL: Kind = Kind {
             Text,
             "the failure reason contains this text (e.g. net::, ERR_NAME_NOT_RESOLVED, CORS)",
         ),
-        filter(
-            "type",
-            "initiator_type",
-            Equals,
-            Text,
-            "what made the request, as the page saw it (fetch, xmlhttprequest, script, link, css, img, \
-             navigation, beacon, other): type=fetch leaves a dev server's module loads out; the rows the \
-             browser adds in deep mode say their own type and are left out",
-        ),
+        Filter {
+            or_field: Some("type"),
+            ..filter(
+                "type",
+                "initiator_type",
+                Equals,
+                Text,
+                "what made the request, as its entry's `type` says: type=fetch leaves a dev server's module \
+                 loads out. fetch, xmlhttprequest, script, eventsource, websocket are the same word in every row; \
+                 otherwise the page's rows use Resource Timing's words (img, link, css, navigation, iframe, \
+                 beacon, other), the browser's rows in deep mode Chrome's (image, stylesheet, font, media, \
+                 main_frame, sub_frame, ping, other)",
+            )
+        },
     ],
     description: "one entry per request of the tab (documents, frames, workers, beacons, images, scripts ...), \
                   `source` \"browser\" or \"page\" by who saw it: method, status, Chrome's error for a failed \

@@ -400,20 +400,27 @@ async fn filters_narrow_each_kind() {
     assert_eq!(n(mcp.observe(json!({"what": "websocket_events", "connectionId": "a"})).await), 2);
     assert_eq!(n(mcp.observe(json!({"what": "websocket_events", "direction": "incoming"})).await), 1);
     assert_eq!(n(mcp.observe(json!({"what": "actions", "type": "click"})).await), 2);
-    // A request's type, as the page saw it: the app's fetches without a dev server's module loads.
+    // A request's type, as its entry says it: the app's fetches without a dev server's module
+    // loads, whether the page saw them (`initiatorType`) or the browser in deep mode (`type`).
     server
         .ingest(
             "network_waterfall",
             vec![
                 json!({"tabId": 1, "url": "http://app/api/cart", "initiatorType": "fetch", "method": "GET", "responseStatus": 200}),
                 json!({"tabId": 1, "url": "http://app/api/pay", "initiatorType": "fetch", "method": "POST", "responseStatus": 500}),
-                json!({"tabId": 1, "url": "http://app/api/cart", "type": "fetch", "source": "browser", "responseStatus": 200}),
+                json!({"tabId": 2, "url": "http://app/api/stock", "type": "fetch", "source": "browser", "responseStatus": 200}),
+                json!({"tabId": 2, "url": "http://app/logo.png", "type": "image", "source": "browser", "responseStatus": 200}),
             ],
         )
         .await;
     let fetches = mcp.observe(json!({"what": "network_waterfall", "type": "fetch"})).await;
     let urls: Vec<&str> = fetches["entries"].as_array().unwrap().iter().map(|e| e["url"].as_str().unwrap()).collect();
-    assert_eq!(urls, ["http://app/api/cart", "http://app/api/pay"], "{fetches}");
+    assert_eq!(urls, ["http://app/api/cart", "http://app/api/pay", "http://app/api/stock"], "{fetches}");
+    // The compact entries' `type` is the word the filter took (said once, as what they share).
+    assert_eq!(fetches["common"]["type"], "fetch", "{fetches}");
+    let images = mcp.observe(json!({"what": "network_waterfall", "type": "image", "tabId": 2})).await;
+    assert_eq!(images["entries"][0]["url"], "http://app/logo.png", "{images}");
+    assert_eq!(n(images), 1);
     assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "type": "script"})).await), 30);
     // Filtered offsets page through the matching rows only.
     let p = mcp.observe(json!({"what": "network_waterfall", "url": "r2", "offset": 8, "limit": 5})).await;

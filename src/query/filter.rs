@@ -105,16 +105,17 @@ impl Where {
             Value::Number(n) => n.as_i64().map_or_else(|| SqlValue::Real(n.as_f64().unwrap_or(0.0)), SqlValue::Integer),
             _ => SqlValue::Null,
         };
+        let column = filter_expr(f);
         match f.op {
-            FilterOp::Equals => self.push(&format!("{} = ?", f.column), param),
-            FilterOp::Contains => self.push(&format!("instr({}, ?) > 0", f.column), param),
-            FilterOp::NotContains => self.push(&format!("coalesce(instr({}, ?), 0) = 0", f.column), param),
-            FilterOp::AtLeast => self.push(&format!("{} >= ?", f.column), param),
-            FilterOp::AtMost => self.push(&format!("{} <= ?", f.column), param),
+            FilterOp::Equals => self.push(&format!("{column} = ?"), param),
+            FilterOp::Contains => self.push(&format!("instr({column}, ?) > 0"), param),
+            FilterOp::NotContains => self.push(&format!("coalesce(instr({column}, ?), 0) = 0"), param),
+            FilterOp::AtLeast => self.push(&format!("{column} >= ?"), param),
+            FilterOp::AtMost => self.push(&format!("{column} <= ?"), param),
             FilterOp::LevelAtLeast => {
                 let levels = value.as_str().and_then(levels_at_least).unwrap_or(&[]);
                 let quoted: Vec<String> = levels.iter().map(|l| format!("'{l}'")).collect();
-                self.conditions.push(format!("{} IN ({})", f.column, quoted.join(", ")));
+                self.conditions.push(format!("{column} IN ({})", quoted.join(", ")));
             }
             // A row with neither an error, a flag nor a status makes the condition NULL: not failed.
             FilterOp::Failed => {
@@ -172,6 +173,14 @@ impl Where {
     /// The params followed by `extra`.
     pub fn params_with(&self, extra: &[i64]) -> Vec<SqlValue> {
         self.params.iter().cloned().chain(extra.iter().map(|v| SqlValue::Integer(*v))).collect()
+    }
+}
+
+/// SQL for what a filter compares: its column, or where that is empty the field of `data` it names.
+pub fn filter_expr(f: &Filter) -> String {
+    match f.or_field {
+        Some(field) => format!("coalesce({}, json_extract(data, '$.{field}'))", f.column),
+        None => f.column.to_string(),
     }
 }
 
