@@ -194,6 +194,21 @@ async fn http_answers_malformed_messages_with_their_json_rpc_errors() {
     let answer = any.json(&json!({"jsonrpc": "2.0", "id": 16, "method": "ping"})).send().await.unwrap();
     assert_eq!(answer.status(), 200);
     assert_eq!(message_of(&answer.text().await.unwrap())["result"], json!({}));
+    // Nor does one that names the two types' ranges (RFC 9110: a range takes each type in it);
+    // a range it refuses (q=0) is no acceptance.
+    let ranges = |accept: &str| http.client.post(&http.url).header("accept", accept).header("mcp-session-id", &session);
+    let ping = json!({"jsonrpc": "2.0", "id": 17, "method": "ping"});
+    let answer = ranges("application/*, text/*;q=0.5").json(&ping).send().await.unwrap();
+    assert_eq!(answer.status(), 200);
+    assert_eq!(message_of(&answer.text().await.unwrap())["result"], json!({}));
+    let refused = ranges("application/json, text/*;q=0").json(&ping).send().await.unwrap();
+    assert_eq!(refused.status(), 406);
+    // A method /mcp does not take: 405, and `Allow` names what it takes, OPTIONS too, as every route's.
+    for method in [reqwest::Method::PUT, reqwest::Method::PATCH] {
+        let refused = http.client.request(method.clone(), &http.url).send().await.unwrap();
+        assert_eq!(refused.status(), 405, "{method}");
+        assert_eq!(refused.headers()["allow"], "GET, POST, DELETE, OPTIONS", "{method}");
+    }
     // A GET opens the session's event stream: one that does not accept event streams is refused (406).
     let get = |accept: &str| http.client.get(&http.url).header("mcp-session-id", &session).header("accept", accept);
     for accept in ["application/json", "text/html, application/json;q=0.9"] {

@@ -56,6 +56,8 @@ pub struct Gate {
 pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
 
 const SESSION_HEADER: &str = "mcp-session-id";
+/// The methods `/mcp` takes.
+const TAKES: &str = "GET, POST, DELETE";
 
 pub async fn gate(State(gate): State<Gate>, mut request: Request, next: Next) -> Response {
     accept_anything_as_both(&mut request);
@@ -66,7 +68,7 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
     if request.method() == Method::OPTIONS {
         // Asked what it takes (the extension's CORS preflight is answered before, in `guard`),
         // as every other route answers it.
-        return super::options("GET, POST, DELETE");
+        return super::options(TAKES);
     }
     let session = session_of(&request);
     // Whether the session the request names exists, looked up once.
@@ -89,8 +91,12 @@ async fn gated(gate: Gate, request: Request, next: Next) -> Response {
         }
         return response;
     }
+    if ![Method::GET, Method::POST].contains(request.method()) {
+        // As every other route refuses a method it does not take, `Allow` naming `OPTIONS` too.
+        return super::wrong_method(TAKES, request.method().clone(), request.uri().clone()).await;
+    }
     if request.method() != Method::POST || !is_json(&request) {
-        return next.run(request).await; // rmcp says what is wrong with the method or the content type
+        return next.run(request).await; // rmcp says what is wrong with the content type, or serves the stream
     }
     let (parts, body) = request.into_parts();
     let too_large =
@@ -198,15 +204,37 @@ fn session_gone() -> Response {
     (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
 }
 
-/// A client that accepts anything (`*/*`) accepts JSON and event streams, which rmcp wants named.
+/// A client whose `Accept` takes JSON and event streams through ranges (`*/*`, `application/*,
+/// text/*`) accepts both, which rmcp wants named.
 fn accept_anything_as_both(request: &mut Request) {
-    let anything = request.headers().get_all(header::ACCEPT).iter().any(|v| {
-        v.to_str().is_ok_and(|v| v.split(',').any(|t| t.split(';').next().is_some_and(|t| t.trim() == "*/*")))
-    });
-    if anything {
+    let ranges: Vec<String> = request
+        .headers()
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::to_owned)
+        .collect();
+    if accepts(&ranges, "application", "json") && accepts(&ranges, "text", "event-stream") {
         let both = header::HeaderValue::from_static("application/json, text/event-stream");
         request.headers_mut().insert(header::ACCEPT, both);
     }
+}
+
+/// Whether one of `ranges` (an `Accept` header's items) takes `ty/sub`: the type itself, its
+/// `ty/*` or `*/*`, and not with `q=0` (RFC 9110 §12.5.1).
+fn accepts(ranges: &[String], ty: &str, sub: &str) -> bool {
+    ranges.iter().any(|range| {
+        let mut parts = range.split(';');
+        let media = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+        let refused = parts.any(|p| {
+            p.trim()
+                .split_once('=')
+                .is_some_and(|(k, v)| k.trim() == "q" && v.trim().parse::<f32>().is_ok_and(|q| q <= 0.0))
+        });
+        let matches = media == "*/*" || media == format!("{ty}/*") || media == format!("{ty}/{sub}");
+        matches && !refused
+    })
 }
 
 /// Longest refusal text of rmcp's turned into a JSON-RPC error (its refusals are a line or two).
