@@ -197,6 +197,14 @@ pub fn is_library_segment(segment: &str) -> bool {
 
 /// Console levels from least to most severe; `min_level` keeps a suffix of this.
 pub const LEVELS: &[&str] = &["debug", "log", "info", "warn", "error"];
+/// What made a request that loaded a document, as its entry's type says it: the page's own row of
+/// its document (Resource Timing's `navigation`), the browser's rows in deep mode (a tab's page, a frame's).
+pub const DOCUMENT_TYPES: &[&str] = &["navigation", "main_frame", "sub_frame"];
+
+/// `values` as an SQL list of string literals (`'a', 'b'`): for the lists of this file, which hold no quote.
+pub fn quoted(values: &[&str]) -> String {
+    values.iter().map(|v| format!("'{v}'")).collect::<Vec<_>>().join(", ")
+}
 const WS_EVENTS: &[&str] = &["open", "message", "close", "error"];
 const DIRECTIONS: &[&str] = &["incoming", "outgoing"];
 

@@ -260,3 +260,58 @@ async fn an_errors_answer_of_repeats_points_to_the_groups() {
     assert_eq!(distinct["total"], 10, "{distinct}");
     assert!(!distinct["hint"].as_str().unwrap_or_default().contains("distinct message"), "{distinct}");
 }
+
+/// A server-rendered app: every full page load fails the same assets again (a renamed stylesheet, a
+/// logo never committed), while the server's own failures happen once each: a form shown again with
+/// 422, a POST that redirected to a 500. The summary names the pages that failed first, ahead of
+/// the assets' repeats (a Flask + htmx review: an agent starting at the summary missed all three).
+#[tokio::test]
+async fn a_summary_names_the_pages_that_failed_ahead_of_assets_failing_on_every_load() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let page_failed = |ts: i64, path: &str, status: i64| {
+        let url = format!("{APP}{path}");
+        json!({"tabId": 1, "ts": ts, "level": "error", "source": "resource", "tag": "document", "url": url,
+               "resourceUrl": url, "message": format!("Failed to load the page: {url} answered {status} (Shop)")})
+    };
+    let asset_failed = |ts: i64, asset: &str| {
+        let url = format!("{APP}/static/{asset}");
+        json!({"tabId": 1, "ts": ts, "level": "error", "source": "resource", "tag": "img", "url": format!("{APP}/"),
+               "resourceUrl": url, "message": format!("Failed to load image: {url}")})
+    };
+    let document = |ts: i64, path: &str, status: i64| {
+        json!({"tabId": 1, "ts": ts, "url": format!("{APP}{path}"), "method": null, "initiatorType": "navigation",
+               "responseStatus": status, "source": "page"})
+    };
+    let asset = |ts: i64, name: &str| {
+        json!({"tabId": 1, "ts": ts, "url": format!("{APP}/static/{name}"), "method": null, "initiatorType": "img",
+               "responseStatus": 404, "source": "page"})
+    };
+    let assets = ["logo.png", "hero.png", "a.png", "b.png", "c.png", "d.png"];
+    let mut logs = vec![page_failed(T, "/contact", 422), page_failed(T + 10, "/items/2", 500)];
+    let mut rows = vec![document(T, "/contact", 422), document(T + 10, "/items/2", 500)];
+    for load in 0..4 {
+        for (i, name) in assets.iter().enumerate() {
+            let ts = T + 1000 * (load + 1) + i as i64;
+            logs.push(asset_failed(ts, name));
+            rows.push(asset(ts, name));
+        }
+    }
+    server.ingest("logs", logs).await;
+    server.ingest("network_waterfall", rows).await;
+
+    let summary = mcp.observe(json!({"what": "summary"})).await;
+    let groups = summary["errors"]["groups"].as_array().expect("error groups");
+    let first: Vec<&str> = groups[..2].iter().map(|g| g["example"].as_str().unwrap()).collect();
+    assert!(first[0].contains("/contact answered 422") && first[1].contains("/items/2 answered 500"), "{summary}");
+    assert_eq!(summary["errors"]["not_shown"], 3, "the assets' groups left out are counted: {summary}");
+    let failed = summary["network_waterfall"]["failed"].as_array().expect("failed requests");
+    let urls: Vec<&str> = failed[..2].iter().map(|f| f["url"].as_str().unwrap()).collect();
+    assert_eq!(urls, [format!("{APP}/items/2"), format!("{APP}/contact")], "{summary}");
+    // Then the latest failures, each once with its count.
+    assert_eq!(failed[2]["count"], 4, "{summary}");
+    // The same order where the groups are listed in full.
+    let listed = mcp.observe(json!({"what": "errors", "group": true})).await;
+    assert!(listed["groups"][0]["example"].as_str().unwrap().contains("/contact answered 422"), "{listed}");
+}

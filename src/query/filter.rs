@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::args::ObserveArgs;
 use super::outcome;
 use super::search;
-use crate::kind::{COMMON_FILTERS, Filter, FilterOp, Kind, levels_at_least};
+use crate::kind::{self, COMMON_FILTERS, Filter, FilterOp, Kind, levels_at_least};
 
 /// The condition of `what=errors`, and of one tab's rows.
 const ERRORS_ONLY: &str = "level = 'error'";
@@ -114,8 +114,7 @@ impl Where {
             FilterOp::AtMost => self.push(&format!("{column} <= ?"), param),
             FilterOp::LevelAtLeast => {
                 let levels = value.as_str().and_then(levels_at_least).unwrap_or(&[]);
-                let quoted: Vec<String> = levels.iter().map(|l| format!("'{l}'")).collect();
-                self.conditions.push(format!("{column} IN ({})", quoted.join(", ")));
+                self.conditions.push(format!("{column} IN ({})", kind::quoted(levels)));
             }
             // A row with neither an error, a flag nor a status makes the condition NULL: not failed.
             FilterOp::Failed => {

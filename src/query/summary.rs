@@ -16,7 +16,7 @@ use super::compact::{self, number};
 use super::filter::{Where, field_expr};
 use super::fingerprint;
 use super::outcome::{self, Outcome};
-use crate::kind::{KINDS, Kind, LEVELS, LOGS, NETWORK_BODIES, NETWORK_WATERFALL};
+use crate::kind::{DOCUMENT_TYPES, KINDS, Kind, LEVELS, LOGS, NETWORK_BODIES, NETWORK_WATERFALL, quoted};
 
 /// Characters of a group's example message.
 const EXAMPLE: usize = 160;
@@ -35,6 +35,9 @@ pub struct Group {
     /// map gave one); filled by [`locate`] for the groups an answer shows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<String>,
+    /// A page or frame that answered an error status ("Failed to load the page: … answered 500").
+    #[serde(skip)]
+    pub page: bool,
 }
 
 /// Fills each group's `at`, so that where an error happens takes no second call: the page's own
@@ -62,7 +65,7 @@ pub(super) fn locate(conn: &Connection, groups: &mut [Group]) -> Result<(), Quer
 /// Groups of the logs matching `filter` (oldest first in, most frequent first out).
 pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Result<Vec<Group>, QueryError> {
     let sql = format!(
-        "SELECT id, level, substr(message, 1, {}), source, url FROM logs{} ORDER BY id",
+        "SELECT id, level, substr(message, 1, {}), source, url, {PAGE_FAILED} FROM logs{} ORDER BY id",
         fingerprint::PREFIX,
         filter.clause(None)
     );
@@ -95,15 +98,22 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
                     last_id: id,
                     example: example(&message),
                     at: None,
+                    page: row.get::<_, Option<bool>>(5)?.unwrap_or(false),
                 });
             }
         }
     }
-    // The most frequent first; among as frequent, the earliest first: the first error of a cascade
-    // (a component's TypeError, then the framework's errors about the broken tree) is its cause.
-    groups.sort_by(|a, b| b.count.cmp(&a.count).then(a.first_id.cmp(&b.first_id)));
+    // A page that answered an error status first: the page the person looked at was the server's
+    // error (a form re-shown with 422, a 500), which assets that fail on every load would push off
+    // the list. Then the most frequent first; among as frequent, the earliest first: the first
+    // error of a cascade (a component's TypeError, then the framework's errors about the broken
+    // tree) is its cause.
+    groups.sort_by(|a, b| b.page.cmp(&a.page).then(b.count.cmp(&a.count)).then(a.first_id.cmp(&b.first_id)));
     Ok(groups)
 }
+
+/// A log entry saying its page or frame answered an error status (the extension's `resources.js`).
+const PAGE_FAILED: &str = "source = 'resource' AND json_extract(data, '$.tag') = 'document'";
 
 /// A log entry's fingerprint. The browser's own messages keep the URL they are about in a field of
 /// their own ("Failed to load resource: the server responded with a status of 500" names no URL):
@@ -244,11 +254,10 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     let [status, error, failed_flag] = outcome::outcome_columns(kind);
     // A connection that stays open (a WebSocket, an EventSource: a dev server's HMR socket among
     // them) lasts as long as the page: its duration is no slowness, and it is not ranked as one.
-    let lasting = format!(
-        "coalesce({}, {}) IN ('websocket', 'eventsource')",
-        field_expr(kind, "initiatorType"),
-        field_expr(kind, "type")
-    );
+    // What made the request: a page row's `initiatorType`, a browser row's `type`.
+    let request_type = format!("coalesce({}, {})", field_expr(kind, "initiatorType"), field_expr(kind, "type"));
+    let lasting = format!("{request_type} IN ('websocket', 'eventsource')");
+    let document = format!("{request_type} IN ({})", quoted(DOCUMENT_TYPES));
     // Where a failed request was made in the page's code: its call site, source-mapped where it could be.
     let made_at = match kind.frames_page {
         Some(_) => format!(
@@ -259,7 +268,7 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
         None => "NULL".to_string(),
     };
     let sql = format!(
-        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {}, {made_at} FROM {}{} ORDER BY id",
+        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {}, {made_at}, {document} FROM {}{} ORDER BY id",
         field_expr(kind, "method"),
         outcome::browser_guess_sql(),
         kind.name,
@@ -270,7 +279,8 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     let mut by_status: HashMap<&'static str, i64> = HashMap::new();
     let mut by_host: HashMap<String, i64> = HashMap::new();
     // Failures by what failed and how: each request failing the same way once, with its count.
-    let mut failed: Vec<Value> = Vec::new();
+    // Each with whether it loaded a document (a page or a frame).
+    let mut failed: Vec<(bool, Value)> = Vec::new();
     let mut failed_at: HashMap<String, usize> = HashMap::new();
     let mut failed_count = 0;
     let mut timed: Vec<(f64, i64, String)> = Vec::new();
@@ -317,16 +327,18 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
             let same_way = format!("{}|{}|{}|{}|{}", f["method"], url, f["status"], f["error"], failed_flag);
             let item = match failed_at.get(&same_way) {
                 Some(&at) => {
-                    let count = failed[at]["count"].as_i64().unwrap_or(1) + 1;
-                    failed[at]["count"] = json!(count);
-                    failed[at]["id"] = json!(id);
-                    &mut failed[at]
+                    let item = &mut failed[at].1;
+                    let count = item["count"].as_i64().unwrap_or(1) + 1;
+                    item["count"] = json!(count);
+                    item["id"] = json!(id);
+                    item
                 }
                 None => {
                     failed_at.insert(same_way, failed.len());
-                    failed.push(f);
+                    let document = row.get::<_, Option<bool>>(10)?.unwrap_or(false);
+                    failed.push((document, f));
                     let last = failed.len() - 1;
-                    &mut failed[last]
+                    &mut failed[last].1
                 }
             };
             if item.get("at").is_none()
@@ -341,9 +353,13 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
             timed.push((d, id, url));
         }
     }
-    // The most recent failures (by their newest id) and the slowest requests.
-    failed.sort_by_key(|f| std::cmp::Reverse(f["id"].as_i64().unwrap_or(0)));
+    // The pages (and frames) that failed to load first, the server's answer to the page the person
+    // looked at, which the assets failing on every load would push off the list; then the most
+    // recent failures (by their newest id). And the slowest requests.
+    failed
+        .sort_by_key(|(document, f)| (std::cmp::Reverse(*document), std::cmp::Reverse(f["id"].as_i64().unwrap_or(0))));
     failed.truncate(TOP);
+    let failed: Vec<Value> = failed.into_iter().map(|(_, f)| f).collect();
     timed.sort_by(|a, b| b.0.total_cmp(&a.0));
     let slowest: Vec<Value> = timed
         .into_iter()

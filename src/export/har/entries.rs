@@ -240,7 +240,7 @@ fn resource_type(initiator: &str, url: &str) -> &'static str {
     let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
     match initiator {
         // The page's initiator types, and the browser's resource types (deep mode's `type`).
-        "navigation" | "main_frame" | "sub_frame" => return "document",
+        t if crate::kind::DOCUMENT_TYPES.contains(&t) => return "document",
         "stylesheet" => return "stylesheet",
         "font" => return "font",
         "ping" => return "ping",
