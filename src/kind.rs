@@ -83,6 +83,9 @@ pub enum Shape {
     /// literals, as DevTools shows a logged object (`{i:6,name:'x'}`). Only a message: a body or a
     /// frame's payload is shown as the page sent it.
     Logged,
+    /// A text a page showed (an error page's): as [`Shape::Logged`] cuts a long one (its start and
+    /// its end), but as the page had it, its code's quotes and brackets untouched.
+    Shown,
     /// A stack's first N frames ("    at …" lines), its head (the error's message, which the entry
     /// says beside it) left out; a text with no frame line, its first N lines.
     Frames(usize),
@@ -176,7 +179,7 @@ pub static ERRORS_COMPACT: [View; 6] = [
     View { name: "stack", from: &["stack"], shape: Shape::Frames(4) },
     pick("url", &["url"]),
     // A document that answered with an error status: the text of the error page the server sent.
-    View { name: "pageText", from: &["pageText"], shape: Shape::Logged },
+    View { name: "pageText", from: &["pageText"], shape: Shape::Shown },
 ];
 
 /// A logs entry's (or a frame's) `sourcemap` reason when its code ran from a hot update through
@@ -460,7 +463,7 @@ pub static NETWORK_BODIES: Kind = Kind {
         pick("error", &["error"]),
         pick("failed", &["failed"]),
         // A response that is an error page (HTML with a status >= 400): the page's text.
-        View { name: "pageText", from: &["pageText"], shape: Shape::Logged },
+        View { name: "pageText", from: &["pageText"], shape: Shape::Shown },
     ],
     frames_page: None,
 };

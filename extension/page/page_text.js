@@ -18,23 +18,39 @@
   const SHOW_TEXT = 4; // NodeFilter.SHOW_TEXT
 
   const NOT_TEXT = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
-  const CELL_DEPTH = 8; // elements looked up from a text node for its table cell
+  // Elements that flow within a line: their text continues the line of the text before it in the
+  // same block (a debug page's `File <cite>"app.py"</cite>, line <em>82</em>` is one line).
+  const INLINE = new Set([
+    "A", "ABBR", "B", "BDI", "BDO", "CITE", "CODE", "DATA", "DFN", "EM", "FONT", "I", "KBD", "LABEL", "MARK", "Q", "S",
+    "SAMP", "SMALL", "SPAN", "STRONG", "SUB", "SUP", "TIME", "TT", "U", "VAR",
+  ]);
+  // Elements whose text keeps its spaces and lines (a stack in a <pre>, source lines).
+  const PRESERVED = new Set(["PRE", "TEXTAREA", "LISTING", "XMP", "PLAINTEXT"]);
+  const DEPTH = 8; // elements looked up from a text node for its table cell, its block
 
-  /** The table cell a text node is in, if any, within CELL_DEPTH elements. */
+  /** The table cell a text node is in, if any, within DEPTH elements. */
   function cellOf(node) {
     let el = node.parentNode;
-    for (let depth = 0; el && depth < CELL_DEPTH; depth++, el = el.parentNode) {
+    for (let depth = 0; el && depth < DEPTH; depth++, el = el.parentNode) {
       if (el.nodeName === "TD" || el.nodeName === "TH") return el;
     }
     return null;
   }
 
+  /** The element a text node's line belongs to: its nearest ancestor that is not inline. */
+  function blockOf(node) {
+    let el = node.parentNode;
+    for (let depth = 0; el && depth < DEPTH && INLINE.has(el.nodeName); depth++) el = el.parentNode;
+    return el;
+  }
+
   /**
    * The visible text of `doc`, at most `cap` characters (read node by node: a large page costs
-   * no more than the cap), and whether more was left; no layout is forced. A text node a line,
-   * except that the cells of a table row make one line, `name: value`: an error page's tables
-   * (Django's settings, request and local variables) pair a name with its value, and the pair
-   * on one line is what redaction knows a secret by (`CSRF_COOKIE: '…'`).
+   * no more than the cap), and whether more was left; no layout is forced. A block a line, its
+   * inline elements' text in it, spaces collapsed as a browser shows them (a <pre>'s kept), except
+   * that the cells of a table row make one line, `name: value`: an error page's tables (Django's
+   * settings, request and local variables) pair a name with its value, and the pair on one line
+   * is what redaction knows a secret by (`CSRF_COOKIE: '…'`).
    */
   function ofDocument(doc, cap) {
     const root = doc.body || doc.documentElement;
@@ -42,18 +58,31 @@
     const walker = apply(createTreeWalker, doc, [root, SHOW_TEXT]);
     let text = "";
     let lastCell = null;
+    let lastBlock = null;
     for (let node = apply(nextNode, walker, []); node; node = apply(nextNode, walker, [])) {
       if (node.parentNode && NOT_TEXT.has(node.parentNode.nodeName)) continue;
-      const part = String(node.data).trim(); // a <pre>'s stack keeps its lines and indentation
-      if (!part) continue;
+      const block = blockOf(node);
+      const kept = block !== null && PRESERVED.has(block.nodeName);
+      const raw = String(node.data);
       const cell = cellOf(node);
-      const sameRow = cell && lastCell && cell.parentNode === lastCell.parentNode;
-      const joint = !text ? "" : sameRow ? (cell === lastCell ? " " : ": ") : "\n";
+      if (text && !cell && block !== null && block === lastBlock) {
+        // The same line goes on: a <pre>'s text as written, else with its spaces collapsed.
+        const more = kept ? raw : raw.replace(/\s+/g, " ");
+        text += text.endsWith(" ") && more.startsWith(" ") ? more.slice(1) : more;
+      } else {
+        // A line's end is where its spaces end, for what its next inline element's text adds; a
+        // <pre>'s stack keeps its lines and indentation.
+        const part = (kept ? raw : raw.replace(/\s+/g, " ")).trimStart();
+        if (!part) continue;
+        const sameRow = cell && lastCell && cell.parentNode === lastCell.parentNode;
+        const joint = !text ? "" : sameRow ? (cell === lastCell ? " " : ": ") : "\n";
+        text = text.trimEnd() + joint + part;
+      }
       lastCell = cell;
-      text += joint + part;
+      lastBlock = block;
       if (text.length > cap) return { text: text.slice(0, cap), truncated: true };
     }
-    return { text, truncated: false };
+    return { text: text.trimEnd(), truncated: false };
   }
 
   /**

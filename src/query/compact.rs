@@ -516,6 +516,10 @@ fn text(s: &str, shape: Shape, sent: Option<usize>) -> String {
             Some(sent) => json_string(&cut_sent(&super::literal::literals(s), sent)),
             None => json_string(&cut_middle(&super::literal::literals(s))),
         },
+        Shape::Shown => match sent {
+            Some(sent) => json_string(&cut_sent(s, sent)),
+            None => json_string(&cut_middle(s)),
+        },
     }
 }
 
@@ -704,6 +708,15 @@ mod tests {
             shown.chars().count(),
             TEXT_CAP + format!("… (+{} chars) …", message.chars().count() - TEXT_CAP).chars().count()
         );
+        // A page's text is cut as a message, its start and its end, but keeps its code as it was:
+        // Python's `item["price"]` is not a logged array to write as `['price']`.
+        let page = format!("TypeError at /items/2\n{}total = item[\"price\"] * qty", "frame\n".repeat(200));
+        let shown: String = serde_json::from_str(&text(&page, Shape::Shown, None)).unwrap();
+        assert!(
+            shown.starts_with("TypeError at /items/2") && shown.ends_with("total = item[\"price\"] * qty"),
+            "{shown}"
+        );
+        assert!(shown.contains("… (+"), "{shown}");
         // A text ingest cut: counted to the bytes the page sent.
         assert!(text(&long, Shape::Whole, Some(20_000)).ends_with(&format!("… (+{} bytes sent)\"", 20_000 - TEXT_CAP)));
         assert_eq!(text("héllo", Shape::Length, Some(20_000)), "20000");

@@ -133,6 +133,9 @@ function startFixture() {
       res.end(
         `<!doctype html><title>Server Error</title><style>${style}</style><h1>Server Error (500)</h1>` +
           "<pre>Error: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)</pre><script>var hidden = 'not text'</script>" +
+          // A frame as Werkzeug's debugger shows one: inline elements in a line, a source line in a <pre>.
+          '<h4>File <cite class="filename">"/app/app.py"</cite>,\n      line <em class="line">82</em>,\n      in <code>show_item</code></h4>' +
+          '<div class="source"><pre class="line current"><span class="ws">    </span>total = item["price"] <span>*</span> qty</pre></div>' +
           // A debug page's table of a request's values, as Django shows them: the name, then the value.
           "<table><tr><th>Variable</th><th>Value</th></tr><tr><td>CSRF_COOKIE</td><td class=code><pre>'SERVER-PAGE-CSRF-77'</pre></td></tr>" +
           "<tr><td>CONTENT_TYPE</td><td><pre>'text/plain'</pre></td></tr>" +
@@ -539,7 +542,9 @@ try {
   // line, and a secret in it redacted.
   assert.equal(
     failedPage.pageText,
-    "Server Error (500)\nError: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)\nVariable: Value\nCSRF_COOKIE: '[redacted]'\nCONTENT_TYPE: 'text/plain'\nHTTP_X_CSRFTOKEN: '[redacted]'",
+    "Server Error (500)\nError: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)\n" +
+      'File "/app/app.py", line 82, in show_item\ntotal = item["price"] * qty\n' +
+      "Variable: Value\nCSRF_COOKIE: '[redacted]'\nCONTENT_TYPE: 'text/plain'\nHTTP_X_CSRFTOKEN: '[redacted]'",
   );
   log("a page answered 500 is an error, with its page's text");
 
