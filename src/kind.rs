@@ -555,6 +555,11 @@ pub static ACTIONS: Kind = Kind {
         pick("text", &["text"]),
         pick("value", &["value", "checked", "key"]),
         pick("how", &["how"]),
+        // Where and how a form posts (a submit's), and the frame an action was in (an iframe's load
+        // reads as the top page's otherwise).
+        pick("method", &["method"]),
+        pick("action", &["action"]),
+        pick("frameId", &["frameId"]),
         pick("url", &["url"]),
     ],
     frames_page: None,

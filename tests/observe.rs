@@ -1004,3 +1004,33 @@ async fn one_absurd_time_leaves_the_others_readable() {
     assert_eq!((times[0], times[2]), (0, 10), "{answer}");
     assert!(times[1] < 0, "the broken one alone reads off: {answer}");
 }
+
+/// A form's submit says where and how it posts, and a frame's load which frame, in the compact
+/// entries an agent reads first (a Flask review: the POST that led to a 500 was only in drill-downs,
+/// and an iframe's load read as the top page's).
+#[tokio::test]
+async fn compact_actions_say_where_a_form_posts_and_which_frame() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    server
+        .ingest(
+            "actions",
+            vec![
+                json!({"tabId": 1, "ts": 1000, "type": "navigate", "how": "load", "url": "http://app/items/new"}),
+                json!({"tabId": 1, "ts": 1100, "type": "submit", "selector": "form#new-item", "method": "POST",
+                       "action": "http://app/items/new", "url": "http://app/items/new"}),
+                json!({"tabId": 1, "ts": 1200, "type": "navigate", "how": "load", "url": "http://app/widgets/weather", "frameId": 5}),
+            ],
+        )
+        .await;
+    let answer = mcp.observe(json!({"what": "actions"})).await;
+    let entries = answer["entries"].as_array().expect("entries");
+    assert_eq!(
+        (&entries[1]["method"], &entries[1]["action"]),
+        (&json!("POST"), &json!("http://app/items/new")),
+        "{answer}"
+    );
+    assert_eq!(entries[2]["frameId"], 5, "{answer}");
+    assert!(entries[0].get("frameId").is_none(), "the top page's load names no frame: {answer}");
+}
