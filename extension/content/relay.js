@@ -32,6 +32,7 @@
   const PORT_EVENT = "gasoline:port";
   const BRIDGE_EVENT = "gasoline:bridge";
   const FLUSH_EVENT = "gasoline:flush";
+  const SEND_EVENT = "gasoline:send";
   const BRIDGE_ATTRIBUTE = "data-events";
   // Which kinds a page may send is the worker's to check (it drops any other);
   // here a kind is a short name. (Chrome injects a file once per frame, so the
@@ -92,20 +93,23 @@
     }
   }
 
-  // The page's last events, handed over in its pagehide (page/channel.js): everything waiting
-  // goes now, since no answer, timer or port message will run in this document again.
+  // The page's batches, handed over synchronously (page/channel.js): a port's message posted just
+  // before the next document commits is never delivered. The last ones, in the page's pagehide:
+  // everything waiting goes now, since no answer, timer or port message will run in this document again.
   const bridge = document.createElement("span");
-  bridge.addEventListener(FLUSH_EVENT, () => {
+  const fromBridge = (then) => () => {
     try {
       const text = bridge.getAttribute(BRIDGE_ATTRIBUTE);
       bridge.removeAttribute(BRIDGE_ATTRIBUTE);
       if (active === false) return;
       if (text) take(JSON.parse(text));
-      sendAllNow();
+      then();
     } catch {
       // a batch that does not parse is lost, as a page closed meanwhile loses its last events
     }
-  });
+  };
+  bridge.addEventListener(SEND_EVENT, fromBridge(() => pump()));
+  bridge.addEventListener(FLUSH_EVENT, fromBridge(() => sendAllNow()));
 
   /**
    * Sends every waiting event not in the message in flight (the worker has that one) without

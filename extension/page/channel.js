@@ -9,13 +9,16 @@
 // port is the original, called through a reference taken before the page ran.
 //
 // A port delivers in a task, and a document being unloaded (pagehide of a
-// navigation) runs no more tasks: what the page did in its last moments (the
-// click on a link, the error logged before `location.href = ...`) would be
-// lost. So the relay also hands over, the same way, an element of its own that
-// is in no document (`bridge`): `sendNow` writes the events on it and
-// dispatches an event at it, which runs the relay's listener at once,
-// synchronously, in the page's own pagehide. No page script can reach that
-// element or see that event.
+// navigation) runs no more tasks: a batch posted just before the browser
+// commits the next document (it does that ahead of posted messages) never
+// reaches the relay, with what the page did in its last moments (the click on
+// a link, the form's submit). So the relay also hands over, the same way, an
+// element of its own that is in no document (`bridge`): every batch is written
+// on it and an event dispatched at it, which runs the relay's listener at
+// once, synchronously, before `send` returns; `sendNow` (the page's own
+// pagehide) also tells the relay to send everything at once. No page script
+// can reach that element or see that event. The port carries the settings to
+// the page, and batches only before the bridge is there.
 // Registry: reads core; adds channel.
 (function () {
   "use strict";
@@ -25,6 +28,7 @@
   const PORT_EVENT = "gasoline:port";
   const BRIDGE_EVENT = "gasoline:bridge";
   const FLUSH_EVENT = "gasoline:flush";
+  const SEND_EVENT = "gasoline:send";
   const BRIDGE_ATTRIBUTE = "data-events";
   const postMessage = MessagePort.prototype.postMessage;
   const relatedTargetOf = Object.getOwnPropertyDescriptor(FocusEvent.prototype, "relatedTarget").get;
@@ -76,22 +80,30 @@
   }
   listen(document, BRIDGE_EVENT, onBridge, true);
 
-  /**
-   * Hands a batch to the relay before this returns (the document is being unloaded: a port's
-   * message would never be delivered); the port when there is no bridge.
-   */
-  function sendNow(events) {
-    if (!bridge) return send(events);
+  /** Hands `events` to the relay through the bridge, before this returns; false where it could not. */
+  function handOver(events, type) {
+    if (!bridge) return false;
     try {
       apply(setAttribute, bridge, [BRIDGE_ATTRIBUTE, stringify(events)]);
-      apply(dispatchEvent, bridge, [new NativeEvent(FLUSH_EVENT)]);
+      apply(dispatchEvent, bridge, [new NativeEvent(type)]);
+      return true;
     } catch {
-      send(events);
+      return false; // a value JSON cannot write (a BigInt): the port's structured clone takes it
     }
   }
 
-  /** Posts a batch of `{kind, entry}` to the relay. */
+  /** Hands a batch to the relay and has it sent at once: the document is being unloaded. */
+  function sendNow(events) {
+    if (!handOver(events, FLUSH_EVENT)) post(events);
+  }
+
+  /** Hands a batch of `{kind, entry}` to the relay. */
   function send(events) {
+    if (!handOver(events, SEND_EVENT)) post(events);
+  }
+
+  /** Posts a batch on the port: before the bridge is there, or what the bridge could not take. */
+  function post(events) {
     if (!port) {
       if (waiting.length < MAX_WAITING) waiting.push(events);
       return;
