@@ -421,6 +421,22 @@ async fn filters_narrow_each_kind() {
     let images = mcp.observe(json!({"what": "network_waterfall", "type": "image", "tabId": 2})).await;
     assert_eq!(images["entries"][0]["url"], "http://app/logo.png", "{images}");
     assert_eq!(n(images), 1);
+    // A type no entry has (a guess): the answer names the types kept, not just "nothing".
+    let guess = mcp.observe(json!({"what": "network_waterfall", "type": "document"})).await;
+    assert_eq!(n(guess.clone()), 0);
+    let hint = guess["hint"].as_str().unwrap_or_default();
+    assert!(
+        hint.contains(r#"no network_waterfall entry has type="document"; the values kept: "script" (30), "fetch" (3), "image" (1)"#),
+        "{guess}"
+    );
+    // A value some entry has, left out by the other filters, is not called unknown.
+    let narrowed = mcp.observe(json!({"what": "network_waterfall", "type": "fetch", "url": "nowhere"})).await;
+    assert!(!narrowed["hint"].as_str().unwrap_or_default().contains("values kept"), "{narrowed}");
+    let post = mcp.observe(json!({"what": "network_bodies", "method": "post"})).await;
+    assert!(
+        post["hint"].as_str().unwrap_or_default().contains(r#"method="post"; the values kept: "POST" (2), "GET" (1)"#),
+        "{post}"
+    );
     assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "type": "script"})).await), 30);
     // Filtered offsets page through the matching rows only.
     let p = mcp.observe(json!({"what": "network_waterfall", "url": "r2", "offset": 8, "limit": 5})).await;

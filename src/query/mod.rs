@@ -31,6 +31,7 @@ mod snapshot;
 mod state;
 mod summary;
 pub mod tokens;
+mod values;
 
 use rusqlite::Connection;
 use serde_json::Value;

@@ -56,6 +56,9 @@ struct Meta {
     /// hint when the answer does not show them all.
     #[serde(skip)]
     repeats: Option<String>,
+    /// Nothing matched, and a filter's value is held by no entry of the kind: the values that are.
+    #[serde(skip)]
+    unheld: Option<String>,
     truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     hint: Option<String>,
@@ -239,6 +242,7 @@ pub fn answer(
     let failed_requests = if errors_only { context::failed_requests_note(conn, args)? } else { None };
     let first_look = args.after_cursor.is_none() && args.before_cursor.is_none();
     let repeats = if errors_only && first_look && total > 1 { repeats_note(conn, &filter, total)? } else { None };
+    let unheld = if total == 0 { super::values::unheld(conn, kind, args)? } else { None };
     // Fitted with `common` first; where what surrounds the entries then leaves no room for one
     // (a long shared URL beside a cursor read's longer metadata at max_chars=1000), once more
     // without it: the entries carry their own fields, and one too large is clipped.
@@ -274,6 +278,7 @@ pub fn answer(
             navigation: navigation.clone(),
             failed_requests: if lean { None } else { failed_requests.clone() },
             repeats: if lean { None } else { repeats.clone() },
+            unheld: unheld.clone(),
             truncated: true,
             hint: None,
             common: common_json.as_deref().and_then(|c| RawValue::from_string(c.to_string()).ok()),
@@ -544,6 +549,9 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
     }
     if let Some(n) = meta.cleared_since_cursor.filter(|n| *n > 0) {
         parts.push(format!("{n} entries after your cursor were cleared (configure clear, or deleted by hand)"));
+    }
+    if let (0, 0, Some(unheld)) = (meta.count, meta.total, &meta.unheld) {
+        parts.push(unheld.clone());
     }
     if let (Some(tab), 0, 0) = (meta.filtered_by_tab, meta.count, meta.total) {
         parts.push(match meta.tab_unfiltered.filter(|n| *n > 0) {
