@@ -315,3 +315,48 @@ async fn a_summary_names_the_pages_that_failed_ahead_of_assets_failing_on_every_
     let listed = mcp.observe(json!({"what": "errors", "group": true})).await;
     assert!(listed["groups"][0]["example"].as_str().unwrap().contains("/contact answered 422"), "{listed}");
 }
+
+/// An error thrown by the script of a part an htmx request swapped in runs as code of no file
+/// (`at <anonymous>:1:1`, then htmx's frames): its context names the response that brought it,
+/// though that request succeeded (a Flask + htmx review found the partial only by guessing).
+#[tokio::test]
+async fn an_error_thrown_by_a_swapped_in_script_names_the_response_that_brought_it() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    server.ingest("actions", vec![load(1, T)]).await;
+    let stats = json!({"tabId": 1, "ts": T + 100, "url": format!("{APP}/stats"), "method": "GET", "status": 200,
+                       "duration": 8.0, "initiator": "xhr", "responseBody": "<div><script>formatSparkline(stats)</script></div>"});
+    let other = json!({"tabId": 1, "ts": T + 50, "url": format!("{APP}/api/me"), "method": "GET", "status": 200,
+                       "duration": 8.0, "initiator": "fetch", "responseBody": "{}"});
+    server.ingest("network_bodies", vec![other, stats]).await;
+    let thrown = |ts: i64, message: &str, stack: &str| {
+        json!({"tabId": 1, "ts": ts, "level": "error", "source": "exception", "url": format!("{APP}/"),
+               "message": message, "stack": stack})
+    };
+    server
+        .ingest(
+            "logs",
+            vec![
+                thrown(
+                    T + 120,
+                    "ReferenceError: formatSparkline is not defined",
+                    &format!("ReferenceError: formatSparkline is not defined\n    at <anonymous>:1:1\n    at At ({APP}/static/htmx.min.js:1:23203)"),
+                ),
+                // A built-in's frame names no file either, but it is no script a response brought.
+                thrown(
+                    T + 130,
+                    "SyntaxError: Unexpected token '<'",
+                    &format!("SyntaxError: Unexpected token '<'\n    at JSON.parse (<anonymous>)\n    at load ({APP}/app.js:3:9)"),
+                ),
+            ],
+        )
+        .await;
+    let errors = mcp.observe(json!({"what": "errors"})).await;
+    let entries = errors["entries"].as_array().expect("entries");
+    assert_eq!(entries[0]["context"]["response"], 2, "the /stats response: {errors}");
+    assert!(entries[1]["context"].get("response").is_none(), "{errors}");
+    let full = mcp.observe(json!({"what": "errors", "context": "full", "limit": 1})).await;
+    let response = &full["entries"][0]["context"]["response"];
+    assert_eq!(response["url"], format!("{APP}/stats"), "{full}");
+}

@@ -259,7 +259,7 @@ pub static OBSERVE: [Arg; 18] = [
         "context",
         OneOf(&["ids", "full"]),
         Applies::ERRORS,
-        "related entries before each error (the tab's failed requests, last action, navigation; the message a WebSocket or EventSource handler was handling) as ids (default) or inline",
+        "related entries before each error (the tab's failed requests, last action, navigation; the message a WebSocket or EventSource handler was handling; the response whose script threw) as ids (default) or inline",
     ),
     bounded(
         arg("context_ms", Integer, Applies::ERRORS, "how far back an error's context looks, in ms"),

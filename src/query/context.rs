@@ -75,6 +75,16 @@ pub fn of_error(
             parts.push(format!("\"message\":{}", render(conn, &WEBSOCKET_EVENTS, &ids, mode, false)?));
         }
     }
+    // An error thrown by code a response brought (a swapped-in part's script, which htmx, Turbo and
+    // jQuery run as code of no file): the response is the tab's latest body before it.
+    if thrown_in_evaluated_code(conn, id)? {
+        let sql = "SELECT id FROM network_bodies WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 ORDER BY ts DESC, id DESC LIMIT 1";
+        let ids: Vec<i64> =
+            conn.prepare_cached(sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        if !ids.is_empty() {
+            parts.push(format!("\"response\":{}", render(conn, &NETWORK_BODIES, &ids, mode, false)?));
+        }
+    }
     // The navigation is the one the page's visit began with (its top frame's load, or the route
     // change that brought it there), when within the span: an iframe loading, or a router writing
     // back the same route, is not where the page came from.
@@ -133,6 +143,21 @@ fn thrown_in_a_message_handler(conn: &Connection, id: i64) -> Result<bool, Query
     let stack: Option<String> = conn.prepare_cached(sql)?.query_row([id], |r| r.get(0)).optional()?;
     Ok(stack
         .is_some_and(|s| s.contains("at WebSocket.") || s.contains("at EventSource.") || s.contains(".onmessage (")))
+}
+
+/// Whether the logs entry `id` was thrown by code that came with no file: its stack's first frame
+/// is a script of no name (`at <anonymous>:1:1`, where a library ran a swapped-in part's script)
+/// or `eval`'s. A built-in's frame (`at JSON.parse (<anonymous>)`) has no line and is not one.
+fn thrown_in_evaluated_code(conn: &Connection, id: i64) -> Result<bool, QueryError> {
+    let sql = "SELECT coalesce(json_extract(data, '$.stack'), '') FROM logs WHERE id = ?1";
+    let stack: Option<String> = conn.prepare_cached(sql)?.query_row([id], |r| r.get(0)).optional()?;
+    let Some(stack) = stack else { return Ok(false) };
+    let Some(top) = stack.lines().map(str::trim_start).find(|l| l.starts_with("at ")) else { return Ok(false) };
+    let nameless = top.strip_prefix("at ").map(|f| f.trim_end_matches(')')).is_some_and(|f| {
+        let place = f.rsplit_once('(').map_or(f, |(_, p)| p);
+        place.strip_prefix("<anonymous>:").is_some_and(|lc| lc.split(':').all(|n| n.parse::<u32>().is_ok()))
+    });
+    Ok(nameless || top.starts_with("at eval ") || top.contains("(eval at "))
 }
 
 /// For an errors answer: a sentence saying how many of the app's requests failed in the same
