@@ -1,7 +1,7 @@
 //! An error's context: what the same tab did in the `context_ms` before it, since its page's
 //! last load or reload, or its last route change in a single-page app, from the user action that
 //! led to it (a request that failed on the page before is not why) — the requests that
-//! failed (not the browser's own guess at a favicon, `outcome`'s rule), the last user action and the navigation the visit began with — so that "why did this error happen?"
+//! failed (not the browser's own guess at a favicon, `outcome`'s rule), the last user action, the navigation the visit began with, the message a socket handler was handling and the response whose script threw — so that "why did this error happen?"
 //! takes one call instead of four.
 
 use rusqlite::{Connection, OptionalExtension};
