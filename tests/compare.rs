@@ -168,6 +168,14 @@ async fn a_reload_that_fixes_a_and_introduces_b() {
     let across_loads = mcp.observe(json!({"what": "compare", "tabId": 1})).await;
     assert_a_gone_b_new(&across_loads);
     assert_eq!(across_loads["after"]["from"]["how"], "reload");
+    // A route change after the reload (htmx's boost, a router's push) measures nothing of its own:
+    // the vitals still compare the page loads the windows began with, not the route and the reload.
+    let (status, _) =
+        server.post("vitals", &json!({"tabId": 1, "url": format!("{APP}/todos"), "started": T + 12_000})).await;
+    assert_eq!(status, 200);
+    let routed = mcp.observe(json!({"what": "compare", "tabId": 1})).await;
+    assert_eq!(routed["vitals"]["after"]["url"], format!("{APP}/?fixed"), "{routed}");
+    assert_a_gone_b_new(&routed);
 
     // The ids drill down to the entries.
     let b_id = across_mark["errors"]["new"]["items"][0]["last_id"].as_i64().unwrap();

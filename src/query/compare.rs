@@ -498,34 +498,39 @@ fn vitals(conn: &Connection, tab: Option<i64>, reloaded: bool) -> Result<Value, 
         )
         .optional()?;
     let Some((now, previous)) = row else { return Ok(Value::Null) };
-    let mut before = previous
-        .and_then(|p| serde_json::from_str::<Value>(&p).ok())
-        .and_then(|p| match p {
-            Value::Array(pages) => measured_first(pages),
-            _ => None,
-        })
-        .unwrap_or(Value::Null);
-    if let Some(map) = before.as_object_mut() {
-        map.remove("updated_at");
-        if let Some(Value::String(url)) = map.get_mut("url") {
-            *url = super::compact::cut(url).into_owned();
+    // The tab's pages, newest first: the page now, then the earlier ones.
+    let mut pages = vec![now];
+    if let Some(Value::Array(earlier)) = previous.and_then(|p| serde_json::from_str::<Value>(&p).ok()) {
+        pages.extend(earlier);
+    }
+    for page in &mut pages {
+        if let Some(map) = page.as_object_mut() {
+            map.remove("updated_at");
+            if let Some(Value::String(url)) = map.get_mut("url") {
+                *url = super::compact::cut(url).into_owned();
+            }
         }
     }
+    // The page after is the newest measured one: the page load the after window began with, not a
+    // route change since (htmx's boost, a router's push), which measures nothing of its own; the
+    // page before, the newest measured one before that.
+    let after = measured_first(&pages, 0);
+    let before = after.map(|a| measured_first(&pages, a + 1).unwrap_or(a + 1));
+    let page = |i: Option<usize>| i.and_then(|i| pages.get(i)).cloned().unwrap_or(Value::Null);
     if !reloaded {
-        return Ok(json!({ "tabId": tab, "before": now, "after": now,
+        return Ok(json!({ "tabId": tab, "before": page(after), "after": page(after),
             "note": "no page load of the tab after the mark: one page spans both windows" }));
     }
-    Ok(json!({ "tabId": tab, "before": before, "after": now }))
+    Ok(json!({ "tabId": tab, "before": page(before), "after": page(after) }))
 }
 
-/// The page before, of the tab's earlier pages (newest first): the newest with a measure. A route
-/// change of a single-page app measures nothing (no LCP, FCP or TTFB of its own), and a `before`
-/// of nulls compares nothing; where no earlier page has one, the newest.
-fn measured_first(pages: Vec<Value>) -> Option<Value> {
+/// Of the tab's pages (newest first), from `from` on: the newest with a measure. A route change of
+/// a single-page app measures nothing (no LCP, FCP or TTFB of its own), and a page of nulls
+/// compares nothing; where none from `from` has one, `from` itself, if there is such a page.
+fn measured_first(pages: &[Value], from: usize) -> Option<usize> {
     const METRICS: [&str; 5] = ["lcp", "cls", "inp", "fcp", "ttfb"];
     let measured = |p: &Value| METRICS.iter().any(|m| p.get(*m).is_some_and(|v| !v.is_null()));
-    let index = pages.iter().position(measured).unwrap_or(0);
-    pages.into_iter().nth(index)
+    (from < pages.len()).then(|| pages[from..].iter().position(measured).map_or(from, |i| from + i))
 }
 
 /// Most items per list; fewer where the budget has no room for them.
