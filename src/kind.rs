@@ -385,6 +385,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         "load",
         "fromServiceWorker",
         "connectionId",
+        "afterFormPost",
         "redacted",
     ],
     compact: &[
@@ -397,6 +398,8 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         pick("error", &["error"]),
         pick("failed", &["failed"]),
         pick("finalUrl", &["finalUrl"]),
+        // A document a form's POST redirected to: the form's action.
+        pick("afterFormPost", &["afterFormPost"]),
         // A failed request's call site in the page's code (`at` leads where it maps).
         pick("location", &["location"]),
     ],

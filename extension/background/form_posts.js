@@ -7,11 +7,19 @@
 // A submit the page handled itself (`defaultPrevented`: a single-page app's
 // form) or one posting into another window (`target`) answers nothing here.
 // After a redirect (post, redirect, get) the document is the redirect's GET, and
-// the row keeps no method: the page sees neither the POST nor the redirect.
+// the row keeps no method: the page sees neither the POST nor its answer. Where
+// the browser timed a redirect to it (a same-origin one), the row names the form's
+// action it came after (`afterFormPost`): the 500 a person saw after "Create" was
+// the GET the POST to /items/new redirected to.
 // Pure but for the clock.
 
 /** How long after its submit a frame's next document may be the form's answer. */
 export const ANSWER_WITHIN_MS = 60_000;
+/**
+ * How much earlier than its submit a document may say it began and still be its answer: the
+ * next document's time origin is its navigation's start, just after the submit, on the same clock.
+ */
+const CLOCK_SLACK_MS = 100;
 /** Frames remembered at most (one pending submit each). */
 const MAX_FRAMES = 200;
 
@@ -30,19 +38,27 @@ export class FormPosts {
     if (entry.defaultPrevented || entry.target !== undefined) return;
     const key = `${tabId}:${frameId}`;
     this.pending.delete(key); // the newest last, for the bound below
-    this.pending.set(key, { url: withoutFragment(entry.action), at: this.now() });
+    this.pending.set(key, { url: withoutFragment(entry.action), at: this.now(), ts: Number(entry.ts) });
     if (this.pending.size > MAX_FRAMES) this.pending.delete(this.pending.keys().next().value);
   }
 
-  /** A page's waterfall row: the frame's document row, when it is the form's answer, gets `method: "POST"`. */
+  /**
+   * A page's waterfall row: the frame's document row, when it is the form's answer, gets
+   * `method: "POST"`; when a redirect led to it, `afterFormPost`: the form's action.
+   */
   documentRow(tabId, frameId, row) {
     if (!row || row.source !== "page" || row.initiatorType !== "navigation" || row.method) return;
     const key = `${tabId}:${frameId}`;
     const submit = this.pending.get(key);
     if (!submit) return;
+    // The row of the document the form was in, sent after its submit (built at its load, handed
+    // over as the page left): no answer to it, and it leaves the submit waiting.
+    if (Number.isFinite(submit.ts) && Number.isFinite(row.ts) && row.ts < submit.ts - CLOCK_SLACK_MS) return;
     this.pending.delete(key); // one document answers a submit, whatever it is
+    if (this.now() - submit.at > ANSWER_WITHIN_MS) return;
     const redirected = row.phases && row.phases.redirect > 0;
-    if (!redirected && this.now() - submit.at <= ANSWER_WITHIN_MS && withoutFragment(row.url) === submit.url) row.method = "POST";
+    if (redirected) row.afterFormPost = submit.url;
+    else if (withoutFragment(row.url) === submit.url) row.method = "POST";
   }
 
   /** A closed tab's frames are forgotten. */

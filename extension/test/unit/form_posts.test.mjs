@@ -28,9 +28,19 @@ test("the frame's next document at the form's action is its POST", () => {
   assert.equal(again.method, null);
 });
 
-test("a redirect after the POST, another URL, another frame or tab, too late: no method", () => {
+test("a document a redirect led to after the POST names the form's action, and has no method", () => {
+  for (const url of [`${APP}/items/2`, `${APP}/login/`]) {
+    const p = posts();
+    p.submitted(7, 0, submit());
+    p.advance(200);
+    const row = documentRow(url, { phases: { redirect: 3.5 } });
+    p.documentRow(7, 0, row);
+    assert.deepEqual([row.method, row.afterFormPost], [null, `${APP}/login/`], url);
+  }
+});
+
+test("another URL without a redirect seen, another frame or tab, too late: no method", () => {
   const cases = [
-    [documentRow(`${APP}/login/`, { phases: { redirect: 3.5 } }), 7, 0, 100], // post, redirect, get the same URL
     [documentRow(`${APP}/dashboard/`), 7, 0, 100], // post, redirect to another page (cross-origin hops are not seen)
     [documentRow(`${APP}/login/`), 7, 3, 100], // another frame
     [documentRow(`${APP}/login/`), 8, 0, 100], // another tab
@@ -42,7 +52,19 @@ test("a redirect after the POST, another URL, another frame or tab, too late: no
     p.advance(after);
     p.documentRow(tab, frame, row);
     assert.equal(row.method, null, JSON.stringify({ row, tab, frame, after }));
+    assert.equal(row.afterFormPost, undefined, JSON.stringify({ row, tab, frame, after }));
   }
+});
+
+test("the row of the document the form was in, sent after its submit, answers nothing and leaves it waiting", () => {
+  const p = posts();
+  p.submitted(7, 0, submit({ ts: 50_000 }));
+  const before = documentRow(`${APP}/login/`, { ts: 48_000 }); // loaded 2 s before its submit
+  p.documentRow(7, 0, before);
+  assert.deepEqual([before.method, before.afterFormPost], [null, undefined]);
+  const answer = documentRow(`${APP}/done/`, { ts: 50_020, phases: { redirect: 2.7 } });
+  p.documentRow(7, 0, answer);
+  assert.equal(answer.afterFormPost, `${APP}/login/`);
 });
 
 test("a submit the page handled, into another window, or a GET form answers nothing", () => {
