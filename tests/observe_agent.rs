@@ -290,7 +290,9 @@ async fn a_summary_names_the_pages_that_failed_ahead_of_assets_failing_on_every_
     };
     let assets = ["logo.png", "hero.png", "a.png", "b.png", "c.png", "d.png"];
     let mut logs = vec![page_failed(T, "/contact", 422), page_failed(T + 10, "/items/2", 500)];
-    let mut rows = vec![document(T, "/contact", 422), document(T + 10, "/items/2", 500)];
+    let mut after_post = document(T + 10, "/items/2", 500);
+    after_post["afterFormPost"] = json!(format!("{APP}/items/new"));
+    let mut rows = vec![document(T, "/contact", 422), after_post];
     for load in 0..4 {
         for (i, name) in assets.iter().enumerate() {
             let ts = T + 1000 * (load + 1) + i as i64;
@@ -309,6 +311,8 @@ async fn a_summary_names_the_pages_that_failed_ahead_of_assets_failing_on_every_
     let failed = summary["network_waterfall"]["failed"].as_array().expect("failed requests");
     let urls: Vec<&str> = failed[..2].iter().map(|f| f["url"].as_str().unwrap()).collect();
     assert_eq!(urls, [format!("{APP}/items/2"), format!("{APP}/contact")], "{summary}");
+    // The 500 was the GET the form's POST redirected to: the item says which form.
+    assert_eq!(failed[0]["afterFormPost"], format!("{APP}/items/new"), "{summary}");
     // Then the latest failures, each once with its count.
     assert_eq!(failed[2]["count"], 4, "{summary}");
     // The same order where the groups are listed in full.

@@ -155,6 +155,10 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
             if let Some(e) = v.get("error").and_then(Value::as_str) {
                 text = format!("{} ({e})", text.trim_end());
             }
+            // A document a form's POST redirected to: the form's action.
+            if let Some(action) = v.get("afterFormPost").and_then(Value::as_str) {
+                text = format!("{}  (after POST {action})", text.trim_end());
+            }
             // A failed request's call site in the page's code, in the source when its map was found.
             if v.get("location").is_some()
                 && let Some(at) = crate::query::at_of(v)
@@ -277,6 +281,13 @@ mod tests {
         );
         let fine = json!({"method": "GET", "url": "http://localhost:5173/api/cart", "responseStatus": 200, "initiatorType": "fetch"});
         assert_eq!(describe("network_waterfall", &fine).3, "GET http://localhost:5173/api/cart 200 fetch");
+        // A document a form's POST redirected to says which form it came after.
+        let after = json!({"method": null, "url": "http://localhost:5000/items/2", "responseStatus": 500,
+                           "initiatorType": "navigation", "afterFormPost": "http://localhost:5000/items/new"});
+        assert_eq!(
+            describe("network_waterfall", &after).3,
+            "http://localhost:5000/items/2 500 navigation  (after POST http://localhost:5000/items/new)"
+        );
     }
 
     #[test]

@@ -262,7 +262,8 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     let made_at = match kind.frames_page {
         Some(_) => format!(
             "CASE WHEN {} THEN json_object('original', data -> '$.original', 'frames', data -> '$.frames', \
-             'sourcemap', data -> '$.sourcemap', 'location', data -> '$.location') END",
+             'sourcemap', data -> '$.sourcemap', 'location', data -> '$.location', \
+             'afterFormPost', data ->> '$.afterFormPost') END",
             outcome::failed_sql(kind)
         ),
         None => "NULL".to_string(),
@@ -318,11 +319,8 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
                 f["failed"] = json!(true);
             }
             // Read only for an item that has no `at` yet: a failure repeated on every load is read once.
-            let made_at = || -> rusqlite::Result<Option<String>> {
-                Ok(row
-                    .get::<_, Option<String>>(9)?
-                    .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-                    .and_then(|place| compact::at_of(&place)))
+            let made_at = || -> rusqlite::Result<Option<Value>> {
+                Ok(row.get::<_, Option<String>>(9)?.and_then(|text| serde_json::from_str::<Value>(&text).ok()))
             };
             let same_way = format!("{}|{}|{}|{}|{}", f["method"], url, f["status"], f["error"], failed_flag);
             let item = match failed_at.get(&same_way) {
@@ -342,9 +340,15 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
                 }
             };
             if item.get("at").is_none()
-                && let Some(made_at) = made_at()?
+                && let Some(place) = made_at()?
             {
-                item["at"] = json!(made_at);
+                if let Some(at) = compact::at_of(&place) {
+                    item["at"] = json!(at);
+                }
+                // A document a form's POST redirected to: the form's action.
+                if let Some(action) = place["afterFormPost"].as_str() {
+                    item["afterFormPost"] = json!(cut(action, 120));
+                }
             }
         }
         // Nor among the slowest: how long a dev server took to answer the guess is not the app's.
