@@ -114,11 +114,12 @@
   /**
    * Sends every waiting event not in the message in flight (the worker has that one) without
    * waiting for an answer, and lets them go: a page kept in the back-forward cache and shown
-   * again does not send them twice. Each keeps its number, so the worker stores each once.
+   * again does not send them twice. A message that went unanswered and waits to go again (the
+   * worker stopped mid-message) goes too. Each keeps its number, so the worker stores each once.
    */
   function sendAllNow() {
     if (!connected || !active) return;
-    const sent = unanswered ? unanswered[unanswered.length - 1].id : 0;
+    const sent = inflight && unanswered ? unanswered[unanswered.length - 1].id : 0;
     const rest = waiting.filter((e) => e.id > sent);
     for (let i = 0; i < rest.length; i += MAX_EVENTS) {
       try {
