@@ -190,13 +190,28 @@ pub const HOT_UPDATE_REASON: &str = "hot update";
 pub const NOT_IN_SCOPE_REASON: &str = "not in scope";
 
 /// Whether a segment of a script's URL path or of a source's path marks library code: a
-/// `node_modules` folder (DevTools' default ignore list), or the modules Vite serves of its own
-/// (`/@vite/client`, its HMR client and error overlay; `/@react-refresh`). One rule for the
-/// source-map resolver, which marks an original `ignored`, and for compact entries, which count an
-/// unmapped frame as library code by its URL.
+/// `node_modules` folder (DevTools' default ignore list), a `vendor` folder (an import map's
+/// `/vendor/turbo.js`, Rails' and Laravel's vendored scripts), the modules Vite serves of its own
+/// (`/@vite/client`, its HMR client and error overlay; `/@react-refresh`), or the file of a
+/// library a server-rendered app serves as it is ([`LIBRARY_FILES`]: `/static/htmx.min.js`,
+/// Rails' `/assets/turbo.min-3f2a….js`). One rule for the source-map resolver, which marks an
+/// original `ignored`, and for compact entries, which count an unmapped frame as library code by
+/// its URL.
 pub fn is_library_segment(segment: &str) -> bool {
-    matches!(segment, "node_modules" | "@vite" | "@react-refresh")
+    if matches!(segment, "node_modules" | "vendor" | "@vite" | "@react-refresh") {
+        return true;
+    }
+    // A frame's last segment carries its place: `htmx.min.js:1:23203`.
+    let file = segment.split(':').next().unwrap_or_default();
+    let Some(stem) = file.strip_suffix(".js").or_else(|| file.strip_suffix(".mjs")) else { return false };
+    let name = stem.split(['.', '-', '@']).next().unwrap_or_default();
+    LIBRARY_FILES.contains(&name.to_ascii_lowercase().as_str())
 }
+
+/// Libraries served as one file of their own name (with `.min`, a version or a digest after it),
+/// which report the page's errors from their own frames: htmx runs a swapped-in part's scripts,
+/// Stimulus logs a controller's error, Turbo makes every visit's request.
+pub const LIBRARY_FILES: &[&str] = &["htmx", "turbo", "stimulus", "jquery", "alpine", "alpinejs", "hotwired"];
 
 /// Console levels from least to most severe; `min_level` keeps a suffix of this.
 pub const LEVELS: &[&str] = &["debug", "log", "info", "warn", "error"];
@@ -628,6 +643,27 @@ pub fn levels_at_least(level: &str) -> Option<&'static [&'static str]> {
 
 #[cfg(test)]
 mod tests {
+    use super::is_library_segment;
+
+    #[test]
+    fn library_code_is_known_by_its_folder_or_its_file() {
+        for library in [
+            "node_modules",
+            "vendor",
+            "@vite",
+            "htmx.min.js",
+            "htmx.min.js:1:23203",
+            "turbo.min-3f2a9c81.js",
+            "jquery-3.7.1.min.js",
+            "stimulus@3.2.2.mjs",
+        ] {
+            assert!(is_library_segment(library), "{library}");
+        }
+        for app in ["src", "app.js", "turbocharger.js", "chart_controller.js", "htmx", "vendors.txt"] {
+            assert!(!is_library_segment(app), "{app}");
+        }
+    }
+
     use super::*;
 
     #[test]

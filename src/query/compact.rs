@@ -752,6 +752,21 @@ mod tests {
             Some(r#""node_modules/react-dom/index.js:5:2""#)
         );
         assert_eq!(original_at(None, None, None, None), None);
+        // A library a server-rendered app serves as a file of its own (an import map's /vendor/, htmx
+        // from /static/) reports the page's error from its own frames: `at` is the page's line.
+        let stimulus = raw(r#"[{"at":"http://localhost:3000/vendor/stimulus.js:2148:21","sourcemap":"not found"},
+                {"at":"http://localhost:3000/js/controllers/chart_controller.js:5:56","sourcemap":"not found"}]"#);
+        let logger = raw(r#""http://localhost:3000/vendor/stimulus.js:2148:21""#);
+        assert_eq!(
+            original_at(None, Some(&stimulus), Some(&raw(r#""not found""#)), Some(&logger)).as_deref(),
+            Some(r#""http://localhost:3000/js/controllers/chart_controller.js:5:56""#)
+        );
+        let htmx = raw(r#"[{"at":"http://127.0.0.1:5000/static/htmx.min.js:1:23203","sourcemap":"not found"},
+                {"at":"http://127.0.0.1:5000/static/app.js:9:3","sourcemap":"not found"}]"#);
+        assert_eq!(
+            original_at(None, Some(&htmx), None, None).as_deref(),
+            Some(r#""http://127.0.0.1:5000/static/app.js:9:3""#)
+        );
         // The page's own code ran from a hot update (unmapped): no library frame stands in for it.
         let hot = raw(r#""hot update""#);
         assert_eq!(
