@@ -480,6 +480,8 @@ pub static NETWORK_BODIES: Kind = Kind {
         View { name: "size", from: &["responseBodySize", "responseBody"], shape: Shape::Length },
         pick("error", &["error"]),
         pick("failed", &["failed"]),
+        // Where the browser's redirects ended (a form's POST answered 303): the body is that URL's.
+        pick("finalUrl", &["responseUrl"]),
         // A response that is an error page (HTML with a status >= 400): the page's text.
         View { name: "pageText", from: &["pageText"], shape: Shape::Shown },
     ],

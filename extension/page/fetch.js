@@ -71,7 +71,7 @@
       const headersAt = perfNow();
       if (!outbox.isOn("network_bodies")) {
         // Bodies are switched off: no clone is read, the row ends at the headers.
-        requests.end(info.request, { status: response.status });
+        requests.end(info.request, { status: response.status, ...redirect(response) });
         return;
       }
       // Only what decides whether to clone is read now; the rest when the entry is built.
@@ -98,7 +98,7 @@
         try {
           // The waterfall row ends where our read of the body ended (its timing entry comes then too);
           // a body that broke off mid-way is a failed request, whatever its status said.
-          const outcome = read.to === "error" ? { status: response.status, failed: true, error: BROKE_OFF } : { status: response.status };
+          const outcome = { status: response.status, ...redirect(response), ...(read.to === "error" ? { failed: true, error: BROKE_OFF } : undefined) };
           requests.end(info.request, outcome);
           whenRead(info.body, (requestBody) => emit(requestBody, read));
           if (appFailures && appFailures.watched(info.method, info.url, info.headers)) failedWith200(info, response.status, read.body);
@@ -106,6 +106,11 @@
           // never an error the page could hear of
         }
       });
+    }
+
+    /** Where the browser's redirects ended (a Turbo form's POST answered 303), for the row: `finalUrl`. */
+    function redirect(response) {
+      return response.redirected ? { finalUrl: response.url } : undefined;
     }
 
     /** A failure the framework answered with 200 (app_failures.js), as an error entry. */

@@ -238,6 +238,7 @@
       }
       if (r && r.initiator) row.initiatorType = r.initiator;
       if (r && r.connectionId) row.connectionId = r.connectionId;
+      if (r && r.finalUrl) row.finalUrl = r.finalUrl; // where the browser's redirects ended
       const status = r && r.status > 0 ? r.status : e ? statusOf(e) : 0;
       if (status > 0) row.responseStatus = status;
       if (r && r.failed) row.failed = true;

@@ -181,7 +181,10 @@
       // A network error once the response had begun (its headers came) broke the body off.
       const said = error && requests.failure(error); // canceled, when the page was leaving
       const why = error === NETWORK_ERROR && send.headersAt !== undefined ? requests.failure(BROKE_OFF) : said;
-      requests.end(send.request, status > 0 ? { status } : { failed: true, error: why || requests.failure(NETWORK_ERROR) });
+      requests.end(
+        send.request,
+        status > 0 ? { status, ...(redirected ? { finalUrl } : undefined) } : { failed: true, error: why || requests.failure(NETWORK_ERROR) },
+      );
       const emit = (requestBody, response) =>
         outbox.emit("network_bodies", () => {
           const headers = parseRawHeaders(rawHeaders);

@@ -546,6 +546,12 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     const redirected = bodies2.find((b) => b.url === t("/net/r1"));
     assert.deepEqual([redirected.redirected, redirected.responseUrl], [true, t("/net/final.json")], JSON.stringify(redirected));
     assert.equal(bodies2.find((b) => b.url === t("/net/top.json")).redirected, undefined, "only a redirected one says so");
+    // Its page row too, and the compact entries an agent reads say it: not a request answered 200 where it was sent.
+    const redirectedRow = rows2.find((r) => r.url === t("/net/r1"));
+    assert.equal(redirectedRow.finalUrl, t("/net/final.json"), JSON.stringify(redirectedRow));
+    assert.equal(rows2.find((r) => r.url === t("/net/top.json")).finalUrl, undefined, "only a redirected one says so");
+    const compactBody = (await observe(client, { what: "network_bodies", tabId: secondTab, url: "/net/r1" })).entries[0];
+    assert.equal(compactBody.finalUrl, t("/net/final.json"), JSON.stringify(compactBody));
     log(`network page, second tab not deep: ${rows2.length} rows, all the page's own, no browser messages`);
     await second.close();
 
