@@ -15,7 +15,9 @@
 // A request a wrapper saw start keeps an Error taken at the call (its stack
 // is not read then); a failed row (the page saw it fail, or a status >= 400)
 // says where the page's code made it (`location`, `callers`, as a console
-// call's), which the server maps back to the original source.
+// call's) and on which page (`pageUrl`, the page's URL at the call: the row is
+// sent later, when a single-page app may have moved on), which the server maps
+// back to the original source.
 // Registry: reads core, outbox, callsite; adds requests.
 (function () {
   "use strict";
@@ -72,7 +74,12 @@
    */
   function start(method, url, initiator) {
     const r = { key: keyOf(url), url: String(url), method, initiator, start: perfNow() };
-    if (method !== null) r.site = siteNow();
+    // The call site, and the page it was made on: a row waits for its timing and its end, and a
+    // single-page app (Turbo, htmx) may have moved on by then.
+    if (method !== null) {
+      r.site = siteNow();
+      r.href = hrefNow();
+    }
     open.add(r);
     listOf(untimed, r.key).push(r);
     if (leaving) send(r);
@@ -143,6 +150,15 @@
     }
     if (r.timing) send(r);
     else later(() => send(r), HOLD_MS);
+  }
+
+  /** The page's URL now, or undefined. */
+  function hrefNow() {
+    try {
+      return String(globalThis.location.href);
+    } catch {
+      return undefined;
+    }
   }
 
   /** An element (img, script, link…) that fired `error` for `url`. */
@@ -243,7 +259,7 @@
       if (status > 0) row.responseStatus = status;
       if (r && r.failed) row.failed = true;
       if (r && r.error) row.error = r.error;
-      if (r && r.site && (r.failed || status >= 400)) Object.assign(row, siteFields(r.site));
+      if (r && r.site && (r.failed || status >= 400)) Object.assign(row, siteFields(r.site), r.href ? { pageUrl: r.href } : undefined);
       if (r && !r.ended) row.unfinished = true; // the page left, or followed too many, before its end
       row.ts = epochOf(row.startTime);
       return row;

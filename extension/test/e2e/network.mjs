@@ -552,6 +552,24 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.equal(rows2.find((r) => r.url === t("/net/top.json")).finalUrl, undefined, "only a redirected one says so");
     const compactBody = (await observe(client, { what: "network_bodies", tabId: secondTab, url: "/net/r1" })).entries[0];
     assert.equal(compactBody.finalUrl, t("/net/final.json"), JSON.stringify(compactBody));
+    // A page that moves on (pushState) right after its request failed, before the row is sent: the
+    // row names the page the request was made on (a Turbo visit two pages later named the wrong one).
+    await second.evaluate(
+      () =>
+        new Promise((done) => {
+          const x = new XMLHttpRequest();
+          x.open("GET", "/net/gone?then-moved");
+          x.onloadend = () => {
+            history.pushState({}, "", "/moved-on");
+            done();
+          };
+          x.send();
+        }),
+    );
+    const moved = await waitFor("the row of the request failed before the page moved on", async () =>
+      (await all(client, "network_waterfall", { tabId: secondTab, url: "then-moved" }))[0],
+    );
+    assert.deepEqual([moved.responseStatus, moved.pageUrl], [404, secondUrl], JSON.stringify(moved));
     log(`network page, second tab not deep: ${rows2.length} rows, all the page's own, no browser messages`);
     await second.close();
 
