@@ -644,6 +644,54 @@ async fn a_websocket_and_its_handshake_row_are_one_entry() {
     assert_eq!(named, [first_row, first_row + 1, first_row + 2], "each handshake row once");
 }
 
+/// An EventSource is one entry too: the HTTP request it is (200, `text/event-stream`), its events in
+/// `_eventSourceMessages`, its stream's row joined to it, never a WebSocket's 101 (a Turbo review
+/// found `/notifications` twice, once as a WebSocket).
+#[tokio::test]
+async fn an_event_source_is_one_http_entry_with_its_events() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let ts = 1_790_000_000_000i64;
+    let url = "http://localhost:3000/notifications";
+    let (row, _) = server
+        .ingest(
+            "network_waterfall",
+            vec![json!({"tabId": 3, "ts": ts, "url": url, "initiatorType": "eventsource", "method": "GET", "responseStatus": 200})],
+        )
+        .await;
+    let event = |at: i64, event: &str| {
+        let mut e = json!({"tabId": 3, "ts": at, "connectionId": "es-1", "url": url, "event": event, "transport": "eventsource"});
+        if event == "message" {
+            e["direction"] = json!("incoming");
+            e["data"] = json!("{\"orders\":43}");
+            e["eventType"] = json!("orders");
+            e["lastEventId"] = json!("7");
+        }
+        e
+    };
+    server.ingest("websocket_events", vec![event(ts + 2, "open"), event(ts + 9, "message")]).await;
+    server.stop();
+    let har: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--db", &db_arg(&db.path)])).unwrap();
+    assert_valid_har(&har);
+    let entries = har["log"]["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{har}");
+    let e = &entries[0];
+    assert_eq!(
+        (e["response"]["status"].as_i64(), e["_resourceType"].as_str()),
+        (Some(200), Some("eventsource")),
+        "{e}"
+    );
+    assert_eq!(e["response"]["content"]["mimeType"], "text/event-stream", "{e}");
+    assert_eq!(e["_gasoline"]["network_waterfall"], row, "{e}");
+    assert!(e.get("_webSocketMessages").is_none(), "{e}");
+    let events = e["_eventSourceMessages"].as_array().expect("its events");
+    assert_eq!(
+        (events.len(), events[0]["eventName"].as_str(), events[0]["eventId"].as_str(), events[0]["data"].as_str()),
+        (1, Some("orders"), Some("7"), Some("{\"orders\":43}")),
+        "{e}"
+    );
+}
+
 /// A row's phases (Resource Timing's, where the page may see them) are the HAR entry's timings:
 /// dns, connect with its TLS as ssl, wait and receive, the rest of the duration blocked; they add
 /// up to the entry's time. Phases that cannot be (longer than the request) leave it all as wait.

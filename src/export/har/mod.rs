@@ -217,7 +217,9 @@ fn read_timings(conn: &Connection, filter: &Filter, pages: &mut Pages) -> Result
             start: e.ts as f64,
             url: v["url"].as_str().unwrap_or_default().to_owned(),
             fetch_like: matches!(initiator, "fetch" | "xmlhttprequest"),
-            handshake: initiator == "websocket",
+            // The request that opened a connection whose events are stored: a WebSocket's handshake,
+            // an EventSource's stream.
+            handshake: matches!(initiator, "websocket" | "eventsource"),
             connection_id: v["connectionId"].as_str().map(str::to_owned),
             joined: false,
         };

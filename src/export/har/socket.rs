@@ -1,5 +1,7 @@
 //! A WebSocket connection as one HAR entry, its messages streamed into
-//! Chrome's `_webSocketMessages` so that a long conversation is never held whole.
+//! Chrome's `_webSocketMessages` so that a long conversation is never held whole; an
+//! EventSource's (its URL an http one) as the HTTP request it is, its events in
+//! `_eventSourceMessages`.
 
 use std::io::Write;
 
@@ -24,6 +26,13 @@ pub(super) fn write_socket(
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
     let time = (socket.last_ts - socket.first_ts).max(0) as f64;
+    // An EventSource is an HTTP response that streams: 200, not a protocol switch.
+    let stream = item.url.starts_with("http://") || item.url.starts_with("https://");
+    let (status, status_text) = match (socket.opened, stream) {
+        (false, _) => (0, ""),
+        (true, true) => (200, "OK"),
+        (true, false) => (101, "Switching Protocols"),
+    };
     let mut entry = json!({
         "startedDateTime": iso(item.start),
         "time": time,
@@ -38,19 +47,19 @@ pub(super) fn write_socket(
             "bodySize": 0,
         },
         "response": {
-            "status": if socket.opened { 101 } else { 0 },
-            "statusText": if socket.opened { "Switching Protocols" } else { "" },
+            "status": status,
+            "statusText": status_text,
             "httpVersion": "HTTP/1.1",
             "cookies": [],
             "headers": [],
-            "content": { "size": 0, "mimeType": "x-unknown" },
+            "content": { "size": 0, "mimeType": if stream { "text/event-stream" } else { "x-unknown" } },
             "redirectURL": "",
             "headersSize": -1,
             "bodySize": 0,
         },
         "cache": {},
         "timings": timings(time),
-        "_resourceType": "websocket",
+        "_resourceType": if stream { "eventsource" } else { "websocket" },
         "_gasoline": { "tabId": socket.tab, "connectionId": socket.connection_id },
     });
     if let Some(row) = row {
@@ -62,7 +71,7 @@ pub(super) fn write_socket(
     }
     let head = entry.to_string();
     out.write_all(head.strip_suffix('}').unwrap_or(&head).as_bytes())?;
-    out.write_all(b",\"_webSocketMessages\":[")?;
+    out.write_all(if stream { b",\"_eventSourceMessages\":[" } else { b",\"_webSocketMessages\":[" })?;
     let events = Filter { equals: Some(("connectionId", socket.connection_id.clone())), ..filter.clone() };
     let mut first = true;
     let mut notes: Vec<String> = Vec::new();
@@ -76,12 +85,22 @@ pub(super) fn write_socket(
                     other => other.to_string(),
                 };
                 let binary = data.starts_with("[binary ") || data.starts_with("[Blob ");
-                let message = json!({
-                    "type": if v["direction"].as_str() == Some("outgoing") { "send" } else { "receive" },
-                    "time": e.ts as f64 / 1000.0,
-                    "opcode": if binary { 2 } else { 1 },
-                    "data": data,
-                });
+                let message = if stream {
+                    // An event as the page got it: its type (`message` unless the server named one).
+                    json!({
+                        "time": e.ts as f64 / 1000.0,
+                        "eventName": v["eventType"].as_str().unwrap_or("message"),
+                        "eventId": v["lastEventId"].as_str().unwrap_or_default(),
+                        "data": data,
+                    })
+                } else {
+                    json!({
+                        "type": if v["direction"].as_str() == Some("outgoing") { "send" } else { "receive" },
+                        "time": e.ts as f64 / 1000.0,
+                        "opcode": if binary { 2 } else { 1 },
+                        "data": data,
+                    })
+                };
                 let sep: &[u8] = if first { b"" } else { b"," };
                 first = false;
                 out.write_all(sep)?;
@@ -92,7 +111,8 @@ pub(super) fn write_socket(
                 v["code"],
                 v["reason"].as_str().filter(|r| !r.is_empty()).map(|r| format!(" ({r})")).unwrap_or_default()
             )),
-            Some("error") => notes.push("a WebSocket error event fired".into()),
+            Some("error") => notes
+                .push(if stream { "an EventSource error event fired" } else { "a WebSocket error event fired" }.into()),
             _ => {}
         }
         Ok(())
