@@ -315,6 +315,25 @@ async fn a_summary_names_the_pages_that_failed_ahead_of_assets_failing_on_every_
     assert_eq!(failed[0]["afterFormPost"], format!("{APP}/items/new"), "{summary}");
     // Then the latest failures, each once with its count.
     assert_eq!(failed[2]["count"], 4, "{summary}");
+    // A page a fetch got (a Turbo visit's, an htmx boost's: its HTML error page's text) is a page too.
+    let visit = |ts: i64, path: &str, status: i64, page: Option<&str>| {
+        let mut b = json!({"tabId": 1, "ts": ts, "url": format!("{APP}{path}"), "method": "POST", "status": status,
+                           "duration": 9.0, "initiator": "fetch", "responseBody": "{}"});
+        if let Some(text) = page {
+            b["pageText"] = json!(text);
+        }
+        b
+    };
+    let mut bodies = vec![visit(T + 20, "/signup", 422, Some("Email is invalid"))];
+    bodies.extend(
+        (0..6).map(|i| {
+            visit(T + 5000 + i, &format!("/api/poll/{}", ["a", "b", "c", "d", "e", "f"][i as usize]), 500, None)
+        }),
+    );
+    server.ingest("network_bodies", bodies).await;
+    let summary = mcp.observe(json!({"what": "summary"})).await;
+    let failed = summary["network_bodies"]["failed"].as_array().expect("failed bodies");
+    assert_eq!(failed[0]["url"], format!("{APP}/signup"), "{summary}");
     // The same order where the groups are listed in full.
     let listed = mcp.observe(json!({"what": "errors", "group": true})).await;
     assert!(listed["groups"][0]["example"].as_str().unwrap().contains("/contact answered 422"), "{listed}");

@@ -257,7 +257,10 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     // What made the request: a page row's `initiatorType`, a browser row's `type`.
     let request_type = format!("coalesce({}, {})", field_expr(kind, "initiatorType"), field_expr(kind, "type"));
     let lasting = format!("{request_type} IN ('websocket', 'eventsource')");
-    let document = format!("{request_type} IN ({})", quoted(DOCUMENT_TYPES));
+    // A page: a document, or an HTML error page a fetch or an XHR got (its `pageText`: a Turbo visit,
+    // an htmx boost or a form they sent, answered 422 or 500, is the page the person then sees).
+    let document =
+        format!("({request_type} IN ({}) OR {} IS NOT NULL)", quoted(DOCUMENT_TYPES), field_expr(kind, "pageText"));
     // Where a failed request was made in the page's code: its call site, source-mapped where it could be.
     let made_at = match kind.frames_page {
         Some(_) => format!(
