@@ -76,6 +76,7 @@ test("secret keys: Sentry's defaults, the issue's list, bracketed and percent-en
     "max_tokens", "prompt_tokens", "tokens_used", "tokenizer", "maxTokens", "author", "passenger", "spinner",
     "keyboard", "password_length", "token_count", "session_timeout", "state", "name", "description", "id",
     "CSRF_COOKIE_NAME", "CSRF_HEADER_NAME", "http_x_requested_with", "page_tokens",
+    "tokenListObserver", "authController", "sessionManager", "passwordHandler",
   ];
   for (const key of kept) assert.ok(!redact.isSecretKey(key, p, true), key);
 });
