@@ -172,12 +172,14 @@ const fn pick(name: &'static str, from: &'static [&'static str]) -> View {
 }
 
 /// The compact entry of `what=errors` (a view of logs): where it was thrown, and its top frames.
-pub static ERRORS_COMPACT: [View; 6] = [
+pub static ERRORS_COMPACT: [View; 7] = [
     View { name: "message", from: &["message"], shape: Shape::Logged },
     pick("source", &["source"]),
     pick("location", &["location"]),
     View { name: "stack", from: &["stack"], shape: Shape::Frames(4) },
     pick("url", &["url"]),
+    // A body read as JSON that was none: the URL of the response (an HTML page answered to an API call).
+    pick("jsonFrom", &["jsonFrom"]),
     // A document that answered with an error status: the text of the error page the server sent.
     View { name: "pageText", from: &["pageText"], shape: Shape::Shown },
 ];
@@ -305,6 +307,7 @@ pub static LOGS: Kind = Kind {
         "frames",
         "category",
         "requestId",
+        "jsonFrom",
         "redacted",
     ],
     compact: &[

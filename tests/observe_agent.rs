@@ -383,3 +383,30 @@ async fn an_error_thrown_by_a_swapped_in_script_names_the_response_that_brought_
     let response = &full["entries"][0]["context"]["response"];
     assert_eq!(response["url"], format!("{APP}/stats"), "{full}");
 }
+
+/// A body read as JSON that was none (an HTML page answered to an API call): the SyntaxError has
+/// no frame of the page's, and the request that failed beside it is another. The extension names
+/// the response (`jsonFrom`), and the error's context lists that one (a Turbo review: the context
+/// pointed at the 500 of another call).
+#[tokio::test]
+async fn an_error_of_a_body_that_was_no_json_names_that_response() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    server.ingest("actions", vec![load(1, T)]).await;
+    let mut prices = body(T + 100, "GET", &format!("{APP}/api/prices"), 500);
+    prices["responseBody"] = json!("{\"error\":\"down\"}");
+    let mut cart = body(T + 110, "GET", &format!("{APP}/api/cart"), 200);
+    cart["responseBody"] = json!("<!doctype html><title>Sign in</title>");
+    server.ingest("network_bodies", vec![prices, cart]).await;
+    let message = "Unhandled rejection: SyntaxError: Unexpected token '<', \"<!doctype \"... is not valid JSON";
+    let mut thrown = error(T + 120, message);
+    thrown["source"] = json!("unhandledrejection");
+    thrown["jsonFrom"] = json!(format!("{APP}/api/cart"));
+    server.ingest("logs", vec![thrown]).await;
+    let errors = mcp.observe(json!({"what": "errors"})).await;
+    let entry = &errors["entries"][0];
+    assert_eq!(entry["context"]["response"], 2, "the /api/cart body: {errors}");
+    assert_eq!(entry["context"]["network_bodies"], json!([1]), "the failed call stays listed: {errors}");
+    assert_eq!(entry["jsonFrom"], format!("{APP}/api/cart"), "{errors}");
+}

@@ -28,6 +28,18 @@
   const bodyOf = getOwn(proto, "body") && getOwn(proto, "body").get;
   const bodyUsedOf = getOwn(proto, "bodyUsed") && getOwn(proto, "bodyUsed").get;
   const clone = proto.clone;
+  const urlOf = getOwn(proto, "url") && getOwn(proto, "url").get;
+  // A SyntaxError a `json()` read threw → the URL of the response whose body was no JSON (an HTML
+  // page answered to an API call): errors.js names it with the error (`jsonFrom`).
+  const unparsed = G.core.weakMap();
+  /** Remembers that `error` came of reading `response`'s body as JSON. */
+  function notUnparsed(error, response) {
+    try {
+      if (error && typeof error === "object" && error.name === "SyntaxError") unparsed.set(error, apply(urlOf, response, []));
+    } catch {
+      // a response whose URL cannot be read: the error stays unnamed
+    }
+  }
   const textOf = proto.text;
   const parse = JSON.parse;
   const BYTES_READ = CAP * 4; // a character is at most four bytes: enough for CAP characters
@@ -198,7 +210,21 @@
   fill(proto, "json", (original) => ({
     json() {
       const taker = take(this);
-      if (!taker) return cleaned(invoke(original, this, arguments));
+      const response = this;
+      if (!taker) {
+        const result = invoke(original, this, arguments);
+        try {
+          return apply(then, result, [
+            undefined,
+            (error) => {
+              notUnparsed(error, response);
+              throw clean(error);
+            },
+          ]);
+        } catch {
+          return result;
+        }
+      }
       let read;
       try {
         read = apply(textOf, this, []);
@@ -212,6 +238,7 @@
           try {
             return parse(text);
           } catch (error) {
+            notUnparsed(error, response);
             // Our parse's SyntaxError loses its frames, all ours (the built-in's would show the
             // page's call site, which a stack taken here cannot have without an Error per call).
             try {
@@ -319,6 +346,8 @@
 
   G.consumed = {
     watch,
+    /** The URL of the response whose body `error` (a SyntaxError) was thrown reading as JSON, or undefined. */
+    jsonFrom: (error) => (error && typeof error === "object" ? unparsed.get(error) : undefined),
     /** Whether `response` has a body, by the built-in getter (never ours, which would take it). */
     hasBody: (response) => (bodyOf ? apply(bodyOf, response, []) !== null : Boolean(response.body)),
   };

@@ -9,7 +9,7 @@
 // Qwik's loader catches what an event handler (`onClick$`) throws and dispatches
 // it as a `qerror` event on the document, logging nothing: to the developer it
 // is an uncaught error all the same (Vite's overlay shows it), and stored as one.
-// Registry: reads sources, causes, snapshot, callsite, core, outbox, serialize, limits; adds sources.errors.
+// Registry: reads sources, causes, snapshot, callsite, core, outbox, serialize, limits, consumed; adds sources.errors.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
@@ -95,7 +95,9 @@
         const entry = unreadable ? { message: said(unreadable) } : thrown instanceof Error ? described(thrown) : { message: plain(thrown) };
         entry.message = prefix + entry.message;
         const at = unreadable ? where(undefined) : where(thrown);
-        return bounded(Object.assign(entry, { level: "error", source, url, location: at }));
+        // A body read as JSON that was none (an HTML page answered to an API call): which response.
+        const jsonFrom = !unreadable && G.consumed ? G.consumed.jsonFrom(thrown) : undefined;
+        return bounded(Object.assign(entry, { level: "error", source, url, location: at }, jsonFrom ? { jsonFrom } : undefined));
       }, true);
     }
 

@@ -75,15 +75,28 @@ pub fn of_error(
             parts.push(format!("\"message\":{}", render(conn, &WEBSOCKET_EVENTS, &ids, mode, false)?));
         }
     }
-    // An error thrown by code a response brought (a swapped-in part's script, which htmx, Turbo and
-    // jQuery run as code of no file): the response is the tab's latest body before it.
-    if thrown_in_evaluated_code(conn, id)? {
+    // The response the error came of: the one whose body was read as JSON and was none (the
+    // extension names its URL, `jsonFrom`), else, for an error thrown by code a response brought (a
+    // swapped-in part's script, which htmx, Turbo and jQuery run as code of no file), the tab's
+    // latest body before it.
+    let json_from: Option<String> = conn
+        .prepare_cached("SELECT json_extract(data, '$.jsonFrom') FROM logs WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?
+        .flatten();
+    let response: Vec<i64> = if let Some(url) = json_from {
+        let sql = "SELECT id FROM network_bodies WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND url = ?4 \
+                   ORDER BY ts DESC, id DESC LIMIT 1";
+        let params = rusqlite::params![tab, from, ts, url];
+        conn.prepare_cached(sql)?.query_map(params, |r| r.get(0))?.collect::<Result<_, _>>()?
+    } else if thrown_in_evaluated_code(conn, id)? {
         let sql = "SELECT id FROM network_bodies WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 ORDER BY ts DESC, id DESC LIMIT 1";
-        let ids: Vec<i64> =
-            conn.prepare_cached(sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?;
-        if !ids.is_empty() {
-            parts.push(format!("\"response\":{}", render(conn, &NETWORK_BODIES, &ids, mode, false)?));
-        }
+        conn.prepare_cached(sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?
+    } else {
+        Vec::new()
+    };
+    if !response.is_empty() {
+        parts.push(format!("\"response\":{}", render(conn, &NETWORK_BODIES, &response, mode, false)?));
     }
     // The navigation is the one the page's visit began with (its top frame's load, or the route
     // change that brought it there), when within the span: an iframe loading, or a router writing

@@ -570,6 +570,17 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       (await all(client, "network_waterfall", { tabId: secondTab, url: "then-moved" }))[0],
     );
     assert.deepEqual([moved.responseStatus, moved.pageUrl], [404, secondUrl], JSON.stringify(moved));
+    // An HTML page answered to a call that reads JSON: the unhandled SyntaxError names the response,
+    // which its context lists (its own stack has no frame of the page's to place it by).
+    await second.evaluate(() => {
+      fetch("/network.html?as-json").then((r) => r.json());
+    });
+    const notJson = await waitFor("the SyntaxError of a body that was no JSON", async () =>
+      (await all(client, "errors", { tabId: secondTab, search: "Unexpected token" }))[0],
+    );
+    assert.equal(notJson.jsonFrom, t("/network.html?as-json"), JSON.stringify(notJson));
+    const withContext = await observe(client, { what: "errors", tabId: secondTab, id: notJson.id, context: "full" });
+    assert.equal(withContext.entries[0].context.response.url, t("/network.html?as-json"), JSON.stringify(withContext));
     log(`network page, second tab not deep: ${rows2.length} rows, all the page's own, no browser messages`);
     await second.close();
 
