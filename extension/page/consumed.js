@@ -4,7 +4,8 @@
 // bytes, blob, formData, or the `body` stream) is also ours: the text read
 // (decoded once, by the read the page asked for, and cut to the cap) is handed
 // to `done`. `json` is the page's `text` then `JSON.parse`, which is what the
-// built-in does. Taking the body stream (`response.body`: a reader, `pipeTo`,
+// built-in does. A clone the page makes is watched by the same taker: the first
+// read of the response or of its clone is ours. Taking the body stream (`response.body`: a reader, `pipeTo`,
 // `new Response(response.body)`) clones the response at that moment, before
 // the page has the stream, and reads the clone as bodies.readStream does. A
 // body the page has not begun to read FALLBACK_MS after its headers is read
@@ -64,6 +65,8 @@
     const taker = watched.get(response);
     if (!taker) return null;
     watched.delete(response);
+    if (taker.taken) return null; // a clone of it was read first
+    taker.taken = true;
     try {
       taker.cancel();
     } catch {
@@ -116,7 +119,8 @@
   }
 
   function fallback(response, taker) {
-    if (watched.get(response) !== taker) return;
+    if (taker.taken || watched.get(response) !== taker) return;
+    taker.taken = true;
     watched.delete(response);
     let used = true;
     try {
@@ -185,6 +189,18 @@
       return undefined;
     }
   };
+
+  // A clone the page makes of a watched response is watched too, by the same taker: the first read
+  // of either is ours (Turbo reads a visit's HTML from `response.clone().text()`; without this the
+  // row waited for the read of our own a second later).
+  fill(proto, "clone", (original) => ({
+    clone() {
+      const copy = invoke(original, this, arguments);
+      const taker = watched.get(this);
+      if (taker && !taker.taken) watched.set(copy, taker);
+      return copy;
+    },
+  }).clone);
 
   hook("text", (text, taker) => give(taker, text));
   hook("arrayBuffer", (buffer, taker) => give(taker, decode(new Uint8Array(buffer)), buffer.byteLength));

@@ -570,6 +570,14 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       (await all(client, "network_waterfall", { tabId: secondTab, url: "then-moved" }))[0],
     );
     assert.deepEqual([moved.responseStatus, moved.pageUrl], [404, secondUrl], JSON.stringify(moved));
+    // A body the page reads from a clone (Turbo reads a visit's HTML so): the page's read of the
+    // clone is ours, its entry ends when that read did, not a second later at a read of our own.
+    await second.evaluate(() => fetch("/net/top.json?cloned").then((r) => r.clone().text()));
+    const cloned = await waitFor("the body read from the page's clone", async () =>
+      (await all(client, "network_bodies", { tabId: secondTab, url: "?cloned" }))[0],
+    );
+    assert.equal(cloned.durationTo, "body", JSON.stringify(cloned));
+    assert.ok(cloned.responseBody.length > 0, JSON.stringify(cloned));
     // An HTML page answered to a call that reads JSON: the unhandled SyntaxError names the response,
     // which its context lists (its own stack has no frame of the page's to place it by).
     await second.evaluate(() => {
