@@ -80,9 +80,17 @@
   }
   listen(document, BRIDGE_EVENT, onBridge, true);
 
-  /** Hands `events` to the relay through the bridge, before this returns; false where it could not. */
+  const hasOwn = Object.prototype.hasOwnProperty;
+  const ObjectProto = Object.prototype;
+  const ArrayProto = Array.prototype;
+
+  /**
+   * Hands `events` to the relay through the bridge, before this returns; false where it could not.
+   * Not where the page gave every object or array a `toJSON` (Prototype.js's Array#toJSON), which
+   * JSON.stringify would call: the port's structured clone calls none.
+   */
   function handOver(events, type) {
-    if (!bridge) return false;
+    if (!bridge || apply(hasOwn, ObjectProto, ["toJSON"]) || apply(hasOwn, ArrayProto, ["toJSON"])) return false;
     try {
       apply(setAttribute, bridge, [BRIDGE_ATTRIBUTE, stringify(events)]);
       apply(dispatchEvent, bridge, [new NativeEvent(type)]);

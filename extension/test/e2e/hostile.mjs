@@ -29,6 +29,7 @@ export async function hostilePage({ context, client, all, waitFor, log, origin, 
   await page.waitForFunction(() => window.done.secrets && window.done.heavy, null, { timeout: 60000 });
   // The page breaks built-ins our code uses, each for a moment (fixture/hostile.js).
   await page.evaluate(() => window.breakBuiltins());
+  await page.evaluate(() => window.prototypeJs());
   const report = await page.evaluate(() => window.report);
 
   // The private channel: nothing of Gasoline's reached the page's listeners or spies.
@@ -95,7 +96,8 @@ export async function hostilePage({ context, client, all, waitFor, log, origin, 
   // Redaction: the user's list from the first event, look-alikes kept, names never values.
   const logs = await waitFor("the hostile page's logs", async () => {
     const entries = await all(client, "logs");
-    return entries.some((e) => e.source === "exception" && /refresh failed/.test(e.message)) && entries.some((e) => e.message.startsWith("usage")) && entries;
+    const prototypeJs = entries.some((e) => e.message.startsWith("logged beside Prototype.js"));
+    return entries.some((e) => e.source === "exception" && /refresh failed/.test(e.message)) && entries.some((e) => e.message.startsWith("usage")) && prototypeJs && entries;
   });
   const first = logs.find((e) => e.message.startsWith("first event"));
   assert.equal(first.message, 'first event {"x_custom_secret":"[redacted]"}', "the user's key applies to the page's first event");
@@ -105,6 +107,8 @@ export async function hostilePage({ context, client, all, waitFor, log, origin, 
   assert.ok(!usage.redacted.some((n) => n.startsWith("message")), "nothing of the look-alikes is redacted");
   const login = logs.find((e) => e.message.startsWith("login attempt"));
   assert.ok(login.redacted.includes("message.password") && login.redacted.includes("message:jwt"), JSON.stringify(login.redacted));
+  // A page whose arrays all have a toJSON (Prototype.js): its events still reach the relay.
+  assert.ok(logs.some((e) => e.message.startsWith("logged beside Prototype.js")), "a log made beside Prototype.js's Array#toJSON");
   const extensionLogs = await all(client, "extension_logs");
   assert.ok(!extensionLogs.some((e) => /FORGED/.test(e.message)), "a page cannot write extension_logs");
   assert.ok(!logs.some((e) => /FORGED/.test(e.message)), "nor slip its forgeries in as captured logs");
