@@ -409,8 +409,8 @@ function fromPage(kind, entry, tabId, frame, from) {
 /**
  * A failed request's call site (`location`) is in the code of the page that made the request: the
  * server maps it through that page's scripts, so the row names the page (`pageUrl`): the page's URL
- * as it was when the request ended, where it is of the origin Chrome names for the sender (a
- * single-page app may have moved on by the time the row is sent), else as Chrome names the sender.
+ * at the call, where it is of the origin Chrome names for the sender (a single-page app may have
+ * moved on by the time the row is sent), else as Chrome names the sender.
  */
 function withPageUrl(entry, frame) {
   const said = entry.pageUrl;

@@ -23,7 +23,7 @@
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.core || !G.outbox || !G.callsite || G.requests) return;
-  const { apply, later, perfNow, listen } = G.core;
+  const { apply, later, perfNow, listen, pageUrl } = G.core;
   const { outbox, callsite } = G;
   const HOLD_MS = 1500;
   // A request's call site is kept with its callers, as a console call's: a library that made the
@@ -74,11 +74,12 @@
    */
   function start(method, url, initiator) {
     const r = { key: keyOf(url), url: String(url), method, initiator, start: perfNow() };
-    // The call site, and the page it was made on: a row waits for its timing and its end, and a
-    // single-page app (Turbo, htmx) may have moved on by then.
+    // The call site, and the page it was made on (core.pageUrl's count, its URL read when the row is
+    // built): a row waits for its timing and its end, and a single-page app (Turbo, htmx) may have
+    // moved on by then.
     if (method !== null) {
       r.site = siteNow();
-      r.href = hrefNow();
+      r.page = pageUrl.now();
     }
     open.add(r);
     listOf(untimed, r.key).push(r);
@@ -150,15 +151,6 @@
     }
     if (r.timing) send(r);
     else later(() => send(r), HOLD_MS);
-  }
-
-  /** The page's URL now, or undefined. */
-  function hrefNow() {
-    try {
-      return String(globalThis.location.href);
-    } catch {
-      return undefined;
-    }
   }
 
   /** An element (img, script, link…) that fired `error` for `url`. */
@@ -259,7 +251,7 @@
       if (status > 0) row.responseStatus = status;
       if (r && r.failed) row.failed = true;
       if (r && r.error) row.error = r.error;
-      if (r && r.site && (r.failed || status >= 400)) Object.assign(row, siteFields(r.site), r.href ? { pageUrl: r.href } : undefined);
+      if (r && r.site && (r.failed || status >= 400)) Object.assign(row, siteFields(r.site), { pageUrl: pageUrl.at(r.page) });
       if (r && !r.ended) row.unfinished = true; // the page left, or followed too many, before its end
       row.ts = epochOf(row.startTime);
       return row;

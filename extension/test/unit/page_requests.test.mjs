@@ -19,6 +19,8 @@ const core = {
   },
   perfNow: () => clock,
   listen: () => {},
+  // The page's route changes as core.js counts them: one page here.
+  pageUrl: { now: () => 0, at: (count) => (count === 0 ? "http://app/page" : undefined) },
 };
 const outbox = { emit: (kind, build) => rows.push({ kind, entry: build() }) };
 globalThis.__gasoline = { core, outbox, callsite: require("../../lib/callsite.js") };
@@ -128,8 +130,10 @@ test("a failed request says where the page's code made it; one that succeeded do
     const sites = [row.location, ...row.callers.split("\n")];
     assert.ok(sites.some((s) => here.test(s)), `the test's frames among ${JSON.stringify(sites)}`);
     assert.ok(sites.length <= 9, "the call site, four callers and the first frames of four more scripts at most");
+    assert.equal(row.pageUrl, "http://app/page", "the page it was made on");
   }
   assert.equal(ok.location, undefined, "a request that succeeded keeps no call site");
+  assert.equal(ok.pageUrl, undefined);
   assert.equal(ok.callers, undefined);
   assert.equal(img.failed, true);
   assert.equal(img.location, undefined, "an element's failure has no code of the page's that made it");
