@@ -5,8 +5,9 @@
 // (decoded once, by the read the page asked for, and cut to the cap) is handed
 // to `done`. `json` is the page's `text` then `JSON.parse`, which is what the
 // built-in does. A clone the page makes is watched by the same taker: the first
-// read of the response or of its clone is ours. Taking the body stream (`response.body`: a reader, `pipeTo`,
-// `new Response(response.body)`) clones the response at that moment, before
+// read of the response or of its clone is ours. Taking the body stream
+// (`response.body`: a reader, `pipeTo`, `new Response(response.body)`) clones
+// the response at that moment, before
 // the page has the stream, and reads the clone as bodies.readStream does. A
 // body the page has not begun to read FALLBACK_MS after its headers is read
 // from a clone then, as it would have been; one the browser consumed itself
@@ -167,13 +168,19 @@
     })[method]);
   }
 
-  /** The built-in's promise, its rejection's error without our frame (the error's stack is taken at the call). */
-  const rethrow = (error) => {
-    throw clean(error);
-  };
-  const cleaned = (promise) => {
+  /**
+   * The built-in's promise, its rejection's error without our frame (the error's stack is taken at
+   * the call); `noted(error)` first sees the rejection, where given.
+   */
+  const cleaned = (promise, noted) => {
     try {
-      return apply(then, promise, [undefined, rethrow]);
+      return apply(then, promise, [
+        undefined,
+        (error) => {
+          if (noted) noted(error);
+          throw clean(error);
+        },
+      ]);
     } catch {
       return promise;
     }
@@ -227,20 +234,7 @@
     json() {
       const taker = take(this);
       const response = this;
-      if (!taker) {
-        const result = invoke(original, this, arguments);
-        try {
-          return apply(then, result, [
-            undefined,
-            (error) => {
-              notUnparsed(error, response);
-              throw clean(error);
-            },
-          ]);
-        } catch {
-          return result;
-        }
-      }
+      if (!taker) return cleaned(invoke(original, this, arguments), (error) => notUnparsed(error, response));
       let read;
       try {
         read = apply(textOf, this, []);
