@@ -64,9 +64,16 @@ pub fn of_error(
         let ids: Vec<String> = before_action.iter().map(i64::to_string).collect();
         parts.push(format!("\"before_action\":[{}]", ids.join(",")));
     }
+    // What the error entry itself says of where it came from: its stack, and the response whose
+    // body it met reading JSON (`jsonFrom`), read once.
+    let (stack, json_from): (String, Option<String>) = conn
+        .prepare_cached("SELECT coalesce(json_extract(data, '$.stack'), ''), json_extract(data, '$.jsonFrom') FROM logs WHERE id = ?1")?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?
+        .unwrap_or_default();
     // An error thrown in a WebSocket's or an EventSource's handler: the message it was handling is
     // the tab's latest incoming one before it (the shape the handler misread, say).
-    if thrown_in_a_message_handler(conn, id)? {
+    if thrown_in_a_message_handler(&stack) {
         let sql = "SELECT id FROM websocket_events WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 \
                    AND event = 'message' AND direction = 'incoming' ORDER BY ts DESC, id DESC LIMIT 1";
         let ids: Vec<i64> =
@@ -79,19 +86,11 @@ pub fn of_error(
     // extension names its URL, `jsonFrom`), else, for an error thrown by code a response brought (a
     // swapped-in part's script, which htmx, Turbo and jQuery run as code of no file), the tab's
     // latest body before it.
-    let json_from: Option<String> = conn
-        .prepare_cached("SELECT json_extract(data, '$.jsonFrom') FROM logs WHERE id = ?1")?
-        .query_row([id], |r| r.get(0))
-        .optional()?
-        .flatten();
-    let response: Vec<i64> = if let Some(url) = json_from {
-        let sql = "SELECT id FROM network_bodies WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND url = ?4 \
+    let response: Vec<i64> = if json_from.is_some() || thrown_in_evaluated_code(&stack) {
+        let sql = "SELECT id FROM network_bodies WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND (?4 IS NULL OR url = ?4) \
                    ORDER BY ts DESC, id DESC LIMIT 1";
-        let params = rusqlite::params![tab, from, ts, url];
+        let params = rusqlite::params![tab, from, ts, json_from];
         conn.prepare_cached(sql)?.query_map(params, |r| r.get(0))?.collect::<Result<_, _>>()?
-    } else if thrown_in_evaluated_code(conn, id)? {
-        let sql = "SELECT id FROM network_bodies WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 ORDER BY ts DESC, id DESC LIMIT 1";
-        conn.prepare_cached(sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?
     } else {
         Vec::new()
     };
@@ -147,30 +146,24 @@ fn route_change_cause(conn: &Connection, tab: i64, began: i64) -> Result<Option<
     Ok(conn.prepare_cached(&sql)?.query_row([tab, began], |r| r.get(0)).optional()?)
 }
 
-/// Whether the logs entry `id` was thrown in a WebSocket's or an EventSource's message handler:
-/// its stack has the connection's frame (V8 names a listener `WebSocket.<anonymous>` or
+/// Whether an error of this `stack` was thrown in a WebSocket's or an EventSource's message
+/// handler: its stack has the connection's frame (V8 names a listener `WebSocket.<anonymous>` or
 /// `EventSource.<anonymous>`, and an arrow assigned as `es.onmessage = (e) => …` by where it was
 /// assigned: `es.onmessage`).
-fn thrown_in_a_message_handler(conn: &Connection, id: i64) -> Result<bool, QueryError> {
-    let sql = "SELECT coalesce(json_extract(data, '$.stack'), '') FROM logs WHERE id = ?1";
-    let stack: Option<String> = conn.prepare_cached(sql)?.query_row([id], |r| r.get(0)).optional()?;
-    Ok(stack
-        .is_some_and(|s| s.contains("at WebSocket.") || s.contains("at EventSource.") || s.contains(".onmessage (")))
+fn thrown_in_a_message_handler(stack: &str) -> bool {
+    stack.contains("at WebSocket.") || stack.contains("at EventSource.") || stack.contains(".onmessage (")
 }
 
-/// Whether the logs entry `id` was thrown by code that came with no file: its stack's first frame
-/// is a script of no name (`at <anonymous>:1:1`, where a library ran a swapped-in part's script)
-/// or `eval`'s. A built-in's frame (`at JSON.parse (<anonymous>)`) has no line and is not one.
-fn thrown_in_evaluated_code(conn: &Connection, id: i64) -> Result<bool, QueryError> {
-    let sql = "SELECT coalesce(json_extract(data, '$.stack'), '') FROM logs WHERE id = ?1";
-    let stack: Option<String> = conn.prepare_cached(sql)?.query_row([id], |r| r.get(0)).optional()?;
-    let Some(stack) = stack else { return Ok(false) };
-    let Some(top) = stack.lines().map(str::trim_start).find(|l| l.starts_with("at ")) else { return Ok(false) };
+/// Whether an error of this `stack` was thrown by code that came with no file: its first frame is
+/// a script of no name (`at <anonymous>:1:1`, where a library ran a swapped-in part's script) or
+/// `eval`'s. A built-in's frame (`at JSON.parse (<anonymous>)`) has no line and is not one.
+fn thrown_in_evaluated_code(stack: &str) -> bool {
+    let Some(top) = stack.lines().map(str::trim_start).find(|l| l.starts_with("at ")) else { return false };
     let nameless = top.strip_prefix("at ").map(|f| f.trim_end_matches(')')).is_some_and(|f| {
         let place = f.rsplit_once('(').map_or(f, |(_, p)| p);
         place.strip_prefix("<anonymous>:").is_some_and(|lc| lc.split(':').all(|n| n.parse::<u32>().is_ok()))
     });
-    Ok(nameless || top.starts_with("at eval ") || top.contains("(eval at "))
+    nameless || top.starts_with("at eval ") || top.contains("(eval at ")
 }
 
 /// For an errors answer: a sentence saying how many of the app's requests failed in the same
