@@ -648,8 +648,6 @@ pub fn levels_at_least(level: &str) -> Option<&'static [&'static str]> {
 
 #[cfg(test)]
 mod tests {
-    use super::is_library_segment;
-
     #[test]
     fn library_code_is_known_by_its_folder_or_its_file() {
         for library in [

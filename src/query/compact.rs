@@ -512,10 +512,8 @@ fn text(s: &str, shape: Shape, sent: Option<usize>) -> String {
             Some(sent) => json_string(&cut_sent(s, sent)),
             None => json_string(&cut(s)),
         },
-        Shape::Logged => match sent {
-            Some(sent) => json_string(&cut_sent(&super::literal::literals(s), sent)),
-            None => json_string(&cut_middle(&super::literal::literals(s))),
-        },
+        // A logged message is cut as a shown text is, once its objects are written as literals.
+        Shape::Logged => text(&super::literal::literals(s), Shape::Shown, sent),
         Shape::Shown => match sent {
             Some(sent) => json_string(&cut_sent(s, sent)),
             None => json_string(&cut_middle(s)),
@@ -670,7 +668,7 @@ fn cut_strings(value: &mut serde_json::Value, cap: usize) {
     }
 }
 
-fn json_string(s: &str) -> String {
+pub(super) fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 

@@ -7,6 +7,7 @@ use rusqlite::types::ValueRef;
 
 use super::QueryError;
 use super::args::ObserveArgs;
+use super::compact::json_string;
 use super::filter::filter_expr;
 use crate::kind::{ColumnType, FilterOp, Kind};
 
@@ -47,9 +48,10 @@ pub fn unheld(conn: &Connection, kind: &Kind, args: &ObserveArgs) -> Result<Opti
                 ValueRef::Text(t) => String::from_utf8_lossy(t).chars().take(MAX_VALUE_CHARS).collect(),
                 other => format!("{:?}", other.data_type()),
             };
-            named.push(format!("{} ({})", quote(&text), row.get::<_, i64>(1)?));
+            named.push(format!("{} ({})", json_string(&text), row.get::<_, i64>(1)?));
         }
-        let asked = quote(value);
+        // As JSON strings: a page's text said in a hint stays one value.
+        let asked = json_string(value);
         return Ok(Some(if named.is_empty() {
             format!("no {} entry has a {}, so none is {}=", kind.name, f.arg, f.arg) + &asked
         } else {
@@ -57,9 +59,4 @@ pub fn unheld(conn: &Connection, kind: &Kind, args: &ObserveArgs) -> Result<Opti
         }));
     }
     Ok(None)
-}
-
-/// `s` as a JSON string: a page's text said in a hint stays one value.
-fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
 }
