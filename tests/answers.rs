@@ -1137,7 +1137,7 @@ async fn a_capped_body_of_any_shape_reads_whole_at_the_largest_budget() {
     let mcp = Mcp::http(&server).await;
     for (i, shape) in shapes.iter().enumerate() {
         let args = json!({"what": "network_bodies", "id": first + i as i64, "fields": ["responseBody"],
-                          "max_tokens": 100_000, "max_chars": 1_000_000});
+                          "max_tokens": 100_000, "max_chars": 500_000});
         let answer = within_budget(&mcp, args).await;
         let entry = &entries(&answer)[0];
         assert_eq!(entry.get("_clipped"), None, "{}…", &shape[..5]);
@@ -1148,7 +1148,7 @@ async fn a_capped_body_of_any_shape_reads_whole_at_the_largest_budget() {
                       "requestBody": "B".repeat(60_000), "responseBody": "B".repeat(60_000)});
     let (id, _) = server.ingest("network_bodies", vec![both]).await;
     let args =
-        json!({"what": "network_bodies", "id": id, "fields": ["all"], "max_tokens": 100_000, "max_chars": 1_000_000});
+        json!({"what": "network_bodies", "id": id, "fields": ["all"], "max_tokens": 100_000, "max_chars": 500_000});
     let answer = within_budget(&mcp, args).await;
     assert_eq!(entries(&answer)[0]["_clipped"], true, "{}", answer["hint"]);
     let hint = answer["hint"].as_str().unwrap_or_default();

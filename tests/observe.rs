@@ -17,7 +17,7 @@ fn waterfall(n: usize, tab: impl Fn(usize) -> i64) -> Vec<Value> {
 
 /// The product spec's edge cases and their metadata, on one transport.
 async fn spec_edge_cases(mcp: &Mcp, first_id: i64) {
-    let all = mcp.observe(json!({"what": "network_waterfall", "max_tokens": 100_000, "max_chars": 1_000_000})).await;
+    let all = mcp.observe(json!({"what": "network_waterfall", "max_tokens": 100_000, "max_chars": 500_000})).await;
     assert_eq!((all["count"].as_i64(), all["total"].as_i64()), (Some(500), Some(500)));
     assert_eq!(ids(&all), (first_id..first_id + 500).collect::<Vec<_>>(), "oldest first, all of them");
     assert_eq!(all["has_more"], false);
@@ -28,7 +28,7 @@ async fn spec_edge_cases(mcp: &Mcp, first_id: i64) {
     assert_eq!(all["tracked_tab_id"], Value::Null);
 
     let zero = mcp
-        .observe(json!({"what": "network_waterfall", "limit": 0, "max_tokens": 100_000, "max_chars": 1_000_000}))
+        .observe(json!({"what": "network_waterfall", "limit": 0, "max_tokens": 100_000, "max_chars": 500_000}))
         .await;
     assert_eq!(ids(&zero), ids(&all), "limit 0 = all");
 
@@ -66,7 +66,7 @@ async fn spec_edge_cases(mcp: &Mcp, first_id: i64) {
     assert_eq!(last50_first5["next_offset"], 455);
 
     let more_than_all = mcp
-        .observe(json!({"what": "network_waterfall", "offset": -10_000, "max_tokens": 100_000, "max_chars": 1_000_000}))
+        .observe(json!({"what": "network_waterfall", "offset": -10_000, "max_tokens": 100_000, "max_chars": 500_000}))
         .await;
     assert_eq!((more_than_all["count"].as_i64(), more_than_all["offset"].as_i64()), (Some(500), Some(0)));
 
@@ -809,6 +809,12 @@ async fn tools_list_describes_both_tools() {
         assert!(observe["properties"].get(p).is_some(), "observe schema lacks {p}");
     }
     assert_eq!(observe["required"], json!(["what"]));
+    // The longest answer observe declares to Claude Code is the most max_chars takes, and within
+    // the 500,000 characters Claude Code honours; a larger declaration would be cut to its ceiling
+    // and an answer asked for between the two written to a file.
+    let meta = serde_json::to_value(&tools[0].meta).unwrap();
+    assert_eq!(meta["anthropic/maxResultSizeChars"], observe["properties"]["max_chars"]["maximum"]);
+    assert_eq!(meta["anthropic/maxResultSizeChars"], json!(500_000));
     let configure = serde_json::to_value(&tools[1].input_schema).unwrap();
     assert!(configure["properties"]["action"]["enum"].as_array().unwrap().contains(&json!("mark")));
     assert!(configure["properties"].get("name").is_some(), "configure schema lacks name");

@@ -64,7 +64,7 @@ async fn capture(server: &Server) {
 fn all(args: Value) -> Value {
     let mut args = args;
     args["max_tokens"] = json!(100_000);
-    args["max_chars"] = json!(1_000_000);
+    args["max_chars"] = json!(500_000);
     args
 }
 

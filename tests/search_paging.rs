@@ -155,7 +155,7 @@ proptest! {
         let appended = Arc::new(AtomicU64::new(0));
         let writer = appender(store.clone(), stop.clone(), gate.clone(), appended.clone(), seed);
         let base = |extra: Value| {
-            let mut a = json!({"what": "logs", "search": needle, "max_tokens": 100_000, "max_chars": 1_000_000});
+            let mut a = json!({"what": "logs", "search": needle, "max_tokens": 100_000, "max_chars": 500_000});
             if let Some(t) = tab { a["tabId"] = json!(t); }
             for (k, v) in extra.as_object().cloned().unwrap_or_default() { a[k] = v; }
             a

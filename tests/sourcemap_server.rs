@@ -97,7 +97,7 @@ async fn report_scope(server: &Server, origins: &[&str]) {
 async fn resolved(mcp: &Mcp, n: usize, done: impl Fn(&Value) -> bool) -> Vec<Value> {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let answer = mcp.observe(json!({"what": "logs", "fields": "all", "limit": 100, "max_chars": 1_000_000})).await;
+        let answer = mcp.observe(json!({"what": "logs", "fields": "all", "limit": 100, "max_chars": 500_000})).await;
         let list = entries(&answer);
         if list.len() == n && list.iter().all(&done) {
             return list;

@@ -138,7 +138,7 @@ async fn the_json_twins_answer_what_observe_answers() {
         let (status, twin) = get_json(&server, &format!("/api/rows/logs?limit=500&{query}")).await;
         assert_eq!(status, 200, "{query}: {twin}");
         let mut observe_args =
-            json!({"what": "logs", "limit": 500, "fields": "all", "max_chars": 1_000_000, "max_tokens": 100_000});
+            json!({"what": "logs", "limit": 500, "fields": "all", "max_chars": 500_000, "max_tokens": 100_000});
         observe_args.as_object_mut().unwrap().extend(args.as_object().unwrap().clone());
         let observed = mcp.observe(observe_args).await;
         assert_eq!(twin["total"], observed["total"], "{query}");
@@ -409,10 +409,10 @@ async fn the_viewers_refusals_name_what_it_takes_and_the_stream_says_retry_first
     }
     let (status, reply) = get_json(&server, "/api/rows/logs/1?fields=all&fields=ts").await;
     assert_eq!(status, 400, "{reply}");
-    // The budget's bounds with the viewer's default (1,000,000 characters), not observe's (40,000).
+    // The budget's bounds with the viewer's default (500,000 characters), not observe's (40,000).
     let (status, reply) = get_json(&server, "/api/rows/logs?max_chars=2000000").await;
     assert_eq!(status, 400, "{reply}");
-    assert_eq!(reply["error"], "max_chars must be between 1000 and 1000000 (default 1000000), got 2000000");
+    assert_eq!(reply["error"], "max_chars must be between 1000 and 500000 (default 500000), got 2000000");
     let (status, reply) = get_json(&server, "/api/rows/logs?max_tokens=10").await;
     assert_eq!(status, 400, "{reply}");
     assert_eq!(reply["error"], "max_tokens must be between 500 and 100000 (default 100000), got 10");

@@ -133,7 +133,9 @@ impl ObserveArgs {
 
 pub const DEFAULT_MAX_CHARS: usize = 40_000;
 pub const MIN_MAX_CHARS: usize = 1_000;
-pub const MAX_MAX_CHARS: usize = 1_000_000;
+/// The most `max_chars` takes: Claude Code's ceiling for `anthropic/maxResultSizeChars` (its
+/// MCP docs), so that no answer an agent can ask for is written to a file instead of shown.
+pub const MAX_MAX_CHARS: usize = 500_000;
 pub const DEFAULT_MAX_TOKENS: usize = 8_000;
 pub const MIN_MAX_TOKENS: usize = 500;
 pub const MAX_MAX_TOKENS: usize = 100_000;

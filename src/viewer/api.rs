@@ -17,8 +17,8 @@ use crate::store::{StoreError, now_ms, sql};
 /// The page size when the page asks for none.
 const DEFAULT_LIMIT: i64 = 200;
 /// The viewer reads with the largest budget observe allows: it pages by cursor anyway.
-const MAX_CHARS: i64 = 1_000_000;
-const MAX_TOKENS: i64 = 100_000;
+const MAX_CHARS: i64 = crate::query::args::MAX_MAX_CHARS as i64;
+const MAX_TOKENS: i64 = crate::query::args::MAX_MAX_TOKENS as i64;
 
 /// Arguments that are whole numbers on the wire of `observe`.
 const INTEGERS: [&str; 12] = [
@@ -98,7 +98,7 @@ pub(super) fn observe_args(what: &str, query: Option<&str>) -> Result<Map<String
 }
 
 /// `max_chars` and `max_tokens` within observe's bounds, said with the viewer's defaults (observe's
-/// own refusal would name observe's: 40000 characters where the viewer reads 1,000,000).
+/// own refusal would name observe's: 40000 characters where the viewer reads 500,000).
 fn budget_within_bounds(name: &str, n: i64) -> Result<(), String> {
     let default = match name {
         "max_chars" => MAX_CHARS,
@@ -370,7 +370,7 @@ mod tests {
         assert!(observe_args("logs", Some("limit=ten")).unwrap_err().contains("limit must be a whole number"));
         assert_eq!(observe_args("logs", Some("tabId=1&tabId=2")).unwrap_err(), "tabId is given twice: send it once");
         let e = observe_args("logs", Some("max_chars=2000000")).unwrap_err();
-        assert_eq!(e, "max_chars must be between 1000 and 1000000 (default 1000000), got 2000000");
+        assert_eq!(e, "max_chars must be between 1000 and 500000 (default 500000), got 2000000");
         let g = observe_args("errors", Some("group=true")).unwrap();
         assert!(query::parse(&g).is_ok(), "{g:?}");
         // A kind's boolean filter is read as a boolean, as observe takes it.

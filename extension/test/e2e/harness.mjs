@@ -209,7 +209,7 @@ export async function all(client, what, extra = {}) {
       after_cursor: cursor,
       limit: 500,
       fields: "all",
-      max_chars: 1_000_000,
+      max_chars: 500_000,
       max_tokens: 100_000,
       ...extra,
     });

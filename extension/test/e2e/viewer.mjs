@@ -771,7 +771,7 @@ try {
   // The timeline at level error: errors and failed requests, no action, navigation or request that went well.
   const problems = await context.newPage();
   await problems.goto(`${base}/timeline?level=error`);
-  const held = await observe(client, { what: "network_waterfall", limit: 1000, fields: "all", max_chars: 1000000, max_tokens: 100000 });
+  const held = await observe(client, { what: "network_waterfall", limit: 1000, fields: "all", max_chars: 500000, max_tokens: 100000 });
   assert.equal(held.entries.length, held.total, "every request read");
   const failedRequests = held.entries.filter((r) => r.error || r.failed === true || (r.responseStatus ?? 0) >= 400).length;
   const expected = (await total(client, "logs", { min_level: "error" })) + failedRequests;
