@@ -217,6 +217,17 @@ pub const LIBRARY_FILES: &[&str] = &["htmx", "turbo", "stimulus", "jquery", "alp
 
 /// Console levels from least to most severe; `min_level` keeps a suffix of this.
 pub const LEVELS: &[&str] = &["debug", "log", "info", "warn", "error"];
+/// The fields a network row names what made it by, as its entry's `type` shows it: the page's
+/// rows Resource Timing's `initiatorType`, the browser's rows (deep mode) Chrome's `type`. A row
+/// carries one of them. The `type` filter, compact entries, the summary, HAR and `tail` read it
+/// through [`request_type`] or these names.
+pub const REQUEST_TYPE: [&str; 2] = ["initiatorType", "type"];
+
+/// What made a request, from its entry: the first of [`REQUEST_TYPE`] it carries.
+pub fn request_type(entry: &serde_json::Value) -> Option<&str> {
+    REQUEST_TYPE.iter().find_map(|f| entry.get(f).and_then(serde_json::Value::as_str))
+}
+
 /// What made a request that loaded a document, as its entry's type says it: the page's own row of
 /// its document (Resource Timing's `navigation`), the browser's rows in deep mode (a tab's page, a frame's).
 pub const DOCUMENT_TYPES: &[&str] = &["navigation", "main_frame", "sub_frame"];
@@ -324,7 +335,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
     default_capacity: 20_000,
     columns: &[
         req("url", "url", Text),
-        col("initiator_type", "initiatorType", Text),
+        col("initiator_type", REQUEST_TYPE[0], Text),
         col("status", "responseStatus", Integer),
         col("duration", "duration", Real),
         col("method", "method", Text),
@@ -346,7 +357,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
             "the failure reason contains this text (e.g. net::, ERR_NAME_NOT_RESOLVED, CORS)",
         ),
         Filter {
-            or_field: Some("type"),
+            or_field: Some(REQUEST_TYPE[1]),
             ..filter(
                 "type",
                 "initiator_type",
@@ -412,7 +423,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         pick("status", &["responseStatus"]),
         pick("duration", &["duration"]),
         pick("size", &["transferSize", "encodedBodySize"]),
-        pick("type", &["type", "initiatorType"]),
+        pick("type", &REQUEST_TYPE),
         pick("error", &["error"]),
         pick("failed", &["failed"]),
         pick("finalUrl", &["finalUrl"]),

@@ -603,7 +603,9 @@ async fn a_websocket_and_its_handshake_row_are_one_entry() {
             "network_waterfall",
             vec![
                 handshake("ws://localhost:3000/hmr", ts, Some("ws-1")),
-                handshake("ws://localhost:3000/live", ts + 10, None),
+                // The browser's row in a deep tab, which names what made it by Chrome's `type`.
+                json!({"tabId": 3, "ts": ts + 10, "url": "ws://localhost:3000/live", "type": "websocket",
+                       "source": "browser", "responseStatus": 101, "duration": 4.0}),
                 handshake("ws://localhost:3000/lonely", ts + 20, Some("ws-9")),
             ],
         )

@@ -148,7 +148,7 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
         "network_waterfall" => {
             let status = status_of(&NETWORK_WATERFALL, v);
             let shown = status.map_or_else(|| "-".into(), |s| s.to_string());
-            let initiator = str_of(v, "initiatorType");
+            let initiator = crate::kind::request_type(v).unwrap_or_default();
             // The method where the page or the browser knew it (null for a resource timing alone).
             let method = v.get("method").and_then(Value::as_str).map_or_else(String::new, |m| format!("{m} "));
             let mut text = format!("{method}{} {shown}{} {initiator}", str_of(v, "url"), duration(v));
@@ -288,6 +288,10 @@ mod tests {
             describe("network_waterfall", &after).3,
             "http://localhost:5000/items/2 500 navigation  (after POST http://localhost:5000/items/new)"
         );
+        // A deep tab's row names what made it by Chrome's `type`, as its compact entry shows it.
+        let browser = json!({"method": "GET", "url": "http://localhost:5173/logo.png", "responseStatus": 404,
+                             "type": "image", "source": "browser"});
+        assert_eq!(describe("network_waterfall", &browser).3, "GET http://localhost:5173/logo.png 404 image");
     }
 
     #[test]

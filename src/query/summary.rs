@@ -16,7 +16,7 @@ use super::compact::{self, number};
 use super::filter::{Where, field_expr};
 use super::fingerprint;
 use super::outcome::{self, Outcome};
-use crate::kind::{DOCUMENT_TYPES, KINDS, Kind, LEVELS, LOGS, NETWORK_BODIES, NETWORK_WATERFALL, quoted};
+use crate::kind::{DOCUMENT_TYPES, KINDS, Kind, LEVELS, LOGS, NETWORK_BODIES, NETWORK_WATERFALL, REQUEST_TYPE, quoted};
 
 /// Characters of a group's example message.
 const EXAMPLE: usize = 160;
@@ -254,8 +254,9 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     let [status, error, failed_flag] = outcome::outcome_columns(kind);
     // A connection that stays open (a WebSocket, an EventSource: a dev server's HMR socket among
     // them) lasts as long as the page: its duration is no slowness, and it is not ranked as one.
-    // What made the request: a page row's `initiatorType`, a browser row's `type`.
-    let request_type = format!("coalesce({}, {})", field_expr(kind, "initiatorType"), field_expr(kind, "type"));
+    // What made the request, as its entry's `type` says.
+    let [page_type, browser_type] = REQUEST_TYPE.map(|f| field_expr(kind, f));
+    let request_type = format!("coalesce({page_type}, {browser_type})");
     let lasting = format!("{request_type} IN ('websocket', 'eventsource')");
     // A page: a document, or an HTML error page a fetch or an XHR got (its `pageText`: a Turbo visit,
     // an htmx boost or a form they sent, answered 422 or 500, is the page the person then sees).

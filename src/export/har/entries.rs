@@ -303,7 +303,7 @@ fn resource_entry(
     duration: f64,
 ) -> Value {
     let protocol = http_version(w["nextHopProtocol"].as_str());
-    let initiator = w["initiatorType"].as_str().or(w["type"].as_str()).unwrap_or_default();
+    let initiator = crate::kind::request_type(w).unwrap_or_default();
     let mut comment = if w["source"] == "browser" {
         format!("from the browser's view ({initiator}): headers and body were not captured")
     } else if method.is_some() {

@@ -210,7 +210,7 @@ fn read_timings(conn: &Connection, filter: &Filter, pages: &mut Pages) -> Result
     rows::each(conn, &NETWORK_WATERFALL, filter, |e| -> Result<(), Failure> {
         let v: Value = serde_json::from_str(&e.json).unwrap_or(Value::Null);
         let duration = entries::duration(&v);
-        let initiator = v["initiatorType"].as_str().unwrap_or_default();
+        let initiator = crate::kind::request_type(&v).unwrap_or_default();
         let t = Timing {
             id: e.id,
             tab: v["tabId"].as_i64(),
