@@ -1045,7 +1045,7 @@ async fn a_failed_page_shows_what_its_server_said() {
         .ingest(
             "logs",
             vec![json!({"tabId": 1, "level": "error", "source": "resource", "tag": "document",
-            "message": "Failed to load the page: http://localhost:5173/orders answered 500", "pageText": text})],
+            "message": "The page answered 500: http://localhost:5173/orders", "pageText": text})],
         )
         .await;
     let mcp = Mcp::http(&server).await;
@@ -1069,7 +1069,7 @@ async fn an_error_group_says_where_it_happened() {
         "original": {"source": "src/Cart.tsx", "line": 11, "column": 39}});
     let raw =
         json!({"tabId": 1, "level": "error", "message": "boom", "location": "http://localhost:5173/src/a.js:3:1"});
-    let nowhere = json!({"tabId": 1, "level": "error", "message": "Failed to load the page"});
+    let nowhere = json!({"tabId": 1, "level": "error", "message": "The page answered 500"});
     server.ingest("logs", vec![mapped.clone(), mapped, raw, nowhere]).await;
     let mcp = Mcp::http(&server).await;
     let grouped = within_budget(&mcp, json!({"what": "errors", "group": true})).await;

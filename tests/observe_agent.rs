@@ -273,7 +273,7 @@ async fn a_summary_names_the_pages_that_failed_ahead_of_assets_failing_on_every_
     let page_failed = |ts: i64, path: &str, status: i64| {
         let url = format!("{APP}{path}");
         json!({"tabId": 1, "ts": ts, "level": "error", "source": "resource", "tag": "document", "url": url,
-               "resourceUrl": url, "message": format!("Failed to load the page: {url} answered {status} (Shop)")})
+               "resourceUrl": url, "message": format!("The page answered {status}: {url} (Shop)")})
     };
     let asset_failed = |ts: i64, asset: &str| {
         let url = format!("{APP}/static/{asset}");
@@ -306,7 +306,11 @@ async fn a_summary_names_the_pages_that_failed_ahead_of_assets_failing_on_every_
     let summary = mcp.observe(json!({"what": "summary"})).await;
     let groups = summary["errors"]["groups"].as_array().expect("error groups");
     let first: Vec<&str> = groups[..2].iter().map(|g| g["example"].as_str().unwrap()).collect();
-    assert!(first[0].contains("/contact answered 422") && first[1].contains("/items/2 answered 500"), "{summary}");
+    assert!(
+        first[0].contains(&format!("answered 422: {APP}/contact"))
+            && first[1].contains(&format!("answered 500: {APP}/items/2")),
+        "{summary}"
+    );
     assert_eq!(summary["errors"]["not_shown"], 3, "the assets' groups left out are counted: {summary}");
     let failed = summary["network_waterfall"]["failed"].as_array().expect("failed requests");
     let urls: Vec<&str> = failed[..2].iter().map(|f| f["url"].as_str().unwrap()).collect();
@@ -336,7 +340,10 @@ async fn a_summary_names_the_pages_that_failed_ahead_of_assets_failing_on_every_
     assert_eq!(failed[0]["url"], format!("{APP}/signup"), "{summary}");
     // The same order where the groups are listed in full.
     let listed = mcp.observe(json!({"what": "errors", "group": true})).await;
-    assert!(listed["groups"][0]["example"].as_str().unwrap().contains("/contact answered 422"), "{listed}");
+    assert!(
+        listed["groups"][0]["example"].as_str().unwrap().contains(&format!("answered 422: {APP}/contact")),
+        "{listed}"
+    );
 }
 
 /// An error thrown by the script of a part an htmx request swapped in runs as code of no file

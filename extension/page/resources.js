@@ -7,8 +7,8 @@
 // not in the document (`new Image()`), or in a shadow root, are not seen. The
 // browser's side of the same request (status, net::ERR_…) is its
 // network_waterfall row. The document itself answered with an error status (a
-// server's 500 page, a 404) is one too: "Failed to load the page: <url>
-// answered 500", so that asking for errors finds it, with the page's text
+// server's 500 page, a 404, a form shown again with 422) is one too: "The page
+// answered 500: <url>", so that asking for errors finds it, with the page's text
 // (`pageText`, its first 16 KiB, scripts and styles left out: page_text.js): a
 // dev server's error page holds the server's error and stack, which nothing
 // else captures.
@@ -50,7 +50,7 @@
     const status = entry && typeof entry.responseStatus === "number" ? entry.responseStatus : 0;
     if (status >= 400) {
       const url = location.href;
-      const what = window === window.top ? "the page" : "the frame";
+      const what = window === window.top ? "The page" : "The frame";
       // Once the document is parsed, so that its text is there (an error page is small and rare).
       const failed = () =>
         outbox.emit("logs", () => {
@@ -59,7 +59,7 @@
           const title = String(document.title || "").trim().slice(0, 200);
           return {
             level: "error",
-            message: `Failed to load ${what}: ${url} answered ${status}${title ? ` (${title})` : ""}`,
+            message: `${what} answered ${status}: ${url}${title ? ` (${title})` : ""}`,
             source: "resource",
             url,
             resourceUrl: url,

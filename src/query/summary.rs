@@ -35,7 +35,7 @@ pub struct Group {
     /// map gave one); filled by [`locate`] for the groups an answer shows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<String>,
-    /// A page or frame that answered an error status ("Failed to load the page: … answered 500").
+    /// A page or frame that answered an error status ("The page answered 500: …").
     #[serde(skip)]
     pub page: bool,
 }

@@ -536,7 +536,7 @@ try {
   const failedPage = await waitFor("the 500 page's error", async () =>
     (await observe(client, { what: "errors", tabId: tabB, since_navigation: true, fields: "all" })).entries.find((e) => e.source === "resource"),
   );
-  assert.equal(failedPage.message, `Failed to load the page: ${fixture.origin}/server-error answered 500 (Server Error)`);
+  assert.equal(failedPage.message, `The page answered 500: ${fixture.origin}/server-error (Server Error)`);
   assert.equal(failedPage.tag, "document");
   // With what the server said: the error page's text, scripts and styles left out, a table row a
   // line, and a secret in it redacted.

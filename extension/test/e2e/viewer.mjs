@@ -86,7 +86,7 @@ function capture(site, T) {
       { level: "error", message: "Uncaught TypeError: cannot read x", source: "exception", url: `javascript:alert(1)` },
       { level: "log", message: JOINED, source: "console" },
       { level: "log", message: "fixture arguments 1 str null", args: [1, "str", null], source: "console" },
-      { level: "error", message: `Failed to load the frame: ${site}/report answered 500 (IntegrityError at /report)`, source: "resource", tag: "document", resourceUrl: `${site}/report`, pageText: ERROR_PAGE_TEXT },
+      { level: "error", message: `The frame answered 500: ${site}/report (IntegrityError at /report)`, source: "resource", tag: "document", resourceUrl: `${site}/report`, pageText: ERROR_PAGE_TEXT },
     ].map((e, i) => ({ ...e, tabId, ts: at(5 + i), url: e.url ?? `${site}/` })),
     network_waterfall: [
       { ...doc, ts: at(0) },
@@ -354,7 +354,7 @@ try {
   await viewer.keyboard.press("Escape");
   await viewer.waitForSelector("#detail", { state: "hidden" });
   // A page the server answered with its debug page: the page's text, as text.
-  await viewer.fill("#q", "Failed to load the frame");
+  await viewer.fill("#q", "The frame answered");
   await waitFor("the failed frame alone", async () => (await viewer.$$(".vlayer .vrow")).length === 1);
   await viewer.click(".vlayer .vrow");
   await viewer.waitForSelector("#detail pre.page-text");
