@@ -415,11 +415,14 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         "fromServiceWorker",
         "connectionId",
         "afterFormPost",
+        "operation",
         "redacted",
     ],
     compact: &[
         pick("method", &["method"]),
         pick("url", &["url"]),
+        // A GraphQL request's operation, by name: one POST /graphql apart from the next.
+        pick("operation", &["operation"]),
         pick("status", &["responseStatus"]),
         pick("duration", &["duration"]),
         pick("size", &["transferSize", "encodedBodySize"]),
@@ -484,11 +487,13 @@ pub static NETWORK_BODIES: Kind = Kind {
         "unfinished",
         "pageText",
         "pageTextTruncated",
+        "operation",
         "redacted",
     ],
     compact: &[
         pick("method", &["method"]),
         pick("url", &["url"]),
+        pick("operation", &["operation"]),
         pick("status", &["status"]),
         pick("duration", &["duration"]),
         View { name: "size", from: &["responseBodySize", "responseBody"], shape: Shape::Length },

@@ -39,6 +39,11 @@
         // read up to the cap, then cancelled.
         info.body = { later: readCapped(input.clone().body) };
       }
+      // A GraphQL request's operation, by name (app_failures.js), from the body the page gave as text.
+      if (appFailures && appFailures.isGraphql(info.url, headers)) {
+        info.graphql = true;
+        info.operation = appFailures.operationOf(info.url, info.body && info.body.text);
+      }
       return info;
     }
 
@@ -116,14 +121,7 @@
     /** A failure the framework answered with 200 (app_failures.js), as an error entry. */
     function failedWith200(info, status, body) {
       const url = location.href; // the page's when the answer came
-      outbox.emit(
-        "logs",
-        () => {
-          const message = appFailures.describe(info.method, info.url, status, body && body.text);
-          return message ? { level: "error", source: "framework", message, url, resourceUrl: info.url } : null;
-        },
-        true,
-      );
+      outbox.emit("logs", () => appFailures.entry(info, status, body && body.text, url), true);
     }
 
     function failed(info, error) {
@@ -144,6 +142,8 @@
         duration: requests.round(duration),
         requestHeaders: info.headers,
         ...bodyFields("request", requestBody),
+        // A Request's body, read later: its operation named from it then.
+        operation: info.operation || (info.graphql && requestBody ? appFailures.operationOf(info.url, requestBody.text) : undefined),
       };
     }
 
@@ -160,7 +160,7 @@
             input = text;
           }
           info = describeRequest(input, init);
-          info.request = requests.start(info.method, info.url, "fetch");
+          info.request = requests.start(info.method, info.url, "fetch", info.operation);
           // Started as the document unloads (a keepalive fetch in the page's pagehide): no answer
           // will reach this document, so its entry goes now, with what the page sent.
           if (requests.leaving()) {

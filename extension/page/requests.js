@@ -72,8 +72,9 @@
    * A request a wrapper saw start (its URL absolute); give the record to `end`. A wrapper's
    * request (a method known) keeps its call site; an element's has none of the page's code.
    */
-  function start(method, url, initiator) {
+  function start(method, url, initiator, operation) {
     const r = { key: keyOf(url), url: String(url), method, initiator, start: perfNow() };
+    if (operation) r.operation = operation; // a GraphQL request's (app_failures.js)
     // The call site, and the page it was made on (core.pageUrl's count, its URL read when the row is
     // built): a row waits for its timing and its end, and a single-page app (Turbo, htmx) may have
     // moved on by then.
@@ -246,6 +247,7 @@
       }
       if (r && r.initiator) row.initiatorType = r.initiator;
       if (r && r.connectionId) row.connectionId = r.connectionId;
+      if (r && r.operation) row.operation = r.operation;
       if (r && r.finalUrl) row.finalUrl = r.finalUrl; // where the browser's redirects ended
       const status = r && r.status > 0 ? r.status : e ? statusOf(e) : 0;
       if (status > 0) row.responseStatus = status;

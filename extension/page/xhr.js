@@ -3,13 +3,13 @@
 // prototype (the constructor is untouched). An XHR cannot hand over part of
 // its text, so a response is read only when it is small (XHR_READ_LIMIT);
 // larger ones are recorded by size.
-// Registry: reads sources, core, outbox, bodies, limits, requests; adds sources.xhr.
+// Registry: reads sources, core, outbox, bodies, limits, requests, appFailures; adds sources.xhr.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.xhr = function install({ core, outbox, bodies, limits, requests }) {
+  G.sources.xhr = function install({ core, outbox, bodies, limits, requests, appFailures }) {
     const { apply, fill, listen, perfNow } = core;
     const { describeBody, decodeAll, whenRead, bodyFields, parseRawHeaders, absoluteUrl, TEXTUAL, BROKE_OFF } = bodies;
     const { isErrorPage, errorPageFields } = bodies;
@@ -75,8 +75,13 @@
           const o = opened.get(this);
           if (o) {
             send = { method: o.method, url: o.url, headers: Object.assign({}, o.headers), start: perfNow() };
-            send.request = requests.start(o.method, o.url, "xmlhttprequest");
             send.body = describeBody(body, send.headers["content-type"]);
+            // A GraphQL request's operation, by name (app_failures.js); its failures answered with 200.
+            if (appFailures && appFailures.watched(o.method, o.url, send.headers)) {
+              send.watched = true;
+              if (appFailures.isGraphql(o.url, send.headers)) send.operation = appFailures.operationOf(o.url, send.body && send.body.text);
+            }
+            send.request = requests.start(o.method, o.url, "xmlhttprequest", send.operation);
             watch(this);
             sending.set(this, send); // before the original: a synchronous XHR ends inside it
             inFlight.add(this);
@@ -162,6 +167,7 @@
         headersMs: send.headersAt === undefined ? undefined : requests.round(send.headersAt - send.start),
         requestHeaders: send.headers,
         ...bodyFields("request", requestBody),
+        operation: send.operation,
       };
     }
 
@@ -204,6 +210,10 @@
         });
       // A Blob response is read (sliced at the cap) after the request's Blob body, if either is one.
       whenRead(send.body, (requestBody) => whenRead(response, (read) => emit(requestBody, read)));
+      if (send.watched && done) {
+        const url = location.href; // the page's when the answer came
+        whenRead(response, (read) => outbox.emit("logs", () => appFailures.entry(send, status, read && read.text, url), true));
+      }
     }
 
     /**

@@ -19,6 +19,7 @@ import { WebSocketServer } from "ws";
 import { consolePage } from "./console.mjs";
 import { figuresPage } from "./figures.mjs";
 import { formsPage, formsRoute } from "./forms.mjs";
+import { graphqlPage, graphqlRoute } from "./graphql.mjs";
 import { routedFramePage, routedFrameRoute } from "./routed_frame.mjs";
 import {
   all,
@@ -174,6 +175,8 @@ function startFixture() {
       // EventSource, beacon and CSP fixture (sources.mjs)
     } else if (formsRoute(req, res, url)) {
       // forms a server renders, and a single-page app's (forms.mjs)
+    } else if (graphqlRoute(req, res, url)) {
+      // a GraphQL API executed by graphql-js, and the page that calls it (graphql.mjs)
     } else if (routedFrameRoute(req, res, url)) {
       // a frame that routes with pushState (routed_frame.mjs)
     } else {
@@ -611,6 +614,9 @@ try {
 
   // ---- forms: a POST's answer, post-redirect-get, a form the page keeps ----
   await formsPage({ context, client, all, waitFor, log, origin: fixture.origin });
+
+  // ---- GraphQL: failures answered with 200, each request's operation ----
+  await graphqlPage({ context, client, all, observe, waitFor, log, origin: fixture.origin });
 
   // ---- a frame that routes with pushState, as Storybook's story frame ----
   await routedFramePage({ context, client, all, waitFor, log, origin: fixture.origin });

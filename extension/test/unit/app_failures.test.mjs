@@ -1,6 +1,7 @@
 // page/app_failures.js: the failures SvelteKit answers with HTTP 200 (a form
-// action's fail() or throw, a load that failed on a client-side navigation),
-// as the messages of error entries; every other answer is none.
+// action's fail() or throw, a load that failed on a client-side navigation)
+// and a GraphQL server's `errors` answered with 200, as the messages of error
+// entries; every other answer is none. A GraphQL request's operation by name.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -60,4 +61,63 @@ test("what cannot be read, or came with an error status already, is none", () =>
   // A message is bounded.
   const long = JSON.stringify({ type: "error", status: 500, error: { message: "m".repeat(5000) } });
   assert.ok(appFailures.describe("POST", "http://localhost:5173/a", 200, long).length < 450);
+});
+
+const GQL = "http://localhost:4000/graphql";
+const apollo = { "content-type": "application/json", accept: "application/graphql-response+json,application/json;q=0.9" };
+
+test("a GraphQL request is known by its path or by what it says it speaks", () => {
+  assert.equal(appFailures.watched("POST", GQL, {}), true);
+  assert.equal(appFailures.watched("GET", "http://localhost:4000/api/graphql/?query=%7Bme%7D", {}), true);
+  // gqlgen's /query, known by the media type Apollo Client 4 and urql ask for.
+  assert.equal(appFailures.watched("POST", "http://localhost:8080/query", apollo), true);
+  assert.equal(appFailures.watched("POST", "http://localhost:8080/query", { "content-type": "application/graphql" }), true);
+  assert.equal(appFailures.watched("POST", "http://localhost:8080/graphql-docs/intro", {}), false);
+  assert.equal(appFailures.watched("POST", "http://localhost:8080/api/items", { "content-type": "application/json" }), false);
+});
+
+test("an operation is named by operationName, else by its query text; a batch by its names", () => {
+  const body = (o) => JSON.stringify(o);
+  assert.equal(appFailures.operationOf(GQL, body({ operationName: "OrderHistory", query: "query OrderHistory { orders { id } }" })), "OrderHistory");
+  assert.equal(appFailures.operationOf(GQL, body({ query: "# list\nmutation AddToCart($id: ID!) { add(id: $id) }" })), "AddToCart");
+  assert.equal(appFailures.operationOf(GQL, "query Me { me { id } }"), "Me"); // application/graphql text
+  assert.equal(appFailures.operationOf(`${GQL}?operationName=Search&query=query%20Search%7Bx%7D`, undefined), "Search");
+  assert.equal(appFailures.operationOf(`${GQL}?query=query%20Feed%7Bx%7D`, undefined), "Feed");
+  assert.equal(appFailures.operationOf(GQL, body({ query: "{ me { id } }" })), undefined, "an anonymous query names none");
+  assert.equal(appFailures.operationOf(GQL, undefined), undefined);
+  assert.equal(appFailures.operationOf(GQL, body([{ operationName: "A" }, { operationName: "B" }])), "A, B");
+  const many = Array.from({ length: 7 }, (_, i) => ({ operationName: `Op${i}` }));
+  assert.equal(appFailures.operationOf(GQL, body(many)), "Op0, Op1, Op2, Op3, Op4, +2");
+});
+
+test("GraphQL errors answered with 200 are failures, named by operation, with code, path and partial data", () => {
+  const threw = { errors: [{ message: "Invoice service unavailable", path: ["orderHistory", 1, "invoice"] }], data: { orderHistory: [{ id: 1 }, { id: 2, invoice: null }] } };
+  assert.equal(
+    appFailures.describe("POST", GQL, 200, JSON.stringify(threw), "OrderHistory"),
+    "GraphQL: OrderHistory failed: Invoice service unavailable (at orderHistory.1.invoice; answered 200 with partial data)",
+  );
+  const refused = { errors: [{ message: "quantity must be positive", extensions: { code: "BAD_USER_INPUT" } }, { message: "x" }, { message: "y" }], data: null };
+  assert.equal(
+    appFailures.describe("POST", GQL, 200, JSON.stringify(refused), "AddToCart"),
+    "GraphQL: AddToCart failed: BAD_USER_INPUT: quantity must be positive (+2 more errors; answered 200)",
+  );
+  // No name: the request says which endpoint.
+  assert.equal(
+    appFailures.describe("POST", `${GQL}?v=1`, 200, JSON.stringify({ errors: [{ message: "no" }] })),
+    `GraphQL: POST ${GQL} failed: no (answered 200)`,
+  );
+  // A batch: the first that failed, by its own name, and how many others did.
+  const batch = [{ data: {} }, { errors: [{ message: "no" }] }, { errors: [{ message: "nor" }] }];
+  assert.equal(
+    appFailures.describe("POST", GQL, 200, JSON.stringify(batch), "A, B, C"),
+    "GraphQL: B failed: no (answered 200) (1 more of the batch failed)",
+  );
+  // What succeeded, or was refused with an error status (a failed request already), is none.
+  assert.equal(appFailures.describe("POST", GQL, 200, JSON.stringify({ data: { me: null } }), "Me"), null);
+  assert.equal(appFailures.describe("POST", GQL, 200, JSON.stringify({ errors: [] , data: {} }), "Me"), null);
+  assert.equal(appFailures.describe("POST", GQL, 400, JSON.stringify({ errors: [{ message: "Syntax Error" }] }), "Me"), null);
+  // A hostile answer: a message is bounded, odd shapes are not thrown on.
+  const long = { errors: [{ message: "m".repeat(5000), path: "not a list", extensions: { code: 7 } }] };
+  assert.ok(appFailures.describe("POST", GQL, 200, JSON.stringify(long), "X").length < 400);
+  assert.equal(appFailures.describe("POST", GQL, 200, JSON.stringify({ errors: [null] }), "X"), "GraphQL: X failed: (no message) (answered 200)");
 });
