@@ -603,3 +603,29 @@ async fn with_a_reload_after_the_mark_the_window_after_begins_at_it() {
     assert_eq!(fixed["after"]["from"], "after the mark, before the window", "{c}");
     mcp.close().await;
 }
+
+/// GraphQL: every operation is a `POST /graphql`. A query refused before the mark (400) is not
+/// "fixed" by another operation answered 200 after it; the same operation answered 200 is.
+#[tokio::test]
+async fn graphql_operations_are_told_apart() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let operation = |ts: i64, name: &str, status: i64| {
+        let mut row = request(ts, "POST", "/graphql", status);
+        row["operation"] = json!(name);
+        row
+    };
+    server.ingest("actions", vec![load(T, "load")]).await;
+    server.ingest("network_waterfall", vec![operation(T + 100, "SearchProducts", 400)]).await;
+    server.ingest("network_waterfall", vec![operation(T + 110, "AddToCart", 400)]).await;
+    mcp.ok("configure", json!({"action": "mark", "name": "before-fix"})).await;
+    server.ingest("network_waterfall", vec![operation(T + 300, "OrderHistory", 200)]).await;
+    server.ingest("network_waterfall", vec![operation(T + 310, "AddToCart", 200)]).await;
+    let c = mcp.observe(json!({"what": "compare", "mark": "before-fix", "tabId": 1})).await;
+    let fixed = c["requests"]["fixed"]["items"].as_array().expect("fixed requests");
+    let named: Vec<(&str, &str)> =
+        fixed.iter().map(|r| (r["pattern"].as_str().unwrap(), r["operation"].as_str().unwrap())).collect();
+    assert_eq!(named, [("http://localhost:5173/graphql", "AddToCart")], "{c}");
+    mcp.close().await;
+}

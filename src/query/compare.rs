@@ -2,7 +2,7 @@
 //! (from the mark or page load before it, or the start) against the window after
 //! it (up to now); without, the tab's last two page loads. It answers error groups
 //! new, gone and changed in count (the fingerprints of `summary`), console warnings
-//! new and gone, requests (by method and URL pattern) that newly fail, are fixed or
+//! new and gone, requests (by method, URL pattern and GraphQL operation) that newly fail, are fixed or
 //! changed status class (`outcome`'s one definition of failed), and the vitals of
 //! the page before and after; ids for drill-down throughout.
 
@@ -82,11 +82,15 @@ impl Window {
 struct Side {
     errors: Vec<Group>,
     warnings: Vec<Group>,
-    requests: HashMap<(String, String), Requests>,
+    requests: HashMap<RequestKey, Requests>,
     counts: Map<String, Value>,
 }
 
-/// The requests of one method and URL pattern in one window.
+/// What compare tells requests apart by: the method, the URL pattern, and a GraphQL request's
+/// operation (one `POST /graphql` is not the next).
+type RequestKey = (String, String, Option<String>);
+
+/// The requests of one [`RequestKey`] in one window.
 #[derive(Debug, Clone, Default)]
 struct Requests {
     count: i64,
@@ -120,15 +124,15 @@ fn requests_filter(window: &Window, kind: &Kind) -> Where {
     filter
 }
 
-/// The latest request of each of `wanted` (method and URL pattern) in `window`, read newest
+/// The latest request of each of `wanted` in `window`, read newest
 /// first over at most [`OUTSIDE_ROWS`] rows of each request kind, as one occurrence seen `from`.
 fn latest_of(
     conn: &Connection,
     window: &Window,
-    wanted: &[&(String, String)],
+    wanted: &[&RequestKey],
     from: &'static str,
-) -> Result<HashMap<(String, String), Requests>, QueryError> {
-    let mut found: HashMap<(String, String), (i64, Requests)> = HashMap::new();
+) -> Result<HashMap<RequestKey, Requests>, QueryError> {
+    let mut found: HashMap<RequestKey, (i64, Requests)> = HashMap::new();
     if wanted.is_empty() {
         return Ok(HashMap::new());
     }
@@ -137,7 +141,7 @@ fn latest_of(
         let sql = request_select(kind, &filter, &format!("ORDER BY ts DESC, id DESC LIMIT {OUTSIDE_ROWS}"));
         let mut stmt = conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
-        let mut left: Vec<&(String, String)> = wanted.to_vec();
+        let mut left: Vec<&RequestKey> = wanted.to_vec();
         while let Some(row) = rows.next()? {
             let r = RequestRow::read(row)?;
             let Some(at) = left.iter().position(|k| **k == r.key) else { continue };
@@ -169,7 +173,7 @@ fn side(conn: &Connection, window: &Window) -> Result<Side, QueryError> {
     errors_filter.push_condition("level = 'error'");
     let mut warn_filter = window.filter(&LOGS);
     warn_filter.push_condition("level = 'warn'");
-    let mut requests: HashMap<(String, String), Requests> = HashMap::new();
+    let mut requests: HashMap<RequestKey, Requests> = HashMap::new();
     for kind in [&NETWORK_WATERFALL, &NETWORK_BODIES] {
         read_requests(conn, kind, &requests_filter(window, kind), &mut requests)?;
     }
@@ -194,19 +198,20 @@ fn side(conn: &Connection, window: &Window) -> Result<Side, QueryError> {
 fn request_select(kind: &Kind, filter: &Where, tail: &str) -> String {
     let [status, error, failed_flag] = outcome::outcome_columns(kind);
     format!(
-        "SELECT id, ts, url, {status}, {}, {error} IS NOT NULL, {failed_flag} FROM {}{} {tail}",
+        "SELECT id, ts, url, {status}, {}, {error} IS NOT NULL, {failed_flag}, {} FROM {}{} {tail}",
         field_expr(kind, "method"),
+        field_expr(kind, "operation"),
         kind.name,
         filter.clause(None)
     )
 }
 
-/// One request row as compare reads it: its request (method and URL pattern) and its outcome.
+/// One request row as compare reads it: its request (method, URL pattern, operation) and its outcome.
 struct RequestRow {
     id: i64,
     ts: Option<i64>,
     url: String,
-    key: (String, String),
+    key: RequestKey,
     outcome: Outcome,
 }
 
@@ -222,7 +227,7 @@ impl RequestRow {
         Ok(Self {
             id: row.get(0)?,
             ts: row.get(1).ok().flatten(),
-            key: (method.to_ascii_uppercase(), fingerprint::url_pattern(&url)),
+            key: (method.to_ascii_uppercase(), fingerprint::url_pattern(&url), row.get(7).ok().flatten()),
             url,
             outcome,
         })
@@ -233,7 +238,7 @@ fn read_requests(
     conn: &Connection,
     kind: &'static Kind,
     filter: &Where,
-    into: &mut HashMap<(String, String), Requests>,
+    into: &mut HashMap<RequestKey, Requests>,
 ) -> Result<(), QueryError> {
     // By time: ids are the order rows arrived in, and a request's row arrives when it ends (a
     // 401 that took longer than the 200 after it arrives after it).
@@ -264,15 +269,15 @@ fn read_requests(
 fn outside(
     conn: &Connection,
     plan: &Plan,
-    before: &mut HashMap<(String, String), Requests>,
-    after: &mut HashMap<(String, String), Requests>,
+    before: &mut HashMap<RequestKey, Requests>,
+    after: &mut HashMap<RequestKey, Requests>,
 ) -> Result<(), QueryError> {
-    let wanted: Vec<&(String, String)> = after.keys().filter(|k| !before.contains_key(*k)).collect();
+    let wanted: Vec<&RequestKey> = after.keys().filter(|k| !before.contains_key(*k)).collect();
     let earlier = Window { from: None, to: plan.before.to.clone(), tab: plan.tab };
     let found = latest_of(conn, &earlier, &wanted, EARLIER)?;
     before.extend(found);
     if let Some(mark) = &plan.load_after_mark {
-        let wanted: Vec<&(String, String)> = before.keys().filter(|k| !after.contains_key(*k)).collect();
+        let wanted: Vec<&RequestKey> = before.keys().filter(|k| !after.contains_key(*k)).collect();
         let since_mark = Window { from: Some(Bound::Mark(mark.clone())), to: None, tab: plan.tab };
         let found = latest_of(conn, &since_mark, &wanted, SINCE_MARK)?;
         after.extend(found);
@@ -435,7 +440,7 @@ fn diff_groups(before: &[Group], after: &[Group]) -> (Vec<Value>, Vec<Value>, Ve
     (new, gone, changed, same)
 }
 
-fn request_json(key: &(String, String), before: Option<&Requests>, after: Option<&Requests>) -> Value {
+fn request_json(key: &RequestKey, before: Option<&Requests>, after: Option<&Requests>) -> Value {
     let side = |r: Option<&Requests>| {
         r.map_or(Value::Null, |r| {
             let mut side = json!({ "class": r.last_class, "count": r.count, "failed": r.failed, "kind": r.last_kind, "id": r.last_id });
@@ -445,18 +450,22 @@ fn request_json(key: &(String, String), before: Option<&Requests>, after: Option
             side
         })
     };
-    json!({ "method": key.0, "pattern": key.1, "before": side(before), "after": side(after) })
+    let mut request = json!({ "method": key.0, "pattern": key.1, "before": side(before), "after": side(after) });
+    if let Some(operation) = &key.2 {
+        request["operation"] = json!(operation);
+    }
+    request
 }
 
 /// Requests that newly fail, that no longer fail, and whose status class changed otherwise.
 fn diff_requests(
-    before: &HashMap<(String, String), Requests>,
-    after: &HashMap<(String, String), Requests>,
+    before: &HashMap<RequestKey, Requests>,
+    after: &HashMap<RequestKey, Requests>,
 ) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
     let mut newly_failing = Vec::new();
     let mut fixed = Vec::new();
     let mut changed = Vec::new();
-    let mut keys: Vec<&(String, String)> = after.keys().chain(before.keys()).collect();
+    let mut keys: Vec<&RequestKey> = after.keys().chain(before.keys()).collect();
     keys.sort();
     keys.dedup();
     for key in keys {
