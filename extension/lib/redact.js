@@ -70,6 +70,8 @@
   // `Cookie: a=1; b=2`): written as text, the value runs to the end of the line or the quote around it.
   const WHOLE_LINE_KEYS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie"]);
   const UNQUOTED_END = /[&\s,;})\]"'<>#]/;
+  // A GraphQL variable as a value: `$name`, then what ends a bare value.
+  const GRAPHQL_VARIABLE = /^\$[A-Za-z_]\w{0,99}(?:[\s,;})\]]|$)/;
   const USERINFO = /\b([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)([^\s/?#@"'<>]+)@/g;
 
   /** End (exclusive) of the bracketed value (`[…]` or `{…}`) starting at `i`, quotes respected. */
@@ -191,6 +193,9 @@
       const quoted = text[at] === '"' || text[at] === "'";
       // Code, not a value: `sig = () => …`, `token = (a, b)`, `password === input`.
       if (text[at] === "(" || text[at] === "=") continue;
+      // GraphQL names no secret in a variable's definition (`$password: String!`) or a reference
+      // to one (`login(password: $password)`): the value is in `variables`, redacted there.
+      if (m[3] === ":" && !m[1] && (m[2][0] === "$" || GRAPHQL_VARIABLE.test(text.slice(at, at + 102)))) continue;
       const { start, end } = bracketed
         ? bracketEnd(text, at)
         : !quoted && WHOLE_LINE_KEYS.has(m[2].toLowerCase())

@@ -158,7 +158,11 @@
 
   function isSecretHeader(name, p) {
     const lower = String(name).toLowerCase();
-    return p.headers.has(lower) || SECRET_HEADER_PATTERN.test(lower) || isSecretKey(lower, p);
+    if (p.headers.has(lower)) return true;
+    // CORS headers hold origins, methods, header names and a boolean, never a credential:
+    // `access-control-allow-credentials: true` is what a CORS refusal is debugged with.
+    if (lower.startsWith("access-control-")) return false;
+    return SECRET_HEADER_PATTERN.test(lower) || isSecretKey(lower, p);
   }
 
   // Inputs whose value is never read: passwords, card fields, one-time, recovery and verification

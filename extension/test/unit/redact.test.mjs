@@ -108,6 +108,33 @@ test("JSON bodies: secret keys at any depth, JSON inside strings, GraphQL variab
   ]);
 });
 
+test("GraphQL variables' definitions and references name no secret; their values are redacted in variables", () => {
+  const found = [];
+  const body = JSON.stringify({
+    operationName: "Login",
+    query: "mutation Login($email: String!, $password: String!, $pin: Int) { login(email: $email, password: $password, pin: $pin) { token } }",
+    variables: { email: "ann@example.com", password: "hunter2", pin: 1234 },
+  });
+  const out = JSON.parse(redact.redactBody(body, p, found, "requestBody", "application/json"));
+  assert.equal(out.query, "mutation Login($email: String!, $password: String!, $pin: Int) { login(email: $email, password: $password, pin: $pin) { token } }");
+  assert.deepEqual(out.variables, { email: "ann@example.com", password: R, pin: R });
+  assert.deepEqual(found.sort(), ["requestBody.password", "requestBody.pin"]);
+  // An inline value is still a value, and a quoted one that starts with $ is no variable.
+  assert.equal(redact.redactText('login(password: "$ecret1")', p, []), `login(password: "${R}")`);
+  assert.equal(redact.redactText("login(password: $ecret-1)", p, []), `login(password: ${R})`);
+  assert.equal(redact.redactText("password=$ecret1", p, []), `password=${R}`, "a form's value");
+});
+
+test("CORS headers are never secret headers; a value rule still applies to them", () => {
+  const found = [];
+  const out = redact.redactHeaders(
+    { "access-control-allow-credentials": "true", "access-control-allow-headers": "Authorization, X-CSRF-Token", "x-csrf-token": "abc", "access-control-expose-headers": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig" },
+    p,
+    found,
+  );
+  assert.deepEqual(out, { "access-control-allow-credentials": "true", "access-control-allow-headers": "Authorization, X-CSRF-Token", "x-csrf-token": R, "access-control-expose-headers": R });
+});
+
 test("a JSON body with nothing secret is kept as it came; one with a secret is redacted even when the names found are full", () => {
   const spaced = '{ "user": "ann",\n  "items": [1, 2, {"b": 1, "a": "{ \\"x\\": 1 }"}] }';
   const found = [];
