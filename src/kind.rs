@@ -228,6 +228,12 @@ pub fn request_type(entry: &serde_json::Value) -> Option<&str> {
     REQUEST_TYPE.iter().find_map(|f| entry.get(f).and_then(serde_json::Value::as_str))
 }
 
+/// What a long poll's URL holds: a request that waits for the server's next message by design,
+/// as a WebSocket does, so that its duration is no slowness (Socket.IO's polling transport,
+/// `?EIO=4&transport=polling`; SignalR's `transport=longPolling`; Phoenix LiveView's
+/// `/live/longpoll`). Compared with the URL in lower case.
+pub const LONG_POLL_URLS: &[&str] = &["transport=polling", "transport=longpolling", "/longpoll"];
+
 /// What made a request that loaded a document, as its entry's type says it: the page's own row of
 /// its document (Resource Timing's `navigation`), the browser's rows in deep mode (a tab's page, a frame's).
 pub const DOCUMENT_TYPES: &[&str] = &["navigation", "main_frame", "sub_frame"];

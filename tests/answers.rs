@@ -438,7 +438,7 @@ async fn summary_lists_a_request_failing_the_same_way_once_with_its_count() {
 }
 
 #[tokio::test]
-async fn summary_s_slowest_requests_leave_out_connections_that_stay_open() {
+async fn summary_s_slowest_requests_leave_out_connections_that_stay_open_and_long_polls() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
     let t = 1_732_380_000_000i64;
@@ -456,6 +456,12 @@ async fn summary_s_slowest_requests_leave_out_connections_that_stay_open() {
                     2,
                     "http://localhost:5173/events",
                     json!({"type": "eventsource", "duration": 30_000.0, "source": "browser"}),
+                ),
+                // Socket.IO's polling transport: each GET waits for the server's next message.
+                row(
+                    5,
+                    "http://localhost:5173/socket.io/?EIO=4&transport=polling&t=PkX9a&sid=abc",
+                    json!({"initiatorType": "xmlhttprequest", "duration": 25_000.0, "responseStatus": 200}),
                 ),
                 row(
                     3,
@@ -479,7 +485,7 @@ async fn summary_s_slowest_requests_leave_out_connections_that_stay_open() {
         .map(|r| r["url"].as_str().unwrap())
         .collect();
     assert_eq!(slowest, ["http://localhost:5173/api/slow", "http://localhost:5173/api/fast"], "{summary}");
-    assert_eq!(summary["kinds"]["network_waterfall"]["count"], 4, "still counted");
+    assert_eq!(summary["kinds"]["network_waterfall"]["count"], 5, "still counted");
 }
 
 #[tokio::test]

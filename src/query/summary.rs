@@ -16,7 +16,9 @@ use super::compact::{self, number};
 use super::filter::{Where, field_expr};
 use super::fingerprint;
 use super::outcome::{self, Outcome};
-use crate::kind::{DOCUMENT_TYPES, KINDS, Kind, LEVELS, LOGS, NETWORK_BODIES, NETWORK_WATERFALL, REQUEST_TYPE, quoted};
+use crate::kind::{
+    DOCUMENT_TYPES, KINDS, Kind, LEVELS, LOGS, LONG_POLL_URLS, NETWORK_BODIES, NETWORK_WATERFALL, REQUEST_TYPE, quoted,
+};
 
 /// Characters of a group's example message.
 const EXAMPLE: usize = 160;
@@ -253,11 +255,14 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     let filter = Where::common(kind, args);
     let [status, error, failed_flag] = outcome::outcome_columns(kind);
     // A connection that stays open (a WebSocket, an EventSource: a dev server's HMR socket among
-    // them) lasts as long as the page: its duration is no slowness, and it is not ranked as one.
+    // them) lasts as long as the page, and a long poll waits for the server's next message: their
+    // durations are no slowness, and they are not ranked as one.
     // What made the request, as its entry's `type` says.
     let [page_type, browser_type] = REQUEST_TYPE.map(|f| field_expr(kind, f));
     let request_type = format!("coalesce({page_type}, {browser_type})");
-    let lasting = format!("{request_type} IN ('websocket', 'eventsource')");
+    let long_poll: Vec<String> =
+        LONG_POLL_URLS.iter().map(|p| format!("instr(lower(url), {}) > 0", quoted(&[p]))).collect();
+    let lasting = format!("({request_type} IN ('websocket', 'eventsource') OR {})", long_poll.join(" OR "));
     // A page: a document, or an HTML error page a fetch or an XHR got (its `pageText`: a Turbo visit,
     // an htmx boost or a form they sent, answered 422 or 500, is the page the person then sees).
     let document =
