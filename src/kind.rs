@@ -543,6 +543,7 @@ pub static WEBSOCKET_EVENTS: Kind = Kind {
         "code",
         "reason",
         "wasClean",
+        "closedBy",
         "transport",
         "eventType",
         "lastEventId",
@@ -557,6 +558,10 @@ pub static WEBSOCKET_EVENTS: Kind = Kind {
         pick("event", &["event"]),
         pick("direction", &["direction"]),
         pick("data", &["data"]),
+        // A close: its code and reason, and who ended it (page, server or network).
+        pick("code", &["code"]),
+        pick("reason", &["reason"]),
+        pick("closedBy", &["closedBy"]),
         pick("url", &["url"]),
     ],
     frames_page: None,

@@ -93,7 +93,10 @@
       });
       listen(ws, "close", (e) => {
         const { code, reason, wasClean } = e;
-        record(ws, "close", () => ({ code, reason, wasClean }));
+        // Who ended it: the page's close(), else the server's closing handshake, else neither
+        // (the connection dropped: 1006, or a refused handshake).
+        const closedBy = closing.has(ws) ? "page" : wasClean ? "server" : "network";
+        record(ws, "close", () => ({ code, reason: reason || undefined, wasClean, closedBy }));
       });
       listen(ws, "error", () => record(ws, "error", () => ({})));
     }
@@ -102,6 +105,18 @@
     if (!Original) return;
     const stateOf = Object.getOwnPropertyDescriptor(Original.prototype, "readyState").get;
     const OPEN = 1;
+    // Sockets the page called close() on (Socket.IO's engine.close(), a component unmounting).
+    const closing = core.weakSet();
+    fill(Original.prototype, "close", (original) => ({
+      close() {
+        try {
+          if (ids.has(this)) closing.add(this);
+        } catch {
+          // not one of ours
+        }
+        return invoke(original, this, arguments);
+      },
+    }).close);
     fill(Original.prototype, "send", (original) => ({
       send(data) {
         // Only what the socket takes is a message sent: send() throws before the socket is open,

@@ -188,6 +188,9 @@ function startFixture() {
   const wss = new WebSocketServer({ server });
   wss.on("connection", (ws, req) => {
     if (req.url.startsWith("/echo")) ws.on("message", (data, binary) => ws.send(data, { binary }));
+    // A server that ends a socket with its closing handshake, and one that drops it.
+    else if (req.url.startsWith("/kick")) ws.close(4001, "kicked");
+    else if (req.url.startsWith("/drop")) ws.terminate();
   });
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () => resolve({ server, wss, origin: `http://127.0.0.1:${server.address().port}` })),
@@ -353,6 +356,21 @@ try {
   assert.equal(sockets.at(-1).reason, "fixture done");
   assert.ok(sockets.every((e) => e.tabId === tabA && e.url.endsWith("/echo")));
   log("websocket_events: open, 4 messages both ways, close");
+
+  // Who ended a socket, in the compact entries an agent reads: the page's close(), the server's
+  // closing handshake, or neither (the connection dropped).
+  await page.evaluate(() =>
+    Promise.all(["/kick", "/drop"].map((p) => new Promise((resolve) => (new WebSocket(`ws://${location.host}${p}`).onclose = resolve)))),
+  );
+  const closes = async (url) => (await observe(client, { what: "websocket_events", url, tabId: tabA })).entries.filter((e) => e.event === "close");
+  const ended = await waitFor("the kicked and dropped sockets' closes", async () => {
+    const [kicked, dropped] = [await closes("/kick"), await closes("/drop")];
+    return kicked.length === 1 && dropped.length === 1 && [kicked[0], dropped[0]];
+  });
+  const closing = (e) => [e.code, e.reason ?? null, e.closedBy];
+  assert.deepEqual(ended.map(closing), [[4001, "kicked", "server"], [1006, null, "network"]], JSON.stringify(ended));
+  assert.deepEqual((await closes("/echo")).map(closing), [[1000, "fixture done", "page"]]);
+  log("a socket's close says who ended it: the page, the server or the network");
 
   // The dev server's own traffic beside the app (a Next.js dev client's overlay request and its copy
   // of a console call on the HMR socket) is left out; the rest of that socket's talk and the app's
