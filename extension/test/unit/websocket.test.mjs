@@ -29,6 +29,7 @@ install({
     wrapConstructor: (name, onEach) => ((watch = onEach), FakeSocket),
     connectionId: () => "ws-1",
     weakMap: () => new WeakMap(),
+    weakSet: () => new WeakSet(),
   },
   outbox: { emit: (kind, build) => emitted.push([kind, build]) },
   serialize,
