@@ -1129,6 +1129,48 @@ async fn an_error_in_a_message_handler_names_the_message() {
     assert!(list[2]["context"].get("message").is_none(), "{errors}");
 }
 
+/// Socket.IO calls an event's handlers from its own microtask: the stack has no frame of the
+/// socket's, only Socket.IO's `Socket.emitEvent`. The message is the latest incoming frame; over
+/// Socket.IO's polling transport, where no socket brought it, the long poll's body that did.
+#[tokio::test]
+async fn an_error_in_a_socket_io_handler_names_the_message_or_the_poll_that_brought_it() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let thrown = |tab: i64, dt: i64| {
+        json!({"tabId": tab, "ts": t + dt, "level": "error", "source": "unhandledrejection",
+        "message": "Unhandled rejection: TypeError: Cannot read properties of null (reading 'toFixed')",
+        "stack": "TypeError: Cannot read properties of null (reading 'toFixed')\n    at Socket.<anonymous> (http://localhost:5173/src/app.js:83:83)\n    at Emitter.emit (http://localhost:5173/node_modules/.vite/deps/socket__io-client.js?v=1:690:20)\n    at Socket.emitEvent (http://localhost:5173/node_modules/.vite/deps/socket__io-client.js?v=1:3386:20)"})
+    };
+    let (frame, _) = server
+        .ingest(
+            "websocket_events",
+            vec![json!({"tabId": 1, "ts": t + 100, "connectionId": "c1", "event": "message", "direction": "incoming",
+                        "data": r#"42["price",{"productId":"3","price":null}]"#})],
+        )
+        .await;
+    let poll = "http://localhost:5173/socket.io/?EIO=4&transport=polling&t=PkX9a";
+    let (bodies, _) = server
+        .ingest(
+            "network_bodies",
+            vec![
+                json!({"tabId": 2, "ts": t + 90, "method": "GET", "url": poll, "status": 200,
+                       "responseBody": r#"42["price",{"productId":"3","price":null}]"#}),
+                // A request of the app's after it, which brought no message.
+                json!({"tabId": 2, "ts": t + 95, "method": "GET", "url": "http://localhost:5173/api/cart", "status": 200}),
+            ],
+        )
+        .await;
+    server.ingest("logs", vec![thrown(1, 111), thrown(2, 111)]).await;
+    let mcp = Mcp::http(&server).await;
+    let over_socket = within_budget(&mcp, json!({"what": "errors", "tabId": 1})).await;
+    assert_eq!(entries(&over_socket)[0]["context"]["message"], json!(frame), "{over_socket}");
+    let over_polling = within_budget(&mcp, json!({"what": "errors", "tabId": 2})).await;
+    let context = &entries(&over_polling)[0]["context"];
+    assert_eq!(context["response"], json!(bodies), "{over_polling}");
+    assert!(context.get("message").is_none(), "{over_polling}");
+}
+
 /// A body of any shape up to ingest's 64 KiB cap can be read whole at the largest budget: the
 /// estimate charges no letter or mark more than a token, as no byte-level tokenizer spends more.
 /// One too large for even that budget says how to read it, not to raise what cannot be raised.

@@ -1,7 +1,7 @@
 //! An error's context: what the same tab did in the `context_ms` before it, since its page's
 //! last load or reload, or its last route change in a single-page app, from the user action that
 //! led to it (a request that failed on the page before is not why) — the requests that
-//! failed (not the browser's own guess at a favicon, `outcome`'s rule), the last user action, the navigation the visit began with, the message a socket handler was handling and the response whose script threw — so that "why did this error happen?"
+//! failed (not the browser's own guess at a favicon, `outcome`'s rule), the last user action, the navigation the visit began with, the message a socket handler was handling (a Socket.IO long poll's body where no socket brought it) and the response whose script threw — so that "why did this error happen?"
 //! takes one call instead of four.
 
 use rusqlite::{Connection, OptionalExtension};
@@ -73,6 +73,7 @@ pub fn of_error(
         .unwrap_or_default();
     // An error thrown in a WebSocket's or an EventSource's handler: the message it was handling is
     // the tab's latest incoming one before it (the shape the handler misread, say).
+    let mut poll: Vec<i64> = Vec::new();
     if thrown_in_a_message_handler(&stack) {
         let sql = "SELECT id FROM websocket_events WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 \
                    AND event = 'message' AND direction = 'incoming' ORDER BY ts DESC, id DESC LIMIT 1";
@@ -80,13 +81,23 @@ pub fn of_error(
             conn.prepare_cached(sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?;
         if !ids.is_empty() {
             parts.push(format!("\"message\":{}", render(conn, &WEBSOCKET_EVENTS, &ids, mode, false)?));
+        } else {
+            // No socket: Socket.IO's polling transport brought the message, in a long poll's body.
+            let sql = format!(
+                "SELECT id FROM network_bodies WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND method = 'GET' \
+                 AND {} ORDER BY ts DESC, id DESC LIMIT 1",
+                outcome::long_poll_sql()
+            );
+            poll = conn.prepare_cached(&sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?;
         }
     }
     // The response the error came of: the one whose body was read as JSON and was none (the
     // extension names its URL, `jsonFrom`), else, for an error thrown by code a response brought (a
     // swapped-in part's script, which htmx, Turbo and jQuery run as code of no file), the tab's
     // latest body before it.
-    let response: Vec<i64> = if json_from.is_some() || thrown_in_evaluated_code(&stack) {
+    let response: Vec<i64> = if !poll.is_empty() {
+        poll
+    } else if json_from.is_some() || thrown_in_evaluated_code(&stack) {
         let sql = "SELECT id FROM network_bodies WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND (?4 IS NULL OR url = ?4) \
                    ORDER BY ts DESC, id DESC LIMIT 1";
         let params = rusqlite::params![tab, from, ts, json_from];
@@ -149,9 +160,12 @@ fn route_change_cause(conn: &Connection, tab: i64, began: i64) -> Result<Option<
 /// Whether an error of this `stack` was thrown in a WebSocket's or an EventSource's message
 /// handler: its stack has the connection's frame (V8 names a listener `WebSocket.<anonymous>` or
 /// `EventSource.<anonymous>`, and an arrow assigned as `es.onmessage = (e) => …` by where it was
-/// assigned: `es.onmessage`).
+/// assigned: `es.onmessage`), or Socket.IO's, which calls an event's handlers from its
+/// `Socket.emitEvent` in a microtask of its own, with no frame of the socket's.
 fn thrown_in_a_message_handler(stack: &str) -> bool {
-    stack.contains("at WebSocket.") || stack.contains("at EventSource.") || stack.contains(".onmessage (")
+    ["at WebSocket.", "at EventSource.", ".onmessage (", "at Socket.emitEvent (", "at Socket.onevent ("]
+        .iter()
+        .any(|frame| stack.contains(frame))
 }
 
 /// Whether an error of this `stack` was thrown by code that came with no file: its first frame is

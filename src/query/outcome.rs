@@ -19,7 +19,7 @@
 use serde_json::Value;
 
 use super::filter::field_expr;
-use crate::kind::Kind;
+use crate::kind::{Kind, LONG_POLL_URLS, quoted};
 
 /// The SQL column holding a request kind's HTTP status.
 const STATUS_COLUMN: &str = "status";
@@ -104,6 +104,13 @@ pub fn browser_guess_sql() -> String {
         "({STATUS_COLUMN} = 404 AND instr(url, '://') > 0 AND instr({rest}, '/') > 0 \
          AND ({path} LIKE '/favicon.ico' OR {path} LIKE '/favicon.ico?%' OR {path} LIKE '/favicon.ico#%'))"
     )
+}
+
+/// The SQL condition "this request is a long poll" over a row of a request kind: its URL holds one
+/// of [`LONG_POLL_URLS`] (ASCII case ignored).
+pub fn long_poll_sql() -> String {
+    let any: Vec<String> = LONG_POLL_URLS.iter().map(|p| format!("instr(lower(url), {}) > 0", quoted(&[p]))).collect();
+    format!("({})", any.join(" OR "))
 }
 
 /// The SQL condition "the app's request failed" over a row of `kind`: failed ([`failed_sql`]),

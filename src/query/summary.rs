@@ -16,9 +16,7 @@ use super::compact::{self, number};
 use super::filter::{Where, field_expr};
 use super::fingerprint;
 use super::outcome::{self, Outcome};
-use crate::kind::{
-    DOCUMENT_TYPES, KINDS, Kind, LEVELS, LOGS, LONG_POLL_URLS, NETWORK_BODIES, NETWORK_WATERFALL, REQUEST_TYPE, quoted,
-};
+use crate::kind::{DOCUMENT_TYPES, KINDS, Kind, LEVELS, LOGS, NETWORK_BODIES, NETWORK_WATERFALL, REQUEST_TYPE, quoted};
 
 /// Characters of a group's example message.
 const EXAMPLE: usize = 160;
@@ -260,9 +258,7 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     // What made the request, as its entry's `type` says.
     let [page_type, browser_type] = REQUEST_TYPE.map(|f| field_expr(kind, f));
     let request_type = format!("coalesce({page_type}, {browser_type})");
-    let long_poll: Vec<String> =
-        LONG_POLL_URLS.iter().map(|p| format!("instr(lower(url), {}) > 0", quoted(&[p]))).collect();
-    let lasting = format!("({request_type} IN ('websocket', 'eventsource') OR {})", long_poll.join(" OR "));
+    let lasting = format!("({request_type} IN ('websocket', 'eventsource') OR {})", outcome::long_poll_sql());
     // A page: a document, or an HTML error page a fetch or an XHR got (its `pageText`: a Turbo visit,
     // an htmx boost or a form they sent, answered 422 or 500, is the page the person then sees).
     let document =
