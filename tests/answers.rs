@@ -1130,7 +1130,8 @@ async fn an_error_in_a_message_handler_names_the_message() {
 }
 
 /// Socket.IO calls an event's handlers from its own microtask: the stack has no frame of the
-/// socket's, only Socket.IO's `Socket.emitEvent`. The message is the latest incoming frame; over
+/// socket's, only Socket.IO's `Socket.emitEvent` (`Socket2` once esbuild renamed the class, as a
+/// review's bundle had it). The message is the latest incoming frame; over
 /// Socket.IO's polling transport, where no socket brought it, the long poll's body that did.
 #[tokio::test]
 async fn an_error_in_a_socket_io_handler_names_the_message_or_the_poll_that_brought_it() {
@@ -1140,7 +1141,7 @@ async fn an_error_in_a_socket_io_handler_names_the_message_or_the_poll_that_brou
     let thrown = |tab: i64, dt: i64| {
         json!({"tabId": tab, "ts": t + dt, "level": "error", "source": "unhandledrejection",
         "message": "Unhandled rejection: TypeError: Cannot read properties of null (reading 'toFixed')",
-        "stack": "TypeError: Cannot read properties of null (reading 'toFixed')\n    at Socket.<anonymous> (http://localhost:5173/src/app.js:83:83)\n    at Emitter.emit (http://localhost:5173/node_modules/.vite/deps/socket__io-client.js?v=1:690:20)\n    at Socket.emitEvent (http://localhost:5173/node_modules/.vite/deps/socket__io-client.js?v=1:3386:20)"})
+        "stack": "TypeError: Cannot read properties of null (reading 'toFixed')\n    at Socket.<anonymous> (http://localhost:5173/src/app.js:83:83)\n    at Emitter.emit (http://localhost:5173/node_modules/.vite/deps/socket__io-client.js?v=1:690:20)\n    at Socket2.emitEvent (http://localhost:5173/node_modules/.vite/deps/socket__io-client.js?v=1:3386:20)"})
     };
     let (frame, _) = server
         .ingest(

@@ -161,11 +161,16 @@ fn route_change_cause(conn: &Connection, tab: i64, began: i64) -> Result<Option<
 /// handler: its stack has the connection's frame (V8 names a listener `WebSocket.<anonymous>` or
 /// `EventSource.<anonymous>`, and an arrow assigned as `es.onmessage = (e) => …` by where it was
 /// assigned: `es.onmessage`), or Socket.IO's, which calls an event's handlers from its
-/// `Socket.emitEvent` in a microtask of its own, with no frame of the socket's.
+/// `Socket.emitEvent` in a microtask of its own, with no frame of the socket's (a bundler may
+/// have renamed the class: `Socket2.emitEvent`).
 fn thrown_in_a_message_handler(stack: &str) -> bool {
-    ["at WebSocket.", "at EventSource.", ".onmessage (", "at Socket.emitEvent (", "at Socket.onevent ("]
-        .iter()
-        .any(|frame| stack.contains(frame))
+    if ["at WebSocket.", "at EventSource.", ".onmessage ("].iter().any(|frame| stack.contains(frame)) {
+        return true;
+    }
+    stack
+        .lines()
+        .map(str::trim_start)
+        .any(|line| line.starts_with("at Socket") && (line.contains(".emitEvent (") || line.contains(".onevent (")))
 }
 
 /// Whether an error of this `stack` was thrown by code that came with no file: its first frame is
