@@ -609,6 +609,8 @@ pub static ACTIONS: Kind = Kind {
         // reads as the top page's otherwise).
         pick("method", &["method"]),
         pick("action", &["action"]),
+        // A submit the page's handler kept (a single-page app's form): no request went to `action`.
+        pick("defaultPrevented", &["defaultPrevented"]),
         pick("frameId", &["frameId"]),
         pick("url", &["url"]),
     ],

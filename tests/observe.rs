@@ -1043,6 +1043,9 @@ async fn compact_actions_say_where_a_form_posts_and_which_frame() {
                 json!({"tabId": 1, "ts": 1100, "type": "submit", "selector": "form#new-item", "method": "POST",
                        "action": "http://app/items/new", "url": "http://app/items/new"}),
                 json!({"tabId": 1, "ts": 1200, "type": "navigate", "how": "load", "url": "http://app/widgets/weather", "frameId": 5}),
+                // A single-page app's form, whose handler kept the page: no GET went to its action.
+                json!({"tabId": 1, "ts": 1300, "type": "submit", "selector": "form#cart", "method": "GET",
+                       "action": "http://app/", "defaultPrevented": true, "url": "http://app/"}),
             ],
         )
         .await;
@@ -1055,4 +1058,6 @@ async fn compact_actions_say_where_a_form_posts_and_which_frame() {
     );
     assert_eq!(entries[2]["frameId"], 5, "{answer}");
     assert!(entries[0].get("frameId").is_none(), "the top page's load names no frame: {answer}");
+    assert_eq!(entries[3]["defaultPrevented"], true, "{answer}");
+    assert!(entries[1].get("defaultPrevented").is_none(), "{answer}");
 }
