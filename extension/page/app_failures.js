@@ -54,6 +54,23 @@
   const NAMED = /\b(query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/;
   const MOST_NAMES = 5; // a batch's operations named, at most
 
+  const decode = decodeURIComponent; // taken before any page script runs, as URL is not used
+
+  /** The value of a URL's query parameter `name` (the first), decoded, or null. */
+  function param(url, name) {
+    const query = url.split("#")[0].split("?").slice(1).join("?");
+    for (const pair of query.split("&")) {
+      const at = pair.indexOf("=");
+      if (at < 0 || pair.slice(0, at) !== name) continue;
+      try {
+        return decode(pair.slice(at + 1).replace(/\+/g, " "));
+      } catch {
+        return null;
+      }
+    }
+    return null;
+  }
+
   /** The name of one operation (`{operationName, query}`), or "". */
   function nameOf(op) {
     if (!op || typeof op !== "object") return "";
@@ -76,12 +93,7 @@
         op = { query: bodyText };
       }
     } else if (typeof url === "string" && url.includes("?")) {
-      try {
-        const params = new URL(url).searchParams;
-        op = { operationName: params.get("operationName"), query: params.get("query") };
-      } catch {
-        return undefined;
-      }
+      op = { operationName: param(url, "operationName"), query: param(url, "query") };
     }
     const names = (isArray(op) ? op.slice(0, MOST_NAMES) : [op]).map(nameOf).filter(Boolean);
     const more = isArray(op) && op.length > MOST_NAMES ? `, +${op.length - MOST_NAMES}` : "";

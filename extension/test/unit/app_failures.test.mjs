@@ -83,6 +83,8 @@ test("an operation is named by operationName, else by its query text; a batch by
   assert.equal(appFailures.operationOf(GQL, "query Me { me { id } }"), "Me"); // application/graphql text
   assert.equal(appFailures.operationOf(`${GQL}?operationName=Search&query=query%20Search%7Bx%7D`, undefined), "Search");
   assert.equal(appFailures.operationOf(`${GQL}?query=query%20Feed%7Bx%7D`, undefined), "Feed");
+  assert.equal(appFailures.operationOf(`${GQL}?variables=%7B%7D&query=query+Feed+%7Bx%7D#top`, undefined), "Feed", "a + is a space");
+  assert.equal(appFailures.operationOf(`${GQL}?query=%E0%A4%A`, undefined), undefined, "a broken escape names none");
   assert.equal(appFailures.operationOf(GQL, body({ query: "{ me { id } }" })), undefined, "an anonymous query names none");
   assert.equal(appFailures.operationOf(GQL, undefined), undefined);
   assert.equal(appFailures.operationOf(GQL, body([{ operationName: "A" }, { operationName: "B" }])), "A, B");
