@@ -557,6 +557,14 @@ try {
   const nameCell = `.vlayer .vrow[data-id="network_waterfall:${encodedId}"] span.text`;
   await waitFor("the encoded URL's row", async () => (await viewer.$(nameCell)) !== null);
   assert.equal(await viewer.textContent(nameCell), "café menu.json?q=✓");
+  // A GraphQL request is shown by its operation too: one POST /graphql apart from the next.
+  const operation = { url: `${fixture.origin}/graphql`, method: "POST", initiatorType: "fetch", operation: "OrderHistory", responseStatus: 200, duration: 5, ts: data7.ts, tabId: 7 };
+  await ingest(base, "network_waterfall", [operation]);
+  requests.push(operation);
+  const operationId = (await all(client, "network_waterfall", { url: "/graphql" }))[0].id;
+  const operationCell = `.vlayer .vrow[data-id="network_waterfall:${operationId}"] span.text`;
+  await waitFor("the GraphQL row", async () => (await viewer.$(operationCell)) !== null);
+  assert.equal(await viewer.textContent(operationCell), "graphql · OrderHistory");
   await axe(viewer, "network");
   // The detail pane: the JSON body pretty-printed, the failure's reason.
   const data = requests.find((r) => r.url.endsWith("/data.json"));

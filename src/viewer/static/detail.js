@@ -188,6 +188,7 @@ async function request(r) {
       kv([
         ["url", r.url],
         ["final url", r.finalUrl],
+        ["operation", r.operation],
         ["method", r.method],
         ["status", r.responseStatus],
         ["type", r.type || r.initiatorType],

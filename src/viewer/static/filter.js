@@ -119,7 +119,7 @@ export function isFailed(row) {
 
 /** The text a word is looked for in. */
 function haystack(row) {
-  const parts = [row.message, row.url, row.method, row.type, row.selector, row.text, row.value, row.error, row.source, row.connectionId, row.data, row.event];
+  const parts = [row.message, row.url, row.operation, row.method, row.type, row.selector, row.text, row.value, row.error, row.source, row.connectionId, row.data, row.event];
   return parts.filter((p) => typeof p === "string").join("\n").toLowerCase();
 }
 

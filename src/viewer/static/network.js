@@ -28,6 +28,9 @@ function nameOf(url) {
 
 const typeOf = (r) => r.type || r.initiatorType || "";
 
+/** The name a row is shown by: its URL's, and a GraphQL request's operation after it (each POST /graphql apart). */
+const shownName = (r) => (typeof r.operation === "string" && r.operation ? `${nameOf(r.url)} · ${r.operation}` : nameOf(r.url));
+
 /**
  * The time column: a request's duration in its narrow cell; one a page reported negative or
  * longer than a day (which the waterfall draws as unknown) says so, the stored number in its
@@ -63,7 +66,7 @@ export function networkView(ctx) {
     },
     // `sort`: what a column is sorted by (a request with no status or time sorts below every other).
     columns: [
-      { title: "name", width: "minmax(12em, 1fr)", cls: "text", sort: (r) => nameOf(r.url), cell: (r) => el("span.text", { title: cut(r.url, 2000), text: line(nameOf(r.url), 200) }) },
+      { title: "name", width: "minmax(12em, 1fr)", cls: "text", sort: shownName, cell: (r) => el("span.text", { title: cut(r.url, 2000), text: line(shownName(r), 200) }) },
       { title: "method", width: "5.5em", sort: (r) => r.method || "", cell: (r) => r.method || "" },
       { title: "status", width: "4.5em", cls: "num", sort: (r) => r.responseStatus ?? -1, cell: (r) => (isFailed(r) && !r.responseStatus ? "(failed)" : String(r.responseStatus ?? "")) },
       { title: "type", width: "6.5em", sort: typeOf, cell: typeOf },
