@@ -532,8 +532,8 @@ pub static WEBSOCKET_EVENTS: Kind = Kind {
         filter("connectionId", "connection_id", Equals, Text, "one WebSocket or EventSource connection"),
         filter("direction", "direction", Equals, Text, "incoming or outgoing messages"),
     ],
-    description: "WebSocket and EventSource (server-sent events) open, message, close and error events; \
-                  `transport` says which",
+    description: "WebSocket and EventSource (server-sent events) open, message, close and error events, and \
+                  Socket.IO's long polls as its session's messages (one a packet); `transport` says which",
     data_fields: &[
         "docStart",
         "data",

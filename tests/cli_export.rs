@@ -694,6 +694,38 @@ async fn an_event_source_is_one_http_entry_with_its_events() {
     );
 }
 
+/// Socket.IO's session over long polls: its packets are the session's messages in websocket_events,
+/// but in HAR the polls are HTTP entries of their own, and the session is no second entry.
+#[tokio::test]
+async fn a_socket_io_session_over_long_polls_is_its_polls_in_har() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let ts = 1_790_000_000_000i64;
+    let url = "http://localhost:3000/socket.io/?EIO=4&transport=polling&t=1";
+    server
+        .ingest(
+            "network_bodies",
+            vec![json!({"tabId": 3, "ts": ts, "url": url, "method": "GET", "status": 200, "responseBody": "0{\"sid\":\"s1\"}"})],
+        )
+        .await;
+    let event = |at: i64, event: &str| {
+        let mut e = json!({"tabId": 3, "ts": at, "connectionId": "c-1", "url": url, "event": event, "transport": "polling"});
+        if event == "message" {
+            e["direction"] = json!("incoming");
+            e["data"] = json!("0{\"sid\":\"s1\"}");
+        }
+        e
+    };
+    server.ingest("websocket_events", vec![event(ts + 2, "open"), event(ts + 2, "message")]).await;
+    server.stop();
+    let har: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--db", &db_arg(&db.path)])).unwrap();
+    assert_valid_har(&har);
+    let entries = har["log"]["entries"].as_array().unwrap();
+    let urls: Vec<&str> = entries.iter().filter_map(|e| e["request"]["url"].as_str()).collect();
+    assert_eq!(urls, [url], "{har}");
+    assert!(entries[0].get("_eventSourceMessages").is_none() && entries[0].get("_webSocketMessages").is_none(), "{har}");
+}
+
 /// A row's phases (Resource Timing's, where the page may see them) are the HAR entry's timings:
 /// dns, connect with its TLS as ssl, wait and receive, the rest of the duration blocked; they add
 /// up to the entry's time. Phases that cannot be (longer than the request) leave it all as wait.

@@ -29,8 +29,11 @@ export class FormPosts {
     this.pending = new Map(); // "tabId:frameId" → {url, at}
   }
 
-  /** An `actions` entry of a page: a POST form's submit is remembered for its frame. */
-  submitted(tabId, frameId, entry) {
+  /**
+   * An `actions` entry of a page: a POST form's submit is remembered for its frame, with `page`,
+   * the id of the document it came from (the relay's for the document's life).
+   */
+  submitted(tabId, frameId, entry, page) {
     if (!entry || entry.type !== "submit" || String(entry.method).toUpperCase() !== "POST") return;
     if (typeof entry.action !== "string" || !Number.isInteger(tabId)) return;
     // The page handled it (no navigation), or it posts into another window: this frame's next
@@ -38,22 +41,26 @@ export class FormPosts {
     if (entry.defaultPrevented || entry.target !== undefined) return;
     const key = `${tabId}:${frameId}`;
     this.pending.delete(key); // the newest last, for the bound below
-    this.pending.set(key, { url: withoutFragment(entry.action), at: this.now(), ts: Number(entry.ts) });
+    this.pending.set(key, { url: withoutFragment(entry.action), at: this.now(), ts: Number(entry.ts), page });
     if (this.pending.size > MAX_FRAMES) this.pending.delete(this.pending.keys().next().value);
   }
 
   /**
-   * A page's waterfall row: the frame's document row, when it is the form's answer, gets
-   * `method: "POST"`; when a redirect led to it, `afterFormPost`: the form's action.
+   * A page's waterfall row, from the document `page`: the frame's document row, when it is the
+   * form's answer, gets `method: "POST"`; when a redirect led to it, `afterFormPost`: the form's action.
    */
-  documentRow(tabId, frameId, row) {
+  documentRow(tabId, frameId, row, page) {
     if (!row || row.source !== "page" || row.initiatorType !== "navigation" || row.method) return;
     const key = `${tabId}:${frameId}`;
     const submit = this.pending.get(key);
     if (!submit) return;
     // The row of the document the form was in, sent after its submit (built at its load, handed
-    // over as the page left): no answer to it, and it leaves the submit waiting.
-    if (Number.isFinite(submit.ts) && Number.isFinite(row.ts) && row.ts < submit.ts - CLOCK_SLACK_MS) return;
+    // over as the page left): no answer to it, and it leaves the submit waiting. Known by the
+    // document it came from; by its time where that is not known (a form submitted within
+    // CLOCK_SLACK_MS of its page's start is then taken for its answer's).
+    if (page !== undefined && submit.page !== undefined) {
+      if (page === submit.page) return;
+    } else if (Number.isFinite(submit.ts) && Number.isFinite(row.ts) && row.ts < submit.ts - CLOCK_SLACK_MS) return;
     this.pending.delete(key); // one document answers a submit, whatever it is
     if (this.now() - submit.at > ANSWER_WITHIN_MS) return;
     const redirected = row.phases && row.phases.redirect > 0;

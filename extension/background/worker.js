@@ -390,11 +390,11 @@ function fromPage(kind, entry, tabId, frame, from) {
     entry.frameId = frame.id;
     putUrl(entry, "frameUrl", frame.now);
   }
-  if (kind === "actions") formPosts.submitted(tabId, frame.id, entry);
+  if (kind === "actions") formPosts.submitted(tabId, frame.id, entry, from && from.page);
   if (kind === "network_waterfall" || kind === "network_bodies") {
     if (typeof entry.url === "string") entry.url = absolute(entry.url, frame.now);
     if (kind === "network_waterfall") {
-      formPosts.documentRow(tabId, frame.id, entry);
+      formPosts.documentRow(tabId, frame.id, entry, from && from.page);
       withPageUrl(entry, frame);
     }
     if (settings.capture[kind] === false) return undefined;

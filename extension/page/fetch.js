@@ -5,13 +5,13 @@
 // it (consumed.js), or read from a clone, up to the cap, when the page takes
 // the stream or does not read it: `duration` runs to the end of that read
 // (which `durationTo` names), `headersMs` to the response's headers.
-// Registry: reads sources, core, outbox, bodies, limits, requests, consumed, appFailures; adds sources.fetch.
+// Registry: reads sources, core, outbox, bodies, limits, requests, consumed, appFailures, engineIo; adds sources.fetch.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.fetch = function install({ core, outbox, bodies, limits, requests, consumed, appFailures }) {
+  G.sources.fetch = function install({ core, outbox, bodies, limits, requests, consumed, appFailures, engineIo }) {
     const { apply, clean, fill, invoke, perfNow, Promise, then } = core;
     const { describeBody, readCapped, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING, BROKE_OFF } = bodies;
     const { isErrorPage, errorPageFields } = bodies;
@@ -107,6 +107,10 @@
           requests.end(info.request, outcome);
           whenRead(info.body, (requestBody) => emit(requestBody, read));
           if (appFailures && appFailures.watched(info.method, info.url, info.headers)) failedWith200(info, response.status, read.body);
+          // Socket.IO's long poll (engine_io.js): its packets are its connection's messages.
+          if (engineIo && response.ok && engineIo.watched(info.url)) {
+            whenRead(info.body, (requestBody) => engineIo.poll(info.method, info.url, requestBody, read.body));
+          }
         } catch {
           // never an error the page could hear of
         }

@@ -3,13 +3,13 @@
 // prototype (the constructor is untouched). An XHR cannot hand over part of
 // its text, so a response is read only when it is small (XHR_READ_LIMIT);
 // larger ones are recorded by size.
-// Registry: reads sources, core, outbox, bodies, limits, requests, appFailures; adds sources.xhr.
+// Registry: reads sources, core, outbox, bodies, limits, requests, appFailures, engineIo; adds sources.xhr.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.xhr = function install({ core, outbox, bodies, limits, requests, appFailures }) {
+  G.sources.xhr = function install({ core, outbox, bodies, limits, requests, appFailures, engineIo }) {
     const { apply, fill, listen, perfNow } = core;
     const { describeBody, decodeAll, whenRead, bodyFields, parseRawHeaders, absoluteUrl, TEXTUAL, BROKE_OFF } = bodies;
     const { isErrorPage, errorPageFields } = bodies;
@@ -210,6 +210,10 @@
         });
       // A Blob response is read (sliced at the cap) after the request's Blob body, if either is one.
       whenRead(send.body, (requestBody) => whenRead(response, (read) => emit(requestBody, read)));
+      // Socket.IO's long poll (engine_io.js): its packets are its connection's messages.
+      if (engineIo && done && status >= 200 && status < 300 && engineIo.watched(send.url)) {
+        whenRead(send.body, (requestBody) => whenRead(response, (read) => engineIo.poll(send.method, send.url, requestBody, read)));
+      }
       if (send.watched && done) {
         const url = location.href; // the page's when the answer came
         whenRead(response, (read) => outbox.emit("logs", () => appFailures.entry(send, status, read && read.text, url), true));

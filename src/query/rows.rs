@@ -185,10 +185,11 @@ pub struct Socket {
     pub opened: bool,
 }
 
-/// The matching WebSocket connections, in the order they started.
+/// The matching WebSocket and EventSource connections, in the order they started: not Socket.IO's
+/// sessions over long polls (`transport: "polling"`), whose polls are HTTP requests of their own.
 pub fn websocket_connections(conn: &Connection, filter: &Filter) -> Result<Vec<Socket>, StoreError> {
     let kind = &crate::kind::WEBSOCKET_EVENTS;
-    let (clause, params) = filter.clause(kind, None, &[]);
+    let (clause, params) = filter.clause(kind, Some("json_extract(data, '$.transport') IS NOT 'polling'"), &[]);
     let sql = format!(
         "SELECT connection_id, max(tab_id), min(ts), max(ts), max(url), max(event = 'open'), min(id)
          FROM websocket_events{clause} GROUP BY connection_id ORDER BY min(id)"

@@ -20,6 +20,7 @@ import { consolePage } from "./console.mjs";
 import { figuresPage } from "./figures.mjs";
 import { formsPage, formsRoute } from "./forms.mjs";
 import { graphqlPage, graphqlRoute } from "./graphql.mjs";
+import { socketIoPage } from "./socketio.mjs";
 import { routedFramePage, routedFrameRoute } from "./routed_frame.mjs";
 import {
   all,
@@ -635,6 +636,9 @@ try {
 
   // ---- GraphQL: failures answered with 200, each request's operation ----
   await graphqlPage({ context, client, all, observe, waitFor, log, origin: fixture.origin });
+
+  // ---- Socket.IO: its long polls' packets and its socket's frames, one conversation ----
+  await socketIoPage({ context, client, all, waitFor, log });
 
   // ---- a frame that routes with pushState, as Storybook's story frame ----
   await routedFramePage({ context, client, all, waitFor, log, origin: fixture.origin });

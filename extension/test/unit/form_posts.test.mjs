@@ -67,6 +67,18 @@ test("the row of the document the form was in, sent after its submit, answers no
   assert.equal(answer.afterFormPost, `${APP}/login/`);
 });
 
+test("the form's own document's row is known by the document it came from, however soon the form was sent", () => {
+  const p = posts();
+  p.submitted(7, 0, submit({ ts: 50_000 }), "page-a");
+  // Loaded 84 ms before its submit (a test's form, sent as soon as it showed): within the clock's slack.
+  const own = documentRow(`${APP}/login/`, { ts: 49_916 });
+  p.documentRow(7, 0, own, "page-a");
+  assert.deepEqual([own.method, own.afterFormPost], [null, undefined]);
+  const answer = documentRow(`${APP}/done/`, { ts: 50_020, phases: { redirect: 2.7 } });
+  p.documentRow(7, 0, answer, "page-b");
+  assert.equal(answer.afterFormPost, `${APP}/login/`);
+});
+
 test("a submit the page handled, into another window, or a GET form answers nothing", () => {
   for (const fields of [{ defaultPrevented: true }, { target: "_blank" }, { method: "GET" }, { action: undefined }]) {
     const p = posts();
