@@ -709,7 +709,8 @@ async fn a_socket_io_session_over_long_polls_is_its_polls_in_har() {
         )
         .await;
     let event = |at: i64, event: &str| {
-        let mut e = json!({"tabId": 3, "ts": at, "connectionId": "c-1", "url": url, "event": event, "transport": "polling"});
+        let mut e =
+            json!({"tabId": 3, "ts": at, "connectionId": "c-1", "url": url, "event": event, "transport": "polling"});
         if event == "message" {
             e["direction"] = json!("incoming");
             e["data"] = json!("0{\"sid\":\"s1\"}");
@@ -723,7 +724,10 @@ async fn a_socket_io_session_over_long_polls_is_its_polls_in_har() {
     let entries = har["log"]["entries"].as_array().unwrap();
     let urls: Vec<&str> = entries.iter().filter_map(|e| e["request"]["url"].as_str()).collect();
     assert_eq!(urls, [url], "{har}");
-    assert!(entries[0].get("_eventSourceMessages").is_none() && entries[0].get("_webSocketMessages").is_none(), "{har}");
+    assert!(
+        entries[0].get("_eventSourceMessages").is_none() && entries[0].get("_webSocketMessages").is_none(),
+        "{har}"
+    );
 }
 
 /// A row's phases (Resource Timing's, where the page may see them) are the HAR entry's timings:
