@@ -436,6 +436,9 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         pick("error", &["error"]),
         pick("failed", &["failed"]),
         pick("finalUrl", &["finalUrl"]),
+        // A request the page's service worker took: what answered it, where known (a 503 its own
+        // code made is no server's).
+        pick("fromServiceWorker", &["fromServiceWorker"]),
         // A document a form's POST redirected to: the form's action.
         pick("afterFormPost", &["afterFormPost"]),
         // A failed request's call site in the page's code (`at` leads where it maps).

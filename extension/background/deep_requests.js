@@ -28,7 +28,9 @@
 //     net::ERR_ABORTED (canceled: true). A CSP refusal: blockedReason "csp"
 //     and an empty errorText.
 //   - A request the page's service worker answers is seen with
-//     response.fromServiceWorker (webRequest never saw those).
+//     response.fromServiceWorker (webRequest never saw those), and what
+//     answered in serviceWorkerResponseSource: "cache-storage", "http-cache",
+//     "fallback-code" (the worker's own code made the response) or "network".
 //   - Times: requestWillBeSent has wallTime (s since the epoch) and timestamp
 //     (s, a monotonic clock shared by every session); later events only the
 //     monotonic one, so wall = timestamp + (wallTime − timestamp) of a start.
@@ -292,6 +294,7 @@ export class DeepRequests {
     r.statusLine = statusLine(response);
     r.ip = response.remoteIPAddress || undefined;
     r.fromCache = r.fromCache || fromCache(response);
+    if (response.fromServiceWorker) r.fromServiceWorker = response.serviceWorkerResponseSource || "fetch-handler";
     // When its headers arrived by the network's clock (the event's own timestamp is when it was
     // sent on, which measured later than the request's end at times).
     const t = response.timing;
@@ -347,6 +350,7 @@ export class DeepRequests {
       responseStatus: r.status || undefined,
       statusLine: r.statusLine,
       fromCache: r.fromCache || false,
+      fromServiceWorker: r.fromServiceWorker,
       ip: r.ip,
       startedAt: r.startedAt,
       responseAt: r.responseAt,

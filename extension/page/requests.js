@@ -287,6 +287,9 @@
     };
     const phases = phasesOf(e);
     if (phases) f.phases = phases;
+    // The page's service worker took it in its fetch handler: what answered (its cache, its own
+    // code, the network) the page cannot see; deep mode says.
+    if (e.workerStart > 0) f.fromServiceWorker = "fetch-handler";
     if (e.entryType === "navigation") {
       if (e.domContentLoadedEventStart > 0) f.domContentLoaded = round(e.domContentLoadedEventStart);
       if (e.loadEventStart > 0) f.load = round(e.loadEventStart);

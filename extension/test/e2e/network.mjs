@@ -406,6 +406,8 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.equal(row(t("/net/frame.json?who=same")).initiatorType, "fetch");
     assert.equal(row(t("/net/srcdoc.json")).initiatorType, "fetch");
     assert.equal(row(t("/net/missing.png")).initiatorType, "img");
+    // What answered a request the page's service worker took: this one its own code made (no server).
+    assert.equal(row(t("/net/answered-by-sw.json")).fromServiceWorker, "fallback-code");
     // Where the time went, from the page's timing (same origin: exposed); a cross-origin one without
     // Timing-Allow-Origin does not show its phases.
     const phases = row(t("/net/top.json")).phases;

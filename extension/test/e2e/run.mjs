@@ -20,6 +20,7 @@ import { consolePage } from "./console.mjs";
 import { figuresPage } from "./figures.mjs";
 import { formsPage, formsRoute } from "./forms.mjs";
 import { graphqlPage, graphqlRoute } from "./graphql.mjs";
+import { serviceWorkerPage } from "./service_worker.mjs";
 import { socketIoPage } from "./socketio.mjs";
 import { routedFramePage, routedFrameRoute } from "./routed_frame.mjs";
 import {
@@ -639,6 +640,9 @@ try {
 
   // ---- Socket.IO: its long polls' packets and its socket's frames, one conversation ----
   await socketIoPage({ context, client, all, waitFor, log });
+
+  // ---- a service worker's own answer, as the page sees it ----
+  await serviceWorkerPage({ context, client, observe, waitFor, log });
 
   // ---- a frame that routes with pushState, as Storybook's story frame ----
   await routedFramePage({ context, client, all, waitFor, log, origin: fixture.origin });

@@ -160,6 +160,21 @@ test("cache: a disk-cache response and one served from memory say fromCache", ()
   assert.deepEqual(rows.map((r) => [r.row.type, r.row.fromCache]), [["script", true], ["image", true], ["stylesheet", false]]);
 });
 
+test("a response the page's service worker gave says what answered: its cache, its own code, the network", () => {
+  const { send, rows } = tracker();
+  const answered = [["1", "cache-storage"], ["2", "fallback-code"], ["3", "network"], ["4", undefined]];
+  for (const [id, source] of answered) {
+    send(undefined, "Network.requestWillBeSent", willSend(id, `http://127.0.0.1:8001/api/${id}`));
+    const sw = source ? { fromServiceWorker: true, serviceWorkerResponseSource: source } : {};
+    send(undefined, "Network.responseReceived", response(id, { status: id === "2" ? 503 : 200, ...sw }));
+    send(undefined, "Network.loadingFinished", { requestId: id, ...end(2) });
+  }
+  assert.deepEqual(
+    rows.map((r) => [r.row.responseStatus, r.row.fromServiceWorker]),
+    [[200, "cache-storage"], [503, "fallback-code"], [200, "network"], [200, undefined]],
+  );
+});
+
 test("a dedicated worker's requests are its frame's; the page's service worker's belong to no tab", () => {
   const { send, rows } = tracker();
   const W = "B6ED3DE7"; // the worker's target id, also its script request's id
