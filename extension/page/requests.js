@@ -224,6 +224,9 @@
       emit(rowOf(null, navigationEntry() || e)); // its load times are there now
     };
     listen(window, "load", () => later(go, 0), { once: true });
+    // A document left before its load ended (a service worker's claim-then-reload, a redirect in
+    // script) gets its row as it goes, without its load times.
+    listen(globalThis, "pagehide", go, { once: true });
     later(go, 30000); // a document that never finishes loading still gets its row
   }
 

@@ -155,6 +155,10 @@ function startFixture() {
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify({ type: "failure", status: 400, data: '[{"incorrect":1},true]' }));
       });
+    } else if (url.pathname === "/left-early") {
+      // A document whose load never ends (its image is held) that leaves for another after 100 ms.
+      res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
+      res.end('<!doctype html><title>left early</title><img src="/hold"><script>setTimeout(() => location.assign("/done"), 100)</script>');
     } else if (url.pathname === "/hold") {
       // Headers only after 20 s: a request still in flight when its page reloads.
       const answer = setTimeout(() => (res.writeHead(204), res.end()), 20000);
@@ -634,6 +638,19 @@ try {
 
   // ---- forms: a POST's answer, post-redirect-get, a form the page keeps ----
   await formsPage({ context, client, all, waitFor, log, origin: fixture.origin });
+
+  // ---- a document left before its load ended still has its row ----
+  {
+    const early = await context.newPage();
+    await Promise.all([early.waitForURL(`${fixture.origin}/done`), early.goto(`${fixture.origin}/left-early`, { waitUntil: "commit" })]);
+    const row = await waitFor("the left document's row", async () =>
+      (await all(client, "network_waterfall")).find((r) => r.url === `${fixture.origin}/left-early` && r.initiatorType === "navigation"),
+    );
+    assert.equal(row.responseStatus, 200, JSON.stringify(row));
+    assert.equal(row.load, undefined, "its load never ended");
+    await early.close();
+    log("a document left before its load ended still has its row");
+  }
 
   // ---- GraphQL: failures answered with 200, each request's operation ----
   await graphqlPage({ context, client, all, observe, waitFor, log, origin: fixture.origin });
