@@ -69,8 +69,9 @@ pub struct Filter {
     pub ty: ColumnType,
     /// What it keeps, for the tool's schema and the docs.
     pub help: &'static str,
-    /// A field of `data` compared where the column is empty: rows that say the same thing under
-    /// another name (the browser's network rows name their `type`, the page's their `initiatorType`).
+    /// A field of `data` that says the same thing as the column under another name, compared
+    /// first, the column where the field is not there (the browser's network rows name their
+    /// `type`, the page's their `initiatorType`; a deep tab's joined row has both).
     pub or_field: Option<&'static str>,
 }
 
@@ -217,11 +218,12 @@ pub const LIBRARY_FILES: &[&str] = &["htmx", "turbo", "stimulus", "jquery", "alp
 
 /// Console levels from least to most severe; `min_level` keeps a suffix of this.
 pub const LEVELS: &[&str] = &["debug", "log", "info", "warn", "error"];
-/// The fields a network row names what made it by, as its entry's `type` shows it: the page's
-/// rows Resource Timing's `initiatorType`, the browser's rows (deep mode) Chrome's `type`. A row
-/// carries one of them. The `type` filter, compact entries, the summary, HAR and `tail` read it
-/// through [`request_type`] or these names.
-pub const REQUEST_TYPE: [&str; 2] = ["initiatorType", "type"];
+/// The fields a network row names what made it by, as its entry's `type` shows it: the browser's
+/// rows (deep mode) Chrome's `type`, the page's rows Resource Timing's `initiatorType`. A deep
+/// tab's row joined with the page's carries both, and the browser's says it (a worker's script is
+/// `script` to the browser, `other` to the page's timing). The `type` filter, compact entries, the
+/// summary, HAR and `tail` read it through [`request_type`] or these names, the first there first.
+pub const REQUEST_TYPE: [&str; 2] = ["type", "initiatorType"];
 
 /// What made a request, from its entry: the first of [`REQUEST_TYPE`] it carries.
 pub fn request_type(entry: &serde_json::Value) -> Option<&str> {
@@ -341,7 +343,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
     default_capacity: 20_000,
     columns: &[
         req("url", "url", Text),
-        col("initiator_type", REQUEST_TYPE[0], Text),
+        col("initiator_type", REQUEST_TYPE[1], Text),
         col("status", "responseStatus", Integer),
         col("duration", "duration", Real),
         col("method", "method", Text),
@@ -363,7 +365,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
             "the failure reason contains this text (e.g. net::, ERR_NAME_NOT_RESOLVED, CORS)",
         ),
         Filter {
-            or_field: Some(REQUEST_TYPE[1]),
+            or_field: Some(REQUEST_TYPE[0]),
             ..filter(
                 "type",
                 "initiator_type",

@@ -410,9 +410,17 @@ async fn filters_narrow_each_kind() {
                 json!({"tabId": 1, "url": "http://app/api/pay", "initiatorType": "fetch", "method": "POST", "responseStatus": 500}),
                 json!({"tabId": 2, "url": "http://app/api/stock", "type": "fetch", "source": "browser", "responseStatus": 200}),
                 json!({"tabId": 2, "url": "http://app/logo.png", "type": "image", "source": "browser", "responseStatus": 200}),
+                // A deep tab's row joined with the page's timing of it carries both words: a worker's
+                // script is `script` to the browser, `other` to the page. The browser's says it.
+                json!({"tabId": 2, "url": "http://app/worker.js", "type": "script", "initiatorType": "other",
+                       "source": "browser", "responseStatus": 200}),
             ],
         )
         .await;
+    let worker = mcp.observe(json!({"what": "network_waterfall", "url": "worker.js"})).await;
+    let shown = worker["entries"][0].get("type").or(worker["common"].get("type"));
+    assert_eq!(shown, Some(&json!("script")), "{worker}");
+    assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "type": "other"})).await), 0);
     let fetches = mcp.observe(json!({"what": "network_waterfall", "type": "fetch"})).await;
     let urls: Vec<&str> = fetches["entries"].as_array().unwrap().iter().map(|e| e["url"].as_str().unwrap()).collect();
     assert_eq!(urls, ["http://app/api/cart", "http://app/api/pay", "http://app/api/stock"], "{fetches}");
@@ -426,7 +434,7 @@ async fn filters_narrow_each_kind() {
     assert_eq!(n(guess.clone()), 0);
     let hint = guess["hint"].as_str().unwrap_or_default();
     assert!(
-        hint.contains(r#"no network_waterfall entry has type="document"; the values kept: "script" (30), "fetch" (3), "image" (1)"#),
+        hint.contains(r#"no network_waterfall entry has type="document"; the values kept: "script" (31), "fetch" (3), "image" (1)"#),
         "{guess}"
     );
     // A value some entry has, left out by the other filters, is not called unknown.
@@ -437,7 +445,7 @@ async fn filters_narrow_each_kind() {
         post["hint"].as_str().unwrap_or_default().contains(r#"method="post"; the values kept: "POST" (2), "GET" (1)"#),
         "{post}"
     );
-    assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "type": "script"})).await), 30);
+    assert_eq!(n(mcp.observe(json!({"what": "network_waterfall", "type": "script"})).await), 31);
     // Filtered offsets page through the matching rows only.
     let p = mcp.observe(json!({"what": "network_waterfall", "url": "r2", "offset": 8, "limit": 5})).await;
     assert_eq!((p["count"].as_i64(), p["has_more"].as_bool()), (Some(3), Some(false)));

@@ -175,10 +175,10 @@ impl Where {
     }
 }
 
-/// SQL for what a filter compares: its column, or where that is empty the field of `data` it names.
+/// SQL for what a filter compares: the field of `data` it names where there is one, else its column.
 pub fn filter_expr(f: &Filter) -> String {
     match f.or_field {
-        Some(field) => format!("coalesce({}, json_extract(data, '$.{field}'))", f.column),
+        Some(field) => format!("coalesce(json_extract(data, '$.{field}'), {})", f.column),
         None => f.column.to_string(),
     }
 }

@@ -256,8 +256,8 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     // them) lasts as long as the page, and a long poll waits for the server's next message: their
     // durations are no slowness, and they are not ranked as one.
     // What made the request, as its entry's `type` says.
-    let [page_type, browser_type] = REQUEST_TYPE.map(|f| field_expr(kind, f));
-    let request_type = format!("coalesce({page_type}, {browser_type})");
+    let [first, then] = REQUEST_TYPE.map(|f| field_expr(kind, f));
+    let request_type = format!("coalesce({first}, {then})");
     let lasting = format!("({request_type} IN ('websocket', 'eventsource') OR {})", outcome::long_poll_sql());
     // A page: a document, or an HTML error page a fetch or an XHR got (its `pageText`: a Turbo visit,
     // an htmx boost or a form they sent, answered 422 or 500, is the page the person then sees).
