@@ -730,6 +730,43 @@ async fn a_socket_io_session_over_long_polls_is_its_polls_in_har() {
     );
 }
 
+/// Why a request failed, in HAR: the browser's reason where deep mode saw it (a worker's request
+/// with no body, a fetch whose body says only the page's `TypeError: Failed to fetch`).
+#[tokio::test]
+async fn a_failed_request_s_har_entry_says_the_browser_s_reason() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let ts = 1_790_000_000_000i64;
+    let row = |url: &str, at: i64, error: &str| {
+        json!({"tabId": 3, "ts": at, "url": url, "method": "GET", "type": "fetch", "source": "browser",
+               "error": error, "duration": 3.0})
+    };
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                row("http://localhost:3000/api/status", ts, "net::ERR_INTERNET_DISCONNECTED"),
+                row("http://localhost:3000/api/boom", ts + 50, "net::ERR_FAILED"),
+            ],
+        )
+        .await;
+    server
+        .ingest(
+            "network_bodies",
+            vec![json!({"tabId": 3, "ts": ts + 50, "url": "http://localhost:3000/api/boom", "method": "GET",
+                        "failed": true, "error": "TypeError: Failed to fetch", "duration": 3.0})],
+        )
+        .await;
+    server.stop();
+    let har: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--db", &db_arg(&db.path)])).unwrap();
+    assert_valid_har(&har);
+    let status = entry_by_url(&har, "http://localhost:3000/api/status");
+    assert_eq!(status["response"]["_error"], "net::ERR_INTERNET_DISCONNECTED", "{status}");
+    assert!(status["comment"].as_str().unwrap().contains("it failed: net::ERR_INTERNET_DISCONNECTED"), "{status}");
+    let boom = entry_by_url(&har, "http://localhost:3000/api/boom");
+    assert_eq!(boom["response"]["_error"], "net::ERR_FAILED", "{boom}");
+}
+
 /// A row's phases (Resource Timing's, where the page may see them) are the HAR entry's timings:
 /// dns, connect with its TLS as ssl, wait and receive, the rest of the duration blocked; they add
 /// up to the entry's time. Phases that cannot be (longer than the request) leave it all as wait.

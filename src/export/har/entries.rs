@@ -208,7 +208,10 @@ pub(super) fn request_entry(v: &Value, w: Option<&Value>, item: &Item, pageref: 
     if let Some(transfer) = w.and_then(|w| size(&w["transferSize"])) {
         response["_transferSize"] = json!(transfer);
     }
-    if let Some(error) = v["error"].as_str() {
+    // Why it failed: the browser's reason where its row is joined (deep mode: `net::ERR_…`, a CORS
+    // refusal explained), else the page's (`TypeError: Failed to fetch` for all of them).
+    let browser_error = w.filter(|w| w["source"] == "browser").and_then(|w| w["error"].as_str());
+    if let Some(error) = browser_error.or_else(|| v["error"].as_str()) {
         response["_error"] = json!(error);
     }
     let resource_type = if v["initiator"].as_str() == Some("xhr") { "xhr" } else { "fetch" };
@@ -311,8 +314,11 @@ fn resource_entry(
     } else {
         format!("from resource timing ({initiator}): method, headers and body were not captured")
     };
-    if status.is_none() {
-        comment.push_str("; the browser did not expose the status");
+    let error = w["error"].as_str();
+    match (status, error) {
+        (None, Some(error)) => comment.push_str(&format!("; it failed: {error}")),
+        (None, None) => comment.push_str("; the browser did not expose the status"),
+        _ => {}
     }
     let mut entry = json!({
         "startedDateTime": iso(item.start),
@@ -345,6 +351,9 @@ fn resource_entry(
         "_resourceType": resource_type(initiator, url),
         "_gasoline": gasoline_ids(&w["tabId"], &[("network_waterfall", int(&w["id"]))]),
     });
+    if let Some(error) = error {
+        entry["response"]["_error"] = json!(error);
+    }
     if let Some(p) = pageref {
         entry["pageref"] = json!(p);
     }
