@@ -421,6 +421,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         "domContentLoaded",
         "load",
         "fromServiceWorker",
+        "fromWorker",
         "connectionId",
         "afterFormPost",
         "operation",
@@ -441,6 +442,8 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         // A request the page's service worker took: what answered it, where known (a 503 its own
         // code made is no server's).
         pick("fromServiceWorker", &["fromServiceWorker"]),
+        // A dedicated or shared worker's request (deep mode): the worker that made it.
+        pick("fromWorker", &["fromWorker"]),
         // A document a form's POST redirected to: the form's action.
         pick("afterFormPost", &["afterFormPost"]),
         // A failed request's call site in the page's code (`at` leads where it maps).

@@ -247,6 +247,9 @@ export class DeepRequests {
       preflight,
       preflightOf: preflight ? initiator.requestId : undefined,
       serviceWorker: worker !== undefined && worker.type === "service_worker",
+      // A dedicated or shared worker's own request (not its script, which its page asked for): the
+      // worker's URL, as its row would otherwise read as a request of the frame that started it.
+      fromWorker: worker !== undefined && worker.type !== "service_worker" && worker.targetId !== p.requestId ? worker.url : undefined,
       startedAt: Number.isFinite(p.wallTime) ? p.wallTime * 1000 : this.wall(p.timestamp),
       redirects: [],
     });
@@ -351,6 +354,7 @@ export class DeepRequests {
       statusLine: r.statusLine,
       fromCache: r.fromCache || false,
       fromServiceWorker: r.fromServiceWorker,
+      fromWorker: r.fromWorker,
       ip: r.ip,
       startedAt: r.startedAt,
       responseAt: r.responseAt,

@@ -408,6 +408,9 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.equal(row(t("/net/missing.png")).initiatorType, "img");
     // What answered a request the page's service worker took: this one its own code made (no server).
     assert.equal(row(t("/net/answered-by-sw.json")).fromServiceWorker, "fallback-code");
+    // A worker's own request names the worker that made it (its frame is the page's that started it).
+    assert.equal(row(t("/net/module-worker.json")).fromWorker, t("/network-module-worker.js"));
+    assert.equal(row(t("/net/top.json")).fromWorker, undefined);
     // Where the time went, from the page's timing (same origin: exposed); a cross-origin one without
     // Timing-Allow-Origin does not show its phases.
     const phases = row(t("/net/top.json")).phases;

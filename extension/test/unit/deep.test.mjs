@@ -213,6 +213,9 @@ test("a dedicated worker's requests are its frame's; the page's service worker's
     assert.equal(r.row.responseStatus, 200, path);
   }
   assert.equal(byUrl["/network-worker.js"].row.type, "script");
+  // The worker's own request says which worker made it; its script, which the page asked for, does not.
+  assert.equal(byUrl["/net/worker.json"].row.fromWorker, "http://127.0.0.1:8001/network-worker.js");
+  assert.equal(byUrl["/network-worker.js"].row.fromWorker, undefined);
   for (const path of ["/network-sw.js", "/net/sw.json"]) {
     const r = byUrl[path];
     assert.equal(r.tabId, null, path);
