@@ -28,6 +28,42 @@ fn error(ts: i64, message: &str) -> Value {
     json!({"tabId": 1, "ts": ts, "level": "error", "source": "console", "url": format!("{APP}/"), "message": message})
 }
 
+/// The page's service worker belongs to no tab (deep mode sees it, every tab of its origin shares
+/// it): what it had fail, and Chrome's warning about it, are named in a tab's errors and summary,
+/// whose tab filter leaves them out, within the same span only.
+#[tokio::test]
+async fn a_tab_s_answers_mention_what_failed_in_no_tab() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    server.ingest("actions", vec![load(1, T)]).await;
+    let boom = format!("{APP}/api/boom");
+    server.ingest("network_waterfall", vec![request(T + 100, "GET", &boom, 200)]).await;
+    let mut by_worker = request(T + 101, "GET", &boom, 0);
+    by_worker["tabId"] = Value::Null;
+    by_worker["error"] = json!("net::ERR_INTERNET_DISCONNECTED");
+    server.ingest("network_waterfall", vec![by_worker]).await;
+    let warning = json!({"ts": T + 102, "level": "warn", "source": "browser", "url": format!("{APP}/sw.js"),
+        "message": format!("The FetchEvent for \"{boom}\" resulted in a network error response: the promise was rejected.")});
+    server.ingest("logs", vec![warning]).await;
+    for args in [json!({"what": "errors", "tabId": 1}), json!({"what": "summary", "tabId": 1, "since": T})] {
+        let answer = mcp.observe(args.clone()).await;
+        let said = answer.to_string();
+        assert!(
+            said.contains(
+                "In no tab, 1 request failed and 1 warning or error was logged in the same span (a service worker's"
+            ),
+            "{args}: {answer}"
+        );
+    }
+    // Without tabId they are in the answer itself; a span after them has nothing to say of them.
+    let all = mcp.observe(json!({"what": "errors"})).await;
+    assert!(!all.to_string().contains("In no tab"), "{all}");
+    let later = mcp.observe(json!({"what": "errors", "tabId": 1, "since": T + 150})).await;
+    assert!(!later.to_string().contains("In no tab"), "{later}");
+    mcp.close().await;
+}
+
 /// A POST that failed with 422 and logged nothing: an errors answer over the same span says so.
 #[tokio::test]
 async fn an_errors_answer_mentions_the_requests_that_failed_in_its_span() {

@@ -11,7 +11,7 @@ use super::args::{ContextMode, Fields, ObserveArgs};
 use super::compact::{Common, Layout};
 use super::filter::{Where, select_list};
 use super::{outcome, same_request};
-use crate::kind::{ACTIONS, Kind, NETWORK_BODIES, NETWORK_WATERFALL, WEBSOCKET_EVENTS};
+use crate::kind::{ACTIONS, Kind, LOGS, NETWORK_BODIES, NETWORK_WATERFALL, WEBSOCKET_EVENTS};
 
 /// Most failed requests named per kind.
 const MAX_FAILED: i64 = 10;
@@ -203,12 +203,52 @@ pub fn failed_requests_note(conn: &Connection, args: &ObserveArgs) -> Result<Opt
             conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(filter.params.iter()), |r| r.get(0))?;
         failed += n;
     }
-    Ok((failed > 0).then(|| {
+    let mut note = (failed > 0).then(|| {
         format!(
             "{failed} request{} failed in the same span: observe what=summary (same tabId, since, since_navigation or since_mark) lists them, what=network_waterfall failed=true url_not=/favicon.ico shows each",
             if failed == 1 { "" } else { "s" }
         )
-    }))
+    });
+    if let Some(of_no_tab) = no_tab_note(conn, args)? {
+        note = Some(note.map_or(of_no_tab.clone(), |n| format!("{n}. {of_no_tab}")));
+    }
+    Ok(note)
+}
+
+/// With a `tabId`: what the page's service worker (in deep mode; it belongs to no tab, being every
+/// tab's of its origin) had fail or say at warning or error level in the same span, which the
+/// tab's answer leaves out: its failed fetch, Chrome's "The FetchEvent … resulted in a network
+/// error response", are often why the tab's request failed.
+pub fn no_tab_note(conn: &Connection, args: &ObserveArgs) -> Result<Option<String>, QueryError> {
+    if args.tab_id.is_none() {
+        return Ok(None);
+    }
+    let unscoped = ObserveArgs { tab_id: None, ..args.clone() };
+    let count = |kind: &'static Kind, condition: &str| -> Result<i64, QueryError> {
+        let mut filter = Where::common(kind, &unscoped);
+        filter.push_condition("tab_id IS NULL");
+        filter.push_condition(condition);
+        let sql = format!("SELECT count(*) FROM {}{}", kind.name, filter.clause(None));
+        Ok(conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(filter.params.iter()), |r| r.get(0))?)
+    };
+    let failed = count(&NETWORK_WATERFALL, &outcome::app_failed_sql(&NETWORK_WATERFALL))?;
+    let said = count(&LOGS, "level IN ('warn', 'error')")?;
+    if failed + said == 0 {
+        return Ok(None);
+    }
+    let plural = |n: i64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let what = match (failed, said) {
+        (0, s) => plural(s, "warning or error was logged", "warnings or errors were logged"),
+        (f, 0) => plural(f, "request failed", "requests failed"),
+        (f, s) => format!(
+            "{} and {}",
+            plural(f, "request failed", "requests failed"),
+            plural(s, "warning or error was logged", "warnings or errors were logged")
+        ),
+    };
+    Ok(Some(format!(
+        "In no tab, {what} in the same span (a service worker's, seen in deep mode): the same observe without tabId shows them"
+    )))
 }
 
 /// Ids as a list (or one id), or with `context=full` their compact entries.

@@ -438,6 +438,8 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
     locate(conn, &mut log_groups[..shown])?;
     let waterfall = network(conn, &NETWORK_WATERFALL, args)?;
     let bodies = network(conn, &NETWORK_BODIES, args)?;
+    // What failed in no tab (a service worker's), which a tab's summary leaves out.
+    let no_tab = super::context::no_tab_note(conn, args)?;
     // Fewer items per list until the answer fits.
     let fitted = compact::first_fitting(&[TOP, 3, 2, 1, 0], budget, |top| {
         let mut answer = Map::new();
@@ -483,7 +485,8 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
                 } else {
                     ""
                 };
-                format!("drill down with observe what=<kind> id=<id>; {groups}{failures}; recent entries with offset=-20")
+                let no_tab = no_tab.as_ref().map_or_else(String::new, |n| format!(". {n}"));
+                format!("drill down with observe what=<kind> id=<id>; {groups}{failures}; recent entries with offset=-20{no_tab}")
             }
         };
         answer.insert("hint".into(), json!(hint));
