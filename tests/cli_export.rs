@@ -718,10 +718,28 @@ async fn a_socket_io_session_over_long_polls_is_its_polls_in_har() {
         e
     };
     server.ingest("websocket_events", vec![event(ts + 2, "open"), event(ts + 2, "message")]).await;
+    // The WebSocket the session upgrades to is the same connection: its entry holds its own frames.
+    let socket = "ws://localhost:3000/socket.io/?EIO=4&transport=websocket&sid=s1";
+    let frame = |at: i64, event: &str, data: Option<&str>| {
+        let mut e = json!({"tabId": 3, "ts": at, "connectionId": "c-1", "url": socket, "event": event, "transport": "websocket"});
+        if let Some(d) = data {
+            e["direction"] = json!("incoming");
+            e["data"] = json!(d);
+        }
+        e
+    };
+    server
+        .ingest("websocket_events", vec![frame(ts + 20, "open", None), frame(ts + 25, "message", Some("3probe"))])
+        .await;
     server.stop();
     let har: Value = serde_json::from_str(&ok(&["export", "--har", "-", "--db", &db_arg(&db.path)])).unwrap();
     assert_valid_har(&har);
     let entries = har["log"]["entries"].as_array().unwrap();
+    let upgraded = entry_by_url(&har, socket);
+    let frames: Vec<&str> =
+        upgraded["_webSocketMessages"].as_array().unwrap().iter().filter_map(|m| m["data"].as_str()).collect();
+    assert_eq!(frames, ["3probe"], "{har}");
+    let entries: Vec<&Value> = entries.iter().filter(|e| e["request"]["url"] != socket).collect();
     let urls: Vec<&str> = entries.iter().filter_map(|e| e["request"]["url"].as_str()).collect();
     assert_eq!(urls, [url], "{har}");
     assert!(

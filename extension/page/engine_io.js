@@ -8,7 +8,9 @@
 // ping), each packet of a poll becomes one message of its connection, so that
 // a Socket.IO conversation reads the same on either transport. A connection is
 // its engine.io session (`sid`): its first poll, the handshake, answers the
-// open packet that names it (`0{"sid":…}`), and is its `open` event. Only URLs
+// open packet that names it (`0{"sid":…}`), and is its `open` event; the
+// WebSocket it upgrades to (`transport=websocket&sid=…`) is the same
+// connection (websocket.js asks `sessionOf`). Only URLs
 // with `EIO=` and `transport=polling` are looked at; fetch.js and xhr.js hand
 // such a request here once its body is read. Payloads: EIO=4's packets are
 // separated by U+001E; EIO=3's are each `<length>:<packet>`.
@@ -111,6 +113,21 @@
     messages(id, url, "incoming", packets, response.truncated);
   }
 
-  G.engineIo = { watched, poll, packetsOf };
+  const UPGRADE = /[?&]transport=websocket(?:&|#|$)/;
+
+  /**
+   * The connectionId of the session a WebSocket upgrades (its URL: `EIO=`, `transport=websocket`,
+   * the session's `sid`), so that a Socket.IO conversation is one connection on either transport;
+   * undefined for any other socket.
+   */
+  function sessionOf(url) {
+    if (typeof url !== "string" || !UPGRADE.test(url) || !VERSION.test(url)) return undefined;
+    const sid = SID.exec(url);
+    // The page may open it before our read of the handshake's answer ends (its own load handler
+    // runs first): the session's id is made here then, and its polls take it.
+    return sid ? idOf(sid[1]) : undefined;
+  }
+
+  G.engineIo = { watched, poll, packetsOf, sessionOf };
 })();
 //# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiZW5naW5lX2lvLmpzIiwic291cmNlcyI6WyJnYXNvbGluZS1leHRlbnNpb246Ly8vcGFnZS9lbmdpbmVfaW8uanMiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6IkFBQUEiLCJpZ25vcmVMaXN0IjpbMF0sInhfZ29vZ2xlX2lnbm9yZUxpc3QiOlswXX0=

@@ -3,13 +3,13 @@
 // `ws.constructor === WebSocket`, `instanceof` and the prototype are as
 // before, and subclasses still work); `send` is wrapped on the prototype.
 // Frames are cut to WS_DATA_CAP before anything else.
-// Registry: reads sources, core, outbox, serialize, limits, requests; adds sources.websocket.
+// Registry: reads sources, core, outbox, serialize, limits, requests, engineIo; adds sources.websocket.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.websocket = function install({ core, outbox, serialize, limits, requests }) {
+  G.sources.websocket = function install({ core, outbox, serialize, limits, requests, engineIo }) {
     const { apply, fill, invoke, listen, wrapConstructor, connectionId } = core;
     const ids = core.weakMap();
 
@@ -79,7 +79,8 @@
     }
 
     function watch(ws) {
-      ids.set(ws, connectionId());
+      // The socket a Socket.IO session upgrades to is that session's connection (engine_io.js).
+      ids.set(ws, (engineIo && engineIo.sessionOf(ws.url)) || connectionId());
       // Its handshake as a waterfall row: 101 once open, failed if it errs before.
       const request = requests.start("GET", ws.url, "websocket");
       request.connectionId = ids.get(ws); // the row names its socket: its frames are that socket's events

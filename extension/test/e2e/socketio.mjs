@@ -80,6 +80,7 @@ export async function socketIoPage({ context, client, all, waitFor, log }) {
     const data = upgraded.filter((e) => e.event === "message").map((e) => e.data);
     assert.equal(data.filter((d) => d === '42["welcome",{"room":"lobby"}]').length, 1, JSON.stringify(upgraded.map(shape)));
     assert.ok(upgraded.some((e) => e.transport === "polling" && e.event === "open"), "the session opened on a poll");
+    assert.equal(new Set(upgraded.map((e) => e.connectionId)).size, 1, "its polls and its socket: one connection");
     const socket = upgraded.filter((e) => e.transport === "websocket").map((e) => e.data ?? e.event);
     // The upgrade's probe, then the chat on the socket.
     assert.deepEqual(socket.slice(0, 4), ["open", "2probe", "3probe", "5"], JSON.stringify(upgraded.map(shape)));

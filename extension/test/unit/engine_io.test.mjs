@@ -68,3 +68,15 @@ test("what is not a session's poll records nothing; a body cut short says so on 
   engineIo.poll("GET", `${BASE}&t=8&sid=s1`, undefined, text('42["a"]\u001e42["b", "cut sho', true));
   assert.deepEqual(take().map((e) => [e.data, e.truncated ?? false]), [['42["a"]', false], ['42["b", "cut sho', true]]);
 });
+
+test("the WebSocket a session upgrades to is that session's connection", () => {
+  engineIo.poll("GET", `${BASE}&t=9`, undefined, text('0{"sid":"up1","upgrades":["websocket"]}'));
+  const [open] = take();
+  assert.equal(engineIo.sessionOf("ws://localhost:3000/socket.io/?EIO=4&transport=websocket&sid=up1"), open.connectionId);
+  // Opened before the handshake's poll was read: the poll then takes the socket's id.
+  const early = engineIo.sessionOf("ws://localhost:3000/socket.io/?EIO=4&transport=websocket&sid=up2");
+  engineIo.poll("GET", `${BASE}&t=10`, undefined, text('0{"sid":"up2","upgrades":["websocket"]}'));
+  assert.equal(take()[0].connectionId, early);
+  assert.equal(engineIo.sessionOf("ws://localhost:3000/socket.io/?EIO=4&transport=websocket"), undefined, "a socket from the start");
+  assert.equal(engineIo.sessionOf("ws://localhost:3000/hmr?sid=up1"), undefined, "not engine.io's");
+});

@@ -77,6 +77,11 @@ pub(super) fn write_socket(
     let mut notes: Vec<String> = Vec::new();
     rows::each(conn, &WEBSOCKET_EVENTS, &events, |e| -> Result<(), Failure> {
         let v: Value = serde_json::from_str(&e.json).unwrap_or(Value::Null);
+        // A Socket.IO session's packets that came in its long polls, before the upgrade to this
+        // socket: they are those polls' bodies, entries of their own.
+        if v["transport"] == "polling" {
+            return Ok(());
+        }
         match v["event"].as_str() {
             Some("message") => {
                 let data = match &v["data"] {
