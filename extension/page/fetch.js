@@ -105,12 +105,13 @@
           // a body that broke off mid-way is a failed request, whatever its status said.
           const outcome = { status: response.status, ...redirect(response), ...(read.to === "error" ? { failed: true, error: BROKE_OFF } : undefined) };
           requests.end(info.request, outcome);
-          whenRead(info.body, (requestBody) => emit(requestBody, read));
-          if (appFailures && appFailures.watched(info.method, info.url, info.headers)) failedWith200(info, response.status, read.body);
           // Socket.IO's long poll (engine_io.js): its packets are its connection's messages.
-          if (engineIo && response.ok && engineIo.watched(info.url)) {
-            whenRead(info.body, (requestBody) => engineIo.poll(info.method, info.url, requestBody, read.body));
-          }
+          const polled = engineIo && response.ok && engineIo.watched(info.url);
+          whenRead(info.body, (requestBody) => {
+            emit(requestBody, read);
+            if (polled) engineIo.poll(info.method, info.url, requestBody, read.body);
+          });
+          if (appFailures && appFailures.watched(info.method, info.url, info.headers)) failedWith200(info, response.status, read.body);
         } catch {
           // never an error the page could hear of
         }

@@ -208,16 +208,18 @@
             error: said,
           };
         });
-      // A Blob response is read (sliced at the cap) after the request's Blob body, if either is one.
-      whenRead(send.body, (requestBody) => whenRead(response, (read) => emit(requestBody, read)));
       // Socket.IO's long poll (engine_io.js): its packets are its connection's messages.
-      if (engineIo && done && status >= 200 && status < 300 && engineIo.watched(send.url)) {
-        whenRead(send.body, (requestBody) => whenRead(response, (read) => engineIo.poll(send.method, send.url, requestBody, read)));
-      }
-      if (send.watched && done) {
-        const url = location.href; // the page's when the answer came
-        whenRead(response, (read) => outbox.emit("logs", () => appFailures.entry(send, status, read && read.text, url), true));
-      }
+      const polled = engineIo && done && status >= 200 && status < 300 && engineIo.watched(send.url);
+      // A failure a framework answered with 200 (app_failures.js), with the page's URL as the answer came.
+      const pageUrl = send.watched && done ? location.href : undefined;
+      // A Blob response is read (sliced at the cap) after the request's Blob body, if either is one.
+      whenRead(send.body, (requestBody) =>
+        whenRead(response, (read) => {
+          emit(requestBody, read);
+          if (polled) engineIo.poll(send.method, send.url, requestBody, read);
+          if (pageUrl !== undefined) outbox.emit("logs", () => appFailures.entry(send, status, read && read.text, pageUrl), true);
+        }),
+      );
     }
 
     /**
