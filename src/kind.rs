@@ -173,9 +173,11 @@ const fn pick(name: &'static str, from: &'static [&'static str]) -> View {
 }
 
 /// The compact entry of `what=errors` (a view of logs): where it was thrown, and its top frames.
-pub static ERRORS_COMPACT: [View; 7] = [
+pub static ERRORS_COMPACT: [View; 8] = [
     View { name: "message", from: &["message"], shape: Shape::Logged },
     pick("source", &["source"]),
+    // Thrown or logged in a worker (deep mode): "dedicated", "shared" or "service".
+    pick("worker", &["worker"]),
     pick("location", &["location"]),
     View { name: "stack", from: &["stack"], shape: Shape::Frames(4) },
     pick("url", &["url"]),
@@ -328,12 +330,14 @@ pub static LOGS: Kind = Kind {
         "requestId",
         "jsonFrom",
         "redacted",
+        "worker",
     ],
     compact: &[
         pick("level", &["level"]),
         View { name: "message", from: &["message"], shape: Shape::Logged },
         pick("source", &["source"]),
         pick("url", &["url"]),
+        pick("worker", &["worker"]),
     ],
     frames_page: Some("url"),
 };

@@ -54,6 +54,7 @@
 // (or commit, for a page restored from the back/forward cache).
 // Pure: fed event objects; the unit tests drive it with recorded sequences.
 import { browserLog } from "./browser_log.js";
+import { consoleEntry, exceptionEntry } from "./worker_console.js";
 
 /** Rows longer than this many redirects keep the first ones. */
 const MAX_REDIRECTS = 20;
@@ -514,6 +515,23 @@ export class DeepRequests {
     this.io.emitLog(entry, serviceWorker ? null : this.io.tabId, this.where(serviceWorker ? undefined : frame, serviceWorker));
   }
 
+  /**
+   * A worker's own console call or uncaught error (Runtime, enabled in worker sessions only):
+   * a logs entry of the tab, in the frame that started the worker; a service worker's of no tab,
+   * as its rows. A dedicated worker's uncaught error is not taken here: it reaches the page's
+   * global scope too (HTML's worker error reporting), where the page's errors.js records it.
+   */
+  workerLog(s, p, build) {
+    const session = s ? this.sessions.get(s) : undefined;
+    if (!session || !WORKERS.has(session.type)) return;
+    if (build === exceptionEntry && session.type === "worker") return;
+    if (!this.inScope(this.scopeUrl(session.url, session.frame))) return;
+    const entry = build(p, session, this.now);
+    if (!entry) return;
+    const serviceWorker = session.type === "service_worker";
+    this.io.emitLog(entry, serviceWorker ? null : this.io.tabId, this.where(serviceWorker ? undefined : session.frame, serviceWorker));
+  }
+
   frameOfUrl(url) {
     const bare = url.split("#")[0];
     let found;
@@ -581,7 +599,17 @@ const HANDLERS = {
     // Closed before its handshake was answered.
     if (this.open.has(p.requestId)) this.finish(p, () => "net::ERR_CONNECTION_FAILED (WebSocket handshake)");
   },
-  "Log.entryAdded": DeepRequests.prototype.log,
+  "Log.entryAdded"(s, p) {
+    // A dedicated worker's console, as text, in its page's session: its own session says it whole.
+    if (p.entry && p.entry.source === "worker") return;
+    this.log(s, p);
+  },
+  "Runtime.consoleAPICalled"(s, p) {
+    this.workerLog(s, p, consoleEntry);
+  },
+  "Runtime.exceptionThrown"(s, p) {
+    this.workerLog(s, p, exceptionEntry);
+  },
   "Page.frameAttached"(s, p) {
     if (p.frameId) this.setFrame(p.frameId, { parent: p.parentFrameId });
   },

@@ -7,8 +7,11 @@
 // world's, to those headers).
 import "../lib/limits.js";
 import "../lib/kinds.js";
+import "../lib/causes.js";
+import "../lib/serialize.js";
+import "../lib/format.js";
 import "../lib/secrets.js";
 import "../lib/redact.js";
 import "../lib/scope.js";
 
-export const { limits, kinds, secrets, redact, scope } = globalThis.__gasoline;
+export const { limits, kinds, causes, serialize, format, secrets, redact, scope } = globalThis.__gasoline;

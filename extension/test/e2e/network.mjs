@@ -477,6 +477,33 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.equal(tabRow && tabRow.url, pageUrl, `the tab is its top frame: ${JSON.stringify(tabRow)}`);
     log(`network page, deep: the browser's messages (${browserLogs.entries.length}: CORS, CSP, failed image) as source "browser" logs; frames' logs name their frame`);
 
+    // A worker's own console (no page script runs there), and a service worker's uncaught error,
+    // which no page hears of: from the workers' own sessions, each once, written as the page's.
+    const workerLogs = await waitFor("the workers' own console lines and the service worker's uncaught error", async () => {
+      const entries = (await all(client, "logs")).filter((e) => ours(e.url) && /network (service )?worker:/.test(e.message));
+      const found = {
+        dedicated: entries.find((e) => e.message === 'network worker: fetching /net/worker.json {"attempt":1}'),
+        service: entries.find((e) => e.message === 'network service worker: installing {"version":1}'),
+        thrown: entries.find((e) => e.message === "Uncaught Error: network service worker: thrown after activate"),
+      };
+      const missing = Object.keys(found).filter((k) => !found[k]);
+      if (missing.length) throw new Error(`missing ${missing.join(", ")} among ${JSON.stringify(entries.map((e) => e.message))}`);
+      return { found, entries };
+    });
+    const { dedicated, service, thrown } = workerLogs.found;
+    assert.deepEqual(
+      [dedicated.level, dedicated.source, dedicated.worker, dedicated.tabId, dedicated.url],
+      ["log", "console", "dedicated", tabId, t("/network-worker.js")],
+      JSON.stringify(dedicated),
+    );
+    assert.match(dedicated.location, new RegExp(`^${t("/network-worker.js")}:2:\\d+$`), JSON.stringify(dedicated));
+    assert.deepEqual([service.level, service.source, service.worker, service.tabId ?? null], ["warn", "console", "service", null], JSON.stringify(service));
+    assert.deepEqual([thrown.level, thrown.source, thrown.worker, thrown.tabId ?? null], ["error", "exception", "service", null], JSON.stringify(thrown));
+    assert.match(thrown.stack, /network-sw\.js:\d+:\d+/, JSON.stringify(thrown));
+    // Chrome's text-only copy of the dedicated worker's line (console.log as "info") is not stored beside it.
+    assert.equal(workerLogs.entries.length, 3, JSON.stringify(workerLogs.entries));
+    log("network page, deep: a dedicated worker's console line (its level, its object), the service worker's console and uncaught error (no tab), each once");
+
     // ---- a second tab on the same page, not deep: the page's own rows, nothing of the browser's ----
     const second = await context.newPage();
     pages.push(second);

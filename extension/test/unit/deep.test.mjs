@@ -225,6 +225,97 @@ test("a dedicated worker's requests are its frame's; the page's service worker's
   }
 });
 
+test("a worker's own console and a service worker's uncaught error are logs entries, written as the page's are; Chrome's text copy of a worker's console is not", () => {
+  const { send, logs } = tracker();
+  const W = "http://127.0.0.1:8001/w.js";
+  const SW = "http://127.0.0.1:8001/sw.js";
+  send(undefined, "Target.attachedToTarget", { sessionId: "S-W", targetInfo: { targetId: "W", type: "worker", url: W, parentFrameId: TOP }, waitingForDebugger: true });
+  send(undefined, "Target.attachedToTarget", { sessionId: "S-SW", targetInfo: { targetId: "SW", type: "service_worker", url: SW }, waitingForDebugger: true });
+  send(undefined, "Target.attachedToTarget", { sessionId: "S-X", targetInfo: { targetId: "X", type: "worker", url: `${CROSS}/x.js`, parentFrameId: TOP }, waitingForDebugger: true });
+  const frame = (url, line, col, functionName = "onmessage") => ({ callFrames: [{ functionName, scriptId: "3", url, lineNumber: line, columnNumber: col }] });
+  // As Chromium 156 sends console.log("worker log %d items", 3, {a: 1, b: "x", c: [1, 2], d: {e: 1}}, [1, "two"], null, undefined, 1n).
+  send("S-W", "Runtime.consoleAPICalled", {
+    type: "log",
+    timestamp: 1_700_000_001_234.5,
+    stackTrace: frame(W, 0, 156),
+    args: [
+      { type: "string", value: "worker log %d items" },
+      { type: "number", value: 3, description: "3" },
+      { type: "object", className: "Object", description: "Object", preview: { type: "object", description: "Object", overflow: false, properties: [
+        { name: "a", type: "number", value: "1" },
+        { name: "b", type: "string", value: "x" },
+        { name: "c", type: "object", value: "Array(2)", subtype: "array" },
+        { name: "d", type: "object", value: "Object" },
+      ] } },
+      { type: "object", subtype: "array", className: "Array", description: "Array(2)", preview: { type: "object", subtype: "array", description: "Array(2)", overflow: false, properties: [
+        { name: "0", type: "number", value: "1" },
+        { name: "1", type: "string", value: "two" },
+      ] } },
+      { type: "object", subtype: "null", value: null },
+      { type: "undefined" },
+      { type: "bigint", unserializableValue: "1n", description: "1n" },
+    ],
+  });
+  send("S-W", "Runtime.consoleAPICalled", { type: "assert", timestamp: 1_700_000_001_300, stackTrace: frame(W, 4, 2), args: [{ type: "string", value: "cart is empty" }] });
+  send("S-W", "Runtime.consoleAPICalled", { type: "endGroup", timestamp: 1_700_000_001_301, args: [] });
+  // Its uncaught error reaches the page's own error listener: not taken twice.
+  send("S-W", "Runtime.exceptionThrown", { timestamp: 1_700_000_001_400, exceptionDetails: { text: "Uncaught", exception: { type: "object", subtype: "error", description: "Error: worker boom" } } });
+  // Chrome's copy of the worker's console in the page's session: text only, console.log as "info".
+  send(undefined, "Log.entryAdded", { entry: { source: "worker", level: "info", text: "worker log 3 items [object Object]", url: W, timestamp: 1_700_000_001_235 } });
+  send("S-SW", "Runtime.consoleAPICalled", { type: "warning", timestamp: 1_700_000_002_000, stackTrace: frame(SW, 2, 98, ""), args: [{ type: "string", value: "network failed for /api/items" }] });
+  send("S-SW", "Runtime.exceptionThrown", {
+    timestamp: 1_700_000_002_100,
+    exceptionDetails: {
+      text: "Uncaught (in promise)",
+      url: SW,
+      lineNumber: 9,
+      columnNumber: 40,
+      stackTrace: frame(SW, 9, 40, "respond"),
+      exception: { type: "object", subtype: "error", className: "TypeError", description: `TypeError: Cannot read properties of undefined (reading 'body')\n    at respond (${SW}:10:41)` },
+    },
+  });
+  // A worker of an origin outside the scope, and the page's own session (its console is the page's wrappers').
+  send("S-X", "Runtime.consoleAPICalled", { type: "log", timestamp: 1, args: [{ type: "string", value: "outside" }] });
+  send(undefined, "Runtime.consoleAPICalled", { type: "log", timestamp: 1, args: [{ type: "string", value: "page" }] });
+
+  assert.deepEqual(
+    logs.map((l) => [l.tabId, l.where.serviceWorker ? "service worker" : l.where.top ? "top" : "?", l.entry]),
+    [
+      [7, "top", {
+        level: "log",
+        message: 'worker log 3 items {"a":1,"b":"x","c":Array(2),"d":{…}} [1,"two"] null undefined 1n',
+        source: "console",
+        url: W,
+        worker: "dedicated",
+        ts: 1_700_000_001_235,
+        location: `${W}:1:157`,
+      }],
+      [7, "top", {
+        level: "error",
+        message: "Assertion failed: cart is empty",
+        source: "console",
+        url: W,
+        worker: "dedicated",
+        ts: 1_700_000_001_300,
+        method: "assert",
+        location: `${W}:5:3`,
+        stack: `    at onmessage (${W}:5:3)`,
+      }],
+      [null, "service worker", { level: "warn", message: "network failed for /api/items", source: "console", url: SW, worker: "service", ts: 1_700_000_002_000, location: `${SW}:3:99` }],
+      [null, "service worker", {
+        level: "error",
+        message: "Uncaught (in promise) TypeError: Cannot read properties of undefined (reading 'body')",
+        source: "unhandledrejection",
+        url: SW,
+        worker: "service",
+        ts: 1_700_000_002_100,
+        location: `${SW}:10:41`,
+        stack: `    at respond (${SW}:10:41)`,
+      }],
+    ],
+  );
+});
+
 test("a frame of an origin outside the scope leaves no rows and no messages; the page's requests to that origin stay", () => {
   const { t, send, rows, logs } = tracker();
   const OOPIF = "BCDBB905";
@@ -418,6 +509,7 @@ test("deep: a worker and an in-scope iframe are enabled and resumed, an out-of-s
   assert.deepEqual(d.commands.map((c) => c.slice(0, 2)), [
     ["W", "Network.enable"],
     ["W", "Log.enable"],
+    ["W", "Runtime.enable"],
     ["W", "Target.setAutoAttach"],
     ["W", "Runtime.runIfWaitingForDebugger"],
     ["F", "Runtime.runIfWaitingForDebugger"],
@@ -446,6 +538,7 @@ test("deep: one tab's session records the service worker both tabs share", async
   assert.deepEqual(d.commands.map((c) => c.slice(0, 2)), [
     ["S1", "Network.enable"],
     ["S1", "Log.enable"],
+    ["S1", "Runtime.enable"],
     ["S1", "Runtime.runIfWaitingForDebugger"],
     ["S2", "Runtime.runIfWaitingForDebugger"],
   ]);
@@ -533,6 +626,7 @@ test("deep: a shared worker whose script the tab requests is attached by its tar
   assert.deepEqual(d.commands.map((c) => c.slice(0, 2)), [
     ["target:SHW", "Network.enable"],
     ["target:SHW", "Log.enable"],
+    ["target:SHW", "Runtime.enable"],
     ["target:SHW", "Target.setAutoAttach"],
     ["target:SHW", "Runtime.runIfWaitingForDebugger"],
     // What it fetched before the attach, from its own Resource Timing (nothing, here).
@@ -648,6 +742,7 @@ test("deep: a shared worker started again under its target is let run; it goes w
   assert.deepEqual(d.commands.map((c) => c.slice(0, 2)), [
     ["target:SHW", "Network.enable"],
     ["target:SHW", "Log.enable"],
+    ["target:SHW", "Runtime.enable"],
     ["target:SHW", "Target.setAutoAttach"],
     ["target:SHW", "Runtime.runIfWaitingForDebugger"],
   ]);
