@@ -282,7 +282,9 @@
     const f = {
       initiatorType: e.initiatorType || e.entryType,
       startTime: round(e.startTime),
-      duration: round(e.duration),
+      // Chromium gives a worker's script served by the page's service worker a start after its end
+      // (-5 to -7 ms measured): no duration is better than one that cannot be.
+      duration: e.duration >= 0 ? round(e.duration) : undefined,
       transferSize: e.transferSize,
       encodedBodySize: e.encodedBodySize,
       decodedBodySize: e.decodedBodySize,

@@ -147,6 +147,14 @@ test("a timing entry with a status is a row at once, method unknown", () => {
   assert.equal(rows[0].entry.responseStatus, 200);
 });
 
+test("a timing entry whose start comes after its end has no duration (a worker's script from the service worker)", () => {
+  requests.timing(entry("http://app.localhost/worker.js", { initiatorType: "other", startTime: 150.8, duration: -5.7, workerStart: 140 }));
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0].entry.duration, undefined);
+  assert.equal(rows[0].entry.startTime, 150.8);
+  assert.equal(rows[0].entry.fromServiceWorker, "fetch-handler");
+});
+
 test("status 0 alone is not a failure; an element's error event makes it one", () => {
   requests.timing(entry("https://cdn.example/opaque.png", { initiatorType: "img", responseStatus: 0 }));
   requests.timing(entry("http://app.localhost/missing.png", { initiatorType: "img", responseStatus: 0 }));
