@@ -629,3 +629,101 @@ async fn graphql_operations_are_told_apart() {
     assert_eq!(named, [("http://localhost:5173/graphql", "AddToCart")], "{c}");
     mcp.close().await;
 }
+
+/// Deep mode turned on between the two loads: the window after holds what only the browser shows
+/// (its own console messages, a worker's console and requests, a CORS preflight), which the page
+/// could never see before. Those are set apart under `only_deep_sees`; a request and an error the
+/// page would have seen stay changes.
+#[tokio::test]
+async fn deep_mode_on_after_only_sets_apart_what_only_it_sees() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let page = |ts: i64, path: &str, status: i64| {
+        let mut row = request(ts, "GET", path, status);
+        row["source"] = json!("page");
+        row
+    };
+    server.ingest("actions", vec![load(T, "load")]).await;
+    server.ingest("network_waterfall", vec![page(T + 10, "/api/items", 200)]).await;
+    server.ingest("logs", vec![log(T + 20, "log", "rendered")]).await;
+    // The person turns deep mode on; the page loads again.
+    server.ingest("actions", vec![load(T + 1_000, "reload")]).await;
+    let mut worker_request = request(T + 1_010, "GET", "/api/worker-fail", 500);
+    worker_request["fromWorker"] = json!(format!("{APP}/worker.js"));
+    let mut preflight = request(T + 1_011, "OPTIONS", "/api/upload", 0);
+    preflight["error"] = json!("net::ERR_FAILED (CORS: the preflight (OPTIONS) response has status 403)");
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                request(T + 1_005, "GET", "/api/items", 200),
+                worker_request,
+                preflight,
+                request(T + 1_012, "GET", "/api/cart", 500),
+            ],
+        )
+        .await;
+    let browser = json!({"tabId": 1, "ts": T + 1_020, "level": "error", "source": "browser", "url": format!("{APP}/api/cart"),
+                         "message": "Failed to load resource: the server responded with a status of 500 (Internal Server Error)"});
+    let worker = json!({"tabId": 1, "ts": T + 1_021, "level": "warn", "source": "console", "url": format!("{APP}/worker.js"),
+                        "worker": "dedicated", "message": "worker: /api/worker-fail answered 500"});
+    server.ingest("logs", vec![browser, worker, log(T + 1_022, "error", "ReferenceError: total is not defined")]).await;
+
+    let c = mcp.observe(json!({"what": "compare", "tabId": 1})).await;
+    let patterns = |list: &Value| -> Vec<String> {
+        list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["pattern"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    assert_eq!(patterns(&c["requests"]["newly_failing"]), [format!("{APP}/api/cart")], "{c}");
+    assert_eq!(fingerprints(&c["errors"]["new"]), ["ReferenceError: total is not defined"], "{c}");
+    assert_eq!(c["warnings"]["new"]["count"], 0, "{c}");
+    let only = &c["only_deep_sees"];
+    assert_eq!(only["window"], "after", "{c}");
+    let mut seen: Vec<(String, String)> = only["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["kind"].as_str().unwrap().to_string(),
+                i["pattern"].as_str().or(i["example"].as_str()).unwrap().to_string(),
+            )
+        })
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            (
+                "error".to_string(),
+                "Failed to load resource: the server responded with a status of 500 (Internal Server Error)"
+                    .to_string()
+            ),
+            ("request".to_string(), format!("{APP}/api/upload")),
+            ("request".to_string(), format!("{APP}/api/worker-fail")),
+            ("warning".to_string(), "worker: /api/worker-fail answered 500".to_string()),
+        ],
+        "{c}"
+    );
+    assert!(c["hint"].as_str().unwrap().contains("deep mode was on in the window after only"), "{c}");
+    mcp.close().await;
+}
+
+/// Both windows in the same mode: no `only_deep_sees`.
+#[tokio::test]
+async fn the_same_mode_in_both_windows_sets_nothing_apart() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    before_fix(&server).await;
+    after_fix(&server).await;
+    let c = mcp.observe(json!({"what": "compare", "tabId": 1})).await;
+    assert!(c.get("only_deep_sees").is_none(), "{c}");
+    assert!(!c["hint"].as_str().unwrap().contains("deep mode"), "{c}");
+    mcp.close().await;
+}

@@ -4,9 +4,11 @@
 //! new, gone and changed in count (the fingerprints of `summary`), console warnings
 //! new and gone, requests (by method, URL pattern and GraphQL operation) that newly fail, are fixed or
 //! changed status class (`outcome`'s one definition of failed), and the vitals of
-//! the page before and after; ids for drill-down throughout.
+//! the page before and after; ids for drill-down throughout. With deep mode on in one window
+//! only, what only it sees (the browser's own messages, a worker's console and requests, CORS
+//! preflights) is set apart (`only_deep_sees`): the other window could not have seen it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rusqlite::Connection;
 use serde::Serialize;
@@ -84,6 +86,27 @@ struct Side {
     warnings: Vec<Group>,
     requests: HashMap<RequestKey, Requests>,
     counts: Map<String, Value>,
+    /// Whether deep mode was on in the window: it holds a row of the browser's.
+    deep: bool,
+    /// The error and warning groups every entry of which only deep mode sees ([`DEEP_ONLY_LOG`]).
+    deep_only: HashSet<String>,
+}
+
+/// A logs entry only deep mode sees: the browser's own console message, or a worker's console.
+const DEEP_ONLY_LOG: &str = "(source = 'browser' OR json_extract(data, '$.worker') IS NOT NULL)";
+
+/// A request row only deep mode sees: a worker's own request, or a CORS preflight. A body row is
+/// the page's wrappers' in either mode.
+fn deep_only_request(kind: &Kind) -> String {
+    if kind.name == NETWORK_WATERFALL.name {
+        format!(
+            "({} IS NOT NULL OR upper(coalesce({}, '')) = 'OPTIONS')",
+            field_expr(kind, "fromWorker"),
+            field_expr(kind, "method")
+        )
+    } else {
+        "0".into()
+    }
 }
 
 /// What compare tells requests apart by: the method, the URL pattern, and a GraphQL request's
@@ -103,6 +126,8 @@ struct Requests {
     url: String,
     /// Where the request was seen, when not in the window: [`EARLIER`] or [`SINCE_MARK`].
     from: Option<&'static str>,
+    /// Every row of it is one only deep mode sees ([`deep_only_request`]).
+    deep_only: bool,
 }
 
 /// A side's request seen before its window, the window having none: the latest before the mark
@@ -157,6 +182,7 @@ fn latest_of(
                     last_kind: kind.name,
                     url: super::compact::cut(&r.url).into_owned(),
                     from: Some(from),
+                    deep_only: r.deep_only,
                 };
                 found.insert(r.key, (ts, seen));
             }
@@ -177,6 +203,12 @@ fn side(conn: &Connection, window: &Window) -> Result<Side, QueryError> {
     for kind in [&NETWORK_WATERFALL, &NETWORK_BODIES] {
         read_requests(conn, kind, &requests_filter(window, kind), &mut requests)?;
     }
+    let deep_only = deep_only_groups(conn, &errors_filter, &warn_filter)?;
+    let mut browser_rows = window.filter(&NETWORK_WATERFALL);
+    browser_rows.push_condition(&format!("{} = 'browser'", field_expr(&NETWORK_WATERFALL, "source")));
+    let deep = conn
+        .prepare_cached(&format!("SELECT EXISTS (SELECT 1 FROM network_waterfall{})", browser_rows.clause(None)))?
+        .query_row(rusqlite::params_from_iter(browser_rows.params.iter()), |r| r.get(0))?;
     let mut counts = Map::new();
     for kind in KINDS {
         let filter = window.filter(kind);
@@ -190,7 +222,30 @@ fn side(conn: &Connection, window: &Window) -> Result<Side, QueryError> {
         warnings: groups(conn, &warn_filter, false)?,
         requests,
         counts,
+        deep,
+        deep_only,
     })
+}
+
+/// The fingerprints of the error and warning groups of `window` all of whose entries only deep
+/// mode sees: the same groups read again among those entries, each as many.
+fn deep_only_groups(conn: &Connection, errors: &Where, warnings: &Where) -> Result<HashSet<String>, QueryError> {
+    let mut only = HashSet::new();
+    for filter in [errors, warnings] {
+        let mut deep = filter.clone();
+        deep.push_condition(DEEP_ONLY_LOG);
+        let seen: HashMap<String, i64> =
+            groups(conn, &deep, false)?.into_iter().map(|g| (g.fingerprint, g.count)).collect();
+        if seen.is_empty() {
+            continue;
+        }
+        for g in groups(conn, filter, false)? {
+            if seen.get(&g.fingerprint) == Some(&g.count) {
+                only.insert(g.fingerprint);
+            }
+        }
+    }
+    Ok(only)
 }
 
 /// The query reading `kind`'s request rows under `filter`, followed by `tail` (an order, a limit),
@@ -198,9 +253,10 @@ fn side(conn: &Connection, window: &Window) -> Result<Side, QueryError> {
 fn request_select(kind: &Kind, filter: &Where, tail: &str) -> String {
     let [status, error, failed_flag] = outcome::outcome_columns(kind);
     format!(
-        "SELECT id, ts, url, {status}, {}, {error} IS NOT NULL, {failed_flag}, {} FROM {}{} {tail}",
+        "SELECT id, ts, url, {status}, {}, {error} IS NOT NULL, {failed_flag}, {}, {} FROM {}{} {tail}",
         field_expr(kind, "method"),
         field_expr(kind, "operation"),
+        deep_only_request(kind),
         kind.name,
         filter.clause(None)
     )
@@ -213,6 +269,7 @@ struct RequestRow {
     url: String,
     key: RequestKey,
     outcome: Outcome,
+    deep_only: bool,
 }
 
 impl RequestRow {
@@ -230,6 +287,7 @@ impl RequestRow {
             key: (method.to_ascii_uppercase(), fingerprint::url_pattern(&url), row.get(7).ok().flatten()),
             url,
             outcome,
+            deep_only: row.get::<_, Option<i64>>(8).ok().flatten().unwrap_or(0) != 0,
         })
     }
 }
@@ -246,8 +304,9 @@ fn read_requests(
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
     while let Some(row) = rows.next()? {
-        let RequestRow { id, url, key, outcome, .. } = RequestRow::read(row)?;
+        let RequestRow { id, url, key, outcome, deep_only, .. } = RequestRow::read(row)?;
         let r = into.entry(key).or_default();
+        r.deep_only = deep_only && (r.count == 0 || r.deep_only);
         r.count += 1;
         r.failed += i64::from(outcome.failed());
         // The latest of its kind (rows come in time order); the browser's row (network_waterfall)
@@ -457,11 +516,15 @@ fn request_json(key: &RequestKey, before: Option<&Requests>, after: Option<&Requ
     request
 }
 
-/// Requests that newly fail, that no longer fail, and whose status class changed otherwise.
+/// Requests that newly fail, that no longer fail, and whose status class changed otherwise; with
+/// `unseen_before` (deep mode on after only), a failing request only deep mode sees that the window
+/// before has not at all is set apart (the last list): the window before could not have seen it.
 fn diff_requests(
     before: &HashMap<RequestKey, Requests>,
     after: &HashMap<RequestKey, Requests>,
-) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
+    unseen_before: bool,
+) -> (Vec<Value>, Vec<Value>, Vec<Value>, Vec<Value>) {
+    let mut unseen = Vec::new();
     let mut newly_failing = Vec::new();
     let mut fixed = Vec::new();
     let mut changed = Vec::new();
@@ -473,6 +536,11 @@ fn diff_requests(
         let failed_before = b.is_some_and(|r| r.failed > 0);
         let failed_after = a.is_some_and(|r| r.failed > 0);
         match (b, a) {
+            (None, Some(ra)) if failed_after && unseen_before && ra.deep_only => {
+                let mut item = request_json(key, b, a);
+                item["kind"] = json!("request");
+                unseen.push(item);
+            }
             (_, Some(_)) if failed_after && !failed_before => newly_failing.push(request_json(key, b, a)),
             (Some(_), Some(_)) if failed_before && !failed_after => fixed.push(request_json(key, b, a)),
             (Some(rb), Some(ra)) if rb.last_class != ra.last_class => changed.push(request_json(key, b, a)),
@@ -483,7 +551,21 @@ fn diff_requests(
     newly_failing.sort_by_key(|v| std::cmp::Reverse(latest(v)));
     fixed.sort_by_key(|v| std::cmp::Reverse(latest(v)));
     changed.sort_by_key(|v| std::cmp::Reverse(latest(v)));
-    (newly_failing, fixed, changed)
+    (newly_failing, fixed, changed, unseen)
+}
+
+/// Moves the groups of `items` (new or gone in the window with deep mode on) that only deep mode
+/// sees into `unseen`, each saying its `kind` ("error" or "warning").
+fn set_apart(items: &mut Vec<Value>, deep_only: &HashSet<String>, kind: &str, unseen: &mut Vec<Value>) {
+    items.retain(|g| {
+        let only = g["fingerprint"].as_str().is_some_and(|f| deep_only.contains(f));
+        if only {
+            let mut g = g.clone();
+            g["kind"] = json!(kind);
+            unseen.push(g);
+        }
+        !only
+    });
 }
 
 /// The tab's vitals: the page before (the newest earlier page) and the page now.
@@ -550,14 +632,41 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
     let mut before = side(conn, &plan.before)?;
     let mut after = side(conn, &plan.after)?;
     outside(conn, &plan, &mut before.requests, &mut after.requests)?;
-    let (errors_new, errors_gone, errors_changed, errors_same) = diff_groups(&before.errors, &after.errors);
-    let (warn_new, warn_gone, _, _) = diff_groups(&before.warnings, &after.warnings);
-    let (newly_failing, fixed, status_changed) = diff_requests(&before.requests, &after.requests);
+    let (mut errors_new, mut errors_gone, errors_changed, errors_same) = diff_groups(&before.errors, &after.errors);
+    let (mut warn_new, mut warn_gone, _, _) = diff_groups(&before.warnings, &after.warnings);
+    // Deep mode on in one window only: what only it sees is no change, since the other could not.
+    let deep_window = match (before.deep, after.deep) {
+        (false, true) => Some("after"),
+        (true, false) => Some("before"),
+        _ => None,
+    };
+    let (newly_failing, fixed, status_changed, mut unseen) =
+        diff_requests(&before.requests, &after.requests, deep_window == Some("after"));
+    match deep_window {
+        Some("after") => {
+            set_apart(&mut errors_new, &after.deep_only, "error", &mut unseen);
+            set_apart(&mut warn_new, &after.deep_only, "warning", &mut unseen);
+        }
+        Some(_) => {
+            set_apart(&mut errors_gone, &before.deep_only, "error", &mut unseen);
+            set_apart(&mut warn_gone, &before.deep_only, "warning", &mut unseen);
+        }
+        None => {}
+    }
     let vitals = vitals(conn, plan.tab, plan.reloaded)?;
     let evicted_before: i64 = plan.lost_before.values().sum();
     let budget = args.budget();
-    let lists =
-        [&errors_new, &errors_gone, &errors_changed, &newly_failing, &fixed, &status_changed, &warn_new, &warn_gone];
+    let lists = [
+        &errors_new,
+        &errors_gone,
+        &errors_changed,
+        &newly_failing,
+        &fixed,
+        &status_changed,
+        &warn_new,
+        &warn_gone,
+        &unseen,
+    ];
     let lens: Vec<usize> = lists.iter().map(|l| l.len()).collect();
     let list = |items: &[Value], top: usize| -> Value {
         let mut v = json!({ "count": items.len(), "items": items.iter().take(top).collect::<Vec<_>>() });
@@ -567,7 +676,7 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         v
     };
     let fitted = super::compact::filled_lists(&lens, TOP, budget, |tops| {
-        let [e_new, e_gone, e_changed, r_failing, r_fixed, r_status, w_new, w_gone] = tops else {
+        let [e_new, e_gone, e_changed, r_failing, r_fixed, r_status, w_new, w_gone, deep_seen] = tops else {
             unreachable!("one top per list")
         };
         let mut answer = Map::new();
@@ -595,6 +704,11 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
             }),
         );
         answer.insert("warnings".into(), json!({ "new": list(&warn_new, *w_new), "gone": list(&warn_gone, *w_gone) }));
+        if let Some(window) = deep_window {
+            let mut seen = list(&unseen, *deep_seen);
+            seen["window"] = json!(window);
+            answer.insert("only_deep_sees".into(), seen);
+        }
         answer.insert("vitals".into(), vitals.clone());
         let mut hints = Vec::new();
         match plan.tab {
@@ -621,6 +735,12 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
             hints.push(format!(
                 "the window after begins at the tab's page load after the mark ({} at {}), not at the mark: what the page did between the mark and that load (a hot update's errors, say) is in neither window, but a request seen only there is, marked \"from\"",
                 load.how, load.utc
+            ));
+        }
+        if let Some(window) = deep_window {
+            let (new_or_gone, other) = if window == "after" { ("new", "before") } else { ("gone", "after") };
+            hints.push(format!(
+                "deep mode was on in the window {window} only: what only the browser shows (its own console messages, a worker's console and requests, CORS preflights) the window {other} could not see, so those {new_or_gone} in it are listed under only_deep_sees, not as changes"
             ));
         }
         if !errors_gone.is_empty() || !fixed.is_empty() {
