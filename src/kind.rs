@@ -584,11 +584,11 @@ pub static ACTIONS: Kind = Kind {
     default_capacity: 10_000,
     columns: &[req("type", "type", Text), col("selector", "selector", Text), col("url", "url", Text)],
     filters: &[
-        filter("type", "type", Equals, Text, "action type (click, input, change, submit, keydown, navigate ...)"),
+        filter("type", "type", Equals, Text, "action type (click, input, change, submit, keydown, navigate, offline, online ...)"),
         URL_FILTER,
         URL_NOT_FILTER,
     ],
-    description: "user actions: clicks, input, submits, key presses, navigation",
+    description: "user actions: clicks, input, submits, key presses, navigation, the browser going offline and online",
     data_fields: &[
         "docStart",
         "tag",

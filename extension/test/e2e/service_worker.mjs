@@ -59,6 +59,26 @@ export async function serviceWorkerPage({ context, client, observe, waitFor, log
       JSON.stringify(answer),
     );
     log("a request the page's service worker took says so (its 503 is no server's)");
+
+    // The browser goes offline (the machine's network, or DevTools' Offline): said as an action, so
+    // that a request failing meanwhile has its reason beside it in the error's context.
+    await context.setOffline(true);
+    const failed = await tab.evaluate(() => fetch("/api/items?while-offline").then((r) => `answered ${r.status}`, (e) => e.name));
+    assert.equal(failed, "TypeError", "the request fails while offline");
+    await tab.evaluate(() => console.error("items: could not load while offline"));
+    await context.setOffline(false);
+    const moves = await waitFor("the tab's offline and online actions", async () => {
+      const found = await observe(client, { what: "actions", url: app.origin, fields: "all" });
+      const types = found.entries.map((e) => e.type).filter((t) => t === "offline" || t === "online");
+      return types.length === 2 && types;
+    });
+    assert.deepEqual(moves, ["offline", "online"]);
+    const error = await waitFor("the page's error, with its context", async () => {
+      const found = await observe(client, { what: "errors", url: app.origin, search: "while offline", context: "full" });
+      return found.entries.length === 1 && found.entries[0];
+    });
+    assert.equal(error.context && error.context.action && error.context.action.type, "offline", JSON.stringify(error));
+    log("the browser going offline and back is two actions; an error meanwhile names it as its last action");
     await tab.close();
   } finally {
     app.close();
