@@ -7,7 +7,6 @@
 //   node extension/test/e2e/compare.mjs     (GASOLINE_BIN, CHROMIUM as for run.mjs)
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -16,6 +15,7 @@ import {
   freePort,
   launch,
   observe,
+  serve,
   serviceWorker,
   startGasoline,
   stopGasoline,
@@ -38,7 +38,7 @@ const scripts = {
       window.addEventListener("load", () => { window.done = true; const cart = {}; cart.items.total; });`,
   B: `window.addEventListener("load", () => { window.done = true; discount * 2; });`,
 };
-const app = http.createServer((req, res) => {
+const app = await serve((req, res) => {
   const headers = { "cache-control": "no-store" };
   if (req.url.startsWith("/missing.js")) {
     res.writeHead(404, headers);
@@ -53,8 +53,7 @@ const app = http.createServer((req, res) => {
     res.end(`<!doctype html><meta charset="utf-8"><title>cart</title>${missing}<h1>Cart</h1><script src="/app.js?v=${version}"></script>`);
   }
 });
-await new Promise((r) => app.listen(0, "127.0.0.1", r));
-const url = `http://127.0.0.1:${app.address().port}/cart`;
+const url = `${app.origin}/cart`;
 
 const work = mkdtempSync(path.join(tmpdir(), "gasoline-compare-"));
 const port = await freePort();
@@ -157,6 +156,6 @@ try {
 } finally {
   await context?.close();
   await stopGasoline(client, port);
-  app.close();
+  app.server.close();
   rmSync(work, { recursive: true, force: true });
 }

@@ -12,7 +12,6 @@
 // the first failed check.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -23,6 +22,7 @@ import {
   freePort,
   launch as launchBrowser,
   liveWorker,
+  serve,
   startGasoline,
   stopGasoline,
   stopWorker,
@@ -47,15 +47,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Polls `check` until it is truthy, at most 20 s (a restarted worker or browser takes its time). */
 const waitFor = (what, check, ms = 20000) => waitUpTo(what, check, ms);
 
-function listen(handler) {
-  const server = http.createServer(handler);
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}` })),
-  );
-}
 
 // ---- the fixture site ----------------------------------------------------------------------
-const app = await listen((req, res) => {
+const app = await serve((req, res) => {
   const url = new URL(req.url, "http://x");
   if (url.pathname === "/") {
     res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
@@ -147,7 +141,7 @@ async function forward(req, body) {
   }
   return { status: r.status, headers: { "content-type": r.headers.get("content-type") || "text/plain" }, text };
 }
-const proxyServer = await listen((req, res) => {
+const proxyServer = await serve((req, res) => {
   const chunks = [];
   req.on("data", (c) => chunks.push(c));
   req.on("end", async () => {

@@ -7,13 +7,12 @@
 // shipped extension's default scope (127.0.0.1), and reads its console.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { chromium } from "playwright-core";
 
-import { browserPath, checkPrerequisites, extensionDir, extensionScripts, freePort, waitFor } from "./harness.mjs";
+import { browserPath, checkPrerequisites, extensionDir, extensionScripts, freePort, serve, waitFor } from "./harness.mjs";
 
 function fail(message) {
   console.error(`devtools e2e FAILED: ${message}`);
@@ -36,7 +35,7 @@ window.boom = boom;
 window.lost = lost;
 console.log("app started");
 `;
-const server = http.createServer((req, res) => {
+const app = await serve((req, res) => {
   if (req.url === "/app.js") {
     res.writeHead(200, { "content-type": "text/javascript" });
     res.end(APP);
@@ -45,8 +44,7 @@ const server = http.createServer((req, res) => {
     res.end('<!doctype html><title>devtools fixture</title><script src="/app.js"></script><p>app</p>');
   }
 });
-await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-const page = `http://127.0.0.1:${server.address().port}/`;
+const page = `${app.origin}/`;
 const work = mkdtempSync(path.join(tmpdir(), "gasoline-devtools-"));
 const debugPort = await freePort();
 let context;
@@ -116,6 +114,6 @@ try {
   fail(e.stack || e.message);
 } finally {
   if (context) await context.close();
-  server.close();
+  app.server.close();
   rmSync(work, { recursive: true, force: true });
 }

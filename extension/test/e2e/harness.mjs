@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -110,6 +111,22 @@ export async function waitFor(what, check, ms = 15000) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ""}`);
     await new Promise((r) => setTimeout(r, 150));
   }
+}
+
+/**
+ * An HTTP server of a fixture's own on a loopback port chosen by the system: resolves with
+ * `{server, origin, close}` once it listens (on 127.0.0.1 unless `host` names another loopback
+ * address). `setup(server)` runs before it listens (a WebSocket or socket.io server attached to it).
+ */
+export function serve(handler, { host = "127.0.0.1", setup } = {}) {
+  const server = http.createServer(handler);
+  if (setup) setup(server);
+  return new Promise((resolve, reject) => {
+    server.on("error", (e) => reject(new Error(`a fixture cannot listen on ${host}: ${e.message}`)));
+    server.listen(0, host, () =>
+      resolve({ server, origin: `http://${host}:${server.address().port}`, close: () => new Promise((done) => server.close(() => done())) }),
+    );
+  });
 }
 
 export function freePort() {

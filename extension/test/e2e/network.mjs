@@ -12,11 +12,10 @@
 // the deep view is turned on through the worker's `self.gasolineDeep`.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { serviceWorker, settled } from "./harness.mjs";
+import { serve, serviceWorker, settled } from "./harness.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const FILES = {
@@ -36,7 +35,7 @@ const FILES = {
 const INVALID_HOST = "gasoline-e2e.invalid";
 
 /** One origin of the fixture: the same routes on each. */
-function serve(host) {
+function fixtureOrigin(host) {
   let twins = 0;
   let hanging = false; // /net/hang has arrived
   const waitingForHang = [];
@@ -44,7 +43,7 @@ function serve(host) {
     res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...headers });
     res.end(JSON.stringify(body));
   };
-  const server = http.createServer((req, res) => {
+  return serve((req, res) => {
     const url = new URL(req.url, "http://x");
     const p = url.pathname;
     if (FILES[p]) {
@@ -95,16 +94,12 @@ function serve(host) {
       res.writeHead(404, { "content-type": "text/plain" });
       res.end("not found");
     }
-  });
-  return new Promise((resolve, reject) => {
-    server.on("error", (e) => reject(new Error(`the network fixture cannot listen on ${host} (loopback 127.0.0.0/8 expected): ${e.message}`)));
-    server.listen(0, host, () => resolve({ server, origin: `http://${host}:${server.address().port}` }));
-  });
+  }, { host });
 }
 
 export async function networkPage({ context, client, all, observe, waitFor, log }) {
-  const top = await serve("127.0.0.1");
-  const cross = await serve("127.0.0.2");
+  const top = await fixtureOrigin("127.0.0.1");
+  const cross = await fixtureOrigin("127.0.0.2");
   const invalid = `http://${INVALID_HOST}`;
   const ours = (url) => [top.origin, cross.origin, invalid].some((o) => typeof url === "string" && url.startsWith(`${o}/`));
   const worker = await serviceWorker(context);

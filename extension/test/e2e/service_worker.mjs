@@ -6,7 +6,7 @@
 // loopback port of its own (in scope), so that no other page of the run is
 // under this worker. Called by run.mjs with the running browser and MCP client.
 import assert from "node:assert/strict";
-import http from "node:http";
+import { serve } from "./harness.mjs";
 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>offline-first</title>
 <script>
@@ -21,14 +21,12 @@ self.addEventListener("fetch", (e) => {
   }
 });`;
 
-async function start() {
-  const server = http.createServer((req, res) => {
+function start() {
+  return serve((req, res) => {
     const [type, body] = req.url === "/sw.js" ? ["text/javascript", WORKER] : req.url.startsWith("/api/") ? ["application/json", '{"ok":true}'] : ["text/html", PAGE];
     res.writeHead(200, { "content-type": type, "cache-control": "no-store" });
     res.end(body);
   });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { origin: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
 }
 
 export async function serviceWorkerPage({ context, client, observe, waitFor, log }) {

@@ -6,9 +6,9 @@
 // must find the whole conversation on either transport, one message a packet.
 // Called by run.mjs with the running browser and MCP client.
 import assert from "node:assert/strict";
-import http from "node:http";
 
 import { Server } from "socket.io";
+import { serve } from "./harness.mjs";
 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>chat</title><script src="/socket.io/socket.io.js"></script>
 <script>
@@ -28,17 +28,23 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>chat</title><script sr
 
 /** A socket.io server on a loopback port of its own; resolves with its origin and a close(). */
 async function start() {
-  const server = http.createServer((req, res) => {
-    res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
-    res.end(PAGE);
-  });
-  const io = new Server(server);
-  io.on("connection", (socket) => {
-    socket.emit("welcome", { room: "lobby" });
-    socket.on("chat", (message, ack) => ack({ ok: true, echoed: message.text }));
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { origin: `http://127.0.0.1:${server.address().port}`, close: () => io.close() };
+  let io;
+  const { origin } = await serve(
+    (req, res) => {
+      res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
+      res.end(PAGE);
+    },
+    {
+      setup(server) {
+        io = new Server(server);
+        io.on("connection", (socket) => {
+          socket.emit("welcome", { room: "lobby" });
+          socket.on("chat", (message, ack) => ack({ ok: true, echoed: message.text }));
+        });
+      },
+    },
+  );
+  return { origin, close: () => io.close() };
 }
 
 export async function socketIoPage({ context, client, all, waitFor, log }) {
