@@ -9,7 +9,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,6 +29,7 @@ import {
   freePort,
   launch,
   observe,
+  serve,
   serviceWorker,
   settled,
   startGasoline,
@@ -56,7 +56,7 @@ function log(message) {
 }
 
 // ---- the fixture site: page, JSON, form endpoint, WebSocket echo --------------
-function startFixture() {
+async function startFixture() {
   const files = {
     "/": ["index.html", "text/html"],
     "/app.js": ["app.js", "text/javascript"],
@@ -70,7 +70,8 @@ function startFixture() {
   };
   const streams = new Map(); // /slow-stream id → starts its body (figures.mjs)
   const bigJson = JSON.stringify({ items: Array.from({ length: 20000 }, (_, i) => ({ id: i, name: `item ${i}` })) });
-  const server = http.createServer((req, res) => {
+  let wss;
+  const app = await serve((req, res) => {
     const url = new URL(req.url, "http://x");
     if (files[url.pathname]) {
       const [name, type] = files[url.pathname];
@@ -189,18 +190,19 @@ function startFixture() {
       res.writeHead(404);
       res.end();
     }
+  }, {
+    setup(server) {
+      // Every socket echoes: /echo is the app's, /_next/hmr plays a Next.js dev server's HMR socket.
+      wss = new WebSocketServer({ server });
+      wss.on("connection", (ws, req) => {
+        if (req.url.startsWith("/echo")) ws.on("message", (data, binary) => ws.send(data, { binary }));
+        // A server that ends a socket with its closing handshake, and one that drops it.
+        else if (req.url.startsWith("/kick")) ws.close(4001, "kicked");
+        else if (req.url.startsWith("/drop")) ws.terminate();
+      });
+    },
   });
-  // Every socket echoes: /echo is the app's, /_next/hmr plays a Next.js dev server's HMR socket.
-  const wss = new WebSocketServer({ server });
-  wss.on("connection", (ws, req) => {
-    if (req.url.startsWith("/echo")) ws.on("message", (data, binary) => ws.send(data, { binary }));
-    // A server that ends a socket with its closing handshake, and one that drops it.
-    else if (req.url.startsWith("/kick")) ws.close(4001, "kicked");
-    else if (req.url.startsWith("/drop")) ws.terminate();
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve({ server, wss, origin: `http://127.0.0.1:${server.address().port}` })),
-  );
+  return { server: app.server, wss, origin: app.origin };
 }
 
 // ---- the run ----------------------------------------------------------------------------

@@ -17,7 +17,6 @@
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/scope.mjs
 import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -31,6 +30,7 @@ import {
   liveWorker,
   observe,
   pointAt,
+  serve,
   serviceWorker,
   startGasoline,
   stopWorker,
@@ -55,8 +55,8 @@ fetch("/scope.json?m=" + marker).then((r) => r.json()).then((j) => { window.fetc
 window.say = (text) => console.log(text);
 `;
 
-function startFixture() {
-  const server = http.createServer((req, res) => {
+async function startFixture() {
+  const app = await serve((req, res) => {
     const url = new URL(req.url, "http://x");
     if (url.pathname === "/scope.html") {
       res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
@@ -72,7 +72,7 @@ function startFixture() {
       res.end();
     }
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, port: server.address().port })));
+  return { server: app.server, port: new URL(app.origin).port };
 }
 
 const work = mkdtempSync(path.join(tmpdir(), "gasoline-scope-"));
