@@ -197,13 +197,16 @@ pub const NOT_IN_SCOPE_REASON: &str = "not in scope";
 /// Whether a segment of a script's URL path or of a source's path marks library code: a
 /// `node_modules` folder (DevTools' default ignore list), a `vendor` folder (an import map's
 /// `/vendor/turbo.js`, Rails' and Laravel's vendored scripts), the modules Vite serves of its own
-/// (`/@vite/client`, its HMR client and error overlay; `/@react-refresh`), or the file of a
+/// (`/@vite/client`, its HMR client and error overlay; `/@react-refresh`), a dev server's cache
+/// of prebundled dependencies outside `node_modules` (`.vite`; Angular CLI's
+/// `.angular/cache/20.3.4/app/vite/deps/chunk-….js`, whose esbuild `__async` helper is the first
+/// frame of every `await`ed call, with a map naming only itself), or the file of a
 /// library a server-rendered app serves as it is ([`LIBRARY_FILES`]: `/static/htmx.min.js`,
 /// Rails' `/assets/turbo.min-3f2a….js`). One rule for the source-map resolver, which marks an
 /// original `ignored`, and for compact entries, which count an unmapped frame as library code by
 /// its URL.
 pub fn is_library_segment(segment: &str) -> bool {
-    if matches!(segment, "node_modules" | "vendor" | "@vite" | "@react-refresh") {
+    if matches!(segment, "node_modules" | "vendor" | "@vite" | "@react-refresh" | ".vite" | ".angular") {
         return true;
     }
     // A frame's last segment carries its place: `htmx.min.js:1:23203`.
@@ -584,7 +587,13 @@ pub static ACTIONS: Kind = Kind {
     default_capacity: 10_000,
     columns: &[req("type", "type", Text), col("selector", "selector", Text), col("url", "url", Text)],
     filters: &[
-        filter("type", "type", Equals, Text, "action type (click, input, change, submit, keydown, navigate, offline, online ...)"),
+        filter(
+            "type",
+            "type",
+            Equals,
+            Text,
+            "action type (click, input, change, submit, keydown, navigate, offline, online ...)",
+        ),
         URL_FILTER,
         URL_NOT_FILTER,
     ],
@@ -700,10 +709,13 @@ mod tests {
             "turbo.min-3f2a9c81.js",
             "jquery-3.7.1.min.js",
             "stimulus@3.2.2.mjs",
+            ".vite",
+            ".angular",
         ] {
             assert!(is_library_segment(library), "{library}");
         }
-        for app in ["src", "app.js", "turbocharger.js", "chart_controller.js", "htmx", "vendors.txt"] {
+        for app in ["src", "app.js", "turbocharger.js", "chart_controller.js", "htmx", "vendors.txt", "angular", "vite"]
+        {
             assert!(!is_library_segment(app), "{app}");
         }
     }

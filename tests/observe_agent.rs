@@ -453,3 +453,44 @@ async fn an_error_of_a_body_that_was_no_json_names_that_response() {
     assert_eq!(entry["context"]["network_bodies"], json!([1]), "the failed call stays listed: {errors}");
     assert_eq!(entry["jsonFrom"], format!("{APP}/api/cart"), "{errors}");
 }
+
+/// One URL failing the same way from three places in the page's code (an Angular review: HttpClient
+/// with the XHR backend, raw fetch, HttpClient withFetch): the summary's item names the newest
+/// row's own place as `at`, as its `id`'s drill-down shows it, and the other places beside it, so
+/// that no call site is folded away unnamed.
+#[tokio::test]
+async fn a_failed_request_s_summary_place_is_its_newest_row_s_and_names_the_others() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let url = format!("{APP}/api/items/999");
+    let from = |ts: i64, at: &str| {
+        let mut row = request(ts, "GET", &url, 404);
+        row["location"] = json!(format!("{APP}/{at}"));
+        row
+    };
+    server.ingest("actions", vec![load(1, T)]).await;
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                from(T + 10, "src/home.ts:45:24"),
+                from(T + 20, "src/home.ts:95:5"),
+                from(T + 30, "src/home.ts:45:24"),
+                from(T + 40, "src/cart.ts:7:3"),
+            ],
+        )
+        .await;
+    let summary = mcp.observe(json!({"what": "summary", "tabId": 1})).await;
+    let item = &summary["network_waterfall"]["failed"][0];
+    assert_eq!(item["count"], 4, "{summary}");
+    let newest = mcp.observe(json!({"what": "network_waterfall", "id": item["id"], "fields": "all"})).await;
+    assert_eq!(item["at"], format!("{APP}/src/cart.ts:7:3"), "{summary}");
+    assert_eq!(entries(&newest)[0]["location"], format!("{APP}/src/cart.ts:7:3"), "{newest}");
+    assert_eq!(
+        item["also_at"],
+        json!([format!("{APP}/src/home.ts:45:24"), format!("{APP}/src/home.ts:95:5")]),
+        "{summary}"
+    );
+    mcp.close().await;
+}

@@ -197,6 +197,8 @@ pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>)
 
 /// Most items of a list a summary shows (fewer when the answer would not fit).
 const TOP: usize = 5;
+/// Most other places named for one failed request (`also_at`), newest first.
+const ALSO_AT: usize = 3;
 /// Most of the slowest requests a summary shows.
 const SLOWEST: usize = 3;
 
@@ -285,8 +287,9 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     let mut by_status: HashMap<&'static str, i64> = HashMap::new();
     let mut by_host: HashMap<String, i64> = HashMap::new();
     // Failures by what failed and how: each request failing the same way once, with its count.
-    // Each with whether it loaded a document (a page or a frame).
-    let mut failed: Vec<(bool, Value)> = Vec::new();
+    // Each with whether it loaded a document (a page or a frame), and the places in the page's code
+    // that made it, newest last.
+    let mut failed: Vec<(bool, Value, Vec<String>)> = Vec::new();
     let mut failed_at: HashMap<String, usize> = HashMap::new();
     let mut failed_count = 0;
     let mut timed: Vec<(f64, i64, String)> = Vec::new();
@@ -323,37 +326,40 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
             if failed_flag {
                 f["failed"] = json!(true);
             }
-            // Read only for an item that has no `at` yet: a failure repeated on every load is read once.
-            let made_at = || -> rusqlite::Result<Option<Value>> {
-                Ok(row.get::<_, Option<String>>(9)?.and_then(|text| serde_json::from_str::<Value>(&text).ok()))
-            };
+            let place = row.get::<_, Option<String>>(9)?.and_then(|text| serde_json::from_str::<Value>(&text).ok());
             let same_way = format!("{}|{}|{}|{}|{}", f["method"], url, f["status"], f["error"], failed_flag);
-            let item = match failed_at.get(&same_way) {
+            let (item, places) = match failed_at.get(&same_way) {
                 Some(&at) => {
-                    let item = &mut failed[at].1;
+                    let (_, item, places) = &mut failed[at];
                     let count = item["count"].as_i64().unwrap_or(1) + 1;
                     item["count"] = json!(count);
                     item["id"] = json!(id);
-                    item
+                    (item, places)
                 }
                 None => {
                     failed_at.insert(same_way, failed.len());
                     let document = row.get::<_, Option<bool>>(10)?.unwrap_or(false);
-                    failed.push((document, f));
-                    let last = failed.len() - 1;
-                    &mut failed[last].1
+                    failed.push((document, f, Vec::new()));
+                    let (_, item, places) = failed.last_mut().expect("just pushed");
+                    (item, places)
                 }
             };
-            if item.get("at").is_none()
-                && let Some(place) = made_at()?
+            // `at` is the newest's own place (the row `id` names), so that drilling into it finds
+            // the same line; the other places that made it are named beside (`also_at`).
+            let at = place.as_ref().and_then(compact::at_of);
+            match &at {
+                Some(at) => item["at"] = json!(at),
+                None => _ = item.as_object_mut().map(|o| o.remove("at")),
+            }
+            if let Some(at) = at {
+                places.retain(|p| *p != at);
+                places.push(at);
+            }
+            // A document a form's POST redirected to: the form's action.
+            if item.get("afterFormPost").is_none()
+                && let Some(action) = place.as_ref().and_then(|p| p["afterFormPost"].as_str())
             {
-                if let Some(at) = compact::at_of(&place) {
-                    item["at"] = json!(at);
-                }
-                // A document a form's POST redirected to: the form's action.
-                if let Some(action) = place["afterFormPost"].as_str() {
-                    item["afterFormPost"] = json!(cut(action, 120));
-                }
+                item["afterFormPost"] = json!(cut(action, 120));
             }
         }
         // Nor among the slowest: how long a dev server took to answer the guess is not the app's.
@@ -365,10 +371,22 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     // The pages (and frames) that failed to load first, the server's answer to the page the person
     // looked at, which the assets failing on every load would push off the list; then the most
     // recent failures (by their newest id). And the slowest requests.
-    failed
-        .sort_by_key(|(document, f)| (std::cmp::Reverse(*document), std::cmp::Reverse(f["id"].as_i64().unwrap_or(0))));
+    failed.sort_by_key(|(document, f, _)| {
+        (std::cmp::Reverse(*document), std::cmp::Reverse(f["id"].as_i64().unwrap_or(0)))
+    });
     failed.truncate(TOP);
-    let failed: Vec<Value> = failed.into_iter().map(|(_, f)| f).collect();
+    let failed: Vec<Value> = failed
+        .into_iter()
+        .map(|(_, mut f, places)| {
+            let newest = f["at"].as_str().map(str::to_owned);
+            let others: Vec<&String> =
+                places.iter().rev().filter(|p| Some(p.as_str()) != newest.as_deref()).take(ALSO_AT).collect();
+            if !others.is_empty() {
+                f["also_at"] = json!(others);
+            }
+            f
+        })
+        .collect();
     timed.sort_by(|a, b| b.0.total_cmp(&a.0));
     let slowest: Vec<Value> = timed
         .into_iter()
