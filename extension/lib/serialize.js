@@ -18,8 +18,10 @@
     ObjectProto: Object.prototype,
     ArrayProto: Array.prototype,
     HasNode: typeof Node === "function" ? Node : null,
+    HasEventTarget: typeof EventTarget === "function" ? EventTarget : null,
+    HasEvent: typeof Event === "function" ? Event : null,
   };
-  const { isArray, isView, getPrototypeOf, defineProperty, ObjectProto, ArrayProto, HasNode } = natives;
+  const { isArray, isView, getPrototypeOf, defineProperty, ObjectProto, ArrayProto, HasNode, HasEventTarget, HasEvent } = natives;
   const ownDescriptor = Object.getOwnPropertyDescriptor;
   const ownKeys = Object.keys;
   // A RegExp as DevTools shows it (`/re/g`), from the built-in getters, whatever the page made of toString.
@@ -152,6 +154,35 @@
     return HasNode !== null && v instanceof HasNode;
   }
 
+  /**
+   * An EventTarget inside a logged value (an event's `target`, the XHR an Angular
+   * HttpErrorResponse's ProgressEvent came from, a window), by its class alone: walked, an XHR
+   * is every getter of its prototype and, under zone.js, a hundred `__zone_symbol__` keys (13 KB
+   * of one HttpErrorResponse in an Angular review), none of it what was logged. Logged itself
+   * (at the top), it is walked as any object.
+   */
+  function nestedTarget(v, depth) {
+    return depth > 0 && HasEventTarget !== null && v instanceof HasEventTarget ? `[${className(getPrototypeOf(v)) || "EventTarget"}]` : undefined;
+  }
+
+  /** An Event's own data, without its constants (NONE, AT_TARGET…) or methods, which every event has. */
+  function eventNoise(key, v) {
+    return typeof v === "function" || /^[A-Z][A-Z_]*$/.test(key);
+  }
+
+  /**
+   * A key zone.js (Angular) keeps its own bookkeeping under, on the objects it patched (an XHR
+   * holds a hundred): never what the page logged, and it would fill an object's ARG_KEYS.
+   */
+  function zoneKey(key) {
+    return key.startsWith("__zone_symbol__");
+  }
+
+  /** What of an object's properties to leave out: an Event's noise, or nothing. */
+  function skipOf(v) {
+    return HasEvent !== null && v instanceof HasEvent ? eventNoise : undefined;
+  }
+
   /** An Error with its stack, cause chain and AggregateError members. */
   function describeError(e) {
     return causes.describeError(e, { stacks: true, describe: formatArg });
@@ -202,6 +233,8 @@
       if (value instanceof Later) return toPlain(value.ref, value.depth, state);
       if (value instanceof Error) return describeError(value);
       if (isNode(value)) return describeNode(value);
+      const target = nestedTarget(value, depth);
+      if (target !== undefined) return target;
     }
     if (state.seen.includes(value)) return "[Circular]";
     // Shared (not circular) references could otherwise multiply the work.
@@ -248,16 +281,18 @@
     return out;
   }
 
-  /** The enumerable properties of `value`, at most ARG_KEYS of them. */
-  function copyObject(value, depth, state) {
+  /** The enumerable properties of `value`, at most ARG_KEYS of them; `skip(key, v)` leaves one out. */
+  function copyObject(value, depth, state, skip) {
     const out = {};
     let n = 0;
     for (const key in value) {
+      if (zoneKey(key)) continue;
+      const v = readProperty(value, key);
+      if (skip !== undefined && skip(key, v)) continue;
       if (n++ >= limits.ARG_KEYS) {
         out["…"] = "more keys";
         break;
       }
-      const v = readProperty(value, key);
       if (key === "__proto__") defineProperty(out, key, { value: child(v, depth + 1, state), enumerable: true, writable: true, configurable: true });
       else out[key] = child(v, depth + 1, state);
     }
@@ -290,7 +325,7 @@
     }
     if (value instanceof ArrayBuffer) return `[ArrayBuffer ${value.byteLength} bytes]`;
     if (value instanceof DataView) return `[DataView ${value.byteLength} bytes]`;
-    return copyObject(value, depth, state);
+    return copyObject(value, depth, state, skipOf(value));
   }
 
   function buildState() {
@@ -372,6 +407,9 @@
   const serialize = {
     natives,
     readProperty,
+    nestedTarget,
+    skipOf,
+    zoneKey,
     className,
     holesAt,
     hole,

@@ -99,6 +99,11 @@
         tape.push(describeNode(value));
         return;
       }
+      const target = serialize.nestedTarget(value, depth);
+      if (target !== undefined) {
+        tape.push(target);
+        return;
+      }
     }
     if (s.seen.includes(value)) {
       tape.push("[Circular]");
@@ -136,16 +141,19 @@
     tape.push(END);
   }
 
-  function putObject(tape, object, depth, s) {
+  /** `skip(key, v)`: a property left out (an Event's constants and methods: serialize.skipOf). */
+  function putObject(tape, object, depth, s, skip) {
     tape.push(OBJECT);
     let n = 0;
     for (const key in object) {
+      if (serialize.zoneKey(key)) continue;
+      const v = serialize.readProperty(object, key);
+      if (skip !== undefined && skip(key, v)) continue;
       if (n++ >= limits.ARG_KEYS) {
         tape.push("…", "more keys");
         break;
       }
       s.values--;
-      const v = serialize.readProperty(object, key);
       tape.push(key);
       put(tape, v, depth + 1, s);
     }
@@ -175,7 +183,7 @@
       // A logged instance of a class says which, before it (`HttpErrorResponse {…}`), as DevTools does.
       const name = depth === 0 ? className(getPrototypeOf(value)) : "";
       if (name) tape.push(NAMED, name);
-      putObject(tape, value, depth, s);
+      putObject(tape, value, depth, s, serialize.skipOf(value));
     }
   }
 

@@ -148,3 +148,39 @@ test("a logged instance of a class is named before it, as DevTools shows it; wha
   // The argument's JSON is the object alone: the name is only in the message.
   assert.deepEqual(serialize.plain(values(take([new HttpErrorResponse()]))[0]), { status: 500, error: { code: "E1" } });
 });
+
+test("an event logged inside an object is its own data, its target by class: not the XHR's every getter and zone.js's keys", () => {
+  // As Angular's HttpClient (XHR backend, under zone.js) builds an HttpErrorResponse for a refused request.
+  class XMLHttpRequest extends EventTarget {
+    constructor() {
+      super();
+      for (let i = 0; i < 100; i++) this[`__zone_symbol__task${i}`] = { source: "XMLHttpRequest.send", data: { url: "/api" } };
+    }
+  }
+  class ProgressEvent extends Event {}
+  // A WebIDL attribute is an enumerable getter of its prototype (a class's own getters are not).
+  for (const name of ["loaded", "total"]) Object.defineProperty(ProgressEvent.prototype, name, { get: () => 0, enumerable: true });
+  for (const name of ["readyState", "status"]) Object.defineProperty(XMLHttpRequest.prototype, name, { get: () => 4, enumerable: true });
+  class HttpErrorResponse {
+    constructor(error) {
+      this.status = 0;
+      this.statusText = "Unknown Error";
+      this.message = "Http failure response for http://app.localhost/api/items: 0 Unknown Error";
+      this.error = error;
+    }
+  }
+  const xhr = new XMLHttpRequest();
+  let event;
+  xhr.addEventListener("error", (e) => (event = e));
+  xhr.dispatchEvent(new ProgressEvent("error"));
+  for (const text of [shown(["backend unreachable", new HttpErrorResponse(event)])[1], serialize.formatArg(new HttpErrorResponse(event))]) {
+    const logged = JSON.parse(text.replace(/^HttpErrorResponse /, ""));
+    assert.equal(logged.message, "Http failure response for http://app.localhost/api/items: 0 Unknown Error");
+    assert.deepEqual([logged.error.type, logged.error.target, logged.error.loaded, logged.error.total], ["error", "[XMLHttpRequest]", 0, 0], text);
+    assert.ok(!text.includes("__zone_symbol__") && !text.includes("CAPTURING_PHASE") && !text.includes("[Function"), text);
+    assert.ok(text.length < 600, `${text.length}: ${text}`);
+  }
+  // Logged itself, the XHR is walked as any object, but for zone.js's own keys.
+  assert.match(shown([xhr])[0], /^XMLHttpRequest \{"readyState":4,"status":4,/);
+  assert.ok(!shown([xhr])[0].includes("__zone_symbol__"));
+});
