@@ -33,13 +33,51 @@ pub fn literals(s: &str) -> Cow<'_, str> {
                 changed = true;
             }
             _ => {
-                out.push_str(&candidate[..1]);
-                rest = &candidate[1..];
+                // One that begins as the extension writes an object and is not one (a message cut
+                // short, mid-object) is left as written to its end: its inner objects rewritten
+                // inside it would mix two ways of writing one object.
+                let skip = if looks_written(candidate) { raw_extent(candidate) } else { 1 };
+                out.push_str(&candidate[..skip]);
+                rest = &candidate[skip..];
             }
         }
     }
     out.push_str(rest);
     if changed { Cow::Owned(out) } else { Cow::Borrowed(s) }
+}
+
+/// Whether `text` begins as the extension writes an object or array: `{"`, or `[` then a value's
+/// first character (not `[INFO]`, a page's prose).
+fn looks_written(text: &str) -> bool {
+    let b = text.as_bytes();
+    match (b.first(), b.get(1)) {
+        (Some(b'{'), Some(b'"')) => true,
+        (Some(b'['), Some(c)) => matches!(c, b'"' | b'{' | b'[' | b'-' | b'0'..=b'9'),
+        _ => false,
+    }
+}
+
+/// How far the bracket `text` begins with reaches: past its matching close, or to the end of the
+/// text when it never closes (cut short). Brackets inside strings do not count.
+fn raw_extent(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let (mut depth, mut i, mut in_string) = (0usize, 0usize, false);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if in_string => i += 1,
+            b'"' => in_string = !in_string,
+            b'{' | b'[' if !in_string => depth += 1,
+            b'}' | b']' if !in_string => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    bytes.len()
 }
 
 /// Reads one value at the start of `text` as the extension writes it, writes its literal to
@@ -201,6 +239,20 @@ mod tests {
         ] {
             assert_eq!(literals(kept), kept);
         }
+    }
+
+    /// A message cut short inside an object (the extension's 16 KB cap, a summary's example) keeps
+    /// that object as written, its inner objects too: an Angular review read
+    /// `{"headers":{headers:{'[Map]':[]}},"status":0…`, two ways of writing one object.
+    #[test]
+    fn an_object_cut_short_is_left_as_written_inside_too() {
+        let cut = r#"backend unreachable {"headers":{"headers":{"[Map]":[]}},"status":0,"statusText":"Unknown Err"#;
+        assert_eq!(literals(cut), cut);
+        let after = r#"{"a":1,"b":{"c":2} then {"d":3}"#;
+        assert_eq!(literals(after), after, "no close for the first: the rest is that object's");
+        assert_eq!(literals(r#"{"a":1 x} then {"d":3}"#), r#"{"a":1 x} then {d:3}"#, "one that closes ends there");
+        assert_eq!(literals(r#"[INFO] {"d":3}"#), "[INFO] {d:3}", "prose in brackets is no object");
+        assert_eq!(literals(r#"{"s":"a}b"x {"d":3}"#), r#"{"s":"a}b"x {"d":3}"#, "a bracket in a string is text");
     }
 
     #[test]
