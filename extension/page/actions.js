@@ -78,35 +78,41 @@
       );
     }
 
-    on("click", (e) => {
-      const el = target(e);
-      action("click", describe(el), { text: selector.visibleText(el), x: e.clientX, y: e.clientY }, e);
-    });
     // Typing is recorded once the user pauses, not per keystroke: the element is
     // described at the first keystroke of a burst, its value read at the pause, and the
     // entry dated at that first keystroke (what the typing set off, a search per keystroke,
-    // comes after it, as it did).
-    const typing = core.weakMap();
+    // comes after it, as it did). Any other action ends the burst first (the pause has not
+    // come when a form is sent right after typing), so that actions arrive in the order
+    // they happened: the typing, then the submit.
+    let burst = null; // {el, timer, described, first, began}: the typing not recorded yet
+    function typed() {
+      const b = burst;
+      if (b === null) return;
+      burst = null;
+      clearTimeout(b.timer);
+      action("input", b.described, { inputType: b.el.type, ...fieldValue(b.el), ts: b.began }, b.first);
+    }
     on("focusin", (e) => markSecret(target(e)));
     on("input", (e) => {
       const el = target(e);
       markSecret(el);
-      const burst = typing.get(el);
-      if (burst) clearTimeout(burst.timer);
-      const described = burst ? burst.described : describe(el);
-      const first = burst ? burst.first : e;
-      const began = burst ? burst.began : core.now();
-      const timer = setTimeout(() => {
-        typing.delete(el);
-        action("input", described, { inputType: el.type, ...fieldValue(el), ts: began }, first);
-      }, 400);
-      typing.set(el, { timer, described, first, began });
+      if (burst !== null && burst.el !== el) typed(); // another field: that one's typing ended
+      if (burst !== null) clearTimeout(burst.timer);
+      else burst = { el, described: describe(el), first: e, began: core.now() };
+      burst.timer = setTimeout(typed, 400);
+    });
+    on("click", (e) => {
+      typed();
+      const el = target(e);
+      action("click", describe(el), { text: selector.visibleText(el), x: e.clientX, y: e.clientY }, e);
     });
     on("change", (e) => {
+      typed();
       const el = target(e);
       action("change", describe(el), { inputType: el.type, ...fieldValue(el) }, e);
     });
     on("submit", (e) => {
+      typed();
       const form = target(e);
       // The button that submitted may post elsewhere, otherwise or into another window
       // (formaction, formmethod, formtarget).
@@ -123,7 +129,9 @@
       action("submit", describe(form), fields, e, () => (e.defaultPrevented ? { defaultPrevented: true } : undefined));
     });
     on("keydown", (e) => {
-      if (e.key === "Enter" || e.key === "Escape" || e.key === "Tab") action("keydown", describe(target(e)), { key: e.key }, e);
+      if (e.key !== "Enter" && e.key !== "Escape" && e.key !== "Tab") return;
+      typed();
+      action("keydown", describe(target(e)), { key: e.key }, e);
     });
   };
 })();

@@ -429,6 +429,10 @@ try {
   const secret = actions.filter((e) => (e.type === "input" || e.type === "change") && e.selector === "#password");
   assert.ok(secret.length && secret.every((e) => e.value === "[redacted]"), "the password is not");
   assert.ok(actions.some((e) => e.type === "keydown" && e.key === "Enter" && e.selector === "#password"));
+  // Enter pressed before the typing's pause: the typing still comes first, the order it happened in
+  // (the name's typing ended when the password's began).
+  const order = actions.filter((e) => ["#name", "#password"].includes(e.selector) && ["input", "keydown"].includes(e.type)).map((e) => `${e.type} ${e.selector}`);
+  assert.deepEqual(order, ["input #name", "input #password", "keydown #password"]);
   assert.ok(actions.some((e) => e.type === "navigate" && e.how === "load" && e.url === url));
   log(`actions: ${actions.length}, password redacted`);
   // Typing is one entry at its pause, dated at its first keystroke: what each keystroke set off
