@@ -123,9 +123,11 @@ function log(e) {
       kv([
         ["level", e.level],
         ["source", e.source],
+        // Deep mode: a worker's own console or uncaught error, its script in `url`.
+        ["worker", e.worker],
         ["at", e.at !== e.location ? e.at : undefined],
         ["location", e.location],
-        ["page", e.url],
+        [e.worker ? "script" : "page", e.url],
         ["time", when(e.ts)],
         ["tab", e.tabId],
       ]),
