@@ -11,8 +11,6 @@
   if (!G || !G.core || G.pageText) return;
   const { apply } = G.core;
   // Taken before any page script runs: the page may replace them later.
-  const NativeDOMParser = typeof DOMParser === "function" ? DOMParser : null;
-  const parseFromString = NativeDOMParser ? NativeDOMParser.prototype.parseFromString : null;
   const createTreeWalker = typeof Document === "function" ? Document.prototype.createTreeWalker : null;
   const nextNode = typeof TreeWalker === "function" ? TreeWalker.prototype.nextNode : null;
   const SHOW_TEXT = 4; // NodeFilter.SHOW_TEXT
@@ -45,57 +43,210 @@
   }
 
   /**
-   * The visible text of `doc`, at most `cap` characters (read node by node: a large page costs
-   * no more than the cap), and whether more was left; no layout is forced. A block a line, its
-   * inline elements' text in it, spaces collapsed as a browser shows them (a <pre>'s kept), except
-   * that the cells of a table row make one line, `name: value`: an error page's tables (Django's
-   * settings, request and local variables) pair a name with its value, and the pair on one line
-   * is what redaction knows a secret by (`CSRF_COOKIE: '…'`).
+   * The lines of an error page's text, fed one text node at a time (`add`), at most `cap`
+   * characters (`full` once past it), and whether more was left. A block a line, its inline
+   * elements' text in it, spaces collapsed as a browser shows them (a <pre>'s kept), except that
+   * the cells of a table row make one line, `name: value`: an error page's tables (Django's
+   * settings, request and local variables) pair a name with its value, and the pair on one line is
+   * what redaction knows a secret by (`CSRF_COOKIE: '…'`). A node is its text, the element its
+   * line belongs to (`block`, whose `name` says whether its text keeps its spaces), and its table
+   * cell (`cell`, whose `row` is the row it is in) or null.
+   */
+  function lines(cap) {
+    let text = "";
+    let lastCell = null;
+    let lastBlock = null;
+    let truncated = false;
+    return {
+      add(raw, block, cell) {
+        const kept = block !== null && PRESERVED.has(block.name);
+        if (text && !cell && block !== null && block === lastBlock) {
+          // The same line goes on: a <pre>'s text as written, else with its spaces collapsed.
+          const more = kept ? raw : raw.replace(/\s+/g, " ");
+          text += text.endsWith(" ") && more.startsWith(" ") ? more.slice(1) : more;
+        } else {
+          // A line's end is where its spaces end, for what its next inline element's text adds; a
+          // <pre>'s stack keeps its lines and indentation.
+          const part = (kept ? raw : raw.replace(/\s+/g, " ")).trimStart();
+          if (!part) return;
+          const sameRow = cell && lastCell && cell.row === lastCell.row;
+          const joint = !text ? "" : sameRow ? (cell === lastCell ? " " : ": ") : "\n";
+          text = text.trimEnd() + joint + part;
+        }
+        lastCell = cell;
+        lastBlock = block;
+        if (text.length > cap) {
+          text = text.slice(0, cap);
+          truncated = true;
+        }
+      },
+      full: () => truncated,
+      done: () => ({ text: truncated ? text : text.trimEnd(), truncated }),
+    };
+  }
+
+  /** A DOM element as `lines` takes it: its name, and (a table cell's) its row. */
+  const shapes = G.core.weakMap();
+  function shape(el) {
+    if (el === null) return null;
+    let s = shapes.get(el);
+    if (!s) {
+      s = { name: el.nodeName, row: el.parentNode };
+      shapes.set(el, s);
+    }
+    return s;
+  }
+
+  /**
+   * The visible text of `doc` (the page itself, answered with an error status), at most `cap`
+   * characters (read node by node: a large page costs no more than the cap), and whether more was
+   * left; no layout is forced.
    */
   function ofDocument(doc, cap) {
     const root = doc.body || doc.documentElement;
     if (!root || !createTreeWalker) return { text: "", truncated: false };
     const walker = apply(createTreeWalker, doc, [root, SHOW_TEXT]);
-    let text = "";
-    let lastCell = null;
-    let lastBlock = null;
-    for (let node = apply(nextNode, walker, []); node; node = apply(nextNode, walker, [])) {
+    const out = lines(cap);
+    for (let node = apply(nextNode, walker, []); node && !out.full(); node = apply(nextNode, walker, [])) {
       if (node.parentNode && NOT_TEXT.has(node.parentNode.nodeName)) continue;
-      const block = blockOf(node);
-      const kept = block !== null && PRESERVED.has(block.nodeName);
-      const raw = String(node.data);
-      const cell = cellOf(node);
-      if (text && !cell && block !== null && block === lastBlock) {
-        // The same line goes on: a <pre>'s text as written, else with its spaces collapsed.
-        const more = kept ? raw : raw.replace(/\s+/g, " ");
-        text += text.endsWith(" ") && more.startsWith(" ") ? more.slice(1) : more;
-      } else {
-        // A line's end is where its spaces end, for what its next inline element's text adds; a
-        // <pre>'s stack keeps its lines and indentation.
-        const part = (kept ? raw : raw.replace(/\s+/g, " ")).trimStart();
-        if (!part) continue;
-        const sameRow = cell && lastCell && cell.parentNode === lastCell.parentNode;
-        const joint = !text ? "" : sameRow ? (cell === lastCell ? " " : ": ") : "\n";
-        text = text.trimEnd() + joint + part;
-      }
-      lastCell = cell;
-      lastBlock = block;
-      if (text.length > cap) return { text: text.slice(0, cap), truncated: true };
+      out.add(String(node.data), shape(blockOf(node)), shape(cellOf(node)));
     }
-    return { text: text.trimEnd(), truncated: false };
+    return out.done();
   }
 
-  /**
-   * The text of `html` (a response's body) as ofDocument reads a page, or null when it cannot be
-   * parsed. The parsed document is inert: none of its scripts run, nothing it names is loaded.
-   */
-  function ofHtml(html, cap) {
-    if (!parseFromString) return null;
-    try {
-      return ofDocument(apply(parseFromString, new NativeDOMParser(), [html, "text/html"]), cap);
-    } catch {
-      return null;
+  // ---- HTML as text, without parsing it into a document ----------------------------------------
+  // A response's HTML is read by a small tokenizer of our own rather than DOMParser: on a page that
+  // enforces Trusted Types (`require-trusted-types-for 'script'`), parseFromString with a string is
+  // a violation, reported to the page's listeners and its report endpoint and blocked, as if the
+  // page had made it. The tokenizer follows the parser as far as an error page needs: elements and
+  // their nesting, void elements, the implied ends of cells, rows, list items and paragraphs,
+  // comments, raw text (scripts and styles skipped), character references.
+  const VOID = new Set(["AREA", "BASE", "BR", "COL", "EMBED", "HR", "IMG", "INPUT", "KEYGEN", "LINK", "META", "PARAM", "SOURCE", "TRACK", "WBR"]);
+  // Skipped with their content, to their end tag (the head's title is no text of the body).
+  const SKIPPED = new Set(["SCRIPT", "STYLE", "TEMPLATE", "NOSCRIPT", "TITLE", "IFRAME", "NOEMBED", "NOFRAMES"]);
+  // Text to their end tag, as written (no elements inside).
+  const RAW_TEXT = new Set(["TEXTAREA", "XMP"]);
+  const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0", copy: "\u00a9", hellip: "\u2026", mdash: "\u2014", ndash: "\u2013", laquo: "\u00ab", raquo: "\u00bb", rarr: "\u2192", larr: "\u2190", times: "\u00d7" };
+  const fromCodePoint = String.fromCodePoint;
+
+  function decode(text) {
+    if (text.indexOf("&") < 0) return text;
+    return text.replace(/&(#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{2,8});?/g, (whole, ref) => {
+      if (ref[0] !== "#") return ENTITIES[ref] ?? whole;
+      const code = ref[1] === "x" || ref[1] === "X" ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? fromCodePoint(code) : "\ufffd";
+    });
+  }
+
+  /** Where the tag that begins at `at` (its `<`) ends: past its `>`, quoted values skipped. */
+  function tagEnd(html, at) {
+    let quote = "";
+    for (let i = at + 1; i < html.length; i++) {
+      const c = html[i];
+      if (quote) {
+        if (c === quote) quote = "";
+      } else if (c === '"' || c === "'") {
+        if (/[=\s]/.test(html[i - 1])) quote = c;
+      } else if (c === ">") return i + 1;
     }
+    return html.length;
+  }
+
+  /** The text of `html` (a response's body) as ofDocument reads a page. */
+  function ofHtml(html, cap) {
+    const out = lines(cap);
+    const body = { name: "BODY", parent: null, row: null };
+    let top = body; // the open elements, innermost first through `parent`
+    let inHead = false;
+    const open = (name) => {
+      top = { name, parent: top, row: top };
+    };
+    /** Closes the innermost open `name` (and what is open inside it), if one is open below `stop`. */
+    const close = (names, stop) => {
+      for (let e = top; e !== body; e = e.parent) {
+        if (stop && stop.has(e.name)) return;
+        if (names.has(e.name)) {
+          top = e.parent;
+          return;
+        }
+      }
+    };
+    const CELL = new Set(["TD", "TH"]);
+    const ROW = new Set(["TR"]);
+    const TABLE = new Set(["TABLE", "TBODY", "THEAD", "TFOOT"]);
+    const LI = new Set(["LI"]);
+    const LIST = new Set(["UL", "OL"]);
+    const P = new Set(["P"]);
+    const text = (raw) => {
+      if (inHead || !raw) return;
+      let block = top;
+      for (let depth = 0; block !== body && depth < DEPTH && INLINE.has(block.name); depth++) block = block.parent;
+      let cell = null;
+      let e = top;
+      for (let depth = 0; e !== body && depth < DEPTH; depth++, e = e.parent) {
+        if (CELL.has(e.name)) {
+          cell = e;
+          break;
+        }
+      }
+      out.add(decode(raw), block, cell);
+    };
+    let i = 0;
+    while (i < html.length && !out.full()) {
+      const lt = html.indexOf("<", i);
+      if (lt < 0) {
+        text(html.slice(i));
+        break;
+      }
+      if (lt > i) text(html.slice(i, lt));
+      if (html.startsWith("<!--", lt)) {
+        const end = html.indexOf("-->", lt + 4);
+        i = end < 0 ? html.length : end + 3;
+        continue;
+      }
+      const m = /^<(\/?)([a-zA-Z][a-zA-Z0-9-]*)/.exec(html.slice(lt, lt + 64));
+      if (!m) {
+        if (html[lt + 1] === "!" || html[lt + 1] === "?" || html[lt + 1] === "/") i = tagEnd(html, lt); // doctype, bogus comment
+        else {
+          text("<"); // a "<" that starts no tag is text
+          i = lt + 1;
+        }
+        continue;
+      }
+      const name = m[2].toUpperCase();
+      i = tagEnd(html, lt);
+      if (m[1]) {
+        if (name === "HEAD") inHead = false;
+        else close(new Set([name]));
+        continue;
+      }
+      if (name === "HEAD") inHead = true;
+      else if (name === "BODY") inHead = false;
+      if (SKIPPED.has(name) || RAW_TEXT.has(name)) {
+        const closing = new RegExp(`</${name}`, "ig");
+        closing.lastIndex = i;
+        const found = closing.exec(html);
+        const end = found ? found.index : -1;
+        const inner = html.slice(i, end < 0 ? html.length : end);
+        if (RAW_TEXT.has(name)) {
+          open(name);
+          text(inner);
+          top = top.parent;
+        }
+        i = end < 0 ? html.length : tagEnd(html, end);
+        continue;
+      }
+      if (VOID.has(name)) continue;
+      if (inHead && name !== "HEAD") inHead = false; // body content in the head ends it
+      // The ends the parser implies: a cell by the next cell or row, a row by the next row, a list
+      // item by the next, a paragraph by a block's start.
+      if (CELL.has(name)) close(CELL, new Set([...ROW, ...TABLE]));
+      else if (ROW.has(name)) close(ROW, TABLE);
+      else if (LI.has(name)) close(LI, LIST);
+      else if (!INLINE.has(name)) close(P, new Set(["DIV", "SECTION", "ARTICLE", "MAIN", ...TABLE, ...CELL]));
+      open(name);
+    }
+    return out.done();
   }
 
   G.pageText = { ofDocument, ofHtml };

@@ -130,6 +130,14 @@ async function startFixture() {
         res.writeHead(200, { "content-type": "text/plain" });
         res.end(`reuse ${url.searchParams.get("n")}`);
       });
+    } else if (url.pathname === "/trusted-types") {
+      // A page that enforces Trusted Types: a string given to an HTML sink (DOMParser's
+      // parseFromString among them) is a violation, reported and blocked.
+      res.writeHead(200, { "content-type": "text/html", "content-security-policy": "require-trusted-types-for 'script'; trusted-types app-policy" });
+      res.end(
+        "<!doctype html><title>trusted types</title><script>window.violations = [];" +
+          "document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.effectiveDirective + ' ' + e.sample));</script><p>tt</p>",
+      );
     } else if (url.pathname === "/server-error") {
       res.writeHead(500, { "content-type": "text/html; charset=utf-8" });
       // ?styled: as a framework's debug page, styles first, past the body cap.
@@ -610,6 +618,17 @@ try {
     JSON.stringify(listed),
   );
   log("an error page answered to fetch and XHR: its text, the HTML left out (its secrets: the file check below)");
+
+  // On a page that enforces Trusted Types, reading an error page's text causes no violation: the
+  // page's listeners and report endpoint hear of nothing of ours.
+  await second.goto(`${fixture.origin}/trusted-types`);
+  await second.evaluate(() => fetch("/server-error?styled&via=trusted-types").then((r) => r.text()));
+  const underTrustedTypes = await waitFor("the error page's text on the Trusted Types page", async () =>
+    (await all(client, "network_bodies", { tabId: tabB })).find((e) => e.url.endsWith("/server-error?styled&via=trusted-types")),
+  );
+  assert.equal(underTrustedTypes.pageText, failedPage.pageText);
+  assert.deepEqual(await second.evaluate(() => window.violations), [], "no Trusted Types violation of ours");
+  log("on a page that enforces Trusted Types: the error page's text, and no violation of ours");
 
   // Failures SvelteKit answers with 200 (no status shows them): error entries of their own.
   await second.evaluate(async () => {

@@ -1,0 +1,50 @@
+// page/page_text.js's reading of a response's HTML (ofHtml): by a tokenizer of its own, not
+// DOMParser, whose parseFromString with a string is a violation on a page that enforces Trusted
+// Types. The e2e run checks it against the same page's text as the browser's DOM gives it.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+globalThis.__gasoline = { core: { apply: Reflect.apply, weakMap: () => new WeakMap() } };
+require("../../page/page_text.js");
+const { pageText } = globalThis.__gasoline;
+delete globalThis.__gasoline;
+
+// The e2e fixture's debug page (test/e2e/run.mjs, /server-error?styled): styles past the body cap,
+// a script, Werkzeug's frame (inline elements in a line, a source line in a <pre>), Django's table.
+const STYLE = ".rule-x { color: red }\n".repeat(1000);
+const PAGE =
+  `<!doctype html><title>Server Error</title><style>${STYLE}</style><h1>Server Error (500)</h1>` +
+  "<pre>Error: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)</pre><script>var hidden = 'not text'</script>" +
+  '<h4>File <cite class="filename">"/app/app.py"</cite>,\n      line <em class="line">82</em>,\n      in <code>show_item</code></h4>' +
+  '<div class="source"><pre class="line current"><span class="ws">    </span>total = item["price"] <span>*</span> qty</pre></div>' +
+  "<table><tr><th>Variable</th><th>Value</th></tr><tr><td>CSRF_COOKIE</td><td class=code><pre>'SERVER-PAGE-CSRF-77'</pre></td></tr>" +
+  "<tr><td>CONTENT_TYPE</td><td><pre>'text/plain'</pre></td></tr>" +
+  "<tr><td>HTTP_X_CSRFTOKEN</td><td><pre>'SERVER-PAGE-CSRF-78'</pre></td></tr></table>";
+
+test("an error page's HTML as its text: a block a line, inline text in it, a <pre> as written, a table row a line", () => {
+  assert.deepEqual(pageText.ofHtml(PAGE, 4096), {
+    text:
+      "Server Error (500)\nError: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)\n" +
+      'File "/app/app.py", line 82, in show_item\ntotal = item["price"] * qty\n' +
+      "Variable: Value\nCSRF_COOKIE: 'SERVER-PAGE-CSRF-77'\nCONTENT_TYPE: 'text/plain'\nHTTP_X_CSRFTOKEN: 'SERVER-PAGE-CSRF-78'",
+    truncated: false,
+  });
+});
+
+test("what the parser implies and skips: unclosed cells and items, comments, raw text, references, a head", () => {
+  const html =
+    "<html><head><meta charset=utf-8><title>t</title><script>if (a < b) document.write('<p>no</p>')</script></head>" +
+    "<body><!-- a <p>comment</p> --><p>one &amp; two &lt;3&gt; &#x41;&#66; &nbsp;x &unknown; 5 < 6" +
+    "<p>next<ul><li>a<li>b</ul><table><tr><td>k<td>v<tr><td>k2<td>v2</table>" +
+    '<a href="x>y" title=\'z>w\'>link</a><textarea>kept <b>as</b> text</textarea><template><p>inert</p></template><img src=x alt=y>end</body></html>';
+  assert.equal(pageText.ofHtml(html, 4096).text, "one & two <3> AB x &unknown; 5 < 6\nnext\na\nb\nk: v\nk2: v2\nlink\nkept <b>as</b> text\nend");
+});
+
+test("a large page is read to the cap only", () => {
+  const big = `<pre>${"line of a stack\n".repeat(100_000)}</pre>`;
+  const read = pageText.ofHtml(big, 1000);
+  assert.equal(read.text.length, 1000);
+  assert.equal(read.truncated, true);
+});
