@@ -60,14 +60,29 @@
   /** A CSS selector for `el`: an id or test attribute if it has one, else a short path. */
   function cssSelector(el) {
     if (!el || el.nodeType !== 1) return "";
-    const parts = [];
-    for (let node = el; node && node.nodeType === 1 && parts.length < 5; node = node.parentElement) {
-      const p = part(node);
-      parts.unshift(p.text);
-      if (p.unique || node.tagName === "BODY" || node.tagName === "HTML") break;
+    // An element in a shadow root is named within it, after its host's selector and ` >>> `
+    // (no CSS selector reaches into a shadow root: `open-widget#ow >>> div.row > button.go`),
+    // up to SHADOW_HOSTS hosts out.
+    const roots = [];
+    for (let node = el; node && roots.length <= SHADOW_HOSTS; ) {
+      const parts = [];
+      let top = node;
+      for (let n = node; n && n.nodeType === 1 && parts.length < 5; n = n.parentElement) {
+        const p = part(n);
+        parts.unshift(p.text);
+        top = n;
+        if (p.unique || n.tagName === "BODY" || n.tagName === "HTML") break;
+      }
+      roots.unshift(parts.join(" > "));
+      // The root the path is within: the document, or a shadow root (an id is unique only in it).
+      let root = top;
+      for (let up = 0; root.parentNode && up < MAX_DEPTH; up++) root = root.parentNode;
+      node = root.nodeType === 11 && root.host ? root.host : null;
     }
-    return parts.join(" > ");
+    return roots.join(" >>> ");
   }
+  const SHADOW_HOSTS = 4;
+  const MAX_DEPTH = 1000; // ancestors walked to find an element's root
 
   /**
    * The text of `el`'s subtree, from text nodes (never innerText, which forces

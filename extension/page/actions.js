@@ -29,7 +29,10 @@
       markSecret(el);
       if (secretFields.has(el)) return { value: redact.REDACTED, redacted: ["value"] };
       if (el.type === "checkbox" || el.type === "radio") return { checked: !!el.checked };
-      const c = serialize.cut(el.value === undefined ? "" : el.value, limits.VALUE_CAP);
+      // Typing in a closed shadow root reaches us as its host's event: the host holds no value
+      // (unless it is a form-associated element that says one), and "" would be an untrue one.
+      if (el.value === undefined || el.value === null) return {};
+      const c = serialize.cut(el.value, limits.VALUE_CAP);
       return c.truncated ? { value: c.text, valueTruncated: true } : { value: c.text };
     }
 

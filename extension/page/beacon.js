@@ -2,7 +2,8 @@
 // POST, the absolute URL, `queued`: what sendBeacon returned, i.e. whether the
 // browser took it). The payload is described like a fetch body (bodies.js):
 // a string or form cut at the cap while it is walked, a Blob sliced before it
-// is read (later, never synchronously), binary data by size. A beacon sent
+// is read (later, never synchronously; by its size and type when the document
+// unloads before the read ends), binary data by size. A beacon sent
 // while the page is hidden (the usual moment: visibilitychange) is flushed at
 // once rather than in idle time, which a hidden page gets late; one sent while
 // the document unloads (pagehide of a navigation) goes before this returns
@@ -31,8 +32,21 @@
       };
     }
 
+    // Blob beacons whose read has not ended: a document being unloaded never ends it (the usual
+    // beacon, sent on visibilitychange as the page goes away), so in its pagehide each is an entry
+    // as it stands, its body described by its size and type, not lost.
+    const reading = new Set();
+    if (typeof globalThis.addEventListener === "function") {
+      core.listen(globalThis, "pagehide", () => {
+        for (const pending of [...reading]) pending.unread();
+      });
+    }
+
     function record(info, queued) {
-      const emit = (requestBody) =>
+      let emitted = false;
+      const emit = (requestBody) => {
+        if (emitted) return;
+        emitted = true;
         outbox.emit("network_bodies", () => ({
           ts: info.ts,
           method: "POST",
@@ -41,8 +55,20 @@
           queued,
           ...bodyFields("request", requestBody),
         }));
+      };
       const readLater = Boolean(info.body && info.body.later);
-      whenRead(info.body, emit);
+      if (readLater && requests.leaving()) {
+        // Sent after the page's pagehide (Chromium fires visibilitychange after it as a document
+        // unloads): no read can end now.
+        emit({ note: info.body.unread, size: info.body.size });
+      } else if (readLater) {
+        const pending = { unread: () => emit({ note: info.body.unread, size: info.body.size }) };
+        reading.add(pending);
+        whenRead(info.body, (body) => {
+          reading.delete(pending);
+          emit(body);
+        });
+      } else whenRead(info.body, emit);
       // Emitted now, while the page is hidden: flushed at once (a Blob read later is not here yet).
       if (!readLater && apply(visibilityOf, document, []) === "hidden") outbox.flushAll();
     }

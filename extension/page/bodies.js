@@ -63,7 +63,12 @@
       const type = body.type || contentType || "";
       if (!TEXTUAL.test(type)) return { note: `[Blob ${body.size} bytes ${type}]`, size: body.size };
       // Through the built-in then: a page's replaced Promise.prototype.then never sees the body.
-      return { later: apply(then, body.slice(0, CAP).text(), [(text) => ({ text, size: body.size, truncated: body.size > CAP })]) };
+      return {
+        later: apply(then, body.slice(0, CAP).text(), [(text) => ({ text, size: body.size, truncated: body.size > CAP })]),
+        // What to say of it where the read cannot end (its document unloaded first).
+        unread: `[Blob ${body.size} bytes ${type}, not read: the page was unloaded first]`,
+        size: body.size,
+      };
     }
     if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
       return { note: `[binary ${body.byteLength} bytes]`, size: body.byteLength };

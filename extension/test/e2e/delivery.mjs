@@ -68,6 +68,10 @@ const app = await serve((req, res) => {
     xhr.open("POST", "/slow");
     xhr.send("waiting");
     addEventListener("pagehide", () => fetch("/n/bye", { method: "POST", keepalive: true, body: "bye" }));
+    // The usual beacon: a Blob sent as the page is hidden, on its way out (a read of it cannot end).
+    addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "hidden") navigator.sendBeacon("/n/beacon-blob", new Blob(['{"left":true}'], { type: "text/plain" }));
+    });
   };
 </script>`);
   } else if (url.pathname === "/form") {
@@ -358,7 +362,15 @@ try {
   );
   assert.deepEqual(inFlight.bye.map((b) => [b.method, b.requestBody, b.unfinished]), [["POST", "bye", true]]);
   assert.ok(inFlight.byeRows.every((r) => r.method === "POST"), JSON.stringify(inFlight.byeRows));
-  log("what was in flight as the page left (an XHR, a keepalive fetch in pagehide): a row and an entry each, unfinished");
+  // The Blob beacon sent as the page was hidden: an entry, its body read if the read ended before
+  // the document went, else described by its size and type.
+  const beacon = await waitFor("the Blob beacon sent as the page was hidden", async () => (await all(client, "network_bodies", { url: "/n/beacon-blob" }))[0]);
+  assert.deepEqual([beacon.method, beacon.initiator, beacon.queued], ["POST", "beacon", true], JSON.stringify(beacon));
+  assert.ok(
+    ['{"left":true}', "[Blob 13 bytes text/plain, not read: the page was unloaded first]"].includes(beacon.requestBody),
+    JSON.stringify(beacon),
+  );
+  log(`what was in flight as the page left (an XHR, a keepalive fetch in pagehide): a row and an entry each, unfinished; a Blob beacon sent as it was hidden: ${beacon.requestBody}`);
 
   // What a page did in the moment before its form posted (a part swapped in, a field filled, the
   // submit), round after round: every event stored. The page hands its batches to the relay

@@ -88,3 +88,31 @@ test("a row of a huge list is named without walking the whole list", () => {
   el("body", {}, [el("p", { id: "solo" }, [only, el("b")])]);
   assert.equal(selector.cssSelector(only), "#solo > span", "no position when no sibling shares the tag");
 });
+
+test("an element in a shadow root is named within it, after its host's selector", () => {
+  const doc = { nodeType: 9, parentNode: null };
+  const link = (child, parent) => Object.assign(child, { parentNode: parent });
+  // <body><open-widget id="ow">#shadow-root <div class="row"><button class="go"></div></open-widget></body>
+  const button = el("button", { class: "go" });
+  const row = el("div", { class: "row" }, [button]);
+  const host = el("open-widget", { id: "ow" });
+  const body = el("body", {}, [el("main", {}, [host])]);
+  link(body, doc);
+  link(host.parentElement, body);
+  link(host, host.parentElement);
+  const shadow = { nodeType: 11, host, parentNode: null };
+  link(row, shadow);
+  link(button, row);
+  assert.equal(selector.cssSelector(button), "#ow >>> div.row > button.go");
+  // An id inside a shadow root is unique in it only: still after its host.
+  const inner = el("input", { id: "q" });
+  link(inner, shadow);
+  assert.equal(selector.cssSelector(inner), "#ow >>> #q");
+  // A host within another's shadow root: each host, outermost first.
+  const nested = el("date-picker", { "data-testid": "when" });
+  link(nested, row);
+  nested.parentElement = row;
+  const day = el("td", { "aria-label": "May 3" });
+  link(day, { nodeType: 11, host: nested, parentNode: null });
+  assert.equal(selector.cssSelector(day), '#ow >>> date-picker[data-testid="when"] >>> td[aria-label="May 3"]');
+});
