@@ -49,6 +49,10 @@
   // its time origin as its navigate action dates it), for "since the last navigation" to leave out.
   let leaving = false;
   const DOC_START = Math.floor(performance.timeOrigin);
+  // A page prerendered (speculation rules) runs before the person sees it, in a frame Chrome gives
+  // an id of its own: its events wait until it is shown (`prerenderingchange`), then go as the
+  // tab's page, with the times they happened; a prerender never shown sends nothing.
+  let prerendering = globalThis.document !== undefined && document.prerendering === true;
   let dropped = {}; // kind → events lost to MAX_PENDING since the last report
   let unbuilt = {}; // kind → events whose entry threw while being built, since the last report
 
@@ -107,7 +111,7 @@
 
   /** Building starts GATHER_MS after the first event waiting, or at the next idle moment for what a slice `left`. */
   function schedule(left) {
-    if (scheduled || !ready || waiting === 0) return;
+    if (scheduled || !ready || prerendering || waiting === 0) return;
     scheduled = true;
     if (left) whenIdle();
     else later(whenIdle, GATHER_MS);
@@ -170,6 +174,7 @@
    * must reach the relay before this returns.
    */
   function flushAll(now = false) {
+    if (prerendering) return;
     for (let rounds = 0; waiting > 0 && rounds < 100; rounds++) drain(undefined, now);
   }
 
@@ -185,6 +190,12 @@
       flushAll(true);
     });
     listen(globalThis, "pageshow", () => (unloading = false));
+    if (prerendering) {
+      listen(document, "prerenderingchange", () => {
+        prerendering = false;
+        schedule();
+      });
+    }
   }
 
   G.outbox = { emit, flushAll, isOn };
