@@ -128,6 +128,15 @@
   const RAW_TEXT = new Set(["TEXTAREA", "XMP"]);
   const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0", copy: "\u00a9", hellip: "\u2026", mdash: "\u2014", ndash: "\u2013", laquo: "\u00ab", raquo: "\u00bb", rarr: "\u2192", larr: "\u2190", times: "\u00d7" };
   const fromCodePoint = String.fromCodePoint;
+  // The implied ends: of a cell, a row, a list item, a paragraph; each only within its container.
+  const CELL = new Set(["TD", "TH"]);
+  const ROW = new Set(["TR"]);
+  const TABLE = new Set(["TABLE", "TBODY", "THEAD", "TFOOT"]);
+  const LI = new Set(["LI"]);
+  const LIST = new Set(["UL", "OL"]);
+  const P = new Set(["P"]);
+  const CELL_ENDS_BELOW = new Set([...ROW, ...TABLE]);
+  const P_ENDS_BELOW = new Set(["DIV", "SECTION", "ARTICLE", "MAIN", ...TABLE, ...CELL]);
 
   function decode(text) {
     if (text.indexOf("&") < 0) return text;
@@ -161,7 +170,7 @@
     const open = (name) => {
       top = { name, parent: top, row: top };
     };
-    /** Closes the innermost open `name` (and what is open inside it), if one is open below `stop`. */
+    /** Closes the innermost open element of `names` (and what is open inside it), if one is open below `stop`. */
     const close = (names, stop) => {
       for (let e = top; e !== body; e = e.parent) {
         if (stop && stop.has(e.name)) return;
@@ -171,12 +180,15 @@
         }
       }
     };
-    const CELL = new Set(["TD", "TH"]);
-    const ROW = new Set(["TR"]);
-    const TABLE = new Set(["TABLE", "TBODY", "THEAD", "TFOOT"]);
-    const LI = new Set(["LI"]);
-    const LIST = new Set(["UL", "OL"]);
-    const P = new Set(["P"]);
+    /** An end tag: its innermost open element closed, and what is open inside it. */
+    const closeTag = (name) => {
+      for (let e = top; e !== body; e = e.parent) {
+        if (e.name === name) {
+          top = e.parent;
+          return;
+        }
+      }
+    };
     const text = (raw) => {
       if (inHead || !raw) return;
       let block = top;
@@ -217,7 +229,7 @@
       i = tagEnd(html, lt);
       if (m[1]) {
         if (name === "HEAD") inHead = false;
-        else close(new Set([name]));
+        else closeTag(name);
         continue;
       }
       if (name === "HEAD") inHead = true;
@@ -240,10 +252,10 @@
       if (inHead && name !== "HEAD") inHead = false; // body content in the head ends it
       // The ends the parser implies: a cell by the next cell or row, a row by the next row, a list
       // item by the next, a paragraph by a block's start.
-      if (CELL.has(name)) close(CELL, new Set([...ROW, ...TABLE]));
+      if (CELL.has(name)) close(CELL, CELL_ENDS_BELOW);
       else if (ROW.has(name)) close(ROW, TABLE);
       else if (LI.has(name)) close(LI, LIST);
-      else if (!INLINE.has(name)) close(P, new Set(["DIV", "SECTION", "ARTICLE", "MAIN", ...TABLE, ...CELL]));
+      else if (!INLINE.has(name)) close(P, P_ENDS_BELOW);
       open(name);
     }
     return out.done();
