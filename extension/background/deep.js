@@ -62,7 +62,7 @@
 // The chosen tab ids are kept in chrome.storage.session, so a service worker
 // started again re-attaches those still open and in scope.
 // Everything chrome.* is injected: the unit tests drive it with a fake debugger.
-import { DeepRequests } from "./deep_requests.js";
+import { DeepRequests, WORKERS } from "./deep_requests.js";
 
 export const STORAGE_KEY = "deepTabs";
 // Why a tab's deep view ended without the person turning it off (tabId → why), for the popup.
@@ -76,7 +76,6 @@ const NETWORK = { maxTotalBufferSize: 0, maxResourceBufferSize: 0, maxPostDataSi
 const RESOURCE_TIMING = `({ timeOrigin: performance.timeOrigin, entries: performance.getEntriesByType("resource").map((e) => ({
   url: e.name, initiatorType: e.initiatorType, startTime: e.startTime, responseStart: e.responseStart, responseEnd: e.responseEnd,
   responseStatus: e.responseStatus, transferSize: e.transferSize, decodedBodySize: e.decodedBodySize })) })`;
-const WORKER_TYPES = new Set(["worker", "shared_worker", "service_worker"]);
 const LEFT_SCOPE = "the tab went to a site outside the capture scope";
 const SCOPE_CHANGED = "the tab's site left the capture scope (turned off, or capture paused)";
 const REASONS = {
@@ -502,7 +501,7 @@ export class Deep {
     if (type === "iframe") commands.unshift(["Page.enable"]);
     // A worker's own console and uncaught errors (no page script runs there): worker_console.js.
     // Not in a frame's session, where the page's wrappers record the console at no such cost.
-    if (WORKER_TYPES.has(type)) commands.push(["Runtime.enable"]);
+    if (WORKERS.has(type)) commands.push(["Runtime.enable"]);
     if (type !== "service_worker") commands.push(["Target.setAutoAttach", AUTO_ATTACH]); // its own workers and frames
     return commands;
   }

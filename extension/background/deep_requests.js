@@ -86,7 +86,8 @@ const TYPES = {
 const TIMING_TYPES = { fetch: "fetch", xmlhttprequest: "xmlhttprequest", script: "script", beacon: "ping", other: "other" };
 const PROTOCOLS = { "http/0.9": "HTTP/0.9", "http/1.0": "HTTP/1.0", "http/1.1": "HTTP/1.1", h2: "HTTP/2", h3: "HTTP/3" };
 const NETWORK_URL = /^(https?|wss?):/i;
-const WORKERS = new Set(["worker", "shared_worker", "service_worker"]);
+/** The protocol's target types of workers (deep.js enables their Runtime too). */
+export const WORKERS = new Set(["worker", "shared_worker", "service_worker"]);
 
 export class DeepRequests {
   /**
