@@ -287,12 +287,13 @@
     let n = 0;
     for (const key in value) {
       if (zoneKey(key)) continue;
-      const v = readProperty(value, key);
-      if (skip !== undefined && skip(key, v)) continue;
-      if (n++ >= limits.ARG_KEYS) {
+      if (n >= limits.ARG_KEYS) {
         out["…"] = "more keys";
         break;
       }
+      const v = readProperty(value, key);
+      if (skip !== undefined && skip(key, v)) continue;
+      n++;
       if (key === "__proto__") defineProperty(out, key, { value: child(v, depth + 1, state), enumerable: true, writable: true, configurable: true });
       else out[key] = child(v, depth + 1, state);
     }

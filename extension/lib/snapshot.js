@@ -147,12 +147,13 @@
     let n = 0;
     for (const key in object) {
       if (serialize.zoneKey(key)) continue;
-      const v = serialize.readProperty(object, key);
-      if (skip !== undefined && skip(key, v)) continue;
-      if (n++ >= limits.ARG_KEYS) {
+      if (n >= limits.ARG_KEYS) {
         tape.push("…", "more keys");
         break;
       }
+      const v = serialize.readProperty(object, key);
+      if (skip !== undefined && skip(key, v)) continue;
+      n++;
       s.values--;
       tape.push(key);
       put(tape, v, depth + 1, s);
