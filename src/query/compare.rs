@@ -203,7 +203,9 @@ fn side(conn: &Connection, window: &Window) -> Result<Side, QueryError> {
     for kind in [&NETWORK_WATERFALL, &NETWORK_BODIES] {
         read_requests(conn, kind, &requests_filter(window, kind), &mut requests)?;
     }
-    let deep_only = deep_only_groups(conn, &errors_filter, &warn_filter)?;
+    let errors = groups(conn, &errors_filter, false)?;
+    let warnings = groups(conn, &warn_filter, false)?;
+    let deep_only = deep_only_groups(conn, [(&errors_filter, &errors), (&warn_filter, &warnings)])?;
     let mut browser_rows = window.filter(&NETWORK_WATERFALL);
     browser_rows.push_condition(&format!("{} = 'browser'", field_expr(&NETWORK_WATERFALL, "source")));
     let deep = conn
@@ -217,21 +219,14 @@ fn side(conn: &Connection, window: &Window) -> Result<Side, QueryError> {
             conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(filter.params.iter()), |r| r.get(0))?;
         counts.insert(kind.name.into(), json!(n));
     }
-    Ok(Side {
-        errors: groups(conn, &errors_filter, false)?,
-        warnings: groups(conn, &warn_filter, false)?,
-        requests,
-        counts,
-        deep,
-        deep_only,
-    })
+    Ok(Side { errors, warnings, requests, counts, deep, deep_only })
 }
 
-/// The fingerprints of the error and warning groups of `window` all of whose entries only deep
-/// mode sees: the same groups read again among those entries, each as many.
-fn deep_only_groups(conn: &Connection, errors: &Where, warnings: &Where) -> Result<HashSet<String>, QueryError> {
+/// Of each side's groups (its filter, the groups it makes), the fingerprints of those all of whose
+/// entries only deep mode sees: the groups read again among those entries, each as many.
+fn deep_only_groups(conn: &Connection, sides: [(&Where, &[Group]); 2]) -> Result<HashSet<String>, QueryError> {
     let mut only = HashSet::new();
-    for filter in [errors, warnings] {
+    for (filter, all) in sides {
         let mut deep = filter.clone();
         deep.push_condition(DEEP_ONLY_LOG);
         let seen: HashMap<String, i64> =
@@ -239,9 +234,9 @@ fn deep_only_groups(conn: &Connection, errors: &Where, warnings: &Where) -> Resu
         if seen.is_empty() {
             continue;
         }
-        for g in groups(conn, filter, false)? {
+        for g in all {
             if seen.get(&g.fingerprint) == Some(&g.count) {
-                only.insert(g.fingerprint);
+                only.insert(g.fingerprint.clone());
             }
         }
     }
