@@ -5,6 +5,8 @@
 // it violates the following Content Security Policy directive: "…"."). The
 // event's fields are read on the page's call; the message is made later, in
 // the outbox's slice.
+// Knowing whether the page made a 'default' Trusted Types policy, and with which
+// callbacks, takes a native-looking wrapper of `trustedTypes.createPolicy`.
 // Registry: reads sources, core, outbox; adds sources.csp.
 (function () {
   "use strict";
@@ -68,13 +70,25 @@
 
   /**
    * The Trusted Type a sink wanted, from the violation's sample ("Element innerHTML|<i>x</i>",
-   * "eval|1", "HTMLScriptElement src|/x.js"): a script's URL, a script, else HTML.
+   * "eval|1", "Window setTimeout|f()", "HTMLScriptElement src|/x.js"): a script's URL, a script, else HTML.
    */
   function trustedType(sample) {
     const sink = String(sample || "").split("|", 1)[0];
     if (/ src$|Worker constructor|ServiceWorkerContainer register|importScripts/.test(sink)) return "TrustedScriptURL";
-    if (/^(eval|Function|setTimeout|setInterval)\b|ScriptElement (text|textContent|innerText)$/.test(sink)) return "TrustedScript";
+    if (/^(eval|Function)\b|(^|\s)(setTimeout|setInterval)$|ScriptElement (text|textContent|innerText)$/.test(sink)) return "TrustedScript";
     return "TrustedHTML";
+  }
+
+  const CALLBACKS = { TrustedHTML: "createHTML", TrustedScript: "createScript", TrustedScriptURL: "createScriptURL" };
+
+  /** Which Trusted Types a policy's options give a callback for, read without running a getter. */
+  function callbacksOf(options) {
+    const has = {};
+    for (const [type, key] of Object.entries(CALLBACKS)) {
+      const d = options && typeof options === "object" ? Object.getOwnPropertyDescriptor(options, key) : undefined;
+      has[type] = !!d && (d.get !== undefined || typeof d.value === "function");
+    }
+    return has;
   }
 
   /** Chrome's console message for a violation `v` (the event's fields). */
@@ -100,7 +114,12 @@
         "Either the 'unsafe-inline' keyword, a hash ('sha256-...'), or a nonce ('nonce-...') is required to enable inline execution.";
       if (fallback) said += ` Note also that ${fallback}`;
     } else if (blocked === "trusted-types-sink") {
-      said = `This document requires '${trustedType(v.sample)}' assignment.`;
+      // With a 'default' policy, Chrome says why it did not make the value: it returned nothing
+      // (or threw), or it has no callback for the type.
+      const type = trustedType(v.sample);
+      said = `This document requires '${type}' assignment`;
+      if (v.defaults) said += v.defaults[type] ? " and the 'default' policy failed to execute" : ` and no 'default' policy for '${type}' has been defined`;
+      said += ".";
       if (v.disposition !== "report") said += " The action has been blocked.";
     } else if (blocked === "trusted-types-policy") {
       said = `Refused to create a TrustedTypePolicy named '${v.sample || ""}' because it violates the following Content Security Policy directive: ${quoted}.`;
@@ -114,7 +133,24 @@
   }
 
   G.sources.csp = function install({ core, outbox }) {
-    const { listen } = core;
+    const { listen, fill, invoke } = core;
+
+    // The page's 'default' Trusted Types policy, as the page made it: the callbacks it has.
+    let defaults;
+    const Factory = globalThis.TrustedTypePolicyFactory;
+    if (Factory && Factory.prototype) {
+      fill(Factory.prototype, "createPolicy", (original) => ({
+        createPolicy(name, options) {
+          const policy = invoke(original, this, arguments);
+          try {
+            if (name === "default") defaults = callbacksOf(options);
+          } catch {
+            // never disturb the page
+          }
+          return policy;
+        },
+      }).createPolicy);
+    }
     listen(
       document,
       "securitypolicyviolation",
@@ -131,6 +167,7 @@
             lineNumber: e.lineNumber,
             columnNumber: e.columnNumber,
             sample: e.sample,
+            defaults,
           };
           const url = location.href;
           outbox.emit("logs", () => ({

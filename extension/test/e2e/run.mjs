@@ -132,11 +132,18 @@ async function startFixture() {
       });
     } else if (url.pathname === "/trusted-types") {
       // A page that enforces Trusted Types: a string given to an HTML sink (DOMParser's
-      // parseFromString among them) is a violation, reported and blocked.
-      res.writeHead(200, { "content-type": "text/html", "content-security-policy": "require-trusted-types-for 'script'; trusted-types app-policy" });
+      // parseFromString among them) is a violation, reported and blocked. ?default: the page
+      // makes a 'default' policy that turns every HTML string down and has no script callback.
+      const withDefault = url.searchParams.has("default");
+      res.writeHead(200, {
+        "content-type": "text/html",
+        "content-security-policy": `require-trusted-types-for 'script'; trusted-types app-policy${withDefault ? " default" : ""}`,
+      });
       res.end(
         "<!doctype html><title>trusted types</title><script>window.violations = [];" +
-          "document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.effectiveDirective + ' ' + e.sample));</script><p>tt</p>",
+          "document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.effectiveDirective + ' ' + e.sample));" +
+          (withDefault ? "trustedTypes.createPolicy('default', { createHTML: () => null });" : "") +
+          "</script><p>tt</p>",
       );
     } else if (url.pathname === "/server-error") {
       res.writeHead(500, { "content-type": "text/html; charset=utf-8" });
@@ -629,6 +636,30 @@ try {
   assert.equal(underTrustedTypes.pageText, failedPage.pageText);
   assert.deepEqual(await second.evaluate(() => window.violations), [], "no Trusted Types violation of ours");
   log("on a page that enforces Trusted Types: the error page's text, and no violation of ours");
+
+  // With the page's own 'default' policy, a violation is stored in Chrome's console words, which
+  // say why that policy made no value.
+  const chromeSaid = [];
+  const hear = (m) => m.text().startsWith("This document requires") && chromeSaid.push(m.text());
+  second.on("console", hear);
+  await second.goto(`${fixture.origin}/trusted-types?default`);
+  await second.evaluate(() => {
+    for (const sink of [() => (document.body.innerHTML = "<i>raw</i>"), () => setTimeout("window.ran = true")]) {
+      try {
+        sink();
+      } catch {
+        // blocked, as the page expects
+      }
+    }
+  });
+  const trustedTypesSaid = await waitFor("the Trusted Types violations", async () => {
+    const stored = (await all(client, "logs", { tabId: tabB })).filter((e) => e.source === "csp" && e.url.endsWith("/trusted-types?default"));
+    return stored.length === 2 && chromeSaid.length === 2 && stored.map((e) => e.message);
+  });
+  second.off("console", hear);
+  assert.deepEqual(trustedTypesSaid, chromeSaid);
+  assert.ok(trustedTypesSaid[0].includes("the 'default' policy failed to execute"), trustedTypesSaid[0]);
+  log("a Trusted Types violation with the page's default policy: Chrome's words, its reason included");
 
   // Failures SvelteKit answers with 200 (no status shows them): error entries of their own.
   await second.evaluate(async () => {

@@ -92,6 +92,15 @@ G.sources.beacon(context);
 
 // csp.js and resources.js only listen: their handlers are called here with the events' fields.
 const handlers = {};
+// A stand-in for the browser's Trusted Types factory, whose createPolicy csp.js wraps.
+class TrustedTypePolicyFactory {
+  createPolicy(name, options) {
+    if (name === "refused") throw new TypeError("Failed to execute 'createPolicy' on 'TrustedTypePolicyFactory'");
+    return { name, options };
+  }
+}
+const nativeCreatePolicy = TrustedTypePolicyFactory.prototype.createPolicy;
+globalThis.TrustedTypePolicyFactory = TrustedTypePolicyFactory;
 const listening = { ...context, core: { ...G.core, listen: (target, type, fn) => (handlers[type] = fn) } };
 G.sources.csp(listening);
 G.sources.resources(listening);
@@ -335,6 +344,40 @@ test("CSP violations become logs worded as Chrome's console words them", () => {
     assert.equal(e.source, "csp");
     assert.equal(e.effectiveDirective, fields.effectiveDirective);
     assert.equal(e.disposition, fields.disposition || "enforce");
+  }
+});
+
+test("a Trusted Types message says, as Chrome's does, why the page's 'default' policy made no value", () => {
+  const factory = new TrustedTypePolicyFactory();
+  const wrapped = TrustedTypePolicyFactory.prototype.createPolicy;
+  assert.notEqual(wrapped, nativeCreatePolicy, "createPolicy is wrapped");
+  assert.equal(Function.prototype.toString.call(wrapped), nativeText.call(nativeCreatePolicy), "its toString is the original's");
+  assert.equal(wrapped.name, "createPolicy");
+  assert.equal(wrapped.length, 2);
+  assert.throws(() => factory.createPolicy("refused", {}), /Failed to execute 'createPolicy'/, "a refusal is the browser's own error");
+  const app = factory.createPolicy("app", { createHTML: (s) => s });
+  assert.equal(app.name, "app", "the policy made is the browser's");
+  const sink = (sample) => ({ blockedURI: "trusted-types-sink", effectiveDirective: "require-trusted-types-for", sample });
+  handlers.securitypolicyviolation(violation(sink("Element innerHTML|<i>raw</i>")));
+  assert.equal(take()[0].message, "This document requires 'TrustedHTML' assignment. The action has been blocked.", "no default policy yet");
+  let read = 0;
+  factory.createPolicy("default", {
+    createHTML: () => null,
+    get createScriptURL() {
+      read++;
+      return (s) => s;
+    },
+  });
+  assert.equal(read, 0, "a getter of the page's options is not called by us");
+  const cases = [
+    ["Element innerHTML|<i>raw</i>", "This document requires 'TrustedHTML' assignment and the 'default' policy failed to execute. The action has been blocked."],
+    ["eval|1+1", "This document requires 'TrustedScript' assignment and no 'default' policy for 'TrustedScript' has been defined. The action has been blocked."],
+    ["Window setTimeout|go()", "This document requires 'TrustedScript' assignment and no 'default' policy for 'TrustedScript' has been defined. The action has been blocked."],
+    ["HTMLScriptElement src|/x.js", "This document requires 'TrustedScriptURL' assignment and the 'default' policy failed to execute. The action has been blocked."],
+  ];
+  for (const [sample, message] of cases) {
+    handlers.securitypolicyviolation(violation(sink(sample)));
+    assert.equal(take()[0].message, message);
   }
 });
 
