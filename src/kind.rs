@@ -614,6 +614,7 @@ pub static ACTIONS: Kind = Kind {
         "action",
         "method",
         "target",
+        "dialog",
         "defaultPrevented",
         "synthetic",
         "frameId",
@@ -630,6 +631,8 @@ pub static ACTIONS: Kind = Kind {
         // reads as the top page's otherwise).
         pick("method", &["method"]),
         pick("action", &["action"]),
+        // A `method="dialog"` form's submit sends nothing: it closes this dialog.
+        pick("dialog", &["dialog"]),
         // A submit the page's handler kept (a single-page app's form): no request went to `action`.
         pick("defaultPrevented", &["defaultPrevented"]),
         pick("frameId", &["frameId"]),

@@ -121,12 +121,20 @@
       // (formaction, formmethod, formtarget).
       const by = e.submitter && e.submitter.nodeType === 1 ? e.submitter : null;
       const own = (name) => by !== null && by.hasAttribute(name);
-      const where = String((own("formtarget") ? by.formTarget : formProperty(form, "target")) || "");
-      const fields = {
-        action: String((own("formaction") && by.formAction) || formProperty(form, "action") || location.href),
-        method: String((own("formmethod") ? by.formMethod : formProperty(form, "method")) || "get").toUpperCase(),
-        ...(where && where !== "_self" ? { target: where } : undefined),
-      };
+      const method = String((own("formmethod") ? by.formMethod : formProperty(form, "method")) || "get").toUpperCase();
+      let fields;
+      if (method === "DIALOG") {
+        // No request: the form closes the dialog it is in (nothing, outside one).
+        const dialog = typeof form.closest === "function" ? form.closest("dialog") : null;
+        fields = { method, ...(dialog ? { dialog: selector.cssSelector(dialog) } : undefined) };
+      } else {
+        const where = String((own("formtarget") ? by.formTarget : formProperty(form, "target")) || "");
+        fields = {
+          action: String((own("formaction") && by.formAction) || formProperty(form, "action") || location.href),
+          method,
+          ...(where && where !== "_self" ? { target: where } : undefined),
+        };
+      }
       // A page that handles the submit itself (a single-page app's form) prevents the browser's
       // navigation; its handlers have run by the time the entry is built.
       action("submit", describe(form), fields, e, () => (e.defaultPrevented ? { defaultPrevented: true } : undefined));

@@ -31,6 +31,9 @@ export function formsRoute(req, res, url) {
   } else if (url.pathname === "/spa-form") {
     html(200, page("spa", `<form method="post" action="/spa-form"><button id="send">Send</button></form>
       <script>document.querySelector("form").addEventListener("submit", (e) => { e.preventDefault(); document.title = "sent"; });</script>`));
+  } else if (url.pathname === "/dialog-form") {
+    html(200, page("dialog", `<button id="open" onclick="document.getElementById('confirm').showModal()">Delete</button>
+      <dialog id="confirm"><form method="dialog" action="/never"><button id="yes" value="yes">Yes</button></form></dialog>`));
   } else {
     return false;
   }
@@ -81,5 +84,14 @@ export async function formsPage({ context, client, all, waitFor, log, origin }) 
   });
   assert.deepEqual(reloaded.map((r) => r.method ?? null), [null, null], JSON.stringify(reloaded));
   log("a POST redirected to a GET says no POST but the form's action it came after; a form the page kept says defaultPrevented");
+
+  // A form of method "dialog" sends nothing: its submit names the dialog it closes, and no action.
+  await tab.goto(`${origin}/dialog-form`);
+  await tab.click("#open");
+  await tab.click("#yes");
+  await tab.waitForFunction(() => document.getElementById("confirm").returnValue === "yes");
+  const closing = await waitFor("the dialog form's submit", async () => (await submits("/dialog-form"))[0]);
+  assert.deepEqual([closing.method, closing.dialog, closing.action], ["DIALOG", "#confirm", undefined], JSON.stringify(closing));
+  log("a dialog's form: its submit names the dialog it closes and no action");
   await tab.close();
 }
