@@ -4,7 +4,8 @@
   const limits = typeof module === "object" && module.exports ? require("./limits.js") : root.__gasoline.limits;
   const STABLE_ATTRS = ["data-testid", "data-test", "data-cy", "data-qa", "name", "aria-label"];
   // Ids and classes that frameworks generate change on every build: skip them.
-  const GENERATED_FORMS = /\d{3,}|^css-|^sc-|^_|^jsx-|^ember\d|:/i;
+  // A run of four digits or more is a counter or a hash; three may be a name's ("err500", "h264").
+  const GENERATED_FORMS = /\d{4,}|^css-|^sc-|^_|^jsx-|^ember\d|:/i;
   // A short prefix and a hash, which has a digit ("el-8fj2k") or mixed case ("x-bdVaJa"); a prefix
   // and a word ("nav-settings", "btn-submit") is a name someone chose.
   const HASHED = /^[a-z]{1,3}-(?=[a-z]*\d|[a-z\d]*[A-Z])[a-zA-Z\d]{5,}$/;

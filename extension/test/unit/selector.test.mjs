@@ -37,12 +37,12 @@ test("an element with an id is named by it", () => {
 });
 
 test("a prefix and a word is a chosen id; a prefix and a hash is generated", () => {
-  for (const id of ["nav-settings", "btn-submit", "nav-contacts", "app-header"]) {
+  for (const id of ["nav-settings", "btn-submit", "nav-contacts", "app-header", "err500", "http404"]) {
     const link = el("a", { id });
     el("body", {}, [el("nav", {}, [link])]);
     assert.equal(selector.cssSelector(link), `#${id}`);
   }
-  for (const id of ["el-8fj2k", "x-bdVaJa", "rc-1a2b3c"]) {
+  for (const id of ["el-8fj2k", "x-bdVaJa", "rc-1a2b3c", "item-20231", "ember512"]) {
     const link = el("a", { id });
     el("body", {}, [el("nav", { id: "top" }, [link])]);
     assert.equal(selector.cssSelector(link), "#top > a", id);
