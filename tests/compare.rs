@@ -727,3 +727,40 @@ async fn the_same_mode_in_both_windows_sets_nothing_apart() {
     assert!(!c["hint"].as_str().unwrap().contains("deep mode"), "{c}");
     mcp.close().await;
 }
+
+/// An agent that marks right after a click: the click's failed request and the page's warning
+/// were dated before the mark but reached the server after it (the extension sends in batches, a
+/// request's row once it ended). They count before the mark, so the edit after it reads as the fix
+/// it is; an entry dated more than a minute before the mark and issued after it counts after.
+#[tokio::test]
+async fn what_happened_before_the_mark_and_arrived_after_it_counts_before() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    server.ingest("actions", vec![load(now - 5_000, "load")]).await;
+    mcp.ok("configure", json!({"action": "mark", "name": "before-fix"})).await;
+    server.ingest("network_waterfall", vec![request(now - 300, "POST", "/api/orders", 422)]).await;
+    server.ingest("logs", vec![log(now - 290, "warn", "order failed: qty must be at least 1")]).await;
+    server
+        .ingest("logs", vec![log(now - 120_000, "warn", "a line dated long before, by a page's slept timeline")])
+        .await;
+    // The fix, then the same request again.
+    server.ingest("network_waterfall", vec![request(now + 10_000, "POST", "/api/orders", 201)]).await;
+    let c = mcp.observe(json!({"what": "compare", "mark": "before-fix", "tabId": 1})).await;
+    assert_eq!(c["requests"]["newly_failing"]["count"], 0, "{c}");
+    assert_eq!(c["requests"]["fixed"]["count"], 1, "{c}");
+    let fixed = &c["requests"]["fixed"]["items"][0];
+    assert_eq!(fixed["before"]["class"], "4xx", "{c}");
+    assert!(fixed["before"].get("from").is_none(), "in the window before itself: {c}");
+    assert_eq!(fixed["after"]["class"], "2xx", "{c}");
+    let new_warnings: Vec<&str> =
+        c["warnings"]["new"]["items"].as_array().unwrap().iter().filter_map(|g| g["message"].as_str()).collect();
+    assert!(new_warnings.iter().all(|m| !m.contains("qty must be")), "{c}");
+    // since_mark reads the same side of the mark.
+    let since = mcp.observe(json!({"what": "logs", "since_mark": "before-fix"})).await;
+    let listed = entries(&since);
+    let messages: Vec<&str> = listed.iter().filter_map(|e| e["message"].as_str()).collect();
+    assert_eq!(messages, vec!["a line dated long before, by a page's slept timeline"], "{since}");
+    mcp.close().await;
+}

@@ -60,12 +60,12 @@ impl Window {
             w.push_param("tab_id = ?", tab.into());
         }
         match &self.from {
-            Some(Bound::Mark(m)) => w.push_param("id > ?", m.cursor(kind).unwrap_or(0).into()),
+            Some(Bound::Mark(m)) => w.push_mark(m.after(kind)),
             Some(Bound::Load(l)) => w.push_page_since(l.ts),
             None => {}
         }
         match &self.to {
-            Some(Bound::Mark(m)) => w.push_param("id <= ?", m.cursor(kind).unwrap_or(i64::MAX).into()),
+            Some(Bound::Mark(m)) => w.push_mark(m.up_to(kind)),
             Some(Bound::Load(l)) => w.push_pages_before(l.ts),
             None => {}
         }
@@ -388,14 +388,20 @@ fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
     };
     let mark = marks::get(conn, name)?;
     let previous = marks::previous(conn, &mark)?;
-    let actions_at_mark = mark.cursor(&crate::kind::ACTIONS).unwrap_or(i64::MAX);
+    let actions = &crate::kind::ACTIONS;
     let load_before = match tab {
-        Some(t) => navigation::loads(conn, t, actions_at_mark, 1)?.into_iter().next(),
+        // The newest load not after the mark: one that arrived after it may have begun before it.
+        Some(t) => {
+            match navigation::loads(conn, t, i64::MAX, 8)?.into_iter().find(|l| !mark.is_after(actions, l.id, l.ts)) {
+                Some(l) => Some(l),
+                None => navigation::loads(conn, t, mark.cursor(actions).unwrap_or(i64::MAX), 1)?.into_iter().next(),
+            }
+        }
         None => None,
     };
     // The later of the previous mark and the tab's page load before the mark.
     let from = match (previous, load_before) {
-        (Some(m), Some(l)) if m.cursor(&crate::kind::ACTIONS).unwrap_or(0) >= l.id => Some(Bound::Mark(m)),
+        (Some(m), Some(l)) if !m.is_after(actions, l.id, l.ts) => Some(Bound::Mark(m)),
         (_, Some(l)) => Some(Bound::Load(l)),
         (Some(m), None) => Some(Bound::Mark(m)),
         (None, None) => None,
@@ -408,7 +414,7 @@ fn plan(conn: &Connection, args: &ObserveArgs) -> Result<Plan, QueryError> {
     // The tab's latest page load after the mark: what the page did before it (a hot update's
     // warnings, say) is not what the page does now.
     let load_after = match tab {
-        Some(t) => navigation::latest(conn, t)?.filter(|l| l.id > actions_at_mark),
+        Some(t) => navigation::latest(conn, t)?.filter(|l| mark.is_after(actions, l.id, l.ts)),
         None => None,
     };
     // One tab's windows, as the bounds and the vitals are: tabId, else the tracked tab.

@@ -45,8 +45,8 @@ impl Where {
     }
 
     fn mark_and_search(&mut self, kind: &Kind, args: &ObserveArgs) {
-        if let Some(cursor) = args.extras.since_mark.as_ref().and_then(|m| m.cursor(kind)) {
-            self.push("id > ?", cursor.into());
+        if let Some(mark) = &args.extras.since_mark {
+            self.push_mark(mark.after(kind));
         }
         if let Some(began) = args.extras.document_since {
             // `since` holds its time already; the document's own entries only.
@@ -146,6 +146,12 @@ impl Where {
     /// Adds a condition with one parameter.
     pub fn push_param(&mut self, condition: &str, value: SqlValue) {
         self.push(condition, value);
+    }
+
+    /// Adds a mark's condition ([`super::marks::Mark::after`], [`super::marks::Mark::up_to`]).
+    pub fn push_mark(&mut self, (condition, params): (&str, [i64; 3])) {
+        self.conditions.push(condition.to_owned());
+        self.params.extend(params.map(SqlValue::Integer));
     }
 
     /// Adds a condition without parameters.

@@ -23,10 +23,35 @@ pub struct Mark {
     pub cursors: BTreeMap<String, i64>,
 }
 
+/// How long before a mark an entry issued after it may be dated and still count before it. The
+/// extension sends a page's entries in batches every half second, and a request's row once the
+/// request ended: an agent that marks right after a click would otherwise find what the click did
+/// after its mark. An entry dated earlier than this before the mark and issued after it counts
+/// after it, as its id says: the page's timeline (Resource Timing) can lag the clock by the time
+/// the machine slept.
+pub const LATE_MS: i64 = 60_000;
+
 impl Mark {
     /// The last id of `kind` at the mark (entries after it have greater ids).
     pub fn cursor(&self, kind: &Kind) -> Option<i64> {
         self.cursors.get(kind.name).copied()
+    }
+
+    /// The SQL condition and its parameters for `kind`'s entries after the mark: issued after it
+    /// and not dated within [`LATE_MS`] before it.
+    pub fn after(&self, kind: &Kind) -> (&'static str, [i64; 3]) {
+        ("(id > ? AND (ts >= ? OR ts < ?))", [self.cursor(kind).unwrap_or(0), self.ts, self.ts - LATE_MS])
+    }
+
+    /// The SQL condition and its parameters for `kind`'s entries up to the mark: issued before
+    /// it, or issued after it and dated within [`LATE_MS`] before it.
+    pub fn up_to(&self, kind: &Kind) -> (&'static str, [i64; 3]) {
+        ("(id <= ? OR (ts < ? AND ts >= ?))", [self.cursor(kind).unwrap_or(i64::MAX), self.ts, self.ts - LATE_MS])
+    }
+
+    /// Whether `kind`'s entry `id`, dated `ts`, came after the mark ([`Mark::after`]).
+    pub fn is_after(&self, kind: &Kind, id: i64, ts: i64) -> bool {
+        id > self.cursor(kind).unwrap_or(0) && !(self.ts - LATE_MS..self.ts).contains(&ts)
     }
 }
 
