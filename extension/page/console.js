@@ -12,7 +12,7 @@
 // label, "Assertion failed: …"), and DevTools' warnings for a count or timer
 // label that does not exist. Entries made inside console.group carry `group`:
 // the labels of the open groups, outermost first.
-// Registry: reads sources, format, table, callsite, snapshot, core, outbox, serialize, redact, limits; adds sources.console.
+// Registry: reads sources, format, table, callsite, snapshot, core, outbox, serialize, redact, limits, consumed; adds sources.console.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
@@ -119,8 +119,13 @@
       const args = values(tape);
       // The logged Error's stack is the entry's `stack`; the message names it by its head line.
       const stack = serialize.stackOf(args);
-      const entry = entryOf(level, method, format.formatMessage(args, stack ? serialize.errorOf(args) : undefined), site, path);
+      const error = stack ? serialize.errorOf(args) : undefined;
+      const entry = entryOf(level, method, format.formatMessage(args, error), site, path);
       if (stack) entry.stack = stack;
+      // A logged SyntaxError of a body read as JSON that was none (a data library's caught error):
+      // which response, as for one thrown.
+      const jsonFrom = error && G.consumed ? G.consumed.jsonFrom(error) : undefined;
+      if (jsonFrom) entry.jsonFrom = jsonFrom;
       return entry;
     }
 

@@ -616,6 +616,18 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.equal(notJson.jsonFrom, t("/network.html?as-json"), JSON.stringify(notJson));
     const withContext = await observe(client, { what: "errors", tabId: secondTab, id: notJson.id, context: "full" });
     assert.equal(withContext.entries[0].context.response.url, t("/network.html?as-json"), JSON.stringify(withContext));
+    // The same SyntaxError caught and logged, as a data library's error callback logs it: named too.
+    await second.evaluate(() =>
+      fetch("/network.html?as-json&caught")
+        .then((r) => r.json())
+        .catch((e) => console.error("Query ['settings'] failed:", e)),
+    );
+    const logged = await waitFor("the logged SyntaxError", async () =>
+      (await all(client, "errors", { tabId: secondTab, search: "Query ['settings'] failed" }))[0],
+    );
+    assert.equal(logged.jsonFrom, t("/network.html?as-json&caught"), JSON.stringify(logged));
+    const loggedContext = await observe(client, { what: "errors", tabId: secondTab, id: logged.id, context: "full" });
+    assert.equal(loggedContext.entries[0].context.response.url, t("/network.html?as-json&caught"), JSON.stringify(loggedContext));
     log(`network page, second tab not deep: ${rows2.length} rows, all the page's own, no browser messages`);
     await second.close();
 
