@@ -92,6 +92,9 @@ pub enum Shape {
     Frames(usize),
     /// The length in characters of a string.
     Length,
+    /// A count of bytes, as stored; a zero is passed over for the next field named (a response a
+    /// cache or a service worker answered transferred none, and its body's size says more).
+    Bytes,
 }
 
 /// One field of a kind's compact entries: `name`, taken from the first of
@@ -441,7 +444,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         pick("operation", &["operation"]),
         pick("status", &["responseStatus"]),
         pick("duration", &["duration"]),
-        pick("size", &["transferSize", "encodedBodySize"]),
+        View { name: "size", from: &["transferSize", "encodedBodySize"], shape: Shape::Bytes },
         pick("type", &REQUEST_TYPE),
         pick("error", &["error"]),
         pick("failed", &["failed"]),

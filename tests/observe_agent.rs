@@ -494,3 +494,43 @@ async fn a_failed_request_s_summary_place_is_its_newest_row_s_and_names_the_othe
     );
     mcp.close().await;
 }
+
+/// A response a service worker or a cache answered transfers no bytes: its compact `size` is its
+/// body's, not a 0 an agent reads as an empty response (a review with MSW's mocked API); with
+/// neither known (a cross-origin response without Timing-Allow-Origin), no size at all.
+#[tokio::test]
+async fn a_response_that_transferred_nothing_is_sized_by_its_body() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let sized = |path: &str, transfer: i64, encoded: i64| {
+        let mut r = request(T, "GET", &format!("{APP}{path}"), 200);
+        r["transferSize"] = json!(transfer);
+        r["encodedBodySize"] = json!(encoded);
+        r["fromServiceWorker"] = json!("fetch-handler");
+        r
+    };
+    server
+        .ingest(
+            "network_waterfall",
+            vec![sized("/api/products", 0, 169), sized("/api/user", 470, 169), sized("/opaque.png", 0, 0)],
+        )
+        .await;
+    let answer = mcp.observe(json!({"what": "network_waterfall"})).await;
+    let sizes: Vec<(String, Value)> = entries(&answer)
+        .iter()
+        .map(|e| {
+            (e["url"].as_str().unwrap_or_default().replace(APP, ""), e.get("size").cloned().unwrap_or(Value::Null))
+        })
+        .collect();
+    assert_eq!(
+        sizes,
+        vec![
+            ("/api/products".to_string(), json!(169)),
+            ("/api/user".to_string(), json!(470)),
+            ("/opaque.png".to_string(), Value::Null)
+        ],
+        "{answer}"
+    );
+    mcp.close().await;
+}

@@ -158,6 +158,9 @@ impl Layout {
                     let mut value = None;
                     for from in view.from {
                         if let Some(found) = lookup(from)? {
+                            if view.shape == Shape::Bytes && found.is_zero() {
+                                continue;
+                            }
                             value = Some(found.render(view.shape, sent(from)));
                             break;
                         }
@@ -445,6 +448,16 @@ enum Found<'a> {
 }
 
 impl Found<'_> {
+    /// Whether it is the number 0.
+    fn is_zero(&self) -> bool {
+        match self {
+            Found::Int(v) => *v == 0,
+            Found::Real(v) => *v == 0.0,
+            Found::Text(_) => false,
+            Found::Raw(raw) => raw.get().parse::<f64>().is_ok_and(|v| v == 0.0),
+        }
+    }
+
     /// As JSON text, as stored.
     fn stored(&self) -> String {
         match self {
@@ -508,7 +521,7 @@ fn text(s: &str, shape: Shape, sent: Option<usize>) -> String {
             }
             json_string(&cut(&head))
         }
-        Shape::Whole => match sent {
+        Shape::Whole | Shape::Bytes => match sent {
             Some(sent) => json_string(&cut_sent(s, sent)),
             None => json_string(&cut(s)),
         },
