@@ -96,7 +96,7 @@ function capture(site, T) {
       req(320, { url: "http://127.0.0.1:9/refused", method: "GET", initiatorType: "fetch", duration: 2.5, failed: true, error: "TypeError: Failed to fetch", location: `${site}/src/cart.js:12:5`, callers: `${site}/src/main.js:3:1` }),
       req(330, { url: `ws://${new URL(site).host}/echo`, initiatorType: "websocket", duration: 12 }),
       // A script of 26,900 bytes: "26.9 kB", as DevTools writes it.
-      req(170, { url: `${site}/bundle.js`, method: null, initiatorType: "script", duration: 8, responseStatus: 200, transferSize: 26900 }),
+      req(170, { url: `${site}/bundle.js`, method: null, initiatorType: "script", duration: 8, responseStatus: 200, transferSize: 26900, encodedBodySize: 26600 }),
       // Two connections to one URL; each row ends as its socket opens (page/websocket.js).
       req(600, { url: LIVE(site), initiatorType: "websocket", duration: 8, responseStatus: 101 }),
       req(700, { url: LIVE(site), initiatorType: "websocket", duration: 6, responseStatus: 101 }),
@@ -593,7 +593,12 @@ try {
   const bundleRow = `.vlayer .vrow[data-id="network_waterfall:${bundle.id}"]`;
   assert.ok((await viewer.$$eval(`${bundleRow} .vcell`, (ns) => ns.map((n) => n.textContent))).includes("26.9 kB"), "the size column says 26.9 kB");
   await viewer.click(bundleRow);
-  await waitFor("the detail's size", async () => (await viewer.$$eval("#detail table.kv tr", (ns) => ns.map((n) => [n.cells[0]?.textContent, n.cells[1]?.textContent]))).some(([k, v]) => k === "transferred" && v === "26.9 kB"));
+  const detailSizes = await waitFor("the detail's size", async () => {
+    const rows = await viewer.$$eval("#detail table.kv tr", (ns) => ns.map((n) => [n.cells[0]?.textContent, n.cells[1]?.textContent]));
+    return rows.some(([k, v]) => k === "transferred" && v === "26.9 kB") && rows;
+  });
+  // Beside what was transferred, the body's own size (all a service worker's or a cache's answer has).
+  assert.ok(detailSizes.some(([k, v]) => k === "body" && v === "26.6 kB"), JSON.stringify(detailSizes));
   await viewer.keyboard.press("Escape");
   // A socket's detail lists that socket's own frames: its messages (which carry no URL) and its
   // close with code and reason (as text), none of another connection to the same URL.

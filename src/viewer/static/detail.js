@@ -196,6 +196,8 @@ async function request(r) {
         ["type", r.type || r.initiatorType],
         ["protocol", r.nextHopProtocol],
         ["transferred", bytes(r.transferSize)],
+        // A response a cache or a service worker answered transferred nothing: its body's size.
+        ["body", bytes(r.encodedBodySize)],
         ["started", `${when(r.ts)}`],
         ["duration", ms(r.duration)],
         ["source", r.source],
