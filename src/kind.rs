@@ -435,6 +435,9 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         "connectionId",
         "afterFormPost",
         "operation",
+        // A response that streams until closed (server-sent events, ndjson; deep mode): its end is
+        // a close, its duration the stream's life.
+        "stream",
         "redacted",
     ],
     compact: &[
@@ -512,6 +515,9 @@ pub static NETWORK_BODIES: Kind = Kind {
         "pageText",
         "pageTextTruncated",
         "operation",
+        // A response that streams until closed (server-sent events, ndjson; deep mode): its end is
+        // a close, its duration the stream's life.
+        "stream",
         "redacted",
     ],
     compact: &[

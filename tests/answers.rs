@@ -457,6 +457,12 @@ async fn summary_s_slowest_requests_leave_out_connections_that_stay_open_and_lon
                     "http://localhost:5173/events",
                     json!({"type": "eventsource", "duration": 30_000.0, "source": "browser"}),
                 ),
+                // The same stream as a service worker fetched it for the page (deep mode): `stream`.
+                row(
+                    6,
+                    "http://localhost:5173/events",
+                    json!({"type": "fetch", "duration": 29_000.0, "source": "browser", "stream": true, "responseStatus": 200}),
+                ),
                 // Socket.IO's polling transport: each GET waits for the server's next message.
                 row(
                     5,
@@ -485,7 +491,7 @@ async fn summary_s_slowest_requests_leave_out_connections_that_stay_open_and_lon
         .map(|r| r["url"].as_str().unwrap())
         .collect();
     assert_eq!(slowest, ["http://localhost:5173/api/slow", "http://localhost:5173/api/fast"], "{summary}");
-    assert_eq!(summary["kinds"]["network_waterfall"]["count"], 5, "still counted");
+    assert_eq!(summary["kinds"]["network_waterfall"]["count"], 6, "still counted");
 }
 
 #[tokio::test]

@@ -305,6 +305,7 @@ export class DeepRequests {
     const t = response.timing;
     r.responseAt = this.wall(t && Number.isFinite(t.requestTime) && t.receiveHeadersEnd >= 0 ? t.requestTime + t.receiveHeadersEnd / 1000 : p.timestamp);
     if (p.type === "Preflight") r.preflight = true;
+    if (STREAMED.test(response.mimeType || "")) r.stream = true;
   }
 
   /**
@@ -364,6 +365,7 @@ export class DeepRequests {
       duration: r.startedAt === undefined ? undefined : endedAt - r.startedAt,
       ts: Math.round(r.startedAt ?? endedAt),
       startUnknown: r.startedAt === undefined || undefined,
+      stream: r.stream,
     };
     if (r.redirects.length) {
       row.redirects = r.redirects;
@@ -579,7 +581,12 @@ const HANDLERS = {
     this.scriptLoaded(s, false);
   },
   "Network.loadingFailed"(s, p) {
-    this.finish(p, (r, page) => failure(p, r, page));
+    const r = this.open.get(p.requestId);
+    // A stream answered and then closed, by the page (an EventSource's close()) or by the worker
+    // that relayed it: it ended, it did not fail.
+    const closed =
+      r && r.stream && r.status >= 100 && !p.corsErrorStatus && !p.blockedReason && (p.canceled || CLOSED_STREAM.test(p.errorText || ""));
+    this.finish(p, closed ? null : (r, page) => failure(p, r, page));
     this.scriptLoaded(s, false);
   },
   "Network.webSocketCreated": DeepRequests.prototype.socket,
@@ -638,6 +645,11 @@ const HANDLERS = {
     this.sessions.delete(p.sessionId);
   },
 };
+
+// A response that streams until it is closed (server-sent events, ndjson), as the page's bodies.js
+// names them; and how Chrome says such a stream was closed after its answer.
+const STREAMED = /event-stream|ndjson|jsonl|stream\+json|x-mixed-replace/i;
+const CLOSED_STREAM = /^net::ERR_(ABORTED|FAILED)$/;
 
 /** "HTTP/1.1 200 OK", as webRequest's statusLine read (HTTP/2 has no reason phrase). */
 export function statusLine(response) {

@@ -260,7 +260,12 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     // What made the request, as its entry's `type` says.
     let [first, then] = REQUEST_TYPE.map(|f| field_expr(kind, f));
     let request_type = format!("coalesce({first}, {then})");
-    let lasting = format!("({request_type} IN ('websocket', 'eventsource') OR {})", outcome::long_poll_sql());
+    // A stream a worker fetched for the page (deep mode: `stream`) lasts as the page's EventSource does.
+    let lasting = format!(
+        "({request_type} IN ('websocket', 'eventsource') OR {} OR coalesce({}, 0) = 1)",
+        outcome::long_poll_sql(),
+        field_expr(kind, "stream")
+    );
     // A page: a document, or an HTML error page a fetch or an XHR got (its `pageText`: a Turbo visit,
     // an htmx boost or a form they sent, answered 422 or 500, is the page the person then sees).
     let document =

@@ -830,3 +830,26 @@ test("a worker's own script whose end is never reported ends once a request of t
   send(undefined, "Target.detachedFromTarget", { sessionId: "S-W", targetId: W });
   assert.deepEqual([row(wurl).row.type, row(wurl).tabId, row(wurl).where.top], ["script", 7, true]);
 });
+
+test("a stream answered and then closed (an EventSource the page closed) ended, it did not fail; a request aborted before its answer failed", () => {
+  const { send, row } = tracker();
+  const url = (p) => `http://127.0.0.1:8001${p}`;
+  send(undefined, "Network.requestWillBeSent", willSend("1.20", url("/sse/stock"), { type: "EventSource", ms: 0 }));
+  send(undefined, "Network.responseReceived", response("1.20", { type: "EventSource", ms: 5, mimeType: "text/event-stream" }));
+  send(undefined, "Network.loadingFailed", { requestId: "1.20", ...end(795), errorText: "net::ERR_ABORTED", canceled: true, type: "EventSource" });
+  const closed = row(url("/sse/stock")).row;
+  assert.deepEqual([closed.responseStatus, closed.error, closed.stream], [200, undefined, true], JSON.stringify(closed));
+  // The same ending of a JSON response, and an abort before any answer: failures.
+  send(undefined, "Network.requestWillBeSent", willSend("1.21", url("/api/items"), { ms: 0 }));
+  send(undefined, "Network.responseReceived", response("1.21", { ms: 5, mimeType: "application/json" }));
+  send(undefined, "Network.loadingFailed", { requestId: "1.21", ...end(9), errorText: "net::ERR_ABORTED", canceled: true, type: "Fetch" });
+  assert.equal(row(url("/api/items")).row.error, "net::ERR_ABORTED");
+  send(undefined, "Network.requestWillBeSent", willSend("1.22", url("/sse/other"), { type: "EventSource", ms: 0 }));
+  send(undefined, "Network.loadingFailed", { requestId: "1.22", ...end(3), errorText: "net::ERR_ABORTED", canceled: true, type: "EventSource" });
+  assert.equal(row(url("/sse/other")).row.error, "net::ERR_ABORTED");
+  // A stream the server broke off is a failure too.
+  send(undefined, "Network.requestWillBeSent", willSend("1.23", url("/sse/broken"), { type: "EventSource", ms: 0 }));
+  send(undefined, "Network.responseReceived", response("1.23", { type: "EventSource", ms: 5, mimeType: "text/event-stream" }));
+  send(undefined, "Network.loadingFailed", { requestId: "1.23", ...end(50), errorText: "net::ERR_INCOMPLETE_CHUNKED_ENCODING", canceled: false, type: "EventSource" });
+  assert.equal(row(url("/sse/broken")).row.error, "net::ERR_INCOMPLETE_CHUNKED_ENCODING");
+});
