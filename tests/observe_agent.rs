@@ -534,3 +534,45 @@ async fn a_response_that_transferred_nothing_is_sized_by_its_body() {
     );
     mcp.close().await;
 }
+
+/// Errors the app caught and logged, over and over (a data library retrying each failing query),
+/// do not push the ones nobody caught off the summary: an uncaught error and an unhandled
+/// rejection come first, and say so (a review with TanStack Query: both crashes were not shown).
+#[tokio::test]
+async fn a_summary_shows_what_nobody_caught_ahead_of_errors_logged_again_and_again() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let mut logs = Vec::new();
+    for query in ["products", "orders", "settings", "user", "cart", "prices"] {
+        for retry in 0..4 {
+            logs.push(error(
+                T + logs.len() as i64,
+                &format!("Query ['{query}'] failed: Error: HTTP 500 (try {retry})"),
+            ));
+        }
+    }
+    let mut thrown = error(T + 100, "TypeError: Cannot read properties of undefined (reading 'discount')");
+    thrown["source"] = json!("exception");
+    let mut rejected = error(T + 101, "Unhandled rejection: Cart sync failed");
+    rejected["source"] = json!("unhandledrejection");
+    logs.extend([thrown, rejected]);
+    server.ingest("logs", logs).await;
+    let summary = mcp.observe(json!({"what": "summary"})).await;
+    let groups = summary["errors"]["groups"].as_array().expect("error groups");
+    let first: Vec<(&str, bool)> = groups
+        .iter()
+        .take(2)
+        .map(|g| (g["example"].as_str().unwrap_or_default(), g["uncaught"].as_bool().unwrap_or(false)))
+        .collect();
+    assert_eq!(
+        first,
+        vec![
+            ("TypeError: Cannot read properties of undefined (reading 'discount')", true),
+            ("Unhandled rejection: Cart sync failed", true)
+        ],
+        "{summary}"
+    );
+    assert!(groups[2].get("uncaught").is_none(), "a logged error says nothing of it: {summary}");
+    mcp.close().await;
+}

@@ -38,6 +38,10 @@ pub struct Group {
     /// A page or frame that answered an error status ("The page answered 500: …").
     #[serde(skip)]
     pub page: bool,
+    /// Thrown and caught by nobody, or a rejection nobody handled: a crash, where an error the app
+    /// logged is one it handled.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub uncaught: bool,
 }
 
 /// Fills each group's `at`, so that where an error happens takes no second call: the page's own
@@ -99,16 +103,24 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
                     example: example(&message),
                     at: None,
                     page: row.get::<_, Option<bool>>(5)?.unwrap_or(false),
+                    uncaught: matches!(source.as_deref(), Some("exception" | "unhandledrejection")),
                 });
             }
         }
     }
     // A page that answered an error status first: the page the person looked at was the server's
     // error (a form re-shown with 422, a 500), which assets that fail on every load would push off
-    // the list. Then the most frequent first; among as frequent, the earliest first: the first
-    // error of a cascade (a component's TypeError, then the framework's errors about the broken
-    // tree) is its cause.
-    groups.sort_by(|a, b| b.page.cmp(&a.page).then(b.count.cmp(&a.count)).then(a.first_id.cmp(&b.first_id)));
+    // the list. Then what nobody caught (a crash), ahead of errors the app caught and logged,
+    // which a data library retrying a request logs again and again. Then the most frequent first;
+    // among as frequent, the earliest first: the first error of a cascade (a component's
+    // TypeError, then the framework's errors about the broken tree) is its cause.
+    groups.sort_by(|a, b| {
+        b.page
+            .cmp(&a.page)
+            .then(b.uncaught.cmp(&a.uncaught))
+            .then(b.count.cmp(&a.count))
+            .then(a.first_id.cmp(&b.first_id))
+    });
     Ok(groups)
 }
 
