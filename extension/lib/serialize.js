@@ -24,6 +24,17 @@
   const { isArray, isView, getPrototypeOf, defineProperty, ObjectProto, ArrayProto, HasNode, HasEventTarget, HasEvent } = natives;
   const ownDescriptor = Object.getOwnPropertyDescriptor;
   const ownKeys = Object.keys;
+  const hasOwn = Object.prototype.hasOwnProperty;
+  const apply = Reflect.apply;
+
+  /**
+   * A method `object` inherits: a platform object's are enumerable (URL's `toString`,
+   * URLSearchParams' `append`), a class's are not. DevTools shows an object's own functions, not
+   * these: a logged URL is its parts, not forty `[Function …]`.
+   */
+  function inherited(object, key, v) {
+    return typeof v === "function" && !apply(hasOwn, object, [key]);
+  }
   // A RegExp as DevTools shows it (`/re/g`), from the built-in getters, whatever the page made of toString.
   const regexpSource = ownDescriptor(RegExp.prototype, "source").get;
   const regexpFlags = ownDescriptor(RegExp.prototype, "flags").get;
@@ -292,7 +303,7 @@
         break;
       }
       const v = readProperty(value, key);
-      if (skip !== undefined && skip(key, v)) continue;
+      if (inherited(value, key, v) || (skip !== undefined && skip(key, v))) continue;
       n++;
       if (key === "__proto__") defineProperty(out, key, { value: child(v, depth + 1, state), enumerable: true, writable: true, configurable: true });
       else out[key] = child(v, depth + 1, state);
@@ -408,6 +419,7 @@
   const serialize = {
     natives,
     readProperty,
+    inherited,
     nestedTarget,
     skipOf,
     zoneKey,

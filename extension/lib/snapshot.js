@@ -152,7 +152,7 @@
         break;
       }
       const v = serialize.readProperty(object, key);
-      if (skip !== undefined && skip(key, v)) continue;
+      if (serialize.inherited(object, key, v) || (skip !== undefined && skip(key, v))) continue;
       n++;
       s.values--;
       tape.push(key);

@@ -180,7 +180,15 @@ test("an event logged inside an object is its own data, its target by class: not
     assert.ok(!text.includes("__zone_symbol__") && !text.includes("CAPTURING_PHASE") && !text.includes("[Function"), text);
     assert.ok(text.length < 600, `${text.length}: ${text}`);
   }
-  // Logged itself, the XHR is walked as any object, but for zone.js's own keys.
-  assert.match(shown([xhr])[0], /^XMLHttpRequest \{"readyState":4,"status":4,/);
-  assert.ok(!shown([xhr])[0].includes("__zone_symbol__"));
+  // Logged itself, the XHR is walked as any object, but for zone.js's own keys and the methods it
+  // inherits (EventTarget's addEventListener…, enumerable as a platform object's are).
+  assert.equal(shown([xhr])[0], 'XMLHttpRequest {"readyState":4,"status":4}');
+});
+
+test("a logged URL is its parts, as DevTools shows it: not the methods a platform object inherits", () => {
+  const [text] = shown([new URL("http://localhost:5173/api/products?page=2")]);
+  assert.ok(text.startsWith('URL {"href":"http://localhost:5173/api/products?page=2","origin":"http://localhost:5173",'), text);
+  assert.ok(text.includes('"searchParams":{"size":1}') && !text.includes("[Function"), text);
+  // An object's own functions are still shown, as DevTools shows them.
+  assert.equal(shown([{ onClick() {} }])[0], '{"onClick":"[Function onClick]"}');
 });
