@@ -344,6 +344,9 @@ pub static LOGS: Kind = Kind {
         pick("source", &["source"]),
         pick("url", &["url"]),
         pick("worker", &["worker"]),
+        // The console groups a line was logged in, outermost first: a library's "Request" line
+        // means something under its "[MSW] GET /api/products (200 OK)".
+        pick("group", &["group"]),
     ],
     frames_page: Some("url"),
 };

@@ -576,3 +576,26 @@ async fn a_summary_shows_what_nobody_caught_ahead_of_errors_logged_again_and_aga
     assert!(groups[2].get("uncaught").is_none(), "a logged error says nothing of it: {summary}");
     mcp.close().await;
 }
+
+/// A line logged inside a console group says which: MSW's "Request" line means something under
+/// its "[MSW] 12:00:01 GET /api/products (200 OK)" (a review found compact logs dropped it).
+#[tokio::test]
+async fn a_line_logged_in_a_console_group_names_the_group() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let label = "[MSW] 12:00:01 GET /api/products (200 OK)";
+    let mut header = error(T, label);
+    header["level"] = json!("log");
+    header["method"] = json!("groupCollapsed");
+    let mut line = error(T + 1, "Request {\"method\":\"GET\",\"url\":\"http://localhost:5173/api/products\"}");
+    line["level"] = json!("log");
+    line["group"] = json!([label]);
+    server.ingest("logs", vec![header, line]).await;
+    let answer = mcp.observe(json!({"what": "logs"})).await;
+    let listed = entries(&answer);
+    assert_eq!(listed.len(), 2, "{answer}");
+    assert!(listed[0].get("group").is_none(), "{answer}");
+    assert_eq!(listed[1]["group"], json!([label]), "{answer}");
+    mcp.close().await;
+}
