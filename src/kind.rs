@@ -196,6 +196,10 @@ pub const HOT_UPDATE_REASON: &str = "hot update";
 /// A frame's `sourcemap` reason when its script is not on the page's origin (or the page is outside
 /// the capture scope): the resolver writes it, compact entries count such a frame as library code.
 pub const NOT_IN_SCOPE_REASON: &str = "not in scope";
+/// A frame's `sourcemap` reason when its position comes before the first its map maps: code the
+/// bundler put ahead of the modules (esbuild's `__async` helper at the top of a chunk), of no
+/// source. The resolver writes it; compact entries count such a frame as library code.
+pub const BUNDLER_CODE_REASON: &str = "bundler code";
 
 /// Whether a segment of a script's URL path or of a source's path marks library code: a
 /// `node_modules` folder (DevTools' default ignore list), a `vendor` folder (an import map's

@@ -179,6 +179,25 @@ fn positions_outside_the_mappings_are_out_of_range() {
     }
 }
 
+/// esbuild writes its helpers (`__async`, `__spreadValues`) at the top of a chunk, ahead of the
+/// first module it maps: a frame there is the bundler's code, which compact entries count as
+/// library code, not a line of the app the map could not place.
+#[test]
+fn positions_before_the_first_mapping_are_the_bundler_s_code() {
+    let map = br#"{"version":3,"sources":["src/main.ts"],"names":[],"mappings":";;AAAA,IAAI"}"#;
+    let parsed = parse(map).expect("a map");
+    let script = url("http://localhost:4200/main.js");
+    for (line, column) in [(1, 1), (1, 400), (2, 9)] {
+        assert_eq!(
+            lookup(&parsed.map, line, column, &script, &url(PAGE)),
+            Err(Unmapped::BundlerCode),
+            "{line}:{column}"
+        );
+    }
+    let own = lookup(&parsed.map, 3, 5, &script, &url(PAGE)).expect("the module's own line");
+    assert_eq!((own.source.as_str(), own.line), ("src/main.ts", 1));
+}
+
 #[test]
 fn malformed_and_crafted_maps_give_a_reason() {
     let invalid: &[&[u8]] = &[

@@ -342,6 +342,7 @@ fn at_text(original: Option<&Value>, frames: &[Value], reason: Option<&str>, loc
         let frames = frames
             .iter()
             .filter(|f| f.get("original").is_none() && f.get("sourcemap").is_some())
+            .filter(|f| f.get("sourcemap").and_then(Value::as_str) != Some(kind::BUNDLER_CODE_REASON))
             .filter_map(|f| f.get("at")?.as_str());
         site.into_iter().chain(frames).find(|at| !served_from_dependencies(at))
     };
@@ -410,7 +411,8 @@ fn original_frames(frames: Option<&RawValue>) -> Option<String> {
             None => {
                 let why = frame.get("sourcemap").and_then(Value::as_str);
                 let Some((at, why)) = frame.get("at").and_then(Value::as_str).zip(why) else { continue };
-                if why == kind::NOT_IN_SCOPE_REASON || served_from_dependencies(at) {
+                if why == kind::NOT_IN_SCOPE_REASON || why == kind::BUNDLER_CODE_REASON || served_from_dependencies(at)
+                {
                     library += 1;
                     continue;
                 }

@@ -59,7 +59,8 @@ pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Ur
     let (line0, col0) =
         (line.checked_sub(1).ok_or(Unmapped::OutOfRange)?, column.checked_sub(1).ok_or(Unmapped::OutOfRange)?);
     let (sm, line0, col0) = regular_at(map, line0, col0, 0)?;
-    let token = sm.lookup_token(line0, col0).ok_or(Unmapped::OutOfRange)?;
+    // No mapping at or before the position: what the bundler wrote ahead of the first module.
+    let token = sm.lookup_token(line0, col0).ok_or(Unmapped::BundlerCode)?;
     // A token on an earlier line maps other code: this position has none.
     if token.get_dst_line() != line0 || !token.has_source() {
         return Err(Unmapped::OutOfRange);

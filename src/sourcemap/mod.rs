@@ -59,6 +59,10 @@ pub enum Unmapped {
     /// The map has no mapping for the frame's position.
     #[error("out of range")]
     OutOfRange,
+    /// The position comes before the map's first mapping: the bundler's own code ahead of the
+    /// modules it maps (esbuild's helpers), of no source.
+    #[error("{}", crate::kind::BUNDLER_CODE_REASON)]
+    BundlerCode,
     /// The script or map is not on the page's origin, or the page is outside the capture scope.
     #[error("{}", crate::kind::NOT_IN_SCOPE_REASON)]
     NotInScope,
