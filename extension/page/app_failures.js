@@ -1,4 +1,5 @@
-// Failures a framework answers with HTTP 200, which no status shows.
+// Failures a framework tells in its answer's body alone: most with HTTP 200,
+// which no status shows.
 // - SvelteKit answers a form action that returned `fail(400)` or threw
 //   (`use:enhance`'s POST, sent with `x-sveltekit-action: true`) with
 //   `{"type": "failure" | "error", "status": …}`, and a load that failed on a
@@ -13,6 +14,14 @@
 //   Its operation's name (the body's `operationName`, else the name its query
 //   text gives) goes on its rows (`operation`), so that one POST /graphql reads
 //   apart from the next.
+// - React Router (framework mode, and Remix before it) fetches a route's data on
+//   a client-side navigation, and sends a form's action, as `<path>.data`
+//   (`/_root.data` for the root), answered in turbo-stream. A loader or action
+//   that threw comes back as 4xx or 5xx with the error in that body alone (the
+//   route's ErrorBoundary shows it, nothing is logged), and a deferred value
+//   (a promise `<Await>` waits on) that rejected, as a later line of a 200.
+//   The error's message, status, route and (in development) the server's frame
+//   that threw are read from the body.
 // fetch.js hands such a response here once its body is read (only those URLs
 // and headers, so no other body is parsed), and an error entry (`source:
 // "framework"`) says what failed, so that asking for errors finds it.
@@ -44,10 +53,138 @@
     return GRAPHQL_TYPE.test(requestHeaders["content-type"] || "") || GRAPHQL_ACCEPT.test(requestHeaders.accept || "");
   }
 
-  /** Whether a request may be one whose failures a framework answers with status 200. */
+  /** Whether a request is React Router's single fetch of a route's data or a form's action. */
+  function reactRouter(url) {
+    return url.split(/[?#]/)[0].endsWith(".data");
+  }
+
+  /** Whether a request may be one whose failures only its answer's body tells. */
   function watched(method, url, requestHeaders) {
     if (typeof url !== "string") return false;
-    return svelteKit(method, url, requestHeaders) || isGraphql(url, requestHeaders);
+    return svelteKit(method, url, requestHeaders) || isGraphql(url, requestHeaders) || reactRouter(url);
+  }
+
+  // turbo-stream, as React Router writes it: a JSON array of values, the first the answer; an
+  // object is `{"_<key's index>": <value's index>}`, an array a list of indexes, a negative index
+  // a constant, a tagged array a type (`["SanitizedError", name, message, stack]`,
+  // `["ErrorResponse", data, status, statusText]`, `["E", message]`, `["P", id]`: a promise);
+  // each later line settles a promise (`P<id>:` resolved, `E<id>:` rejected) with values of its
+  // own, appended to the first line's.
+  const MOST_NODES = 2000; // values decoded per answer, whatever it holds
+  const MAX_DEPTH = 8;
+
+  /** The values of a turbo-stream body and its promises' rejections (id → index), or null. */
+  function turboStream(text) {
+    const lines = text.split("\n");
+    let values;
+    try {
+      values = parse(lines[0]);
+    } catch {
+      return null;
+    }
+    if (!isArray(values) || values.length === 0) return null;
+    const rejected = new Map();
+    for (let i = 1; i < lines.length && i <= 100; i++) {
+      const m = /^([PE])(\d+):/.exec(lines[i]);
+      if (!m) continue;
+      let more;
+      try {
+        more = parse(lines[i].slice(m[0].length));
+      } catch {
+        continue; // cut at the body's cap
+      }
+      if (!isArray(more)) continue;
+      if (m[1] === "E") rejected.set(Number(m[2]), values.length);
+      for (const v of more) values.push(v);
+    }
+    return { values, rejected };
+  }
+
+  /** The value at `index`, decoded within `budget` (objects and arrays as they were; errors tagged). */
+  function decodeAt(values, index, depth, budget) {
+    if (!Number.isInteger(index) || index < 0 || index >= values.length || depth > MAX_DEPTH || budget.n-- <= 0) return undefined;
+    const v = values[index];
+    if (v === null || typeof v !== "object") return v;
+    if (isArray(v)) {
+      switch (v[0]) {
+        case "SanitizedError":
+          return { thrown: { name: values[v[1]], message: values[v[2]], stack: values[v[3]] } };
+        case "ErrorResponse":
+          return { response: { data: decodeAt(values, v[1], depth + 1, budget), status: values[v[2]], statusText: values[v[3]] } };
+        case "E":
+          return { thrown: { message: values[v[1]] } };
+        case "P":
+          return { promise: v[1] };
+        default:
+          return typeof v[0] === "string" ? undefined : v.slice(0, 50).map((i) => decodeAt(values, i, depth + 1, budget));
+      }
+    }
+    const out = {};
+    let n = 0;
+    for (const key of Object.keys(v)) {
+      if (n++ >= 50) break;
+      const name = values[Number(key.slice(1))];
+      if (typeof name === "string") out[name] = decodeAt(values, v[key], depth + 1, budget);
+    }
+    return out;
+  }
+
+  const text = (v) => (typeof v === "string" ? (v.length > MOST ? `${v.slice(0, MOST)}…` : v) : "");
+
+  /** The first frame of a server stack outside node_modules and node's own, "path:line:col". */
+  function serverFrame(stack) {
+    if (typeof stack !== "string") return "";
+    for (const line of stack.split("\n").slice(1, 30)) {
+      const m = /^\s*at (?:.*? \()?(.*?:\d+:\d+)\)?\s*$/.exec(line);
+      if (m && !/node_modules|^node:|^internal\//.test(m[1])) return m[1].replace(/^file:\/\//, "");
+    }
+    return "";
+  }
+
+  /** What an error value (decodeAt's) says: "answered 404: Item 99 not found", "threw: …". */
+  function errorText(e, status) {
+    if (!e || typeof e !== "object") return null;
+    if (e.response) {
+      const data = e.response.data;
+      const said = typeof data === "string" ? data : data && typeof data === "object" ? text(data.message) : "";
+      const code = Number.isInteger(e.response.status) ? e.response.status : status;
+      return `answered ${code}${said ? `: ${text(said)}` : ""}`;
+    }
+    if (e.thrown) {
+      const where = serverFrame(e.thrown.stack);
+      const name = typeof e.thrown.name === "string" && e.thrown.name !== "Error" ? `${e.thrown.name}: ` : "";
+      return `threw${status >= 400 ? ` (${status})` : ""}: ${name}${text(e.thrown.message) || "(no message)"}${where ? ` (at ${where})` : ""}`;
+    }
+    return null;
+  }
+
+  /** The failure a React Router `.data` answer reports: a loader's or action's error, a deferred value rejected. */
+  function reactRouterFailure(method, url, status, body) {
+    if (typeof body !== "string" || body[0] !== "[") return null;
+    const stream = turboStream(body);
+    if (!stream) return null;
+    const budget = { n: MOST_NODES };
+    const top = decodeAt(stream.values, 0, 0, budget);
+    if (!top || typeof top !== "object") return null;
+    const path = url.split(/[?#]/)[0].slice(0, -".data".length);
+    // An action's answer is its route's own; a loader's names each route it ran.
+    const routes = "error" in top || "data" in top ? [[null, top]] : Object.entries(top);
+    for (const [route, result] of routes) {
+      if (!result || typeof result !== "object") continue;
+      const who = route ? `the loader of ${route}` : `the ${method === "GET" ? "loader" : "action"} of ${method} ${path}`;
+      const failed = errorText(result.error, status);
+      if (failed) return `React Router: ${who} ${failed}`;
+      // A deferred value that rejected: a promise among the data's own values.
+      const data = result.data;
+      if (!data || typeof data !== "object") continue;
+      for (const key of Object.keys(data)) {
+        const p = data[key];
+        if (!p || typeof p !== "object" || !Number.isInteger(p.promise) || !stream.rejected.has(p.promise)) continue;
+        const why = errorText(decodeAt(stream.values, stream.rejected.get(p.promise), 0, budget), 0);
+        if (why) return `React Router: ${who}: its deferred ${key} ${why.replace(/^threw/, "rejected")} (the .data answered ${status})`;
+      }
+    }
+    return null;
   }
 
   // `query Name`, `mutation Name(…)`, `subscription Name`: the first operation a query text names.
@@ -124,6 +261,7 @@
    * request's, as operationOf names it.
    */
   function describe(method, url, status, text, operation) {
+    if (typeof url === "string" && reactRouter(url)) return reactRouterFailure(method, url, status, text);
     if (status !== 200 || typeof text !== "string") return null;
     let answer;
     try {

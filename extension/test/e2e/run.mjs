@@ -171,6 +171,16 @@ async function startFixture() {
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify({ type: "failure", status: 400, data: '[{"incorrect":1},true]' }));
       });
+    } else if (url.pathname === "/rr/broken.data" || url.pathname === "/rr/slow.data") {
+      // React Router 7's single fetch, as its dev server answers a client-side navigation in
+      // turbo-stream: a loader that threw (500), and a deferred value that rejected (200).
+      const stack = (at) => `Error: x\n    at loader (${at})\n    at callRouteHandler (file:///srv/app/node_modules/react-router/dist/development/chunk.mjs:509:22)`;
+      const broken = [{ _1: 2 }, "routes/broken", { _3: 4 }, "error", ["SanitizedError", 5, 6, 7], "Error", "inventory service unreachable", stack("/srv/app/app/routes/broken.tsx:5:9")];
+      const slow = [{ _1: 2 }, "routes/slow", { _3: 4 }, "data", { _5: 6 }, "reviews", ["P", 6]];
+      const rejected = [["SanitizedError", 8, 9, 10], "Error", "reviews backend timed out", stack("/srv/app/app/routes/slow.tsx:15:70")];
+      const isBroken = url.pathname === "/rr/broken.data";
+      res.writeHead(isBroken ? 500 : 200, { "content-type": "text/x-script" });
+      res.end(isBroken ? `${JSON.stringify(broken)}\n` : `${JSON.stringify(slow)}\nE6:${JSON.stringify(rejected)}\n`);
     } else if (url.pathname === "/left-early") {
       // A document whose load never ends (its image is held) that leaves for another after 100 ms.
       res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" });
@@ -679,6 +689,24 @@ try {
   );
   assert.ok(framework.every((e) => e.level === "error" && e.resourceUrl.startsWith(`${fixture.origin}/sk/`)), JSON.stringify(framework));
   log("SvelteKit's failures answered with 200 are errors");
+
+  // React Router's loader that threw, and its deferred value that rejected: told only in the body.
+  await second.evaluate(async () => {
+    await fetch("/rr/broken.data?_routes=routes%2Fbroken").then((r) => r.text());
+    await fetch("/rr/slow.data").then((r) => r.text());
+  });
+  const routerFailures = await waitFor("React Router's two failures as errors", async () => {
+    const found = (await observe(client, { what: "errors", tabId: tabB, fields: "all", limit: 100 })).entries.filter((e) => e.message.startsWith("React Router"));
+    return found.length === 2 && found;
+  });
+  assert.deepEqual(
+    routerFailures.map((e) => [e.source, e.message, e.resourceUrl.replace(fixture.origin, "")]),
+    [
+      ["framework", "React Router: the loader of routes/broken threw (500): inventory service unreachable (at /srv/app/app/routes/broken.tsx:5:9)", "/rr/broken.data?_routes=routes%2Fbroken"],
+      ["framework", "React Router: the loader of routes/slow: its deferred reviews rejected: reviews backend timed out (at /srv/app/app/routes/slow.tsx:15:70) (the .data answered 200)", "/rr/slow.data"],
+    ],
+  );
+  log("React Router's loader error and rejected deferred value, told in their .data bodies, are errors");
 
   // ---- a hostile page: private channel, native-looking wrappers, bounded reads, every secret ----
   await hostilePage({ context, client, all, waitFor, log, origin: fixture.origin, db });

@@ -1,7 +1,8 @@
 // page/app_failures.js: the failures SvelteKit answers with HTTP 200 (a form
 // action's fail() or throw, a load that failed on a client-side navigation)
-// and a GraphQL server's `errors` answered with 200, as the messages of error
-// entries; every other answer is none. A GraphQL request's operation by name.
+// and a GraphQL server's `errors` answered with 200, and what a React Router
+// `.data` answer's turbo-stream body says of a loader's or action's error, as
+// the messages of error entries; every other answer is none. A GraphQL request's operation by name.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -122,4 +123,53 @@ test("GraphQL errors answered with 200 are failures, named by operation, with co
   const long = { errors: [{ message: "m".repeat(5000), path: "not a list", extensions: { code: 7 } }] };
   assert.ok(appFailures.describe("POST", GQL, 200, JSON.stringify(long), "X").length < 400);
   assert.equal(appFailures.describe("POST", GQL, 200, JSON.stringify({ errors: [null] }), "X"), "GraphQL: X failed: (no message) (answered 200)");
+});
+
+// React Router 7.18's answers, as its dev server sent them (turbo-stream), for a loader that threw, a
+// loader that threw a 404 response, an action that threw, and a loader whose deferred value rejected.
+const RR = "http://app.localhost:5173";
+const STACK = (at) => `Error: x\n    at loader (${at})\n    at callRouteHandler (file:///app/node_modules/react-router/dist/development/chunk-H4DAEOV7.mjs:509:22)`;
+const BROKEN = `${JSON.stringify([{ _1: 2 }, "routes/broken", { _3: 4 }, "error", ["SanitizedError", 5, 6, 7], "Error", "inventory service unreachable (warehouse 7)", STACK("/srv/app/app/routes/broken.tsx:5:9")])}\n`;
+const NOT_FOUND = `${JSON.stringify([{ _1: 2 }, "routes/items.$id", { _3: 4 }, "error", ["ErrorResponse", 5, 6, 7], "Item 99 not found", 404, "Internal Server Error"])}\n`;
+const ACTION_THREW = `${JSON.stringify([{ _1: 2 }, "error", ["SanitizedError", 3, 4, 5], "TypeError", "like service timed out for item 4", STACK("file:///srv/app/app/routes/items.$id.tsx:13:9")])}\n`;
+const DEFERRED =
+  `${JSON.stringify([{ _1: 2 }, "routes/slow", { _3: 4 }, "data", { _5: 6, _7: 8, _9: 10 }, "title", "Recommended for you", "recommendations", ["P", 8], "reviews", ["P", 10]])}\n` +
+  `E10:${JSON.stringify([["SanitizedError", 12, 13, 14], "Error", "reviews backend timed out", "Error: reviews backend timed out\n    at Timeout.eval [as _onTimeout] (/srv/app/app/routes/slow.tsx:15:70)\n    at listOnTimeout (node:internal/timers:581:17)"])}\n` +
+  `P8:${JSON.stringify([[16, 17], "Desk lamp", "Monitor arm"])}\n`;
+
+test("React Router's .data answers: a loader's or an action's error, and a deferred value that rejected", () => {
+  assert.equal(appFailures.watched("GET", `${RR}/broken.data?_routes=routes%2Fbroken`, {}), true);
+  assert.equal(appFailures.watched("GET", `${RR}/api/data`, {}), false);
+  assert.equal(
+    appFailures.describe("GET", `${RR}/broken.data`, 500, BROKEN),
+    "React Router: the loader of routes/broken threw (500): inventory service unreachable (warehouse 7) (at /srv/app/app/routes/broken.tsx:5:9)",
+  );
+  assert.equal(appFailures.describe("GET", `${RR}/items/99.data`, 404, NOT_FOUND), "React Router: the loader of routes/items.$id answered 404: Item 99 not found");
+  assert.equal(
+    appFailures.describe("POST", `${RR}/items/4.data`, 500, ACTION_THREW),
+    `React Router: the action of POST ${RR}/items/4 threw (500): TypeError: like service timed out for item 4 (at /srv/app/app/routes/items.$id.tsx:13:9)`,
+  );
+  assert.equal(
+    appFailures.describe("GET", `${RR}/slow.data`, 200, DEFERRED),
+    "React Router: the loader of routes/slow: its deferred reviews rejected: reviews backend timed out (at /srv/app/app/routes/slow.tsx:15:70) (the .data answered 200)",
+  );
+  const entry = appFailures.entry({ method: "GET", url: `${RR}/broken.data` }, 500, BROKEN, `${RR}/`);
+  assert.deepEqual([entry.level, entry.source, entry.resourceUrl], ["error", "framework", `${RR}/broken.data`]);
+});
+
+test("React Router answers that report no error, or cannot be read, are none", () => {
+  const fine = [
+    // data, a validation answer the form shows (400, its data the errors), a redirect after a post
+    [200, `${JSON.stringify([{ _1: 2 }, "routes/items.$id", { _3: 4 }, "data", { _5: 6 }, "item", { _7: 8 }, "id", 4])}\n`],
+    [400, `${JSON.stringify([{ _1: 2 }, "data", { _3: 4 }, "errors", { _5: 6 }, "name", "Name is required"])}\n`],
+    [202, `${JSON.stringify([{ _1: 2, _3: 4 }, "redirect", "/items/4", "status", 302])}\n`],
+    // a deferred value that resolved
+    [200, `${JSON.stringify([{ _1: 2 }, "routes/slow", { _3: 4 }, "data", { _5: 6 }, "recommendations", ["P", 6]])}\nP6:["Desk lamp"]\n`],
+    // cut at the body's cap, not turbo-stream, crafted indexes
+    [500, BROKEN.slice(0, 40)],
+    [500, "<!doctype html><title>Error</title>"],
+    [500, JSON.stringify([{ _1: 999 }, { _0: 0 }, ["SanitizedError", -1, 1e9, "x"]])],
+    [500, JSON.stringify([[0, 0, 0, 0]])],
+  ];
+  for (const [status, body] of fine) assert.equal(appFailures.describe("GET", `${RR}/x.data`, status, body), null, body);
 });
