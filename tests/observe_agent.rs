@@ -599,3 +599,47 @@ async fn a_line_logged_in_a_console_group_names_the_group() {
     assert_eq!(listed[1]["group"], json!([label]), "{answer}");
     mcp.close().await;
 }
+
+/// A request a framework's client made from its own code alone (React Router's `.data` fetches,
+/// for every route from one line of its chunk) names no place: a library's line leads an agent
+/// into the library. One the page's code made still names it.
+#[tokio::test]
+async fn a_request_only_library_code_made_names_no_place() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let from = |ts: i64, path: &str, at: &str| {
+        let mut row = request(ts, "GET", &format!("{APP}{path}"), 500);
+        row["location"] = json!(format!("{APP}/{at}"));
+        row
+    };
+    server.ingest("actions", vec![load(1, T)]).await;
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                from(T + 10, "/broken.data", "node_modules/.vite/deps/react-router.js?v=1a2b3c4d:8646:19"),
+                from(T + 20, "/api/cart", "src/cart.ts:7:3"),
+            ],
+        )
+        .await;
+    let listed = mcp.observe(json!({"what": "network_waterfall", "tabId": 1})).await;
+    let places: Vec<(String, Option<String>)> = entries(&listed)
+        .iter()
+        .map(|e| {
+            let place = e.get("at").or_else(|| e.get("location")).and_then(Value::as_str).map(str::to_owned);
+            (e["url"].as_str().unwrap_or_default().replace(APP, ""), place)
+        })
+        .collect();
+    assert_eq!(
+        places,
+        vec![("/broken.data".to_string(), None), ("/api/cart".to_string(), Some(format!("{APP}/src/cart.ts:7:3")))],
+        "{listed}"
+    );
+    let summary = mcp.observe(json!({"what": "summary", "tabId": 1})).await;
+    let failed = summary["network_waterfall"]["failed"].as_array().expect("failed requests");
+    let broken =
+        failed.iter().find(|f| f["url"].as_str().is_some_and(|u| u.ends_with("/broken.data"))).expect("listed");
+    assert!(broken.get("at").is_none(), "{summary}");
+    mcp.close().await;
+}

@@ -161,7 +161,7 @@ fn describe(kind: &str, v: &Value) -> (&'static str, String, Severity, String) {
             }
             // A failed request's call site in the page's code, in the source when its map was found.
             if v.get("location").is_some()
-                && let Some(at) = crate::query::at_of(v)
+                && let Some(at) = crate::query::request_at_of(v)
             {
                 text = format!("{}  (at {at})", text.trim_end());
             }

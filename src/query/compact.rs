@@ -46,6 +46,10 @@ pub struct Layout {
     /// An error's raw `location` and `stack` are left out where `at` and `frames` say the same
     /// in the original source: the compact errors view, not fields the agent named.
     originals_lead: bool,
+    /// Whether `at` may name library code when no frame of the page's own maps: a log's (a
+    /// library's warning, React's hydration error: the only clue there is), not a request's,
+    /// which a framework's client makes for every route alike.
+    library_at: bool,
 }
 
 impl Layout {
@@ -68,6 +72,7 @@ impl Layout {
                     relative_time: true,
                     as_stored: false,
                     originals_lead: mapped && raw_location,
+                    library_at: kind.name == kind::LOGS.name,
                 })
             }
             Fields::Only(names) => {
@@ -90,7 +95,7 @@ impl Layout {
                         }
                     }
                 }
-                Some(Layout { picks, relative_time, as_stored: false, originals_lead: false })
+                Some(Layout { picks, relative_time, as_stored: false, originals_lead: false, library_at: true })
             }
         }
     }
@@ -144,6 +149,7 @@ impl Layout {
                         data.get("frames").copied(),
                         data.get("sourcemap").copied(),
                         data.get("location").copied(),
+                        self.library_at,
                     ),
                 ),
                 Pick::Frames => ("frames", original_frames(data.get("frames").copied())),
@@ -174,6 +180,13 @@ impl Layout {
         }
         if self.originals_lead {
             drop_raw_beside_originals(&mut fields);
+        }
+        if !self.library_at {
+            // A request made by library code alone (a framework's client): its raw call site is
+            // the library's too, and no lead into the page's code.
+            fields.retain(|(name, value)| {
+                *name != "location" || !serde_json::from_str::<&str>(value).is_ok_and(served_from_dependencies)
+            });
         }
         Ok(Item { id, tab, ts, fields, relative_time: self.relative_time })
     }
@@ -321,16 +334,24 @@ fn original_at(
     frames: Option<&RawValue>,
     reason: Option<&RawValue>,
     location: Option<&RawValue>,
+    library: bool,
 ) -> Option<String> {
     let original: Option<Value> = original.and_then(|raw| serde_json::from_str(raw.get()).ok());
     let frames: Vec<Value> = frames.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default();
     let reason = reason.and_then(|r| serde_json::from_str::<&str>(r.get()).ok());
     let location = location.and_then(|r| serde_json::from_str::<String>(r.get()).ok());
-    at_text(original.as_ref(), &frames, reason, location.as_deref()).map(|at| json_string(&at))
+    at_text(original.as_ref(), &frames, reason, location.as_deref(), library).map(|at| json_string(&at))
 }
 
-/// [`original_at`] of the parsed fields, as text.
-fn at_text(original: Option<&Value>, frames: &[Value], reason: Option<&str>, location: Option<&str>) -> Option<String> {
+/// [`original_at`] of the parsed fields, as text; `library`: a library's original location may
+/// be it, where no frame of the page's own maps.
+fn at_text(
+    original: Option<&Value>,
+    frames: &[Value],
+    reason: Option<&str>,
+    location: Option<&str>,
+    library: bool,
+) -> Option<String> {
     let originals = || original.into_iter().chain(frames.iter().filter_map(|f| f.get("original")));
     // Asked only when no original outside library code was found.
     let hot = || {
@@ -350,7 +371,9 @@ fn at_text(original: Option<&Value>, frames: &[Value], reason: Option<&str>, loc
         if hot() {
             None
         } else {
-            unmapped().map(|at| cut(at).into_owned()).or_else(|| originals().find_map(|o| original_text(o, true)))
+            unmapped()
+                .map(|at| cut(at).into_owned())
+                .or_else(|| if library { originals().find_map(|o| original_text(o, true)) } else { None })
         }
     })
 }
@@ -360,8 +383,17 @@ fn at_text(original: Option<&Value>, frames: &[Value], reason: Option<&str>, loc
 pub fn at_of(entry: &Value) -> Option<String> {
     let frames = entry.get("frames").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     let location = entry.get("location").and_then(Value::as_str);
-    at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str), location)
+    at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str), location, true)
         .or_else(|| entry.get("location").and_then(Value::as_str).map(|l| cut(l).into_owned()))
+}
+
+/// Where the page's code made a request (as stored): [`at_of`], but never a library's place (a
+/// framework's client makes every route's requests from the same line of its own).
+pub fn request_at_of(entry: &Value) -> Option<String> {
+    let frames = entry.get("frames").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let location = entry.get("location").and_then(Value::as_str);
+    at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str), location, false)
+        .or_else(|| location.filter(|l| !served_from_dependencies(l)).map(|l| cut(l).into_owned()))
 }
 
 /// Where a whole entry happened in the page's own code: its original location outside library

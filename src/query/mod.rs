@@ -38,7 +38,7 @@ use serde_json::Value;
 
 pub use args::{ObserveArgs, What, parse};
 pub use budget::Cost;
-pub use compact::at_of;
+pub use compact::{at_of, request_at_of};
 pub use literal::literals;
 pub use snapshot::Snapshot;
 

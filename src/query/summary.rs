@@ -363,7 +363,7 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
             };
             // `at` is the newest's own place (the row `id` names), so that drilling into it finds
             // the same line; the other places that made it are named beside (`also_at`).
-            let at = place.as_ref().and_then(compact::at_of);
+            let at = place.as_ref().and_then(compact::request_at_of);
             match &at {
                 Some(at) => item["at"] = json!(at),
                 None => _ = item.as_object_mut().map(|o| o.remove("at")),
