@@ -775,17 +775,17 @@ mod tests {
         let frames = raw(r#"[{"at":"x","sourcemap":"not found"},
                 {"at":"y","fn":"App","original":{"source":"src/App.jsx","line":9,"column":11}},
                 {"at":"z","fn":"render","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#);
-        assert_eq!(original_at(Some(&lib), Some(&frames), None, None).as_deref(), Some(r#""src/App.jsx:9:11""#));
+        assert_eq!(original_at(Some(&lib), Some(&frames), None, None, true).as_deref(), Some(r#""src/App.jsx:9:11""#));
         // The page's own frame could not be mapped (its module failed to compile): its own
         // location, not the library's call site (a framework's console wrapper).
         let unmapped =
             raw(r#"[{"at":"http://localhost:5173/src/lib/Debugger.svelte?t=1:75:13","sourcemap":"not found"}]"#);
         assert_eq!(
-            original_at(Some(&lib), Some(&unmapped), None, None).as_deref(),
+            original_at(Some(&lib), Some(&unmapped), None, None, true).as_deref(),
             Some(r#""http://localhost:5173/src/lib/Debugger.svelte?t=1:75:13""#)
         );
         assert_eq!(
-            original_at(Some(&lib), None, None, None).as_deref(),
+            original_at(Some(&lib), None, None, None, true).as_deref(),
             Some(r#""node_modules/react-dom/index.js:5:2""#)
         );
         // A prebundled dependency that could not be mapped is library code, not the page's own.
@@ -793,23 +793,23 @@ mod tests {
             r#"[{"at":"http://localhost:5173/node_modules/.vite/deps/chunk-HNQZ3SC5.js?v=c6ce9bc8:8:50","sourcemap":"out of range"}]"#,
         );
         assert_eq!(
-            original_at(Some(&lib), Some(&deps), None, None).as_deref(),
+            original_at(Some(&lib), Some(&deps), None, None, true).as_deref(),
             Some(r#""node_modules/react-dom/index.js:5:2""#)
         );
-        assert_eq!(original_at(None, None, None, None), None);
+        assert_eq!(original_at(None, None, None, None, true), None);
         // A library a server-rendered app serves as a file of its own (an import map's /vendor/, htmx
         // from /static/) reports the page's error from its own frames: `at` is the page's line.
         let stimulus = raw(r#"[{"at":"http://localhost:3000/vendor/stimulus.js:2148:21","sourcemap":"not found"},
                 {"at":"http://localhost:3000/js/controllers/chart_controller.js:5:56","sourcemap":"not found"}]"#);
         let logger = raw(r#""http://localhost:3000/vendor/stimulus.js:2148:21""#);
         assert_eq!(
-            original_at(None, Some(&stimulus), Some(&raw(r#""not found""#)), Some(&logger)).as_deref(),
+            original_at(None, Some(&stimulus), Some(&raw(r#""not found""#)), Some(&logger), true).as_deref(),
             Some(r#""http://localhost:3000/js/controllers/chart_controller.js:5:56""#)
         );
         let htmx = raw(r#"[{"at":"http://127.0.0.1:5000/static/htmx.min.js:1:23203","sourcemap":"not found"},
                 {"at":"http://127.0.0.1:5000/static/app.js:9:3","sourcemap":"not found"}]"#);
         assert_eq!(
-            original_at(None, Some(&htmx), None, None).as_deref(),
+            original_at(None, Some(&htmx), None, None, true).as_deref(),
             Some(r#""http://127.0.0.1:5000/static/app.js:9:3""#)
         );
         // The page's own code ran from a hot update (unmapped): no library frame stands in for it.
@@ -821,7 +821,8 @@ mod tests {
                     r#"[{"at":"z","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#
                 )),
                 Some(&hot),
-                None
+                None,
+                true
             ),
             None
         );
@@ -829,13 +830,13 @@ mod tests {
         let callers = raw(r#"[{"at":"http://x/main.js:20:1","sourcemap":"not found"}]"#);
         let site = raw(r#""http://x/cart.js:5:9""#);
         assert_eq!(
-            original_at(None, Some(&callers), Some(&raw(r#""not found""#)), Some(&site)).as_deref(),
+            original_at(None, Some(&callers), Some(&raw(r#""not found""#)), Some(&site), true).as_deref(),
             Some(r#""http://x/cart.js:5:9""#)
         );
-        assert_eq!(original_at(None, Some(&callers), None, None).as_deref(), Some(r#""http://x/main.js:20:1""#));
+        assert_eq!(original_at(None, Some(&callers), None, None, true).as_deref(), Some(r#""http://x/main.js:20:1""#));
         let hot_frames = raw(r#"[{"at":"x","sourcemap":"hot update"},
                 {"at":"z","fn":"render","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#);
-        assert_eq!(original_at(None, Some(&hot_frames), None, None), None);
+        assert_eq!(original_at(None, Some(&hot_frames), None, None, true), None);
         assert_eq!(
             original_frames(Some(&frames)).as_deref(),
             Some(r#""x (not mapped: not found)\nApp src/App.jsx:9:11\n… (1 library frame left out)""#)
