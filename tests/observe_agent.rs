@@ -643,3 +643,48 @@ async fn a_request_only_library_code_made_names_no_place() {
     assert!(broken.get("at").is_none(), "{summary}");
     mcp.close().await;
 }
+
+/// The summary's other log groups: warnings first, whoever logged them; then what the app logged,
+/// ahead of what its libraries and dev server logged on every load (React's DevTools banner, an
+/// info, had ranked over the app's own log line in a React Router review).
+#[tokio::test]
+async fn a_summary_lists_the_app_s_own_log_lines_ahead_of_its_libraries_banners() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    let line = |ts: i64, level: &str, message: &str, at: &str| {
+        let mut l = error(ts, message);
+        l["level"] = json!(level);
+        l["location"] = json!(format!("{APP}/{at}"));
+        l
+    };
+    let mut logs = Vec::new();
+    for i in 0..6 {
+        logs.push(line(
+            T + i,
+            "info",
+            "Download the React DevTools for a better development experience: https://react.dev/link/react-devtools",
+            "node_modules/.vite/deps/react-dom_client.js?v=5e6f7a8b:14:5",
+        ));
+        logs.push(line(T + 10 + i, "debug", "[vite] connected.", "@vite/client:912:15"));
+    }
+    logs.push(line(T + 20, "log", "cart state", "app/routes/home.tsx:38:50"));
+    logs.push(line(
+        T + 21,
+        "warn",
+        "Each child in a list should have a unique \"key\" prop.",
+        "node_modules/.vite/deps/react-dom_client.js?v=5e6f7a8b:20:3",
+    ));
+    server.ingest("logs", logs).await;
+    let summary = mcp.observe(json!({"what": "summary"})).await;
+    let order: Vec<&str> = summary["logs"]["groups"]
+        .as_array()
+        .expect("log groups")
+        .iter()
+        .map(|g| g["example"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(order.len(), 4, "{summary}");
+    assert!(order[0].starts_with("Each child in a list"), "{summary}");
+    assert_eq!(order[1], "cart state", "{summary}");
+    mcp.close().await;
+}

@@ -411,7 +411,7 @@ fn app_at(original: Option<&Value>, frames: &[Value]) -> Option<String> {
 /// A raw frame ("url:line:col") of a script that is library code by its URL
 /// ([`kind::is_library_segment`]: Vite's prebundled `/node_modules/.vite/deps/chunk-….js`,
 /// `/@vite/client`), even where it could not be mapped.
-fn served_from_dependencies(at: &str) -> bool {
+pub(super) fn served_from_dependencies(at: &str) -> bool {
     let path = at.split_once('?').map_or(at, |(path, _)| path);
     path.split('/').any(kind::is_library_segment)
 }

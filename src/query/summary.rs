@@ -42,6 +42,10 @@ pub struct Group {
     /// logged is one it handled.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub uncaught: bool,
+    /// Logged by library code (its call site's source is on the ignore list, or its script is a
+    /// dependency's or the dev server's own): React's DevTools banner, Vite's "[vite] connected".
+    #[serde(skip)]
+    pub library: bool,
 }
 
 /// Fills each group's `at`, so that where an error happens takes no second call: the page's own
@@ -69,7 +73,8 @@ pub(super) fn locate(conn: &Connection, groups: &mut [Group]) -> Result<(), Quer
 /// Groups of the logs matching `filter` (oldest first in, most frequent first out).
 pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Result<Vec<Group>, QueryError> {
     let sql = format!(
-        "SELECT id, level, substr(message, 1, {}), source, url, {PAGE_FAILED} FROM logs{} ORDER BY id",
+        "SELECT id, level, substr(message, 1, {}), source, url, {PAGE_FAILED}, \
+         json_extract(data, '$.original.ignored'), json_extract(data, '$.location') FROM logs{} ORDER BY id",
         fingerprint::PREFIX,
         filter.clause(None)
     );
@@ -104,6 +109,8 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
                     at: None,
                     page: row.get::<_, Option<bool>>(5)?.unwrap_or(false),
                     uncaught: matches!(source.as_deref(), Some("exception" | "unhandledrejection")),
+                    library: row.get::<_, Option<bool>>(6)?.unwrap_or(false)
+                        || row.get::<_, Option<String>>(7)?.is_some_and(|l| compact::served_from_dependencies(&l)),
                 });
             }
         }
@@ -464,8 +471,18 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
     // The most severe first (warnings, info, then log and debug), then the most frequent: a dev server's "connected" on every load
     // would otherwise fill the list ahead of the app's one warning.
     let severity = |g: &Group| g.level.as_deref().and_then(|l| LEVELS.iter().position(|x| *x == l)).unwrap_or(0);
-    log_groups
-        .sort_by(|a, b| severity(b).cmp(&severity(a)).then(b.count.cmp(&a.count)).then(a.first_id.cmp(&b.first_id)));
+    // Warnings first, whoever logged them (a library's warning is about the app's use of it);
+    // below them, what the app logged ahead of what its libraries and dev server logged (React's
+    // DevTools banner, an info on every load, over the app's own log line).
+    let warning = |g: &Group| g.level.as_deref() == Some("warn");
+    log_groups.sort_by(|a, b| {
+        warning(b)
+            .cmp(&warning(a))
+            .then(a.library.cmp(&b.library))
+            .then(severity(b).cmp(&severity(a)))
+            .then(b.count.cmp(&a.count))
+            .then(a.first_id.cmp(&b.first_id))
+    });
     let mut error_groups = groups(conn, &Where::new(&LOGS, true, args), false)?;
     let shown = error_groups.len().min(TOP);
     locate(conn, &mut error_groups[..shown])?;
