@@ -6,9 +6,10 @@
   // Ids and classes that frameworks generate change on every build: skip them.
   // A run of four digits or more is a counter or a hash; three may be a name's ("err500", "h264").
   const GENERATED_FORMS = /\d{4,}|^css-|^sc-|^_|^jsx-|^ember\d|:/i;
-  // A short prefix and a hash, which has a digit ("el-8fj2k") or mixed case ("x-bdVaJa"); a prefix
-  // and a word ("nav-settings", "btn-submit") is a name someone chose.
-  const HASHED = /^[a-z]{1,3}-(?=[a-z]*\d|[a-z\d]*[A-Z])[a-zA-Z\d]{5,}$/;
+  // A short prefix and a hash, which has a digit among its letters ("el-8fj2k") or mixed case
+  // ("x-bdVaJa"); a prefix and a word ("nav-settings", "btn-submit"), a number after it or not
+  // ("nav-item99"), is a name someone chose.
+  const HASHED = /^[a-z]{1,3}-(?=[a-z\d]*\d[a-z]|[a-z\d]*[A-Z])[a-zA-Z\d]{5,}$/;
   const GENERATED = { test: (name) => GENERATED_FORMS.test(name) || HASHED.test(name) };
 
   function cssEscape(s) {

@@ -37,7 +37,7 @@ test("an element with an id is named by it", () => {
 });
 
 test("a prefix and a word is a chosen id; a prefix and a hash is generated", () => {
-  for (const id of ["nav-settings", "btn-submit", "nav-contacts", "app-header", "err500", "http404"]) {
+  for (const id of ["nav-settings", "btn-submit", "nav-contacts", "app-header", "err500", "http404", "nav-item99"]) {
     const link = el("a", { id });
     el("body", {}, [el("nav", {}, [link])]);
     assert.equal(selector.cssSelector(link), `#${id}`);
