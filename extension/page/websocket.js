@@ -66,6 +66,20 @@
       );
     }
 
+    // Vite sends one build error again each time the broken module is asked for (two or three
+    // times a save): the same text, recorded once until the socket says something else (an
+    // update, the fix).
+    const lastError = core.weakMap(); // socket → the text of its last build error
+    function viteMessage(ws, text) {
+      if (!text.startsWith('{"type":"error"')) {
+        if (!text.startsWith('{"type":"ping"')) lastError.delete(ws);
+        return;
+      }
+      if (lastError.get(ws) === text) return;
+      lastError.set(ws, text);
+      compileError(text);
+    }
+
     // Where a build error broke, 1-based: Vite's `loc` (from Rollup or esbuild, columns from 0), else
     // the place the message frames as `╭─[ src/cart.ts:6:18 ]` (Vite 8's Oxc and Rolldown send no
     // `loc`), read from the message's start.
@@ -90,7 +104,7 @@
       listen(ws, "message", (e) => {
         const data = frame(e.data);
         record(ws, "message", () => Object.assign({ direction: "incoming" }, data));
-        if (typeof e.data === "string" && e.data.startsWith('{"type":"error"') && ws.protocol === "vite-hmr") compileError(e.data);
+        if (typeof e.data === "string" && ws.protocol === "vite-hmr") viteMessage(ws, e.data);
       });
       listen(ws, "close", (e) => {
         const { code, reason, wasClean } = e;

@@ -102,3 +102,15 @@ test("a build error that names no place has none", () => {
   const [entry] = receive(JSON.stringify({ type: "error", err: { message: "Internal server error", loc: { line: "x" } } }));
   assert.equal(entry.original, undefined);
 });
+
+test("one build error Vite sends again as the broken module is asked for is one entry, until the socket says something else", () => {
+  const receive = hmrSocket();
+  const error = JSON.stringify({ type: "error", err: { message: "Transform failed with 1 error", id: "/app/src/home.tsx", loc: { file: "/app/src/home.tsx", line: 28, column: 10 } } });
+  // receive() answers every entry the socket made so far.
+  assert.equal(receive(error).length, 1);
+  assert.equal(receive(error).length, 1, "the same text again");
+  assert.equal(receive('{"type":"ping"}').length, 1);
+  assert.equal(receive(error).length, 1, "a ping between is nothing new");
+  receive(JSON.stringify({ type: "update", updates: [] }));
+  assert.equal(receive(error).length, 2, "broken again after an update: a new entry");
+});
