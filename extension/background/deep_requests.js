@@ -54,6 +54,7 @@
 // (or commit, for a page restored from the back/forward cache).
 // Pure: fed event objects; the unit tests drive it with recorded sequences.
 import { browserLog } from "./browser_log.js";
+import { limits } from "./lib.js";
 import { consoleEntry, exceptionEntry } from "./worker_console.js";
 
 /** Rows longer than this many redirects keep the first ones. */
@@ -305,7 +306,7 @@ export class DeepRequests {
     const t = response.timing;
     r.responseAt = this.wall(t && Number.isFinite(t.requestTime) && t.receiveHeadersEnd >= 0 ? t.requestTime + t.receiveHeadersEnd / 1000 : p.timestamp);
     if (p.type === "Preflight") r.preflight = true;
-    if (STREAMED.test(response.mimeType || "")) r.stream = true;
+    if (limits.STREAMING_TYPES.test(response.mimeType || "")) r.stream = true;
   }
 
   /**
@@ -646,9 +647,7 @@ const HANDLERS = {
   },
 };
 
-// A response that streams until it is closed (server-sent events, ndjson), as the page's bodies.js
-// names them; and how Chrome says such a stream was closed after its answer.
-const STREAMED = /event-stream|ndjson|jsonl|stream\+json|x-mixed-replace/i;
+// How Chrome says a stream (limits.STREAMING_TYPES) was closed after its answer.
 const CLOSED_STREAM = /^net::ERR_(ABORTED|FAILED)$/;
 
 /** "HTTP/1.1 200 OK", as webRequest's statusLine read (HTTP/2 has no reason phrase). */

@@ -1,4 +1,5 @@
-// Sizes that keep one captured event small. Loaded first in the page world.
+// Sizes that keep one captured event small, and the content types of a response that streams.
+// Loaded first in the page world.
 //
 // Every lib/ file is a classic script, since the page world cannot load
 // modules: it adds its API to globalThis.__gasoline (its "Registry:" line says
@@ -27,6 +28,9 @@
     LABELS: 1000, // count and timer labels remembered per page
     VALUE_CAP: 1024, // an input's value
     TEXT_CAP: 120, // visible text of a clicked element
+    // A response that streams until it is closed (server-sent events, ndjson): never read to its
+    // end from the page, and its close, in deep mode, no failure.
+    STREAMING_TYPES: /event-stream|ndjson|jsonl|stream\+json|x-mixed-replace/i,
   };
   if (typeof module === "object" && module.exports) module.exports = limits;
   root.__gasoline = Object.assign(root.__gasoline || {}, { limits });

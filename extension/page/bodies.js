@@ -17,7 +17,7 @@
   const settled = Promise.resolve(); // the core's Promise: `then` on it runs a callback a microtask later
 
   const TEXTUAL = /^text\/|json|xml|javascript|x-www-form-urlencoded|graphql|csv|yaml|multipart\/form-data/i;
-  const STREAMING = /event-stream|ndjson|jsonl|stream\+json|x-mixed-replace/i;
+  const STREAMING = limits.STREAMING_TYPES;
 
   /** `{text, size?, truncated?}` from parts joined by `sep`, stopping once past the cap. */
   function joinCapped(parts, sep) {
