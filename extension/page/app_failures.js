@@ -34,9 +34,12 @@
   const isArray = Array.isArray;
   const MOST = 300; // characters of what the framework said, in the message
 
+  /** A URL without its query and fragment. */
+  const withoutQuery = (url) => url.split(/[?#]/)[0];
+
   /** Whether a request may be one of SvelteKit's whose failures come with status 200. */
   function svelteKit(method, url, requestHeaders) {
-    const path = url.split(/[?#]/)[0];
+    const path = withoutQuery(url);
     if (path.endsWith("/__data.json")) return true;
     return method === "POST" && Boolean(requestHeaders) && requestHeaders["x-sveltekit-action"] === "true";
   }
@@ -48,14 +51,14 @@
   /** Whether a request is a GraphQL one: by its path's last segment, or by what it says it speaks. */
   function isGraphql(url, requestHeaders) {
     if (typeof url !== "string") return false;
-    if (GRAPHQL_PATH.test(url.split(/[?#]/)[0])) return true;
+    if (GRAPHQL_PATH.test(withoutQuery(url))) return true;
     if (!requestHeaders) return false;
     return GRAPHQL_TYPE.test(requestHeaders["content-type"] || "") || GRAPHQL_ACCEPT.test(requestHeaders.accept || "");
   }
 
   /** Whether a request is React Router's single fetch of a route's data or a form's action. */
   function reactRouter(url) {
-    return url.split(/[?#]/)[0].endsWith(".data");
+    return withoutQuery(url).endsWith(".data");
   }
 
   /** Whether a request may be one whose failures only its answer's body tells. */
@@ -166,7 +169,7 @@
     const budget = { n: MOST_NODES };
     const top = decodeAt(stream.values, 0, 0, budget);
     if (!top || typeof top !== "object") return null;
-    const path = url.split(/[?#]/)[0].slice(0, -".data".length);
+    const path = withoutQuery(url).slice(0, -".data".length);
     // An action's answer is its route's own; a loader's names each route it ran.
     const routes = "error" in top || "data" in top ? [[null, top]] : Object.entries(top);
     for (const [route, result] of routes) {
@@ -270,7 +273,7 @@
       return null;
     }
     if (!answer || typeof answer !== "object") return null;
-    const path = url.split(/[?#]/)[0];
+    const path = withoutQuery(url);
     if (isArray(answer) || isArray(answer.errors)) {
       // GraphQL's: one result, or a batch's list of them (SvelteKit's answers are neither).
       const results = isArray(answer) ? answer : [answer];
