@@ -381,19 +381,21 @@ fn at_text(
 /// Where a whole logs entry or failed request (as stored, with its source-mapped fields) happened, for a person's
 /// line: its `at` as compact entries give it, else its call site as the page saw it.
 pub fn at_of(entry: &Value) -> Option<String> {
-    let frames = entry.get("frames").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-    let location = entry.get("location").and_then(Value::as_str);
-    at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str), location, true)
-        .or_else(|| entry.get("location").and_then(Value::as_str).map(|l| cut(l).into_owned()))
+    place_of(entry, true)
 }
 
 /// Where the page's code made a request (as stored): [`at_of`], but never a library's place (a
 /// framework's client makes every route's requests from the same line of its own).
 pub fn request_at_of(entry: &Value) -> Option<String> {
+    place_of(entry, false)
+}
+
+/// [`at_of`] of a stored entry; `library`: a library's place (original or raw) may be it.
+fn place_of(entry: &Value, library: bool) -> Option<String> {
     let frames = entry.get("frames").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     let location = entry.get("location").and_then(Value::as_str);
-    at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str), location, false)
-        .or_else(|| location.filter(|l| !served_from_dependencies(l)).map(|l| cut(l).into_owned()))
+    at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str), location, library)
+        .or_else(|| location.filter(|l| library || !served_from_dependencies(l)).map(|l| cut(l).into_owned()))
 }
 
 /// Where a whole entry happened in the page's own code: its original location outside library
