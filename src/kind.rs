@@ -522,9 +522,6 @@ pub static NETWORK_BODIES: Kind = Kind {
         "pageText",
         "pageTextTruncated",
         "operation",
-        // A response that streams until closed (server-sent events, ndjson; deep mode): its end is
-        // a close, its duration the stream's life.
-        "stream",
         "redacted",
     ],
     compact: &[
