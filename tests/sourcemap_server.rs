@@ -386,6 +386,61 @@ async fn a_script_changed_under_the_same_url_is_mapped_with_its_new_map() {
     server.stop();
 }
 
+/// An entry that reaches the server after its file was saved again is mapped with the map of the
+/// version its page ran, told by the length the page's Resource Timing gave the script.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_entry_of_a_version_before_an_edit_is_mapped_with_that_versions_map() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    let map = |vlq: &str| {
+        format!(
+            r#"{{"version":3,"sources":["app.js"],"sourcesContent":["1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11"],"names":[],"mappings":"{vlq}"}}"#
+        )
+    };
+    site.put("/app.js.map", map("AAEA")); // generated line 1 → source line 3
+    let origin = serve_app_js(&server, &site).await;
+    let tab = 7;
+    let logged = |ts: i64| json!({"tabId": tab, "ts": ts, "level": "log", "url": format!("{origin}/"), "message": "m", "location": format!("{origin}/app.js:1:1")});
+    // The tab's loads of the script: its time, and the length the page was told (0: a 304).
+    let loaded = |ts: i64, size: usize| json!({"tabId": tab, "ts": ts, "url": format!("{origin}/app.js"), "initiatorType": "script", "decodedBodySize": size});
+    let v1 = "a()\n//# sourceMappingURL=app.js.map\n";
+    let v2 = "b();a()\n//# sourceMappingURL=app.js.map\n";
+    server.ingest("network_waterfall", vec![loaded(1, v1.len())]).await;
+    server.ingest("logs", vec![logged(2)]).await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 1, has_result).await;
+    assert_eq!(list[0]["original"]["line"], 3, "{:#}", list[0]);
+    // Saved again, a statement put above: generated line 1 now maps to source line 10.
+    site.put("/app.js", v2);
+    site.put("/app.js.map", map("AASA"));
+    // Logged by the page still running the first version, resolved after the edit.
+    server.ingest("logs", vec![logged(3)]).await;
+    let list = resolved(&mcp, 2, has_result).await;
+    assert_eq!(list[1]["original"]["line"], 3, "the version that ran: {:#}", list[1]);
+    assert_eq!(list[1]["original"]["edited"], true, "{:#}", list[1]);
+    // The page reloaded: the new version, then a load the browser revalidated (304, no length).
+    server.ingest("network_waterfall", vec![loaded(4, v2.len()), loaded(5, 0)]).await;
+    server.ingest("logs", vec![logged(6)]).await;
+    let list = resolved(&mcp, 3, has_result).await;
+    assert_eq!(list[2]["original"]["line"], 10, "the version at hand: {:#}", list[2]);
+    assert_eq!(list[2]["original"].get("edited"), None, "{:#}", list[2]);
+    // A version of a length the server never fetched: its map is gone.
+    server.ingest("network_waterfall", vec![loaded(7, 3)]).await;
+    server.ingest("logs", vec![logged(8)]).await;
+    let list = resolved(&mcp, 4, has_result).await;
+    assert_eq!(list[3]["sourcemap"], "changed since it ran", "{:#}", list[3]);
+    assert_eq!(list[3].get("original"), None);
+    // Another tab that loaded nothing the server knows of: the version at hand, as before.
+    server
+        .ingest("logs", vec![json!({"tabId": 8, "ts": 9, "level": "log", "url": format!("{origin}/"), "message": "m", "location": format!("{origin}/app.js:1:1")})])
+        .await;
+    let list = resolved(&mcp, 5, has_result).await;
+    assert_eq!(list[4]["original"]["line"], 10, "{:#}", list[4]);
+    mcp.close().await;
+    server.stop();
+}
+
 /// A map the dev server did not have yet (written after its script, or a first compile that
 /// failed) is asked for again with the next batch, though the script answers 304.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

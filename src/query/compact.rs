@@ -317,11 +317,20 @@ fn original_text(original: &Value, any: bool) -> Option<String> {
     }
     let line = original.get("line")?.as_u64()?;
     // A map that gives lines alone gives no column.
-    Some(match original.get("column").and_then(Value::as_u64) {
+    let place = match original.get("column").and_then(Value::as_u64) {
         Some(column) => format!("{}:{line}:{column}", cut(source)),
         None => format!("{}:{line}", cut(source)),
+    };
+    // A line of the version that ran, the file saved again since: the file as it is has moved on.
+    Some(if original.get("edited").and_then(Value::as_bool) == Some(true) {
+        format!("{place} {EDITED}")
+    } else {
+        place
     })
 }
+
+/// What follows the place of a line that ran before its file was saved again.
+pub const EDITED: &str = "(edited since)";
 
 /// The `at` of a logs entry or a failed request: its call site's original location, else its
 /// first original stack frame (or caller) outside library code; else, where a call site or frame
@@ -778,6 +787,11 @@ mod tests {
                 {"at":"y","fn":"App","original":{"source":"src/App.jsx","line":9,"column":11}},
                 {"at":"z","fn":"render","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#);
         assert_eq!(original_at(Some(&lib), Some(&frames), None, None, true).as_deref(), Some(r#""src/App.jsx:9:11""#));
+        let edited = raw(r#"[{"at":"y","original":{"source":"src/App.jsx","line":9,"column":11,"edited":true}}]"#);
+        assert_eq!(
+            original_at(Some(&lib), Some(&edited), None, None, true).as_deref(),
+            Some(r#""src/App.jsx:9:11 (edited since)""#)
+        );
         // The page's own frame could not be mapped (its module failed to compile): its own
         // location, not the library's call site (a framework's console wrapper).
         let unmapped =

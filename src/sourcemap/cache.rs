@@ -43,11 +43,24 @@ impl Loaded {
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub script: Validators,
+    /// The script's length as fetched (None: not fetched, or learned only from a bundle).
+    pub size: Option<usize>,
     /// The external map's URL and validators (None for an inline map or none).
     pub map: Option<(Url, Validators)>,
     pub outcome: Result<Arc<Loaded>, Unmapped>,
     /// The batch (the resolver's count of them) in which the server last confirmed it.
     pub checked_in: u64,
+    /// The version fetched before this one, when it had another length: a page loaded before the
+    /// edit still runs it, and its entries may reach the server after the dev server serves the
+    /// new one under the same URL.
+    pub before: Option<Arc<Version>>,
+}
+
+/// One version of a script: its length and its map.
+#[derive(Debug)]
+pub struct Version {
+    pub size: usize,
+    pub outcome: Result<Arc<Loaded>, Unmapped>,
 }
 
 impl Entry {
@@ -55,11 +68,39 @@ impl Entry {
     pub fn is_fresh(&self, job: u64) -> bool {
         self.checked_in == job
     }
+
+    /// The newest version fetched: what [`Entry::before`] of the entry replacing it keeps, when
+    /// the new one has another length.
+    pub fn version(&self) -> Option<Version> {
+        Some(Version { size: self.size?, outcome: self.outcome.clone() })
+    }
+
+    /// The map of the version a page ran, told by the length its own timing gave the script
+    /// (`ran`; 0 when the page was not given it, a cross-origin script without
+    /// `Timing-Allow-Origin` or a revalidated one). The version at hand when the lengths agree,
+    /// or when nothing says the script changed while the server watched it; the one before when
+    /// that is the length the page ran; else `changed since it ran`: another version than any
+    /// fetched, whose map the dev server no longer serves. An edit that keeps the length is not
+    /// told apart (it seldom moves a line). With it, whether it is the version before.
+    pub fn as_run(&self, ran: Option<u64>) -> Result<(Arc<Loaded>, bool), Unmapped> {
+        let now = || self.outcome.clone().map(|loaded| (loaded, false));
+        let (Some(ran), Some(size), Some(before)) = (ran.filter(|n| *n > 0), self.size, &self.before) else {
+            return now();
+        };
+        if ran == size as u64 {
+            now()
+        } else if ran == before.size as u64 {
+            before.outcome.clone().map(|loaded| (loaded, true))
+        } else {
+            Err(Unmapped::Changed)
+        }
+    }
 }
 
 impl Cost for Entry {
     fn cost(&self) -> usize {
-        self.outcome.as_ref().map_or(256, |l| l.cost())
+        let cost = |outcome: &Result<Arc<Loaded>, Unmapped>| outcome.as_ref().map_or(256, |l| l.cost());
+        cost(&self.outcome) + self.before.as_ref().map_or(0, |v| cost(&v.outcome))
     }
 }
 
@@ -119,6 +160,11 @@ impl<V: Clone + Cost> Lru<V> {
         self.entries.insert(url.to_string(), (value, self.clock));
     }
 
+    /// The value at `url`, without counting it as used.
+    pub fn peek(&self, url: &str) -> Option<&V> {
+        self.entries.get(url).map(|(value, _)| value)
+    }
+
     fn remove(&mut self, url: &str) {
         if let Some((old, _)) = self.entries.remove(url) {
             self.cost -= old.cost();
@@ -141,7 +187,27 @@ mod tests {
     use super::*;
 
     fn missing() -> Entry {
-        Entry { script: Validators::default(), map: None, outcome: Err(Unmapped::NotFound), checked_in: 0 }
+        Entry {
+            script: Validators::default(),
+            size: None,
+            map: None,
+            outcome: Err(Unmapped::NotFound),
+            checked_in: 0,
+            before: None,
+        }
+    }
+
+    #[test]
+    fn the_version_a_page_ran_is_told_by_its_length() {
+        let now = Entry { size: Some(120), outcome: Err(Unmapped::OutOfRange), ..missing() };
+        // Nothing says the script changed: the version at hand, whatever the page's length.
+        assert_eq!(now.as_run(Some(99)).err(), Some(Unmapped::OutOfRange));
+        let edited = Entry { before: Some(Arc::new(Version { size: 99, outcome: Err(Unmapped::TooLarge) })), ..now };
+        assert_eq!(edited.as_run(Some(120)).err(), Some(Unmapped::OutOfRange), "the page ran the version at hand");
+        assert_eq!(edited.as_run(Some(99)).err(), Some(Unmapped::TooLarge), "the page ran the one before");
+        assert_eq!(edited.as_run(Some(7)).err(), Some(Unmapped::Changed), "a version no longer served");
+        assert_eq!(edited.as_run(Some(0)).err(), Some(Unmapped::OutOfRange), "the page was not told its length");
+        assert_eq!(edited.as_run(None).err(), Some(Unmapped::OutOfRange), "no load of it known");
     }
 
     #[test]

@@ -42,6 +42,10 @@ pub struct Original {
     /// Library code: the map's ignore list marks the source, or it is in a `node_modules` folder.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ignored: bool,
+    /// The file was saved again after this ran: the position and context are of the version that
+    /// ran, mapped through its own map, which the dev server no longer serves.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub edited: bool,
 }
 
 /// Lines of the original source around the position.
@@ -86,6 +90,7 @@ pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Ur
         name: token.get_name().filter(|n| !n.is_empty()).map(|n| cut_chars(n, MAX_NAME_CHARS)),
         function: None,
         context,
+        edited: false,
     })
 }
 

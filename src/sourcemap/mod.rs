@@ -79,6 +79,10 @@ pub enum Unmapped {
     /// would name a wrong line with confidence; a reload maps it.
     #[error("{}", crate::kind::HOT_UPDATE_REASON)]
     HotUpdate,
+    /// The page ran a version of the script the dev server no longer serves (the file was saved
+    /// again between the entry and its resolution): the map at hand would name a wrong line.
+    #[error("changed since it ran")]
+    Changed,
 }
 
 /// An entry with a frame of an eval'd module whose bundle was not found is tried once more
@@ -105,8 +109,11 @@ pub struct Wanted {
     pub index: usize,
     /// The page that logged it: fetches go only to its origin.
     pub page_url: String,
-    /// Its tab, whose scripts may hold the modules webpack runs through `eval`.
+    /// Its tab, whose scripts may hold the modules webpack runs through `eval`, and whose loads of
+    /// a script tell which version of it ran.
     pub tab_id: Option<i64>,
+    /// When it happened (ms since the epoch): the load of a script before it is the one that ran.
+    pub ts: i64,
     /// Tries made before this one ([`RETRY_AFTER`], [`MOST_TRIES`]).
     pub tries: u8,
     pub location: Option<Frame>,
@@ -168,6 +175,7 @@ pub fn wanted(kind: &Kind, rows: &[Row]) -> Vec<Wanted> {
                 index,
                 page_url,
                 tab_id: row.tab_id,
+                ts: row.ts,
                 tries: 0,
                 location,
                 frames,

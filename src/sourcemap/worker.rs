@@ -26,7 +26,7 @@ use super::vite_base;
 use super::{Job, Requeue, Unmapped, Wanted};
 use crate::capture::Capture;
 
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, sql};
 
 pub struct Worker {
     store: Store,
@@ -51,15 +51,18 @@ pub struct Worker {
     refreshed: HashMap<String, Instant>,
     /// Within the batch at hand: the scripts of each tab.
     tab_scripts: HashMap<i64, Vec<String>>,
+    /// Within the batch at hand: a tab's latest loads of a script (time, length), newest first.
+    loads: HashMap<(i64, String), Vec<(i64, u64)>>,
     /// Whether an origin's dev server serves Vite's client under a folder (`<origin> <folder>`):
     /// that folder is its base, not a folder of the app.
     vite_bases: HashMap<String, bool>,
     requeue: Requeue,
 }
 
-/// A frame's result within a batch: its page, script, line and column, and the function the stack
-/// names there (whose original name the result holds).
-type ResultKey<'j> = (&'j str, &'j str, u32, u32, Option<&'j str>);
+/// A frame's result within a batch: its page, script, line and column, the function the stack
+/// names there (whose original name the result holds), and the length of the script the page ran
+/// where the script was seen to change ([`Entry::as_run`]).
+type ResultKey<'j> = (&'j str, &'j str, u32, u32, Option<&'j str>, Option<u64>);
 
 /// Most modules (or scripts, or origins) each of the resolver's small maps remembers: past it,
 /// the map starts again empty.
@@ -120,6 +123,7 @@ impl Worker {
             missing: HashMap::new(),
             refreshed: HashMap::new(),
             tab_scripts: HashMap::new(),
+            loads: HashMap::new(),
             vite_bases: HashMap::new(),
             requeue,
         })
@@ -138,6 +142,7 @@ impl Worker {
         self.jobs += 1;
         self.passed.retain(|_, at| at.elapsed() < PASSED_FOR);
         self.tab_scripts.clear();
+        self.loads.clear();
         let capture: Arc<Capture> = Arc::new(self.store.read(scope::read_capture).await?);
         // Entries of a batch share pages and often positions (a log line in a loop): each page's
         // scope and each position's result is worked out once per batch, as JSON text.
@@ -206,7 +211,9 @@ impl Worker {
         allowed: &Allowed,
         page: Option<&Url>,
     ) -> (String, u8) {
-        let key = (wanted.page_url.as_str(), frame.url.as_str(), frame.line, frame.column, frame.function.as_deref());
+        let ran = self.ran(wanted, &frame.url).await;
+        let key =
+            (wanted.page_url.as_str(), frame.url.as_str(), frame.line, frame.column, frame.function.as_deref(), ran);
         if let Some(known) = results.get(&key) {
             return known.clone();
         }
@@ -248,9 +255,13 @@ impl Worker {
         if eval_module::is_hot_update(&url) {
             return Err(Unmapped::HotUpdate.into());
         }
-        let loaded = self.script(&url, allowed).await?;
+        let entry = self.script(&url, allowed).await?;
+        // Looked up again: the fetch may just have found the script changed.
+        let ran = self.ran(wanted, url.as_str()).await;
+        let (loaded, edited) = entry.as_run(ran)?;
         let (line, column) = (frame.line, frame.column);
         let mut original = lookup::lookup(&loaded.parsed.map, line, column, &loaded.map_url, page)?;
+        original.edited = edited;
         if let Some(folder) = vite_base::first_folder(&original.source)
             && self.is_vite_base(&url, folder, allowed).await
         {
@@ -332,7 +343,14 @@ impl Worker {
             Ok(MapRef::Url(_)) => Err(Unmapped::NotFound),
             Err(why) => Err(why),
         };
-        let entry = Entry { script: Validators::default(), map: None, outcome: outcome.clone(), checked_in: self.jobs };
+        let entry = Entry {
+            script: Validators::default(),
+            size: None,
+            map: None,
+            outcome: outcome.clone(),
+            checked_in: self.jobs,
+            before: None,
+        };
         self.cache.put(&key, entry);
         Some(outcome)
     }
@@ -412,14 +430,15 @@ impl Worker {
         }
     }
 
-    /// The decoded map of the script at `url`: remembered, revalidated, or fetched.
-    async fn script(&mut self, url: &Url, allowed: &Allowed) -> Result<Arc<Loaded>, Unmapped> {
+    /// What is known of the script at `url`: remembered, revalidated, or fetched. A new version of
+    /// another length keeps the one before it ([`Entry::before`]).
+    async fn script(&mut self, url: &Url, allowed: &Allowed) -> Result<Entry, Unmapped> {
         let key = url.as_str();
         let cached = self.cache.get(key);
         if let Some(entry) = &cached
             && entry.is_fresh(self.jobs)
         {
-            return entry.outcome.clone();
+            return Ok(entry.clone());
         }
         let known = cached.as_ref().map(|e| &e.script).filter(|v| !v.is_empty());
         let entry = match self.fetcher.get(url, allowed, known).await {
@@ -428,17 +447,48 @@ impl Worker {
                 None => return Err(Unmapped::NotFound),
             },
             Ok(Fetched::Body(body)) => {
-                let script = body.validators.clone();
+                let (script, size) = (body.validators.clone(), body.bytes.len());
+                let before = match cached {
+                    Some(old) if old.size.is_some_and(|was| was != size) => old.version().map(Arc::new),
+                    Some(old) => old.before,
+                    None => None,
+                };
                 let (map, outcome) = self.load(body, allowed).await;
-                Entry { script, map, outcome, checked_in: self.jobs }
+                Entry { script, size: Some(size), map, outcome, checked_in: self.jobs, before }
             }
             // Nothing was asked of the network: nothing to remember.
             Err(Unmapped::NotInScope) => return Err(Unmapped::NotInScope),
-            Err(why) => Entry { script: Validators::default(), map: None, outcome: Err(why), checked_in: self.jobs },
+            Err(why) => Entry {
+                script: Validators::default(),
+                size: None,
+                map: None,
+                outcome: Err(why),
+                checked_in: self.jobs,
+                before: None,
+            },
         };
-        let outcome = entry.outcome.clone();
-        self.cache.put(key, entry);
-        outcome
+        self.cache.put(key, entry.clone());
+        Ok(entry)
+    }
+
+    /// The length of the script at `url` as the page that made `wanted` loaded it (its tab's latest
+    /// load of it before the entry that was given one), looked up only where the script was seen to change: the
+    /// version that ran is then told by it ([`Entry::as_run`]).
+    async fn ran(&mut self, wanted: &Wanted, url: &str) -> Option<u64> {
+        let tab = wanted.tab_id?;
+        self.cache.peek(url)?.before.as_ref()?;
+        let key = (tab, url.to_string());
+        if !self.loads.contains_key(&key) {
+            let owned = url.to_string();
+            let read = self.store.read(move |conn| sql::script_loads(conn, tab, &owned)).await;
+            let loads = read.unwrap_or_else(|e: StoreError| {
+                tracing::warn!("source maps: a script's loads could not be read: {e}");
+                Vec::new()
+            });
+            self.loads.insert(key.clone(), loads);
+        }
+        // A load the browser revalidated (304) is given no length: it ran what the load before it got.
+        self.loads.get(&key)?.iter().find(|(ts, size)| *ts <= wanted.ts && *size > 0).map(|(_, size)| *size)
     }
 
     /// A script unchanged: its external map may still have changed.

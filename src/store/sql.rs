@@ -212,6 +212,24 @@ pub fn script_urls(conn: &Connection, tab_id: i64, limit: usize) -> Result<Vec<S
     Ok(urls.collect::<Result<_, _>>()?)
 }
 
+/// The latest loads of the script at `url` in tab `tab_id` (its rows among the tab's last
+/// [`LOADS_SEARCHED`]), newest first: each one's time and the length its body had
+/// (`decodedBodySize`; 0 where the page was not given it).
+pub fn script_loads(conn: &Connection, tab_id: i64, url: &str) -> Result<Vec<(i64, u64)>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ts, iif(json_type(data, '$.decodedBodySize') IN ('integer', 'real'), json_extract(data, '$.decodedBodySize'), 0) FROM
+           (SELECT id, ts, url, data FROM network_waterfall WHERE tab_id = ?1 ORDER BY id DESC LIMIT ?3)
+         WHERE url = ?2 ORDER BY id DESC LIMIT 8",
+    )?;
+    let loads = stmt.query_map(params![tab_id, url, LOADS_SEARCHED], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1).map(|n| if n.is_finite() && n > 0.0 { n as u64 } else { 0 })?))
+    })?;
+    Ok(loads.collect::<Result<_, _>>()?)
+}
+
+/// How many of a tab's latest requests [`script_loads`] looks through.
+pub const LOADS_SEARCHED: i64 = 5000;
+
 /// Merges each JSON object, whose members are among `keys`, into the `data` of the row of
 /// `kind` with that id; rows no longer stored are passed over. Only `data` changes, no column:
 /// no index or cached count moves. When `data` holds none of `keys` (as `"key":`), the patch's

@@ -129,6 +129,48 @@ export function serve(handler, { host = "127.0.0.1", setup } = {}) {
   });
 }
 
+/**
+ * A gate in front of the gasoline server on `port`, for the extension to be pointed at: it
+ * forwards every request (with the Host the server expects) until `hold()`, then keeps what
+ * comes, answering nothing, until `release()` forwards it in order. `held()` is the bodies held.
+ * What the server does with an entry that reaches it late (a file saved meanwhile) is then tested
+ * without racing the extension.
+ */
+export async function gate(port) {
+  let holding = false;
+  const waiting = []; // {req, body, res}
+  const forward = ({ req, body, res }) => {
+    const out = http.request(
+      { host: "127.0.0.1", port, method: req.method, path: req.url, headers: { ...req.headers, host: `127.0.0.1:${port}` } },
+      (answer) => {
+        res.writeHead(answer.statusCode, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    out.on("error", () => res.destroy());
+    out.end(body);
+  };
+  const { origin, close } = await serve((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const request = { req, body: Buffer.concat(chunks), res };
+      if (holding) waiting.push(request);
+      else forward(request);
+    });
+  });
+  return {
+    origin,
+    close,
+    hold: () => (holding = true),
+    held: () => waiting.map((r) => r.body.toString()),
+    release() {
+      holding = false;
+      for (const request of waiting.splice(0)) forward(request);
+    },
+  };
+}
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();

@@ -27,12 +27,14 @@ import {
   assertDeclared,
   checkPrerequisites,
   freePort,
+  gate,
   launch,
   lineOf,
   loadUntil,
   observe,
   pointAt,
   serviceWorker,
+  settled,
   startDevServer,
   startGasoline,
   testBuild,
@@ -79,6 +81,8 @@ const db = path.join(work, "gasoline.db");
 const port = await freePort();
 const vitePort = await freePort();
 const client = await startGasoline(port, db);
+// The extension sends through a gate that can hold its batches (the section on a file saved again).
+const gasoline = await gate(port);
 const vite = await startVite(vitePort);
 const build = testBuild(work);
 let context;
@@ -89,7 +93,7 @@ let backend;
 try {
   context = await launch(path.join(work, "profile"), build, []);
   const worker = await serviceWorker(context);
-  await pointAt(worker, `http://127.0.0.1:${port}`);
+  await pointAt(worker, gasoline.origin);
   const origin = `http://127.0.0.1:${vitePort}`;
 
   const page = await context.newPage();
@@ -190,6 +194,52 @@ try {
     writeFileSync(appFile, source);
   }
 
+  // A line logged just before its file is saved again reaches the server after Vite serves the
+  // new version under the same URL: it is mapped with the map of the version the page ran, not
+  // the new one's (statements put above it move its code down: the new map would name one of
+  // them), and says its file was edited since. Its batch is held at the gate until then.
+  const hmr = [];
+  page.on("websocket", (ws) => ws.on("framereceived", (f) => hmr.push(String(f.payload))));
+  const loaded = (await all(client, "logs")).at(-1)?.id ?? 0;
+  // The resolved warnings of a render with `count`, logged after the entry `after` (none: undefined).
+  const rendered = (count, after = loaded) => async () => {
+    const found = (await all(client, "logs")).filter((e) => e.id > after && e.message === `App rendered with count ${count}` && (e.original || e.sourcemap));
+    return found.length ? found : undefined;
+  };
+  // Loaded until it stays (Vite may still reload the page it had for the restored file), and all
+  // its load sent: the gate then holds only what comes after.
+  await loadUntil("the page at /", page, `${origin}/`, async () => new URL(page.url()).search === "" && (await page.locator("button").count()) === 1);
+  await settled(context, page, client);
+  const first = (await waitFor("the first render's warning resolved", rendered(0))).at(-1);
+  assert.equal(first.original?.line, warned.line, JSON.stringify(first));
+  const moved = 3; // statements put above the component
+  try {
+    gasoline.hold();
+    await page.click("button");
+    await waitFor("the click's warning held at the gate", async () => gasoline.held().some((b) => b.includes("App rendered with count 1")));
+    const reloads = hmr.filter((f) => f.includes('"full-reload"')).length;
+    writeFileSync(appFile, `${'console.debug("moved down");\n'.repeat(moved)}${source}`);
+    await waitFor("Vite's reload for the edit", async () => hmr.filter((f) => f.includes('"full-reload"')).length > reloads);
+    await page.waitForFunction(() => document.readyState === "complete");
+    gasoline.release();
+    const [clicked] = await waitFor("the click's warning resolved", rendered(1));
+    assert.equal(clicked.sourcemap, undefined, `mapped: ${JSON.stringify(clicked)}`);
+    assert.equal(`${clicked.original.source}:${clicked.original.line}`, `src/App.jsx:${warned.line}`, JSON.stringify(clicked));
+    const { start, lines } = clicked.original.context;
+    assert.equal(lines[warned.line - start], warned.text, "its context is the line that ran");
+    assert.equal(clicked.original.edited, true, JSON.stringify(clicked.original));
+    // What an agent reads by default says so beside the place.
+    const listed = await observe(client, { what: "logs", after_cursor: clicked.id - 1, limit: 1 });
+    assert.equal(listed.entries[0]?.at ?? listed.common?.at, `src/App.jsx:${warned.line}:${clicked.original.column} (edited since)`, JSON.stringify(listed));
+    const [reloaded] = await waitFor("the reloaded page's warning resolved", rendered(0, clicked.id));
+    assert.equal(reloaded.original?.line, warned.line + moved, JSON.stringify(reloaded));
+    assert.equal(reloaded.original.edited, undefined, "the reloaded page runs the file as it is");
+    log(`a line logged before its file was saved again reads src/App.jsx:${warned.line}, the reloaded page's ${warned.line + moved}`);
+  } finally {
+    gasoline.release();
+    writeFileSync(appFile, source);
+  }
+
   // A backend's page (its own server, another port) loading its module from Vite, named
   // localhost while the page is on 127.0.0.1: both local, both in the default scope. Vite serves
   // under a base, /static/, as django-vite has it: the source is named without it.
@@ -261,5 +311,6 @@ try {
   for (const server of [vite, secure, based].filter(Boolean)) await server.stop();
   if (backend) await new Promise((resolve) => backend.close(resolve));
   await client.close();
+  await gasoline.close();
   rmSync(work, { recursive: true, force: true });
 }
