@@ -2,13 +2,12 @@
 //! and the shutdown both share: stop taking requests, finish those in flight,
 //! commit, checkpoint the WAL, exit.
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use crate::http::serve::Listener;
 use rmcp::{ServerHandler, ServiceExt};
-use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::attach::Attached;
@@ -102,14 +101,14 @@ fn http_options(args: &ServeArgs) -> crate::http::Options {
     }
 }
 
-async fn bind(port: u16) -> std::io::Result<TcpListener> {
-    TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port))).await
+async fn bind(port: u16) -> std::io::Result<Listener> {
+    Listener::bind(port).await
 }
 
 /// Serves HTTP until `stop` is cancelled, then drains for at most [`DRAIN`]; `viewer`
 /// says from the start on where the viewer is served (observe answers over stdio link to it).
 async fn serve_http(
-    listener: TcpListener,
+    listener: Listener,
     store: Store,
     args: &ServeArgs,
     stop: CancellationToken,
@@ -118,7 +117,8 @@ async fn serve_http(
     let port = listener.local_addr().map_err(RunError::Http)?.port();
     viewer.set(port);
     let app = crate::http::router(store, http_options(args), port, stop.child_token());
-    tracing::info!("gasoline listening on http://127.0.0.1:{port} (MCP at /mcp)");
+    let also = if listener.has_v6() { format!(" and http://[::1]:{port}") } else { String::new() };
+    tracing::info!("gasoline listening on http://127.0.0.1:{port}{also} (MCP at /mcp)");
     let server = crate::http::serve::serve(listener, app, stop.clone());
     tokio::select! {
         () = server => Ok(()),

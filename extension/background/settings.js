@@ -57,11 +57,14 @@ function parsed(text) {
 
 /**
  * Why the URL `u` is not an address `gasoline serve` answers, or null when it is one: plain http
- * on 127.0.0.1 or localhost (it listens on 127.0.0.1 alone, so not [::1], and speaks no TLS),
+ * on 127.0.0.1 or localhost (it is sure to listen on 127.0.0.1; on [::1] only where the machine has
+ * IPv6, so not [::1]; and it speaks no TLS),
  * with a port of its own (1–65535) and no credentials, path, query or fragment.
  */
 function urlProblem(u) {
-  if (u.hostname === "[::1]") return `gasoline serve listens on 127.0.0.1 only: use http://127.0.0.1${u.port ? `:${u.port}` : ":7890"}.`;
+  if (u.hostname === "[::1]") {
+    return `gasoline serve is sure to listen on 127.0.0.1 (on [::1] only where this machine has IPv6): use http://127.0.0.1${u.port ? `:${u.port}` : ":7890"}.`;
+  }
   if (u.hostname !== "127.0.0.1" && u.hostname !== "localhost") {
     return `Captured pages go to this machine only: the URL is http://127.0.0.1 or http://localhost with a port, e.g. ${EXAMPLE_URL}.`;
   }

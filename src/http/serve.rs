@@ -4,6 +4,7 @@
 //! a file descriptor) for as long as it liked; the body already has its own deadline (`body.rs`). Graceful: once `stop` is cancelled no connection is accepted, each
 //! open one ends after its request in flight, and this returns when all have ended.
 
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::Duration;
 
 use axum::Router;
@@ -12,6 +13,55 @@ use hyper_util::server::conn::auto::Builder;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+
+/// The server's sockets: 127.0.0.1 on its port, and [::1] on the same port where the machine has
+/// an IPv6 loopback, so that a client given `http://localhost:7890` reaches it whichever address
+/// its resolver puts first (macOS and many Linux systems say ::1 first, and a client that tries
+/// only the first address would be refused). Loopback only, either way.
+#[derive(Debug)]
+pub struct Listener {
+    v4: TcpListener,
+    v6: Option<TcpListener>,
+}
+
+impl Listener {
+    /// Binds 127.0.0.1:`port` (0: a port the system chooses), which decides whether the port is
+    /// free, then [::1] on the port it got, if it can.
+    pub async fn bind(port: u16) -> std::io::Result<Listener> {
+        let v4 = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
+        let port = v4.local_addr()?.port();
+        let v6 = match TcpListener::bind(SocketAddr::from((Ipv6Addr::LOCALHOST, port))).await {
+            Ok(v6) => Some(v6),
+            Err(e) => {
+                // No IPv6 on this machine (a container without it), or the port taken there by
+                // another program: 127.0.0.1 serves alone.
+                tracing::debug!("not listening on [::1]:{port}: {e}");
+                None
+            }
+        };
+        Ok(Listener { v4, v6 })
+    }
+
+    /// The 127.0.0.1 address (the port is the same on both).
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.v4.local_addr()
+    }
+
+    /// Whether [::1] is served too.
+    pub fn has_v6(&self) -> bool {
+        self.v6.is_some()
+    }
+
+    async fn accept(&self) -> std::io::Result<tokio::net::TcpStream> {
+        match &self.v6 {
+            None => self.v4.accept().await.map(|(stream, _)| stream),
+            Some(v6) => tokio::select! {
+                accepted = self.v4.accept() => accepted.map(|(stream, _)| stream),
+                accepted = v6.accept() => accepted.map(|(stream, _)| stream),
+            },
+        }
+    }
+}
 
 /// How long a client may take to send a request's line and headers.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -44,12 +94,12 @@ async fn speaks_within(stream: &tokio::net::TcpStream, deadline: Duration) -> bo
 }
 
 /// Serves `app` on `listener` until `stop` is cancelled and the open connections have ended.
-pub async fn serve(listener: TcpListener, app: Router, stop: CancellationToken) {
+pub async fn serve(listener: Listener, app: Router, stop: CancellationToken) {
     let mut connections = tokio::task::JoinSet::new();
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(stream) => stream,
                 Err(e) => {
                     // Out of file descriptors, say: wait a little rather than spin.
                     tracing::warn!("cannot accept a connection: {e}");

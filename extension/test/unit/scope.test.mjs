@@ -81,8 +81,8 @@ test("match patterns as Chrome reads them", () => {
 
 test("only a loopback server URL is accepted", () => {
   for (const url of ["http://127.0.0.1:7890", "http://localhost:9000/"]) assert.ok(isLoopbackUrl(url), url);
-  // What the server would refuse or never hear: another loopback address (it listens on 127.0.0.1
-  // alone, not [::1]), TLS (it speaks none), a path, credentials.
+  // What the server would refuse or may never hear: another loopback address (it is sure to listen
+  // on 127.0.0.1, on [::1] only where the machine has IPv6), TLS (it speaks none), a path, credentials.
   for (const url of [
     "http://192.168.1.2:7890", "https://gasoline.example", "ftp://127.0.0.1", "http://127.0.0.1.evil.example",
     "http://127.0.0.2:7890", "http://[::1]:7890", "https://127.0.0.1:7890", "http://127.0.0.1:7890/api", "http://u:p@127.0.0.1:7890", "http://127.0.0.1:7890/?x=1",
@@ -128,7 +128,7 @@ test("a refused server URL says what to type instead", () => {
     ["", /Type the server's URL/],
     ["127.0.0.1:7890", /Did you mean http:\/\/127\.0\.0\.1:7890\?/],
     ["localhost:9000/", /Did you mean http:\/\/localhost:9000\?/],
-    ["http://[::1]:7890", /listens on 127\.0\.0\.1 only: use http:\/\/127\.0\.0\.1:7890/],
+    ["http://[::1]:7890", /sure to listen on 127\.0\.0\.1 .*: use http:\/\/127\.0\.0\.1:7890/],
     ["https://127.0.0.1:7890", /plain http .*http:\/\/127\.0\.0\.1:7890/],
     ["http://127.0.0.1:80", /Name the port/],
     ["http://127.0.0.1", /Name the port/],
