@@ -217,9 +217,12 @@ pub fn script_urls(conn: &Connection, tab_id: i64, limit: usize) -> Result<Vec<S
 /// (`decodedBodySize`; 0 where the page was not given it).
 pub fn script_loads(conn: &Connection, tab_id: i64, url: &str) -> Result<Vec<(i64, u64)>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT ts, iif(json_type(data, '$.decodedBodySize') IN ('integer', 'real'), json_extract(data, '$.decodedBodySize'), 0) FROM
-           (SELECT id, ts, url, data FROM network_waterfall WHERE tab_id = ?1 ORDER BY id DESC LIMIT ?3)
-         WHERE url = ?2 ORDER BY id DESC LIMIT 8",
+        // The tab's index walked from its newest row down to the bound; `data` read for matches only.
+        "SELECT ts, iif(json_type(data, '$.decodedBodySize') IN ('integer', 'real'), json_extract(data, '$.decodedBodySize'), 0)
+         FROM network_waterfall
+         WHERE tab_id = ?1 AND url = ?2 AND id >= coalesce(
+           (SELECT id FROM network_waterfall WHERE tab_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?3 - 1), 0)
+         ORDER BY id DESC LIMIT 8",
     )?;
     let loads = stmt.query_map(params![tab_id, url, LOADS_SEARCHED], |r| {
         Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1).map(|n| if n.is_finite() && n > 0.0 { n as u64 } else { 0 })?))
