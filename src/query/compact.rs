@@ -149,7 +149,7 @@ impl Layout {
                         data.get("frames").copied(),
                         data.get("sourcemap").copied(),
                         data.get("location").copied(),
-                        self.library_at,
+                        Placing { library: self.library_at, thrown_first: data.contains_key("stack") },
                     ),
                 ),
                 Pick::Frames => ("frames", original_frames(data.get("frames").copied())),
@@ -332,8 +332,20 @@ fn original_text(original: &Value, any: bool) -> Option<String> {
 /// What follows the place of a line that ran before its file was saved again.
 pub const EDITED: &str = "(edited since)";
 
+/// How an entry's `at` is chosen.
+#[derive(Clone, Copy)]
+struct Placing {
+    /// A library's original location may be it, where no frame of the page's own maps.
+    library: bool,
+    /// Its frames are a stack (a logged Error's, an uncaught one's, console.trace's), not the
+    /// callers of a call: where the error was made comes before where it was logged.
+    thrown_first: bool,
+}
+
 /// The `at` of a logs entry or a failed request: its call site's original location, else its
-/// first original stack frame (or caller) outside library code; else, where a call site or frame
+/// first original stack frame (or caller) outside library code (the stack's first, where the
+/// entry has one: a logged Error says where it was made, as an uncaught one does, and the line
+/// that logged it, a query client's `onError`, is its call site); else, where a call site or frame
 /// could not be mapped (its `sourcemap` says why: a module that failed to compile, a map that
 /// could not be had), its own location, most likely the page's own code, rather than library code
 /// standing in for it (the call site before the frames: it is where it happened); else any
@@ -343,23 +355,22 @@ fn original_at(
     frames: Option<&RawValue>,
     reason: Option<&RawValue>,
     location: Option<&RawValue>,
-    library: bool,
+    placing: Placing,
 ) -> Option<String> {
     let original: Option<Value> = original.and_then(|raw| serde_json::from_str(raw.get()).ok());
     let frames: Vec<Value> = frames.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default();
     let reason = reason.and_then(|r| serde_json::from_str::<&str>(r.get()).ok());
     let location = location.and_then(|r| serde_json::from_str::<String>(r.get()).ok());
-    at_text(original.as_ref(), &frames, reason, location.as_deref(), library).map(|at| json_string(&at))
+    at_text(original.as_ref(), &frames, reason, location.as_deref(), placing).map(|at| json_string(&at))
 }
 
-/// [`original_at`] of the parsed fields, as text; `library`: a library's original location may
-/// be it, where no frame of the page's own maps.
+/// [`original_at`] of the parsed fields, as text.
 fn at_text(
     original: Option<&Value>,
     frames: &[Value],
     reason: Option<&str>,
     location: Option<&str>,
-    library: bool,
+    placing: Placing,
 ) -> Option<String> {
     let originals = || original.into_iter().chain(frames.iter().filter_map(|f| f.get("original")));
     // Asked only when no original outside library code was found.
@@ -376,13 +387,13 @@ fn at_text(
             .filter_map(|f| f.get("at")?.as_str());
         site.into_iter().chain(frames).find(|at| !served_from_dependencies(at))
     };
-    app_at(original, frames).or_else(|| {
+    app_at(original, frames, placing.thrown_first).or_else(|| {
         if hot() {
             None
         } else {
             unmapped()
                 .map(|at| cut(at).into_owned())
-                .or_else(|| if library { originals().find_map(|o| original_text(o, true)) } else { None })
+                .or_else(|| if placing.library { originals().find_map(|o| original_text(o, true)) } else { None })
         }
     })
 }
@@ -403,7 +414,8 @@ pub fn request_at_of(entry: &Value) -> Option<String> {
 fn place_of(entry: &Value, library: bool) -> Option<String> {
     let frames = entry.get("frames").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     let location = entry.get("location").and_then(Value::as_str);
-    at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str), location, library)
+    let placing = Placing { library, thrown_first: entry.get("stack").is_some() };
+    at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str), location, placing)
         .or_else(|| location.filter(|l| library || !served_from_dependencies(l)).map(|l| cut(l).into_owned()))
 }
 
@@ -411,12 +423,18 @@ fn place_of(entry: &Value, library: bool) -> Option<String> {
 /// code (its call site's, else a frame's), or None when no map gave one.
 pub fn app_at_of(entry: &Value) -> Option<String> {
     let frames = entry.get("frames").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-    app_at(entry.get("original"), frames)
+    app_at(entry.get("original"), frames, entry.get("stack").is_some())
 }
 
-/// The first original location outside library code: the call site's, else a frame's.
-fn app_at(original: Option<&Value>, frames: &[Value]) -> Option<String> {
-    original.into_iter().chain(frames.iter().filter_map(|f| f.get("original"))).find_map(|o| original_text(o, false))
+/// The first original location outside library code: the call site's, else a frame's; a frame's
+/// first where they are a stack (`thrown_first`, [`Placing`]).
+fn app_at(original: Option<&Value>, frames: &[Value], thrown_first: bool) -> Option<String> {
+    let of_frames = frames.iter().filter_map(|f| f.get("original"));
+    if thrown_first {
+        of_frames.chain(original).find_map(|o| original_text(o, false))
+    } else {
+        original.into_iter().chain(of_frames).find_map(|o| original_text(o, false))
+    }
 }
 
 /// A raw frame ("url:line:col") of a script that is library code by its URL
@@ -779,6 +797,34 @@ mod tests {
         assert_eq!(cut_sent("short", 9), "short… (+4 bytes sent)");
     }
 
+    /// The placing of an entry whose frames are a call's callers (a console call, a request).
+    const CALLED: Placing = Placing { library: true, thrown_first: false };
+
+    #[test]
+    fn a_logged_error_is_placed_where_it_was_made_and_a_call_where_it_was_made() {
+        let raw = |json: &str| RawValue::from_string(json.to_string()).expect("JSON");
+        // console.error(error) in a query client's onError: the call site is the logger's line,
+        // the error's stack says where it was made.
+        let logger = raw(r#"{"source":"src/main.tsx","line":10,"column":5}"#);
+        let stack = raw(r#"[{"at":"x","original":{"source":"node_modules/q/index.js","line":1,"ignored":true}},
+                {"at":"y","original":{"source":"src/api.ts","line":5,"column":11}}]"#);
+        let thrown = Placing { library: true, thrown_first: true };
+        assert_eq!(
+            original_at(Some(&logger), Some(&stack), None, None, thrown).as_deref(),
+            Some(r#""src/api.ts:5:11""#)
+        );
+        assert_eq!(
+            original_at(Some(&logger), Some(&stack), None, None, CALLED).as_deref(),
+            Some(r#""src/main.tsx:10:5""#)
+        );
+        // A stack of library code alone (an error a library made): where the app logged it.
+        let library = raw(r#"[{"at":"x","original":{"source":"node_modules/q/index.js","line":1,"ignored":true}}]"#);
+        assert_eq!(
+            original_at(Some(&logger), Some(&library), None, None, thrown).as_deref(),
+            Some(r#""src/main.tsx:10:5""#)
+        );
+    }
+
     #[test]
     fn the_original_location_outside_library_code_leads() {
         let raw = |json: &str| RawValue::from_string(json.to_string()).expect("JSON");
@@ -786,10 +832,13 @@ mod tests {
         let frames = raw(r#"[{"at":"x","sourcemap":"not found"},
                 {"at":"y","fn":"App","original":{"source":"src/App.jsx","line":9,"column":11}},
                 {"at":"z","fn":"render","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#);
-        assert_eq!(original_at(Some(&lib), Some(&frames), None, None, true).as_deref(), Some(r#""src/App.jsx:9:11""#));
+        assert_eq!(
+            original_at(Some(&lib), Some(&frames), None, None, CALLED).as_deref(),
+            Some(r#""src/App.jsx:9:11""#)
+        );
         let edited = raw(r#"[{"at":"y","original":{"source":"src/App.jsx","line":9,"column":11,"edited":true}}]"#);
         assert_eq!(
-            original_at(Some(&lib), Some(&edited), None, None, true).as_deref(),
+            original_at(Some(&lib), Some(&edited), None, None, CALLED).as_deref(),
             Some(r#""src/App.jsx:9:11 (edited since)""#)
         );
         // The page's own frame could not be mapped (its module failed to compile): its own
@@ -797,11 +846,11 @@ mod tests {
         let unmapped =
             raw(r#"[{"at":"http://localhost:5173/src/lib/Debugger.svelte?t=1:75:13","sourcemap":"not found"}]"#);
         assert_eq!(
-            original_at(Some(&lib), Some(&unmapped), None, None, true).as_deref(),
+            original_at(Some(&lib), Some(&unmapped), None, None, CALLED).as_deref(),
             Some(r#""http://localhost:5173/src/lib/Debugger.svelte?t=1:75:13""#)
         );
         assert_eq!(
-            original_at(Some(&lib), None, None, None, true).as_deref(),
+            original_at(Some(&lib), None, None, None, CALLED).as_deref(),
             Some(r#""node_modules/react-dom/index.js:5:2""#)
         );
         // A prebundled dependency that could not be mapped is library code, not the page's own.
@@ -809,23 +858,23 @@ mod tests {
             r#"[{"at":"http://localhost:5173/node_modules/.vite/deps/chunk-HNQZ3SC5.js?v=c6ce9bc8:8:50","sourcemap":"out of range"}]"#,
         );
         assert_eq!(
-            original_at(Some(&lib), Some(&deps), None, None, true).as_deref(),
+            original_at(Some(&lib), Some(&deps), None, None, CALLED).as_deref(),
             Some(r#""node_modules/react-dom/index.js:5:2""#)
         );
-        assert_eq!(original_at(None, None, None, None, true), None);
+        assert_eq!(original_at(None, None, None, None, CALLED), None);
         // A library a server-rendered app serves as a file of its own (an import map's /vendor/, htmx
         // from /static/) reports the page's error from its own frames: `at` is the page's line.
         let stimulus = raw(r#"[{"at":"http://localhost:3000/vendor/stimulus.js:2148:21","sourcemap":"not found"},
                 {"at":"http://localhost:3000/js/controllers/chart_controller.js:5:56","sourcemap":"not found"}]"#);
         let logger = raw(r#""http://localhost:3000/vendor/stimulus.js:2148:21""#);
         assert_eq!(
-            original_at(None, Some(&stimulus), Some(&raw(r#""not found""#)), Some(&logger), true).as_deref(),
+            original_at(None, Some(&stimulus), Some(&raw(r#""not found""#)), Some(&logger), CALLED).as_deref(),
             Some(r#""http://localhost:3000/js/controllers/chart_controller.js:5:56""#)
         );
         let htmx = raw(r#"[{"at":"http://127.0.0.1:5000/static/htmx.min.js:1:23203","sourcemap":"not found"},
                 {"at":"http://127.0.0.1:5000/static/app.js:9:3","sourcemap":"not found"}]"#);
         assert_eq!(
-            original_at(None, Some(&htmx), None, None, true).as_deref(),
+            original_at(None, Some(&htmx), None, None, CALLED).as_deref(),
             Some(r#""http://127.0.0.1:5000/static/app.js:9:3""#)
         );
         // The page's own code ran from a hot update (unmapped): no library frame stands in for it.
@@ -838,7 +887,7 @@ mod tests {
                 )),
                 Some(&hot),
                 None,
-                true
+                CALLED
             ),
             None
         );
@@ -846,13 +895,16 @@ mod tests {
         let callers = raw(r#"[{"at":"http://x/main.js:20:1","sourcemap":"not found"}]"#);
         let site = raw(r#""http://x/cart.js:5:9""#);
         assert_eq!(
-            original_at(None, Some(&callers), Some(&raw(r#""not found""#)), Some(&site), true).as_deref(),
+            original_at(None, Some(&callers), Some(&raw(r#""not found""#)), Some(&site), CALLED).as_deref(),
             Some(r#""http://x/cart.js:5:9""#)
         );
-        assert_eq!(original_at(None, Some(&callers), None, None, true).as_deref(), Some(r#""http://x/main.js:20:1""#));
+        assert_eq!(
+            original_at(None, Some(&callers), None, None, CALLED).as_deref(),
+            Some(r#""http://x/main.js:20:1""#)
+        );
         let hot_frames = raw(r#"[{"at":"x","sourcemap":"hot update"},
                 {"at":"z","fn":"render","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#);
-        assert_eq!(original_at(None, Some(&hot_frames), None, None, true), None);
+        assert_eq!(original_at(None, Some(&hot_frames), None, None, CALLED), None);
         assert_eq!(
             original_frames(Some(&frames)).as_deref(),
             Some(r#""x (not mapped: not found)\nApp src/App.jsx:9:11\n… (1 library frame left out)""#)
