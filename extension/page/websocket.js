@@ -31,7 +31,10 @@
 
     // A build error Vite's dev server sends on its HMR socket (a file that does not compile): with
     // its error overlay on, the page logs nothing of it, and the page still runs the old code. It
-    // becomes an error entry (`source: "dev-server"`), so that "what broke" finds it.
+    // becomes an error entry (`source: "dev-server"`), so that "what broke" finds it. Astro's dev
+    // server sends Vite's errors, and a page's own server-side error (its frontmatter threw: the
+    // page's 500 holds no text of it), as the same message flagged `__isEnhancedAstroErrorPayload`,
+    // its text rendered as HTML for its overlay and its `loc` column counted from 1.
     const MOST_PARSED = 1024 * 1024;
     function compileError(text) {
       const url = location.href;
@@ -39,39 +42,55 @@
         "logs",
         () => {
           if (text.length > MOST_PARSED) return null;
-          let err;
+          let payload;
           try {
-            err = JSON.parse(text).err;
+            payload = JSON.parse(text);
           } catch {
             return null; // cut short, or not JSON after all
           }
+          const err = payload && payload.err;
           if (!err || typeof err.message !== "string") return null;
+          const astro = payload.__isEnhancedAstroErrorPayload === true;
+          const said = astro ? fromHtml(err.message) : err.message;
+          const hint = astro && typeof err.hint === "string" && err.hint ? `\nHint: ${fromHtml(err.hint)}` : "";
           const plugin = typeof err.plugin === "string" && err.plugin ? `${err.plugin}: ` : "";
           // Where it broke, when the message does not say (Angular's compiler gives `loc` alone, and
           // its line's text in place of a code frame).
           const loc = err.loc && typeof err.loc === "object" ? err.loc : {};
           const file = typeof loc.file === "string" && loc.file ? loc.file : typeof err.id === "string" ? err.id : "";
           // Its place in the source, as an entry a source map placed says it (`original`, 1-based).
-          const at = file ? place(err.message, loc) : null;
+          const at = file ? place(said, loc, astro ? 0 : 1) : null;
           const column = at ? at.column : undefined;
           const original = at ? { source: file.slice(0, 1024), line: at.line, column } : undefined; // a path, not a text
-          const placed = at && !err.message.includes(file);
+          const placed = at && !said.includes(file);
           const where = placed ? ` (${file}:${at.line}${column ? `:${column}` : ""})` : "";
           const line = placed && typeof loc.lineText === "string" ? `\n${at.line} | ${loc.lineText}` : "";
           const codeFrame = typeof err.frame === "string" && err.frame ? `\n${err.frame}` : line;
-          const message = serialize.cut(`[vite] ${plugin}${err.message}${where}${codeFrame}`, limits.MESSAGE_CAP).text;
+          const from = astro ? "astro" : "vite";
+          const message = serialize.cut(`[${from}] ${plugin}${said}${where}${hint}${codeFrame}`, limits.MESSAGE_CAP).text;
           return { level: "error", source: "dev-server", message, url, original };
         },
         true,
       );
     }
 
+    // Astro's overlay text as text: its links, bold and code marks taken off, its escapes read.
+    const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" };
+    function fromHtml(html) {
+      return html
+        .replace(/<a href="[^"]*"[^>]*>([^<]*)<\/a>/g, "$1")
+        .replace(/<\/?(?:b|code)>/g, "")
+        .replace(/&(amp|lt|gt|quot|#39);/g, (_, name) => ENTITIES[name]);
+    }
+
     // Vite sends one build error again each time the broken module is asked for (two or three
     // times a save): the same text, recorded once until the socket says something else (an
-    // update, the fix).
+    // update, the fix). An error's message is `{"type":"error",…}`, or has a few flags before its
+    // type (Astro's).
+    const ERROR_HEAD = /^\{(?:"[\w$]{1,40}":(?:true|false|null|-?\d{1,15}|"[^"\\]{0,80}"),){0,4}"type":"error"/;
     const lastError = core.weakMap(); // socket → the text of its last build error
     function viteMessage(ws, text) {
-      if (!text.startsWith('{"type":"error"')) {
+      if (!ERROR_HEAD.test(text)) {
         if (!text.startsWith('{"type":"ping"')) lastError.delete(ws);
         return;
       }
@@ -80,13 +99,14 @@
       compileError(text);
     }
 
-    // Where a build error broke, 1-based: Vite's `loc` (from Rollup or esbuild, columns from 0), else
-    // the place the message frames as `╭─[ src/cart.ts:6:18 ]` (Vite 8's Oxc and Rolldown send no
-    // `loc`), read from the message's start.
+    // Where a build error broke, 1-based: `loc` (Vite's from Rollup or esbuild, columns from 0:
+    // `base` 1; Astro's from 1: `base` 0), else the place the message frames as
+    // `╭─[ src/cart.ts:6:18 ]` (Vite 8's Oxc and Rolldown send no `loc`), read from the message's start.
     const FRAMED_PLACE = /─\[ ?[^\]\n]*?:(\d+):(\d+) ?\]/;
-    function place(message, loc) {
+    function place(message, loc, base) {
       if (Number.isInteger(loc.line) && loc.line > 0) {
-        return { line: loc.line, column: Number.isInteger(loc.column) && loc.column >= 0 ? loc.column + 1 : undefined };
+        const column = Number.isInteger(loc.column) && loc.column + base > 0 ? loc.column + base : undefined;
+        return { line: loc.line, column };
       }
       const framed = FRAMED_PLACE.exec(message.slice(0, 4096));
       return framed ? { line: Number(framed[1]), column: Number(framed[2]) } : null;

@@ -114,3 +114,48 @@ test("one build error Vite sends again as the broken module is asked for is one 
   receive(JSON.stringify({ type: "update", updates: [] }));
   assert.equal(receive(error).length, 2, "broken again after an update: a new entry");
 });
+
+test("Astro's dev server's errors (flagged, HTML text, columns from 1) are error entries too", () => {
+  const receive = hmrSocket();
+  // A page whose frontmatter threw: its 500 holds no text of it, the socket does.
+  const thrown = {
+    __isEnhancedAstroErrorPayload: true,
+    type: "error",
+    err: {
+      name: "Error",
+      message: "Profile not loaded for &quot;broken&quot; &lt;page&gt;, see <code>user.profile</code>",
+      hint: "Read <a href=\"https://docs.astro.build/en/x\" target=\"_blank\">the docs</a>",
+      stack: "Error: Profile not loaded\n    at eval (/app/src/pages/broken.astro:5:1)",
+      loc: { file: "/app/src/pages/broken.astro", line: 5, column: 1 },
+      frame: '  4 | if (!user.profile) {\n> 5 |   throw new Error("Profile not loaded");\n    | ^',
+      highlightedCode: "<pre class=\"shiki\">…</pre>",
+    },
+  };
+  const [entry] = receive(JSON.stringify(thrown));
+  assert.equal(entry.source, "dev-server");
+  assert.deepEqual(entry.original, { source: "/app/src/pages/broken.astro", line: 5, column: 1 });
+  assert.equal(
+    entry.message.split("\n").slice(0, 2).join("\n"),
+    '[astro] Profile not loaded for "broken" <page>, see user.profile (/app/src/pages/broken.astro:5:1)\nHint: Read the docs',
+  );
+  assert.ok(entry.message.endsWith("| ^"), entry.message);
+  // Vite's build error as Astro relays it: no loc, the place framed in the message.
+  const relayed = {
+    __isEnhancedAstroErrorPayload: true,
+    type: "error",
+    err: {
+      message: "Transform failed with 1 error:\n\n[PARSE_ERROR] Unexpected token\n    ╭─[ src/components/Counter.tsx:30:18 ]",
+      id: "/app/src/components/Counter.tsx",
+      plugin: "vite:oxc",
+      frame: "",
+      loc: {},
+    },
+  };
+  const entries = receive(JSON.stringify(relayed));
+  assert.equal(entries.length, 2);
+  assert.deepEqual(entries[1].original, { source: "/app/src/components/Counter.tsx", line: 30, column: 18 });
+  assert.match(entries[1].message, /^\[astro\] vite:oxc: Transform failed/);
+  // Other messages with flags before their type are not errors.
+  assert.equal(receive(JSON.stringify({ __isEnhancedAstroErrorPayload: true, type: "update" })).length, 2);
+  assert.equal(receive('{"type":"custom","event":"error"}').length, 2);
+});
