@@ -52,8 +52,11 @@
 
   /** The page's location in one frame line: a string, or null for a frame to pass over. */
   function frameLocation(line) {
-    const loc = locationOf(line);
-    if (loc === undefined) return null;
+    const found = locationOf(line);
+    if (found === undefined) return null;
+    // A script that has no URL (one a tool injected, DevTools' console evaluating code) is named
+    // by nothing before its position: named as V8 names code of no script, `<anonymous>`.
+    const loc = found.replace(/^(eval at [^(]*\()?(?=:\d+:\d+\))/, "$1<anonymous>").replace(/^(?=:\d+:\d+$)/, "<anonymous>");
     if (loc.startsWith("eval at ")) {
       // "eval at fn (ORIGIN), <anonymous>:1:9", nested for eval inside eval
       const origin = evalOrigin(loc);

@@ -29,6 +29,9 @@ test("every URL scheme a bundler or server uses", () => {
 });
 
 test("eval'd code is located where eval was called, with its position inside", () => {
+  // Called from a script with no URL (Playwright's evaluate, a DevTools snippet): <anonymous>.
+  assert.equal(site("    at eval (eval at evaluate (:370:30), <anonymous>:1:16)"), "<anonymous>:370:30 (eval <anonymous>:1:16)");
+  assert.equal(site("    at run (:12:5)"), "<anonymous>:12:5");
   assert.equal(site("    at eval (eval at load (http://127.0.0.1/app.js:3:5), <anonymous>:1:9)"), "http://127.0.0.1/app.js:3:5 (eval <anonymous>:1:9)");
   assert.equal(site("    at Object.eval [as fn] (eval at create (http://x.test/a.js:1:1), <anonymous>:3:1)"), "http://x.test/a.js:1:1 (eval <anonymous>:3:1)");
   assert.equal(
