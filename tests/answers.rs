@@ -985,6 +985,32 @@ async fn a_listed_body_is_the_json_the_api_sent() {
     assert_eq!(entries(&logs)[0]["message"], json!("state {a:1}"), "{logs}");
 }
 
+/// The summary's failed list keeps what the page's code asked for above the dev server's module
+/// reloads that fail after each broken save: these come later and would push the API call off.
+#[tokio::test]
+async fn the_summary_keeps_a_failed_call_of_the_page_s_code_above_later_module_reloads() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let call = json!({"tabId": 1, "method": "GET", "url": "http://localhost:4321/api/items.json", "responseStatus": 500,
+                      "initiatorType": "fetch", "location": "http://localhost:4321/src/components/Counter.tsx:21:23",
+                      "pageUrl": "http://localhost:4321/"});
+    server.ingest("network_waterfall", vec![call]).await;
+    let reload = |i: usize| {
+        json!({"tabId": 1, "url": format!("http://localhost:4321/src/components/Counter.tsx?t={i}"),
+                                   "initiatorType": "script", "responseStatus": 500})
+    };
+    server.ingest("network_waterfall", (0..7).map(reload).collect()).await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    let failed = summary["network_waterfall"]["failed"].as_array().cloned().unwrap_or_default();
+    assert_eq!(failed.len(), 5, "{summary}");
+    assert_eq!(failed[0]["url"], "http://localhost:4321/api/items.json", "{summary}");
+    assert_eq!(failed[0]["at"], "http://localhost:4321/src/components/Counter.tsx:21:23", "{summary}");
+    // Then the reloads, the latest first.
+    assert_eq!(failed[1]["url"], "http://localhost:4321/src/components/Counter.tsx?t=6", "{summary}");
+    assert_eq!(summary["network_waterfall"]["failed_not_shown"], 3, "{summary}");
+}
+
 /// The summary at the smallest max_tokens still answers, with counts alone, and a list cut short
 /// says how much it left out.
 #[tokio::test]

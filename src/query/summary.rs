@@ -393,10 +393,17 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
         }
     }
     // The pages (and frames) that failed to load first, the server's answer to the page the person
-    // looked at, which the assets failing on every load would push off the list; then the most
-    // recent failures (by their newest id). And the slowest requests.
+    // looked at, which the assets failing on every load would push off the list; then what the
+    // page's code asked for (its place in the code known: an API call), which a dev server's
+    // module reloads failing after each broken save would push off too; then the rest; each the
+    // most recent first (by its newest id). And the slowest requests.
     failed.sort_by_key(|(document, f, _)| {
-        (std::cmp::Reverse(*document), std::cmp::Reverse(f["id"].as_i64().unwrap_or(0)))
+        let made_by_code = f.get("at").is_some();
+        (
+            std::cmp::Reverse(*document),
+            std::cmp::Reverse(made_by_code),
+            std::cmp::Reverse(f["id"].as_i64().unwrap_or(0)),
+        )
     });
     failed.truncate(TOP);
     let failed: Vec<Value> = failed
