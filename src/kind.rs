@@ -204,7 +204,7 @@ pub const BUNDLER_CODE_REASON: &str = "bundler code";
 /// Whether a segment of a script's URL path or of a source's path marks library code: a
 /// `node_modules` folder (DevTools' default ignore list), a `vendor` folder (an import map's
 /// `/vendor/turbo.js`, Rails' and Laravel's vendored scripts), the modules Vite serves of its own
-/// (`/@vite/client`, its HMR client and error overlay; `/@react-refresh`), a dev server's cache
+/// (`/@vite/client`, its HMR client and error overlay; `/@react-refresh`, `/@solid-refresh`), a dev server's cache
 /// of prebundled dependencies outside `node_modules` (`.vite`; Angular CLI's
 /// `.angular/cache/20.3.4/app/vite/deps/chunk-….js`, whose esbuild `__async` helper is the first
 /// frame of every `await`ed call, with a map naming only itself), or the file of a
@@ -213,7 +213,10 @@ pub const BUNDLER_CODE_REASON: &str = "bundler code";
 /// original `ignored`, and for compact entries, which count an unmapped frame as library code by
 /// its URL.
 pub fn is_library_segment(segment: &str) -> bool {
-    if matches!(segment, "node_modules" | "vendor" | "@vite" | "@react-refresh" | ".vite" | ".angular") {
+    if matches!(
+        segment,
+        "node_modules" | "vendor" | "@vite" | "@react-refresh" | "@solid-refresh" | ".vite" | ".angular"
+    ) {
         return true;
     }
     // A frame's last segment carries its place: `htmx.min.js:1:23203`.

@@ -1011,6 +1011,28 @@ async fn the_summary_keeps_a_failed_call_of_the_page_s_code_above_later_module_r
     assert_eq!(summary["network_waterfall"]["failed_not_shown"], 3, "{summary}");
 }
 
+/// A build error the dev server reported ranks first among the summary's error groups, above a
+/// crash and above errors the app logged more often: until it is fixed the page runs old code.
+#[tokio::test]
+async fn the_summary_ranks_a_build_error_above_crashes_and_frequent_logged_errors() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let logged = |i: usize| json!({"tabId": 1, "level": "error", "source": "console", "message": format!("Reports: load failed {i}")});
+    let mut entries: Vec<Value> = (0..6).map(logged).collect();
+    entries.push(json!({"tabId": 1, "level": "error", "source": "exception", "message": "TypeError: x is undefined"}));
+    entries.push(json!({"tabId": 1, "level": "error", "source": "dev-server",
+                        "message": "[vite] Transform failed: Unexpected token (src/components/Noisy.tsx:12:18)"}));
+    server.ingest("logs", entries).await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    let groups = summary["errors"]["groups"].as_array().cloned().unwrap_or_default();
+    let examples: Vec<&str> = groups.iter().filter_map(|g| g["example"].as_str()).collect();
+    assert_eq!(examples.len(), 3, "{summary}");
+    assert!(examples[0].starts_with("[vite] Transform failed"), "{examples:?}");
+    assert_eq!(examples[1], "TypeError: x is undefined", "{examples:?}");
+    assert!(examples[2].starts_with("Reports: load failed"), "{examples:?}");
+}
+
 /// The summary at the smallest max_tokens still answers, with counts alone, and a list cut short
 /// says how much it left out.
 #[tokio::test]

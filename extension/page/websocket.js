@@ -65,7 +65,9 @@
           const placed = at && !said.includes(file);
           const where = placed ? ` (${file}:${at.line}${column ? `:${column}` : ""})` : "";
           const line = placed && typeof loc.lineText === "string" ? `\n${at.line} | ${loc.lineText}` : "";
-          const codeFrame = typeof err.frame === "string" && err.frame ? `\n${err.frame}` : line;
+          // Babel's message holds its code frame already (Solid's and Vue's plugins): not twice.
+          const framed = CODE_FRAME.test(said.slice(0, 8192));
+          const codeFrame = typeof err.frame === "string" && err.frame && !framed ? `\n${err.frame}` : line;
           const from = astro ? "astro" : "vite";
           const message = serialize.cut(`[${from}] ${plugin}${said}${where}${hint}${codeFrame}`, limits.MESSAGE_CAP).text;
           return { level: "error", source: "dev-server", message, url, original };
@@ -73,6 +75,9 @@
         true,
       );
     }
+
+    // A line of a code frame: `  10 | …`, `> 12 | …`.
+    const CODE_FRAME = /^ *>? *\d+ *\| /m;
 
     // Astro's overlay text as text: its links, bold and code marks taken off, its escapes read.
     const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" };
@@ -84,19 +89,22 @@
     }
 
     // Vite sends one build error again each time the broken module is asked for (two or three
-    // times a save): the same text, recorded once until the socket says something else (an
-    // update, the fix). An error's message is `{"type":"error",…}`, or has a few flags before its
-    // type (Astro's).
+    // times a save), and again after each `update` as a framework's hot update climbs the import
+    // chain (Solid's: error, update, error, update, error): the same text heard again within
+    // REPEAT_MS of the last time is the same error, recorded once in this page. Broken again
+    // later, after a fix, it is a new entry. An error's message is `{"type":"error",…}`, or has a
+    // few flags before its type (Astro's).
     const ERROR_HEAD = /^\{(?:"[\w$]{1,40}":(?:true|false|null|-?\d{1,15}|"[^"\\]{0,80}"),){0,4}"type":"error"/;
-    const lastError = core.weakMap(); // socket → the text of its last build error
-    function viteMessage(ws, text) {
-      if (!ERROR_HEAD.test(text)) {
-        if (!text.startsWith('{"type":"ping"')) lastError.delete(ws);
-        return;
-      }
-      if (lastError.get(ws) === text) return;
-      lastError.set(ws, text);
-      compileError(text);
+    const REPEAT_MS = 10000;
+    let lastError = "";
+    let lastHeard = -Infinity;
+    function viteMessage(text) {
+      if (!ERROR_HEAD.test(text)) return;
+      const heard = core.perfNow();
+      const again = text === lastError && heard - lastHeard < REPEAT_MS;
+      lastError = text;
+      lastHeard = heard;
+      if (!again) compileError(text);
     }
 
     // Where a build error broke, 1-based: `loc` (Vite's from Rollup or esbuild, columns from 0:
@@ -124,7 +132,7 @@
       listen(ws, "message", (e) => {
         const data = frame(e.data);
         record(ws, "message", () => Object.assign({ direction: "incoming" }, data));
-        if (typeof e.data === "string" && ws.protocol === "vite-hmr") viteMessage(ws, e.data);
+        if (typeof e.data === "string" && ws.protocol === "vite-hmr") viteMessage(e.data);
       });
       listen(ws, "close", (e) => {
         const { code, reason, wasClean } = e;

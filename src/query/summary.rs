@@ -42,6 +42,10 @@ pub struct Group {
     /// logged is one it handled.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub uncaught: bool,
+    /// What the dev server said would not build (`source: "dev-server"`): the page runs old code,
+    /// or none, until it is fixed.
+    #[serde(skip)]
+    pub build: bool,
     /// Logged by library code (its call site's source is on the ignore list, or its script is a
     /// dependency's or the dev server's own): React's DevTools banner, Vite's "[vite] connected".
     #[serde(skip)]
@@ -109,6 +113,7 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
                     at: None,
                     page: row.get::<_, Option<bool>>(5)?.unwrap_or(false),
                     uncaught: matches!(source.as_deref(), Some("exception" | "unhandledrejection")),
+                    build: source.as_deref() == Some("dev-server"),
                     library: row.get::<_, Option<bool>>(6)?.unwrap_or(false)
                         || row.get::<_, Option<String>>(7)?.is_some_and(|l| compact::served_from_dependencies(&l)),
                 });
@@ -117,13 +122,15 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
     }
     // A page that answered an error status first: the page the person looked at was the server's
     // error (a form re-shown with 422, a 500), which assets that fail on every load would push off
-    // the list. Then what nobody caught (a crash), ahead of errors the app caught and logged,
+    // the list. Then what the dev server could not build (the page runs old code, or none, until it
+    // is fixed), and what nobody caught (a crash), ahead of errors the app caught and logged,
     // which a data library retrying a request logs again and again. Then the most frequent first;
     // among as frequent, the earliest first: the first error of a cascade (a component's
     // TypeError, then the framework's errors about the broken tree) is its cause.
     groups.sort_by(|a, b| {
         b.page
             .cmp(&a.page)
+            .then(b.build.cmp(&a.build))
             .then(b.uncaught.cmp(&a.uncaught))
             .then(b.count.cmp(&a.count))
             .then(a.first_id.cmp(&b.first_id))

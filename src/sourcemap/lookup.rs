@@ -401,6 +401,7 @@ mod tests {
         assert!(is_dependency("/home/me/app/.svelte-kit/generated/client/app.js") && is_dependency(".nuxt/app.vue"));
         assert!(!is_dependency("src/routes/.svelte-kit-notes/page.js") && !is_dependency("src/lib/next.js"));
         assert!(is_dependency("@vite/client") && is_dependency("/@vite/client") && is_dependency("@react-refresh"));
+        assert!(is_dependency("@solid-refresh"), "vite-plugin-solid's HMR wrapper");
         assert!(!is_dependency("src/@vite-notes.ts") && !is_dependency("src/vite/client.ts"));
     }
 

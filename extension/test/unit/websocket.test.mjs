@@ -15,6 +15,7 @@ Object.assign(globalThis, { location: { href: "http://app.localhost:4200/" } });
 
 const emitted = [];
 let watch;
+let clock = 0; // performance.now() as the page's core reads it
 class FakeSocket {
   get readyState() {
     return 1;
@@ -30,6 +31,7 @@ install({
     connectionId: () => "ws-1",
     weakMap: () => new WeakMap(),
     weakSet: () => new WeakSet(),
+    perfNow: () => clock,
   },
   outbox: { emit: (kind, build) => emitted.push([kind, build]) },
   serialize,
@@ -103,19 +105,28 @@ test("a build error that names no place has none", () => {
   assert.equal(entry.original, undefined);
 });
 
-test("one build error Vite sends again as the broken module is asked for is one entry, until the socket says something else", () => {
+test("one build error heard again and again is one entry, until it comes back after a pause", () => {
   const receive = hmrSocket();
   const error = JSON.stringify({ type: "error", err: { message: "Transform failed with 1 error", id: "/app/src/home.tsx", loc: { file: "/app/src/home.tsx", line: 28, column: 10 } } });
   // receive() answers every entry the socket made so far.
   assert.equal(receive(error).length, 1);
-  assert.equal(receive(error).length, 1, "the same text again");
+  assert.equal(receive(error).length, 1, "the same text again: the broken module asked for again");
   assert.equal(receive('{"type":"ping"}').length, 1);
-  assert.equal(receive(error).length, 1, "a ping between is nothing new");
+  clock += 3000;
+  // Solid's hot update climbing the import chain: update, error, update, error.
   receive(JSON.stringify({ type: "update", updates: [] }));
-  assert.equal(receive(error).length, 2, "broken again after an update: a new entry");
+  assert.equal(receive(error).length, 1, "an update between is the same failed save");
+  clock += 9000;
+  assert.equal(receive(error).length, 1, "within 10 s of the last time it was heard");
+  clock += 10000;
+  assert.equal(receive(error).length, 2, "broken the same way after a pause (fixed, then broken again): a new entry");
+  const other = JSON.stringify({ type: "error", err: { message: "another", id: "/app/src/b.tsx", loc: { file: "/app/src/b.tsx", line: 1, column: 0 } } });
+  assert.equal(receive(other).length, 3, "another error");
+  assert.equal(receive(error).length, 4, "and the first again after it");
 });
 
 test("Astro's dev server's errors (flagged, HTML text, columns from 1) are error entries too", () => {
+  clock += 60000;
   const receive = hmrSocket();
   // A page whose frontmatter threw: its 500 holds no text of it, the socket does.
   const thrown = {
@@ -158,4 +169,17 @@ test("Astro's dev server's errors (flagged, HTML text, columns from 1) are error
   // Other messages with flags before their type are not errors.
   assert.equal(receive(JSON.stringify({ __isEnhancedAstroErrorPayload: true, type: "update" })).length, 2);
   assert.equal(receive('{"type":"custom","event":"error"}').length, 2);
+});
+
+test("a message that holds its code frame already (Babel's) does not get it twice", () => {
+  clock += 60000;
+  const receive = hmrSocket();
+  const frame = "  10 |   console.error(x);\n  11 |\n> 12 |   const broken = ;\n     |                  ^";
+  const payload = {
+    type: "error",
+    err: { message: `/app/src/Noisy.tsx: Unexpected token (12:17)\n\n${frame}`, id: "/app/src/Noisy.tsx", plugin: "solid", frame: frame.replaceAll("  1", "1"), loc: { file: "/app/src/Noisy.tsx", line: 12, column: 17 } },
+  };
+  const [entry] = receive(JSON.stringify(payload));
+  assert.equal(entry.message, `[vite] solid: /app/src/Noisy.tsx: Unexpected token (12:17)\n\n${frame}`);
+  assert.deepEqual(entry.original, { source: "/app/src/Noisy.tsx", line: 12, column: 18 });
 });
