@@ -61,7 +61,7 @@
           // Its place in the source, as an entry a source map placed says it (`original`, 1-based).
           const at = file ? place(said, loc, astro ? 0 : 1) : null;
           const column = at ? at.column : undefined;
-          const original = at ? { source: file.slice(0, 1024), line: at.line, column } : undefined; // a path, not a text
+          const original = at ? { source: asServed(file).slice(0, 1024), line: at.line, column } : undefined; // a path, not a text
           const placed = at && !said.includes(file);
           const where = placed ? ` (${file}:${at.line}${column ? `:${column}` : ""})` : "";
           const line = placed && typeof loc.lineText === "string" ? `\n${at.line} | ${loc.lineText}` : "";
@@ -74,6 +74,35 @@
         },
         true,
       );
+    }
+
+    // A file the dev server names by its absolute path (Vite's `loc.file`, `id`) as the page's own
+    // modules name it, and as source maps place every other entry (`src/components/Noisy.tsx`):
+    // the folders and name it shares with the path of a script the page loaded, two or more;
+    // else as the dev server gave it (a module that never loaded).
+    const getEntriesByType = Performance.prototype.getEntriesByType;
+    function asServed(file) {
+      if (!file.startsWith("/")) return file;
+      const parts = file.split("/");
+      let shared = 1;
+      let entries = [];
+      try {
+        entries = apply(getEntriesByType, performance, ["resource"]);
+      } catch {
+        // no timing: as given
+      }
+      for (let i = 0; i < entries.length; i++) {
+        let path;
+        try {
+          path = new URL(entries[i].name).pathname.split("/").map(decodeURIComponent);
+        } catch {
+          continue;
+        }
+        let n = 0;
+        while (n < path.length - 1 && n < parts.length - 1 && path[path.length - 1 - n] === parts[parts.length - 1 - n]) n++;
+        if (n > shared) shared = n;
+      }
+      return shared >= 2 ? parts.slice(parts.length - shared).join("/") : file;
     }
 
     // A line of a code frame: `  10 | …`, `> 12 | …`.

@@ -184,7 +184,8 @@ try {
     assert.ok(broke.entries.some((e) => e.id === compileError.id), `what=errors finds it: ${JSON.stringify(broke).slice(0, 1000)}`);
     // Where it broke, as `at` says where an error happened: the file and line of the dev server's loc.
     const brokenLine = `${source}\nconst broken = ;\n`.split("\n").indexOf("const broken = ;") + 1;
-    assert.equal(compileError.original?.source, appFile, JSON.stringify(compileError));
+    // Named as the page's modules and source maps name it, not by the dev server's absolute path.
+    assert.equal(compileError.original?.source, "src/App.jsx", JSON.stringify(compileError));
     assert.equal(compileError.original.line, brokenLine);
     const listed = await observe(client, { what: "errors", after_cursor: compileError.id - 1, limit: 1 });
     const brokeAt = listed.entries[0]?.at ?? listed.common?.at;
@@ -277,7 +278,7 @@ try {
       (await all(client, "logs")).find((e) => e.source === "dev-server" && e.message.includes("backend.jsx")),
     );
     assert.equal(backendBroke.url, `http://127.0.0.1:${backendPort}/`, JSON.stringify(backendBroke));
-    assert.equal(backendBroke.original?.source, backendFile, JSON.stringify(backendBroke));
+    assert.equal(backendBroke.original?.source, "src/backend.jsx", JSON.stringify(backendBroke));
     log(`its build error reaches the backend's page: ${backendBroke.message.split("\n")[0]}`);
   } finally {
     writeFileSync(backendFile, backendSource);

@@ -2,6 +2,7 @@
 // error entry that says where the build broke, whichever shape the dev server gives it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { createRequire } from "node:module";
 
 import { limits, serialize } from "./load.mjs";
@@ -182,4 +183,23 @@ test("a message that holds its code frame already (Babel's) does not get it twic
   const [entry] = receive(JSON.stringify(payload));
   assert.equal(entry.message, `[vite] solid: /app/src/Noisy.tsx: Unexpected token (12:17)\n\n${frame}`);
   assert.deepEqual(entry.original, { source: "/app/src/Noisy.tsx", line: 12, column: 18 });
+});
+
+test("a build error's file is named as the page's modules name it, where the page loaded it", async () => {
+  clock += 60000;
+  // The page loaded /src/components/Noisy%20Box.tsx (a resource timing entry, as Node's fetch makes one).
+  const server = createServer((_, res) => res.end("export {}"));
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await (await fetch(`http://127.0.0.1:${server.address().port}/src/components/Noisy%20Box.tsx?t=1`)).text();
+  server.close();
+  while (performance.getEntriesByType("resource").length === 0) await new Promise((resolve) => setImmediate(resolve));
+  const receive = hmrSocket();
+  const error = (file) => JSON.stringify({ type: "error", err: { message: "Unexpected token", id: file, loc: { file, line: 12, column: 17 } } });
+  const [entry] = receive(error("/home/me/app/src/components/Noisy Box.tsx"));
+  assert.deepEqual(entry.original, { source: "src/components/Noisy Box.tsx", line: 12, column: 18 });
+  assert.match(entry.message, /\(\/home\/me\/app\/src\/components\/Noisy Box\.tsx:12:18\)$/, "the message keeps the dev server's path");
+  // A module the page never loaded, or one that shares its name alone: as the dev server gave it.
+  const entries = receive(error("/home/me/app/src/Other.tsx"));
+  assert.equal(entries[1].original.source, "/home/me/app/src/Other.tsx");
+  assert.equal(receive(error("/home/me/lib/Noisy Box.tsx"))[2].original.source, "/home/me/lib/Noisy Box.tsx");
 });
