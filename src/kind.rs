@@ -587,6 +587,8 @@ pub static WEBSOCKET_EVENTS: Kind = Kind {
     compact: &[
         pick("connectionId", &["connectionId"]),
         pick("event", &["event"]),
+        // An EventSource message's type: `message`, or the name its server gave it (`tick`).
+        pick("eventType", &["eventType"]),
         pick("direction", &["direction"]),
         pick("data", &["data"]),
         // A close: its code and reason, and who ended it (page, server or network).

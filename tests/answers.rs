@@ -1033,6 +1033,23 @@ async fn the_summary_ranks_a_build_error_above_crashes_and_frequent_logged_error
     assert!(examples[2].starts_with("Reports: load failed"), "{examples:?}");
 }
 
+/// A compact EventSource message names its type: the name its server gave it, or `message`.
+#[tokio::test]
+async fn a_compact_event_source_message_names_its_type() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let message = |event_type: &str| {
+        json!({"tabId": 1, "transport": "eventsource", "connectionId": "es-1", "event": "message",
+                                             "direction": "incoming", "eventType": event_type, "data": "{}", "url": "http://localhost:5173/api/events"})
+    };
+    server.ingest("websocket_events", vec![message("tick"), message("message")]).await;
+    let mcp = Mcp::http(&server).await;
+    let answer = within_budget(&mcp, json!({"what": "websocket_events"})).await;
+    let listed = entries(&answer);
+    let types: Vec<&str> = listed.iter().filter_map(|e| e["eventType"].as_str()).collect();
+    assert_eq!(types, ["tick", "message"], "{answer}");
+}
+
 /// The summary at the smallest max_tokens still answers, with counts alone, and a list cut short
 /// says how much it left out.
 #[tokio::test]
