@@ -21,6 +21,14 @@ fn request(ts: i64, method: &str, path: &str, status: i64) -> Value {
            "responseStatus": status, "duration": 12.5, "source": "browser", "type": "fetch"})
 }
 
+/// Where the page's code logged it (no map there: the raw place is its `at`).
+const B_AT: &str = "http://localhost:5173/src/App.jsx?t=1732400000000:12:7";
+
+fn with_location(mut entry: Value) -> Value {
+    entry["location"] = json!(B_AT);
+    entry
+}
+
 fn log(ts: i64, level: &str, message: &str) -> Value {
     json!({"tabId": 1, "ts": ts, "level": level, "source": if level == "error" { "exception" } else { "console" },
            "url": format!("{APP}/"), "message": message,
@@ -65,7 +73,7 @@ async fn after_fix(server: &Server) {
         .ingest(
             "logs",
             vec![
-                log(T + 10_010, "error", "ReferenceError: total is not defined"),
+                with_location(log(T + 10_010, "error", "ReferenceError: total is not defined")),
                 log(T + 10_011, "error", "Warning: each child in a list should have a unique key"),
                 log(T + 10_012, "warn", "slow network detected"),
             ],
@@ -109,6 +117,7 @@ fn assert_a_gone_b_new(c: &Value) {
         "gone is said to be either: {c}"
     );
     assert_eq!(new, vec!["ReferenceError: total is not defined"], "{c}");
+    assert_eq!(c["errors"]["new"]["items"][0]["at"], B_AT, "a new error says where it happened: {c}");
     // The key warning happened once on each side: neither new nor gone nor changed.
     assert_eq!(c["errors"]["changed"]["count"], 0, "{c}");
     assert_eq!(c["errors"]["unchanged"], 1, "{c}");

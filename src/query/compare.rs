@@ -23,7 +23,7 @@ use super::marks::{self, Mark};
 use super::navigation::{self, Navigation};
 use super::outcome::{self, Outcome};
 use super::same_request;
-use super::summary::{Group, groups};
+use super::summary::{Group, groups, locate};
 use crate::kind::{KINDS, Kind, LOGS, NETWORK_BODIES, NETWORK_WATERFALL};
 
 /// One side of a window: after a named mark's ids, or from a page load's time.
@@ -464,6 +464,8 @@ struct GroupOut<'a> {
     first_id: i64,
     last_id: i64,
     example: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    at: Option<&'a str>,
 }
 
 fn group_out(g: &Group) -> Value {
@@ -473,8 +475,21 @@ fn group_out(g: &Group) -> Value {
         first_id: g.first_id,
         last_id: g.last_id,
         example: &g.example,
+        at: g.at.as_deref(),
     })
     .unwrap_or(Value::Null)
+}
+
+/// Fills `at` of the first [`TOP`] groups of `groups` that `other` has not (the new ones, or the
+/// gone ones), as the summary's groups say where each happened: only those can be listed.
+fn locate_unmatched(conn: &Connection, groups: &mut [Group], other: &[Group]) -> Result<(), QueryError> {
+    let known: HashSet<&str> = other.iter().map(|g| g.fingerprint.as_str()).collect();
+    let unmatched: Vec<usize> =
+        (0..groups.len()).filter(|&i| !known.contains(groups[i].fingerprint.as_str())).take(TOP).collect();
+    for i in unmatched {
+        locate(conn, &mut groups[i..=i])?;
+    }
+    Ok(())
 }
 
 /// Groups only in `after` (new), only in `before` (gone), and in both with other counts.
@@ -633,6 +648,10 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
     let mut before = side(conn, &plan.before)?;
     let mut after = side(conn, &plan.after)?;
     outside(conn, &plan, &mut before.requests, &mut after.requests)?;
+    locate_unmatched(conn, &mut after.errors, &before.errors)?;
+    locate_unmatched(conn, &mut before.errors, &after.errors)?;
+    locate_unmatched(conn, &mut after.warnings, &before.warnings)?;
+    locate_unmatched(conn, &mut before.warnings, &after.warnings)?;
     let (mut errors_new, mut errors_gone, errors_changed, errors_same) = diff_groups(&before.errors, &after.errors);
     let (mut warn_new, mut warn_gone, _, _) = diff_groups(&before.warnings, &after.warnings);
     // Deep mode on in one window only: what only it sees is no change, since the other could not.
