@@ -190,6 +190,11 @@ pub static ERRORS_COMPACT: [View; 8] = [
     View { name: "pageText", from: &["pageText"], shape: Shape::Shown },
 ];
 
+/// How a page-side row's `error` begins when the request failed as its page was being left (a
+/// reload, a link, a dev server's full reload): the browser canceled it, the app did not fail.
+/// Written by the extension's `page/requests.js`; the summary lists such failures last.
+pub const LEFT_PAGE_PREFIX: &str = "canceled as the page was left: ";
+
 /// A logs entry's (or a frame's) `sourcemap` reason when its code ran from a hot update through
 /// `eval` and no map of it can be had: the source-map resolver writes it, compact entries read it.
 pub const HOT_UPDATE_REASON: &str = "hot update";

@@ -987,6 +987,7 @@ async fn a_listed_body_is_the_json_the_api_sent() {
 
 /// The summary's failed list keeps what the page's code asked for above the dev server's module
 /// reloads that fail after each broken save: these come later and would push the API call off.
+/// What the browser canceled as the page was left comes last.
 #[tokio::test]
 async fn the_summary_keeps_a_failed_call_of_the_page_s_code_above_later_module_reloads() {
     let db = TempDb::new();
@@ -1000,6 +1001,11 @@ async fn the_summary_keeps_a_failed_call_of_the_page_s_code_above_later_module_r
                                    "initiatorType": "script", "responseStatus": 500})
     };
     server.ingest("network_waterfall", (0..7).map(reload).collect()).await;
+    // A stream the browser canceled as a reload began, made by the page's code too, newest of all.
+    let left = json!({"tabId": 1, "method": "GET", "url": "http://localhost:4321/api/events", "initiatorType": "eventsource",
+                      "failed": true, "error": "canceled as the page was left: EventSource connection failed",
+                      "location": "http://localhost:4321/src/components/Ticker.tsx:5:18", "pageUrl": "http://localhost:4321/"});
+    server.ingest("network_waterfall", vec![left]).await;
     let mcp = Mcp::http(&server).await;
     let summary = within_budget(&mcp, json!({"what": "summary"})).await;
     let failed = summary["network_waterfall"]["failed"].as_array().cloned().unwrap_or_default();
@@ -1008,7 +1014,7 @@ async fn the_summary_keeps_a_failed_call_of_the_page_s_code_above_later_module_r
     assert_eq!(failed[0]["at"], "http://localhost:4321/src/components/Counter.tsx:21:23", "{summary}");
     // Then the reloads, the latest first.
     assert_eq!(failed[1]["url"], "http://localhost:4321/src/components/Counter.tsx?t=6", "{summary}");
-    assert_eq!(summary["network_waterfall"]["failed_not_shown"], 3, "{summary}");
+    assert_eq!(summary["network_waterfall"]["failed_not_shown"], 4, "the canceled stream last, left out: {summary}");
 }
 
 /// A build error the dev server reported ranks first among the summary's error groups, above a

@@ -114,7 +114,10 @@
     listen(globalThis, "pageshow", () => (leftAt = undefined));
   }
 
-  /** The error text of a request the page saw fail now: said to be canceled when the page was leaving. */
+  /**
+   * The error text of a request the page saw fail now: said to be canceled when the page was
+   * leaving (the server's `kind::LEFT_PAGE_PREFIX` reads that beginning).
+   */
   function failure(error) {
     const text = String(error);
     return leaving || (leftAt !== undefined && perfNow() - leftAt < LEAVE_MS) ? `canceled as the page was left: ${text}` : text;

@@ -16,7 +16,10 @@ use super::compact::{self, number};
 use super::filter::{Where, field_expr};
 use super::fingerprint;
 use super::outcome::{self, Outcome};
-use crate::kind::{DOCUMENT_TYPES, KINDS, Kind, LEVELS, LOGS, NETWORK_BODIES, NETWORK_WATERFALL, REQUEST_TYPE, quoted};
+use crate::kind::{
+    DOCUMENT_TYPES, KINDS, Kind, LEFT_PAGE_PREFIX, LEVELS, LOGS, NETWORK_BODIES, NETWORK_WATERFALL, REQUEST_TYPE,
+    quoted,
+};
 
 /// Characters of a group's example message.
 const EXAMPLE: usize = 160;
@@ -403,10 +406,14 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     // looked at, which the assets failing on every load would push off the list; then what the
     // page's code asked for (its place in the code known: an API call), which a dev server's
     // module reloads failing after each broken save would push off too; then the rest; each the
-    // most recent first (by its newest id). And the slowest requests.
+    // most recent first (by its newest id). Last, what the browser canceled as its page was left
+    // (a stream cut by a reload): failed, as an aborted request is, but no failure of the app's.
+    // And the slowest requests.
     failed.sort_by_key(|(document, f, _)| {
         let made_by_code = f.get("at").is_some();
+        let left = f["error"].as_str().is_some_and(|e| e.starts_with(LEFT_PAGE_PREFIX));
         (
+            left,
             std::cmp::Reverse(*document),
             std::cmp::Reverse(made_by_code),
             std::cmp::Reverse(f["id"].as_i64().unwrap_or(0)),
