@@ -50,13 +50,15 @@
     return loc.slice(0, cap - pos.length - 1) + "…" + pos;
   }
 
+  const EVAL_OF_NO_URL = /^(eval at [^(]*\()(?=:\d+:\d+\))/;
+
   /** The page's location in one frame line: a string, or null for a frame to pass over. */
   function frameLocation(line) {
     const found = locationOf(line);
     if (found === undefined) return null;
     // A script that has no URL (one a tool injected, DevTools' console evaluating code) is named
     // by nothing before its position: named as V8 names code of no script, `<anonymous>`.
-    const loc = found.replace(/^(eval at [^(]*\()?(?=:\d+:\d+\))/, "$1<anonymous>").replace(/^(?=:\d+:\d+$)/, "<anonymous>");
+    const loc = found[0] === ":" ? `<anonymous>${found}` : found.startsWith("eval at ") ? found.replace(EVAL_OF_NO_URL, "$1<anonymous>") : found;
     if (loc.startsWith("eval at ")) {
       // "eval at fn (ORIGIN), <anonymous>:1:9", nested for eval inside eval
       const origin = evalOrigin(loc);
