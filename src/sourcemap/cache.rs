@@ -64,6 +64,12 @@ pub struct Version {
 }
 
 impl Entry {
+    /// What is known of a script no fetch of its own gave (a module in a bundle, or a fetch that
+    /// failed): its outcome alone, confirmed during batch `job`.
+    pub fn outcome_only(outcome: Result<Arc<Loaded>, Unmapped>, job: u64) -> Entry {
+        Entry { script: Validators::default(), size: None, map: None, outcome, checked_in: job, before: None }
+    }
+
     /// Confirmed during batch `job`: used without asking again.
     pub fn is_fresh(&self, job: u64) -> bool {
         self.checked_in == job
@@ -187,14 +193,7 @@ mod tests {
     use super::*;
 
     fn missing() -> Entry {
-        Entry {
-            script: Validators::default(),
-            size: None,
-            map: None,
-            outcome: Err(Unmapped::NotFound),
-            checked_in: 0,
-            before: None,
-        }
+        Entry::outcome_only(Err(Unmapped::NotFound), 0)
     }
 
     #[test]

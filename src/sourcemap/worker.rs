@@ -343,15 +343,7 @@ impl Worker {
             Ok(MapRef::Url(_)) => Err(Unmapped::NotFound),
             Err(why) => Err(why),
         };
-        let entry = Entry {
-            script: Validators::default(),
-            size: None,
-            map: None,
-            outcome: outcome.clone(),
-            checked_in: self.jobs,
-            before: None,
-        };
-        self.cache.put(&key, entry);
+        self.cache.put(&key, Entry::outcome_only(outcome.clone(), self.jobs));
         Some(outcome)
     }
 
@@ -458,14 +450,7 @@ impl Worker {
             }
             // Nothing was asked of the network: nothing to remember.
             Err(Unmapped::NotInScope) => return Err(Unmapped::NotInScope),
-            Err(why) => Entry {
-                script: Validators::default(),
-                size: None,
-                map: None,
-                outcome: Err(why),
-                checked_in: self.jobs,
-                before: None,
-            },
+            Err(why) => Entry::outcome_only(Err(why), self.jobs),
         };
         self.cache.put(key, entry.clone());
         Ok(entry)
