@@ -101,10 +101,6 @@ fn http_options(args: &ServeArgs) -> crate::http::Options {
     }
 }
 
-async fn bind(port: u16) -> std::io::Result<Listener> {
-    Listener::bind(port).await
-}
-
 /// Serves HTTP until `stop` is cancelled, then drains for at most [`DRAIN`]; `viewer`
 /// says from the start on where the viewer is served (observe answers over stdio link to it).
 async fn serve_http(
@@ -174,7 +170,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), RunError> {
     let stop = CancellationToken::new();
     cancel_on_signal(stop.clone())?;
     // The port first: a port in use is said before any database file is made.
-    let listener = bind(args.port).await.map_err(|e| port_error(args.port, e))?;
+    let listener = Listener::bind(args.port).await.map_err(|e| port_error(args.port, e))?;
     let port = listener.local_addr().map_err(RunError::Http)?.port();
     let path = db_path(args.db.as_deref())?;
     // Held until the store is closed: no other gasoline writes the file meanwhile.
@@ -212,7 +208,7 @@ pub async fn mcp(args: ServeArgs) -> Result<(), RunError> {
     // Observe answers link to the viewer once one shows this file: ours, or the owner's.
     let viewer = Address::default();
     let path = db_path(args.db.as_deref())?;
-    let (role, listener) = match bind(args.port).await {
+    let (role, listener) = match Listener::bind(args.port).await {
         Ok(listener) => {
             let port = listener.local_addr().map_err(RunError::Http)?.port();
             (open_or_attach(&args, &path, Some(port)).await?, Some(listener))
@@ -321,7 +317,7 @@ async fn take_over_when_free(
         if !writing && serve_lock::holder(store.path()).is_some() {
             continue;
         }
-        let listener = match bind(port).await {
+        let listener = match Listener::bind(port).await {
             Ok(listener) => listener,
             Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => continue,
             Err(e) => {
