@@ -480,39 +480,52 @@ fn group_out(g: &Group) -> Value {
     .unwrap_or(Value::Null)
 }
 
-/// Fills `at` of the first [`TOP`] groups of `groups` that `other` has not (the new ones, or the
-/// gone ones), as the summary's groups say where each happened: only those can be listed.
-fn locate_unmatched(conn: &Connection, groups: &mut [Group], other: &[Group]) -> Result<(), QueryError> {
-    let known: HashSet<&str> = other.iter().map(|g| g.fingerprint.as_str()).collect();
-    let unmatched: Vec<usize> =
-        (0..groups.len()).filter(|&i| !known.contains(groups[i].fingerprint.as_str())).take(TOP).collect();
-    for i in unmatched {
-        locate(conn, &mut groups[i..=i])?;
-    }
-    Ok(())
+/// What changed between two sides' groups (errors, or warnings).
+struct GroupDiff {
+    /// Only in `after`.
+    new: Vec<Value>,
+    /// Only in `before`.
+    gone: Vec<Value>,
+    /// In both, with other counts.
+    changed: Vec<Value>,
+    /// In both, with the same count.
+    same: usize,
 }
 
-/// Groups only in `after` (new), only in `before` (gone), and in both with other counts.
-fn diff_groups(before: &[Group], after: &[Group]) -> (Vec<Value>, Vec<Value>, Vec<Value>, usize) {
-    let b: HashMap<&str, &Group> = before.iter().map(|g| (g.fingerprint.as_str(), g)).collect();
-    let a: HashMap<&str, &Group> = after.iter().map(|g| (g.fingerprint.as_str(), g)).collect();
-    let new = after.iter().filter(|g| !b.contains_key(g.fingerprint.as_str())).map(group_out).collect();
-    let gone = before.iter().filter(|g| !a.contains_key(g.fingerprint.as_str())).map(group_out).collect();
-    let mut changed = Vec::new();
-    let mut same = 0;
-    for g in after {
-        if let Some(old) = b.get(g.fingerprint.as_str()) {
-            if old.count == g.count {
-                same += 1;
-            } else {
-                changed.push(json!({
-                    "fingerprint": g.fingerprint, "before": old.count, "after": g.count,
-                    "last_id": g.last_id, "example": g.example,
-                }));
-            }
+/// Groups only in `after` (new), only in `before` (gone), and in both with other counts. The first
+/// [`TOP`] new and gone groups get their `at`, as the summary's groups say where each happened:
+/// only those can be listed.
+fn diff_groups(conn: &Connection, before: &mut [Group], after: &mut [Group]) -> Result<GroupDiff, QueryError> {
+    let in_before: HashMap<String, usize> =
+        before.iter().enumerate().map(|(i, g)| (g.fingerprint.clone(), i)).collect();
+    let in_after: HashSet<String> = after.iter().map(|g| g.fingerprint.clone()).collect();
+    let matched: Vec<Option<usize>> = after.iter().map(|g| in_before.get(&g.fingerprint).copied()).collect();
+    let new: Vec<usize> = (0..after.len()).filter(|&i| matched[i].is_none()).collect();
+    let gone: Vec<usize> = (0..before.len()).filter(|&j| !in_after.contains(&before[j].fingerprint)).collect();
+    for &i in new.iter().take(TOP) {
+        locate(conn, &mut after[i..=i])?;
+    }
+    for &j in gone.iter().take(TOP) {
+        locate(conn, &mut before[j..=j])?;
+    }
+    let mut diff = GroupDiff {
+        new: new.iter().map(|&i| group_out(&after[i])).collect(),
+        gone: gone.iter().map(|&j| group_out(&before[j])).collect(),
+        changed: Vec::new(),
+        same: 0,
+    };
+    for (g, old) in after.iter().zip(&matched) {
+        let Some(old) = old.map(|j| &before[j]) else { continue };
+        if old.count == g.count {
+            diff.same += 1;
+        } else {
+            diff.changed.push(json!({
+                "fingerprint": g.fingerprint, "before": old.count, "after": g.count,
+                "last_id": g.last_id, "example": g.example,
+            }));
         }
     }
-    (new, gone, changed, same)
+    Ok(diff)
 }
 
 fn request_json(key: &RequestKey, before: Option<&Requests>, after: Option<&Requests>) -> Value {
@@ -648,12 +661,10 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
     let mut before = side(conn, &plan.before)?;
     let mut after = side(conn, &plan.after)?;
     outside(conn, &plan, &mut before.requests, &mut after.requests)?;
-    locate_unmatched(conn, &mut after.errors, &before.errors)?;
-    locate_unmatched(conn, &mut before.errors, &after.errors)?;
-    locate_unmatched(conn, &mut after.warnings, &before.warnings)?;
-    locate_unmatched(conn, &mut before.warnings, &after.warnings)?;
-    let (mut errors_new, mut errors_gone, errors_changed, errors_same) = diff_groups(&before.errors, &after.errors);
-    let (mut warn_new, mut warn_gone, _, _) = diff_groups(&before.warnings, &after.warnings);
+    let GroupDiff { new: mut errors_new, gone: mut errors_gone, changed: errors_changed, same: errors_same } =
+        diff_groups(conn, &mut before.errors, &mut after.errors)?;
+    let GroupDiff { new: mut warn_new, gone: mut warn_gone, .. } =
+        diff_groups(conn, &mut before.warnings, &mut after.warnings)?;
     // Deep mode on in one window only: what only it sees is no change, since the other could not.
     let deep_window = match (before.deep, after.deep) {
         (false, true) => Some("after"),
