@@ -585,6 +585,51 @@ async fn an_error_s_context_says_which_failed_requests_began_before_the_last_act
     assert_eq!(entries(&full)[0]["context"]["action"]["selector"], "#load-rate", "{full}");
 }
 
+/// A request that failed after the error is not why it happened: a stream the browser cut as the
+/// page was left (a reload after the next save), or a request that began before the error and was
+/// seen to end, failed, seconds after it. One that ended at the error's moment is named.
+#[tokio::test]
+async fn an_error_s_context_leaves_out_requests_that_failed_after_it() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    server
+        .ingest("actions", vec![json!({"tabId": 1, "ts": t, "type": "navigate", "how": "load", "url": "http://app/"})])
+        .await;
+    let row = |dt: i64, path: &str, duration: f64, extra: serde_json::Value| {
+        let mut row = json!({"tabId": 1, "ts": t + dt, "url": format!("http://app{path}"), "initiatorType": "fetch",
+            "method": "GET", "duration": duration, "source": "page"});
+        row.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        row
+    };
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                // Failed just before the error: the error's cause.
+                row(1_000, "/api/cart", 990.0, json!({"failed": true, "error": "TypeError: Failed to fetch"})),
+                // Began before the error, cut with its page 8 s later.
+                row(
+                    1_100,
+                    "/events",
+                    9_000.0,
+                    json!({"failed": true, "error": "canceled as the page was left: net::ERR_ABORTED"}),
+                ),
+                // Began before the error, answered 502 five seconds after it.
+                row(1_200, "/api/slow", 5_800.0, json!({"responseStatus": 502})),
+                // Ended as the error was logged, within the clocks' drift.
+                row(1_300, "/api/rate", 800.0, json!({"responseStatus": 500})),
+            ],
+        )
+        .await;
+    server
+        .ingest("logs", vec![json!({"tabId": 1, "ts": t + 2_000, "level": "error", "message": "cart is null"})])
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
+    assert_eq!(entries(&errors)[0]["context"], json!({"network_waterfall": [1, 4], "navigation": 1}), "{errors}");
+}
+
 /// An error's context is its own page's: a request that failed on the page before the last load
 /// or reload is not why it happened, however close in time.
 #[tokio::test]

@@ -1,6 +1,6 @@
 //! An error's context: what the same tab did in the `context_ms` before it, since its page's
 //! last load or reload, or its last route change in a single-page app, from the user action that
-//! led to it (a request that failed on the page before is not why) — the requests that
+//! led to it (a request that failed on the page before is not why, nor one that failed after it) — the requests that
 //! failed (not the browser's own guess at a favicon, `outcome`'s rule), the last user action, the navigation the visit began with, the message a socket handler was handling (a Socket.IO long poll's body where no socket brought it) and the response whose script threw — so that "why did this error happen?"
 //! takes one call instead of four.
 
@@ -9,12 +9,18 @@ use rusqlite::{Connection, OptionalExtension};
 use super::QueryError;
 use super::args::{ContextMode, Fields, ObserveArgs};
 use super::compact::{Common, Layout};
-use super::filter::{Where, select_list};
+use super::filter::{Where, field_expr, select_list};
 use super::{outcome, same_request};
 use crate::kind::{ACTIONS, Kind, LOGS, NETWORK_BODIES, NETWORK_WATERFALL, WEBSOCKET_EVENTS};
 
 /// Most failed requests named per kind.
 const MAX_FAILED: i64 = 10;
+
+/// How much later than the error a request may be seen to end and still be named: the page dates
+/// a request's start and length by its monotonic clock and a log entry by the wall clock, which
+/// drift apart a little over a page's life. A request that ended seconds after the error (a stream
+/// the next reload cut) is not why it happened.
+const END_SLACK_MS: i64 = 1_000;
 
 /// An `actions` row that is the user's doing, not a navigation.
 const USER_ACTION: &str = "type <> 'navigate'";
@@ -46,9 +52,12 @@ pub fn of_error(
     let mut before_action: Vec<i64> = Vec::new();
     for kind in [&NETWORK_BODIES, &NETWORK_WATERFALL] {
         let sql = format!(
-            "SELECT id, ts FROM {} WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {} ORDER BY ts, id LIMIT {MAX_FAILED}",
+            "SELECT id, ts FROM {} WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {} AND NOT {} \
+             AND ({duration} IS NULL OR ts + {duration} <= ?3 + {END_SLACK_MS}) ORDER BY ts, id LIMIT {MAX_FAILED}",
             kind.name,
-            outcome::app_failed_sql(kind)
+            outcome::app_failed_sql(kind),
+            outcome::left_page_sql(kind),
+            duration = field_expr(kind, "duration"),
         );
         let rows: Vec<(i64, i64)> = conn
             .prepare_cached(&sql)?

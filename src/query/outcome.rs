@@ -19,7 +19,7 @@
 use serde_json::Value;
 
 use super::filter::field_expr;
-use crate::kind::{Kind, LONG_POLL_URLS, quoted};
+use crate::kind::{Kind, LEFT_PAGE_PREFIX, LONG_POLL_URLS, quoted};
 
 /// The SQL column holding a request kind's HTTP status.
 const STATUS_COLUMN: &str = "status";
@@ -117,6 +117,14 @@ pub fn long_poll_sql() -> String {
 /// and not the browser's own guess ([`browser_guess_sql`]).
 pub fn app_failed_sql(kind: &Kind) -> String {
     format!("({} AND NOT {})", failed_sql(kind), browser_guess_sql())
+}
+
+/// The SQL condition "the browser canceled this request as its page was left" over a row of a
+/// request kind: its error begins with [`LEFT_PAGE_PREFIX`] (a stream cut by a reload). It ended
+/// with its page, after anything that happened on it.
+pub fn left_page_sql(kind: &Kind) -> String {
+    let prefix = quoted(&[LEFT_PAGE_PREFIX]);
+    format!("(substr(coalesce({}, ''), 1, length({prefix})) = {prefix})", field_expr(kind, "error"))
 }
 
 /// SQL expressions that read what [`Outcome::new`] takes, in its order: status,
