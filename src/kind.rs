@@ -192,7 +192,8 @@ pub static ERRORS_COMPACT: [View; 8] = [
 
 /// How a page-side row's `error` begins when the request failed as its page was being left (a
 /// reload, a link, a dev server's full reload): the browser canceled it, the app did not fail.
-/// Written by the extension's `page/requests.js`; the summary lists such failures last.
+/// Written by the extension's `page/requests.js` (held to this by its unit test, through
+/// `gasoline kinds`); the summary lists such failures last, an error's context leaves them out.
 pub const LEFT_PAGE_PREFIX: &str = "canceled as the page was left: ";
 
 /// A logs entry's (or a frame's) `sourcemap` reason when its code ran from a hot update through

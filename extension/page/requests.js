@@ -116,7 +116,8 @@
 
   /**
    * The error text of a request the page saw fail now: said to be canceled when the page was
-   * leaving (the server's `kind::LEFT_PAGE_PREFIX` reads that beginning).
+   * leaving (the server's `kind::LEFT_PAGE_PREFIX` reads that beginning; `gasoline kinds` gives
+   * it, and test/unit/page_requests.test.mjs holds this to it).
    */
   function failure(error) {
     const text = String(error);

@@ -3,10 +3,14 @@
 // whichever comes first; failed only when the page knows it failed.
 import { test, beforeEach } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
 
+const listeners = new Map(); // event type → the page's listeners of ours
 let timers = [];
 let clock = 0;
 const rows = [];
@@ -18,15 +22,17 @@ const core = {
     return () => (timers = timers.filter((x) => x !== t));
   },
   perfNow: () => clock,
-  listen: () => {},
+  listen: (_target, type, fn) => listeners.set(type, [...(listeners.get(type) || []), fn]),
   // The page's route changes as core.js counts them: one page here.
   pageUrl: { now: () => 0, at: (count) => (count === 0 ? "http://app/page" : undefined) },
 };
 const outbox = { emit: (kind, build) => rows.push({ kind, entry: build() }) };
 globalThis.__gasoline = { core, outbox, callsite: require("../../lib/callsite.js") };
+globalThis.addEventListener = () => {}; // a window's, which requests.js listens on through core.listen
 require("../../page/requests.js");
 const { requests } = globalThis.__gasoline;
 delete globalThis.__gasoline;
+delete globalThis.addEventListener;
 
 /** Moves the clock by `ms`, running the timers that come due. */
 function advance(ms) {
@@ -213,4 +219,16 @@ test("an element whose failing status the page saw gives one row, not a second f
   advance(60000);
   assert.equal(rows.length, 1);
   assert.equal(rows[0].entry.responseStatus, 404);
+});
+
+test("a request that fails as its page is left says so in the words the server reads", () => {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const bin = process.env.GASOLINE_BIN || path.resolve(here, "../../../target/debug/gasoline");
+  const prefix = JSON.parse(execFileSync(bin, ["kinds"], { encoding: "utf8" })).left_page_prefix;
+  assert.equal(typeof prefix, "string");
+  assert.equal(requests.failure("TypeError: Failed to fetch"), "TypeError: Failed to fetch", "the page is not leaving");
+  for (const fn of listeners.get("beforeunload")) fn();
+  assert.equal(requests.failure("TypeError: Failed to fetch"), `${prefix}TypeError: Failed to fetch`);
+  for (const fn of listeners.get("pageshow")) fn();
+  assert.equal(requests.failure("TypeError: Failed to fetch"), "TypeError: Failed to fetch", "shown again: not leaving");
 });
