@@ -13,6 +13,12 @@ pub const PREFIX: usize = 300;
 /// Where Svelte's dev build begins the component stack it appends to an error's message.
 const SVELTE_COMPONENT_STACK: &str = "\n\n\tin ";
 
+/// Messages that follow an error already logged, naming each module it reached: no new problem
+/// per module. Vite's client logs "[vite] Failed to reload /src/App.tsx. This could be due to
+/// syntax errors or importing non-existent modules. (see errors above)" for every module a broken
+/// save's hot update climbed through; the module's name (between the two parts) is variable.
+const FOLLOW_UPS: &[(&str, &str)] = &[("Failed to reload ", ". This could be due to ")];
+
 static VARIABLE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?P<url>\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\x22<>()\[\]{}]+)",
@@ -32,6 +38,8 @@ pub fn of(message: &str) -> String {
     // $effect\n\tin +page.svelte…"): the same error reached through another component is the
     // same problem.
     let message = message.split_once(SVELTE_COMPONENT_STACK).map_or(message, |(error, _)| error);
+    let followed = follow_up(message);
+    let message = followed.as_deref().unwrap_or(message);
     let head = match message.char_indices().nth(PREFIX) {
         Some((at, _)) => &message[..at],
         None => message,
@@ -53,6 +61,15 @@ pub fn of(message: &str) -> String {
             if joined { format!("-<{name}>") } else { format!("<{name}>") }
         })
         .into_owned()
+}
+
+/// The message with the module a [`FOLLOW_UPS`] message names as `<module>`, when it is one.
+fn follow_up(message: &str) -> Option<String> {
+    FOLLOW_UPS.iter().find_map(|(before, after)| {
+        let start = message.find(before)? + before.len();
+        let end = start + message[start..].find(after)?;
+        Some(format!("{}<module>{}", &message[..start], &message[end..]))
+    })
 }
 
 /// A URL as a pattern: without query and fragment, its origin as it is, variable path segments
@@ -79,6 +96,21 @@ mod tests {
         let message = "Uncaught TypeError: Cannot read properties of undefined (reading 'max')";
         assert_eq!(of(&format!("{message}\n\n\tin $effect\n\tin +page.svelte\n\tin root.svelte\n")), of(message));
         assert_eq!(of(&format!("{message}\n\n\tin Cart.svelte\n\tin +layout.svelte\n")), of(message));
+    }
+
+    #[test]
+    fn vite_s_failed_reloads_after_one_broken_save_are_one_group() {
+        let reload = |module: &str| {
+            format!(
+                "[vite] Failed to reload {module}. This could be due to syntax errors or importing non-existent modules. (see errors above)"
+            )
+        };
+        assert_eq!(of(&reload("/src/components/Noisy.tsx")), of(&reload("/src/App.tsx")));
+        assert_eq!(
+            of(&reload("/src/App.tsx")),
+            "[vite] Failed to reload <module>. This could be due to syntax errors or importing non-existent modules. (see errors above)"
+        );
+        assert_ne!(of("Failed to reload the page"), of("Failed to reload the app"), "not Vite's follow-up");
     }
 
     #[test]
