@@ -459,7 +459,7 @@ pub static NETWORK_WATERFALL: Kind = Kind {
     compact: &[
         pick("method", &["method"]),
         pick("url", &["url"]),
-        // A GraphQL request's operation, by name: one POST /graphql apart from the next.
+        // A GraphQL request's operation, by name, a tRPC request's procedures: one POST /graphql apart from the next.
         pick("operation", &["operation"]),
         pick("status", &["responseStatus"]),
         pick("duration", &["duration"]),

@@ -22,6 +22,18 @@
 //   (a promise `<Await>` waits on) that rejected, as a later line of a 200.
 //   The error's message, status, route and (in development) the server's frame
 //   that threw are read from the body.
+// - tRPC (v10, v11) sends a batch of procedures as one request (`httpBatchLink`:
+//   `/trpc/greet,itemById?batch=1`) and answers it with one result per
+//   procedure, in order: `{"result": …}` or `{"error": {"message", "code",
+//   "data": {"code": "NOT_FOUND", "httpStatus": 404, "path": "itemById"}}}`
+//   (inside `json` under a transformer such as superjson). A batch that has
+//   both comes back 207 Multi-Status, which no status counts as failed, and the
+//   app often shows the failure quietly; a failure alone comes back with its
+//   own status, its message in the body only. A tRPC request is one whose path
+//   has a `trpc` segment before the procedures, or that asks for a batch
+//   (`batch=1`); its rows name its procedures (`operation`), and its body is
+//   parsed only when its status is not 200 (tRPC answers 200 when every
+//   procedure succeeded).
 // fetch.js hands such a response here once its body is read (only those URLs
 // and headers, so no other body is parsed), and an error entry (`source:
 // "framework"`) says what failed, so that asking for errors finds it.
@@ -56,6 +68,32 @@
     return GRAPHQL_TYPE.test(requestHeaders["content-type"] || "") || GRAPHQL_ACCEPT.test(requestHeaders.accept || "");
   }
 
+  /** Whether a request is a tRPC one: a `trpc` path segment before the procedures, or a batch. */
+  function isTrpc(url) {
+    if (typeof url !== "string" || (url.indexOf("/trpc/") < 0 && url.indexOf("batch=1") < 0)) return false;
+    return withoutQuery(url).indexOf("/trpc/") >= 0 || param(url, "batch") === "1";
+  }
+
+  /** The procedures a tRPC request calls, in order: its path's last segment, split at commas. */
+  function procedures(url) {
+    const path = withoutQuery(url);
+    let last = path.slice(path.lastIndexOf("/") + 1);
+    try {
+      last = decode(last);
+    } catch {
+      // named as sent
+    }
+    return last.split(",").filter(Boolean);
+  }
+
+  /** A tRPC request's procedures as its rows name them (`operation`), or undefined. */
+  function proceduresOf(url) {
+    const names = procedures(url);
+    if (names.length === 0) return undefined;
+    const more = names.length > MOST_NAMES ? `, +${names.length - MOST_NAMES}` : "";
+    return names.slice(0, MOST_NAMES).join(", ") + more;
+  }
+
   /** Whether a request is React Router's single fetch of a route's data or a form's action. */
   function reactRouter(url) {
     return withoutQuery(url).endsWith(".data");
@@ -64,7 +102,7 @@
   /** Whether a request may be one whose failures only its answer's body tells. */
   function watched(method, url, requestHeaders) {
     if (typeof url !== "string") return false;
-    return svelteKit(method, url, requestHeaders) || isGraphql(url, requestHeaders) || reactRouter(url);
+    return svelteKit(method, url, requestHeaders) || isGraphql(url, requestHeaders) || reactRouter(url) || isTrpc(url);
   }
 
   // turbo-stream, as React Router writes it: a JSON array of values, the first the answer; an
@@ -258,6 +296,95 @@
     return m.length > MOST ? `${m.slice(0, MOST)}…` : m;
   };
 
+  /** One tRPC result's error (under a transformer's `json` too), or null. */
+  function trpcError(result) {
+    const error = result && typeof result === "object" ? result.error : null;
+    if (!error || typeof error !== "object") return null;
+    return error.json && typeof error.json === "object" ? error.json : error;
+  }
+
+  /**
+   * What a validation library's issues say, where tRPC's message is them as JSON (zod's
+   * `[{"code": "too_small", "message": "title must be at least 3 characters", "path": ["title"]}]`):
+   * "title: title must be at least 3 characters", or "" when the message is no such list.
+   */
+  function issuesOf(message) {
+    if (typeof message !== "string" || message.trimStart()[0] !== "[") return "";
+    let issues;
+    try {
+      issues = parse(message);
+    } catch {
+      return "";
+    }
+    if (!isArray(issues)) return "";
+    const texts = issues
+      .slice(0, 3)
+      .map((i) => (i && typeof i.message === "string" ? (isArray(i.path) && i.path.length ? `${i.path.slice(0, 10).join(".")}: ` : "") + i.message : ""))
+      .filter(Boolean);
+    if (texts.length === 0) return "";
+    return text(texts.join("; ")) + (issues.length > 3 ? ` (+${issues.length - 3} more)` : "");
+  }
+
+  /** A tRPC error's code and message: "NOT_FOUND: item 99 does not exist". */
+  function trpcText(error) {
+    const data = error.data && typeof error.data === "object" ? error.data : {};
+    const code = typeof data.code === "string" ? `${data.code.slice(0, 50)}: ` : "";
+    return `${code}${issuesOf(error.message) || said(error) || "(no message)"}`;
+  }
+
+  // A tRPC answer cut at the body's cap is no JSON: its first error is read from the text.
+  const TRPC_ERROR = /"error":\{(?:"json":\{)?"message":("(?:[^"\\]|\\.){0,4000}")/;
+  const TRPC_CODE = /"code":"([A-Z_]{1,50})"/;
+  const TRPC_PATH_OF = /"path":("(?:[^"\\]|\\.){1,200}")/;
+
+  /**
+   * The failure a tRPC answer (not 200) reports: its first failing procedure's name, code and
+   * message, or null when the body is none of tRPC's.
+   */
+  function trpcFailure(method, url, status, body) {
+    if (status === 200 || typeof body !== "string") return null;
+    const names = procedures(url);
+    let answer;
+    try {
+      answer = parse(body);
+    } catch {
+      return cutTrpcFailure(url, status, body, names);
+    }
+    const results = isArray(answer) ? answer : [answer];
+    if (!results.every((r) => r && typeof r === "object" && ("result" in r || "error" in r))) return null;
+    const failing = [];
+    results.forEach((r, i) => {
+      const error = trpcError(r);
+      if (error) failing.push([i, error]);
+    });
+    if (failing.length === 0) return null;
+    const [at, error] = failing[0];
+    const path = error.data && typeof error.data.path === "string" && error.data.path ? error.data.path : names[at];
+    const notes = [];
+    if (failing.length > 1) notes.push(`${failing.length - 1} more of the batch failed`);
+    notes.push(isArray(answer) && results.length > 1 ? `the batch of ${results.length} answered ${status}` : `answered ${status}`);
+    return `tRPC: ${path ? text(path) : `${method} ${withoutQuery(url)}`} failed: ${trpcText(error)} (${notes.join("; ")})`;
+  }
+
+  /** The first error of a tRPC answer cut at the cap, read from its text, or null. */
+  function cutTrpcFailure(url, status, body, names) {
+    const found = TRPC_ERROR.exec(body);
+    if (!found) return null;
+    const after = body.slice(found.index, found.index + 8000);
+    const unquote = (quoted) => {
+      try {
+        return parse(quoted);
+      } catch {
+        return "";
+      }
+    };
+    const code = TRPC_CODE.exec(after);
+    const path = TRPC_PATH_OF.exec(after);
+    const name = (path && unquote(path[1])) || (names.length === 1 ? names[0] : names.join(", "));
+    const message = issuesOf(unquote(found[1])) || text(unquote(found[1])) || "(no message)";
+    return `tRPC: ${text(name)} failed: ${code ? `${code[1]}: ` : ""}${message} (answered ${status}; the rest of the answer was past the capture's cap)`;
+  }
+
   /**
    * The message of the failure a watched request's answer (`status`, body `text`) reports, or null
    * when it reports none (or cannot be read: cut at the cap, not JSON). `operation`: a GraphQL
@@ -265,6 +392,10 @@
    */
   function describe(method, url, status, text, operation) {
     if (typeof url === "string" && reactRouter(url)) return reactRouterFailure(method, url, status, text);
+    if (isTrpc(url)) {
+      const failure = trpcFailure(method, url, status, text);
+      if (failure) return failure;
+    }
     if (status !== 200 || typeof text !== "string") return null;
     let answer;
     try {
@@ -315,6 +446,6 @@
     return message ? { level: "error", source: "framework", message, url: pageUrl, resourceUrl: request.url } : null;
   }
 
-  G.appFailures = { watched, describe, entry, isGraphql, operationOf };
+  G.appFailures = { watched, describe, entry, isGraphql, operationOf, isTrpc, proceduresOf };
 })();
 //# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiYXBwX2ZhaWx1cmVzLmpzIiwic291cmNlcyI6WyJnYXNvbGluZS1leHRlbnNpb246Ly8vcGFnZS9hcHBfZmFpbHVyZXMuanMiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6IkFBQUEiLCJpZ25vcmVMaXN0IjpbMF0sInhfZ29vZ2xlX2lnbm9yZUxpc3QiOlswXX0=

@@ -39,10 +39,13 @@
         // read up to the cap, then cancelled.
         info.body = { later: readCapped(input.clone().body) };
       }
-      // A GraphQL request's operation, by name (app_failures.js), from the body the page gave as text.
+      // A GraphQL request's operation, by name (app_failures.js), from the body the page gave as
+      // text; a tRPC request's procedures, from its URL.
       if (appFailures && appFailures.isGraphql(info.url, headers)) {
         info.graphql = true;
         info.operation = appFailures.operationOf(info.url, info.body && info.body.text);
+      } else if (appFailures && appFailures.isTrpc(info.url)) {
+        info.operation = appFailures.proceduresOf(info.url);
       }
       return info;
     }

@@ -76,10 +76,12 @@
           if (o) {
             send = { method: o.method, url: o.url, headers: Object.assign({}, o.headers), start: perfNow() };
             send.body = describeBody(body, send.headers["content-type"]);
-            // A GraphQL request's operation, by name (app_failures.js); its failures answered with 200.
+            // A GraphQL request's operation, by name, a tRPC request's procedures (app_failures.js);
+            // failures their answers tell in the body alone.
             if (appFailures && appFailures.watched(o.method, o.url, send.headers)) {
               send.watched = true;
               if (appFailures.isGraphql(o.url, send.headers)) send.operation = appFailures.operationOf(o.url, send.body && send.body.text);
+              else if (appFailures.isTrpc(o.url)) send.operation = appFailures.proceduresOf(o.url);
             }
             send.request = requests.start(o.method, o.url, "xmlhttprequest", send.operation);
             watch(this);

@@ -19,6 +19,7 @@ import { consolePage } from "./console.mjs";
 import { figuresPage } from "./figures.mjs";
 import { formsPage, formsRoute } from "./forms.mjs";
 import { graphqlPage, graphqlRoute } from "./graphql.mjs";
+import { trpcPage, trpcRoute } from "./trpc.mjs";
 import { serviceWorkerPage } from "./service_worker.mjs";
 import { socketIoPage } from "./socketio.mjs";
 import { routedFramePage, routedFrameRoute } from "./routed_frame.mjs";
@@ -209,6 +210,8 @@ async function startFixture() {
       // forms a server renders, and a single-page app's (forms.mjs)
     } else if (graphqlRoute(req, res, url)) {
       // a GraphQL API executed by graphql-js, and the page that calls it (graphql.mjs)
+    } else if (trpcRoute(req, res, url)) {
+      // a tRPC API served by @trpc/server's own handler, and the page that calls it (trpc.mjs)
     } else if (routedFrameRoute(req, res, url)) {
       // a frame that routes with pushState (routed_frame.mjs)
     } else {
@@ -738,6 +741,9 @@ try {
 
   // ---- GraphQL: failures answered with 200, each request's operation ----
   await graphqlPage({ context, client, all, observe, waitFor, log, origin: fixture.origin });
+
+  // ---- tRPC: a batch's failures answered 207, each request's procedures ----
+  await trpcPage({ context, client, all, observe, waitFor, log, origin: fixture.origin });
 
   // ---- Socket.IO: its long polls' packets and its socket's frames, one conversation ----
   await socketIoPage({ context, client, all, waitFor, log });

@@ -1,7 +1,8 @@
 // page/app_failures.js: the failures SvelteKit answers with HTTP 200 (a form
 // action's fail() or throw, a load that failed on a client-side navigation)
 // and a GraphQL server's `errors` answered with 200, and what a React Router
-// `.data` answer's turbo-stream body says of a loader's or action's error, as
+// `.data` answer's turbo-stream body says of a loader's or action's error, and the failures of
+// a tRPC batch (answered 207) or procedure, as
 // the messages of error entries; every other answer is none. A GraphQL request's operation by name.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -172,4 +173,79 @@ test("React Router answers that report no error, or cannot be read, are none", (
     [500, JSON.stringify([[0, 0, 0, 0]])],
   ];
   for (const [status, body] of fine) assert.equal(appFailures.describe("GET", `${RR}/x.data`, status, body), null, body);
+});
+
+// tRPC 11's answers, as its node-http adapter wrote them for a Vite app (stacks shortened).
+const TRPC = "http://127.0.0.1:5173/trpc";
+const notFound = {
+  error: {
+    message: "item 99 does not exist",
+    code: -32004,
+    data: { code: "NOT_FOUND", httpStatus: 404, stack: "TRPCError: item 99 does not exist\n    at file:///app/server/router.ts:19:13", path: "itemById" },
+  },
+};
+const zodMessage = JSON.stringify(
+  [{ code: "too_small", minimum: 3, type: "string", inclusive: true, exact: false, message: "title must be at least 3 characters", path: ["title"] }],
+  null,
+  2,
+);
+const badRequest = { error: { message: zodMessage, code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, path: "saveNote" } } };
+const greeted = { result: { data: { text: "Hello, dev", at: 1795922884377 } } };
+
+test("a tRPC request is known by its trpc segment or its batch, and named by its procedures", () => {
+  const batch = `${TRPC}/greet,greet,itemById?batch=1&input=%7B%220%22%3A%7B%22name%22%3A%22dev%22%7D%7D`;
+  assert.equal(appFailures.isTrpc(batch), true);
+  assert.equal(appFailures.watched("GET", batch, {}), true);
+  assert.equal(appFailures.isTrpc("http://localhost:3000/api/trpc/post.byId?input=%7B%7D"), true, "Next.js's /api/trpc, no batch");
+  assert.equal(appFailures.isTrpc("http://localhost:3000/rpc/post.byId%2Cuser.me?batch=1"), true, "another base, a batch");
+  assert.equal(appFailures.isTrpc("http://localhost:3000/api/items?page=2"), false);
+  assert.equal(appFailures.isTrpc("http://localhost:3000/api/items?batch=10"), false);
+  assert.equal(appFailures.proceduresOf(batch), "greet, greet, itemById");
+  assert.equal(appFailures.proceduresOf("http://localhost:3000/rpc/post.byId%2Cuser.me?batch=1"), "post.byId, user.me");
+  assert.equal(appFailures.proceduresOf(`${TRPC}/a,b,c,d,e,f,g?batch=1`), "a, b, c, d, e, +2");
+});
+
+test("a tRPC batch answered 207 names the procedure that failed, its code and message", () => {
+  const url = `${TRPC}/greet,greet,itemById?batch=1&input=%7B%7D`;
+  assert.equal(
+    appFailures.describe("GET", url, 207, JSON.stringify([greeted, greeted, notFound])),
+    "tRPC: itemById failed: NOT_FOUND: item 99 does not exist (the batch of 3 answered 207)",
+  );
+  // A validation error's message is its issues as JSON: their words are said instead.
+  assert.equal(
+    appFailures.describe("POST", `${TRPC}/saveNote,saveNote?batch=1`, 207, JSON.stringify([{ result: { data: { ok: true } } }, badRequest])),
+    "tRPC: saveNote failed: BAD_REQUEST: title: title must be at least 3 characters (the batch of 2 answered 207)",
+  );
+  // Two failures: the first, and how many more.
+  assert.equal(
+    appFailures.describe("GET", `${TRPC}/itemById,itemById?batch=1`, 404, JSON.stringify([notFound, notFound])),
+    "tRPC: itemById failed: NOT_FOUND: item 99 does not exist (1 more of the batch failed; the batch of 2 answered 404)",
+  );
+  // A lone procedure, without a batch: its status says it failed, its body alone what it said.
+  assert.equal(
+    appFailures.describe("GET", "http://localhost:3000/api/trpc/itemById?input=%7B%7D", 404, JSON.stringify(notFound)),
+    "tRPC: itemById failed: NOT_FOUND: item 99 does not exist (answered 404)",
+  );
+  // Under superjson the error is inside `json`; a procedure without `data.path` is named by the URL.
+  const wrapped = { error: { json: { message: "no session", code: -32001, data: { code: "UNAUTHORIZED", httpStatus: 401 } } } };
+  assert.equal(
+    appFailures.describe("GET", `${TRPC}/greet,user.me?batch=1`, 207, JSON.stringify([{ result: { data: { json: "hi" } } }, wrapped])),
+    "tRPC: user.me failed: UNAUTHORIZED: no session (the batch of 2 answered 207)",
+  );
+});
+
+test("a tRPC answer cut at the cap still names its first failure; what is no tRPC answer is none", () => {
+  const big = { result: { data: { rows: "x".repeat(20000) } } };
+  const cut = JSON.stringify([notFound, big]).slice(0, 16384);
+  assert.equal(
+    appFailures.describe("GET", `${TRPC}/itemById,list?batch=1`, 207, cut),
+    "tRPC: itemById failed: NOT_FOUND: item 99 does not exist (answered 207; the rest of the answer was past the capture's cap)",
+  );
+  // tRPC answers 200 only when every procedure succeeded: such a body is not even parsed.
+  assert.equal(appFailures.describe("GET", `${TRPC}/greet?batch=1`, 200, "not json at all"), null);
+  assert.equal(appFailures.describe("GET", `${TRPC}/greet?batch=1`, 207, JSON.stringify([greeted])), null);
+  // Another API that happens to take batch=1: its answer is not tRPC's shape.
+  assert.equal(appFailures.describe("GET", "http://localhost:3000/api/jobs?batch=1", 500, JSON.stringify({ error: "down" })), null);
+  assert.equal(appFailures.describe("GET", "http://localhost:3000/api/jobs?batch=1", 500, JSON.stringify([1, 2])), null);
+  assert.equal(appFailures.describe("GET", "http://localhost:3000/api/jobs?batch=1", 500, "<html>"), null);
 });
