@@ -473,6 +473,21 @@ export class DeepRequests {
     this.finish({ requestId: script.id, timestamp: script.loadedBy }, null);
   }
 
+  /**
+   * A child session ended (a worker the page terminated, a frame removed): its requests still
+   * open will be told of no more. One answered ends now, as its row (a worker that read a 503's
+   * status and was terminated before reading its body); one not answered failed with it.
+   */
+  sessionEnded(sessionId) {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    const what = WORKERS.has(session.type) ? "its worker" : "its frame";
+    for (const r of [...this.open.values()]) {
+      if (r.session !== sessionId) continue;
+      this.finish({ requestId: r.id }, r.status >= 100 ? null : () => `net::ERR_ABORTED (${what} ended before the answer came)`);
+    }
+  }
+
   // ---- WebSockets: a row for the handshake, as webRequest made one ------------------------
   socket(s, p) {
     if (typeof p.url !== "string" || !NETWORK_URL.test(p.url)) return;
@@ -643,6 +658,7 @@ const HANDLERS = {
   "Target.targetInfoChanged": DeepRequests.prototype.changed,
   "Target.detachedFromTarget"(s, p) {
     this.scriptLoaded(p.sessionId, true);
+    this.sessionEnded(p.sessionId);
     this.sessions.delete(p.sessionId);
   },
 };

@@ -62,6 +62,12 @@ function fixtureOrigin(host) {
       hanging = true;
       waitingForHang.splice(0).forEach((r) => json(r, { hanging }));
       req.on("close", () => res.destroy());
+    } else if (p === "/net/worker-unavailable") {
+      // A 503's headers and the start of its body, the rest never sent: the worker that asked is
+      // terminated before its body ends.
+      res.writeHead(503, { "content-type": "application/json", "content-length": "1000", "cache-control": "no-store" });
+      res.write('{"error":');
+      req.on("close", () => res.destroy());
     } else if (p === "/net/partial") {
       // The headers and a little of the body, then the connection is cut: the body breaks off.
       res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
@@ -143,6 +149,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.equal(done.beacon, true);
     assert.match(done.worker, /worker\.json/);
     assert.equal(done["service worker"], "ready");
+    assert.equal(done["terminated worker"], 503);
     for (const [name, path] of [
       ["blob worker", "/net/blob-worker.json"],
       ["data worker", "/net/data-worker.json"],
@@ -168,6 +175,7 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
       t("/network-outer-worker.js"),
       t("/network-nested-worker.js"),
       t("/net/nested-worker.json"),
+      t("/net/worker-unavailable"),
     ];
     // A shared worker is no target of the tab's: deep.js attaches it by its target id when the tab
     // asks for its script, and nothing holds it at its first start for that, so its first requests
@@ -406,6 +414,8 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     // A worker's own request names the worker that made it (its frame is the page's that started it).
     assert.equal(row(t("/net/module-worker.json")).fromWorker, t("/network-module-worker.js"));
     assert.equal(row(t("/net/top.json")).fromWorker, undefined);
+    // A worker terminated before its answer's body ended: the answer it read is its row.
+    assert.deepEqual([row(t("/net/worker-unavailable")).responseStatus, row(t("/net/worker-unavailable")).source], [503, "browser"]);
     // Where the time went, from the page's timing (same origin: exposed); a cross-origin one without
     // Timing-Allow-Origin does not show its phases.
     const phases = row(t("/net/top.json")).phases;

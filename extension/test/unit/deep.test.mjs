@@ -225,6 +225,25 @@ test("a dedicated worker's requests are its frame's; the page's service worker's
   }
 });
 
+test("a worker terminated before it read its answers: the answered request is a row, the unanswered one failed with it", () => {
+  const { send, rows } = tracker();
+  const W = "C7FE4E19";
+  const WORKER = "http://127.0.0.1:8001/worker.js";
+  send(undefined, "Target.attachedToTarget", { sessionId: "S-W", targetInfo: { targetId: W, type: "worker", url: WORKER, parentFrameId: TOP }, waitingForDebugger: true });
+  send("S-W", "Network.requestWillBeSent", willSend("2.1", "http://127.0.0.1:8001/api/worker-broken", { frameId: undefined, documentURL: WORKER, ms: 10 }));
+  send("S-W", "Network.responseReceived", response("2.1", { status: 503, statusText: "Service Unavailable", ms: 14 }));
+  send("S-W", "Network.requestWillBeSent", willSend("2.2", "http://127.0.0.1:8001/api/slow", { frameId: undefined, documentURL: WORKER, ms: 12 }));
+  // The page calls worker.terminate(): Chrome ends the session, and says nothing more of either request.
+  send(undefined, "Target.detachedFromTarget", { sessionId: "S-W", targetId: W });
+  const byUrl = Object.fromEntries(rows.map((r) => [r.row.url.replace("http://127.0.0.1:8001", ""), r.row]));
+  assert.deepEqual(Object.keys(byUrl).sort(), ["/api/slow", "/api/worker-broken"]);
+  assert.equal(byUrl["/api/worker-broken"].responseStatus, 503);
+  assert.equal(byUrl["/api/worker-broken"].error, undefined, "answered: its status says what became of it");
+  assert.equal(byUrl["/api/worker-broken"].fromWorker, WORKER);
+  assert.equal(byUrl["/api/slow"].error, "net::ERR_ABORTED (its worker ended before the answer came)");
+  assert.equal(rows.every((r) => r.tabId === 7), true);
+});
+
 test("a worker's own console and a service worker's uncaught error are logs entries, written as the page's are; Chrome's text copy of a worker's console is not", () => {
   const { send, logs } = tracker();
   const W = "http://127.0.0.1:8001/w.js";
