@@ -130,8 +130,23 @@ async fn a_favicon_404_is_not_the_app_s_failure() {
         )
         .await;
     server.ingest("logs", vec![error(T + 30, "Warning: Each child in a list should have a unique key")]).await;
+    // Deep mode's browser console says so too, of the favicon and of the app's request alike.
+    let browser = |dt: i64, url: &str, status: &str| {
+        json!({"tabId": 1, "ts": T + dt, "level": "error", "source": "browser", "url": url,
+            "message": format!("Failed to load resource: the server responded with a status of {status}")})
+    };
+    server
+        .ingest(
+            "logs",
+            vec![
+                browser(40, &format!("{APP}/favicon.ico"), "404 (Not Found)"),
+                browser(41, &format!("{APP}/api/orders"), "500 (Internal Server Error)"),
+            ],
+        )
+        .await;
 
     let errors = mcp.observe(json!({"what": "errors", "tabId": 1})).await;
+    assert_eq!(entries(&errors).len(), 3, "every error is listed, the favicon's message too: {errors}");
     let context = &entries(&errors)[0]["context"]["network_waterfall"];
     assert_eq!(context, &json!([orders, others, others + 1]), "{errors}");
 
@@ -149,6 +164,21 @@ async fn a_favicon_404_is_not_the_app_s_failure() {
         summary["network_waterfall"]["slowest"].as_array().unwrap().iter().map(|f| f["id"].as_i64().unwrap()).collect();
     assert_eq!(slowest.len(), 3, "{summary}");
     assert!(!slowest.contains(&favicon) && !slowest.contains(&(favicon + 1)), "{summary}");
+    // Nor the browser's message about it among the groups of errors, here and by group.
+    let examples = |groups: &Value| -> Vec<String> {
+        groups
+            .as_array()
+            .unwrap_or_else(|| panic!("{groups}"))
+            .iter()
+            .map(|g| g["example"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let groups = examples(&summary["errors"]["groups"]);
+    assert_eq!(groups.len(), 2, "{summary}");
+    assert!(groups.iter().any(|m| m.contains("status of 500")), "{summary}");
+    assert!(!groups.iter().any(|m| m.contains("status of 404")), "{summary}");
+    let grouped = mcp.observe(json!({"what": "errors", "tabId": 1, "group": true})).await;
+    assert_eq!(examples(&grouped["groups"]).len(), 2, "{grouped}");
 
     // Still in the waterfall, and among requests of status 404.
     let listed = mcp.observe(json!({"what": "network_waterfall", "status_min": 404, "status_max": 404})).await;

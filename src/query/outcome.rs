@@ -97,11 +97,27 @@ pub fn failed_sql(kind: &Kind) -> String {
 /// `/favicon.ico` at the root of any origin, with any query or fragment (ASCII case ignored,
 /// as LIKE compares), answered 404.
 pub fn browser_guess_sql() -> String {
+    format!("({STATUS_COLUMN} = 404 AND {})", favicon_sql())
+}
+
+/// The SQL condition "this logs entry is the browser's message about its own guess" (deep mode's
+/// browser console): Chrome's "Failed to load resource: the server responded with a status of 404"
+/// of a [`browser_guess_sql`] request. Grouped answers (summary, errors by group, compare) leave it
+/// out as the summary's failed lists leave out the request.
+pub fn browser_guess_log_sql() -> String {
+    format!(
+        "(source = 'browser' AND message LIKE 'Failed to load resource: the server responded with a status of 404%' AND {})",
+        favicon_sql()
+    )
+}
+
+/// The SQL condition "`url` is `/favicon.ico` at the root of its origin".
+fn favicon_sql() -> String {
     // The path: what follows the host (the URL after `://`, from its first `/`).
     let rest = "substr(url, instr(url, '://') + 3)";
     let path = format!("substr({rest}, instr({rest}, '/'))");
     format!(
-        "({STATUS_COLUMN} = 404 AND instr(url, '://') > 0 AND instr({rest}, '/') > 0 \
+        "(instr(url, '://') > 0 AND instr({rest}, '/') > 0 \
          AND ({path} LIKE '/favicon.ico' OR {path} LIKE '/favicon.ico?%' OR {path} LIKE '/favicon.ico#%'))"
     )
 }

@@ -77,13 +77,15 @@ pub(super) fn locate(conn: &Connection, groups: &mut [Group]) -> Result<(), Quer
     Ok(())
 }
 
-/// Groups of the logs matching `filter` (oldest first in, most frequent first out).
+/// Groups of the logs matching `filter` (oldest first in, most frequent first out), but for the
+/// browser's message about its own guess at a favicon ([`super::outcome::browser_guess_log_sql`]).
 pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Result<Vec<Group>, QueryError> {
     let sql = format!(
         "SELECT id, level, substr(message, 1, {}), source, url, {PAGE_FAILED}, \
          json_extract(data, '$.original.ignored'), json_extract(data, '$.location') FROM logs{} ORDER BY id",
         fingerprint::PREFIX,
-        filter.clause(None)
+        // The browser's message about its own guess at a favicon is no problem of the page's.
+        filter.clause(Some(&format!("NOT {}", super::outcome::browser_guess_log_sql())))
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
