@@ -1084,6 +1084,61 @@ async fn the_summary_ranks_a_build_error_above_crashes_and_frequent_logged_error
     assert!(examples[2].starts_with("Reports: load failed"), "{examples:?}");
 }
 
+/// A build error the page said was fixed since (Vite's client logged a hot update after it, or the
+/// page loaded again, its client connected, and no build error came) says so, and no longer ranks
+/// first; one that came again after the page loaded again still does.
+#[tokio::test]
+async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let log = |tab: i64, dt: i64, source: &str, level: &str, message: &str| json!({"tabId": tab, "ts": t + dt, "level": level, "source": source, "message": message});
+    let broke = |tab: i64, dt: i64, file: &str| {
+        log(tab, dt, "dev-server", "error", &format!("[vite] Transform failed: Unexpected token (src/{file}:12:18)"))
+    };
+    let load = |tab: i64, dt: i64| json!({"tabId": tab, "ts": t + dt, "type": "navigate", "how": "reload", "url": "http://localhost:5173/"});
+    server.ingest("actions", vec![load(2, 3_000), load(3, 3_000)]).await;
+    server
+        .ingest(
+            "logs",
+            vec![
+                // Tab 1: a hot update applied after the error.
+                broke(1, 1_000, "App.tsx"),
+                log(1, 2_000, "console", "debug", "[vite] hot updated: /src/App.tsx"),
+                // Tab 2: reloaded, its client connected, no build error since.
+                broke(2, 1_000, "Cart.tsx"),
+                log(2, 3_050, "console", "debug", "[vite] connected."),
+                // Tab 3: reloaded, and the error came again.
+                broke(3, 1_000, "Nav.tsx"),
+                log(3, 3_050, "console", "debug", "[vite] connected."),
+                broke(3, 3_100, "Nav.tsx"),
+                log(1, 5_000, "exception", "error", "TypeError: x is undefined"),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    let groups = summary["errors"]["groups"].as_array().cloned().unwrap_or_default();
+    let read: Vec<(String, Value)> = groups
+        .iter()
+        .map(|g| (g["example"].as_str().unwrap_or_default().chars().take(40).collect(), g["fixed"].clone()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            ("[vite] Transform failed: Unexpected toke".to_owned(), Value::Null),
+            ("TypeError: x is undefined".to_owned(), Value::Null),
+            ("[vite] Transform failed: Unexpected toke".to_owned(), json!("a hot update applied after it")),
+            ("[vite] Transform failed: Unexpected toke".to_owned(), json!("the page loaded again without it")),
+        ],
+        "{summary}"
+    );
+    assert!(groups[0]["example"].as_str().unwrap().contains("Nav.tsx"), "{summary}");
+    assert_eq!(groups[0]["count"], 2, "{summary}");
+    let grouped = within_budget(&mcp, json!({"what": "errors", "group": true})).await;
+    assert_eq!(grouped["groups"][2]["fixed"], "a hot update applied after it", "{grouped}");
+}
+
 /// A compact EventSource message names its type: the name its server gave it, or `message`.
 #[tokio::test]
 async fn a_compact_event_source_message_names_its_type() {

@@ -10,6 +10,7 @@
 pub mod args;
 pub mod arguments;
 mod budget;
+mod build_fixed;
 pub mod capture;
 mod compact;
 mod compare;

@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 use super::QueryError;
 use super::args::ObserveArgs;
 use super::budget::{Cost, fit};
+use super::build_fixed;
 use super::compact::{self, number};
 use super::filter::{Where, field_expr};
 use super::fingerprint;
@@ -49,6 +50,9 @@ pub struct Group {
     /// or none, until it is fixed.
     #[serde(skip)]
     pub build: bool,
+    /// A build error the page said was fixed since, and how ([`build_fixed`]): no longer first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<&'static str>,
     /// Logged by library code (its call site's source is on the ignore list, or its script is a
     /// dependency's or the dev server's own): React's DevTools banner, Vite's "[vite] connected".
     #[serde(skip)]
@@ -119,23 +123,27 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
                     page: row.get::<_, Option<bool>>(5)?.unwrap_or(false),
                     uncaught: matches!(source.as_deref(), Some("exception" | "unhandledrejection")),
                     build: source.as_deref() == Some("dev-server"),
+                    fixed: None,
                     library: row.get::<_, Option<bool>>(6)?.unwrap_or(false)
                         || row.get::<_, Option<String>>(7)?.is_some_and(|l| compact::served_from_dependencies(&l)),
                 });
             }
         }
     }
+    for group in groups.iter_mut().filter(|g| g.build) {
+        group.fixed = build_fixed::fixed(conn, group.last_id)?;
+    }
     // A page that answered an error status first: the page the person looked at was the server's
     // error (a form re-shown with 422, a 500), which assets that fail on every load would push off
     // the list. Then what the dev server could not build (the page runs old code, or none, until it
-    // is fixed), and what nobody caught (a crash), ahead of errors the app caught and logged,
+    // is fixed; once the page said it was, it ranks as any error), and what nobody caught (a crash), ahead of errors the app caught and logged,
     // which a data library retrying a request logs again and again. Then the most frequent first;
     // among as frequent, the earliest first: the first error of a cascade (a component's
     // TypeError, then the framework's errors about the broken tree) is its cause.
     groups.sort_by(|a, b| {
         b.page
             .cmp(&a.page)
-            .then(b.build.cmp(&a.build))
+            .then((b.build && b.fixed.is_none()).cmp(&(a.build && a.fixed.is_none())))
             .then(b.uncaught.cmp(&a.uncaught))
             .then(b.count.cmp(&a.count))
             .then(a.first_id.cmp(&b.first_id))

@@ -194,6 +194,14 @@ try {
   } finally {
     writeFileSync(appFile, source);
   }
+  // Saved as it was: the page says so (Vite reloads it and no build error comes, or a hot update
+  // applies), and the summary's group of that build error says it is fixed.
+  const fixed = await waitFor(
+    "the build error's group said fixed",
+    async () => ((await observe(client, { what: "summary" })).errors?.groups || []).find((g) => g.example.startsWith("[vite]") && g.fixed),
+    30000,
+  );
+  log(`the build error, fixed, says so in the summary: ${fixed.fixed}`);
 
   // A line logged just before its file is saved again reaches the server after Vite serves the
   // new version under the same URL: it is mapped with the map of the version the page ran, not

@@ -1,0 +1,64 @@
+//! Whether a build error a dev server reported (`source: "dev-server"`) has been fixed since, by
+//! what the page said after it: a summary that led with an error the developer fixed minutes ago
+//! would send an agent to mend working code. Vite's client (and Astro's, which is Vite's) tells it
+//! two ways:
+//! - after a hot update it logs `[vite] hot updated: /src/App.tsx` once the updated modules were
+//!   imported, which they were not while one of them failed to build;
+//! - an update that comes while its error overlay is shown reloads the page, and a page whose
+//!   modules still fail to build gets the error again as soon as it asks for them, within moments of
+//!   its client's `[vite] connected.`.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::QueryError;
+use super::navigation::PAGE_LOAD;
+
+/// How long after a reloaded page's Vite client connected a build error it still has is sure to
+/// have come.
+const SETTLE_MS: i64 = 2_000;
+
+/// Why a build error counts as fixed.
+pub const HOT_UPDATED: &str = "a hot update applied after it";
+pub const RELOADED: &str = "the page loaded again without it";
+
+/// Whether the build error logged as entry `last_id` (a group's latest) is fixed, and how the page
+/// said so; None while nothing after it says so.
+pub fn fixed(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, QueryError> {
+    let found: Option<(Option<i64>, i64)> = conn
+        .prepare_cached("SELECT tab_id, ts FROM logs WHERE id = ?1")?
+        .query_row([last_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let Some((Some(tab), ts)) = found else { return Ok(None) };
+    let hot_updated = conn
+        .prepare_cached(
+            "SELECT 1 FROM logs WHERE tab_id = ?1 AND id > ?2 AND message LIKE '[vite] hot updated: %' LIMIT 1",
+        )?
+        .exists(params![tab, last_id])?;
+    if hot_updated {
+        return Ok(Some(HOT_UPDATED));
+    }
+    let load: Option<i64> = conn
+        .prepare_cached(&format!(
+            "SELECT ts FROM actions WHERE tab_id = ?1 AND ts > ?2 AND {PAGE_LOAD} ORDER BY ts DESC, id DESC LIMIT 1"
+        ))?
+        .query_row(params![tab, ts], |r| r.get(0))
+        .optional()?;
+    let Some(load) = load else { return Ok(None) };
+    let settled = conn
+        .prepare_cached(
+            "SELECT 1 FROM logs WHERE tab_id = ?1 AND id > ?2 AND ts >= ?3 AND ts <= ?4 AND message = '[vite] connected.' LIMIT 1",
+        )?
+        .exists(params![tab, last_id, load, now_ms() - SETTLE_MS])?;
+    let again = conn
+        .prepare_cached(
+            "SELECT 1 FROM logs WHERE tab_id = ?1 AND id > ?2 AND ts >= ?3 AND source = 'dev-server' LIMIT 1",
+        )?
+        .exists(params![tab, last_id, load])?;
+    Ok((settled && !again).then_some(RELOADED))
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
