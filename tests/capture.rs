@@ -266,3 +266,40 @@ async fn an_empty_answer_about_a_page_outside_capture_says_how_to_capture_it() {
     mcp.close().await;
     server.stop();
 }
+
+/// A page that started workers: what they fetch is seen only in deep mode, and the summary of a
+/// tab that is not deep says so; a deep tab's does not.
+#[tokio::test]
+async fn the_summary_says_a_worker_s_requests_are_seen_only_in_deep_mode() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &["--extension-id", OURS]);
+    let mcp = Mcp::http(&server).await;
+    let (status, _) = server.put_capture(&report(&["http://localhost/*"], false), &[("origin", &origin(OURS))]).await;
+    assert_eq!(status, 204);
+    let worker = |tab: i64, path: &str| {
+        json!({"tabId": tab, "ts": 1_732_380_000_000i64, "source": "page", "method": "GET", "initiatorType": "worker",
+            "url": format!("http://localhost:5173{path}"), "responseStatus": 200})
+    };
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                worker(3, "/src/worker.ts?worker_file&type=module"),
+                worker(3, "/src/worker.ts?worker_file&type=module"),
+                worker(3, "/src/stats.worker.ts"),
+                worker(7, "/src/deep.worker.ts"),
+            ],
+        )
+        .await;
+    let summary = mcp.observe(json!({"what": "summary", "tabId": 3})).await;
+    let hint = summary["hint"].as_str().unwrap_or_default();
+    assert!(
+        hint.ends_with(
+            "the page started a worker (http://localhost:5173/src/worker.ts and 1 other): what a worker fetches is seen only in deep mode (the popup's Deep view of this tab)"
+        ),
+        "{summary}"
+    );
+    // Tab 7 is deep: the browser's view has its worker's requests.
+    let deep = mcp.observe(json!({"what": "summary", "tabId": 7})).await;
+    assert!(!deep["hint"].as_str().unwrap_or_default().contains("worker"), "{deep}");
+}

@@ -124,7 +124,7 @@
 
   /**
    * Replaces the global class `name` by a function that builds the original
-   * and hands each new instance to `watch`. Nothing the page can check
+   * and hands each new instance to `watch`, with the arguments it was built with. Nothing the page can check
    * changes: `x.constructor === Name`, `instanceof`, the prototype (shared,
    * untouched but for its `constructor`), static members, subclasses, and
    * toString/name/length are the original's. Calling it without `new` throws
@@ -137,7 +137,7 @@
       if (!new.target) return apply(Original, this, arguments); // throws as the original does
       const instance = construct(Original, arguments, new.target === Wrapper ? Original : new.target);
       try {
-        watch(instance);
+        watch(instance, arguments);
       } catch {
         // never disturb the page
       }

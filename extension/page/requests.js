@@ -177,6 +177,7 @@
     if (r) {
       r.timing = e;
       if (r.ended) send(r);
+      else if (r.initiator === "worker") workerTimed(r, e);
       return;
     }
     const i = sentAlone.indexOf(key);
@@ -195,6 +196,15 @@
     later(() => {
       if (take(lone, key, e)) emit(rowOf(null, e));
     }, LONE_MS);
+  }
+
+  /**
+   * A worker's script was fetched (workers.js): no event says it started, so it ends with its
+   * status; without one (cross-origin), once no `error` said within LONE_MS that it did not.
+   */
+  function workerTimed(r, e) {
+    if (statusOf(e) > 0) end(r, { status: statusOf(e) });
+    else later(() => end(r), LONE_MS);
   }
 
   function send(r) {

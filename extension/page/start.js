@@ -25,7 +25,7 @@
     appFailures: G.appFailures,
     engineIo: G.engineIo,
   };
-  for (const name of ["console", "errors", "fetch", "xhr", "websocket", "eventsource", "beacon", "csp", "resources", "actions", "navigation", "connectivity", "timing", "vitals"]) {
+  for (const name of ["console", "errors", "fetch", "xhr", "websocket", "eventsource", "workers", "beacon", "csp", "resources", "actions", "navigation", "connectivity", "timing", "vitals"]) {
     try {
       G.sources[name](context);
     } catch {

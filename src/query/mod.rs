@@ -33,6 +33,7 @@ mod state;
 mod summary;
 pub mod tokens;
 mod values;
+mod workers;
 
 use rusqlite::Connection;
 use serde_json::Value;

@@ -523,6 +523,8 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
     let bodies = network(conn, &NETWORK_BODIES, args)?;
     // What failed in no tab (a service worker's), which a tab's summary leaves out.
     let no_tab = super::context::no_tab_note(conn, args)?;
+    // Workers started where the page-side capture cannot follow what they fetch.
+    let workers = super::workers::note(conn, args)?;
     // Fewer items per list until the answer fits.
     let fitted = compact::first_fitting(&[TOP, 3, 2, 1, 0], budget, |top| {
         let mut answer = Map::new();
@@ -569,7 +571,10 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
                     ""
                 };
                 let no_tab = no_tab.as_ref().map_or_else(String::new, |n| format!(". {n}"));
-                format!("drill down with observe what=<kind> id=<id>; {groups}{failures}; recent entries with offset=-20{no_tab}")
+                let workers = workers.as_ref().map_or_else(String::new, |n| format!(". {n}"));
+                format!(
+                    "drill down with observe what=<kind> id=<id>; {groups}{failures}; recent entries with offset=-20{no_tab}{workers}"
+                )
             }
         };
         answer.insert("hint".into(), json!(hint));

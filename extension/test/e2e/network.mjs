@@ -589,6 +589,31 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.equal(rows2.find((r) => r.url === t("/net/top.json")).finalUrl, undefined, "only a redirected one says so");
     const compactBody = (await observe(client, { what: "network_bodies", tabId: secondTab, url: "/net/r1" })).entries[0];
     assert.equal(compactBody.finalUrl, t("/net/final.json"), JSON.stringify(compactBody));
+    // The workers it started are rows of their scripts (what they fetch is not the page's to see),
+    // and its summary says that deep mode sees what a worker fetches.
+    const workerRow = rows2.find((r) => r.url === t("/network-worker.js"));
+    assert.deepEqual([workerRow?.initiatorType, workerRow?.responseStatus, workerRow?.source], ["worker", 200, "page"], JSON.stringify(workerRow));
+    assert.equal(rows2.some((r) => r.url === t("/net/worker.json")), false, "a worker's own fetch is not the page's to see");
+    const secondSummary = await observe(client, { what: "summary", tabId: secondTab });
+    assert.match(secondSummary.hint, /the page started a worker \(.*\): what a worker fetches is seen only in deep mode/, secondSummary.hint);
+    // A worker whose script is missing: a failed row, made where the page's code started it.
+    await second.evaluate(
+      () =>
+        new Promise((done) => {
+          const w = new Worker("/net/no-such-worker.js");
+          w.onerror = () => done();
+        }),
+    );
+    const missingWorker = await waitFor("the row of the worker that did not start", async () =>
+      (await all(client, "network_waterfall", { tabId: secondTab })).find((r) => r.url === t("/net/no-such-worker.js")),
+    );
+    // (Chrome gives a worker script it could not load no timing entry: its 404 is not the page's to see.)
+    assert.deepEqual(
+      [missingWorker.initiatorType, missingWorker.failed, missingWorker.error],
+      ["worker", true, "the worker did not start: its script could not be loaded or run"],
+      JSON.stringify(missingWorker),
+    );
+    assert.ok(missingWorker.location, `where the page started it: ${JSON.stringify(missingWorker)}`);
     // A page that moves on (pushState) right after its request failed, before the row is sent: the
     // row names the page the request was made on (a Turbo visit two pages later named the wrong one).
     await second.evaluate(

@@ -232,3 +232,26 @@ test("a request that fails as its page is left says so in the words the server r
   for (const fn of listeners.get("pageshow")) fn();
   assert.equal(requests.failure("TypeError: Failed to fetch"), "TypeError: Failed to fetch", "shown again: not leaving");
 });
+
+test("a worker's script is a row when its timing comes; a worker that did not start, a failed one", () => {
+  // Started: its timing (Chrome's initiatorType "other") ends it, with its status.
+  requests.start("GET", "http://app.localhost/src/worker.ts?worker_file&type=module", "worker");
+  assert.equal(rows.length, 0);
+  requests.timing(entry("http://app.localhost/src/worker.ts?worker_file&type=module", { initiatorType: "other", responseStatus: 200 }));
+  assert.equal(rows.length, 1, "no event says a worker started: its timing ends it");
+  const started = rows[0].entry;
+  assert.deepEqual([started.method, started.initiatorType, started.responseStatus, started.failed], ["GET", "worker", 200, undefined]);
+  // Not started: the browser's plain error event (workers.js) ends it failed, before its status-0 timing waited out.
+  const refused = requests.start("GET", "http://app.localhost/missing-worker.js", "worker");
+  requests.timing(entry("http://app.localhost/missing-worker.js", { initiatorType: "other", responseStatus: 0 }));
+  assert.equal(rows.length, 1, "a status of 0 alone waits for what the worker says");
+  requests.end(refused, { failed: true, error: "the worker did not start" });
+  assert.equal(rows.length, 2);
+  assert.deepEqual([rows[1].entry.failed, rows[1].entry.error, rows[1].entry.initiatorType], [true, "the worker did not start", "worker"]);
+  // A cross-origin script's status is 0 too: with no error it ends, unknown, after a while.
+  requests.start("GET", "http://cdn.localhost/w.js", "worker");
+  requests.timing(entry("http://cdn.localhost/w.js", { initiatorType: "other", responseStatus: 0 }));
+  advance(1000);
+  assert.equal(rows.length, 3);
+  assert.deepEqual([rows[2].entry.failed, rows[2].entry.responseStatus], [undefined, undefined]);
+});
