@@ -1182,6 +1182,28 @@ async fn the_summary_answers_at_the_smallest_budget_and_counts_what_it_left_out(
 /// An error's compact entry says where in the original source (`at`, `frames`) without the raw
 /// `location` and `stack` beside them, which name the same lines in the bundle; an error nothing
 /// mapped keeps its raw location and stack; a drill-down has every field.
+/// A group whose line moved with an edit names the line of its latest entry, and its example is
+/// that entry's text: the two say the same version of the code.
+#[tokio::test]
+async fn a_group_s_example_and_place_are_of_the_same_entry() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let logged = |version: i64, line: i64| {
+        json!({"tabId": 1, "level": "warn", "message": format!("Greeting render v{version}"),
+               "location": format!("http://localhost:5173/src/Greeting.tsx:{line}:11"),
+               "original": {"source": "src/Greeting.tsx", "line": line, "column": 11}})
+    };
+    server.ingest("logs", vec![logged(1, 9), logged(1, 9), logged(2, 10)]).await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    let group = &summary["logs"]["groups"][0];
+    assert_eq!(
+        (group["count"].clone(), group["example"].clone(), group["at"].clone()),
+        (json!(3), json!("Greeting render v2"), json!("src/Greeting.tsx:10:11")),
+        "{summary}"
+    );
+}
+
 #[tokio::test]
 async fn a_mapped_error_is_not_told_twice() {
     let db = TempDb::new();

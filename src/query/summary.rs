@@ -60,23 +60,29 @@ pub struct Group {
 }
 
 /// Fills each group's `at`, so that where an error happens takes no second call: the page's own
-/// line where a map gave one, of its latest entry (the code as it is now, after edits) else of its
-/// first; else where its first entry happened as its compact `at` says it. The first entries of a
-/// group can be a hot update's, whose code no map reaches: the group still names the page's line.
+/// line where a map gave one, of its latest entry (the code as it is now, after edits; its example
+/// is then that entry's text, so that the two say the same version) else of its first; else where
+/// its first entry happened as its compact `at` says it. The first entries of a group can be a hot
+/// update's, whose code no map reaches: the group still names the page's line.
 pub(super) fn locate(conn: &Connection, groups: &mut [Group]) -> Result<(), QueryError> {
-    let mut stmt = conn.prepare_cached("SELECT data FROM logs WHERE id = ?1")?;
-    let mut entry = |id: i64| -> Result<Option<Value>, QueryError> {
-        let data: Option<String> = stmt.query_row([id], |r| r.get(0)).optional()?;
-        Ok(data.and_then(|d| serde_json::from_str::<Value>(&d).ok()))
+    let sql = format!("SELECT substr(message, 1, {}), data FROM logs WHERE id = ?1", fingerprint::PREFIX);
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut entry = |id: i64| -> Result<Option<(String, Value)>, QueryError> {
+        let found: Option<(String, String)> = stmt.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
+        Ok(found.and_then(|(message, d)| serde_json::from_str::<Value>(&d).ok().map(|data| (message, data))))
     };
     for group in groups {
         let first = entry(group.first_id)?;
         let last = if group.last_id == group.first_id { None } else { entry(group.last_id)? };
-        group.at = last
+        if let Some((message, at)) = last.as_ref().and_then(|(m, d)| compact::app_at_of(d).map(|at| (m, at))) {
+            group.example = example(message);
+            group.at = Some(at);
+            continue;
+        }
+        group.at = first
             .as_ref()
-            .and_then(compact::app_at_of)
-            .or_else(|| first.as_ref().and_then(compact::app_at_of))
-            .or_else(|| first.as_ref().and_then(compact::at_of));
+            .and_then(|(_, d)| compact::app_at_of(d))
+            .or_else(|| first.as_ref().and_then(|(_, d)| compact::at_of(d)));
     }
     Ok(())
 }
