@@ -1084,7 +1084,8 @@ async fn the_summary_ranks_a_build_error_above_crashes_and_frequent_logged_error
     assert!(examples[2].starts_with("Reports: load failed"), "{examples:?}");
 }
 
-/// A build error the page said was fixed since (Vite's client logged a hot update after it, or the
+/// A build error the page said was fixed since (Vite's client logged a hot update after it, Rsbuild's
+/// socket said a build succeeded, or the
 /// page loaded again, its client connected, and no build error came) says so, and no longer ranks
 /// first; one that came again after the page loaded again still does.
 #[tokio::test]
@@ -1098,6 +1099,17 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
     };
     let load = |tab: i64, dt: i64| json!({"tabId": tab, "ts": t + dt, "type": "navigate", "how": "reload", "url": "http://localhost:5173/"});
     server.ingest("actions", vec![load(2, 3_000), load(3, 3_000)]).await;
+    // Tab 4, on Rsbuild: its HMR socket said a build succeeded after the error.
+    let hmr = |dt: i64, data: &str| {
+        json!({"tabId": 4, "ts": t + dt, "transport": "websocket", "connectionId": "c-1", "event": "message",
+            "direction": "incoming", "url": "ws://127.0.0.1:3000/rsbuild-hmr?token=x", "data": data})
+    };
+    server
+        .ingest(
+            "websocket_events",
+            vec![hmr(900, r#"{"type":"errors","data":{"text":["x"]}}"#), hmr(1_500, r#"{"type":"ok"}"#)],
+        )
+        .await;
     server
         .ingest(
             "logs",
@@ -1112,6 +1124,7 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
                 broke(3, 1_000, "Nav.tsx"),
                 log(3, 3_050, "console", "debug", "[vite] connected."),
                 broke(3, 3_100, "Nav.tsx"),
+                log(4, 1_000, "dev-server", "error", "[rsbuild] File: ./src/Menu.tsx:1:1 × Module build failed"),
                 log(1, 5_000, "exception", "error", "TypeError: x is undefined"),
             ],
         )
@@ -1130,6 +1143,7 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
             ("TypeError: x is undefined".to_owned(), Value::Null),
             ("[vite] Transform failed: Unexpected toke".to_owned(), json!("a hot update applied after it")),
             ("[vite] Transform failed: Unexpected toke".to_owned(), json!("the page loaded again without it")),
+            ("[rsbuild] File: ./src/Menu.tsx:1:1 × Mod".to_owned(), json!("a build succeeded after it")),
         ],
         "{summary}"
     );

@@ -127,13 +127,53 @@
     const REPEAT_MS = 10000;
     let lastError = "";
     let lastHeard = -Infinity;
-    function viteMessage(text) {
-      if (!ERROR_HEAD.test(text)) return;
+    /** Whether this build error's text was heard within REPEAT_MS of the last time it was. */
+    function heardAgain(text) {
       const heard = core.perfNow();
       const again = text === lastError && heard - lastHeard < REPEAT_MS;
       lastError = text;
       lastHeard = heard;
-      if (!again) compileError(text);
+      return again;
+    }
+    function viteMessage(text) {
+      if (ERROR_HEAD.test(text) && !heardAgain(text)) compileError(text);
+    }
+
+    // Rsbuild's dev server (Rspack) sends `{"type":"errors","data":{"text":[…]}}` on its HMR socket
+    // (`/rsbuild-hmr`) when a build fails, each text Rspack's report: `File: ./src/App.tsx:1:1`, then
+    // `× Module build failed …` and a code frame placed `╭─[10:17]`. Its client logs the texts too
+    // (then they are there twice, as Vite's are with its overlay off); `{"type":"ok"}` follows a
+    // build that succeeded again.
+    const RSBUILD_SOCKET = /\/rsbuild-hmr(?:\?|$)/;
+    const RSBUILD_ERRORS = '{"type":"errors"';
+    const RSPACK_FILE = /^File: (\S+?)(?::\d+:\d+)?$/m;
+    const RSPACK_PLACE = /─\[ ?(\d+):(\d+) ?\]/;
+    const ANSI = /\u001b\[[0-9;]*m/g;
+    function rsbuildMessage(text) {
+      if (!text.startsWith(RSBUILD_ERRORS) || heardAgain(text)) return;
+      const url = location.href;
+      outbox.emit(
+        "logs",
+        () => {
+          if (text.length > MOST_PARSED) return null;
+          let payload;
+          try {
+            payload = JSON.parse(text);
+          } catch {
+            return null;
+          }
+          const texts = payload && payload.data && Array.isArray(payload.data.text) ? payload.data.text.filter((t) => typeof t === "string") : [];
+          if (texts.length === 0) return null;
+          const said = texts.join("\n\n").replace(ANSI, "");
+          const head = said.slice(0, 8192);
+          const file = RSPACK_FILE.exec(head);
+          const at = RSPACK_PLACE.exec(head);
+          const original = file && at ? { source: file[1].replace(/^\.\//, "").slice(0, 1024), line: Number(at[1]), column: Number(at[2]) } : undefined;
+          const message = serialize.cut(`[rsbuild] ${said}`, limits.MESSAGE_CAP).text;
+          return { level: "error", source: "dev-server", message, url, original };
+        },
+        true,
+      );
     }
 
     // Where a build error broke, 1-based: `loc` (Vite's from Rollup or esbuild, columns from 0:
@@ -158,10 +198,12 @@
       listen(ws, "open", () => requests.end(request, { status: 101 }));
       listen(ws, "error", () => requests.end(request, { failed: true, error: "WebSocket connection failed" }));
       listen(ws, "open", () => record(ws, "open", () => ({ protocol: ws.protocol })));
+      const rsbuild = RSBUILD_SOCKET.test(ws.url);
       listen(ws, "message", (e) => {
         const data = frame(e.data);
         record(ws, "message", () => Object.assign({ direction: "incoming" }, data));
         if (typeof e.data === "string" && ws.protocol === "vite-hmr") viteMessage(e.data);
+        else if (rsbuild && typeof e.data === "string") rsbuildMessage(e.data);
       });
       listen(ws, "close", (e) => {
         const { code, reason, wasClean } = e;

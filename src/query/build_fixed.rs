@@ -7,6 +7,10 @@
 //! - an update that comes while its error overlay is shown reloads the page, and a page whose
 //!   modules still fail to build gets the error again as soon as it asks for them, within moments of
 //!   its client's `[vite] connected.`.
+//!
+//! Rsbuild's client (Rspack) is told `{"type":"ok"}` on its HMR socket (`/rsbuild-hmr`) after a
+//! build that succeeded, and a page that connects while the build is broken is sent the errors at
+//! once, as Vite's is, after `[rsbuild] WebSocket connected.`.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -21,7 +25,11 @@ const SETTLE_MS: i64 = 2_000;
 
 /// Why a build error counts as fixed.
 pub const HOT_UPDATED: &str = "a hot update applied after it";
+pub const REBUILT: &str = "a build succeeded after it";
 pub const RELOADED: &str = "the page loaded again without it";
+
+/// What a dev server's client logs once it is connected: then a build error still there comes.
+const CONNECTED: &str = "message IN ('[vite] connected.', '[rsbuild] WebSocket connected.')";
 
 /// Whether the build error logged as entry `last_id` (a group's latest) is fixed, and how the page
 /// said so; None while nothing after it says so.
@@ -39,6 +47,15 @@ pub fn fixed(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Qu
     if hot_updated {
         return Ok(Some(HOT_UPDATED));
     }
+    let rebuilt = conn
+        .prepare_cached(
+            "SELECT 1 FROM websocket_events WHERE tab_id = ?1 AND ts >= ?2 AND direction = 'incoming' \
+             AND url LIKE '%/rsbuild-hmr%' AND json_extract(data, '$.data') = '{\"type\":\"ok\"}' LIMIT 1",
+        )?
+        .exists(params![tab, ts])?;
+    if rebuilt {
+        return Ok(Some(REBUILT));
+    }
     let load: Option<i64> = conn
         .prepare_cached(&format!(
             "SELECT ts FROM actions WHERE tab_id = ?1 AND ts > ?2 AND {PAGE_LOAD} ORDER BY ts DESC, id DESC LIMIT 1"
@@ -47,9 +64,9 @@ pub fn fixed(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Qu
         .optional()?;
     let Some(load) = load else { return Ok(None) };
     let settled = conn
-        .prepare_cached(
-            "SELECT 1 FROM logs WHERE tab_id = ?1 AND id > ?2 AND ts >= ?3 AND ts <= ?4 AND message = '[vite] connected.' LIMIT 1",
-        )?
+        .prepare_cached(&format!(
+            "SELECT 1 FROM logs WHERE tab_id = ?1 AND id > ?2 AND ts >= ?3 AND ts <= ?4 AND {CONNECTED} LIMIT 1"
+        ))?
         .exists(params![tab, last_id, load, now_ms() - SETTLE_MS])?;
     let again = conn
         .prepare_cached(
