@@ -398,7 +398,8 @@ pub static NETWORK_WATERFALL: Kind = Kind {
                 Equals,
                 Text,
                 "what made the request, as its entry's `type` says: type=fetch leaves a dev server's module \
-                 loads out. fetch, xmlhttprequest, script, eventsource, websocket are the same word in every row; \
+                 loads out (not a webpack or Rspack hot update's manifest, `*.hot-update.json`, which its runtime \
+                 fetches). fetch, xmlhttprequest, script, eventsource, websocket, worker are the same word in every row; \
                  otherwise the page's rows use Resource Timing's words (img, link, css, navigation, iframe, \
                  beacon, other), the browser's rows in deep mode Chrome's (image, stylesheet, font, media, \
                  main_frame, sub_frame, ping, other)",

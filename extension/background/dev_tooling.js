@@ -6,7 +6,9 @@
 //   begin with `/__nextjs_` (a prefix Next reserves for itself); Vite's overlay
 //   opens the editor through `/__open-in-editor`.
 // - Parcel's error overlay asks its dev server for each error's code frame
-//   (`POST /__parcel_code_frame`).
+//   (`POST /__parcel_code_frame`); Rspack's lazy compilation (Rsbuild's default
+//   for dynamic imports) asks its dev server to build a chunk
+//   (`POST /_rspack/lazy/trigger`).
 // - Storybook's manager (the UI around the story's frame): its own scripts
 //   (`/sb-manager/`, `/sb-addons/`, `/sb-common-assets/`) and what they log, and
 //   the channel it and the story's frame keep with its dev server
@@ -37,6 +39,7 @@ const TOOLING_PATHS = [
   "/__open-in-editor",
   "/__nuxt_devtools__/",
   "/__parcel_code_frame",
+  "/_rspack/lazy/",
   "/storybook-server-channel",
   "/sb-manager/",
   "/sb-addons/",
@@ -70,7 +73,7 @@ function isToolingUrl(url) {
   // Checked as text first: most URLs hold none of them, and this runs for every request.
   if (
     typeof url !== "string" ||
-    !(url.includes("/__") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-") || url.includes("/dev-toolbar/"))
+    !(url.includes("/__") || url.includes("/_rspack/") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-") || url.includes("/dev-toolbar/"))
   ) {
     return false;
   }

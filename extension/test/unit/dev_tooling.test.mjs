@@ -91,10 +91,12 @@ test("dev tools' own events on Vite's HMR socket, their panel and their modules 
   assert.equal(isDevTooling("logs", { location: "http://localhost:4321/node_modules/astro/dist/runtime/client/dev-toolbar/toolbar.js:12:3" }), true);
 });
 
-test("Parcel's overlay's code frames and Rsbuild's copy of each uncaught error are left out", () => {
+test("Parcel's overlay's code frames, Rspack's lazy-compilation requests and Rsbuild's copy of each uncaught error are left out", () => {
   assert.equal(isDevTooling("network_waterfall", row("http://127.0.0.1:1234/__parcel_code_frame")), true);
   assert.equal(isDevTooling("network_bodies", row("http://127.0.0.1:1234/__parcel_code_frame")), true);
   assert.equal(isDevTooling("network_waterfall", row("http://127.0.0.1:1234/api/__parcel_code_frame")), false);
+  assert.equal(isDevTooling("network_waterfall", row("http://127.0.0.1:3000/_rspack/lazy/trigger")), true);
+  assert.equal(isDevTooling("network_bodies", row("http://127.0.0.1:3000/_rspack/lazy/trigger")), true);
   const rsbuild = "ws://127.0.0.1:3100/rsbuild-hmr?token=[redacted]";
   const echo = '{"type":"client-error","id":"mwyw9fwnv1evkptuzqk","message":"Uncaught Error: checkout rejected","name":"Error","stack":"Error: x"}';
   assert.equal(isDevTooling("websocket_events", frame(rsbuild, echo)), true);
