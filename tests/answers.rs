@@ -577,11 +577,11 @@ async fn an_error_s_context_says_which_failed_requests_began_before_the_last_act
     let errors = within_budget(&mcp, json!({"what": "errors"})).await;
     assert_eq!(
         entries(&errors)[0]["context"],
-        json!({"network_bodies": [1, 2], "before_action": [1], "action": 3, "navigation": 1}),
+        json!({"network_bodies": [1, 2], "before_action": {"network_bodies": [1]}, "action": 3, "navigation": 1}),
         "{errors}"
     );
     let full = within_budget(&mcp, json!({"what": "errors", "context": "full"})).await;
-    assert_eq!(entries(&full)[0]["context"]["before_action"], json!([1]), "{full}");
+    assert_eq!(entries(&full)[0]["context"]["before_action"], json!({"network_bodies": [1]}), "{full}");
     assert_eq!(entries(&full)[0]["context"]["action"]["selector"], "#load-rate", "{full}");
 }
 
@@ -628,6 +628,37 @@ async fn an_error_s_context_leaves_out_requests_that_failed_after_it() {
     let mcp = Mcp::http(&server).await;
     let errors = within_budget(&mcp, json!({"what": "errors"})).await;
     assert_eq!(entries(&errors)[0]["context"], json!({"network_waterfall": [1, 4], "navigation": 1}), "{errors}");
+}
+
+/// A build error came of a file saved, not of what the page did: its context names no click and
+/// no request, however close.
+#[tokio::test]
+async fn a_build_error_s_context_is_empty() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    server
+        .ingest("actions", vec![json!({"tabId": 1, "ts": t + 1_000, "type": "click", "selector": "#greeting"})])
+        .await;
+    server
+        .ingest(
+            "network_waterfall",
+            vec![json!({"tabId": 1, "ts": t + 1_100, "url": "http://app/api/x", "responseStatus": 500})],
+        )
+        .await;
+    server
+        .ingest(
+            "logs",
+            vec![
+                json!({"tabId": 1, "ts": t + 2_000, "level": "error", "source": "dev-server", "message": "[rsbuild] × Module build failed"}),
+                json!({"tabId": 1, "ts": t + 2_000, "level": "error", "source": "console", "message": "cart is null"}),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
+    assert_eq!(entries(&errors)[0]["context"], json!({}), "{errors}");
+    assert_eq!(entries(&errors)[1]["context"], json!({"network_waterfall": [1], "action": 1}), "{errors}");
 }
 
 /// An error's context is its own page's: a request that failed on the page before the last load

@@ -37,6 +37,15 @@ pub fn of_error(
     let (Some(tab), Some(ts)) = (tab, ts) else {
         return Ok("{}".into());
     };
+    // A build error came of a file saved, not of what the page did: a click before it is not why.
+    let built: bool = conn
+        .prepare_cached("SELECT source IS 'dev-server' FROM logs WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?
+        .unwrap_or(false);
+    if built {
+        return Ok("{}".into());
+    }
     let page_began = super::navigation::visit_began(conn, tab, ts)?;
     let span_began = match page_began {
         Some(began) => Some(route_change_cause(conn, tab, began)?.unwrap_or(began)),
@@ -49,7 +58,7 @@ pub fn of_error(
     // requests are listed, and those that began before the action are named (`before_action`).
     let action = latest_action(conn, tab, (from, ts), USER_ACTION)?;
     let action_at = action.map(|(_, at)| at);
-    let mut before_action: Vec<i64> = Vec::new();
+    let mut before_action: Vec<String> = Vec::new();
     for kind in [&NETWORK_BODIES, &NETWORK_WATERFALL] {
         let sql = format!(
             "SELECT id, ts FROM {} WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {} AND NOT {} \
@@ -65,13 +74,20 @@ pub fn of_error(
             .collect::<Result<_, _>>()?;
         if !rows.is_empty() {
             let ids: Vec<i64> = rows.iter().map(|(id, _)| *id).collect();
-            before_action.extend(rows.iter().filter(|(_, at)| action_at.is_some_and(|a| *at < a)).map(|(id, _)| *id));
+            let before: Vec<String> = rows
+                .iter()
+                .filter(|(_, at)| action_at.is_some_and(|a| *at < a))
+                .map(|(id, _)| id.to_string())
+                .collect();
+            if !before.is_empty() {
+                before_action.push(format!("\"{}\":[{}]", kind.name, before.join(",")));
+            }
             parts.push(format!("\"{}\":{}", kind.name, render(conn, kind, &ids, mode, true)?));
         }
     }
+    // Ids by kind: a body's and a row's ids are counted apart.
     if !before_action.is_empty() {
-        let ids: Vec<String> = before_action.iter().map(i64::to_string).collect();
-        parts.push(format!("\"before_action\":[{}]", ids.join(",")));
+        parts.push(format!("\"before_action\":{{{}}}", before_action.join(",")));
     }
     // What the error entry itself says of where it came from: its stack, and the response whose
     // body it met reading JSON (`jsonFrom`), read once.
