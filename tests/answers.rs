@@ -1115,6 +1115,49 @@ async fn the_summary_ranks_a_build_error_above_crashes_and_frequent_logged_error
     assert!(examples[2].starts_with("Reports: load failed"), "{examples:?}");
 }
 
+/// A failed request's summary item says what its server answered (the start of its body, spaces
+/// folded), so that a 500's `{"error": …}` takes no second call; an HTML error page's is its
+/// `pageText`, not its markup.
+#[tokio::test]
+async fn a_failed_request_s_summary_item_says_what_its_server_answered() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let body = |path: &str, status: i64, extra: Value| {
+        let mut entry =
+            json!({"tabId": 1, "method": "GET", "url": format!("http://localhost:3000{path}"), "status": status});
+        entry.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        entry
+    };
+    let said = "{\n  \"error\": \"report generation failed\",\n  \"detail\": \"database is locked (SQLITE_BUSY)\", \"code\": \"E_REPORT_DB\"\n}";
+    server
+        .ingest(
+            "network_bodies",
+            vec![
+                body("/api/report", 500, json!({"responseBody": said})),
+                body("/api/items", 200, json!({"responseBody": "{\"items\": []}"})),
+                body(
+                    "/broken",
+                    500,
+                    json!({"responseBody": "<html><body><h1>Oops</h1></body></html>", "pageText": {"start": "Oops"}}),
+                ),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    let failed = summary["network_bodies"]["failed"].as_array().cloned().unwrap_or_default();
+    let report =
+        failed.iter().find(|f| f["url"] == "http://localhost:3000/api/report").unwrap_or_else(|| panic!("{summary}"));
+    assert_eq!(
+        report["said"],
+        "{ \"error\": \"report generation failed\", \"detail\": \"database is locked (SQLITE_BUS…",
+        "{summary}"
+    );
+    let page =
+        failed.iter().find(|f| f["url"] == "http://localhost:3000/broken").unwrap_or_else(|| panic!("{summary}"));
+    assert_eq!(page.get("said"), None, "{summary}");
+}
+
 /// A build error the page said was fixed since (Vite's client logged a hot update after it, Rsbuild's
 /// socket said a build succeeded, or the
 /// page loaded again, its client connected, and no build error came) says so, and no longer ranks

@@ -295,6 +295,11 @@ impl Network {
     }
 }
 
+/// The data field holding a response's body.
+const BODY_FIELD: &str = "responseBody";
+/// Characters of a failed request's body its summary item shows (`said`).
+const SAID_CHARS: usize = 80;
+
 /// Reads the requests of one network kind for the summary.
 fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result<Network, QueryError> {
     let filter = Where::common(kind, args);
@@ -325,8 +330,21 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
         ),
         None => "NULL".to_string(),
     };
+    // What a failed request's server said, where the kind keeps response bodies and the body is no
+    // HTML page (that one's text is the page's): the start of it, so that a 500's `{"error": …}`
+    // takes no second call.
+    let said = if kind.data_fields.contains(&BODY_FIELD) {
+        format!(
+            "CASE WHEN {} AND {} IS NULL THEN substr(json_extract(data, '$.{BODY_FIELD}'), 1, {}) END",
+            outcome::failed_sql(kind),
+            field_expr(kind, "pageText"),
+            SAID_CHARS * 4
+        )
+    } else {
+        "NULL".to_string()
+    };
     let sql = format!(
-        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {}, {made_at}, {document} FROM {}{} ORDER BY id",
+        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {}, {made_at}, {document}, {said} FROM {}{} ORDER BY id",
         field_expr(kind, "method"),
         outcome::browser_guess_sql(),
         kind.name,
@@ -376,6 +394,7 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
             if failed_flag {
                 f["failed"] = json!(true);
             }
+
             let place = row.get::<_, Option<String>>(9)?.and_then(|text| serde_json::from_str::<Value>(&text).ok());
             let same_way = format!("{}|{}|{}|{}|{}", f["method"], url, f["status"], f["error"], failed_flag);
             let (item, places) = match failed_at.get(&same_way) {
@@ -394,6 +413,16 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
                     (item, places)
                 }
             };
+            // What its server said, the newest's.
+            let said = row
+                .get::<_, Option<String>>(11)
+                .ok()
+                .flatten()
+                .map(|b| b.split_whitespace().collect::<Vec<_>>().join(" "));
+            match said.filter(|b| !b.is_empty()) {
+                Some(said) => item["said"] = json!(cut(&said, SAID_CHARS)),
+                None => _ = item.as_object_mut().map(|o| o.remove("said")),
+            }
             // `at` is the newest's own place (the row `id` names), so that drilling into it finds
             // the same line; the other places that made it are named beside (`also_at`).
             let at = place.as_ref().and_then(compact::request_at_of);
