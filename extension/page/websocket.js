@@ -36,7 +36,12 @@
     // page's 500 holds no text of it), as the same message flagged `__isEnhancedAstroErrorPayload`,
     // its text rendered as HTML for its overlay and its `loc` column counted from 1.
     const MOST_PARSED = 1024 * 1024;
-    function compileError(text) {
+    /**
+     * A dev server's build error message `text` as an error entry (`source: "dev-server"`, the
+     * page's URL now), built in idle time: `read(payload)` gives its `{message, original}` from the
+     * parsed message, or null when it says none.
+     */
+    function buildError(text, read) {
       const url = location.href;
       outbox.emit(
         "logs",
@@ -48,32 +53,39 @@
           } catch {
             return null; // cut short, or not JSON after all
           }
-          const err = payload && payload.err;
-          if (!err || typeof err.message !== "string") return null;
-          const astro = payload.__isEnhancedAstroErrorPayload === true;
-          const said = astro ? fromHtml(err.message) : err.message;
-          const hint = astro && typeof err.hint === "string" && err.hint ? `\nHint: ${fromHtml(err.hint)}` : "";
-          const plugin = typeof err.plugin === "string" && err.plugin ? `${err.plugin}: ` : "";
-          // Where it broke, when the message does not say (Angular's compiler gives `loc` alone, and
-          // its line's text in place of a code frame).
-          const loc = err.loc && typeof err.loc === "object" ? err.loc : {};
-          const file = typeof loc.file === "string" && loc.file ? loc.file : typeof err.id === "string" ? err.id : "";
-          // Its place in the source, as an entry a source map placed says it (`original`, 1-based).
-          const at = file ? place(said, loc, astro ? 0 : 1) : null;
-          const column = at ? at.column : undefined;
-          const original = at ? { source: asServed(file).slice(0, 1024), line: at.line, column } : undefined; // a path, not a text
-          const placed = at && !said.includes(file);
-          const where = placed ? ` (${file}:${at.line}${column ? `:${column}` : ""})` : "";
-          const line = placed && typeof loc.lineText === "string" ? `\n${at.line} | ${loc.lineText}` : "";
-          // Babel's message holds its code frame already (Solid's and Vue's plugins): not twice.
-          const framed = CODE_FRAME.test(said.slice(0, 8192));
-          const codeFrame = typeof err.frame === "string" && err.frame && !framed ? `\n${err.frame}` : line;
-          const from = astro ? "astro" : "vite";
-          const message = serialize.cut(`[${from}] ${plugin}${said}${where}${hint}${codeFrame}`, limits.MESSAGE_CAP).text;
-          return { level: "error", source: "dev-server", message, url, original };
+          const said = read(payload);
+          return said ? { level: "error", source: "dev-server", message: said.message, url, original: said.original } : null;
         },
         true,
       );
+    }
+
+    function compileError(text) {
+      buildError(text, (payload) => {
+        const err = payload && payload.err;
+        if (!err || typeof err.message !== "string") return null;
+        const astro = payload.__isEnhancedAstroErrorPayload === true;
+        const said = astro ? fromHtml(err.message) : err.message;
+        const hint = astro && typeof err.hint === "string" && err.hint ? `\nHint: ${fromHtml(err.hint)}` : "";
+        const plugin = typeof err.plugin === "string" && err.plugin ? `${err.plugin}: ` : "";
+        // Where it broke, when the message does not say (Angular's compiler gives `loc` alone, and
+        // its line's text in place of a code frame).
+        const loc = err.loc && typeof err.loc === "object" ? err.loc : {};
+        const file = typeof loc.file === "string" && loc.file ? loc.file : typeof err.id === "string" ? err.id : "";
+        // Its place in the source, as an entry a source map placed says it (`original`, 1-based).
+        const at = file ? place(said, loc, astro ? 0 : 1) : null;
+        const column = at ? at.column : undefined;
+        const original = at ? { source: asServed(file).slice(0, 1024), line: at.line, column } : undefined; // a path, not a text
+        const placed = at && !said.includes(file);
+        const where = placed ? ` (${file}:${at.line}${column ? `:${column}` : ""})` : "";
+        const line = placed && typeof loc.lineText === "string" ? `\n${at.line} | ${loc.lineText}` : "";
+        // Babel's message holds its code frame already (Solid's and Vue's plugins): not twice.
+        const framed = CODE_FRAME.test(said.slice(0, 8192));
+        const codeFrame = typeof err.frame === "string" && err.frame && !framed ? `\n${err.frame}` : line;
+        const from = astro ? "astro" : "vite";
+        const message = serialize.cut(`[${from}] ${plugin}${said}${where}${hint}${codeFrame}`, limits.MESSAGE_CAP).text;
+        return { message, original };
+      });
     }
 
     // A file the dev server names by its absolute path (Vite's `loc.file`, `id`) as the page's own
@@ -151,29 +163,16 @@
     const ANSI = /\u001b\[[0-9;]*m/g;
     function rsbuildMessage(text) {
       if (!text.startsWith(RSBUILD_ERRORS) || heardAgain(text)) return;
-      const url = location.href;
-      outbox.emit(
-        "logs",
-        () => {
-          if (text.length > MOST_PARSED) return null;
-          let payload;
-          try {
-            payload = JSON.parse(text);
-          } catch {
-            return null;
-          }
-          const texts = payload && payload.data && Array.isArray(payload.data.text) ? payload.data.text.filter((t) => typeof t === "string") : [];
-          if (texts.length === 0) return null;
-          const said = texts.join("\n\n").replace(ANSI, "");
-          const head = said.slice(0, 8192);
-          const file = RSPACK_FILE.exec(head);
-          const at = RSPACK_PLACE.exec(head);
-          const original = file && at ? { source: file[1].replace(/^\.\//, "").slice(0, 1024), line: Number(at[1]), column: Number(at[2]) } : undefined;
-          const message = serialize.cut(`[rsbuild] ${said}`, limits.MESSAGE_CAP).text;
-          return { level: "error", source: "dev-server", message, url, original };
-        },
-        true,
-      );
+      buildError(text, (payload) => {
+        const texts = payload && payload.data && Array.isArray(payload.data.text) ? payload.data.text.filter((t) => typeof t === "string") : [];
+        if (texts.length === 0) return null;
+        const said = texts.join("\n\n").replace(ANSI, "");
+        const head = said.slice(0, 8192);
+        const file = RSPACK_FILE.exec(head);
+        const at = RSPACK_PLACE.exec(head);
+        const original = file && at ? { source: file[1].replace(/^\.\//, "").slice(0, 1024), line: Number(at[1]), column: Number(at[2]) } : undefined;
+        return { message: serialize.cut(`[rsbuild] ${said}`, limits.MESSAGE_CAP).text, original };
+      });
     }
 
     // Where a build error broke, 1-based: `loc` (Vite's from Rollup or esbuild, columns from 0:

@@ -3,9 +3,10 @@
 // and Chromium with it loaded.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -214,6 +215,23 @@ export async function startDevServer(name, script, args, { cwd, env = {}, ready,
 }
 
 /** The 1-based line of `needle` in the file `dir`/`file`, and that line's text. */
+/**
+ * A fixture app (fixture/`name`/) to serve and edit as a developer would: its `entries` copied into
+ * a new work folder, its installed packages linked; `fail` is called when they are not installed
+ * (`bin`, a path under its node_modules, missing). Returns `{work, app}`.
+ */
+export function fixtureCopy(name, entries, bin, fail) {
+  const fixture = path.join(extensionDir, "test/e2e/fixture", name);
+  if (!existsSync(path.join(fixture, "node_modules", bin))) {
+    fail(`${fixture}/node_modules is missing: run scripts/setup.sh (npm ci in ${path.relative(process.cwd(), fixture)})`);
+  }
+  const work = mkdtempSync(path.join(tmpdir(), `gasoline-${name}-`));
+  const app = path.join(work, "app");
+  for (const entry of entries) cpSync(path.join(fixture, entry), path.join(app, entry), { recursive: true });
+  symlinkSync(path.join(fixture, "node_modules"), path.join(app, "node_modules"), "dir");
+  return { work, app };
+}
+
 export function lineOf(dir, file, needle) {
   const lines = readFileSync(path.join(dir, file), "utf8").split("\n");
   const i = lines.findIndex((l) => l.includes(needle));

@@ -8,15 +8,14 @@
 //
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/rsbuild.mjs
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 
 import {
   all,
   assertDeclared,
   checkPrerequisites,
+  fixtureCopy,
   freePort,
   launch,
   lineOf,
@@ -37,16 +36,8 @@ function fail(message) {
 const log = (message) => console.log(`rsbuild e2e: ${message}`);
 checkPrerequisites(fail);
 
-const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixture/rsbuild-app");
-if (!existsSync(path.join(fixture, "node_modules/@rsbuild/core/bin/rsbuild.js"))) {
-  fail(`${fixture}/node_modules is missing: run scripts/setup.sh (npm ci in ${path.relative(process.cwd(), fixture)})`);
-}
-
-const work = mkdtempSync(path.join(tmpdir(), "gasoline-rsbuild-"));
-// The app is served from a copy, which the test edits as a developer would (its packages linked).
-const app = path.join(work, "app");
-for (const entry of ["package.json", "rsbuild.config.mjs", "src"]) cpSync(path.join(fixture, entry), path.join(app, entry), { recursive: true });
-symlinkSync(path.join(fixture, "node_modules"), path.join(app, "node_modules"), "dir");
+// The app is served from a copy, which the test edits as a developer would.
+const { work, app } = fixtureCopy("rsbuild-app", ["package.json", "rsbuild.config.mjs", "src"], "@rsbuild/core/bin/rsbuild.js", fail);
 const db = path.join(work, "gasoline.db");
 const port = await freePort();
 const rsbuildPort = await freePort();

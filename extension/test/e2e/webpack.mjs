@@ -12,15 +12,14 @@
 //
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/webpack.mjs
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 
 import {
   all,
   assertDeclared,
   checkPrerequisites,
+  fixtureCopy,
   freePort,
   launch,
   lineOf,
@@ -41,11 +40,6 @@ function fail(message) {
 const log = (message) => console.log(`webpack e2e: ${message}`);
 checkPrerequisites(fail);
 
-const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixture/webpack-app");
-if (!existsSync(path.join(fixture, "node_modules/webpack-cli/bin/cli.js"))) {
-  fail(`${fixture}/node_modules is missing: run scripts/setup.sh (npm ci in ${path.relative(process.cwd(), fixture)})`);
-}
-
 /** webpack-dev-server on 127.0.0.1:`port`, its bundle built and served. */
 function startWebpack(port) {
   return startDevServer("webpack-dev-server", cli, ["serve", "--host", "127.0.0.1", "--port", String(port)], {
@@ -58,11 +52,8 @@ function startWebpack(port) {
   });
 }
 
-const work = mkdtempSync(path.join(tmpdir(), "gasoline-webpack-"));
-// The app is served from a copy, which the test edits as a developer would (its packages linked).
-const app = path.join(work, "app");
-for (const entry of ["package.json", "webpack.config.js", "public", "src"]) cpSync(path.join(fixture, entry), path.join(app, entry), { recursive: true });
-symlinkSync(path.join(fixture, "node_modules"), path.join(app, "node_modules"), "dir");
+// The app is served from a copy, which the test edits as a developer would.
+const { work, app } = fixtureCopy("webpack-app", ["package.json", "webpack.config.js", "public", "src"], "webpack-cli/bin/cli.js", fail);
 const cli = path.join(app, "node_modules/webpack-cli/bin/cli.js");
 const db = path.join(work, "gasoline.db");
 const port = await freePort();
