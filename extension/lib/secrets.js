@@ -121,7 +121,9 @@
     }
   }
 
-  const isSecretWord = (w, p) => SECRET_WORDS.has(w) || SECRET_KEYS.has(w) || p.keys.has(w);
+  // Secret only as the whole key, never as one word of a longer one (`prevRefreshSig`, React Refresh's).
+  const WHOLE_ONLY_KEYS = new Set(["sig"]);
+  const isSecretWord = (w, p) => SECRET_WORDS.has(w) || (SECRET_KEYS.has(w) && !WHOLE_ONLY_KEYS.has(w)) || p.keys.has(w);
 
   function segmentIsSecret(segment, p, form) {
     const whole = flat(segment);

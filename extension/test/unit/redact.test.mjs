@@ -304,6 +304,9 @@ test("code is left as code: a function or a comparison is no value, and React's 
   // Vite serves its index.html (with React's refresh preamble) for an unknown path.
   const preamble = "window.$RefreshReg$ = () => {};\nwindow.$RefreshSig$ = () => (type) => type;";
   assert.equal(redact.redactBody(preamble, p), preamble);
+  // Parcel's hot update of a component (React Refresh's wrapper), as its HMR socket sends it.
+  const wrapper = "var prevRefreshReg = globalThis.$RefreshReg$;\nvar prevRefreshSig = globalThis.$RefreshSig$;\nglobalThis.$RefreshSig$ = prevRefreshSig;";
+  assert.equal(redact.redactText(wrapper), wrapper);
   assert.equal(redact.redactText("if (password === input) token = (a, b) => a"), "if (password === input) token = (a, b) => a");
   // A value after a secret key still goes, and a signed URL's sig too.
   assert.equal(redact.redactText("password = hunter2;"), `password = ${R};`);
