@@ -40,10 +40,10 @@ if [ -f extension/package-lock.json ]; then
   fi
 fi
 
-# The Vite, webpack and Rsbuild apps the dev-server e2e tests serve (extension/test/e2e/vite.mjs,
-# webpack.mjs, rsbuild.mjs), and the MCP conformance suite tests/mcp_conformance.rs runs (it brings
-# its own Node.js 22).
-for app in extension/test/e2e/fixture/vite-app extension/test/e2e/fixture/webpack-app extension/test/e2e/fixture/rsbuild-app tests/fixtures/mcp-conformance; do
+# The Vite, webpack, Rsbuild and Parcel apps the dev-server e2e tests serve (extension/test/e2e/vite.mjs,
+# webpack.mjs, rsbuild.mjs, parcel.mjs), and the MCP conformance suite tests/mcp_conformance.rs runs
+# (it brings its own Node.js 22).
+for app in extension/test/e2e/fixture/vite-app extension/test/e2e/fixture/webpack-app extension/test/e2e/fixture/rsbuild-app extension/test/e2e/fixture/parcel-app tests/fixtures/mcp-conformance; do
   if [ -f "$app/package-lock.json" ]; then
     stamp="$app/node_modules/.package-lock.json"
     if [ ! -f "$stamp" ] || [ "$app/package-lock.json" -nt "$stamp" ]; then

@@ -1149,8 +1149,7 @@ async fn a_failed_request_s_summary_item_says_what_its_server_answered() {
     let report =
         failed.iter().find(|f| f["url"] == "http://localhost:3000/api/report").unwrap_or_else(|| panic!("{summary}"));
     assert_eq!(
-        report["said"],
-        "{ \"error\": \"report generation failed\", \"detail\": \"database is locked (SQLITE_BUS…",
+        report["said"], "{ \"error\": \"report generation failed\", \"detail\": \"database is locked (SQLITE_BUS…",
         "{summary}"
     );
     let page =
@@ -1199,6 +1198,9 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
                 log(3, 3_050, "console", "debug", "[vite] connected."),
                 broke(3, 3_100, "Nav.tsx"),
                 log(4, 1_000, "dev-server", "error", "[rsbuild] File: ./src/Menu.tsx:1:1 × Module build failed"),
+                // Tab 5, on Parcel: its runtime said the error was resolved.
+                log(5, 1_000, "dev-server", "error", "[parcel] @parcel/transformer-js: Expression expected"),
+                log(5, 2_000, "console", "log", "[parcel] ✨ Error resolved"),
                 log(1, 5_000, "exception", "error", "TypeError: x is undefined"),
             ],
         )
@@ -1225,6 +1227,10 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
     assert_eq!(groups[0]["count"], 2, "{summary}");
     let grouped = within_budget(&mcp, json!({"what": "errors", "group": true})).await;
     assert_eq!(grouped["groups"][2]["fixed"], "a hot update applied after it", "{grouped}");
+    let parcel = grouped["groups"]
+        .as_array()
+        .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with("[parcel]"))));
+    assert_eq!(parcel.map(|g| g["fixed"].clone()), Some(json!("a build succeeded after it")), "{grouped}");
 }
 
 /// A compact EventSource message names its type: the name its server gave it, or `message`.

@@ -6,7 +6,7 @@
 //   begin with `/__nextjs_` (a prefix Next reserves for itself); Vite's overlay
 //   opens the editor through `/__open-in-editor`.
 // - Parcel's error overlay asks its dev server for each error's code frame
-//   (`POST /__parcel_code_frame`); Rspack's lazy compilation (Rsbuild's default
+//   (`POST /__parcel_code_frame`) and to open the editor (`/__parcel_launch_editor`); Rspack's lazy compilation (Rsbuild's default
 //   for dynamic imports) asks its dev server to build a chunk
 //   (`POST /_rspack/lazy/trigger`).
 // - Storybook's manager (the UI around the story's frame): its own scripts
@@ -39,6 +39,7 @@ const TOOLING_PATHS = [
   "/__open-in-editor",
   "/__nuxt_devtools__/",
   "/__parcel_code_frame",
+  "/__parcel_launch_editor",
   "/_rspack/lazy/",
   "/storybook-server-channel",
   "/sb-manager/",

@@ -188,6 +188,30 @@
       return framed ? { line: Number(framed[1]), column: Number(framed[2]) } : null;
     }
 
+    // Parcel's dev server sends `{"type":"error","diagnostics":{"ansi":[…],"html":[…]}}` on its HMR
+    // socket (the dev server's own port) when a build fails: each diagnostic its message, its code
+    // frame and frames placed `/abs/src/App.tsx:21:18`. Its runtime logs it too (then it is there
+    // twice) and logs "[parcel] ✨ Error resolved" after the next build that succeeded.
+    const PARCEL_ERROR = '{"type":"error","diagnostics":{';
+    const PLACED = /^(.*):(\d+):(\d+)$/;
+    function parcelMessage(text) {
+      if (!text.startsWith(PARCEL_ERROR) || heardAgain(text)) return;
+      buildError(text, (payload) => {
+        const list = payload && payload.diagnostics && Array.isArray(payload.diagnostics.ansi) ? payload.diagnostics.ansi : [];
+        const said = list
+          .filter((d) => d && typeof d.message === "string")
+          .slice(0, 10)
+          .map((d) => `${d.message}${typeof d.codeframe === "string" && d.codeframe ? `\n${d.codeframe}` : ""}`)
+          .join("\n\n")
+          .replace(ANSI, "");
+        if (!said) return null;
+        const first = list[0] && Array.isArray(list[0].frames) ? list[0].frames[0] : undefined;
+        const placed = first && typeof first.location === "string" ? PLACED.exec(first.location.slice(0, 2048)) : null;
+        const original = placed ? { source: asServed(placed[1]).slice(0, 1024), line: Number(placed[2]), column: Number(placed[3]) } : undefined;
+        return { message: serialize.cut(`[parcel] ${said}`, limits.MESSAGE_CAP).text, original };
+      });
+    }
+
     function watch(ws) {
       // The socket a Socket.IO session upgrades to is that session's connection (engine_io.js).
       ids.set(ws, (engineIo && engineIo.sessionOf(ws.url)) || connectionId());
@@ -203,6 +227,7 @@
         record(ws, "message", () => Object.assign({ direction: "incoming" }, data));
         if (typeof e.data === "string" && ws.protocol === "vite-hmr") viteMessage(e.data);
         else if (rsbuild && typeof e.data === "string") rsbuildMessage(e.data);
+        else if (typeof e.data === "string") parcelMessage(e.data);
       });
       listen(ws, "close", (e) => {
         const { code, reason, wasClean } = e;

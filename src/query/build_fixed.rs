@@ -10,7 +10,8 @@
 //!
 //! Rsbuild's client (Rspack) is told `{"type":"ok"}` on its HMR socket (`/rsbuild-hmr`) after a
 //! build that succeeded, and a page that connects while the build is broken is sent the errors at
-//! once, as Vite's is, after `[rsbuild] WebSocket connected.`.
+//! once, as Vite's is, after `[rsbuild] WebSocket connected.`. Parcel's runtime logs
+//! `[parcel] ✨ Error resolved` after the next build that succeeded.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -53,7 +54,12 @@ pub fn fixed(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Qu
              AND url LIKE '%/rsbuild-hmr%' AND json_extract(data, '$.data') = '{\"type\":\"ok\"}' LIMIT 1",
         )?
         .exists(params![tab, ts])?;
-    if rebuilt {
+    let resolved = conn
+        .prepare_cached(
+            "SELECT 1 FROM logs WHERE tab_id = ?1 AND id > ?2 AND message LIKE '[parcel] ✨ Error resolved%' LIMIT 1",
+        )?
+        .exists(params![tab, last_id])?;
+    if rebuilt || resolved {
         return Ok(Some(REBUILT));
     }
     let load: Option<i64> = conn

@@ -96,6 +96,7 @@ test("Parcel's overlay's code frames, Rspack's lazy-compilation requests and Rsb
   assert.equal(isDevTooling("network_bodies", row("http://127.0.0.1:1234/__parcel_code_frame")), true);
   assert.equal(isDevTooling("network_waterfall", row("http://127.0.0.1:1234/api/__parcel_code_frame")), false);
   assert.equal(isDevTooling("network_waterfall", row("http://127.0.0.1:3000/_rspack/lazy/trigger")), true);
+  assert.equal(isDevTooling("network_waterfall", row("http://127.0.0.1:1234/__parcel_launch_editor?file=%2Fapp%2Fsrc%2FApp.tsx")), true);
   assert.equal(isDevTooling("network_bodies", row("http://127.0.0.1:3000/_rspack/lazy/trigger")), true);
   const rsbuild = "ws://127.0.0.1:3100/rsbuild-hmr?token=[redacted]";
   const echo = '{"type":"client-error","id":"mwyw9fwnv1evkptuzqk","message":"Uncaught Error: checkout rejected","name":"Error","stack":"Error: x"}';

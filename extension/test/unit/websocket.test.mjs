@@ -232,3 +232,45 @@ test("Rsbuild's build error on its HMR socket is an error entry that says where 
   for (const fn of other.on.message) fn({ data: errors });
   assert.equal(emitted.filter(([kind]) => kind === "logs").length, 0);
 });
+
+// Parcel 2.16's message for a syntax error (its HTML twin for the overlay left out), as its dev server sent it.
+const PARCEL_SYNTAX = {
+  type: "error",
+  diagnostics: {
+    ansi: [
+      {
+        message: "@parcel/transformer-js: Expression expected",
+        stack: "",
+        codeframe:
+          '/tmp/parcelapp/src/components/Greeting.tsx:21:18\n  20 | \n> 21 |   const broken = ;\n>    |                  ^\n  22 |   return (\n  23 |     <button id="greeting" onClick={onClick}>',
+        frames: [
+          {
+            location: "/tmp/parcelapp/src/components/Greeting.tsx:21:18",
+            code: '  20 | \n> 21 |   const broken = ;\n>    |                  ^\n  22 |   return (\n  23 |     <button id="greeting" onClick={onClick}>',
+          },
+        ],
+        hints: [],
+        documentation: "",
+      },
+    ],
+    html: [],
+  },
+};
+
+test("Parcel's build error on its HMR socket is an error entry that says where it broke", () => {
+  const ws = { url: "ws://127.0.0.1:1234/", protocol: "", on: {} };
+  watch(ws);
+  emitted.length = 0;
+  const receive = (data) => {
+    for (const fn of ws.on.message) fn({ data });
+    return emitted.filter(([kind]) => kind === "logs").map(([, build]) => build()).filter(Boolean);
+  };
+  clock += 60000;
+  const [entry] = receive(JSON.stringify(PARCEL_SYNTAX));
+  assert.deepEqual([entry.level, entry.source], ["error", "dev-server"]);
+  assert.ok(entry.message.startsWith("[parcel] @parcel/transformer-js: Expression expected\n/tmp/parcelapp/src/components/Greeting.tsx:21:18\n"), entry.message);
+  assert.deepEqual(entry.original, { source: "/tmp/parcelapp/src/components/Greeting.tsx", line: 21, column: 18 });
+  assert.equal(receive(JSON.stringify(PARCEL_SYNTAX)).length, 1, "sent again at once: the same error");
+  assert.equal(receive('{"type":"update","assets":[]}').length, 1, "a build that succeeded is no entry");
+  assert.equal(receive('{"type":"error","message":"not parcel"}').length, 1, "another socket's error message is no build error");
+});
