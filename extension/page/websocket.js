@@ -219,7 +219,10 @@
       const request = requests.start("GET", ws.url, "websocket");
       request.connectionId = ids.get(ws); // the row names its socket: its frames are that socket's events
       listen(ws, "open", () => requests.end(request, { status: 101 }));
-      listen(ws, "error", () => requests.end(request, { failed: true, error: "WebSocket connection failed" }));
+      // Closed by the page before it opened (React's StrictMode runs an effect twice, closing the
+      // first socket at once): the browser says "error" as for a refused one, but the page did it.
+      const failedWith = () => (closing.has(ws) ? "closed by the page before it opened" : "WebSocket connection failed");
+      listen(ws, "error", () => requests.end(request, { failed: true, error: failedWith() }));
       listen(ws, "open", () => record(ws, "open", () => ({ protocol: ws.protocol })));
       const rsbuild = RSBUILD_SOCKET.test(ws.url);
       listen(ws, "message", (e) => {

@@ -15,6 +15,8 @@ delete globalThis.__gasoline;
 Object.assign(globalThis, { location: { href: "http://app.localhost:4200/" } });
 
 const emitted = [];
+const ended = []; // the handshakes' outcomes, as requests.end was given them
+const filled = {}; // WebSocket.prototype's methods as the page would call them
 let watch;
 let clock = 0; // performance.now() as the page's core reads it
 class FakeSocket {
@@ -25,7 +27,7 @@ class FakeSocket {
 install({
   core: {
     apply: (fn, self, args) => fn.apply(self, args),
-    fill: () => {},
+    fill: (owner, name, make) => (filled[name] = make(() => {})),
     invoke: (fn) => fn(),
     listen: (target, type, fn) => (target.on[type] = target.on[type] || []).push(fn),
     wrapConstructor: (name, onEach) => ((watch = onEach), FakeSocket),
@@ -37,7 +39,7 @@ install({
   outbox: { emit: (kind, build) => emitted.push([kind, build]) },
   serialize,
   limits,
-  requests: { start: () => ({}), end: () => {} },
+  requests: { start: () => ({}), end: (request, outcome) => ended.push(outcome) },
 });
 
 function hmrSocket() {
@@ -273,4 +275,18 @@ test("Parcel's build error on its HMR socket is an error entry that says where i
   assert.equal(receive(JSON.stringify(PARCEL_SYNTAX)).length, 1, "sent again at once: the same error");
   assert.equal(receive('{"type":"update","assets":[]}').length, 1, "a build that succeeded is no entry");
   assert.equal(receive('{"type":"error","message":"not parcel"}').length, 1, "another socket's error message is no build error");
+});
+
+test("a socket the page closed before it opened says so, not that the connection failed", () => {
+  // React's StrictMode: the effect's cleanup closes the first socket at once; the browser fires error.
+  const closedEarly = { url: "ws://127.0.0.1:4001/stock", protocol: "", on: {} };
+  watch(closedEarly);
+  filled.close.call(closedEarly);
+  for (const fn of closedEarly.on.error) fn({});
+  assert.deepEqual(ended.at(-1), { failed: true, error: "closed by the page before it opened" });
+  // One the server refused.
+  const refused = { url: "ws://127.0.0.1:4002/stock", protocol: "", on: {} };
+  watch(refused);
+  for (const fn of refused.on.error) fn({});
+  assert.deepEqual(ended.at(-1), { failed: true, error: "WebSocket connection failed" });
 });
