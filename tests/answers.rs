@@ -1115,6 +1115,46 @@ async fn the_summary_ranks_a_build_error_above_crashes_and_frequent_logged_error
     assert!(examples[2].starts_with("Reports: load failed"), "{examples:?}");
 }
 
+/// A page that answered an error status and then loaded fine (the developer fixed the view and
+/// reloaded) says so, and no longer leads the summary; one not loaded again still does.
+#[tokio::test]
+async fn a_failed_page_loaded_fine_since_says_so_and_no_longer_ranks_first() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let answered = |tab: i64, path: &str| {
+        let url = format!("http://localhost:8000{path}");
+        json!({"tabId": tab, "ts": t + 1_000, "level": "error", "source": "resource", "tag": "document", "url": url,
+            "resourceUrl": url, "message": format!("The page answered 500: {url} (ValueError at {path})")})
+    };
+    server.ingest("logs", vec![answered(1, "/orders/"), answered(2, "/cart/")]).await;
+    server
+        .ingest(
+            "network_waterfall",
+            vec![json!({"tabId": 1, "ts": t + 5_000, "url": "http://localhost:8000/orders/", "initiatorType": "navigation",
+                "source": "page", "responseStatus": 200})],
+        )
+        .await;
+    server.ingest("logs", vec![json!({"tabId": 1, "ts": t + 6_000, "level": "error", "source": "exception", "message": "TypeError: x is undefined"})]).await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    let groups = summary["errors"]["groups"].as_array().cloned().unwrap_or_default();
+    let read: Vec<(String, Value)> =
+        groups.iter().map(|g| (g["example"].as_str().unwrap_or_default().to_owned(), g["fixed"].clone())).collect();
+    assert_eq!(
+        read,
+        [
+            ("The page answered 500: http://localhost:8000/cart/ (ValueError at /cart/)".to_owned(), Value::Null),
+            ("TypeError: x is undefined".to_owned(), Value::Null),
+            (
+                "The page answered 500: http://localhost:8000/orders/ (ValueError at /orders/)".to_owned(),
+                json!("the page loaded since")
+            ),
+        ],
+        "{summary}"
+    );
+}
+
 /// A failed request's summary item says what its server answered (the start of its body, spaces
 /// folded), so that a 500's `{"error": …}` takes no second call; an HTML error page's is its
 /// `pageText`, not its markup.

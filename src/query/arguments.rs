@@ -253,7 +253,7 @@ pub static OBSERVE: [Arg; 18] = [
         "group",
         Boolean,
         Applies::ERRORS,
-        "fingerprint groups (count, first and last id, an example and where it happened, `at`; `uncaught: true` for an error nobody caught; `fixed` for a build error the page said was fixed since) instead of occurrences: a page or frame that answered an error status first, then what the dev server could not build and is not fixed, then what nobody caught, then the most frequent, as frequent the earliest first (no offset or cursor)",
+        "fingerprint groups (count, first and last id, an example and where it happened, `at`; `uncaught: true` for an error nobody caught; `fixed` for a failing page or a build error the page said was fixed since) instead of occurrences: a page or frame that answered an error status and was not loaded fine since first, then what the dev server could not build and is not fixed, then what nobody caught, then the most frequent, as frequent the earliest first (no offset or cursor)",
     ),
     arg(
         "context",

@@ -10,7 +10,6 @@
 pub mod args;
 pub mod arguments;
 mod budget;
-mod build_fixed;
 pub mod capture;
 mod compact;
 mod compare;
@@ -20,6 +19,7 @@ mod drill;
 pub mod entry;
 mod filter;
 mod fingerprint;
+mod fixed_since;
 mod literal;
 pub mod marks;
 mod navigation;

@@ -12,10 +12,10 @@ use serde_json::{Map, Value, json};
 use super::QueryError;
 use super::args::ObserveArgs;
 use super::budget::{Cost, fit};
-use super::build_fixed;
 use super::compact::{self, number};
 use super::filter::{Where, field_expr};
 use super::fingerprint;
+use super::fixed_since;
 use super::outcome::{self, Outcome};
 use crate::kind::{
     DOCUMENT_TYPES, KINDS, Kind, LEFT_PAGE_PREFIX, LEVELS, LOGS, NETWORK_BODIES, NETWORK_WATERFALL, REQUEST_TYPE,
@@ -50,7 +50,7 @@ pub struct Group {
     /// or none, until it is fixed.
     #[serde(skip)]
     pub build: bool,
-    /// A build error the page said was fixed since, and how ([`build_fixed`]): no longer first.
+    /// A page error or build error the page said was fixed since, and how ([`fixed_since`]): no longer first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fixed: Option<&'static str>,
     /// Logged by library code (its call site's source is on the ignore list, or its script is a
@@ -136,8 +136,12 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
             }
         }
     }
-    for group in groups.iter_mut().filter(|g| g.build) {
-        group.fixed = build_fixed::fixed(conn, group.last_id)?;
+    for group in groups.iter_mut() {
+        if group.build {
+            group.fixed = fixed_since::build(conn, group.last_id)?;
+        } else if group.page {
+            group.fixed = fixed_since::page(conn, group.last_id)?;
+        }
     }
     // A page that answered an error status first: the page the person looked at was the server's
     // error (a form re-shown with 422, a 500), which assets that fail on every load would push off
@@ -147,8 +151,8 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
     // among as frequent, the earliest first: the first error of a cascade (a component's
     // TypeError, then the framework's errors about the broken tree) is its cause.
     groups.sort_by(|a, b| {
-        b.page
-            .cmp(&a.page)
+        (b.page && b.fixed.is_none())
+            .cmp(&(a.page && a.fixed.is_none()))
             .then((b.build && b.fixed.is_none()).cmp(&(a.build && a.fixed.is_none())))
             .then(b.uncaught.cmp(&a.uncaught))
             .then(b.count.cmp(&a.count))

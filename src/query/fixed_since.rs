@@ -1,7 +1,12 @@
-//! Whether a build error a dev server reported (`source: "dev-server"`) has been fixed since, by
-//! what the page said after it: a summary that led with an error the developer fixed minutes ago
-//! would send an agent to mend working code. Vite's client (and Astro's, which is Vite's) tells it
-//! two ways:
+//! Whether a failure that leads the summary has been fixed since, by what the page said after it: a
+//! summary that led with an error the developer fixed minutes ago would send an agent to mend
+//! working code.
+//!
+//! A page that answered an error status (`The page answered 500: …`) is fixed once the same tab
+//! loaded the same URL again and got a status below 400.
+//!
+//! A build error a dev server reported (`source: "dev-server"`): Vite's client (and Astro's, which
+//! is Vite's) tells it two ways:
 //! - after a hot update it logs `[vite] hot updated: /src/App.tsx` once the updated modules were
 //!   imported, which they were not while one of them failed to build;
 //! - an update that comes while its error overlay is shown reloads the page, and a page whose
@@ -18,13 +23,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::QueryError;
+use super::filter::field_expr;
 use super::navigation::PAGE_LOAD;
+use crate::kind::{DOCUMENT_TYPES, NETWORK_WATERFALL, REQUEST_TYPE, quoted};
 
 /// How long after a reloaded page's Vite client connected a build error it still has is sure to
 /// have come.
 const SETTLE_MS: i64 = 2_000;
 
-/// Why a build error counts as fixed.
+/// Why a failure counts as fixed.
+pub const LOADED: &str = "the page loaded since";
 pub const HOT_UPDATED: &str = "a hot update applied after it";
 pub const REBUILT: &str = "a build succeeded after it";
 pub const RELOADED: &str = "the page loaded again without it";
@@ -32,9 +40,27 @@ pub const RELOADED: &str = "the page loaded again without it";
 /// What a dev server's client logs once it is connected: then a build error still there comes.
 const CONNECTED: &str = "message IN ('[vite] connected.', '[rsbuild] WebSocket connected.')";
 
+/// Whether the page whose error status was logged as entry `last_id` (a group's latest) loaded
+/// again since with a status below 400.
+pub fn page(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, QueryError> {
+    let found: Option<(Option<i64>, i64, Option<String>)> = conn
+        .prepare_cached("SELECT tab_id, ts, url FROM logs WHERE id = ?1")?
+        .query_row([last_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    let Some((Some(tab), ts, Some(url))) = found else { return Ok(None) };
+    let [first, then] = REQUEST_TYPE.map(|f| field_expr(&NETWORK_WATERFALL, f));
+    let sql = format!(
+        "SELECT 1 FROM network_waterfall WHERE tab_id = ?1 AND ts > ?2 AND url = ?3 \
+         AND coalesce({first}, {then}) IN ({}) AND status > 0 AND status < 400 LIMIT 1",
+        quoted(DOCUMENT_TYPES)
+    );
+    let loaded = conn.prepare_cached(&sql)?.exists(params![tab, ts, url])?;
+    Ok(loaded.then_some(LOADED))
+}
+
 /// Whether the build error logged as entry `last_id` (a group's latest) is fixed, and how the page
 /// said so; None while nothing after it says so.
-pub fn fixed(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, QueryError> {
+pub fn build(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, QueryError> {
     let found: Option<(Option<i64>, i64)> = conn
         .prepare_cached("SELECT tab_id, ts FROM logs WHERE id = ?1")?
         .query_row([last_id], |r| Ok((r.get(0)?, r.get(1)?)))
