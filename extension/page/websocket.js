@@ -153,7 +153,7 @@
 
     // Rsbuild's dev server (Rspack) sends `{"type":"errors","data":{"text":[…]}}` on its HMR socket
     // (`/rsbuild-hmr`) when a build fails, each text Rspack's report: `File: ./src/App.tsx:1:1`, then
-    // `× Module build failed …` and a code frame placed `╭─[10:17]`. Its client logs the texts too
+    // `× Module build failed …` and a code frame placed `╭─[10:17]` (its column from 0). Its client logs the texts too
     // (then they are there twice, as Vite's are with its overlay off); `{"type":"ok"}` follows a
     // build that succeeded again.
     const RSBUILD_SOCKET = /\/rsbuild-hmr(?:\?|$)/;
@@ -170,7 +170,8 @@
         const head = said.slice(0, 8192);
         const file = RSPACK_FILE.exec(head);
         const at = RSPACK_PLACE.exec(head);
-        const original = file && at ? { source: file[1].replace(/^\.\//, "").slice(0, 1024), line: Number(at[1]), column: Number(at[2]) } : undefined;
+        // The frame's column counts from 0 (its marker stands under the next character): 1-based here, as editors count.
+        const original = file && at ? { source: file[1].replace(/^\.\//, "").slice(0, 1024), line: Number(at[1]), column: Number(at[2]) + 1 } : undefined;
         return { message: serialize.cut(`[rsbuild] ${said}`, limits.MESSAGE_CAP).text, original };
       });
     }

@@ -1,107 +1,19 @@
-// A dev server the extension knows by its HMR socket alone: Rsbuild (Rspack) serving the fixture
-// app (fixture/rsbuild-app/) on 127.0.0.1, the real extension (its test build) in headless
-// Chromium, the real server. A warning the component logs maps through Rspack's source map to its
-// line in src/App.jsx; a syntax error saved into the file becomes an error entry (`source:
-// "dev-server"`, from Rsbuild's `{"type":"errors"}` message) placed at the broken line, and once
-// the file is saved as it was, the summary's group of that error says it is fixed (Rsbuild's
-// `{"type":"ok"}`).
+// Rsbuild (Rspack), a dev server the extension knows by its HMR socket alone (`/rsbuild-hmr`:
+// `{"type":"errors"}` when a build fails, `{"type":"ok"}` when one succeeds), serving the fixture
+// app (fixture/rsbuild-app/): the scenario of build_errors.mjs. Rspack's maps name sources by their
+// absolute path; its build error names the file as the project does (`./src/App.jsx`).
 //
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/rsbuild.mjs
-import assert from "node:assert/strict";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
-import {
-  all,
-  assertDeclared,
-  checkPrerequisites,
-  fixtureCopy,
-  freePort,
-  launch,
-  lineOf,
-  loadUntil,
-  observe,
-  pointAt,
-  serviceWorker,
-  startDevServer,
-  startGasoline,
-  testBuild,
-  waitFor,
-} from "./harness.mjs";
+import { buildErrorScenario } from "./build_errors.mjs";
 
-function fail(message) {
-  console.error(`rsbuild e2e FAILED: ${message}`);
-  process.exit(1);
-}
-const log = (message) => console.log(`rsbuild e2e: ${message}`);
-checkPrerequisites(fail);
-
-// The app is served from a copy, which the test edits as a developer would.
-const { work, app } = fixtureCopy("rsbuild-app", ["package.json", "rsbuild.config.mjs", "src"], "@rsbuild/core/bin/rsbuild.js", fail);
-const db = path.join(work, "gasoline.db");
-const port = await freePort();
-const rsbuildPort = await freePort();
-const client = await startGasoline(port, db);
-const origin = `http://127.0.0.1:${rsbuildPort}`;
-const server = await startDevServer(
-  "rsbuild",
-  path.join(app, "node_modules/@rsbuild/core/bin/rsbuild.js"),
-  ["dev", "--host", "127.0.0.1", "--port", String(rsbuildPort), "--strict-port"],
-  { cwd: app, ready: async () => (await fetch(`${origin}/`).catch(() => null))?.ok === true, ms: 120000 },
-);
-const build = testBuild(work);
-let context;
-
-try {
-  context = await launch(path.join(work, "profile"), build, []);
-  const worker = await serviceWorker(context);
-  await pointAt(worker, `http://127.0.0.1:${port}`);
-  const page = await context.newPage();
-  const warned = lineOf(app, "src/App.jsx", "console.warn(");
-  const rendered = async () => (await all(client, "logs")).find((e) => e.level === "warn" && e.message.startsWith("rsbuild app rendered") && (e.original || e.sourcemap));
-  await loadUntil("the component's warning captured", page, `${origin}/`, async () => Boolean(await rendered()));
-  const warning = await waitFor("the warning's call site resolved", rendered, 30000);
-  assert.equal(`${warning.original?.source}:${warning.original?.line}`, `${path.join(app, "src/App.jsx")}:${warned.line}`, JSON.stringify(warning));
-  log(`the component's warning maps through Rspack's map to src/App.jsx:${warned.line}`);
-
-  // A syntax error saved into the file: Rsbuild says so on its HMR socket.
-  const appFile = path.join(app, "src/App.jsx");
-  const source = readFileSync(appFile, "utf8");
-  const brokenSource = source.replace("  const [count, setCount]", "  const broken = ;\n  const [count, setCount]");
-  const brokenLine = brokenSource.split("\n").indexOf("  const broken = ;") + 1;
-  let broke;
-  try {
-    writeFileSync(appFile, brokenSource);
-    broke = await waitFor("the build error as an error entry", async () => (await all(client, "logs")).find((e) => e.source === "dev-server"), 60000);
-    assert.equal(broke.level, "error");
-    assert.match(broke.message, /^\[rsbuild\] File: \.\/src\/App\.jsx/, broke.message);
-    assert.deepEqual([broke.original?.source, broke.original?.line], ["src/App.jsx", brokenLine], JSON.stringify(broke));
-    // What an agent reads first: the summary leads with it, placed at the broken line.
-    const summary = await observe(client, { what: "summary" });
-    const first = summary.errors?.groups?.[0];
-    assert.ok(first?.example.startsWith("[rsbuild]") && first.fixed === undefined, JSON.stringify(summary.errors));
-    assert.match(first.at || "", new RegExp(`^src/App\\.jsx:${brokenLine}:\\d+$`), JSON.stringify(first));
-    log(`a syntax error reads ${first.at} and leads the summary`);
-  } finally {
-    writeFileSync(appFile, source);
-  }
-  // Saved as it was: the build succeeds again, and the summary's group says the error is fixed.
-  const fixed = await waitFor(
-    "the build error's group said fixed",
-    async () => ((await observe(client, { what: "summary" })).errors?.groups || []).find((g) => g.first_id === broke.id && g.fixed),
-    60000,
-  );
-  log(`saved again as it was, the build error says: ${fixed.fixed}`);
-
-  assertDeclared({ logs: await all(client, "logs") });
-  log("every stored field is declared");
-  console.log("rsbuild e2e: PASS");
-} catch (e) {
-  console.error(`rsbuild output:\n${server.output()}`);
-  fail(e.stack || e.message);
-} finally {
-  if (context) await context.close();
-  await server.stop();
-  await client.close();
-  rmSync(work, { recursive: true, force: true });
-}
+await buildErrorScenario({
+  name: "rsbuild",
+  entries: ["package.json", "rsbuild.config.mjs", "src"],
+  bin: "@rsbuild/core/bin/rsbuild.js",
+  args: (port) => ["dev", "--host", "127.0.0.1", "--port", String(port), "--strict-port"],
+  source: (app, file) => path.join(app, file),
+  broken: (_app, file) => file,
+  said: "[rsbuild] File: ./src/App.jsx",
+});

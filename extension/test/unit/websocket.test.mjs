@@ -42,8 +42,9 @@ install({
   requests: { start: () => ({}), end: (request, outcome) => ended.push(outcome) },
 });
 
-function hmrSocket() {
-  const ws = { url: "ws://app.localhost:4200/?token=x", protocol: "vite-hmr", on: {} };
+/** A socket of `url` (Vite's HMR socket by default) made by the page: `receive(data)` gives every entry it made so far. */
+function hmrSocket(url = "ws://app.localhost:4200/?token=x", protocol = "vite-hmr") {
+  const ws = { url, protocol, on: {} };
   watch(ws);
   emitted.length = 0;
   return (data) => {
@@ -210,29 +211,20 @@ test("a build error's file is named as the page's modules name it, where the pag
 const RSBUILD_SYNTAX = "File: ./src/components/Greeting.tsx:1:1\n  × Module build failed (from builtin:swc-loader):\n  ╰─▶   × Syntax Error: Expression expected\n          ╭─[14:17]\n       12 │     console.log('greet clicked', { name, version: 2 });\n       13 │   }\n       14 │   const broken = ;\n          ·                  ─\n       15 │   return (\n       16 │     <p id=\"greeting\" onClick={onGreetClick}>\n          ╰────\n      \nImport traces (entry → error):\n  ./src/index.tsx\n  ./src/App.tsx\n  ./src/components/Greeting.tsx ×";
 
 test("Rsbuild's build error on its HMR socket is an error entry that says where it broke", () => {
-  const ws = { url: "ws://127.0.0.1:3000/rsbuild-hmr?token=x", protocol: "", on: {} };
-  watch(ws);
-  emitted.length = 0;
-  const receive = (data) => {
-    for (const fn of ws.on.message) fn({ data });
-    return emitted.filter(([kind]) => kind === "logs").map(([, build]) => build()).filter(Boolean);
-  };
+  const receive = hmrSocket("ws://127.0.0.1:3000/rsbuild-hmr?token=x", "");
   clock += 60000;
   assert.deepEqual(receive('{"type":"hash","data":"e46627580f3cc6d4"}'), []);
   const errors = JSON.stringify({ type: "errors", data: { text: [RSBUILD_SYNTAX], html: "<a>…</a>" } });
   const [entry] = receive(errors);
   assert.deepEqual([entry.level, entry.source], ["error", "dev-server"]);
   assert.ok(entry.message.startsWith("[rsbuild] File: ./src/components/Greeting.tsx:1:1\n  × Module build failed"), entry.message);
-  // The place the code frame gives, in the file the report names (not the module's 1:1).
-  assert.deepEqual(entry.original, { source: "src/components/Greeting.tsx", line: 14, column: 17 });
+  // The place the code frame gives, in the file the report names (not the module's 1:1); its column
+  // counts from 0 (the frame's marker stands under the `;`, the 18th character of its line).
+  assert.deepEqual(entry.original, { source: "src/components/Greeting.tsx", line: 14, column: 18 });
   assert.equal(receive(errors).length, 1, "sent again at once: the same error");
   assert.equal(receive('{"type":"ok"}').length, 1, "a build that succeeded is no entry");
   // Another socket's message of the same shape is not Rsbuild's.
-  const other = { url: "ws://127.0.0.1:3000/chat", protocol: "", on: {} };
-  watch(other);
-  emitted.length = 0;
-  for (const fn of other.on.message) fn({ data: errors });
-  assert.equal(emitted.filter(([kind]) => kind === "logs").length, 0);
+  assert.equal(hmrSocket("ws://127.0.0.1:3000/chat", "")(errors).length, 0);
 });
 
 // Parcel 2.16's message for a syntax error (its HTML twin for the overlay left out), as its dev server sent it.
@@ -260,13 +252,7 @@ const PARCEL_SYNTAX = {
 };
 
 test("Parcel's build error on its HMR socket is an error entry that says where it broke", () => {
-  const ws = { url: "ws://127.0.0.1:1234/", protocol: "", on: {} };
-  watch(ws);
-  emitted.length = 0;
-  const receive = (data) => {
-    for (const fn of ws.on.message) fn({ data });
-    return emitted.filter(([kind]) => kind === "logs").map(([, build]) => build()).filter(Boolean);
-  };
+  const receive = hmrSocket("ws://127.0.0.1:1234/", "");
   clock += 60000;
   const [entry] = receive(JSON.stringify(PARCEL_SYNTAX));
   assert.deepEqual([entry.level, entry.source], ["error", "dev-server"]);
