@@ -39,9 +39,11 @@
     /**
      * A dev server's build error message `text` as an error entry (`source: "dev-server"`, the
      * page's URL now), built in idle time: `read(payload)` gives its `{message, original}` from the
-     * parsed message, or null when it says none.
+     * parsed message, or null when it says none. The same text heard again soon is the same error
+     * ([`heardAgain`]): no second entry.
      */
     function buildError(text, read) {
+      if (heardAgain(text)) return;
       const url = location.href;
       outbox.emit(
         "logs",
@@ -148,7 +150,7 @@
       return again;
     }
     function viteMessage(text) {
-      if (ERROR_HEAD.test(text) && !heardAgain(text)) compileError(text);
+      if (ERROR_HEAD.test(text)) compileError(text);
     }
 
     // Rsbuild's dev server (Rspack) sends `{"type":"errors","data":{"text":[…]}}` on its HMR socket
@@ -162,7 +164,7 @@
     const RSPACK_PLACE = /─\[ ?(\d+):(\d+) ?\]/;
     const ANSI = /\u001b\[[0-9;]*m/g;
     function rsbuildMessage(text) {
-      if (!text.startsWith(RSBUILD_ERRORS) || heardAgain(text)) return;
+      if (!text.startsWith(RSBUILD_ERRORS)) return;
       buildError(text, (payload) => {
         const texts = payload && payload.data && Array.isArray(payload.data.text) ? payload.data.text.filter((t) => typeof t === "string") : [];
         if (texts.length === 0) return null;
@@ -196,7 +198,7 @@
     const PARCEL_ERROR = '{"type":"error","diagnostics":{';
     const PLACED = /^(.*):(\d+):(\d+)$/;
     function parcelMessage(text) {
-      if (!text.startsWith(PARCEL_ERROR) || heardAgain(text)) return;
+      if (!text.startsWith(PARCEL_ERROR)) return;
       buildError(text, (payload) => {
         const list = payload && payload.diagnostics && Array.isArray(payload.diagnostics.ansi) ? payload.diagnostics.ansi : [];
         const said = list
@@ -229,9 +231,11 @@
       listen(ws, "message", (e) => {
         const data = frame(e.data);
         record(ws, "message", () => Object.assign({ direction: "incoming" }, data));
-        if (typeof e.data === "string" && ws.protocol === "vite-hmr") viteMessage(e.data);
-        else if (rsbuild && typeof e.data === "string") rsbuildMessage(e.data);
-        else if (typeof e.data === "string") parcelMessage(e.data);
+        // A dev server's build error, by the socket it came on (Parcel's has nothing of its own).
+        if (typeof e.data !== "string") return;
+        if (ws.protocol === "vite-hmr") viteMessage(e.data);
+        else if (rsbuild) rsbuildMessage(e.data);
+        else parcelMessage(e.data);
       });
       listen(ws, "close", (e) => {
         const { code, reason, wasClean } = e;
