@@ -37,12 +37,17 @@ pub fn of_error(
     let (Some(tab), Some(ts)) = (tab, ts) else {
         return Ok("{}".into());
     };
-    // A build error came of a file saved, not of what the page did: a click before it is not why.
-    let built: bool = conn
-        .prepare_cached("SELECT source IS 'dev-server' FROM logs WHERE id = ?1")?
-        .query_row([id], |r| r.get(0))
+    // What the error entry itself says of where it came from, read once: its source, its stack, and
+    // the response whose body it met reading JSON (`jsonFrom`).
+    let (built, stack, json_from): (bool, String, Option<String>) = conn
+        .prepare_cached(
+            "SELECT source IS 'dev-server', coalesce(json_extract(data, '$.stack'), ''), json_extract(data, '$.jsonFrom') \
+             FROM logs WHERE id = ?1",
+        )?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .optional()?
-        .unwrap_or(false);
+        .unwrap_or_default();
+    // A build error came of a file saved, not of what the page did: a click before it is not why.
     if built {
         return Ok("{}".into());
     }
@@ -89,13 +94,6 @@ pub fn of_error(
     if !before_action.is_empty() {
         parts.push(format!("\"before_action\":{{{}}}", before_action.join(",")));
     }
-    // What the error entry itself says of where it came from: its stack, and the response whose
-    // body it met reading JSON (`jsonFrom`), read once.
-    let (stack, json_from): (String, Option<String>) = conn
-        .prepare_cached("SELECT coalesce(json_extract(data, '$.stack'), ''), json_extract(data, '$.jsonFrom') FROM logs WHERE id = ?1")?
-        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?
-        .unwrap_or_default();
     // An error thrown in a WebSocket's or an EventSource's handler: the message it was handling is
     // the tab's latest incoming one before it (the shape the handler misread, say).
     let mut poll: Vec<i64> = Vec::new();

@@ -43,11 +43,7 @@ const CONNECTED: &str = "message IN ('[vite] connected.', '[rsbuild] WebSocket c
 /// Whether the page whose error status was logged as entry `last_id` (a group's latest) loaded
 /// again since with a status below 400.
 pub fn page(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, QueryError> {
-    let found: Option<(Option<i64>, i64, Option<String>)> = conn
-        .prepare_cached("SELECT tab_id, ts, url FROM logs WHERE id = ?1")?
-        .query_row([last_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .optional()?;
-    let Some((Some(tab), ts, Some(url))) = found else { return Ok(None) };
+    let Some((tab, ts, Some(url))) = logged(conn, last_id)? else { return Ok(None) };
     let [first, then] = REQUEST_TYPE.map(|f| field_expr(&NETWORK_WATERFALL, f));
     let sql = format!(
         "SELECT 1 FROM network_waterfall WHERE tab_id = ?1 AND ts > ?2 AND url = ?3 \
@@ -61,11 +57,7 @@ pub fn page(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Que
 /// Whether the build error logged as entry `last_id` (a group's latest) is fixed, and how the page
 /// said so; None while nothing after it says so.
 pub fn build(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, QueryError> {
-    let found: Option<(Option<i64>, i64)> = conn
-        .prepare_cached("SELECT tab_id, ts FROM logs WHERE id = ?1")?
-        .query_row([last_id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
-    let Some((Some(tab), ts)) = found else { return Ok(None) };
+    let Some((tab, ts, _)) = logged(conn, last_id)? else { return Ok(None) };
     let hot_updated = conn
         .prepare_cached(
             "SELECT 1 FROM logs WHERE tab_id = ?1 AND id > ?2 AND message LIKE '[vite] hot updated: %' LIMIT 1",
@@ -106,6 +98,16 @@ pub fn build(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Qu
         )?
         .exists(params![tab, last_id, load])?;
     Ok((settled && !again).then_some(RELOADED))
+}
+
+/// The tab, time and page URL of the logs entry `id`; None when it has no tab (nothing after it
+/// in its tab can be found).
+fn logged(conn: &Connection, id: i64) -> Result<Option<(i64, i64, Option<String>)>, QueryError> {
+    let found: Option<(Option<i64>, i64, Option<String>)> = conn
+        .prepare_cached("SELECT tab_id, ts, url FROM logs WHERE id = ?1")?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    Ok(found.and_then(|(tab, ts, url)| Some((tab?, ts, url))))
 }
 
 fn now_ms() -> i64 {
