@@ -50,8 +50,7 @@ pub fn never_reported(conn: &Connection) -> Result<bool, QueryError> {
 
 /// The capture state last reported, and the hint for an empty answer to `args`.
 pub fn note(conn: &Connection, args: &ObserveArgs) -> Result<Note, QueryError> {
-    let reported = sql::capture(conn)?
-        .and_then(|(state, at)| serde_json::from_str::<Capture>(&state).ok().map(|capture| (capture, at)));
+    let reported = sql::capture_reported(conn)?;
     let Some((capture, reported_at)) = reported else {
         return Ok(Note { field: ",\"capture\":null".into(), empty_hint: None });
     };

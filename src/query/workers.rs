@@ -7,10 +7,9 @@ use rusqlite::Connection;
 
 use super::QueryError;
 use super::args::ObserveArgs;
-use super::filter::Where;
+use super::filter::{Where, field_expr};
 use super::fingerprint::url_pattern;
-use crate::capture::Capture;
-use crate::kind::NETWORK_WATERFALL;
+use crate::kind::{NETWORK_WATERFALL, REQUEST_TYPE};
 use crate::store::sql;
 
 /// Worker scripts read, at most.
@@ -20,11 +19,9 @@ const MOST: i64 = 100;
 /// in the span (`tabId`, `since`, `since_navigation`, `since_mark`).
 pub fn note(conn: &Connection, args: &ObserveArgs) -> Result<Option<String>, QueryError> {
     let mut filter = Where::common(&NETWORK_WATERFALL, args);
-    filter.push_condition("initiator_type = 'worker'");
-    let deep: Vec<String> = sql::capture(conn)?
-        .and_then(|(state, _)| serde_json::from_str::<Capture>(&state).ok())
-        .map(|c| c.deep_tabs.iter().map(i64::to_string).collect())
-        .unwrap_or_default();
+    filter.push_condition(&format!("{} = 'worker'", field_expr(&NETWORK_WATERFALL, REQUEST_TYPE[1])));
+    let deep: Vec<String> =
+        sql::capture_reported(conn)?.map(|(c, _)| c.deep_tabs.iter().map(i64::to_string).collect()).unwrap_or_default();
     if !deep.is_empty() {
         filter.push_condition(&format!("(tab_id IS NULL OR tab_id NOT IN ({}))", deep.join(",")));
     }

@@ -32,7 +32,7 @@ fn default_patterns() -> Vec<String> {
 
 /// The capture scope in force: the one reported, or the default.
 pub fn read_capture(conn: &Connection) -> Result<Capture, StoreError> {
-    let reported = sql::capture(conn)?.and_then(|(state, _)| serde_json::from_str::<Capture>(&state).ok());
+    let reported = sql::capture_reported(conn)?.map(|(capture, _)| capture);
     Ok(reported.unwrap_or_else(|| Capture {
         origins: default_patterns(),
         paused: false,

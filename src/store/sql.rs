@@ -5,6 +5,7 @@ use rusqlite::{Connection, OptionalExtension, ToSql, params};
 use serde::Serialize;
 
 use super::StoreError;
+use crate::capture::Capture;
 use crate::ingest::{Row, TabInfo, Vitals};
 use crate::kind::{KINDS, Kind};
 
@@ -195,6 +196,11 @@ pub(super) fn set_capture(conn: &Connection, state: &str, now: i64) -> Result<()
 pub fn capture(conn: &Connection) -> Result<Option<(String, i64)>, StoreError> {
     let mut stmt = conn.prepare_cached("SELECT state, reported_at FROM capture WHERE id = 1")?;
     Ok(stmt.query_row([], |r| Ok((r.get(0)?, r.get(1)?))).optional()?)
+}
+
+/// The capture state last reported, read (a state that no longer reads is as none) and when.
+pub fn capture_reported(conn: &Connection) -> Result<Option<(Capture, i64)>, StoreError> {
+    Ok(capture(conn)?.and_then(|(state, at)| serde_json::from_str::<Capture>(&state).ok().map(|c| (c, at))))
 }
 
 /// The distinct URLs of the scripts tab `tab_id` loaded, the newest first, at most `limit`:
