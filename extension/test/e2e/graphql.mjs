@@ -11,6 +11,8 @@
 import assert from "node:assert/strict";
 import { GraphQLError, buildSchema, graphql, parse, validate } from "graphql";
 
+import { assertOperationsNamed } from "./harness.mjs";
+
 const schema = buildSchema(`
   type Product { id: ID! name: String! }
   type Order { id: ID! invoice: String }
@@ -137,25 +139,20 @@ export async function graphqlPage({ context, client, all, observe, waitFor, log,
     ],
   );
 
-  // Each POST /api/graphql reads apart from the next in the compact entries an agent reads first.
-  const rows = await waitFor("the four rows", async () => {
-    const r = (await observe(client, { what: "network_waterfall", tabId, url: "/api/graphql" })).entries;
-    return r.length === 4 && r;
-  });
-  const operations = (entries) => entries.map((e) => [e.operation, e.status]);
-  const expected = [
-    ["ListProducts", 200],
-    ["OrderHistory", 200],
-    ["AddToCart", 200],
-    ["SearchProducts", 400],
-  ];
-  assert.deepEqual(operations(rows), expected, JSON.stringify(rows));
-  const bodies = (await observe(client, { what: "network_bodies", tabId, url: "/api/graphql" })).entries;
-  assert.deepEqual(operations(bodies), expected, JSON.stringify(bodies));
-  // The summary's errors name them too.
-  const summary = await observe(client, { what: "summary", tabId });
-  const examples = (summary.errors?.groups || []).map((g) => g.example);
-  assert.ok(examples.some((m) => m.startsWith("GraphQL: OrderHistory failed")), JSON.stringify(summary.errors));
+  // Each POST /api/graphql reads apart from the next in the compact entries an agent reads first;
+  // the summary's errors name the failures too.
+  await assertOperationsNamed(
+    client,
+    tabId,
+    "/api/graphql",
+    [
+      ["ListProducts", 200],
+      ["OrderHistory", 200],
+      ["AddToCart", 200],
+      ["SearchProducts", 400],
+    ],
+    "GraphQL: OrderHistory failed",
+  );
   log("GraphQL: failures answered with 200 are errors, and every request names its operation");
   await tab.close();
 }

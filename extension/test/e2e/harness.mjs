@@ -232,6 +232,25 @@ export function fixtureCopy(name, entries, bin, fail) {
   return { work, app };
 }
 
+/**
+ * Requests to `url` in `tabId` name what they ran (a GraphQL operation, tRPC procedures) in the
+ * compact entries an agent reads first: their rows' and body entries' `[operation, status]` are
+ * `expected`, and the summary's errors hold a group whose example begins with `failure`.
+ */
+export async function assertOperationsNamed(client, tabId, url, expected, failure) {
+  const rows = await waitFor(`the ${expected.length} rows of ${url}`, async () => {
+    const r = (await observe(client, { what: "network_waterfall", tabId, url })).entries;
+    return r.length === expected.length && r;
+  });
+  const operations = (entries) => entries.map((e) => [e.operation, e.status]);
+  assert.deepEqual(operations(rows), expected, JSON.stringify(rows));
+  const bodies = (await observe(client, { what: "network_bodies", tabId, url })).entries;
+  assert.deepEqual(operations(bodies), expected, JSON.stringify(bodies));
+  const summary = await observe(client, { what: "summary", tabId });
+  const examples = (summary.errors?.groups || []).map((g) => g.example);
+  assert.ok(examples.some((m) => m.startsWith(failure)), JSON.stringify(summary.errors));
+}
+
 export function lineOf(dir, file, needle) {
   const lines = readFileSync(path.join(dir, file), "utf8").split("\n");
   const i = lines.findIndex((l) => l.includes(needle));

@@ -14,6 +14,8 @@ import { TRPCError, initTRPC } from "@trpc/server";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { z } from "zod";
 
+import { assertOperationsNamed } from "./harness.mjs";
+
 const t = initTRPC.create();
 const router = t.router({
   greet: t.procedure.input(z.object({ name: z.string() })).query(({ input }) => ({ text: `Hello, ${input.name}` })),
@@ -97,24 +99,19 @@ export async function trpcPage({ context, client, all, observe, waitFor, log, or
     ],
   );
 
-  // Each /trpc request names the procedures it called, in the compact entries an agent reads first.
-  const rows = await waitFor("the three rows", async () => {
-    const r = (await observe(client, { what: "network_waterfall", tabId, url: "/trpc/" })).entries;
-    return r.length === 3 && r;
-  });
-  const operations = (entries) => entries.map((e) => [e.operation, e.status]);
-  const expected = [
-    ["greet", 200],
-    ["greet, itemById", 207],
-    ["saveNote, saveNote", 207],
-  ];
-  assert.deepEqual(operations(rows), expected, JSON.stringify(rows));
-  const bodies = (await observe(client, { what: "network_bodies", tabId, url: "/trpc/" })).entries;
-  assert.deepEqual(operations(bodies), expected, JSON.stringify(bodies));
-  // The summary's errors name them.
-  const summary = await observe(client, { what: "summary", tabId });
-  const examples = (summary.errors?.groups || []).map((g) => g.example);
-  assert.ok(examples.some((m) => m.startsWith("tRPC: itemById failed")), JSON.stringify(summary.errors));
+  // Each /trpc request names the procedures it called, in the compact entries an agent reads first;
+  // the summary's errors name the failures.
+  await assertOperationsNamed(
+    client,
+    tabId,
+    "/trpc/",
+    [
+      ["greet", 200],
+      ["greet, itemById", 207],
+      ["saveNote, saveNote", 207],
+    ],
+    "tRPC: itemById failed",
+  );
   log("tRPC: a batch's failures answered 207 are errors named by procedure, and every request names its procedures");
   await tab.close();
 }
