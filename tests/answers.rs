@@ -585,6 +585,65 @@ async fn an_error_s_context_says_which_failed_requests_began_before_the_last_act
     assert_eq!(entries(&full)[0]["context"]["action"]["selector"], "#load-rate", "{full}");
 }
 
+/// A cascade's errors share their context (the request that failed, the click, the page's load):
+/// with `context=full` each entry is given once in an answer and named by its id after that, with
+/// the error whose context gives it, whichever end the page is filled from (a `before_cursor`
+/// read keeps the newest, so the newest error gives them).
+#[tokio::test]
+async fn full_context_gives_each_entry_once_per_answer() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    server
+        .ingest(
+            "actions",
+            vec![
+                json!({"tabId": 1, "ts": t, "type": "navigate", "how": "load", "url": "http://app/"}),
+                json!({"tabId": 1, "ts": t + 1_000, "type": "click", "selector": "#buy"}),
+            ],
+        )
+        .await;
+    let body = json!({"tabId": 1, "ts": t + 1_010, "method": "POST", "url": "http://app/api/buy", "status": 500, "responseBody": "{\"error\":\"stock service down\"}"});
+    server.ingest("network_bodies", vec![body]).await;
+    let error = |dt: i64, message: &str| json!({"tabId": 1, "ts": t + dt, "level": "error", "message": message});
+    server
+        .ingest(
+            "logs",
+            vec![error(1_100, "checkout failed"), error(1_200, "cart is undefined"), error(1_300, "render aborted")],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    for (args, full_at) in [
+        (json!({"what": "errors", "context": "full"}), 0),
+        (json!({"what": "errors", "context": "full", "before_cursor": 4}), 2),
+    ] {
+        let answer = within_budget(&mcp, args.clone()).await;
+        let list = entries(&answer);
+        assert_eq!(list.len(), 3, "{answer}");
+        let first = list[full_at]["id"].clone();
+        let given = &list[full_at]["context"];
+        assert_eq!(given["network_bodies"][0]["status"], 500, "{args}: {answer}");
+        assert_eq!(given["action"]["selector"], "#buy", "{args}: {answer}");
+        assert_eq!(given["navigation"]["how"], "load", "{args}: {answer}");
+        for (i, entry) in list.iter().enumerate().filter(|(i, _)| *i != full_at) {
+            assert_eq!(
+                entry["context"],
+                json!({
+                    "network_bodies": [{"id": 1, "in_context_of": first}],
+                    "action": {"id": 2, "in_context_of": first},
+                    "navigation": {"id": 1, "in_context_of": first},
+                }),
+                "{args}: entry {i} of {answer}"
+            );
+        }
+    }
+    // A drill-down by ids may pass over an entry too large and give the next: each is whole.
+    let drill = within_budget(&mcp, json!({"what": "errors", "context": "full", "ids": [2, 3]})).await;
+    for entry in entries(&drill) {
+        assert_eq!(entry["context"]["network_bodies"][0]["status"], 500, "{drill}");
+    }
+}
+
 /// A request that failed after the error is not why it happened: a stream the browser cut as the
 /// page was left (a reload after the next save), or a request that began before the error and was
 /// seen to end, failed, seconds after it. One that ended at the error's moment is named.

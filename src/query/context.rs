@@ -4,6 +4,9 @@
 //! failed (not the browser's own guess at a favicon, `outcome`'s rule), the last user action, the navigation the visit began with, the message a socket handler was handling (a Socket.IO long poll's body where no socket brought it) and the response whose script threw — so that "why did this error happen?"
 //! takes one call instead of four.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use rusqlite::{Connection, OptionalExtension};
 
 use super::QueryError;
@@ -25,15 +28,43 @@ const END_SLACK_MS: i64 = 1_000;
 /// An `actions` row that is the user's doing, not a navigation.
 const USER_ACTION: &str = "type <> 'navigate'";
 
+/// The entries one answer's contexts gave in full (`context=full`), by kind and id, each with the
+/// error whose context gave it: errors of one page share their navigation, and a cascade shares
+/// its failed request, so each is given once and named by its id after that. Only for answers
+/// whose entries are all shown once built but the last ([`Shown::once`]); a drill-down by ids,
+/// which passes over an entry too large and goes on, gives each in full ([`Shown::every_time`]).
+pub struct Shown(Option<RefCell<HashMap<(&'static str, i64), i64>>>);
+
+impl Shown {
+    pub fn once() -> Shown {
+        Shown(Some(RefCell::default()))
+    }
+
+    pub fn every_time() -> Shown {
+        Shown(None)
+    }
+
+    fn first(&self, kind: &'static Kind, id: i64) -> Option<i64> {
+        self.0.as_ref().and_then(|m| m.borrow().get(&(kind.name, id)).copied())
+    }
+
+    fn given(&self, kind: &'static Kind, id: i64, error: i64) {
+        if let Some(m) = &self.0 {
+            m.borrow_mut().entry((kind.name, id)).or_insert(error);
+        }
+    }
+}
+
 /// The `context` object of the error `id` of `tab` at `ts`, as JSON text.
 pub fn of_error(
     conn: &Connection,
     id: i64,
-    tab: Option<i64>,
-    ts: Option<i64>,
+    (tab, ts): (Option<i64>, Option<i64>),
     window_ms: i64,
     mode: ContextMode,
+    shown: &Shown,
 ) -> Result<String, QueryError> {
+    let render = |kind: &'static Kind, ids: &[i64], list: bool| render(conn, kind, ids, (mode, id, shown), list);
     let (Some(tab), Some(ts)) = (tab, ts) else {
         return Ok("{}".into());
     };
@@ -87,7 +118,7 @@ pub fn of_error(
             if !before.is_empty() {
                 before_action.push(format!("\"{}\":[{}]", kind.name, before.join(",")));
             }
-            parts.push(format!("\"{}\":{}", kind.name, render(conn, kind, &ids, mode, true)?));
+            parts.push(format!("\"{}\":{}", kind.name, render(kind, &ids, true)?));
         }
     }
     // Ids by kind: a body's and a row's ids are counted apart.
@@ -103,7 +134,7 @@ pub fn of_error(
         let ids: Vec<i64> =
             conn.prepare_cached(sql)?.query_map([tab, from, ts], |r| r.get(0))?.collect::<Result<_, _>>()?;
         if !ids.is_empty() {
-            parts.push(format!("\"message\":{}", render(conn, &WEBSOCKET_EVENTS, &ids, mode, false)?));
+            parts.push(format!("\"message\":{}", render(&WEBSOCKET_EVENTS, &ids, false)?));
         } else {
             // No socket: Socket.IO's polling transport brought the message, in a long poll's body.
             let sql = format!(
@@ -129,7 +160,7 @@ pub fn of_error(
         Vec::new()
     };
     if !response.is_empty() {
-        parts.push(format!("\"response\":{}", render(conn, &NETWORK_BODIES, &response, mode, false)?));
+        parts.push(format!("\"response\":{}", render(&NETWORK_BODIES, &response, false)?));
     }
     // The navigation is the one the page's visit began with (its top frame's load, or the route
     // change that brought it there), when within the span: an iframe loading, or a router writing
@@ -140,7 +171,7 @@ pub fn of_error(
     };
     for (name, found) in [("action", action), ("navigation", navigation)] {
         if let Some((id, _)) = found {
-            parts.push(format!("\"{name}\":{}", render(conn, &ACTIONS, &[id], mode, false)?));
+            parts.push(format!("\"{name}\":{}", render(&ACTIONS, &[id], false)?));
         }
     }
     Ok(format!("{{{}}}", parts.join(",")))
@@ -274,12 +305,13 @@ pub fn no_tab_note(conn: &Connection, args: &ObserveArgs) -> Result<Option<Strin
     )))
 }
 
-/// Ids as a list (or one id), or with `context=full` their compact entries.
+/// Ids as a list (or one id), or with `context=full` their compact entries: an entry an earlier
+/// context of the same answer gave in full as `{"id":…,"in_context_of":<that error's id>}`.
 fn render(
     conn: &Connection,
     kind: &'static Kind,
     ids: &[i64],
-    mode: ContextMode,
+    (mode, error, shown): (ContextMode, i64, &Shown),
     list: bool,
 ) -> Result<String, QueryError> {
     let items: Vec<String> = match mode {
@@ -291,6 +323,10 @@ fn render(
             let mut stmt = conn.prepare_cached(&sql)?;
             let mut out = Vec::with_capacity(ids.len());
             for id in ids {
+                if let Some(first) = shown.first(kind, *id) {
+                    out.push(format!("{{\"id\":{id},\"in_context_of\":{first}}}"));
+                    continue;
+                }
                 let mut rows = stmt.query([id])?;
                 if let Some(row) = rows.next()? {
                     let mut item = layout.item(kind, row)?;
@@ -299,6 +335,7 @@ fn render(
                         item.fields.insert(0, ("ts", ts.to_string()));
                     }
                     out.push(item.render(&Common::default()));
+                    shown.given(kind, *id, error);
                 }
             }
             out

@@ -8,10 +8,10 @@ use serde_json::{Map, Value, json};
 use super::args::{Fields, ObserveArgs};
 use super::budget::{Cost, fit_each};
 use super::compact::{Common, Item, Layout};
-use super::entry;
 use super::filter::{Where, select_list};
 use super::paged::ErrorContext;
 use super::{QueryError, with_list};
+use super::{context, entry};
 use crate::kind::Kind;
 use crate::store::sql::kind_stats;
 
@@ -106,7 +106,7 @@ pub fn answer(
     head.insert("hint".into(), json!(hints(found.len(), true).join(". ")));
     let budget = args.budget();
     let reserve = Cost::of(&Value::Object(head.clone()).to_string()).plus(Cost::of(",\"entries\":[]"));
-    let context = errors_only.then_some(ErrorContext { conn, args });
+    let context = errors_only.then(|| ErrorContext { conn, args, shown: context::Shown::every_time() });
     let found_ids: Vec<i64> = found.iter().map(|f| f.0).collect();
     let (entries, cut) = fit_each(&found_ids, budget.minus(reserve), |i| {
         let (id, entry, tab, ts) = &found[i];

@@ -126,14 +126,16 @@ impl Rows {
 }
 
 /// Errors' context is built per entry, only for entries that may be shown.
+/// One per fitting of an answer: what its contexts gave in full is given once.
 pub(super) struct ErrorContext<'a> {
     pub conn: &'a Connection,
     pub args: &'a ObserveArgs,
+    pub shown: context::Shown,
 }
 
 impl ErrorContext<'_> {
     pub fn json(&self, id: i64, tab: Option<i64>, ts: Option<i64>) -> Result<String, QueryError> {
-        context::of_error(self.conn, id, tab, ts, self.args.context_ms, self.args.context)
+        context::of_error(self.conn, id, (tab, ts), self.args.context_ms, self.args.context, &self.shown)
     }
 
     /// A whole entry's text with `,"context":{…}` spliced before its closing brace.
@@ -290,7 +292,10 @@ pub fn answer(
             Some(format!("{}{}", hint(&meta, args, kind, Some(i64::MAX)).unwrap_or_default(), "x".repeat(HINT_MARGIN)));
         let reserve = Cost::of(&serde_json::to_string(&meta).map_err(internal)?).plus(Cost::of(",\"entries\":[]"));
         let ids = rows.ids();
-        let errors = errors_only.then_some(ErrorContext { conn, args });
+        // Entries are built in the order `fit` considers them and only the last one built can be left
+        // out (`fit` stops at it; the loop below drops the last kept), so a context that names an
+        // entry by an earlier context's id always has that context in the answer.
+        let errors = errors_only.then(|| ErrorContext { conn, args, shown: context::Shown::once() });
         let (mut entries, mut cut) =
             fit(&ids, budget.minus(reserve), plan.keep_newest, |i| make_entry(&rows, i, &common, errors.as_ref()))?;
         if !lean && clipped_alone(&entries) {
