@@ -714,6 +714,120 @@ async fn webpack_site() -> (Site, String) {
     (site, format!("http://127.0.0.1:{}", addr.port()))
 }
 
+/// A bundle of modules webpack runs through `eval`, each `(name, code, map)`: its code (three lines
+/// at least) with its inline map and its `webpack-internal:///` sourceURL.
+fn eval_bundle(modules: &[(&str, &str, Value)]) -> String {
+    let entries: Vec<String> = modules
+        .iter()
+        .map(|(name, code, map)| {
+            let module = format!(
+                "{code}\n//# sourceURL=[module]\n//# sourceMappingURL=data:application/json;charset=utf-8;base64,{}\n//# sourceURL=webpack-internal:///{name}\n",
+                base64(map.to_string().as_bytes())
+            );
+            format!("{}: (() => {{\neval({});\n}})", json!(name), json!(module))
+        })
+        .collect();
+    format!("(() => {{\nvar __webpack_modules__ = ({{\n{}\n}});\n}})();\n", entries.join(",\n"))
+}
+
+/// An eval'd module's map sending its generated line 3 column 2 to line `line` (1-based) of
+/// `source` in the build `namespace`.
+fn module_map(namespace: &str, source: &str, line: usize) -> Value {
+    let text: String = (1..=line + 2).map(|n| format!("// {source} line {n}\n")).collect();
+    // VLQ: line 1 to source line 0; line 2 to source line `line - 2`; line 3 column 2 one line on.
+    let delta = line - 2;
+    let vlq = if delta < 16 {
+        ["A", "C", "E", "G", "I", "K", "M", "O", "Q", "S", "U", "W", "Y", "a", "c", "e"][delta].to_string()
+    } else {
+        panic!("line")
+    };
+    json!({"version": 3, "sources": [format!("webpack://{namespace}/./{source}")], "names": [],
+           "sourcesContent": [text], "mappings": format!("AAAA;AA{vlq}A;EACE")})
+}
+
+/// Module Federation: a host and a remote, two webpack builds on two origins, each with a module
+/// `./src/api.js` of its own code. Chrome names both modules' frames `webpack-internal:///./src/api.js`.
+/// A frame of it is mapped through the build that holds the entry's other app modules (the remote's
+/// `./src/Widget.js`, which the host lacks), and said `ambiguous` where nothing tells the two apart,
+/// rather than mapped through whichever build was read first; a library both builds hold with the same
+/// code (React, shared) maps as always.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_module_name_two_webpack_builds_hold_is_mapped_through_the_build_that_ran_it() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let library = (
+        "../node_modules/lib/index.js",
+        "{\nfunction lib() {\n  return callback();\n}",
+        module_map("x", "node_modules/lib/index.js", 4),
+    );
+    let host = Site::default();
+    host.put(
+        "/main.js",
+        eval_bundle(&[
+            ("./src/api.js", "{\nfunction host() {\n  return fetch(flags);\n}", module_map("host", "src/api.js", 5)),
+            library.clone(),
+        ]),
+    );
+    let remote = Site::default();
+    remote.put(
+        "/remoteEntry.js",
+        eval_bundle(&[
+            (
+                "./src/api.js",
+                "{\nfunction price() {\n  throw new Error(\"boom\");\n}",
+                module_map("remote", "src/api.js", 11),
+            ),
+            (
+                "./src/Widget.js",
+                "{\nfunction Widget() {\n  return price();\n}",
+                module_map("remote", "src/Widget.js", 7),
+            ),
+            library,
+        ]),
+    );
+    let host_origin = format!("http://127.0.0.1:{}", host.clone().start("127.0.0.1").await.port());
+    let remote_origin = format!("http://127.0.0.1:{}", remote.clone().start("127.0.0.1").await.port());
+    let tab = 5;
+    // The host's script is the newer: the one read first where one build alone is searched.
+    let script = |origin: &str, path: &str, ts: i64| json!({"tabId": tab, "ts": ts, "url": format!("{origin}{path}"), "initiatorType": "script"});
+    server
+        .ingest(
+            "network_waterfall",
+            vec![script(&remote_origin, "/remoteEntry.js", 1), script(&host_origin, "/main.js", 2)],
+        )
+        .await;
+    let log = |location: &str, stack: Option<&str>| {
+        let mut entry = json!({"tabId": tab, "ts": 3, "level": "error", "source": "exception", "url": format!("{host_origin}/"),
+                               "message": "boom", "location": location});
+        if let Some(stack) = stack {
+            entry["stack"] = json!(stack);
+        }
+        entry
+    };
+    let stack = "Error: boom\n    at price (webpack-internal:///./src/api.js:3:9)\n    at Widget (webpack-internal:///./src/Widget.js:3:3)\n    at lib (webpack-internal:///../node_modules/lib/index.js:3:3)";
+    server
+        .ingest(
+            "logs",
+            vec![
+                log("webpack-internal:///./src/api.js:3:3", Some(stack)),
+                log("webpack-internal:///./src/api.js:3:3", None),
+                log("webpack-internal:///../node_modules/lib/index.js:3:3", None),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 3, has_result).await;
+    let frames = &list[0]["frames"];
+    assert_eq!(frames[0]["original"]["source"], "src/api.js", "{:#}", list[0]);
+    assert_eq!(frames[0]["original"]["line"], 11, "the remote's api.js, not the host's line 5: {:#}", list[0]);
+    assert_eq!(frames[0]["original"]["context"]["lines"][1], "// src/api.js line 11", "{:#}", list[0]);
+    assert_eq!(frames[1]["original"]["line"], 7, "{:#}", list[0]);
+    assert_eq!(list[1]["sourcemap"], "ambiguous", "nothing tells the builds apart: {:#}", list[1]);
+    assert_eq!(list[2]["original"]["line"], 4, "the same library code in both builds: {:#}", list[2]);
+    mcp.close().await;
+    server.stop();
+}
+
 /// On a busy machine the rows of a tab's scripts may come seconds after its error: while no
 /// script of the tab is known at all, the entry is tried again longer (2, 4, then 8 s) before it
 /// is said `not found`.

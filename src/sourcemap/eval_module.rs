@@ -78,6 +78,15 @@ pub fn map_at(bundle: &str, at: usize) -> Option<&str> {
     Some(&value[..end]).filter(|v| !v.is_empty())
 }
 
+/// The code of the module whose sourceURL comment is at `at`, without its map and names: what
+/// tells two builds' modules of one name apart (the same library in a host and a remote is the
+/// same code, mapped alike).
+pub fn code_at(bundle: &str, at: usize) -> Option<&str> {
+    let before = bundle.get(..at)?;
+    let string = &before[before.rfind("eval(").unwrap_or(0)..];
+    Some(&string[..string.find(MAP_MARKER).unwrap_or(string.len())])
+}
+
 const MARKER: &str = "sourceURL=";
 const MAP_MARKER: &str = "sourceMappingURL=";
 
@@ -103,6 +112,11 @@ impl Bundle {
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into(),
         };
         Bundle { validators, modules: Arc::new(index(&text)), text, checked_in }
+    }
+
+    /// The code of the eval'd module `module_url` ([`code_at`]), if this bundle holds it.
+    pub fn code_of(&self, module_url: &str) -> Option<&str> {
+        self.modules.get(module_url).and_then(|&at| code_at(&self.text, at))
     }
 
     /// The map reference of the eval'd module `module_url`, if this bundle holds it with one.

@@ -83,6 +83,12 @@ pub enum Unmapped {
     /// again between the entry and its resolution): the map at hand would name a wrong line.
     #[error("changed since it ran")]
     Changed,
+    /// A module webpack ran through `eval` whose name more than one build on the page holds with
+    /// other code (Module Federation's host and remote each have a `./src/api.ts`), and the
+    /// entry's other frames do not tell which ran: mapping it through either would name a wrong
+    /// file with confidence.
+    #[error("ambiguous")]
+    Ambiguous,
 }
 
 /// An entry with a frame of an eval'd module whose bundle was not found is tried once more

@@ -62,7 +62,10 @@ pub struct Worker {
 /// A frame's result within a batch: its page, script, line and column, the function the stack
 /// names there (whose original name the result holds), and the length of the script the page ran
 /// where the script was seen to change ([`Entry::as_run`]).
-type ResultKey<'j> = (&'j str, &'j str, u32, u32, Option<&'j str>, Option<u64>);
+/// A frame's result within a batch: its page, URL, position, function, which load of the script
+/// ran, and for an eval'd module the app modules its entry names ([`app_modules`]), which may tell
+/// which build ran it.
+type ResultKey<'j> = (&'j str, &'j str, u32, u32, Option<&'j str>, Option<u64>, u64);
 
 /// Most modules (or scripts, or origins) each of the resolver's small maps remembers: past it,
 /// the map starts again empty.
@@ -212,8 +215,17 @@ impl Worker {
         page: Option<&Url>,
     ) -> (String, u8) {
         let ran = self.ran(wanted, &frame.url).await;
-        let key =
-            (wanted.page_url.as_str(), frame.url.as_str(), frame.line, frame.column, frame.function.as_deref(), ran);
+        let builds =
+            if eval_module::is_eval_module(&frame.url) { fingerprint(&app_modules(wanted).join(" ")) } else { 0 };
+        let key = (
+            wanted.page_url.as_str(),
+            frame.url.as_str(),
+            frame.line,
+            frame.column,
+            frame.function.as_deref(),
+            ran,
+            builds,
+        );
         if let Some(known) = results.get(&key) {
             return known.clone();
         }
@@ -283,6 +295,11 @@ impl Worker {
         if candidates.is_empty() {
             return Err(Miss::NoScriptYet); // no row of the tab's scripts has come yet
         }
+        // Scripts of more than one origin may be more than one webpack build (a Module Federation
+        // host and its remotes), each with modules of the same names: which one ran is told first.
+        if let Some(found) = self.among_builds(wanted, module, &candidates, allowed).await {
+            return found;
+        }
         let among = fingerprint(&candidates.iter().map(Url::as_str).collect::<Vec<_>>().join(" "));
         // Looked for in these same scripts lately, and not there: not fetched again.
         if self.missing.get(&home_key).is_some_and(|(at, was)| *was == among && at.elapsed() < MISSING_FOR) {
@@ -313,6 +330,84 @@ impl Worker {
         }
         remember(&mut self.missing, home_key, (Instant::now(), among));
         Err(Miss::NotYetFound) // in none of the scripts known yet: the entry is tried again
+    }
+
+    /// Where the tab's scripts come from more than one origin and more than one of those holds a
+    /// module of this name with other code: the one holding the most of the modules the entry's
+    /// frames name (a remote's `./src/api.ts` called from its `./src/Widget.tsx`, which the host
+    /// lacks), else `ambiguous`. None where one build holds it (or none yet): the usual search
+    /// goes on, which remembers where it was last.
+    async fn among_builds(
+        &mut self,
+        wanted: &Wanted,
+        module: &str,
+        candidates: &[Url],
+        allowed: &Allowed,
+    ) -> Option<Result<Arc<Loaded>, Miss>> {
+        let origin_of = |url: &Url| url.origin().ascii_serialization();
+        let mut origins: Vec<String> = Vec::new();
+        for url in candidates {
+            if !origins.contains(&origin_of(url)) {
+                origins.push(origin_of(url));
+            }
+        }
+        if origins.len() < 2 {
+            return None;
+        }
+        // Per origin, the first script (the newest) holding the module: an older one holds an
+        // older version of it, not another build's.
+        let mut holders: Vec<(String, Url, Bundle)> = Vec::new();
+        for origin in &origins {
+            for url in candidates.iter().filter(|u| origin_of(u) == *origin) {
+                if self.indexes.get(url.as_str()).is_some_and(|known| !known.modules.contains_key(module)) {
+                    continue;
+                }
+                if let Some(bundle) = self.bundle(url, allowed).await
+                    && bundle.modules.contains_key(module)
+                {
+                    holders.push((origin.clone(), url.clone(), bundle));
+                    break;
+                }
+            }
+        }
+        let first_code = holders.first().and_then(|(_, _, b)| b.code_of(module).map(fingerprint));
+        if holders.iter().all(|(_, _, b)| b.code_of(module).map(fingerprint) == first_code) {
+            return None; // one build holds it, or the same code in each (a shared library)
+        }
+        // The app's other modules the entry's frames name, and which origin's scripts hold the most.
+        let named: Vec<&str> = app_modules(wanted).into_iter().filter(|u| *u != module).collect();
+        let mut scores: Vec<(usize, &Url)> = Vec::new();
+        for (origin, url, _) in &holders {
+            let mut held = 0;
+            for name in &named {
+                let mut found = false;
+                for script in candidates.iter().filter(|u| origin_of(u) == *origin) {
+                    if let Some(bundle) = self.bundle(script, allowed).await
+                        && bundle.modules.contains_key(*name)
+                    {
+                        found = true;
+                        break;
+                    }
+                }
+                held += usize::from(found);
+            }
+            scores.push((held, url));
+        }
+        let best = scores.iter().map(|(held, _)| *held).max().unwrap_or(0);
+        let mut winners = scores.iter().filter(|(held, _)| *held == best);
+        match (winners.next(), winners.next()) {
+            (Some((_, url)), None) if best > 0 => {
+                let url = (*url).clone();
+                let key = format!("{} {module}", origin_of(&url));
+                Some(
+                    self.look_in(&url, module, &key, allowed)
+                        .await
+                        .unwrap_or(Err(Unmapped::NotFound))
+                        .map_err(Miss::from),
+                )
+            }
+            _ => Some(Err(Unmapped::Ambiguous.into())),
+        }
     }
 
     /// The module's decoded map if the script at `url` holds the module (`NotFound` when it holds
@@ -555,6 +650,22 @@ async fn decode(bytes: Vec<u8>, map_url: Url, script: Option<Arc<SourceView>>) -
 }
 
 /// A short fingerprint of a text (not for security: a cache key's part).
+/// The app's eval'd modules an entry's frames name, sorted, each once: what may tell which of two
+/// webpack builds ran a module of a name both hold. A library's (node_modules) tells nothing: a host
+/// shares React with its remotes.
+fn app_modules(wanted: &Wanted) -> Vec<&str> {
+    let mut named: Vec<&str> = wanted
+        .frames
+        .iter()
+        .chain(&wanted.location)
+        .map(|f| f.url.as_str())
+        .filter(|u| eval_module::is_eval_module(u) && !u.contains("/node_modules/"))
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    named
+}
+
 fn fingerprint(text: &str) -> u64 {
     let mut hasher = DefaultHasher::new();
     text.hash(&mut hasher);
