@@ -51,6 +51,11 @@ impl Site {
     }
 
     async fn start(self, ip: &str) -> SocketAddr {
+        let listener = tokio::net::TcpListener::bind((ip, 0)).await.expect("bind the dev server");
+        self.start_with(listener)
+    }
+
+    fn start_with(self, listener: tokio::net::TcpListener) -> SocketAddr {
         async fn serve(State(site): State<Site>, uri: Uri, headers: HeaderMap) -> Response {
             site.requests.fetch_add(1, Ordering::SeqCst);
             site.log.lock().expect("log").push(uri.to_string());
@@ -63,7 +68,6 @@ impl Site {
             }
             ([(header::ETAG, etag), (header::CONTENT_TYPE, "text/javascript".into())], body).into_response()
         }
-        let listener = tokio::net::TcpListener::bind((ip, 0)).await.expect("bind the dev server");
         let addr = listener.local_addr().expect("addr");
         let app = Router::new().fallback(serve).with_state(self);
         tokio::spawn(async move { axum::serve(listener, app).await });
@@ -824,6 +828,57 @@ async fn a_module_name_two_webpack_builds_hold_is_mapped_through_the_build_that_
     assert_eq!(frames[1]["original"]["line"], 7, "{:#}", list[0]);
     assert_eq!(list[1]["sourcemap"], "ambiguous", "nothing tells the builds apart: {:#}", list[1]);
     assert_eq!(list[2]["original"]["line"], 4, "the same library code in both builds: {:#}", list[2]);
+    mcp.close().await;
+    server.stop();
+}
+
+/// A Module Federation remote's dev server stopped, then started again: a frame of its module
+/// logged while it was down is not found, and one logged once it is back is mapped, though its
+/// script was asked for moments before and nothing answered (that was remembered as a script
+/// holding no module, and the module as missing, for 30 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_s_module_is_mapped_once_its_dev_server_is_back() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let host = Site::default();
+    host.put(
+        "/main.js",
+        eval_bundle(&[("./src/host.js", "{\nfunction host() {\n  return 1;\n}", module_map("host", "src/host.js", 5))]),
+    );
+    let host_origin = format!("http://127.0.0.1:{}", host.clone().start("127.0.0.1").await.port());
+    // The remote's port, with nothing listening on it yet.
+    let remote_port =
+        tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.expect("bind").local_addr().expect("addr").port();
+    let remote_origin = format!("http://127.0.0.1:{remote_port}");
+    let tab = 6;
+    let script = |origin: &str, path: &str| json!({"tabId": tab, "ts": 1, "url": format!("{origin}{path}"), "initiatorType": "script"});
+    server
+        .ingest("network_waterfall", vec![script(&host_origin, "/main.js"), script(&remote_origin, "/remoteEntry.js")])
+        .await;
+    let log = |ts: i64| {
+        json!({"tabId": tab, "ts": ts, "level": "error", "source": "console", "url": format!("{host_origin}/"),
+               "message": "widget", "location": "webpack-internal:///./src/Widget.js:3:3"})
+    };
+    server.ingest("logs", vec![log(2)]).await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 1, has_result).await;
+    assert_eq!(list[0]["sourcemap"], "not found", "the remote is down: {:#}", list[0]);
+    let remote = Site::default();
+    remote.put(
+        "/remoteEntry.js",
+        eval_bundle(&[(
+            "./src/Widget.js",
+            "{\nfunction Widget() {\n  return price();\n}",
+            module_map("remote", "src/Widget.js", 7),
+        )]),
+    );
+    let listener =
+        tokio::net::TcpListener::bind(("127.0.0.1", remote_port)).await.expect("bind the remote's port again");
+    remote.clone().start_with(listener);
+    server.ingest("logs", vec![log(3)]).await;
+    let list = resolved(&mcp, 2, has_result).await;
+    assert_eq!(list[1]["original"]["source"], "src/Widget.js", "the remote is back: {:#}", list[1]);
+    assert_eq!(list[1]["original"]["line"], 7, "{:#}", list[1]);
     mcp.close().await;
     server.stop();
 }

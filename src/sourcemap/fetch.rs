@@ -200,5 +200,5 @@ impl Resolve for LocalhostNames {
 }
 
 fn failure(e: reqwest::Error) -> Unmapped {
-    if e.is_timeout() { Unmapped::TimedOut } else { Unmapped::NotFound }
+    if e.is_timeout() { Unmapped::TimedOut } else { Unmapped::Unreachable }
 }

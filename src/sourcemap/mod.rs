@@ -47,9 +47,14 @@ use frames::Frame;
 /// Why a frame has no original position; stored as `sourcemap` beside it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Unmapped {
-    /// No map: none named, or the script or map could not be fetched (404, refused).
+    /// No map: none named, or the script or map could not be fetched (404).
     #[error("not found")]
     NotFound,
+    /// Said as [`Unmapped::NotFound`]: nothing answered (nothing listening, the connection
+    /// dropped). What was read of a bundle before still holds, and it is read again next time:
+    /// the dev server may be back (a Module Federation remote restarted).
+    #[error("not found")]
+    Unreachable,
     /// The map is not a source map, or names sources or names it does not hold.
     #[error("invalid")]
     Invalid,

@@ -38,10 +38,14 @@ pub struct Worker {
     /// Bundles holding eval'd modules, and which bundle held a module last (eval_module.rs).
     bundles: Bundles,
     homes: HashMap<String, Url>,
-    /// Scripts that could not be fetched or hold no eval'd module, and when: not asked again
+    /// Scripts that hold no eval'd module (or are no script: a 404), and when: not asked again
     /// for [`PASSED_FOR`] (a page logging frames of a module it does not have must not make
     /// every batch fetch its tab's scripts again).
     passed: HashMap<String, Instant>,
+    /// Reads of a bundle that failed (its dev server stopped, or did not answer) so far: a module
+    /// not found while one failed is not remembered as missing, nor its scripts as passed, so
+    /// that a dev server started again (a remote of a Module Federation host) is read again.
+    failed_reads: u64,
     /// The eval'd modules each script held when last read, and the batch it was read in: kept
     /// when the script's text is not, so that a module is not looked for in every script again.
     indexes: Indexes,
@@ -121,6 +125,7 @@ impl Worker {
             jobs: 0,
             bundles: Bundles::default(),
             homes: HashMap::new(),
+            failed_reads: 0,
             passed: HashMap::new(),
             indexes: Indexes::default(),
             missing: HashMap::new(),
@@ -300,6 +305,7 @@ impl Worker {
         if let Some(found) = self.among_builds(wanted, module, &candidates, allowed).await {
             return found;
         }
+        let failed_before = self.failed_reads;
         let among = fingerprint(&candidates.iter().map(Url::as_str).collect::<Vec<_>>().join(" "));
         // Looked for in these same scripts lately, and not there: not fetched again.
         if self.missing.get(&home_key).is_some_and(|(at, was)| *was == among && at.elapsed() < MISSING_FOR) {
@@ -328,7 +334,9 @@ impl Worker {
                 }
             }
         }
-        remember(&mut self.missing, home_key, (Instant::now(), among));
+        if self.failed_reads == failed_before {
+            remember(&mut self.missing, home_key, (Instant::now(), among));
+        }
         Err(Miss::NotYetFound) // in none of the scripts known yet: the entry is tried again
     }
 
@@ -501,6 +509,12 @@ impl Worker {
             Ok(Fetched::Body(body)) => {
                 let jobs = self.jobs;
                 tokio::task::spawn_blocking(move || Bundle::new(body.validators, body.bytes, jobs)).await.ok()
+            }
+            Err(Unmapped::Unreachable | Unmapped::TimedOut) => {
+                // Not answered (nothing listening, timed out): what was read of it before still
+                // holds what the page ran, and it is read again next time.
+                self.failed_reads += 1;
+                return cached;
             }
             Err(_) => None,
         };
