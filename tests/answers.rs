@@ -772,6 +772,39 @@ async fn an_error_s_context_stays_within_its_route() {
     assert_eq!(entries(&errors)[0]["context"], json!({"network_bodies": [2], "navigation": 3}), "{errors}");
 }
 
+/// Storybook's manager goes from story to story by pushState of its query (`?path=/story/…`): a
+/// request that failed in the story before is not why the next story's error happened, and the
+/// story switch is a route change of the page; the query a page writes back with replaceState is not.
+#[tokio::test]
+async fn a_query_the_page_pushes_is_a_route_of_its_own() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let nav =
+        |dt: i64, how: &str, url: &str| json!({"tabId": 1, "ts": t + dt, "type": "navigate", "how": how, "url": url});
+    server
+        .ingest(
+            "actions",
+            vec![
+                nav(0, "load", "http://sb/?path=/story/orders--unknown"),
+                nav(1_000, "pushState", "http://sb/?path=/story/auth--login"),
+                nav(1_100, "replaceState", "http://sb/?path=/story/auth--login&args=name:Bob"),
+            ],
+        )
+        .await;
+    let failed = json!({"tabId": 1, "ts": t + 500, "method": "GET", "url": "http://sb/api/stats", "status": 500});
+    server.ingest("network_bodies", vec![failed]).await;
+    server
+        .ingest("logs", vec![json!({"tabId": 1, "ts": t + 2_000, "level": "error", "message": "assertion failed"})])
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
+    assert_eq!(entries(&errors)[0]["context"], json!({"navigation": 2}), "{errors}");
+    let since = within_budget(&mcp, json!({"what": "logs", "tabId": 1, "since_navigation": true})).await;
+    assert_eq!(since["navigation"]["soft_navigations"]["count"], 1, "{since}");
+    assert_eq!(since["navigation"]["soft_navigations"]["url"], "http://sb/?path=/story/auth--login", "{since}");
+}
+
 /// A data router (React Router, Remix, Next) fetches the next route's data before it writes the URL:
 /// the click, the loader's request that failed and the route change are one span, and the error the
 /// route then throws has the failed request and the click in its context. A request that failed

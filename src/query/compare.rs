@@ -753,12 +753,21 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
             Some(_) => {}
         }
         if let (Some(Bound::Load(before)), Some(Bound::Load(after))) = (&plan.before.from, &plan.after.from) {
-            let page = |url: &Option<String>| url.as_deref().map(super::navigation::route_of);
-            if page(&before.url) != page(&after.url) {
+            let route = |url: &Option<String>| url.as_deref().map(super::navigation::route_of);
+            let (was, now) = (route(&before.url), route(&after.url));
+            let place = |route: &Option<String>| route.as_deref().map(super::navigation::place_of).map(str::to_owned);
+            let urls = (before.url.as_deref().unwrap_or("?"), after.url.as_deref().unwrap_or("?"));
+            if place(&was) != place(&now) {
                 hints.push(format!(
                     "the two loads are of different pages ({} then {}): what is new or gone may be the other page's, not a change; to compare one page before and after a change, set a mark (configure action=mark), then reload it and send mark",
-                    before.url.as_deref().unwrap_or("?"),
-                    after.url.as_deref().unwrap_or("?")
+                    urls.0, urls.1
+                ));
+            } else if was != now {
+                // The same path with another query: a filter, or the page itself where an app keeps
+                // its route in the query (Storybook's ?path=/story/…).
+                hints.push(format!(
+                    "the two loads differ in their query ({} then {}): where the query chooses what the page shows (Storybook's ?path=), what is new or gone may be the other view's, not a change; to compare one view before and after a change, set a mark (configure action=mark), then reload it and send mark",
+                    urls.0, urls.1
                 ));
             }
         }

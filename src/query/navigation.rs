@@ -46,18 +46,20 @@ pub fn soft_navigations_after(conn: &Connection, nav: &Navigation) -> Result<Opt
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query([nav.tab_id, nav.ts, nav.id])?;
+    let mut routes = Routes::at(nav.url.as_deref());
     let mut route = nav.url.as_deref().map(route_of);
     let mut latest: Option<SoftNavigations> = None;
     while let Some(r) = rows.next()? {
         let url: Option<String> = r.get(1)?;
-        let now = url.as_deref().map(route_of);
+        let how: Option<String> = r.get(2)?;
+        let now = routes.next(url.as_deref(), how.as_deref());
         if now == route {
             continue;
         }
         route = now;
         let count = latest.as_ref().map_or(0, |l| l.count) + 1;
         let url = url.map(|u| super::compact::cut(&u).into_owned());
-        latest = Some(SoftNavigations { count, url, how: r.get(2)?, ts: r.get(0)? });
+        latest = Some(SoftNavigations { count, url, how, ts: r.get(0)? });
     }
     Ok(latest)
 }
@@ -158,18 +160,35 @@ const VISIT_LOOKBACK: i64 = 200;
 /// written back with replaceState, an in-page anchor) do not start a visit ([`route_of`]).
 pub fn visit_began(conn: &Connection, tab: i64, ts: i64) -> Result<Option<i64>, QueryError> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT ts, url, ({PAGE_LOAD}) FROM actions WHERE tab_id = ?1 AND ts <= ?2 AND {TOP_FRAME_NAVIGATION} \
-         ORDER BY ts DESC, id DESC LIMIT {VISIT_LOOKBACK}"
+        "SELECT ts, url, ({PAGE_LOAD}), json_extract(data, '$.how') FROM actions WHERE tab_id = ?1 AND ts <= ?2 \
+         AND {TOP_FRAME_NAVIGATION} ORDER BY ts DESC, id DESC LIMIT {VISIT_LOOKBACK}"
     ))?;
     let navigations = stmt
-        .query_map([tab, ts], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, bool>(2)?)))?
+        .query_map([tab, ts], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, Option<String>>(1)?,
+                r.get::<_, bool>(2)?,
+                r.get::<_, Option<String>>(3)?,
+            ))
+        })?
         .collect::<Result<Vec<_>, _>>()?;
-    let Some((first_ts, first_url, first_load)) = navigations.first() else { return Ok(None) };
-    let route = first_url.as_deref().map(route_of);
+    // Each navigation's route, worked out in the order they happened, then read newest first.
+    let mut routes = Routes::default();
+    let navigations: Vec<(i64, Option<String>, bool)> = {
+        let mut forward: Vec<_> = navigations
+            .iter()
+            .rev()
+            .map(|(ts, url, load, how)| (*ts, routes.next(url.as_deref(), how.as_deref()), *load))
+            .collect();
+        forward.reverse();
+        forward
+    };
+    let Some((first_ts, route, first_load)) = navigations.first() else { return Ok(None) };
     let mut began = *first_ts;
     if !first_load {
-        for (ts, url, load) in &navigations[1..] {
-            if url.as_deref().map(route_of) != route {
+        for (ts, now, load) in &navigations[1..] {
+            if now != route {
                 break;
             }
             began = *ts;
@@ -181,16 +200,57 @@ pub fn visit_began(conn: &Connection, tab: i64, ts: i64) -> Result<Option<i64>, 
     Ok(Some(began))
 }
 
-/// The route a URL names: its origin and path, and a hash route (`#/items`, `#!/items`) without its
-/// query; not its query or an in-page anchor, which a page changes without going anywhere.
+/// The route a URL names: its origin, path and query, and a hash route (`#/items`, `#!/items`)
+/// with its own query; not an in-page anchor, which a page follows without going anywhere. A query
+/// is where some apps keep their route (Storybook's `?path=/story/…`); one a page writes back
+/// with replaceState is no route change ([`Routes`]).
 pub fn route_of(url: &str) -> String {
     let (before_hash, hash) = url.split_once('#').map_or((url, None), |(b, h)| (b, Some(h)));
-    let path = before_hash.split_once('?').map_or(before_hash, |(p, _)| p);
     match hash {
         Some(h) if h.starts_with('/') || h.starts_with("!/") => {
-            format!("{path}#{}", h.split_once('?').map_or(h, |(r, _)| r))
+            let path = before_hash.split_once('?').map_or(before_hash, |(p, _)| p);
+            format!("{path}#{h}")
         }
-        _ => path.to_owned(),
+        _ => before_hash.to_owned(),
+    }
+}
+
+/// The route's place without any query: what a replaceState that keeps it writes a query back to.
+pub fn place_of(route: &str) -> &str {
+    let (before_hash, hash) = route.split_once('#').map_or((route, None), |(b, h)| (b, Some(h)));
+    match hash {
+        Some(h) => &route[..before_hash.len() + 1 + h.split_once('?').map_or(h.len(), |(r, _)| r.len())],
+        None => before_hash.split_once('?').map_or(before_hash, |(p, _)| p),
+    }
+}
+
+/// The routes a tab's navigations took it to, in the order they happened: a replaceState that
+/// stays at the same place keeps the route it writes back to (a list's filters, a router's state,
+/// SvelteKit and Next writing the URL back at every load), and so does any navigation to the URL
+/// the page is at but for an anchor; any other navigation's route is its URL's ([`route_of`]).
+#[derive(Default)]
+pub struct Routes {
+    current: Option<String>,
+    /// The route of the URL the page is at (after a query written back, not the route kept).
+    at: Option<String>,
+}
+
+impl Routes {
+    /// Starting at a known route (a page load's URL).
+    pub fn at(url: Option<&str>) -> Routes {
+        Routes { current: url.map(route_of), at: url.map(route_of) }
+    }
+
+    /// The route after a navigation to `url` by `how`.
+    pub fn next(&mut self, url: Option<&str>, how: Option<&str>) -> Option<String> {
+        let route = url.map(route_of);
+        let written_back = how == Some("replaceState")
+            && matches!((&self.current, &route), (Some(now), Some(to)) if place_of(now) == place_of(to));
+        if !written_back && route != self.at {
+            self.current = route.clone();
+        }
+        self.at = route;
+        self.current.clone()
     }
 }
 
@@ -214,15 +274,37 @@ pub fn loads(conn: &Connection, tab: i64, upto: i64, n: i64) -> Result<Vec<Navig
 
 #[cfg(test)]
 mod tests {
-    use super::route_of;
+    use super::{Routes, route_of};
 
     #[test]
-    fn a_route_is_origin_and_path_and_a_hash_route() {
-        assert_eq!(route_of("http://app/settings?tab=2#theme"), "http://app/settings");
+    fn a_route_is_origin_path_and_query_and_a_hash_route() {
+        assert_eq!(route_of("http://app/settings?tab=2#theme"), "http://app/settings?tab=2");
         assert_eq!(route_of("http://app/settings#theme?x"), "http://app/settings");
-        assert_eq!(route_of("http://app/#/items/3?sort=asc"), "http://app/#/items/3");
+        assert_eq!(route_of("http://app/#/items/3?sort=asc"), "http://app/#/items/3?sort=asc");
         assert_eq!(route_of("http://app/?q=1#!/inbox"), "http://app/#!/inbox");
         assert_eq!(route_of("http://app/#!/inbox"), "http://app/#!/inbox");
         assert_eq!(route_of("http://app"), "http://app");
+    }
+
+    /// Storybook's manager goes from story to story by pushState of its query; a list writing its
+    /// filters back with replaceState stays where it is; a replaceState to another path (a router's
+    /// redirect) goes there.
+    #[test]
+    fn a_query_pushed_is_a_new_route_and_one_written_back_is_not() {
+        let mut routes = Routes::at(Some("http://sb/?path=/story/a"));
+        let b = routes.next(Some("http://sb/?path=/story/b"), Some("pushState"));
+        assert_eq!(b.as_deref(), Some("http://sb/?path=/story/b"));
+        let kept = routes.next(Some("http://sb/?path=/story/b&args=x:1"), Some("replaceState"));
+        assert_eq!(kept, b, "a query written back");
+        let hash = routes.next(Some("http://sb/#/items?sort=asc"), Some("replaceState"));
+        assert_eq!(hash.as_deref(), Some("http://sb/#/items?sort=asc"), "another place");
+        let kept = routes.next(Some("http://sb/#/items?sort=desc"), Some("replaceState"));
+        assert_eq!(kept, hash, "a hash route's query written back");
+        let moved = routes.next(Some("http://sb/login"), Some("replaceState"));
+        assert_eq!(moved.as_deref(), Some("http://sb/login"), "a redirect");
+        let kept = routes.next(Some("http://sb/login?next=%2F"), Some("replaceState"));
+        assert_eq!(kept, moved, "a query written back");
+        let anchor = routes.next(Some("http://sb/login?next=%2F#form"), Some("pushState"));
+        assert_eq!(anchor, moved, "the URL it is at, with an anchor");
     }
 }
