@@ -101,6 +101,18 @@
       }, true);
     }
 
+    // What the browser tells of an error thrown by a script of another origin that was loaded
+    // without CORS (a Module Federation remote's chunks, a CDN's script): "Script error.", with no
+    // error, file or line. It says why, and how to see the error, which nothing else will.
+    const MUTED = "Script error.";
+    const MUTED_WHY =
+      " (the browser hides what a script of another origin threw, and its unhandled rejections, unless that script is loaded with crossorigin from a server answering Access-Control-Allow-Origin: webpack's output.crossOriginLoading = \"anonymous\" for a remote's chunks)";
+    /** The browser's message of an error event that carries no error. */
+    function said(message, filename) {
+      const text = String(message);
+      return text === MUTED && !filename ? text + MUTED_WHY : text;
+    }
+
     listen(
       window,
       "error",
@@ -112,7 +124,7 @@
           // that cannot even be asked what it is (a revoked Proxy) is told by the browser's message.
           emitThrown(error, event, {
             source: "exception",
-            plain: (thrown) => (thrown === undefined || thrown === null ? String(message) : `Uncaught ${serialize.formatArg(thrown)}`),
+            plain: (thrown) => (thrown === undefined || thrown === null ? said(message, filename) : `Uncaught ${serialize.formatArg(thrown)}`),
             unreadable: (why) => `${String(message)} ${why}`,
             // The browser's place, unless a built-in threw: then the page's first frame, as DevTools
             // links it (an `es.onmessage` that called JSON.parse).

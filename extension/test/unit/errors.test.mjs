@@ -99,7 +99,15 @@ test("a rejected or thrown non-Error is recorded as it was then", () => {
   assert.equal(rejection.message, 'Unhandled rejection: {"code":503,"retry":true}');
   assert.equal(rejection.stack, undefined);
   assert.equal(exception.message, 'Uncaught {"kind":"validation"}');
-  assert.equal(opaque.message, "Script error.");
+  // The browser hid it (a script of another origin loaded without CORS): the entry says why and
+  // how to see it.
+  assert.ok(opaque.message.startsWith("Script error. (the browser hides what a script of another origin threw"), opaque.message);
+  assert.match(opaque.message, /crossorigin/);
+});
+
+test("a Script error. the page itself names a file for is left as it was", () => {
+  listeners.error(new ErrorEvent({ error: null, message: "Script error.", filename: "http://app.test/app.js", lineno: 3, colno: 1 }));
+  assert.equal(built()[0].message, "Script error.");
 });
 
 test("a very long error is cut and says so", () => {
