@@ -385,10 +385,14 @@ const PAGE_KINDS = new Set(kinds.PAGE_KINDS);
  */
 function fromPage(kind, entry, tabId, frame, from) {
   if (!PAGE_KINDS.has(kind) || !entry || typeof entry !== "object") return undefined;
+  // A request's entry says where its page was when it began, if it has moved on since (a story
+  // frame's replaceState to the next story while the request was under way): its frame's URL then.
+  const began = (kind === "network_waterfall" || kind === "network_bodies") && typeof entry.pageUrl === "string" ? frameUrlNow(entry.pageUrl, frame.url) : frame.now;
+  if (kind === "network_bodies") delete entry.pageUrl;
   if (frame.id !== 0) {
     if (kind === "tabs" || kind === "vitals" || isDevToolingFrame(frame.url)) return undefined;
     entry.frameId = frame.id;
-    putUrl(entry, "frameUrl", frame.now);
+    putUrl(entry, "frameUrl", began);
   }
   if (kind === "actions") formPosts.submitted(tabId, frame.id, entry, from && from.page);
   if (kind === "network_waterfall" || kind === "network_bodies") {

@@ -269,6 +269,12 @@
     now: () => routeCount,
     /** The URL the page was on at `count` (the current URL for the current count, or an unknown one). */
     at: (count) => (count === routeCount ? location.href : endedOn.get(count) || location.href),
+    /**
+     * The URL the page was on at `count` if it has left it since (a request sent before a route
+     * change, its entry built after: a frame's URL read when the entry is sent would name the next
+     * route), else undefined.
+     */
+    since: (count) => (count === routeCount || count === undefined ? undefined : endedOn.get(count)),
     /** The page left `from` for another URL (navigation.js, at every route change it sees). */
     left(from) {
       endedOn.set(routeCount, from);

@@ -28,6 +28,7 @@
       const headers = headersToObject(given.headers || (isRequest && input.headers));
       const info = {
         start: perfNow(),
+        page: core.pageUrl.now(),
         method: String(given.method || (isRequest && input.method) || "GET").toUpperCase(),
         url: isRequest ? input.url : absoluteUrl(input),
         headers,
@@ -149,6 +150,7 @@
         initiator: "fetch",
         duration: requests.round(duration),
         requestHeaders: info.headers,
+        pageUrl: core.pageUrl.since(info.page), // where the page was, if it has moved on since
         ...bodyFields("request", requestBody),
         // A Request's body, read later: its operation named from it then.
         operation: info.operation || (info.graphql && requestBody ? appFailures.operationOf(info.url, requestBody.text) : undefined),

@@ -271,6 +271,7 @@
       if (r && r.failed) row.failed = true;
       if (r && r.error) row.error = r.error;
       if (r && r.site && (r.failed || status >= 400)) Object.assign(row, siteFields(r.site), { pageUrl: pageUrl.at(r.page) });
+      else if (r && pageUrl.since(r.page)) row.pageUrl = pageUrl.since(r.page); // the page has moved on since it began
       if (r && !r.ended) row.unfinished = true; // the page left, or followed too many, before its end
       row.ts = epochOf(row.startTime);
       return row;

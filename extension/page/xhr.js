@@ -74,7 +74,7 @@
         try {
           const o = opened.get(this);
           if (o) {
-            send = { method: o.method, url: o.url, headers: Object.assign({}, o.headers), start: perfNow() };
+            send = { method: o.method, url: o.url, headers: Object.assign({}, o.headers), start: perfNow(), page: core.pageUrl.now() };
             send.body = describeBody(body, send.headers["content-type"]);
             // A GraphQL request's operation, by name, a tRPC request's procedures (app_failures.js);
             // failures their answers tell in the body alone.
@@ -168,6 +168,7 @@
         duration: requests.round(duration),
         headersMs: send.headersAt === undefined ? undefined : requests.round(send.headersAt - send.start),
         requestHeaders: send.headers,
+        pageUrl: core.pageUrl.since(send.page), // where the page was, if it has moved on since
         ...bodyFields("request", requestBody),
         operation: send.operation,
       };

@@ -1,6 +1,8 @@
 // A frame that routes with pushState, as Storybook's story frame goes from one story to the next
 // without loading a document: the entries it sends after the route changed name the frame by its
-// new URL (Chrome's own idea of the frame's URL stays the document's first). Called by run.mjs
+// new URL (Chrome's own idea of the frame's URL stays the document's first), and a request a story
+// made before the frame went on to the next one is named by the story that made it, though its
+// row and body are sent after. Called by run.mjs
 // with the running browser and server; `routedFrameRoute` serves the pages from run.mjs's server.
 import assert from "node:assert/strict";
 
@@ -16,7 +18,19 @@ export function routedFrameRoute(req, res, url) {
     html(`<title>story</title><script>
       console.log("story rendered", location.search);
       window.goTo = (id) => { history.pushState(null, "", "/story-frame?id=" + id); console.log("story rendered", location.search); };
+      // A story's request under way as the frame goes on to the next story, as Storybook's preview
+      // does with replaceState.
+      window.leaveDuring = async (id) => {
+        const answer = fetch("/story-api?slow=1").then((r) => r.text());
+        history.replaceState(null, "", "/story-frame?id=" + id);
+        return answer;
+      };
     </script>`);
+  } else if (url.pathname === "/story-api") {
+    setTimeout(() => {
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+      res.end('{"stats":"slow"}');
+    }, 300);
   } else {
     return false;
   }
@@ -40,5 +54,15 @@ export async function routedFramePage({ context, client, all, waitFor, log, orig
   assert.equal(byStory.normal.frameUrl, `${origin}/story-frame?id=normal`, JSON.stringify(byStory.normal));
   assert.equal(byStory.normal.frameId, byStory.broken.frameId, "the same frame");
   log("a frame that routes with pushState is named by its new URL");
+  await frame.evaluate(() => window.leaveDuring("third"));
+  const made = (e) => e.url === `${origin}/story-api?slow=1`;
+  const [row, body] = await waitFor("the slow request's row and body", async () => {
+    const found = [(await all(client, "network_waterfall")).find(made), (await all(client, "network_bodies")).find(made)];
+    return found.every(Boolean) && found;
+  });
+  for (const entry of [row, body]) {
+    assert.equal(entry.frameUrl, `${origin}/story-frame?id=normal`, `the story that made it: ${JSON.stringify(entry)}`);
+  }
+  log("a request a story made before the frame went on is named by that story");
   await tab.close();
 }

@@ -103,6 +103,8 @@ test("pageUrl names the URL a count was noted on: the current one until the rout
   pageUrl.left("http://app.test/a");
   const onB = pageUrl.now();
   assert.deepEqual([pageUrl.at(onA), pageUrl.at(onB)], ["http://app.test/a", "http://app.test/b"]);
+  // What an entry built later says of where it began, if the page has left it since.
+  assert.deepEqual([pageUrl.since(onA), pageUrl.since(onB)], ["http://app.test/a", undefined]);
   // Bounded: a count older than the last 256 route changes reads as the current URL.
   for (let i = 0; i < 300; i++) pageUrl.left(`http://app.test/r${i}`);
   globalThis.location.href = "http://app.test/now";

@@ -23,9 +23,14 @@ const core = {
   },
   perfNow: () => clock,
   listen: (_target, type, fn) => listeners.set(type, [...(listeners.get(type) || []), fn]),
-  // The page's route changes as core.js counts them: one page here.
-  pageUrl: { now: () => 0, at: (count) => (count === 0 ? "http://app/page" : undefined) },
+  // The page's route changes as core.js counts them: one page here, until a test moves on.
+  pageUrl: {
+    now: () => route,
+    at: (count) => (count === 0 ? "http://app/page" : undefined),
+    since: (count) => (count === route ? undefined : count === 0 ? "http://app/page" : undefined),
+  },
 };
+let route = 0;
 const outbox = { emit: (kind, build) => rows.push({ kind, entry: build() }) };
 globalThis.__gasoline = { core, outbox, callsite: require("../../lib/callsite.js") };
 globalThis.addEventListener = () => {}; // a window's, which requests.js listens on through core.listen
@@ -106,6 +111,20 @@ test("a fetch whose body is never read has no timing entry: its row goes alone, 
   requests.timing(entry("http://app.localhost/unread"));
   advance(60000);
   assert.equal(rows.length, 1, "one row per request");
+});
+
+test("a request sent before the page moved on names the URL it was on then; one sent and ended on one page does not", () => {
+  const before = requests.start("GET", "http://app.localhost/api/stats", "fetch");
+  const after = () => requests.start("GET", "http://app.localhost/api/next", "fetch");
+  route = 1; // the frame went to the next story (a replaceState) while the request was under way
+  const next = after();
+  requests.end(before, { status: 200 });
+  requests.end(next, { status: 200 });
+  advance(60000);
+  route = 0;
+  const [a, b] = rows.map((r) => r.entry);
+  assert.equal(a.pageUrl, "http://app/page");
+  assert.equal(b.pageUrl, undefined);
 });
 
 test("a request the page saw fail is failed, with the page's words", () => {
