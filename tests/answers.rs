@@ -1365,6 +1365,62 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
     assert_eq!(parcel.map(|g| g["fixed"].clone()), Some(json!("a build succeeded after it")), "{grouped}");
 }
 
+/// webpack-dev-server's build error is fixed once the socket that said it says a build succeeded
+/// (`{"type":"ok"}`, or warnings alone, which a build with standing warnings sends instead), not
+/// when another dev server's socket does (a Module Federation remote on its own port), nor when
+/// warnings come with errors (`preventReloading`) or are cut short.
+#[tokio::test]
+async fn webpack_dev_server_s_build_error_is_fixed_by_its_own_socket() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    const FILES: [&str; 4] = ["", "cart", "menu", "nav"];
+    let errors =
+        r#"{"type":"errors","data":[{"moduleName":"./src/util.js","loc":"9:17","message":"Module parse failed"}]}"#;
+    let warned = r#"{"type":"warnings","data":[{"moduleName":"./src/index.js","loc":"3:12-19","message":"export 'x' was not found"}]"#;
+    let message = |tab: i64, dt: i64, port: u16, data: &str| {
+        json!({"tabId": tab, "ts": t + dt, "transport": "websocket", "connectionId": format!("c-{tab}-{port}"), "event": "message",
+               "direction": "incoming", "url": format!("ws://127.0.0.1:{port}/ws"), "data": data})
+    };
+    server
+        .ingest(
+            "websocket_events",
+            vec![
+                // Tab 1: its own socket said ok after the error.
+                message(1, 990, 8080, errors),
+                message(1, 1_400, 8080, r#"{"type":"invalid"}"#),
+                message(1, 1_500, 8080, r#"{"type":"ok"}"#),
+                // Tab 2: only a remote's dev server said ok; its own, warnings sent with errors.
+                message(2, 990, 8080, errors),
+                message(2, 1_500, 8081, r#"{"type":"ok"}"#),
+                message(2, 1_600, 8080, &format!(r#"{warned},"params":{{"preventReloading":true}}}}"#)),
+                // Tab 3: warnings alone, a build that succeeded.
+                message(3, 990, 8080, errors),
+                message(3, 1_500, 8080, &format!("{warned}}}")),
+            ],
+        )
+        .await;
+    let broke = |tab: i64| {
+        json!({"tabId": tab, "ts": t + 1_000, "level": "error", "source": "dev-server",
+               "message": format!("[webpack] ERROR in ./src/{}.js 9:17\nModule parse failed", FILES[tab as usize])})
+    };
+    server.ingest("logs", vec![broke(1), broke(2), broke(3)]).await;
+    let mcp = Mcp::http(&server).await;
+    let grouped = within_budget(&mcp, json!({"what": "errors", "group": true})).await;
+    let fixed = |tab: i64| {
+        grouped["groups"]
+            .as_array()
+            .and_then(|g| {
+                g.iter()
+                    .find(|g| g["example"].as_str().is_some_and(|e| e.contains(&format!("{}.js", FILES[tab as usize]))))
+            })
+            .map(|g| g["fixed"].clone())
+    };
+    assert_eq!(fixed(1), Some(json!("a build succeeded after it")), "{grouped}");
+    assert_eq!(fixed(2), Some(Value::Null), "{grouped}");
+    assert_eq!(fixed(3), Some(json!("a build succeeded after it")), "{grouped}");
+}
+
 /// A compact EventSource message names its type: the name its server gave it, or `message`.
 #[tokio::test]
 async fn a_compact_event_source_message_names_its_type() {

@@ -215,6 +215,59 @@
       });
     }
 
+    // webpack-dev-server (4 and 5: webpack's own dev setup, Module Federation's) sends
+    // `{"type":"errors","data":[…]}` on its client socket when a build fails: each item webpack's
+    // error (`moduleName` `./src/util.js`, `loc` `9:17`, `message`), or, from webpack 4, its text
+    // alone. Its client logs them too, as ordinary console groups (then they are there twice), and
+    // `{"type":"ok"}` follows a build that succeeded again. Its socket is `/ws` unless the project
+    // names another; one that greets with webpack-dev-server's `{"type":"hot"}` or
+    // `{"type":"liveReload"}` is one too (Angular CLI's `/ng-cli-ws`).
+    const WEBPACK_SOCKET = /^wss?:\/\/[^/?#]*\/ws(?:[?#]|$)/;
+    const WEBPACK_HELLO = ['{"type":"hot"}', '{"type":"liveReload"}'];
+    const WEBPACK_ERRORS = '{"type":"errors","data":[';
+    // webpack's `loc` (`9:17`, `9:17-20`, `9:17-10:2`, `9-12`), and the place its parser's and
+    // Babel's messages name (`Unexpected token (9:17)`): both count columns from 0.
+    const WEBPACK_LOC = /^(\d+)(?::(\d+))?/;
+    const PARSER_PLACE = /\((\d+):(\d+)\)/;
+    function webpackMessage(text) {
+      if (!text.startsWith(WEBPACK_ERRORS)) return;
+      buildError(text, (payload) => {
+        const problems = payload && Array.isArray(payload.data) ? payload.data.slice(0, 10).map(webpackProblem).filter(Boolean) : [];
+        if (problems.length === 0) return null;
+        const said = problems.map((p) => p.text).join("\n\n");
+        return { message: serialize.cut(`[webpack] ${said}`, limits.MESSAGE_CAP).text, original: problems[0].original };
+      });
+    }
+
+    /** One of webpack's errors as webpack-dev-server's client logs it (`ERROR in ./src/util.js 9:17` and its message), and where it broke. */
+    function webpackProblem(item) {
+      let name;
+      let loc;
+      let message;
+      if (typeof item === "string") {
+        // webpack 4's text: the module (and its place) on the first line, then the message.
+        const text = item.replace(ANSI, "");
+        const end = text.indexOf("\n");
+        const head = /^(\S*\/\S*)(?: (\d\S*))?$/.exec(end < 0 ? "" : text.slice(0, Math.min(end, 2048)));
+        [name, loc, message] = head ? [head[1], head[2] || "", text.slice(end + 1)] : ["", "", text];
+      } else if (item && typeof item.message === "string") {
+        name = typeof item.moduleName === "string" ? item.moduleName : "";
+        loc = typeof item.loc === "string" ? item.loc : "";
+        message = item.message.replace(ANSI, "");
+      } else {
+        return null;
+      }
+      // The module as the project names it: its loaders (`…babel-loader…!./src/App.jsx`) and a
+      // concatenation (`./src/index.js + 3 modules`) left out.
+      const file = name.replace(/^.*!/, "").replace(/ \+ \d+ modules?$/, "");
+      const text = `ERROR${file ? ` in ${file}` : ""}${loc ? ` ${loc}` : ""}\n${message}`;
+      const at = WEBPACK_LOC.exec(loc) || PARSER_PLACE.exec(message.slice(0, 4096));
+      // 1-based, as editors count: the column of the character the parser did not expect.
+      const column = at && at[2] !== undefined ? Number(at[2]) + 1 : undefined;
+      const original = file && at ? { source: file.replace(/^\.\//, "").slice(0, 1024), line: Number(at[1]), column } : undefined;
+      return { text, original };
+    }
+
     function watch(ws) {
       // The socket a Socket.IO session upgrades to is that session's connection (engine_io.js).
       ids.set(ws, (engineIo && engineIo.sessionOf(ws.url)) || connectionId());
@@ -227,14 +280,23 @@
       const failedWith = () => (closing.has(ws) ? "closed by the page before it opened" : "WebSocket connection failed");
       listen(ws, "error", () => requests.end(request, { failed: true, error: failedWith() }));
       listen(ws, "open", () => record(ws, "open", () => ({ protocol: ws.protocol })));
+      // Which dev server's socket it is, decided once (webpack-dev-server's also by its greeting):
+      // a message of any other socket costs one string test.
       const rsbuild = RSBUILD_SOCKET.test(ws.url);
+      let webpack = !rsbuild && WEBPACK_SOCKET.test(ws.url);
+      let greeted = false;
       listen(ws, "message", (e) => {
         const data = frame(e.data);
         record(ws, "message", () => Object.assign({ direction: "incoming" }, data));
         // A dev server's build error, by the socket it came on (Parcel's has nothing of its own).
         if (typeof e.data !== "string") return;
+        if (!greeted) {
+          greeted = true;
+          webpack = webpack || (!rsbuild && WEBPACK_HELLO.includes(e.data));
+        }
         if (ws.protocol === "vite-hmr") viteMessage(e.data);
         else if (rsbuild) rsbuildMessage(e.data);
+        else if (webpack) webpackMessage(e.data);
         else parcelMessage(e.data);
       });
       listen(ws, "close", (e) => {

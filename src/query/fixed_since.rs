@@ -17,6 +17,15 @@
 //! build that succeeded, and a page that connects while the build is broken is sent the errors at
 //! once, as Vite's is, after `[rsbuild] WebSocket connected.`. Parcel's runtime logs
 //! `[parcel] ✨ Error resolved` after the next build that succeeded.
+//!
+//! webpack-dev-server's client socket (`/ws` by default) is told `{"type":"ok"}` after a build that
+//! succeeded, or `{"type":"warnings",…}` alone after one that succeeded with warnings (sent with
+//! errors, its warnings carry `"params":{"preventReloading":true}`). Only the socket that said the
+//! error counts, or the reloaded page's to the same URL: a Module Federation remote's dev server, on
+//! its own port, says nothing of the host's build. A page that connects is told at once how the
+//! build stands, so a reloaded page without the error hears `ok` too; its client logs nothing once
+//! connected (`[webpack-dev-server] Server started: …` comes before its socket opens), so it has no
+//! `CONNECTED` line.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -77,7 +86,7 @@ pub fn build(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Qu
             "SELECT 1 FROM logs WHERE tab_id = ?1 AND id > ?2 AND message LIKE '[parcel] ✨ Error resolved%' LIMIT 1",
         )?
         .exists(params![tab, last_id])?;
-    if rebuilt || resolved {
+    if rebuilt || resolved || webpack_rebuilt(conn, tab, ts)? {
         return Ok(Some(REBUILT));
     }
     let load: Option<i64> = conn
@@ -98,6 +107,34 @@ pub fn build(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Qu
         )?
         .exists(params![tab, last_id, load])?;
     Ok((settled && !again).then_some(RELOADED))
+}
+
+/// How long before its entry a build error's message came on the dev server's socket: the page
+/// records the message, then the entry, in one handler.
+const SAID_MS: i64 = 1_000;
+
+/// Whether webpack-dev-server's socket that said the build error logged in `tab` at `ts` (or the
+/// page's next socket to the same URL) said a build succeeded after it.
+fn webpack_rebuilt(conn: &Connection, tab: i64, ts: i64) -> Result<bool, QueryError> {
+    let socket: Option<String> = conn
+        .prepare_cached(
+            "SELECT url FROM websocket_events WHERE tab_id = ?1 AND ts >= ?2 AND ts <= ?3 AND direction = 'incoming' \
+             AND url IS NOT NULL AND json_extract(data, '$.data') LIKE '{\"type\":\"errors\",\"data\":[%' \
+             ORDER BY id DESC LIMIT 1",
+        )?
+        .query_row(params![tab, ts - SAID_MS, ts], |r| r.get(0))
+        .optional()?;
+    let Some(socket) = socket else { return Ok(false) };
+    // A warnings message cut short may have lost the `params` that say errors came with it.
+    Ok(conn
+        .prepare_cached(
+            "SELECT 1 FROM websocket_events WHERE tab_id = ?1 AND ts >= ?2 AND direction = 'incoming' AND url = ?3 \
+             AND (json_extract(data, '$.data') = '{\"type\":\"ok\"}' \
+               OR (json_extract(data, '$.data') LIKE '{\"type\":\"warnings\",%' \
+                   AND truncated IS NULL AND json_extract(data, '$.truncated') IS NULL \
+                   AND json_extract(data, '$.data') NOT LIKE '%\"params\":{\"preventReloading\":true}}')) LIMIT 1",
+        )?
+        .exists(params![tab, ts, socket])?)
 }
 
 /// The tab, time and page URL of the logs entry `id`; None when it has no tab (nothing after it

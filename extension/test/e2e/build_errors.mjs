@@ -69,34 +69,7 @@ export async function buildErrorScenario({ name, entries, bin, args, source, bro
     log(`the component's warning maps through the dev server's map to src/App.jsx:${warned.line}`);
 
     // A syntax error saved into the file: the dev server says so on its HMR socket.
-    const appFile = path.join(app, "src/App.jsx");
-    const text = readFileSync(appFile, "utf8");
-    const brokenText = text.replace("  const [count, setCount]", "  const broken = ;\n  const [count, setCount]");
-    const brokenLine = brokenText.split("\n").indexOf("  const broken = ;") + 1;
-    let broke;
-    try {
-      writeFileSync(appFile, brokenText);
-      broke = await waitFor("the build error as an error entry", async () => (await all(client, "logs")).find((e) => e.source === "dev-server"), 60000);
-      assert.equal(broke.level, "error");
-      assert.ok(broke.message.startsWith(said), broke.message);
-      // Placed at the `;` the parser did not expect.
-      const where = [broken(app, "src/App.jsx"), brokenLine, "  const broken = ;".length];
-      assert.deepEqual([broke.original?.source, broke.original?.line, broke.original?.column], where, JSON.stringify(broke));
-      // What an agent reads first: the summary leads with it, placed at the broken line.
-      const first = (await observe(client, { what: "summary" })).errors?.groups?.[0];
-      assert.ok(first?.example.startsWith(said) && first.fixed === undefined, JSON.stringify(first));
-      assert.equal(first.at, where.join(":"), JSON.stringify(first));
-      log(`a syntax error reads ${first.at} and leads the summary`);
-    } finally {
-      writeFileSync(appFile, text);
-    }
-    // Saved as it was: the build succeeds again, and the summary's group says the error is fixed.
-    const fixed = await waitFor(
-      "the build error's group said fixed",
-      async () => ((await observe(client, { what: "summary" })).errors?.groups || []).find((g) => g.first_id === broke.id && g.fixed),
-      60000,
-    );
-    log(`saved again as it was, the build error says: ${fixed.fixed}`);
+    await brokenThenFixed({ client, file: path.join(app, "src/App.jsx"), before: "  const [count, setCount]", said, source: broken(app, "src/App.jsx"), log });
 
     assertDeclared({ logs: await all(client, "logs") });
     log("every stored field is declared");
@@ -110,4 +83,40 @@ export async function buildErrorScenario({ name, entries, bin, args, source, bro
     await client.close();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * A syntax error (`  const broken = ;`) saved into `file` before the line beginning `before`: an
+ * error entry from the dev server (`source: "dev-server"`) whose message begins `said`, placed at
+ * `source`, the broken line and the `;`'s column, leading the summary; once the file is saved as it
+ * was, the summary's group of that error says it is fixed.
+ */
+export async function brokenThenFixed({ client, file, before, said, source, log }) {
+  const text = readFileSync(file, "utf8");
+  const brokenText = text.replace(before, `  const broken = ;\n${before}`);
+  const brokenLine = brokenText.split("\n").indexOf("  const broken = ;") + 1;
+  let broke;
+  try {
+    writeFileSync(file, brokenText);
+    broke = await waitFor("the build error as an error entry", async () => (await all(client, "logs")).find((e) => e.source === "dev-server"), 60000);
+    assert.equal(broke.level, "error");
+    assert.ok(broke.message.startsWith(said), broke.message);
+    // Placed at the `;` the parser did not expect, 1-based as editors count.
+    const where = [source, brokenLine, "  const broken = ;".length];
+    assert.deepEqual([broke.original?.source, broke.original?.line, broke.original?.column], where, JSON.stringify(broke));
+    // What an agent reads first: the summary leads with it, placed at the broken line.
+    const first = (await observe(client, { what: "summary" })).errors?.groups?.[0];
+    assert.ok(first?.example.startsWith(said) && first.fixed === undefined, JSON.stringify(first));
+    assert.equal(first.at, where.join(":"), JSON.stringify(first));
+    log(`a syntax error reads ${first.at} and leads the summary`);
+  } finally {
+    writeFileSync(file, text);
+  }
+  // Saved as it was: the build succeeds again, and the summary's group says the error is fixed.
+  const fixed = await waitFor(
+    "the build error's group said fixed",
+    async () => ((await observe(client, { what: "summary" })).errors?.groups || []).find((g) => g.first_id === broke.id && g.fixed),
+    60000,
+  );
+  log(`saved again as it was, the build error says: ${fixed.fixed}`);
 }

@@ -8,7 +8,10 @@
 // in src/util.js maps to the line of the throw, with the caller's frame in
 // src/index.js; a console.warn there, made through a library that wraps the
 // console (ignore-listed), reads as its own line in src/util.js; after an edit
-// of the served copy, the reloaded page's error reads as the edited line.
+// of the served copy, the reloaded page's error reads as the edited line; a
+// syntax error saved into it becomes an error entry from webpack-dev-server's
+// socket (`source: "dev-server"`) placed at the broken line and column, leading
+// the summary, which says it is fixed once the file is saved back.
 //
 //   GASOLINE_BIN=target/debug/gasoline node extension/test/e2e/webpack.mjs
 import assert from "node:assert/strict";
@@ -32,6 +35,7 @@ import {
   testBuild,
   waitFor,
 } from "./harness.mjs";
+import { brokenThenFixed } from "./build_errors.mjs";
 
 function fail(message) {
   console.error(`webpack e2e FAILED: ${message}`);
@@ -137,6 +141,10 @@ try {
   assert.equal(after.frames[0].original.source, "src/util.js");
   assert.equal(after.frames[0].original.context.lines[edited.line - after.frames[0].original.context.start], edited.text);
   log(`after an edit the reloaded page's error reads src/util.js:${edited.line}`);
+
+  // A syntax error saved into the file: webpack-dev-server says so on its socket (`/ws`), and its
+  // client prevents the reload, so the page runs the old code.
+  await brokenThenFixed({ client, file: utilPath, before: "  const message =", said: "[webpack] ERROR in ./src/util.js", source: "src/util.js", log });
 
   assertDeclared({ logs: await all(client, "logs") });
   log("every stored field is declared");

@@ -263,6 +263,77 @@ test("Parcel's build error on its HMR socket is an error entry that says where i
   assert.equal(receive('{"type":"error","message":"not parcel"}').length, 1, "another socket's error message is no build error");
 });
 
+// webpack-dev-server 5.2's message for a syntax error in a module no loader handles (webpack's own
+// parser), as its socket sent it.
+const WEBPACK_SYNTAX = {
+  type: "errors",
+  data: [
+    {
+      moduleIdentifier: "/tmp/wds/app/src/util.js",
+      moduleName: "./src/util.js",
+      loc: "9:17",
+      message:
+        "Module parse failed: Unexpected token (9:17)\nFile was parsed as module type 'javascript/auto'.\nYou may need an appropriate loader to handle this file type, currently no loaders are configured to process this file. See https://webpack.js.org/concepts#loaders\n   8 | export function explode(reason) {\n>  9 |   const broken = ;\n     |                  ^\n  10 |   const message = `boom from util: ${reason}`;",
+    },
+  ],
+};
+
+test("webpack-dev-server's build error on its socket is an error entry that says where it broke", () => {
+  const receive = hmrSocket("ws://127.0.0.1:8080/ws", "");
+  clock += 60000;
+  assert.deepEqual(receive('{"type":"hash","data":"0e2a14f01ffbbd6f9c30"}'), []);
+  const [entry] = receive(JSON.stringify(WEBPACK_SYNTAX));
+  assert.deepEqual([entry.level, entry.source], ["error", "dev-server"]);
+  assert.ok(entry.message.startsWith("[webpack] ERROR in ./src/util.js 9:17\nModule parse failed: Unexpected token (9:17)\n"), entry.message);
+  // webpack's loc counts columns from 0 (the caret stands under the `;`, the 18th character of its line).
+  assert.deepEqual(entry.original, { source: "src/util.js", line: 9, column: 18 });
+  assert.equal(receive(JSON.stringify(WEBPACK_SYNTAX)).length, 1, "sent again at once: the same error");
+  assert.equal(receive('{"type":"ok"}').length, 1, "a build that succeeded is no entry");
+  // A build that succeeded with warnings (webpack 5.113's, as its socket sent it) is no build error.
+  const warnings = '{"type":"warnings","data":[{"moduleIdentifier":"/tmp/wds/app/src/index.js","moduleName":"./src/index.js","loc":"3:12-19","message":"export \'nothere\' (imported as \'nothere\') was not found in \'./util.js\' (possible exports: announce, explode)"}]}';
+  assert.equal(receive(warnings).length, 1);
+  // Another socket's message of the same shape is not webpack-dev-server's.
+  assert.equal(hmrSocket("ws://127.0.0.1:8080/chat/ws", "")(JSON.stringify(WEBPACK_SYNTAX)).length, 0);
+});
+
+test("a socket that greets as webpack-dev-server does is its socket, wherever the project put it", () => {
+  clock += 60000;
+  const receive = hmrSocket("ws://localhost:4200/ng-cli-ws", "");
+  assert.deepEqual(receive('{"type":"hot"}'), []);
+  assert.equal(receive(JSON.stringify(WEBPACK_SYNTAX)).length, 1);
+  // Its greeting only counts first: an app's socket that says it later is the app's.
+  const app = hmrSocket("ws://localhost:4200/feed", "");
+  app('{"type":"news"}');
+  app('{"type":"hot"}');
+  clock += 60000;
+  assert.equal(app(JSON.stringify(WEBPACK_SYNTAX)).length, 0);
+});
+
+test("webpack's errors through a loader, with colours, or as webpack 4's text say where the parser stopped", () => {
+  clock += 60000;
+  const receive = hmrSocket("wss://app.localhost/ws?x=1", "");
+  // babel-loader's: no loc; Babel's message places it (its column from 0), its code frame coloured.
+  const babel = {
+    moduleIdentifier: "/app/node_modules/babel-loader/lib/index.js??ruleSet[1].rules[0]!/app/src/Widget.tsx",
+    moduleName: "./node_modules/babel-loader/lib/index.js??ruleSet[1].rules[0]!./src/Widget.tsx",
+    message:
+      "Module build failed (from ./node_modules/babel-loader/lib/index.js):\nSyntaxError: /app/src/Widget.tsx: Unexpected token (28:17)\n\n\u001b[0m \u001b[90m 27 |\u001b[39m\n\u001b[31m\u001b[1m>\u001b[22m\u001b[39m\u001b[90m 28 |\u001b[39m   \u001b[36mconst\u001b[39m broken \u001b[33m=\u001b[39m \u001b[33m;\u001b[39m",
+  };
+  const [entry] = receive(JSON.stringify({ type: "errors", data: [babel] }));
+  assert.deepEqual(entry.original, { source: "src/Widget.tsx", line: 28, column: 18 });
+  assert.ok(entry.message.startsWith("[webpack] ERROR in ./src/Widget.tsx\nModule build failed (from ./node_modules/babel-loader/lib/index.js):\n"), entry.message);
+  assert.ok(entry.message.endsWith("> 28 |   const broken = ;"), "no colour codes left");
+  // webpack 4's: each error a text, the module and its place on its first line.
+  const text = "./src/util.js 9:17\nModule parse failed: Unexpected token (9:17)\nYou may need an appropriate loader";
+  const entries = receive(JSON.stringify({ type: "errors", data: [text, "./src/other.js\nModule not found"] }));
+  assert.equal(entries[1].message, `[webpack] ERROR in ${text}\n\nERROR in ./src/other.js\nModule not found`);
+  assert.deepEqual(entries[1].original, { source: "src/util.js", line: 9, column: 18 });
+  // An error of no module (a plugin's) has no place.
+  const plugin = receive(JSON.stringify({ type: "errors", data: [{ message: "Conflict: Multiple assets emit different content to the same filename main.js" }] }));
+  assert.equal(plugin[2].message, "[webpack] ERROR\nConflict: Multiple assets emit different content to the same filename main.js");
+  assert.equal(plugin[2].original, undefined);
+});
+
 test("a socket the page closed before it opened says so, not that the connection failed", () => {
   // React's StrictMode: the effect's cleanup closes the first socket at once; the browser fires error.
   const closedEarly = { url: "ws://127.0.0.1:4001/stock", protocol: "", on: {} };
