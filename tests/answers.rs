@@ -1421,6 +1421,57 @@ async fn webpack_dev_server_s_build_error_is_fixed_by_its_own_socket() {
     assert_eq!(fixed(3), Some(json!("a build succeeded after it")), "{grouped}");
 }
 
+/// One Error logged under several messages is one group: React's "The above error occurred in
+/// <PriceBadge>", Storybook's "Error rendering story" and the uncaught error itself carry the same
+/// Error (one stack), and took three of the summary's five places; another Error of the same
+/// message thrown elsewhere is still its own.
+#[tokio::test]
+async fn one_error_logged_under_several_messages_is_one_group() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let stack = "Error: formatPrice needs an amount\n    at formatPrice (http://localhost:6006/src/lib/format.ts:3:11)\n    at PriceBadge (http://localhost:6006/src/components/PriceBadge.tsx:10:16)";
+    let other = "Error: formatPrice needs an amount\n    at formatPrice (http://localhost:6006/src/lib/format.ts:3:11)\n    at Cart (http://localhost:6006/src/components/Cart.tsx:4:9)";
+    let log = |dt: i64, source: &str, message: &str, stack: &str| json!({"tabId": 1, "ts": t + dt, "level": "error", "source": source, "message": message, "stack": stack});
+    server
+        .ingest(
+            "logs",
+            vec![
+                log(0, "console", "Error: formatPrice needs an amount\n\nThe above error occurred in the <PriceBadge> component.", stack),
+                log(1, "console", "Error rendering story 'shop-pricebadge--missing-amount': Error: formatPrice needs an amount", stack),
+                log(2, "exception", "Uncaught Error: formatPrice needs an amount", stack),
+                log(3, "console", "StockWarning: negative stock is impossible", "Error: negative\n    at StockWarning (http://localhost:6006/src/components/StockWarning.tsx:11:15)"),
+                log(4, "exception", "Uncaught Error: formatPrice needs an amount", other),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let grouped = within_budget(&mcp, json!({"what": "errors", "group": true})).await;
+    let groups = grouped["groups"].as_array().cloned().unwrap_or_default();
+    let read: Vec<(i64, i64, bool)> = groups
+        .iter()
+        .map(|g| (g["first_id"].as_i64().unwrap_or(0), g["count"].as_i64().unwrap_or(0), g["uncaught"] == true))
+        .collect();
+    // The three messages of one Error are one group, uncaught; the same message thrown elsewhere
+    // joins it by its message, as ever; the warning-like error is its own.
+    assert_eq!(read, [(1, 4, true), (4, 1, false)], "{grouped}");
+    // compare matches the group by any of its messages: the window after logged only React's.
+    mcp.ok("configure", json!({"action": "mark", "name": "before-fix"})).await;
+    server
+        .ingest(
+            "logs",
+            vec![log(
+                10_000,
+                "console",
+                "Error: formatPrice needs an amount\n\nThe above error occurred in the <PriceBadge> component.",
+                stack,
+            )],
+        )
+        .await;
+    let c = mcp.observe(json!({"what": "compare", "tabId": 1, "mark": "before-fix"})).await;
+    assert_eq!(c["errors"]["new"]["count"], 0, "{c}");
+}
+
 /// A compact EventSource message names its type: the name its server gave it, or `message`.
 #[tokio::test]
 async fn a_compact_event_source_message_names_its_type() {

@@ -496,12 +496,20 @@ struct GroupDiff {
 /// [`TOP`] new and gone groups get their `at`, as the summary's groups say where each happened:
 /// only those can be listed.
 fn diff_groups(conn: &Connection, before: &mut [Group], after: &mut [Group]) -> Result<GroupDiff, QueryError> {
-    let in_before: HashMap<String, usize> =
-        before.iter().enumerate().map(|(i, g)| (g.fingerprint.clone(), i)).collect();
-    let in_after: HashSet<String> = after.iter().map(|g| g.fingerprint.clone()).collect();
-    let matched: Vec<Option<usize>> = after.iter().map(|g| in_before.get(&g.fingerprint).copied()).collect();
+    // A group is matched by any of its fingerprints: one Error logged under several messages may
+    // be logged under fewer of them in one window.
+    let mut in_before: HashMap<&str, usize> = HashMap::new();
+    for (i, g) in before.iter().enumerate() {
+        for member in &g.members {
+            in_before.entry(member.as_str()).or_insert(i);
+        }
+    }
+    let in_after: HashSet<&str> = after.iter().flat_map(|g| g.members.iter().map(String::as_str)).collect();
+    let matched: Vec<Option<usize>> =
+        after.iter().map(|g| g.members.iter().find_map(|m| in_before.get(m.as_str()).copied())).collect();
     let new: Vec<usize> = (0..after.len()).filter(|&i| matched[i].is_none()).collect();
-    let gone: Vec<usize> = (0..before.len()).filter(|&j| !in_after.contains(&before[j].fingerprint)).collect();
+    let gone: Vec<usize> =
+        (0..before.len()).filter(|&j| !before[j].members.iter().any(|m| in_after.contains(m.as_str()))).collect();
     for &i in new.iter().take(TOP) {
         locate(conn, &mut after[i..=i])?;
     }

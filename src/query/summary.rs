@@ -57,6 +57,11 @@ pub struct Group {
     /// dependency's or the dev server's own): React's DevTools banner, Vite's "[vite] connected".
     #[serde(skip)]
     pub library: bool,
+    /// Every fingerprint the group holds: one, or more where entries of other messages logged the
+    /// same Error (see [`groups`]); `fingerprint` is the least of them, so that a window with the
+    /// same messages names the group alike, and `compare` matches groups by any of them.
+    #[serde(skip)]
+    pub members: Vec<String>,
 }
 
 /// Fills each group's `at`, so that where an error happens takes no second call: the page's own
@@ -92,7 +97,8 @@ pub(super) fn locate(conn: &Connection, groups: &mut [Group]) -> Result<(), Quer
 pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Result<Vec<Group>, QueryError> {
     let sql = format!(
         "SELECT id, level, substr(message, 1, {}), source, url, {PAGE_FAILED}, \
-         json_extract(data, '$.original.ignored'), json_extract(data, '$.location') FROM logs{} ORDER BY id",
+         json_extract(data, '$.original.ignored'), json_extract(data, '$.location'), \
+         CASE WHEN level = 'error' THEN substr(json_extract(data, '$.stack'), 1, {STACK_PREFIX}) END FROM logs{} ORDER BY id",
         fingerprint::PREFIX,
         // The browser's message about its own guess at a favicon is no problem of the page's.
         filter.clause(Some(&format!("NOT {}", super::outcome::browser_guess_log_sql())))
@@ -100,6 +106,10 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
     let mut index: HashMap<(String, String), usize> = HashMap::new();
+    // One Error logged under several messages is one problem: React's "The above error occurred in
+    // <Badge>", Storybook's "Error rendering story", the app's boundary and the uncaught error itself
+    // each carry the same Error, whose stack (its message and frames) no other error has.
+    let mut by_stack: HashMap<(String, String), usize> = HashMap::new();
     let mut groups: Vec<Group> = Vec::new();
     while let Some(row) = rows.next()? {
         let id: i64 = row.get(0)?;
@@ -107,18 +117,33 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
         let message: String = row.get(2)?;
         let source: Option<String> = row.get(3)?;
         let url: Option<String> = row.get(4)?;
-        let key = (
-            if with_level { level.clone() } else { String::new() },
-            of_entry(&message, source.as_deref(), url.as_deref()),
-        );
-        match index.get(&key) {
-            Some(&i) => {
-                groups[i].count += 1;
-                groups[i].last_id = id;
+        let stack: Option<String> = row.get(8)?;
+        let level_key = if with_level { level.clone() } else { String::new() };
+        let key = (level_key.clone(), of_entry(&message, source.as_deref(), url.as_deref()));
+        let stack_key = stack.filter(|s| s.contains("\n    at ")).map(|s| (level_key, s));
+        let found = index.get(&key).or_else(|| stack_key.as_ref().and_then(|k| by_stack.get(k))).copied();
+        match found {
+            Some(i) => {
+                let group = &mut groups[i];
+                group.count += 1;
+                group.last_id = id;
+                group.uncaught |= matches!(source.as_deref(), Some("exception" | "unhandledrejection"));
+                if !group.members.contains(&key.1) {
+                    group.members.push(key.1.clone());
+                    group.fingerprint = group.members.iter().min().cloned().unwrap_or_default();
+                    index.insert(key, i);
+                }
+                if let Some(k) = stack_key {
+                    by_stack.entry(k).or_insert(i);
+                }
             }
             None => {
+                if let Some(k) = stack_key {
+                    by_stack.insert(k, groups.len());
+                }
                 index.insert(key.clone(), groups.len());
                 groups.push(Group {
+                    members: vec![key.1.clone()],
                     fingerprint: key.1,
                     level: with_level.then_some(level),
                     count: 1,
@@ -160,6 +185,9 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
     });
     Ok(groups)
 }
+
+/// Characters of a logged Error's stack that tell it from another: its message and first frames.
+const STACK_PREFIX: usize = 2_000;
 
 /// A log entry saying its page or frame answered an error status (the extension's `resources.js`).
 const PAGE_FAILED: &str = "source = 'resource' AND json_extract(data, '$.tag') = 'document'";
