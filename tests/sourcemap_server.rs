@@ -832,6 +832,33 @@ async fn a_module_name_two_webpack_builds_hold_is_mapped_through_the_build_that_
     server.stop();
 }
 
+/// A frame of a webpack bundle itself, outside the modules it runs through `eval` (its runtime:
+/// `__webpack_require__`, Module Federation loading a remote's entry), is webpack's code of no
+/// source file, said `bundler code` (library code to an entry's `at`), not a script whose map was
+/// not found; a plain script without a map is still `not found`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_of_webpack_s_runtime_is_bundler_code() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let (_site, origin) = webpack_site().await;
+    let stack = format!(
+        "ScriptExternalLoadError: Loading script failed.\n    at __webpack_require__.l ({origin}/main.js:2:5)\n    at load ({origin}/plain.js:1:1)"
+    );
+    server
+        .ingest(
+            "logs",
+            vec![json!({"tabId": 9, "ts": 1, "level": "error", "source": "exception", "url": format!("{origin}/"),
+                         "message": "ScriptExternalLoadError: Loading script failed.", "stack": stack})],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 1, has_result).await;
+    assert_eq!(list[0]["frames"][0]["sourcemap"], "bundler code", "{:#}", list[0]);
+    assert_eq!(list[0]["frames"][1]["sourcemap"], "not found", "{:#}", list[0]);
+    mcp.close().await;
+    server.stop();
+}
+
 /// A Module Federation remote's dev server stopped, then started again: a frame of its module
 /// logged while it was down is not found, and one logged once it is back is mapped, though its
 /// script was asked for moments before and nothing answered (that was remembered as a script

@@ -275,7 +275,17 @@ impl Worker {
         let entry = self.script(&url, allowed).await?;
         // Looked up again: the fetch may just have found the script changed.
         let ran = self.ran(wanted, url.as_str()).await;
-        let (loaded, edited) = entry.as_run(ran)?;
+        let (loaded, edited) = match entry.as_run(ran) {
+            // A webpack bundle whose modules run through `eval` maps only them: a frame of the bundle
+            // itself is webpack's runtime (`__webpack_require__`, Module Federation's loading of a
+            // remote), code of no source file.
+            Err(Unmapped::NotFound) => {
+                let bundled = self.indexes.get(url.as_str()).is_some()
+                    || (!self.passed.contains_key(url.as_str()) && self.bundle(&url, allowed).await.is_some());
+                return Err(if bundled { Unmapped::BundlerCode } else { Unmapped::NotFound }.into());
+            }
+            outcome => outcome?,
+        };
         let (line, column) = (frame.line, frame.column);
         let mut original = lookup::lookup(&loaded.parsed.map, line, column, &loaded.map_url, page)?;
         original.edited = edited;
