@@ -629,9 +629,9 @@ async fn full_context_gives_each_entry_once_per_answer() {
             assert_eq!(
                 entry["context"],
                 json!({
-                    "network_bodies": [{"id": 1, "in_context_of": first}],
-                    "action": {"id": 2, "in_context_of": first},
-                    "navigation": {"id": 1, "in_context_of": first},
+                    "network_bodies": [{"id": 1, "in_context_of_error": first}],
+                    "action": {"id": 2, "in_context_of_error": first},
+                    "navigation": {"id": 1, "in_context_of_error": first},
                 }),
                 "{args}: entry {i} of {answer}"
             );
@@ -1404,9 +1404,22 @@ async fn webpack_dev_server_s_build_error_is_fixed_by_its_own_socket() {
         json!({"tabId": tab, "ts": t + 1_000, "level": "error", "source": "dev-server",
                "message": format!("[webpack] ERROR in ./src/{}.js 9:17\nModule parse failed", FILES[tab as usize])})
     };
-    server.ingest("logs", vec![broke(1), broke(2), broke(3)]).await;
+    // Its client logs its own copy of the report, at error level: fixed when the build is, and
+    // below what is not fixed.
+    let copy = json!({"tabId": 1, "ts": t + 1_001, "level": "error", "source": "console",
+                      "message": "[webpack-dev-server] Errors while compiling. Reload prevented."});
+    server.ingest("logs", vec![broke(1), broke(2), broke(3), copy]).await;
     let mcp = Mcp::http(&server).await;
     let grouped = within_budget(&mcp, json!({"what": "errors", "group": true})).await;
+    let examples: Vec<&str> = grouped["groups"]
+        .as_array()
+        .map(|g| g.iter().filter_map(|g| g["example"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(examples[0].contains("menu.js"), "the one not fixed first: {grouped}");
+    let copied = grouped["groups"]
+        .as_array()
+        .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with("[webpack-dev-server]"))));
+    assert_eq!(copied.map(|g| g["fixed"].clone()), Some(json!("a build succeeded after it")), "{grouped}");
     let fixed = |tab: i64| {
         grouped["groups"]
             .as_array()

@@ -306,7 +306,7 @@ pub fn no_tab_note(conn: &Connection, args: &ObserveArgs) -> Result<Option<Strin
 }
 
 /// Ids as a list (or one id), or with `context=full` their compact entries: an entry an earlier
-/// context of the same answer gave in full as `{"id":…,"in_context_of":<that error's id>}`.
+/// context of the same answer gave in full as `{"id":…,"in_context_of_error":<that error's id>}`.
 fn render(
     conn: &Connection,
     kind: &'static Kind,
@@ -324,7 +324,7 @@ fn render(
             let mut out = Vec::with_capacity(ids.len());
             for id in ids {
                 if let Some(first) = shown.first(kind, *id) {
-                    out.push(format!("{{\"id\":{id},\"in_context_of\":{first}}}"));
+                    out.push(format!("{{\"id\":{id},\"in_context_of_error\":{first}}}"));
                     continue;
                 }
                 let mut rows = stmt.query([id])?;

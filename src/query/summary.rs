@@ -50,6 +50,10 @@ pub struct Group {
     /// or none, until it is fixed.
     #[serde(skip)]
     pub build: bool,
+    /// An error a dev server's client logged of a build (`[webpack-dev-server] Errors while
+    /// compiling.`, its copy of the report): fixed when the build is, though it ranks as any error.
+    #[serde(skip)]
+    pub dev_client: bool,
     /// A page error or build error the page said was fixed since, and how ([`fixed_since`]): no longer first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fixed: Option<&'static str>,
@@ -142,6 +146,7 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
                     by_stack.insert(k, groups.len());
                 }
                 index.insert(key.clone(), groups.len());
+                let dev_client = level == "error" && DEV_CLIENTS.iter().any(|p| message.starts_with(p));
                 groups.push(Group {
                     members: vec![key.1.clone()],
                     fingerprint: key.1,
@@ -154,6 +159,7 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
                     page: row.get::<_, Option<bool>>(5)?.unwrap_or(false),
                     uncaught: matches!(source.as_deref(), Some("exception" | "unhandledrejection")),
                     build: source.as_deref() == Some("dev-server"),
+                    dev_client,
                     fixed: None,
                     library: row.get::<_, Option<bool>>(6)?.unwrap_or(false)
                         || row.get::<_, Option<String>>(7)?.is_some_and(|l| compact::served_from_dependencies(&l)),
@@ -162,7 +168,7 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
         }
     }
     for group in groups.iter_mut() {
-        if group.build {
+        if group.build || group.dev_client {
             group.fixed = fixed_since::build(conn, group.last_id)?;
         } else if group.page {
             group.fixed = fixed_since::page(conn, group.last_id)?;
@@ -171,7 +177,7 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
     // A page that answered an error status first: the page the person looked at was the server's
     // error (a form re-shown with 422, a 500), which assets that fail on every load would push off
     // the list. Then what the dev server could not build (the page runs old code, or none, until it
-    // is fixed; once the page said it was, it ranks as any error), and what nobody caught (a crash), ahead of errors the app caught and logged,
+    // is fixed), then what is not fixed ahead of what the page said was, then what nobody caught (a crash), ahead of errors the app caught and logged,
     // which a data library retrying a request logs again and again. Then the most frequent first;
     // among as frequent, the earliest first: the first error of a cascade (a component's
     // TypeError, then the framework's errors about the broken tree) is its cause.
@@ -179,12 +185,18 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
         (b.page && b.fixed.is_none())
             .cmp(&(a.page && a.fixed.is_none()))
             .then((b.build && b.fixed.is_none()).cmp(&(a.build && a.fixed.is_none())))
+            .then(a.fixed.is_some().cmp(&b.fixed.is_some()))
             .then(b.uncaught.cmp(&a.uncaught))
             .then(b.count.cmp(&a.count))
             .then(a.first_id.cmp(&b.first_id))
     });
     Ok(groups)
 }
+
+/// How dev servers' clients begin the lines they log of a build: at error level, their copy of a
+/// build error (webpack-dev-server's, webpack's hot client's), or a module a broken save kept from
+/// reloading (Vite's "Failed to reload"). Fixed when the build is ([`fixed_since::build`]).
+const DEV_CLIENTS: [&str; 5] = ["[webpack-dev-server] ", "[HMR] ", "[vite] ", "[rsbuild] ", "[parcel] "];
 
 /// Characters of a logged Error's stack that tell it from another: its message and first frames.
 const STACK_PREFIX: usize = 2_000;
