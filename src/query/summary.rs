@@ -146,7 +146,7 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
                     by_stack.insert(k, groups.len());
                 }
                 index.insert(key.clone(), groups.len());
-                let dev_client = level == "error" && DEV_CLIENTS.iter().any(|p| message.starts_with(p));
+                let dev_client = level == "error" && of_a_build(&message);
                 groups.push(Group {
                     members: vec![key.1.clone()],
                     fingerprint: key.1,
@@ -197,6 +197,17 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
 /// build error (webpack-dev-server's, webpack's hot client's), or a module a broken save kept from
 /// reloading (Vite's "Failed to reload"). Fixed when the build is ([`fixed_since::build`]).
 const DEV_CLIENTS: [&str; 5] = ["[webpack-dev-server] ", "[HMR] ", "[vite] ", "[rsbuild] ", "[parcel] "];
+
+/// Whether an error line is of a build rather than of the app: a dev server's client's line
+/// ([`DEV_CLIENTS`]), or a hot update's module the page could not import while the build was
+/// broken (`Failed to fetch dynamically imported module: …/Badge.tsx?t=1732…`: Vite's timestamp of
+/// an update, which Storybook's preview and routers' lazy routes ask for).
+fn of_a_build(message: &str) -> bool {
+    DEV_CLIENTS.iter().any(|p| message.starts_with(p))
+        || message.split_once(DYNAMIC_IMPORT_FAILED).is_some_and(|(_, url)| url.contains("?t=") || url.contains("&t="))
+}
+
+const DYNAMIC_IMPORT_FAILED: &str = "Failed to fetch dynamically imported module: ";
 
 /// Characters of a logged Error's stack that tell it from another: its message and first frames.
 const STACK_PREFIX: usize = 2_000;
