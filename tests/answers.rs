@@ -743,64 +743,46 @@ async fn an_error_s_context_stays_within_its_page_load() {
 /// In a single-page app (htmx, Turbo, a router) a route change starts the page's visit too: a
 /// request that failed on the route before is not why an error on this one happened; a query
 /// written back with replaceState keeps the visit going, and the context names the route change
-/// the visit began with.
+/// the visit began with. A query the page pushes is a route of its own: Storybook's manager goes
+/// from story to story by pushState of `?path=/story/…` (tab 2).
 #[tokio::test]
 async fn an_error_s_context_stays_within_its_route() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
     let t = 1_732_380_000_000i64;
-    let nav =
-        |dt: i64, how: &str, url: &str| json!({"tabId": 1, "ts": t + dt, "type": "navigate", "how": how, "url": url});
+    let nav = |tab: i64, dt: i64, how: &str, url: &str| json!({"tabId": tab, "ts": t + dt, "type": "navigate", "how": how, "url": url});
     server
         .ingest(
             "actions",
             vec![
-                nav(0, "load", "http://app/"),
-                nav(1_000, "pushState", "http://app/contacts"),
-                nav(2_000, "pushState", "http://app/settings"),
-                nav(2_500, "replaceState", "http://app/settings?tab=2"),
-                nav(2_600, "pushState", "http://app/settings?tab=2#theme"),
+                nav(1, 0, "load", "http://app/"),
+                nav(1, 1_000, "pushState", "http://app/contacts"),
+                nav(1, 2_000, "pushState", "http://app/settings"),
+                nav(1, 2_500, "replaceState", "http://app/settings?tab=2"),
+                nav(1, 2_600, "pushState", "http://app/settings?tab=2#theme"),
+                nav(2, 0, "load", "http://sb/?path=/story/orders--unknown"),
+                nav(2, 1_000, "pushState", "http://sb/?path=/story/auth--login"),
+                nav(2, 1_100, "replaceState", "http://sb/?path=/story/auth--login&args=name:Bob"),
             ],
         )
         .await;
-    let failed = |dt: i64, path: &str| json!({"tabId": 1, "ts": t + dt, "method": "POST", "url": format!("http://app{path}"), "status": 422});
-    server.ingest("network_bodies", vec![failed(1_500, "/contacts"), failed(2_300, "/settings/save")]).await;
-    server.ingest("logs", vec![json!({"tabId": 1, "ts": t + 3_000, "level": "error", "message": "boom"})]).await;
+    let failed = |tab: i64, dt: i64, path: &str| json!({"tabId": tab, "ts": t + dt, "method": "POST", "url": format!("http://app{path}"), "status": 422});
+    server
+        .ingest(
+            "network_bodies",
+            vec![failed(1, 1_500, "/contacts"), failed(1, 2_300, "/settings/save"), failed(2, 500, "/stats")],
+        )
+        .await;
+    let boom =
+        |tab: i64| json!({"tabId": tab, "ts": t + 3_000, "level": "error", "message": format!("boom in tab {tab}")});
+    server.ingest("logs", vec![boom(1), boom(2)]).await;
     let mcp = Mcp::http(&server).await;
     let errors = within_budget(&mcp, json!({"what": "errors"})).await;
     // The navigation named is the one the visit began with, not the query written back since.
     assert_eq!(entries(&errors)[0]["context"], json!({"network_bodies": [2], "navigation": 3}), "{errors}");
-}
-
-/// Storybook's manager goes from story to story by pushState of its query (`?path=/story/…`): a
-/// request that failed in the story before is not why the next story's error happened, and the
-/// story switch is a route change of the page; the query a page writes back with replaceState is not.
-#[tokio::test]
-async fn a_query_the_page_pushes_is_a_route_of_its_own() {
-    let db = TempDb::new();
-    let server = Server::start(&db.path, &[]);
-    let t = 1_732_380_000_000i64;
-    let nav =
-        |dt: i64, how: &str, url: &str| json!({"tabId": 1, "ts": t + dt, "type": "navigate", "how": how, "url": url});
-    server
-        .ingest(
-            "actions",
-            vec![
-                nav(0, "load", "http://sb/?path=/story/orders--unknown"),
-                nav(1_000, "pushState", "http://sb/?path=/story/auth--login"),
-                nav(1_100, "replaceState", "http://sb/?path=/story/auth--login&args=name:Bob"),
-            ],
-        )
-        .await;
-    let failed = json!({"tabId": 1, "ts": t + 500, "method": "GET", "url": "http://sb/api/stats", "status": 500});
-    server.ingest("network_bodies", vec![failed]).await;
-    server
-        .ingest("logs", vec![json!({"tabId": 1, "ts": t + 2_000, "level": "error", "message": "assertion failed"})])
-        .await;
-    let mcp = Mcp::http(&server).await;
-    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
-    assert_eq!(entries(&errors)[0]["context"], json!({"navigation": 2}), "{errors}");
-    let since = within_budget(&mcp, json!({"what": "logs", "tabId": 1, "since_navigation": true})).await;
+    // The story before's failed request is not why; the story switch is where the visit began.
+    assert_eq!(entries(&errors)[1]["context"], json!({"navigation": 7}), "{errors}");
+    let since = within_budget(&mcp, json!({"what": "logs", "tabId": 2, "since_navigation": true})).await;
     assert_eq!(since["navigation"]["soft_navigations"]["count"], 1, "{since}");
     assert_eq!(since["navigation"]["soft_navigations"]["url"], "http://sb/?path=/story/auth--login", "{since}");
 }
