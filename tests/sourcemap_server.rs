@@ -32,6 +32,8 @@ struct Site {
     files: Arc<Mutex<Files>>,
     requests: Arc<AtomicUsize>,
     log: Arc<Mutex<Vec<String>>>,
+    /// Paths served without validators (no ETag), as Metro serves its maps.
+    plain: Arc<Mutex<Vec<String>>>,
 }
 
 impl Site {
@@ -39,6 +41,16 @@ impl Site {
         let mut files = self.files.lock().expect("files");
         let version = files.get(path).map_or(1, |(_, v)| v + 1);
         files.insert(path.to_string(), (body.into(), version));
+    }
+
+    /// Serves `path` without validators from now on.
+    fn plain(&self, path: &str) {
+        self.plain.lock().expect("plain").push(path.to_string());
+    }
+
+    /// Serves 404 for `path` from now on (a bundle its dev server cannot build).
+    fn remove(&self, path: &str) {
+        self.files.lock().expect("files").remove(path);
     }
 
     fn fixture(&self, path: &str) {
@@ -62,6 +74,9 @@ impl Site {
             let Some((body, version)) = site.files.lock().expect("files").get(uri.path()).cloned() else {
                 return StatusCode::NOT_FOUND.into_response();
             };
+            if site.plain.lock().expect("plain").iter().any(|p| p == uri.path()) {
+                return ([(header::CONTENT_TYPE, "application/json")], body).into_response();
+            }
             let etag = format!("\"v{version}\"");
             if headers.get(header::IF_NONE_MATCH).is_some_and(|v| v.as_bytes() == etag.as_bytes()) {
                 return StatusCode::NOT_MODIFIED.into_response();
@@ -445,6 +460,56 @@ async fn an_entry_of_a_version_before_an_edit_is_mapped_with_that_versions_map()
     server.stop();
 }
 
+/// Metro answers its bundle with an error while a file does not compile: what a page loaded before
+/// still runs is the version the server had, and its entries, resolved while the bundle is not
+/// served or after the fix is served under the same URL, are mapped with that version's map and
+/// said edited (they were mapped through the new map, lines off by the edit, and not flagged).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_kept_through_a_broken_build_maps_what_the_page_still_runs() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    let map = |vlq: &str| {
+        format!(
+            r#"{{"version":3,"sources":["app.js"],"sourcesContent":["1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11"],"names":[],"mappings":"{vlq}"}}"#
+        )
+    };
+    site.put("/app.js.map", map("AAEA")); // generated line 1 → source line 3
+    let origin = serve_app_js(&server, &site).await;
+    let tab = 7;
+    let logged = |ts: i64| json!({"tabId": tab, "ts": ts, "level": "log", "url": format!("{origin}/"), "message": "m", "location": format!("{origin}/app.js:1:1")});
+    let v1 = "a()\n//# sourceMappingURL=app.js.map\n";
+    server
+        .ingest("network_waterfall", vec![json!({"tabId": tab, "ts": 1, "url": format!("{origin}/app.js"), "initiatorType": "script", "decodedBodySize": v1.len()})])
+        .await;
+    server.ingest("logs", vec![logged(2)]).await;
+    let mcp = Mcp::http(&server).await;
+    assert_eq!(resolved(&mcp, 1, has_result).await[0]["original"]["line"], 3);
+    // A file saved broken: the bundle is not served.
+    site.remove("/app.js");
+    server.ingest("logs", vec![logged(3)]).await;
+    let list = resolved(&mcp, 2, has_result).await;
+    assert_eq!(
+        (list[1]["original"]["line"].as_u64(), list[1]["original"]["edited"].as_bool()),
+        (Some(3), Some(true)),
+        "{:#}",
+        list[1]
+    );
+    // Fixed, with a statement put above: served again under the same URL, its lines moved.
+    site.put("/app.js", "b();a()\n//# sourceMappingURL=app.js.map\n");
+    site.put("/app.js.map", map("AASA"));
+    server.ingest("logs", vec![logged(4)]).await;
+    let list = resolved(&mcp, 3, has_result).await;
+    assert_eq!(
+        (list[2]["original"]["line"].as_u64(), list[2]["original"]["edited"].as_bool()),
+        (Some(3), Some(true)),
+        "{:#}",
+        list[2]
+    );
+    mcp.close().await;
+    server.stop();
+}
+
 /// A map the dev server did not have yet (written after its script, or a first compile that
 /// failed) is asked for again with the next batch, though the script answers 304.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -471,6 +536,16 @@ async fn a_map_missing_at_first_is_asked_for_again_under_an_unchanged_script() {
         2,
         "the map asked for once a batch: {log:?}"
     );
+    // A map served without validators (Metro's) under a script that answers 304 is the script's
+    // map still: not downloaded and parsed again for every batch.
+    site.plain("/app.js.map");
+    for ts in 3..6 {
+        server.ingest("logs", vec![entry(ts)]).await;
+        let list = resolved(&mcp, ts as usize, has_result).await;
+        assert_eq!(list.last().expect("the entry")["original"]["line"], 3);
+    }
+    let log = site.log.lock().expect("log").clone();
+    assert_eq!(log.iter().filter(|u| u.as_str() == "/app.js.map").count(), 3, "{log:?}");
     mcp.close().await;
     server.stop();
 }

@@ -88,17 +88,18 @@ impl Entry {
     /// that is the length the page ran; else `changed since it ran`: another version than any
     /// fetched, whose map the dev server no longer serves. An edit that keeps the length is not
     /// told apart (it seldom moves a line). With it, whether it is the version before.
+    /// A script not served now (its fetch failed, no length) gives the version before where that
+    /// is the length the page ran.
     pub fn as_run(&self, ran: Option<u64>) -> Result<(Arc<Loaded>, bool), Unmapped> {
         let now = || self.outcome.clone().map(|loaded| (loaded, false));
-        let (Some(ran), Some(size), Some(before)) = (ran.filter(|n| *n > 0), self.size, &self.before) else {
+        let (Some(ran), Some(before)) = (ran.filter(|n| *n > 0), &self.before) else {
             return now();
         };
-        if ran == size as u64 {
-            now()
-        } else if ran == before.size as u64 {
-            before.outcome.clone().map(|loaded| (loaded, true))
-        } else {
-            Err(Unmapped::Changed)
+        match self.size {
+            Some(size) if ran == size as u64 => now(),
+            _ if ran == before.size as u64 => before.outcome.clone().map(|loaded| (loaded, true)),
+            Some(_) => Err(Unmapped::Changed),
+            None => now(),
         }
     }
 }

@@ -569,7 +569,12 @@ impl Worker {
             }
             // Nothing was asked of the network: nothing to remember.
             Err(Unmapped::NotInScope) => return Err(Unmapped::NotInScope),
-            Err(why) => Entry::outcome_only(Err(why), self.jobs),
+            // Not served now (Metro answers its bundle 500 while a file does not compile): the
+            // version had before is what a page loaded then still runs, kept as the one before.
+            Err(why) => Entry {
+                before: cached.and_then(|old| old.version().map(Arc::new).or(old.before)),
+                ..Entry::outcome_only(Err(why), self.jobs)
+            },
         };
         self.cache.put(key, entry.clone());
         Ok(entry)
@@ -599,6 +604,12 @@ impl Worker {
     async fn revalidate_map(&mut self, mut entry: Entry, allowed: &Allowed) -> Entry {
         entry.checked_in = self.jobs;
         let Some((map_url, validators)) = entry.map.clone() else { return entry };
+        // A map its server gives no validators for is one with its unchanged script: read again it
+        // would cost a whole download and parse a batch (Metro's, 8 MB of 850 sections), for
+        // nothing. One that could not be had yet is asked for again.
+        if validators.is_empty() && entry.outcome.is_ok() {
+            return entry;
+        }
         let known = (!validators.is_empty()).then_some(&validators);
         match self.fetcher.get(&map_url, allowed, known).await {
             Ok(Fetched::NotModified) => entry,
