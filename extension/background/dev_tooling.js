@@ -9,6 +9,11 @@
 //   (`POST /__parcel_code_frame`) and to open the editor (`/__parcel_launch_editor`); Rspack's lazy compilation (Rsbuild's default
 //   for dynamic imports) asks its dev server to build a chunk
 //   (`POST /_rspack/lazy/trigger`).
+// - Metro (Expo's and React Native for web's dev server): its error overlay asks it to map each
+//   error's stack (`POST /symbolicate`, large answers with code frames), for its overlay's
+//   settings (`/_expo/error-overlay-meta`) and to open the editor (`/open-stack-frame`); Expo's
+//   client sends every console call of the page again on Metro's HMR socket (`/hot`, outgoing
+//   `{"mode":"web","type":"log",…}`), which Gasoline has as `logs`.
 // - Storybook's manager (the UI around the story's frame): its own scripts
 //   (`/sb-manager/`, `/sb-addons/`, `/sb-common-assets/`) and what they log, and
 //   the channel it and the story's frame keep with its dev server
@@ -36,6 +41,9 @@
 
 const TOOLING_PATHS = [
   "/__nextjs_",
+  "/symbolicate",
+  "/_expo/error-overlay-meta",
+  "/open-stack-frame",
   "/__open-in-editor",
   "/__nuxt_devtools__/",
   "/__parcel_code_frame",
@@ -55,6 +63,7 @@ const TOOLING_MODULES = [
 const ECHOES = [
   { paths: ["/_next/hmr", "/_next/webpack-hmr"], echo: /^\s*\{\s*"event"\s*:\s*"browser-logs"/ },
   { paths: ["/rsbuild-hmr"], echo: /^\s*\{\s*"type"\s*:\s*"client-error"/ },
+  { paths: ["/hot"], echo: /^\s*\{\s*(?:"mode"\s*:\s*"web"\s*,\s*)?"type"\s*:\s*"log"\s*,/ },
 ];
 const CUSTOM_EVENT = '{"type":"custom","event":"';
 const TOOL_EVENTS = ["astro-dev-toolbar:", "vite-plugin-inspect:", "__devtools-kit", "nuxt:devtools:"];
@@ -74,7 +83,7 @@ function isToolingUrl(url) {
   // Checked as text first: most URLs hold none of them, and this runs for every request.
   if (
     typeof url !== "string" ||
-    !(url.includes("/__") || url.includes("/_rspack/") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-") || url.includes("/dev-toolbar/"))
+    !(url.includes("/__") || url.includes("/_rspack/") || url.includes("/symbolicate") || url.includes("/_expo/") || url.includes("/open-stack-frame") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-") || url.includes("/dev-toolbar/"))
   ) {
     return false;
   }

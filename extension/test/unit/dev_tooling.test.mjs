@@ -139,3 +139,22 @@ test("Storybook's manager and its channel are left out; the story's frame stays"
   assert.equal(isDevTooling("logs", { level: "log", message: "no location" }), false);
   assert.equal(isDevTooling("websocket_events", frame("ws://127.0.0.1:6006/?token=abc", '{"type":"update","updates":[]}', { direction: "incoming" })), false);
 });
+
+test("Metro's overlay's requests and Expo's copy of each console call on Metro's HMR socket are left out", () => {
+  for (const url of [
+    "http://localhost:8081/symbolicate",
+    "http://localhost:8081/_expo/error-overlay-meta",
+    "http://localhost:8081/open-stack-frame",
+  ]) {
+    assert.equal(isDevTooling("network_waterfall", row(url)), true, url);
+    assert.equal(isDevTooling("network_bodies", row(url)), true, url);
+  }
+  assert.equal(isDevTooling("network_waterfall", row("http://localhost:8081/api/symbolicate")), false);
+  const hot = "ws://localhost:8081/hot?platform=web";
+  const echo = '{"mode":"web","type":"log","level":"warn","data":["recommendations unavailable, showing none:","Failed to fetch"]}';
+  assert.equal(isDevTooling("websocket_events", frame(hot, echo)), true);
+  // Metro's own messages stay: its updates and build errors tell when the code changed.
+  assert.equal(isDevTooling("websocket_events", frame(hot, '{"type":"update-start","body":{"isInitialUpdate":false}}', { direction: "incoming" })), false);
+  assert.equal(isDevTooling("websocket_events", frame(hot, '{"type":"register-entrypoints","entryPoints":[]}')), false);
+  assert.equal(isDevTooling("websocket_events", frame("ws://localhost:8081/chat", echo)), false);
+});
