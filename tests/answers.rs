@@ -1357,9 +1357,10 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
 /// webpack-dev-server's build error is fixed once the socket that said it says a build succeeded
 /// (`{"type":"ok"}`, or warnings alone, which a build with standing warnings sends instead), not
 /// when another dev server's socket does (a Module Federation remote on its own port), nor when
-/// warnings come with errors (`preventReloading`) or are cut short.
+/// warnings come with errors (`preventReloading`) or are cut short. Metro's, and the
+/// `TransformError` Expo's client throws of it, once Metro sends an update.
 #[tokio::test]
-async fn webpack_dev_server_s_build_error_is_fixed_by_its_own_socket() {
+async fn webpack_dev_server_s_and_metro_s_build_errors_are_fixed_by_their_sockets() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
     let t = 1_732_380_000_000i64;
@@ -1386,6 +1387,9 @@ async fn webpack_dev_server_s_build_error_is_fixed_by_its_own_socket() {
                 // Tab 3: warnings alone, a build that succeeded.
                 message(3, 990, 8080, errors),
                 message(3, 1_500, 8080, &format!("{warned}}}")),
+                // Tab 4, on Metro: an update after the error, on its /hot socket.
+                json!({"tabId": 4, "ts": t + 1_500, "transport": "websocket", "connectionId": "m", "event": "message", "direction": "incoming",
+                       "url": "ws://localhost:8081/hot?platform=web", "data": r#"{"type":"update","body":{"revisionId":"a1","isInitialUpdate":false,"added":[],"modified":[],"deleted":[]}}"#}),
             ],
         )
         .await;
@@ -1397,7 +1401,12 @@ async fn webpack_dev_server_s_build_error_is_fixed_by_its_own_socket() {
     // below what is not fixed.
     let copy = json!({"tabId": 1, "ts": t + 1_001, "level": "error", "source": "console",
                       "message": "[webpack-dev-server] Errors while compiling. Reload prevented."});
-    server.ingest("logs", vec![broke(1), broke(2), broke(3), copy]).await;
+    // Metro's report, and Expo's client throwing it.
+    let metro = |source: &str, message: &str| json!({"tabId": 4, "ts": t + 1_000, "level": "error", "source": source, "message": message});
+    let metro_said =
+        metro("dev-server", "[metro] TransformError: Error: /app/components/Greeting.tsx: Unexpected token (13:17)");
+    let thrown = metro("exception", "TransformError: Error: /app/components/Greeting.tsx: Unexpected token (13:17)");
+    server.ingest("logs", vec![broke(1), broke(2), broke(3), copy, metro_said, thrown]).await;
     let mcp = Mcp::http(&server).await;
     let grouped = within_budget(&mcp, json!({"what": "errors", "group": true})).await;
     let examples: Vec<&str> = grouped["groups"]
@@ -1409,6 +1418,12 @@ async fn webpack_dev_server_s_build_error_is_fixed_by_its_own_socket() {
         .as_array()
         .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with("[webpack-dev-server]"))));
     assert_eq!(copied.map(|g| g["fixed"].clone()), Some(json!("a build succeeded after it")), "{grouped}");
+    for head in ["[metro] TransformError", "TransformError"] {
+        let group = grouped["groups"]
+            .as_array()
+            .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with(head))));
+        assert_eq!(group.map(|g| g["fixed"].clone()), Some(json!("a build succeeded after it")), "{head}: {grouped}");
+    }
     let fixed = |tab: i64| {
         grouped["groups"]
             .as_array()

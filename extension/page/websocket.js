@@ -268,6 +268,26 @@
       return { text, original };
     }
 
+    // Metro (Expo's, React Native for web's dev server) sends `{"type":"error","body":{…}}` on its
+    // HMR socket (`/hot`) when a file does not compile: `body` Babel's error, `filename` as the
+    // project names it (`components/Greeting.tsx`), `lineNumber`, `column` (from 0), `message` with
+    // its code frame. Expo's client then throws it as an uncaught `TransformError`; an `update`
+    // follows the build that succeeded again.
+    const METRO_SOCKET = /^wss?:\/\/[^/?#]*\/hot(?:[?#]|$)/;
+    const METRO_ERROR = '{"type":"error","body":{';
+    function metroMessage(text) {
+      if (!text.startsWith(METRO_ERROR)) return;
+      buildError(text, (payload) => {
+        const body = payload && payload.body;
+        if (!body || typeof body.message !== "string" || typeof body.filename !== "string" || !body.filename) return null;
+        const line = Number.isInteger(body.lineNumber) && body.lineNumber > 0 ? body.lineNumber : undefined;
+        const column = line && Number.isInteger(body.column) && body.column >= 0 ? body.column + 1 : undefined;
+        const source = asServed(body.filename.replace(/^\.\//, "")).slice(0, 1024);
+        const said = `[metro] ${typeof body.type === "string" ? `${body.type}: ` : ""}${body.message.replace(ANSI, "")}`;
+        return { message: serialize.cut(said, limits.MESSAGE_CAP).text, original: line ? { source, line, column } : undefined };
+      });
+    }
+
     function watch(ws) {
       // The socket a Socket.IO session upgrades to is that session's connection (engine_io.js).
       ids.set(ws, (engineIo && engineIo.sessionOf(ws.url)) || connectionId());
@@ -283,6 +303,7 @@
       // Which dev server's socket it is, decided once (webpack-dev-server's also by its greeting):
       // a message of any other socket costs one string test.
       const rsbuild = RSBUILD_SOCKET.test(ws.url);
+      const metro = METRO_SOCKET.test(ws.url);
       let webpack = !rsbuild && WEBPACK_SOCKET.test(ws.url);
       let greeted = false;
       listen(ws, "message", (e) => {
@@ -297,6 +318,7 @@
         if (ws.protocol === "vite-hmr") viteMessage(e.data);
         else if (rsbuild) rsbuildMessage(e.data);
         else if (webpack) webpackMessage(e.data);
+        else if (metro) metroMessage(e.data);
         else parcelMessage(e.data);
       });
       listen(ws, "close", (e) => {

@@ -18,6 +18,9 @@
 //! once, as Vite's is, after `[rsbuild] WebSocket connected.`. Parcel's runtime logs
 //! `[parcel] ✨ Error resolved` after the next build that succeeded.
 //!
+//! Metro (Expo's dev server) sends an `update` on its HMR socket (`/hot`) once a save compiles
+//! again.
+//!
 //! webpack-dev-server's client socket (`/ws` by default) is told `{"type":"ok"}` after a build that
 //! succeeded, or `{"type":"warnings",…}` alone after one that succeeded with warnings (sent with
 //! errors, its warnings carry `"params":{"preventReloading":true}`). Only the socket that said the
@@ -75,10 +78,13 @@ pub fn build(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Qu
     if hot_updated {
         return Ok(Some(HOT_UPDATED));
     }
+    // Rsbuild's `ok`, or Metro's `update` (an update is built only from code that compiled).
     let rebuilt = conn
         .prepare_cached(
             "SELECT 1 FROM websocket_events WHERE tab_id = ?1 AND ts >= ?2 AND direction = 'incoming' \
-             AND url LIKE '%/rsbuild-hmr%' AND json_extract(data, '$.data') = '{\"type\":\"ok\"}' LIMIT 1",
+             AND ((url LIKE '%/rsbuild-hmr%' AND json_extract(data, '$.data') = '{\"type\":\"ok\"}') \
+               OR ((url LIKE '%/hot' OR url LIKE '%/hot?%') AND json_extract(data, '$.data') LIKE '{\"type\":\"update\",\"body\":%')) \
+             LIMIT 1",
         )?
         .exists(params![tab, ts])?;
     let resolved = conn

@@ -204,8 +204,12 @@ const DEV_CLIENTS: [&str; 5] = ["[webpack-dev-server] ", "[HMR] ", "[vite] ", "[
 /// an update, which Storybook's preview and routers' lazy routes ask for).
 fn of_a_build(message: &str) -> bool {
     DEV_CLIENTS.iter().any(|p| message.starts_with(p))
+        || BUILD_THROWN.iter().any(|p| message.starts_with(p))
         || message.split_once(DYNAMIC_IMPORT_FAILED).is_some_and(|(_, url)| url.contains("?t=") || url.contains("&t="))
 }
+
+/// What a dev client throws of a build error (Expo's, Metro's report as an uncaught error).
+const BUILD_THROWN: [&str; 2] = ["TransformError: ", "Uncaught TransformError: "];
 
 const DYNAMIC_IMPORT_FAILED: &str = "Failed to fetch dynamically imported module: ";
 

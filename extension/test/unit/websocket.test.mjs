@@ -227,6 +227,39 @@ test("Rsbuild's build error on its HMR socket is an error entry that says where 
   assert.equal(hmrSocket("ws://127.0.0.1:3000/chat", "")(errors).length, 0);
 });
 
+// Metro's (Expo SDK 58) message for a syntax error on its HMR socket, as an Expo review saw it (its
+// stack and errors list shortened).
+const METRO_SYNTAX = {
+  type: "error",
+  body: {
+    type: "TransformError",
+    lineNumber: 13,
+    column: 17,
+    filename: "components/Greeting.tsx",
+    name: "SyntaxError",
+    message:
+      "Error: /tmp/expoapp/app/components/Greeting.tsx: Unexpected token (13:17)\n\n  11 |   }\n  12 |\n> 13 |   const broken = ;\n     |                  ^\n  14 |   return (",
+    stack: "SyntaxError: /tmp/expoapp/app/components/Greeting.tsx: Unexpected token (13:17)",
+    errors: [],
+  },
+};
+
+test("Metro's build error on its HMR socket is an error entry that says where it broke", () => {
+  const receive = hmrSocket("ws://localhost:8081/hot?platform=web&dev=true", "");
+  clock += 60000;
+  assert.deepEqual(receive('{"type":"update-start","body":{"isInitialUpdate":false}}'), []);
+  const [entry] = receive(JSON.stringify(METRO_SYNTAX));
+  assert.deepEqual([entry.level, entry.source], ["error", "dev-server"]);
+  assert.ok(entry.message.startsWith("[metro] TransformError: Error: /tmp/expoapp/app/components/Greeting.tsx: Unexpected token (13:17)"), entry.message);
+  // Babel's column counts from 0: the `;` is the 18th character of its line.
+  assert.deepEqual(entry.original, { source: "components/Greeting.tsx", line: 13, column: 18 });
+  assert.equal(receive('{"type":"update","body":{"revisionId":"a1","isInitialUpdate":false,"added":[],"modified":[],"deleted":[]}}').length, 1, "an update is no entry");
+  // Metro's other errors (a revision it lost) name no file: no build error of the page's.
+  assert.equal(hmrSocket("ws://localhost:8081/hot", "")('{"type":"error","body":{"type":"RevisionNotFoundError","message":"The revision `92` was not found."}}').length, 0);
+  // The same message on another socket is not Metro's.
+  assert.equal(hmrSocket("ws://localhost:8081/chat", "")(JSON.stringify(METRO_SYNTAX)).length, 0);
+});
+
 // Parcel 2.16's message for a syntax error (its HTML twin for the overlay left out), as its dev server sent it.
 const PARCEL_SYNTAX = {
   type: "error",
