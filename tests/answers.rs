@@ -363,6 +363,31 @@ async fn summary_lists_the_app_s_warnings_before_the_dev_server_s_chatter() {
     assert!(!few["hint"].as_str().unwrap().contains("not_shown"), "{few}");
 }
 
+/// Expo wraps every console call: each log's call site is Expo's (library code), and the app's own
+/// line is among its callers. Such a line is the app's, listed ahead of the libraries' chatter.
+#[tokio::test]
+async fn a_line_the_app_logs_through_a_library_s_wrapper_is_the_app_s() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let wrapper = json!({"source": "node_modules/expo/build/async-require/setupHMR.js", "line": 20, "column": 30, "ignored": true});
+    let logged = |ts: i64, message: &str, caller: Option<Value>| {
+        let mut entry = json!({"tabId": 1, "ts": 1_732_380_000_000i64 + ts, "level": "log", "message": message,
+                               "location": "http://localhost:8081/node_modules/expo/build/async-require/setupHMR.js:20:30",
+                               "original": wrapper});
+        if let Some(original) = caller {
+            entry["frames"] = json!([{"at": "http://localhost:8081/entry.bundle:97552:13", "original": original}]);
+        }
+        entry
+    };
+    let mut logs: Vec<Value> =
+        (0..6).map(|k| logged(k, "Download the React DevTools for a better development experience", None)).collect();
+    logs.push(logged(10, "greet clicked", Some(json!({"source": "components/Greeting.tsx", "line": 9, "column": 13}))));
+    server.ingest("logs", logs).await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    assert_eq!(summary["logs"]["groups"][0]["example"], "greet clicked", "{summary}");
+}
+
 /// A component's error, then the framework's errors about the tree it broke, each once: the list
 /// of error groups leads with the first, the cause, and says what it leaves out.
 #[tokio::test]

@@ -213,6 +213,21 @@ const BUILD_THROWN: [&str; 2] = ["TransformError: ", "Uncaught TransformError: "
 
 const DYNAMIC_IMPORT_FAILED: &str = "Failed to fetch dynamically imported module: ";
 
+/// A group whose call site is library code but whose first entry has a line of the app's own among
+/// its callers was logged by the app through a library's wrapper of the console (Expo wraps every
+/// console call): the app's. One read per such group.
+fn app_logged(conn: &Connection, groups: &mut [Group]) -> Result<(), QueryError> {
+    let mut stmt = conn.prepare_cached("SELECT data FROM logs WHERE id = ?1")?;
+    for group in groups.iter_mut().filter(|g| g.library) {
+        let data: Option<String> = stmt.query_row([group.first_id], |r| r.get(0)).optional()?;
+        let data: Option<Value> = data.and_then(|d| serde_json::from_str(&d).ok());
+        if data.as_ref().and_then(compact::app_at_of).is_some() {
+            group.library = false;
+        }
+    }
+    Ok(())
+}
+
 /// Characters of a logged Error's stack that tell it from another: its message and first frames.
 const STACK_PREFIX: usize = 2_000;
 
@@ -593,6 +608,7 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         w
     };
     let mut log_groups = groups(conn, &logs_filter, true)?;
+    app_logged(conn, &mut log_groups)?;
     // The most severe first (warnings, info, then log and debug), then the most frequent: a dev server's "connected" on every load
     // would otherwise fill the list ahead of the app's one warning.
     let severity = |g: &Group| g.level.as_deref().and_then(|l| LEVELS.iter().position(|x| *x == l)).unwrap_or(0);
