@@ -901,6 +901,11 @@ async fn a_module_name_two_webpack_builds_hold_is_mapped_through_the_build_that_
     assert_eq!(frames[0]["original"]["line"], 11, "the remote's api.js, not the host's line 5: {:#}", list[0]);
     assert_eq!(frames[0]["original"]["context"]["lines"][1], "// src/api.js line 11", "{:#}", list[0]);
     assert_eq!(frames[1]["original"]["line"], 7, "{:#}", list[0]);
+    // Which build: src/api.js alone would not say whose.
+    assert_eq!(frames[0]["original"]["build"], "remote", "{:#}", list[0]);
+    assert_eq!(list[2]["original"].get("build"), None, "one build's code: {:#}", list[2]);
+    let compact = mcp.observe(json!({"what": "errors", "limit": 1})).await;
+    assert_eq!(entries(&compact)[0]["at"], "src/api.js:11:3 (in remote)", "{compact}");
     assert_eq!(list[1]["sourcemap"], "ambiguous", "nothing tells the builds apart: {:#}", list[1]);
     assert_eq!(list[2]["original"]["line"], 4, "the same library code in both builds: {:#}", list[2]);
     mcp.close().await;

@@ -321,6 +321,11 @@ fn original_text(original: &Value, any: bool) -> Option<String> {
         Some(column) => format!("{}:{line}:{column}", cut(source)),
         None => format!("{}:{line}", cut(source)),
     };
+    // Of one of the page's webpack builds, where it runs more than one (Module Federation).
+    let place = match original.get("build").and_then(Value::as_str) {
+        Some(build) => format!("{place} (in {})", cut(build)),
+        None => place,
+    };
     // A line of the version that ran, the file saved again since: the file as it is has moved on.
     Some(if original.get("edited").and_then(Value::as_bool) == Some(true) {
         format!("{place} {EDITED}")

@@ -46,6 +46,11 @@ pub struct Original {
     /// ran, mapped through its own map, which the dev server no longer serves.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub edited: bool,
+    /// Which webpack build the file is of (its `output.uniqueName`, as the map's `webpack://<name>/`
+    /// says), where the page runs more than one with files of the same names (Module Federation's
+    /// host and remotes): `src/api.ts` alone would not say whose.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
 }
 
 /// Lines of the original source around the position.
@@ -91,7 +96,18 @@ pub fn lookup(map: &DecodedMap, line: u32, column: u32, map_url: &Url, page: &Ur
         function: None,
         context,
         edited: false,
+        build: None,
     })
+}
+
+/// The webpack build (`webpack://<name>/…`) of the source the map gives for `line`:`column`
+/// (1-based), if it names one.
+pub fn build_at(map: &DecodedMap, line: u32, column: u32) -> Option<String> {
+    let (sm, line0, col0) = regular_at(map, line.checked_sub(1)?, column.checked_sub(1)?, 0).ok()?;
+    let token = sm.lookup_token(line0, col0)?;
+    let source = sm.get_source(token.get_src_id())?;
+    let (name, _) = source.strip_prefix("webpack://")?.split_once('/')?;
+    (!name.is_empty()).then(|| cut_chars(name, MAX_NAME_CHARS))
 }
 
 /// A source in a `node_modules` folder or one of Vite's own modules ([`crate::kind::is_library_segment`]):

@@ -259,8 +259,12 @@ impl Worker {
     ) -> Result<Original, Miss> {
         let page = page.ok_or(Unmapped::NotInScope)?;
         if eval_module::is_eval_module(&frame.url) {
-            let loaded = self.eval_module(wanted, &frame.url, allowed).await?;
-            return Ok(lookup::lookup(&loaded.parsed.map, frame.line, frame.column, &loaded.map_url, page)?);
+            let (loaded, among_builds) = self.eval_module(wanted, &frame.url, allowed).await?;
+            let mut original = lookup::lookup(&loaded.parsed.map, frame.line, frame.column, &loaded.map_url, page)?;
+            if among_builds {
+                original.build = lookup::build_at(&loaded.parsed.map, frame.line, frame.column);
+            }
+            return Ok(original);
         }
         let url = frame_url(&frame.url, page)?;
         if !allowed.permits(&url) {
@@ -303,7 +307,13 @@ impl Worker {
     /// The decoded inline map of a module webpack ran through `eval`, from the bundle on the
     /// page's origin that holds the module's string: the bundle that held it last, else the
     /// scripts the entry's own stack names, else those its tab loaded, the newest first.
-    async fn eval_module(&mut self, wanted: &Wanted, module: &str, allowed: &Allowed) -> Result<Arc<Loaded>, Miss> {
+    /// With it, whether it was told apart from another build's module of the same name.
+    async fn eval_module(
+        &mut self,
+        wanted: &Wanted,
+        module: &str,
+        allowed: &Allowed,
+    ) -> Result<(Arc<Loaded>, bool), Miss> {
         let origin = allowed.origin().ok_or(Unmapped::NotInScope)?.ascii_serialization();
         let home_key = format!("{origin} {module}");
         let candidates = self.candidates(wanted, &home_key, allowed).await;
@@ -313,7 +323,7 @@ impl Worker {
         // Scripts of more than one origin may be more than one webpack build (a Module Federation
         // host and its remotes), each with modules of the same names: which one ran is told first.
         if let Some(found) = self.among_builds(wanted, module, &candidates, allowed).await {
-            return found;
+            return found.map(|loaded| (loaded, true));
         }
         let failed_before = self.failed_reads;
         let among = fingerprint(&candidates.iter().map(Url::as_str).collect::<Vec<_>>().join(" "));
@@ -327,7 +337,7 @@ impl Worker {
                 continue;
             }
             if let Some(outcome) = self.look_in(url, module, &home_key, allowed).await {
-                return Ok(outcome?);
+                return Ok((outcome?, false));
             }
         }
         // A script read before may have been rebuilt with the module since (a new file imported
@@ -340,7 +350,7 @@ impl Worker {
                     continue; // read in this batch already, or holding no eval'd module
                 }
                 if let Some(outcome) = self.look_in(url, module, &home_key, allowed).await {
-                    return Ok(outcome?);
+                    return Ok((outcome?, false));
                 }
             }
         }
