@@ -19,7 +19,7 @@
 export const PAGE_FILES = Object.freeze([
   "lib/limits.js", "lib/kinds.js", "lib/causes.js", "lib/serialize.js", "lib/snapshot.js", "lib/format.js", "lib/table.js",
   "lib/callsite.js", "lib/secrets.js", "lib/redact.js", "lib/selector.js", "lib/inp.js",
-  "page/core.js", "page/channel.js", "page/outbox.js", "page/page_text.js", "page/bodies.js", "page/app_failures.js", "page/engine_io.js", "page/consumed.js", "page/requests.js",
+  "page/core.js", "page/channel.js", "page/outbox.js", "page/page_text.js", "page/bodies.js", "page/app_failures.js", "page/rpc.js", "page/engine_io.js", "page/consumed.js", "page/requests.js",
   "page/console.js", "page/errors.js", "page/fetch.js", "page/xhr.js", "page/websocket.js",
   "page/eventsource.js", "page/workers.js", "page/beacon.js", "page/csp.js", "page/resources.js",
   "page/actions.js", "page/navigation.js", "page/connectivity.js", "page/timing.js", "page/vitals.js",

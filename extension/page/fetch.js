@@ -4,14 +4,15 @@
 // `unhandledrejection`. The response body is taken from the page's own read of
 // it (consumed.js), or read from a clone, up to the cap, when the page takes
 // the stream or does not read it: `duration` runs to the end of that read
-// (which `durationTo` names), `headersMs` to the response's headers.
-// Registry: reads sources, core, outbox, bodies, limits, requests, consumed, appFailures, engineIo; adds sources.fetch.
+// (which `durationTo` names), `headersMs` to the response's headers. A Connect or gRPC-web
+// call's end is read from a clone of its framed answer for a failure no status shows (rpc.js).
+// Registry: reads sources, core, outbox, bodies, limits, requests, consumed, appFailures, rpc, engineIo; adds sources.fetch.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
 
-  G.sources.fetch = function install({ core, outbox, bodies, limits, requests, consumed, appFailures, engineIo }) {
+  G.sources.fetch = function install({ core, outbox, bodies, limits, requests, consumed, appFailures, rpc, engineIo }) {
     const { apply, clean, fill, invoke, perfNow, Promise, then } = core;
     const { describeBody, readCapped, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING, BROKE_OFF } = bodies;
     const { isErrorPage, errorPageFields } = bodies;
@@ -47,6 +48,10 @@
         info.operation = appFailures.operationOf(info.url, info.body && info.body.text);
       } else if (appFailures && appFailures.isTrpc(info.url)) {
         info.operation = appFailures.proceduresOf(info.url);
+      } else if (rpc && rpc.isCall(headers)) {
+        // A Connect or gRPC-web call: its method, from its URL.
+        info.operation = rpc.methodOf(info.url);
+        info.rpc = info.operation !== undefined;
       }
       return info;
     }
@@ -103,6 +108,7 @@
           // A server's error page: its text, as a failed page's (page_text.js).
           ...errorPageFields(body, response.status, type),
         }));
+      if (info.rpc) rpcAnswer(info, response, type);
       readResponse(response, type, size, headersAt, (read) => {
         try {
           // The waterfall row ends where our read of the body ended (its timing entry comes then too);
@@ -125,6 +131,23 @@
     /** Where the browser's redirects ended (a Turbo form's POST answered 303), for the row: `finalUrl`. */
     function redirect(response) {
       return response.redirected ? { finalUrl: response.url } : undefined;
+    }
+
+    /**
+     * A Connect or gRPC-web call's failure that no status shows (rpc.js): in a trailers-only
+     * answer's headers, else at the end of its framed body, read from a clone taken before the
+     * page reads the answer.
+     */
+    function rpcAnswer(info, response, type) {
+      const said = (failure) => {
+        if (!failure) return;
+        const url = location.href; // the page's when the answer came
+        outbox.emit("logs", () => ({ level: "error", source: "framework", message: failure, url, resourceUrl: info.url }), true);
+      };
+      const headers = response.headers;
+      const inHeaders = rpc.headersFailure(info.operation, (name) => headers.get(name));
+      if (inHeaders || response.status !== 200 || !rpc.isFramed(type)) return said(inHeaders);
+      if (response.body && !response.bodyUsed) rpc.readEnd(response.clone().body, info.operation, said);
     }
 
     /** A failure the framework answered with 200 (app_failures.js), as an error entry. */

@@ -1,6 +1,6 @@
 // Last of the page-world files: installs every source of page/ and takes the
 // shared namespace back off the page's global, before any page script runs.
-// Registry: reads outbox, core, bodies, limits, serialize, selector, redact, requests, consumed, pageText, appFailures, engineIo, sources; adds started.
+// Registry: reads outbox, core, bodies, limits, serialize, selector, redact, requests, consumed, pageText, appFailures, rpc, engineIo, sources; adds started.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
@@ -23,6 +23,7 @@
     consumed: G.consumed,
     pageText: G.pageText,
     appFailures: G.appFailures,
+    rpc: G.rpc,
     engineIo: G.engineIo,
   };
   for (const name of ["console", "errors", "fetch", "xhr", "websocket", "eventsource", "workers", "beacon", "csp", "resources", "actions", "navigation", "connectivity", "timing", "vitals"]) {

@@ -238,13 +238,18 @@ export function fixtureCopy(name, entries, bin, fail) {
  * `expected`, and the summary's errors hold a group whose example begins with `failure`.
  */
 export async function assertOperationsNamed(client, tabId, url, expected, failure) {
+  // An entry's fields with what the page's entries share (`common`: two calls alike share both).
+  const read = async (what) => {
+    const answer = await observe(client, { what, tabId, url });
+    return answer.entries.map((e) => ({ ...answer.common, ...e }));
+  };
   const rows = await waitFor(`the ${expected.length} rows of ${url}`, async () => {
-    const r = (await observe(client, { what: "network_waterfall", tabId, url })).entries;
+    const r = await read("network_waterfall");
     return r.length === expected.length && r;
   });
   const operations = (entries) => entries.map((e) => [e.operation, e.status]);
   assert.deepEqual(operations(rows), expected, JSON.stringify(rows));
-  const bodies = (await observe(client, { what: "network_bodies", tabId, url })).entries;
+  const bodies = await read("network_bodies");
   assert.deepEqual(operations(bodies), expected, JSON.stringify(bodies));
   const summary = await observe(client, { what: "summary", tabId });
   const examples = (summary.errors?.groups || []).map((g) => g.example);

@@ -20,6 +20,7 @@ import { figuresPage } from "./figures.mjs";
 import { formsPage, formsRoute } from "./forms.mjs";
 import { graphqlPage, graphqlRoute } from "./graphql.mjs";
 import { trpcPage, trpcRoute } from "./trpc.mjs";
+import { connectPage, connectRoute } from "./connect_rpc.mjs";
 import { serviceWorkerPage } from "./service_worker.mjs";
 import { socketIoPage } from "./socketio.mjs";
 import { routedFramePage, routedFrameRoute } from "./routed_frame.mjs";
@@ -212,6 +213,8 @@ async function startFixture() {
       // a GraphQL API executed by graphql-js, and the page that calls it (graphql.mjs)
     } else if (trpcRoute(req, res, url)) {
       // a tRPC API served by @trpc/server's own handler, and the page that calls it (trpc.mjs)
+    } else if (connectRoute(req, res, url)) {
+      // a Connect-RPC service served by connect-node, and the page that calls it (connect_rpc.mjs)
     } else if (routedFrameRoute(req, res, url)) {
       // a frame that routes with pushState (routed_frame.mjs)
     } else {
@@ -744,6 +747,9 @@ try {
 
   // ---- tRPC: a batch's failures answered 207, each request's procedures ----
   await trpcPage({ context, client, all, observe, waitFor, log, origin: fixture.origin });
+
+  // ---- Connect-RPC: gRPC-web and a Connect stream failing under 200, each call's method ----
+  await connectPage({ context, client, all, observe, waitFor, log, origin: fixture.origin });
 
   // ---- Socket.IO: its long polls' packets and its socket's frames, one conversation ----
   await socketIoPage({ context, client, all, waitFor, log });
