@@ -227,6 +227,11 @@ pub fn is_library_segment(segment: &str) -> bool {
     }
     // A frame's last segment carries its place: `htmx.min.js:1:23203`.
     let file = segment.split(':').next().unwrap_or_default();
+    // Turbopack names a chunk by the path of its first module, folders joined by `_`: one of a
+    // dependency's (`node_modules_next_dist_client_14zvornz047l2._.js`, Next's client) is library code.
+    if file.starts_with("node_modules_") && file.ends_with("._.js") {
+        return true;
+    }
     let Some(stem) = file.strip_suffix(".js").or_else(|| file.strip_suffix(".mjs")) else { return false };
     let name = stem.split(['.', '-', '@']).next().unwrap_or_default();
     LIBRARY_FILES.contains(&name.to_ascii_lowercase().as_str())
@@ -739,11 +744,21 @@ mod tests {
             "stimulus@3.2.2.mjs",
             ".vite",
             ".angular",
+            "node_modules_next_dist_client_14zvornz047l2._.js:11741:12",
         ] {
             assert!(is_library_segment(library), "{library}");
         }
-        for app in ["src", "app.js", "turbocharger.js", "chart_controller.js", "htmx", "vendors.txt", "angular", "vite"]
-        {
+        for app in [
+            "src",
+            "app.js",
+            "turbocharger.js",
+            "chart_controller.js",
+            "htmx",
+            "vendors.txt",
+            "angular",
+            "vite",
+            "app_page_tsx_1a2b._.js",
+        ] {
             assert!(!is_library_segment(app), "{app}");
         }
     }

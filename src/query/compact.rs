@@ -420,8 +420,12 @@ fn place_of(entry: &Value, library: bool) -> Option<String> {
     let frames = entry.get("frames").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     let location = entry.get("location").and_then(Value::as_str);
     let placing = Placing { library, thrown_first: entry.get("stack").is_some() };
-    at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str), location, placing)
-        .or_else(|| location.filter(|l| library || !served_from_dependencies(l)).map(|l| cut(l).into_owned()))
+    // The call site as the page saw it, unless a library's: by its script's URL, or by its map
+    // (its original on the ignore list, Next's router making a Server Action's request).
+    let ignored = entry.get("original").and_then(|o| o.get("ignored")).and_then(Value::as_bool) == Some(true);
+    at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str), location, placing).or_else(
+        || location.filter(|l| library || !(ignored || served_from_dependencies(l))).map(|l| cut(l).into_owned()),
+    )
 }
 
 /// Where a whole entry happened in the page's own code: its original location outside library
@@ -756,6 +760,22 @@ pub(super) fn json_string(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A request only library code made names no place of the page's, whether its script's URL or
+    /// its map says it is a library's (Next's router sending a Server Action from a Turbopack chunk).
+    #[test]
+    fn a_request_a_library_made_has_no_at() {
+        let by_map = serde_json::json!({"location": "http://localhost:3000/_next/static/chunks/app_a1._.js:11741:12",
+            "original": {"source": "node_modules/next/src/client/components/segment-cache/fetch.ts", "line": 5, "ignored": true}});
+        assert_eq!(request_at_of(&by_map), None);
+        let by_name = serde_json::json!({"location": "http://localhost:3000/_next/static/chunks/node_modules_next_dist_client_14zvornz047l2._.js:11741:12"});
+        assert_eq!(request_at_of(&by_name), None);
+        let own = serde_json::json!({"location": "http://localhost:3000/_next/static/chunks/app_page_tsx._.js:8:21"});
+        assert_eq!(
+            request_at_of(&own).as_deref(),
+            Some("http://localhost:3000/_next/static/chunks/app_page_tsx._.js:8:21")
+        );
+    }
 
     #[test]
     fn numbers_are_rounded_for_reading() {
