@@ -1383,9 +1383,10 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
 /// (`{"type":"ok"}`, or warnings alone, which a build with standing warnings sends instead), not
 /// when another dev server's socket does (a Module Federation remote on its own port), nor when
 /// warnings come with errors (`preventReloading`) or are cut short. Metro's, and the
-/// `TransformError` Expo's client throws of it, once Metro sends an update.
+/// `TransformError` Expo's client throws of it, once Metro sends an update; Next's, and its
+/// client's copy, once Next says it built without errors.
 #[tokio::test]
-async fn webpack_dev_server_s_and_metro_s_build_errors_are_fixed_by_their_sockets() {
+async fn dev_servers_say_on_their_sockets_when_a_build_error_is_fixed() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
     let t = 1_732_380_000_000i64;
@@ -1412,6 +1413,9 @@ async fn webpack_dev_server_s_and_metro_s_build_errors_are_fixed_by_their_socket
                 // Tab 3: warnings alone, a build that succeeded.
                 message(3, 990, 8080, errors),
                 message(3, 1_500, 8080, &format!("{warned}}}")),
+                // Tab 5, on Next.js: a build without errors after it, on its /_next/hmr socket.
+                json!({"tabId": 5, "ts": t + 1_500, "transport": "websocket", "connectionId": "n", "event": "message", "direction": "incoming",
+                       "url": "ws://localhost:3000/_next/hmr?id=4PSc45", "data": r#"{"type":"built","hash":"2","errors":[],"warnings":[]}"#}),
                 // Tab 4, on Metro: an update after the error, on its /hot socket.
                 json!({"tabId": 4, "ts": t + 1_500, "transport": "websocket", "connectionId": "m", "event": "message", "direction": "incoming",
                        "url": "ws://localhost:8081/hot?platform=web", "data": r#"{"type":"update","body":{"revisionId":"a1","isInitialUpdate":false,"added":[],"modified":[],"deleted":[]}}"#}),
@@ -1431,7 +1435,11 @@ async fn webpack_dev_server_s_and_metro_s_build_errors_are_fixed_by_their_socket
     let metro_said =
         metro("dev-server", "[metro] TransformError: Error: /app/components/Greeting.tsx: Unexpected token (13:17)");
     let thrown = metro("exception", "TransformError: Error: /app/components/Greeting.tsx: Unexpected token (13:17)");
-    server.ingest("logs", vec![broke(1), broke(2), broke(3), copy, metro_said, thrown]).await;
+    // Next's report, and its client's copy on the console.
+    let next = |source: &str, message: &str| json!({"tabId": 5, "ts": t + 1_000, "level": "error", "source": source, "message": message});
+    let next_said = next("dev-server", "[next] ./app/components/Greeting.tsx:13:18\nError: Expression expected");
+    let next_copy = next("console", "./app/components/Greeting.tsx:13:18\nError: Expression expected");
+    server.ingest("logs", vec![broke(1), broke(2), broke(3), copy, metro_said, thrown, next_said, next_copy]).await;
     let mcp = Mcp::http(&server).await;
     let grouped = within_budget(&mcp, json!({"what": "errors", "group": true})).await;
     let examples: Vec<&str> = grouped["groups"]
@@ -1443,7 +1451,7 @@ async fn webpack_dev_server_s_and_metro_s_build_errors_are_fixed_by_their_socket
         .as_array()
         .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with("[webpack-dev-server]"))));
     assert_eq!(copied.map(|g| g["fixed"].clone()), Some(json!("a build succeeded after it")), "{grouped}");
-    for head in ["[metro] TransformError", "TransformError"] {
+    for head in ["[metro] TransformError", "TransformError", "[next] ./app", "./app/components"] {
         let group = grouped["groups"]
             .as_array()
             .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with(head))));

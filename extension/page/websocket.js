@@ -288,6 +288,32 @@
       });
     }
 
+    // Next.js's dev server (Turbopack, and webpack before it) sends `{"type":"built","hash":…,
+    // "errors":[{"message":…}],…}` on its HMR socket (`/_next/hmr`, `/_next/webpack-hmr`) after a
+    // build, and `{"type":"sync","errors":[…],…}` to a page that connects: each error's message
+    // begins with its place, `./app/components/Greeting.tsx:13:18` (columns from 1), then the
+    // error and an ANSI code frame. Its client logs the message too (then it is there twice); a
+    // `built` with no errors follows the build that succeeded again.
+    const NEXT_SOCKET = /^wss?:\/\/[^/?#]*\/_next\/(?:webpack-)?hmr(?:[?#]|$)/;
+    const NEXT_BUILT = /^\{"(?:type|action)":"(?:built|sync)"/;
+    const NEXT_PLACE = /^\.\/(\S+?):(\d+):(\d+)\s*$/m;
+    function nextMessage(text) {
+      if (!NEXT_BUILT.test(text) || !text.includes('"errors":[{')) return;
+      buildError(text, (payload) => {
+        const errors = payload && Array.isArray(payload.errors) ? payload.errors : [];
+        const said = errors
+          .slice(0, 10)
+          .map((e) => (e && typeof e.message === "string" ? e.message : typeof e === "string" ? e : ""))
+          .filter(Boolean)
+          .join("\n\n")
+          .replace(ANSI, "");
+        if (!said) return null;
+        const placed = NEXT_PLACE.exec(said.slice(0, 2048).split("\n")[0]);
+        const original = placed ? { source: placed[1].slice(0, 1024), line: Number(placed[2]), column: Number(placed[3]) } : undefined;
+        return { message: serialize.cut(`[next] ${said}`, limits.MESSAGE_CAP).text, original };
+      });
+    }
+
     function watch(ws) {
       // The socket a Socket.IO session upgrades to is that session's connection (engine_io.js).
       ids.set(ws, (engineIo && engineIo.sessionOf(ws.url)) || connectionId());
@@ -304,6 +330,7 @@
       // a message of any other socket costs one string test.
       const rsbuild = RSBUILD_SOCKET.test(ws.url);
       const metro = METRO_SOCKET.test(ws.url);
+      const next = NEXT_SOCKET.test(ws.url);
       let webpack = !rsbuild && WEBPACK_SOCKET.test(ws.url);
       let greeted = false;
       listen(ws, "message", (e) => {
@@ -319,6 +346,7 @@
         else if (rsbuild) rsbuildMessage(e.data);
         else if (webpack) webpackMessage(e.data);
         else if (metro) metroMessage(e.data);
+        else if (next) nextMessage(e.data);
         else parcelMessage(e.data);
       });
       listen(ws, "close", (e) => {

@@ -18,6 +18,9 @@
 //! once, as Vite's is, after `[rsbuild] WebSocket connected.`. Parcel's runtime logs
 //! `[parcel] ✨ Error resolved` after the next build that succeeded.
 //!
+//! Next.js's dev server sends `built` with no errors on its HMR socket (`/_next/hmr`) once a save
+//! compiles again, and `sync` with no errors to a page that connects while the build is whole.
+//!
 //! Metro (Expo's dev server) sends an `update` on its HMR socket (`/hot`) once a save compiles
 //! again.
 //!
@@ -78,12 +81,16 @@ pub fn build(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Qu
     if hot_updated {
         return Ok(Some(HOT_UPDATED));
     }
-    // Rsbuild's `ok`, or Metro's `update` (an update is built only from code that compiled).
+    // Rsbuild's `ok`, Metro's `update` (an update is built only from code that compiled), or
+    // Next's `built` or `sync` with no errors.
     let rebuilt = conn
         .prepare_cached(
             "SELECT 1 FROM websocket_events WHERE tab_id = ?1 AND ts >= ?2 AND direction = 'incoming' \
              AND ((url LIKE '%/rsbuild-hmr%' AND json_extract(data, '$.data') = '{\"type\":\"ok\"}') \
-               OR ((url LIKE '%/hot' OR url LIKE '%/hot?%') AND json_extract(data, '$.data') LIKE '{\"type\":\"update\",\"body\":%')) \
+               OR ((url LIKE '%/hot' OR url LIKE '%/hot?%') AND json_extract(data, '$.data') LIKE '{\"type\":\"update\",\"body\":%') \
+               OR (url LIKE '%/\\_next/%hmr%' ESCAPE '\\' AND json_extract(data, '$.truncated') IS NULL \
+                   AND (json_extract(data, '$.data') LIKE '{\"type\":\"built\",%' OR json_extract(data, '$.data') LIKE '{\"type\":\"sync\",%') \
+                   AND json_extract(data, '$.data') LIKE '%\"errors\":[]%')) \
              LIMIT 1",
         )?
         .exists(params![tab, ts])?;

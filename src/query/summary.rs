@@ -205,11 +205,19 @@ const DEV_CLIENTS: [&str; 5] = ["[webpack-dev-server] ", "[HMR] ", "[vite] ", "[
 fn of_a_build(message: &str) -> bool {
     DEV_CLIENTS.iter().any(|p| message.starts_with(p))
         || BUILD_THROWN.iter().any(|p| message.starts_with(p))
+        || NEXT_REPORT.is_match(message)
         || message.split_once(DYNAMIC_IMPORT_FAILED).is_some_and(|(_, url)| url.contains("?t=") || url.contains("&t="))
 }
 
 /// What a dev client throws of a build error (Expo's, Metro's report as an uncaught error).
 const BUILD_THROWN: [&str; 2] = ["TransformError: ", "Uncaught TransformError: "];
+
+/// Next.js's client's copy of a build error (its console line, or the error it throws on a page
+/// loaded while broken): a first line that is only the module and its place, `./app/page.tsx:13:18`.
+static NEXT_REPORT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"^(?:Uncaught )?(?:Error: )?\./[^\s:]+:\d+:\d+\n")
+        .unwrap_or_else(|e| panic!("Next's report pattern: {e}"))
+});
 
 const DYNAMIC_IMPORT_FAILED: &str = "Failed to fetch dynamically imported module: ";
 

@@ -260,6 +260,37 @@ test("Metro's build error on its HMR socket is an error entry that says where it
   assert.equal(hmrSocket("ws://localhost:8081/chat", "")(JSON.stringify(METRO_SYNTAX)).length, 0);
 });
 
+// Next.js 16.4's (Turbopack's) message after a broken save, as a review saw it (its code frame shortened).
+const NEXT_SYNTAX = {
+  type: "built",
+  hash: "1",
+  errors: [
+    {
+      message:
+        "./app/components/Greeting.tsx:13:18\nError: Expression expected\n\u001b[0m \u001b[90m 13 |\u001b[39m   \u001b[36mconst\u001b[39m broken \u001b[33m=\u001b[39m \u001b[33m;\u001b[39m\u001b[0m\n\nParsing ecmascript source code failed\n\nImport trace:\n  Server Component:\n    ./app/components/Greeting.tsx\n    ./app/page.tsx\n\n",
+    },
+  ],
+  warnings: [],
+};
+
+test("Next.js's build error on its HMR socket is an error entry that says where it broke", () => {
+  const receive = hmrSocket("ws://localhost:3000/_next/hmr?id=4PSc45", "");
+  clock += 60000;
+  assert.deepEqual(receive('{"type":"building"}'), []);
+  const [entry] = receive(JSON.stringify(NEXT_SYNTAX));
+  assert.deepEqual([entry.level, entry.source], ["error", "dev-server"]);
+  assert.ok(entry.message.startsWith("[next] ./app/components/Greeting.tsx:13:18\nError: Expression expected\n  13 |   const broken = ;"), entry.message);
+  assert.deepEqual(entry.original, { source: "app/components/Greeting.tsx", line: 13, column: 18 });
+  assert.equal(receive(JSON.stringify(NEXT_SYNTAX)).length, 1, "sent again at once: the same error");
+  assert.equal(receive('{"type":"built","hash":"2","errors":[],"warnings":[]}').length, 1, "a build without errors is no entry");
+  // A page that connects while the build is broken is told at once, with `sync`.
+  clock += 60000;
+  const sync = hmrSocket("ws://localhost:3000/_next/hmr", "");
+  assert.equal(sync(JSON.stringify({ type: "sync", errors: NEXT_SYNTAX.errors, warnings: [], hash: "1" })).length, 1);
+  // The same message on another socket is not Next's.
+  assert.equal(hmrSocket("ws://localhost:3000/chat", "")(JSON.stringify(NEXT_SYNTAX)).length, 0);
+});
+
 // Parcel 2.16's message for a syntax error (its HTML twin for the overlay left out), as its dev server sent it.
 const PARCEL_SYNTAX = {
   type: "error",
