@@ -1522,6 +1522,31 @@ async fn one_error_logged_under_several_messages_is_one_group() {
     assert_eq!(c["errors"]["new"]["count"], 0, "{c}");
 }
 
+/// A response body the page did not take and whose size it did not know (a chunked binary answer,
+/// gRPC-web's) has no size in a compact entry: the note standing in its place is not the body.
+#[tokio::test]
+async fn a_body_not_taken_of_unknown_size_has_no_size() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let body = |note: &str, size: Value| {
+        json!({"tabId": 1, "ts": 1_732_380_000_000i64, "method": "POST", "url": "http://app/shop.v1.CartService/Checkout",
+               "status": 200, "responseBody": note, "responseBodySize": size})
+    };
+    server
+        .ingest(
+            "network_bodies",
+            vec![
+                body("[application/grpc-web+proto body not captured]", Value::Null),
+                body("[application/proto 28 bytes not captured]", json!(28)),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let answer = within_budget(&mcp, json!({"what": "network_bodies"})).await;
+    let sizes: Vec<Value> = entries(&answer).iter().map(|e| e.get("size").cloned().unwrap_or(Value::Null)).collect();
+    assert_eq!(sizes, [Value::Null, json!(28)], "{answer}");
+}
+
 /// A compact EventSource message names its type: the name its server gave it, or `message`.
 #[tokio::test]
 async fn a_compact_event_source_message_names_its_type() {

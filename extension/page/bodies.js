@@ -195,6 +195,9 @@
     if (body.truncated) fields[`${prefix}BodyTruncated`] = true;
     if (body.stream) fields[`${prefix}BodyStream`] = true;
     if (typeof body.size === "number" && (body.truncated || body.note !== undefined)) fields[`${prefix}BodySize`] = body.size;
+    // A body not taken whose size is not known (a chunked binary answer): said unknown, so that no
+    // reader counts the note's own length as the body's.
+    else if (body.note !== undefined && prefix === "response") fields[`${prefix}BodySize`] = null;
     return fields;
   }
 

@@ -102,6 +102,13 @@ test("a stream is read up to the cap, then cancelled", async () => {
   assert.deepEqual(small, { text: "hello", size: 5, truncated: false, ended: "body" });
   assert.equal(read.ended, "cap");
   assert.deepEqual(bodies.bodyFields("request", { note: "[stream]", stream: true }), { requestBody: "[stream]", requestBodyStream: true });
+  // A response body not taken, of no known size (a chunked gRPC-web answer): its size is unknown,
+  // not the note's length.
+  assert.deepEqual(bodies.bodyFields("response", { note: "[application/grpc-web+proto body not captured]" }), {
+    responseBody: "[application/grpc-web+proto body not captured]",
+    responseBodySize: null,
+  });
+  assert.deepEqual(bodies.bodyFields("response", { note: "[application/proto 28 bytes not captured]", size: 28 }).responseBodySize, 28);
 });
 
 test("a stream that stops sending is given up after the read timeout, with what came", async () => {
