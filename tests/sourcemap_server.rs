@@ -405,6 +405,18 @@ async fn a_script_changed_under_the_same_url_is_mapped_with_its_new_map() {
     server.stop();
 }
 
+/// A map of `app.js` (eleven source lines) with `vlq` its one mapping.
+fn eleven_line_map(vlq: &str) -> String {
+    format!(
+        r#"{{"version":3,"sources":["app.js"],"sourcesContent":["1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11"],"names":[],"mappings":"{vlq}"}}"#
+    )
+}
+
+/// A console line logged in `tab` at the start of `origin`'s /app.js.
+fn logged_in(tab: i64, origin: &str, ts: i64) -> Value {
+    json!({"tabId": tab, "ts": ts, "level": "log", "url": format!("{origin}/"), "message": "m", "location": format!("{origin}/app.js:1:1")})
+}
+
 /// An entry that reaches the server after its file was saved again is mapped with the map of the
 /// version its page ran, told by the length the page's Resource Timing gave the script.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -412,15 +424,11 @@ async fn an_entry_of_a_version_before_an_edit_is_mapped_with_that_versions_map()
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
     let site = Site::default();
-    let map = |vlq: &str| {
-        format!(
-            r#"{{"version":3,"sources":["app.js"],"sourcesContent":["1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11"],"names":[],"mappings":"{vlq}"}}"#
-        )
-    };
+    let map = eleven_line_map;
     site.put("/app.js.map", map("AAEA")); // generated line 1 → source line 3
     let origin = serve_app_js(&server, &site).await;
     let tab = 7;
-    let logged = |ts: i64| json!({"tabId": tab, "ts": ts, "level": "log", "url": format!("{origin}/"), "message": "m", "location": format!("{origin}/app.js:1:1")});
+    let logged = |ts: i64| logged_in(tab, &origin, ts);
     // The tab's loads of the script: its time, and the length the page was told (0: a 304).
     let loaded = |ts: i64, size: usize| json!({"tabId": tab, "ts": ts, "url": format!("{origin}/app.js"), "initiatorType": "script", "decodedBodySize": size});
     let v1 = "a()\n//# sourceMappingURL=app.js.map\n";
@@ -469,15 +477,11 @@ async fn a_version_kept_through_a_broken_build_maps_what_the_page_still_runs() {
     let db = TempDb::new();
     let server = Server::start(&db.path, &[]);
     let site = Site::default();
-    let map = |vlq: &str| {
-        format!(
-            r#"{{"version":3,"sources":["app.js"],"sourcesContent":["1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11"],"names":[],"mappings":"{vlq}"}}"#
-        )
-    };
+    let map = eleven_line_map;
     site.put("/app.js.map", map("AAEA")); // generated line 1 → source line 3
     let origin = serve_app_js(&server, &site).await;
     let tab = 7;
-    let logged = |ts: i64| json!({"tabId": tab, "ts": ts, "level": "log", "url": format!("{origin}/"), "message": "m", "location": format!("{origin}/app.js:1:1")});
+    let logged = |ts: i64| logged_in(tab, &origin, ts);
     let v1 = "a()\n//# sourceMappingURL=app.js.map\n";
     server
         .ingest("network_waterfall", vec![json!({"tabId": tab, "ts": 1, "url": format!("{origin}/app.js"), "initiatorType": "script", "decodedBodySize": v1.len()})])
