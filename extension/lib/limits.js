@@ -28,9 +28,10 @@
     LABELS: 1000, // count and timer labels remembered per page
     VALUE_CAP: 1024, // an input's value
     TEXT_CAP: 120, // visible text of a clicked element
-    // A response that streams until it is closed (server-sent events, ndjson): never read to its
-    // end from the page, and its close, in deep mode, no failure.
-    STREAMING_TYPES: /event-stream|ndjson|jsonl|stream\+json|x-mixed-replace/i,
+    // A response that streams until it is closed (server-sent events, ndjson, a Connect server
+    // stream): never read to its end from the page, and its close, in deep mode, no failure. A
+    // Connect stream's end is still read for its error (page/rpc.js).
+    STREAMING_TYPES: /event-stream|ndjson|jsonl|stream\+json|x-mixed-replace|connect\+/i,
   };
   if (typeof module === "object" && module.exports) module.exports = limits;
   root.__gasoline = Object.assign(root.__gasoline || {}, { limits });

@@ -101,6 +101,10 @@ export async function connectPage({ context, client, all, observe, waitFor, log,
     JSON.stringify(errors),
   );
   for (const e of errors) assert.equal(e.level, "error");
+  // The stream's body is a stream's (not read to its end, which its client's abort would cut: no
+  // "broke off"); its end was read for its error all the same.
+  const streamed = (await all(client, "network_bodies")).find((b) => b.tabId === tabId && b.url === `${origin}/shop.v1.CartService/WatchOrders`);
+  assert.deepEqual([streamed?.responseBody, streamed?.responseBodyStream, streamed?.failed], ["[stream]", true, undefined], JSON.stringify(streamed));
   // The Checkout that succeeded is no error; each row and body names its method; the summary holds the failure.
   const checkout = ["CartService/Checkout", 200];
   await assertOperationsNamed(client, tabId, `${origin}/shop.v1.CartService/Checkout`, [checkout, checkout], "gRPC-web: CartService/Checkout failed");
