@@ -610,6 +610,30 @@ async fn an_error_s_context_says_which_failed_requests_began_before_the_last_act
     assert_eq!(entries(&full)[0]["context"]["action"]["selector"], "#load-rate", "{full}");
 }
 
+/// A failure a framework answered under 200 (gRPC-web's trailer, GraphQL's errors) names in its
+/// context the response that told it: no status marks that request failed, and the context listed
+/// an earlier call's failed request instead.
+#[tokio::test]
+async fn a_framework_error_s_context_names_the_response_that_told_it() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let call = |dt: i64, method: &str, status: i64| json!({"tabId": 1, "ts": t + dt, "method": "POST", "url": format!("http://app/shop.v1.CartService/{method}"), "status": status});
+    server
+        .ingest(
+            "network_bodies",
+            vec![call(0, "Checkout", 400), call(1_000, "GetCart", 200), call(1_100, "AddItem", 200)],
+        )
+        .await;
+    let told = json!({"tabId": 1, "ts": t + 1_200, "level": "error", "source": "framework",
+                      "resourceUrl": "http://app/shop.v1.CartService/GetCart",
+                      "message": "gRPC-web: CartService/GetCart failed: NOT_FOUND: cart missing-42 not found (answered 200)"});
+    server.ingest("logs", vec![told]).await;
+    let mcp = Mcp::http(&server).await;
+    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
+    assert_eq!(entries(&errors)[0]["context"]["response"], 2, "{errors}");
+}
+
 /// A cascade's errors share their context (the request that failed, the click, the page's load):
 /// with `context=full` each entry is given once in an answer and named by its id after that, with
 /// the error whose context gives it, whichever end the page is filled from (a `before_cursor`

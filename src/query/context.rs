@@ -69,10 +69,12 @@ pub fn of_error(
         return Ok("{}".into());
     };
     // What the error entry itself says of where it came from, read once: its source, its stack, and
-    // the response whose body it met reading JSON (`jsonFrom`).
+    // the response whose body it met reading JSON (`jsonFrom`), or whose body told the failure a
+    // framework answered under 200 (`resourceUrl` of a GraphQL, tRPC or gRPC-web error).
     let (built, stack, json_from): (bool, String, Option<String>) = conn
         .prepare_cached(
-            "SELECT source IS 'dev-server', coalesce(json_extract(data, '$.stack'), ''), json_extract(data, '$.jsonFrom') \
+            "SELECT source IS 'dev-server', coalesce(json_extract(data, '$.stack'), ''), \
+             coalesce(json_extract(data, '$.jsonFrom'), CASE WHEN source = 'framework' THEN json_extract(data, '$.resourceUrl') END) \
              FROM logs WHERE id = ?1",
         )?
         .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
