@@ -261,6 +261,38 @@
     return out.done();
   }
 
-  G.pageText = { ofDocument, ofHtml };
+  // A React Server Components page answered with an error status (Next.js's dev 500) shows no text:
+  // the server's error is in the page's Flight data, the strings its inline scripts push to
+  // `self.__next_f` (`[1, "…\n56:E{\"name\":\"Error\",\"message\":…,\"stack\":[[fn, file, line, col, …]]}\n…"]`).
+  const FLIGHT_READ = 256 * 1024; // characters of Flight data looked through at most
+  const FLIGHT_ERROR = /(?:^|\n)[0-9a-f]+:E(\{[^\n]*\})(?=\n|$)/;
+  const FLIGHT_FRAMES = 5;
+
+  /** The server's error a Flight array (`self.__next_f`) holds, as text (its message and frames), or "". */
+  function flightError(chunks) {
+    if (!Array.isArray(chunks)) return "";
+    let data = "";
+    for (let i = 0; i < chunks.length && data.length < FLIGHT_READ; i++) {
+      const chunk = chunks[i];
+      if (Array.isArray(chunk) && chunk[0] === 1 && typeof chunk[1] === "string") data += chunk[1];
+    }
+    const found = FLIGHT_ERROR.exec(data.slice(0, FLIGHT_READ));
+    if (!found) return "";
+    let error;
+    try {
+      error = JSON.parse(found[1]);
+    } catch {
+      return "";
+    }
+    if (!error || typeof error.message !== "string") return "";
+    const head = `${typeof error.name === "string" ? error.name : "Error"}: ${error.message.slice(0, 2000)}`;
+    const frames = (Array.isArray(error.stack) ? error.stack : [])
+      .slice(0, FLIGHT_FRAMES)
+      .filter((f) => Array.isArray(f) && typeof f[1] === "string")
+      .map((f) => `    at ${typeof f[0] === "string" && f[0] ? `${f[0]} ` : ""}(${f[1].slice(0, 1024)}:${f[2]}:${f[3]})`);
+    return `The server's error (React Server Components' data of the page):\n${[head, ...frames].join("\n")}`;
+  }
+
+  G.pageText = { ofDocument, ofHtml, flightError };
 })();
 //# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoicGFnZV90ZXh0LmpzIiwic291cmNlcyI6WyJnYXNvbGluZS1leHRlbnNpb246Ly8vcGFnZS9wYWdlX3RleHQuanMiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6IkFBQUEiLCJpZ25vcmVMaXN0IjpbMF0sInhfZ29vZ2xlX2lnbm9yZUxpc3QiOlswXX0=

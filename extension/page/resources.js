@@ -55,6 +55,14 @@
       const failed = () =>
         outbox.emit("logs", () => {
           const page = pageText.ofDocument(document, limits.BODY_CAP);
+          // A React Server Components page (Next.js's dev 500) shows nothing: its server's error is in its Flight data.
+          if (!page.text) {
+            try {
+              page.text = pageText.flightError(globalThis.__next_f) || undefined;
+            } catch {
+              // a page's getter that throws: no text
+            }
+          }
           // An error page's title most often names the error ("ValueError at /crash/").
           const title = String(document.title || "").trim().slice(0, 200);
           return {

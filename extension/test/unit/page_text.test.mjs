@@ -48,3 +48,29 @@ test("a large page is read to the cap only", () => {
   assert.equal(read.text.length, 1000);
   assert.equal(read.truncated, true);
 });
+
+test("a Server Components page's error is read from its Flight data", () => {
+  // Next.js 16's dev 500 of a Server Component that threw, as its inline scripts pushed it.
+  const error = {
+    digest: "3642739818",
+    name: "Error",
+    message: "inventory service unreachable while rendering sku A-1",
+    stack: [
+      ["loadInventory", "/tmp/nextapp/.next/dev/server/chunks/ssr/[root-of-the-server]__0hu6m4gkgqocq._.js", 43, 15, 0, 0, false],
+      ["ServerErrorPage", "/tmp/nextapp/.next/dev/server/chunks/ssr/[root-of-the-server]__0hu6m4gkgqocq._.js", 48, 25, 0, 0, false],
+    ],
+    env: "Prerender",
+  };
+  const chunks = [[0], [1, '52:C\n56:D"$8b"\n'], [1, `56:E${JSON.stringify(error)}\n73:D"$8c"\n`]];
+  assert.equal(
+    pageText.flightError(chunks),
+    "The server's error (React Server Components' data of the page):\n" +
+      "Error: inventory service unreachable while rendering sku A-1\n" +
+      "    at loadInventory (/tmp/nextapp/.next/dev/server/chunks/ssr/[root-of-the-server]__0hu6m4gkgqocq._.js:43:15)\n" +
+      "    at ServerErrorPage (/tmp/nextapp/.next/dev/server/chunks/ssr/[root-of-the-server]__0hu6m4gkgqocq._.js:48:25)",
+  );
+  assert.equal(pageText.flightError([[1, '0:{"a":"$@1"}\n']]), "", "no error row");
+  assert.equal(pageText.flightError([[1, "5:E{not json}\n"]]), "");
+  assert.equal(pageText.flightError(undefined), "");
+});
+
