@@ -55,13 +55,13 @@
       const failed = () =>
         outbox.emit("logs", () => {
           const page = pageText.ofDocument(document, limits.BODY_CAP);
-          // A React Server Components page (Next.js's dev 500) shows nothing: its server's error is in its Flight data.
-          if (!page.text) {
-            try {
-              page.text = pageText.flightError(globalThis.__next_f) || undefined;
-            } catch {
-              // a page's getter that throws: no text
-            }
+          // A React Server Components page (Next.js's dev 500) shows next to nothing ("This page
+          // couldn't load"): its server's error is in its Flight data, said after what it shows.
+          try {
+            const server = pageText.flightError(globalThis.__next_f);
+            if (server) page.text = page.text ? `${page.text}\n${server}` : server;
+          } catch {
+            // a page's getter that throws: what it shows alone
           }
           // An error page's title most often names the error ("ValueError at /crash/").
           const title = String(document.title || "").trim().slice(0, 200);
