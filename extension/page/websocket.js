@@ -314,6 +314,20 @@
       });
     }
 
+    /**
+     * Which dev server's build errors a socket carries, at its first text message (`first`): Vite's
+     * by its protocol, the others by their socket's URL, webpack-dev-server's also by its greeting;
+     * else Parcel's, whose socket is its dev server's own port and nothing more.
+     */
+    function readerOf(ws, first) {
+      if (ws.protocol === "vite-hmr") return viteMessage;
+      if (RSBUILD_SOCKET.test(ws.url)) return rsbuildMessage;
+      if (WEBPACK_SOCKET.test(ws.url) || WEBPACK_HELLO.includes(first)) return webpackMessage;
+      if (METRO_SOCKET.test(ws.url)) return metroMessage;
+      if (NEXT_SOCKET.test(ws.url)) return nextMessage;
+      return parcelMessage;
+    }
+
     function watch(ws) {
       // The socket a Socket.IO session upgrades to is that session's connection (engine_io.js).
       ids.set(ws, (engineIo && engineIo.sessionOf(ws.url)) || connectionId());
@@ -326,28 +340,15 @@
       const failedWith = () => (closing.has(ws) ? "closed by the page before it opened" : "WebSocket connection failed");
       listen(ws, "error", () => requests.end(request, { failed: true, error: failedWith() }));
       listen(ws, "open", () => record(ws, "open", () => ({ protocol: ws.protocol })));
-      // Which dev server's socket it is, decided once (webpack-dev-server's also by its greeting):
-      // a message of any other socket costs one string test.
-      const rsbuild = RSBUILD_SOCKET.test(ws.url);
-      const metro = METRO_SOCKET.test(ws.url);
-      const next = NEXT_SOCKET.test(ws.url);
-      let webpack = !rsbuild && WEBPACK_SOCKET.test(ws.url);
-      let greeted = false;
+      // A dev server's build error, read by the reader of the socket it came on, chosen once: a
+      // message of any other socket costs one string test.
+      let read = null;
       listen(ws, "message", (e) => {
         const data = frame(e.data);
         record(ws, "message", () => Object.assign({ direction: "incoming" }, data));
-        // A dev server's build error, by the socket it came on (Parcel's has nothing of its own).
         if (typeof e.data !== "string") return;
-        if (!greeted) {
-          greeted = true;
-          webpack = webpack || (!rsbuild && WEBPACK_HELLO.includes(e.data));
-        }
-        if (ws.protocol === "vite-hmr") viteMessage(e.data);
-        else if (rsbuild) rsbuildMessage(e.data);
-        else if (webpack) webpackMessage(e.data);
-        else if (metro) metroMessage(e.data);
-        else if (next) nextMessage(e.data);
-        else parcelMessage(e.data);
+        if (read === null) read = readerOf(ws, e.data);
+        read(e.data);
       });
       listen(ws, "close", (e) => {
         const { code, reason, wasClean } = e;
