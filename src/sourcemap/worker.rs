@@ -3,7 +3,7 @@
 //! on the blocking pool, and the results written into the rows still stored
 //! through the writer, in one job per batch.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -404,22 +404,20 @@ impl Worker {
         }
         // The app's other modules the entry's frames name, and which origin's scripts hold the most.
         let named: Vec<&str> = app_modules(wanted).into_iter().filter(|u| *u != module).collect();
+        // Each origin's scripts read once (a script found to hold no eval'd module is passed over).
         let mut scores: Vec<(usize, &Url)> = Vec::new();
         for (origin, url, _) in &holders {
-            let mut held = 0;
-            for name in &named {
-                let mut found = false;
-                for script in candidates.iter().filter(|u| origin_of(u) == *origin) {
-                    if let Some(bundle) = self.bundle(script, allowed).await
-                        && bundle.modules.contains_key(*name)
-                    {
-                        found = true;
-                        break;
-                    }
+            let scripts: Vec<&Url> = candidates
+                .iter()
+                .filter(|u| origin_of(u) == *origin && !self.passed.contains_key(u.as_str()))
+                .collect();
+            let mut held: HashSet<&str> = HashSet::new();
+            for script in scripts {
+                if let Some(bundle) = self.bundle(script, allowed).await {
+                    held.extend(named.iter().copied().filter(|name| bundle.modules.contains_key(*name)));
                 }
-                held += usize::from(found);
             }
-            scores.push((held, url));
+            scores.push((held.len(), url));
         }
         let best = scores.iter().map(|(held, _)| *held).max().unwrap_or(0);
         let mut winners = scores.iter().filter(|(held, _)| *held == best);
