@@ -162,6 +162,18 @@
     return s;
   }
 
+  // A value that is a call in code: a name (dotted), its `(`; after `await`, `new` and the like.
+  const CALL = /^(?:(?:await|new|typeof|void|yield)[ \t]+)*[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*[ \t]*\(/;
+
+  // A file's name (`auth.ts`, `api-key-form.vue`) written as a position: `:line:column` right after it.
+  const FILE_NAME = /\.[A-Za-z][A-Za-z0-9]{0,7}$/;
+  const LINE_COLUMN = /^\d{1,9}:\d{1,9}(?!\d)/;
+
+  /** Whether `key:` at `m` is a file's name followed by its line and column, nothing between. */
+  function isPosition(text, m, at) {
+    return m[0].length === m[2].length + 1 && FILE_NAME.test(m[2]) && LINE_COLUMN.test(text.slice(at, at + 20));
+  }
+
   /** Whether a pair's second item, ending at `end` (inside its quotes, if any), is its last: `]` follows. */
   function closesPair(text, end) {
     let j = end;
@@ -181,6 +193,9 @@
       // after `?`, `&`, `#` or `;`; after a space it is prose or markup (`<App key=4 >`).
       const form = m[3] === "=" && (m.index === 0 || /[?&#;\n]/.test(text[m.index - 1]));
       if (at >= text.length || !isSecretKey(m[2], p, form)) continue;
+      // A source position, not a pair: `secret-box.ts:10:52` in a stack, `session.ts:3:11` in a
+      // build error. Its line and column are what locate the code (and map it to its source).
+      if (m[3] === ":" && isPosition(text, m, at)) continue;
       const block = m[3] === ":" ? yamlBlock(text, m.index, at) : null;
       if (block) {
         out += text.slice(from, at) + (text[at - 1] === ":" ? " " : "") + REDACTED;
@@ -191,8 +206,10 @@
       }
       const bracketed = text[at] === "{" || text[at] === "[";
       const quoted = text[at] === '"' || text[at] === "'";
-      // Code, not a value: `sig = () => …`, `token = (a, b)`, `password === input`.
+      // Code, not a value: `sig = () => …`, `token = (a, b)`, `password === input`, and outside a
+      // form a call (`password = ref('')`, `token: await useCookie('auth')`: a code frame's line).
       if (text[at] === "(" || text[at] === "=") continue;
+      if (!form && CALL.test(text.slice(at, at + 140))) continue;
       // GraphQL names no secret in a variable's definition (`$password: String!`) or a reference
       // to one (`login(password: $password)`): the value is in `variables`, redacted there.
       if (m[3] === ":" && !m[1] && (m[2][0] === "$" || GRAPHQL_VARIABLE.test(text.slice(at, at + 102)))) continue;

@@ -347,6 +347,39 @@ test("YAML: a secret key's value on the lines after it goes whole, nothing else"
   assert.equal(redact.redactText("token:\nname: x"), "token:\nname: x");
 });
 
+test("a source file named for a secret keeps its line and column in stacks, locations and build errors", () => {
+  const names = ["auth.ts", "useAuth.ts", "session.ts", "password-reset.ts", "token-list.ts", "SecretBox.tsx", "api-key-form.vue", "csrf.js"];
+  for (const name of names) {
+    const stack = `Error: boom\n    at readSession (http://127.0.0.1:5173/src/lib/${name}:3:11)\n    at http://127.0.0.1:5173/src/lib/${name}?t=17:40:2`;
+    assert.equal(redact.redactText(stack), stack, name);
+    const build = `/tmp/app/src/lib/${name}:4:15: ERROR: Unexpected ";"`;
+    assert.equal(redact.redactText(build), build, name);
+    const log = redact.redactEntry("errors", { message: "boom", stack, location: `http://127.0.0.1:5173/src/${name}:10:52` });
+    assert.equal(log.location, `http://127.0.0.1:5173/src/${name}:10:52`, name);
+    assert.equal(log.redacted, undefined, name);
+  }
+  // What only looks like one is still a pair: a value after a space, a single number, a dotted key.
+  assert.equal(redact.redactText("session.ts: 3:11"), `session.ts: ${R}`);
+  assert.equal(redact.redactText("secret.key:12345"), `secret.key:${R}`);
+  assert.equal(redact.redactText('{"password":"1:2"}'), `{"password":"${R}"}`);
+  assert.equal(redact.redactText("token=12:34"), `token=${R}`);
+});
+
+test("a line of code that calls for its secret keeps the call: a build error's code frame is the file as written", () => {
+  for (const line of [
+    "7  |  const password = ref('')",
+    "const token = useCookie('auth')",
+    "  password: computed(() => form.pw),",
+    "const secret = await vault.read('db')",
+    "  this.apiKey = new Key(config)",
+  ]) {
+    assert.equal(redact.redactText(line), line);
+  }
+  // A value is still one, bare or quoted.
+  assert.equal(redact.redactText("password: hunter2"), `password: ${R}`);
+  assert.equal(redact.redactText("const token = 'abc(def'"), `const token = '${R}'`);
+});
+
 test("Basic credentials shorter than 8 characters go when they decode to user:password", () => {
   const found = [];
   assert.equal(redact.redactText("Basic YTpi", undefined, found, "message"), "Basic [redacted]");
