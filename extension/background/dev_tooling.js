@@ -36,6 +36,11 @@
 // - Astro's dev toolbar's own modules (`…/astro/dist/runtime/client/dev-toolbar/…`,
 //   about forty a page load) and what they log. Its audit fetches the page's
 //   images again by their own URLs: those rows cannot be told from the app's.
+// - Browsersync (a reloader put in front of a server-rendered app): its client script
+//   (`/browser-sync/browser-sync-client.js`) and its socket.io channel
+//   (`/browser-sync/socket.io/`, a poll or a socket), on which its "ghost mode" sends the
+//   value of each field the user types in, a password's too, and each click and scroll, to
+//   mirror them in the other browsers. A reload it orders is the page's `reload` navigation.
 // The rest of the HMR conversation (building, built, updates) stays: it tells
 // when the code under the page changed.
 
@@ -53,6 +58,7 @@ const TOOLING_PATHS = [
   "/sb-manager/",
   "/sb-addons/",
   "/sb-common-assets/",
+  "/browser-sync/",
 ];
 const TOOLING_MODULES = [
   "/@id/virtual:vue-devtools-path:",
@@ -83,7 +89,7 @@ function isToolingUrl(url) {
   // Checked as text first: most URLs hold none of them, and this runs for every request.
   if (
     typeof url !== "string" ||
-    !(url.includes("/__") || url.includes("/_rspack/") || url.includes("/symbolicate") || url.includes("/_expo/") || url.includes("/open-stack-frame") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-") || url.includes("/dev-toolbar/"))
+    !(url.includes("/__") || url.includes("/_rspack/") || url.includes("/symbolicate") || url.includes("/_expo/") || url.includes("/open-stack-frame") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-") || url.includes("/dev-toolbar/") || url.includes("/browser-sync/"))
   ) {
     return false;
   }

@@ -158,3 +158,20 @@ test("Metro's overlay's requests and Expo's copy of each console call on Metro's
   assert.equal(isDevTooling("websocket_events", frame(hot, '{"type":"register-entrypoints","entryPoints":[]}')), false);
   assert.equal(isDevTooling("websocket_events", frame("ws://localhost:8081/chat", echo)), false);
 });
+
+test("Browsersync's client and channel are left out, with the field values its ghost mode sends", () => {
+  const socket = "ws://localhost:3000/browser-sync/socket.io/?EIO=4&transport=websocket&sid=abc";
+  const ghost = { url: socket, event: "message", direction: "outgoing", data: '42/browser-sync,["input:text",{"tagName":"INPUT","index":1,"value":"hunter2"}]' };
+  assert.equal(isDevTooling("websocket_events", ghost), true);
+  for (const url of [
+    "http://localhost:3000/browser-sync/socket.io/?EIO=4&transport=polling&t=P1",
+    "http://localhost:3000/browser-sync/browser-sync-client.js?v=3.0.3",
+  ]) {
+    assert.equal(isDevTooling("network_waterfall", row(url)), true, url);
+    assert.equal(isDevTooling("network_bodies", row(url)), true, url);
+  }
+  assert.equal(isDevTooling("logs", { location: "http://localhost:3000/browser-sync/browser-sync-client.js?v=3.0.3:1:20" }), true);
+  // The app's own socket.io stays.
+  assert.equal(isDevTooling("websocket_events", { ...ghost, url: "ws://localhost:3000/socket.io/?EIO=4&transport=websocket" }), false);
+  assert.equal(isDevTooling("network_waterfall", row("http://localhost:3000/api/browser-sync")), false);
+});
