@@ -176,6 +176,37 @@
     return depth > 0 && HasEventTarget !== null && v instanceof HasEventTarget ? `[${className(getPrototypeOf(v)) || "EventTarget"}]` : undefined;
   }
 
+  /**
+   * What Vue keeps out of its reactivity, shown as DevTools shows it collapsed: a VNode
+   * (`[VNode ItemCard]`, `[VNode div]`) and a component's instance (`[Vue component ItemCard]`),
+   * which Vue's warnings pass to the console. Copied, one is 16 KB of Vue's internals, and reading
+   * them makes Vue warn in development (its instance's `ownKeys` trap: "Avoid app logic that
+   * relies on enumerating keys on a component instance"; its app config's `compilerOptions`
+   * getter): the page would log warnings it never logged without us. `__v_skip` is a VNode's own
+   * property, and the instance answers it (and `__isVue`) before anything that could warn.
+   */
+  function vueInternal(v) {
+    try {
+      if (v.__v_skip !== true) return undefined;
+      if (v.__isVue === true) return `[Vue component${vueName(v.$ && v.$.type)}]`;
+      if (v.__v_isVNode === true) return `[VNode${vueName(v.type)}]`;
+    } catch {
+      // a Proxy's trap threw: not Vue's
+    }
+    return undefined;
+  }
+
+  /** A VNode's or a component's type, named: " div", " ItemCard", " Fragment", or "". */
+  function vueName(type) {
+    if (typeof type === "string") return ` ${type.slice(0, 60)}`;
+    if (typeof type === "symbol") return type.description ? ` ${type.description.replace(/^v-fgt$/, "Fragment")}` : "";
+    if (type !== null && (typeof type === "object" || typeof type === "function")) {
+      const name = type.name || type.__name;
+      return typeof name === "string" && name ? ` ${name.slice(0, 60)}` : "";
+    }
+    return "";
+  }
+
   /** An Event's own data, without its constants (NONE, AT_TARGET…) or methods, which every event has. */
   function eventNoise(key, v) {
     return typeof v === "function" || /^[A-Z][A-Z_]*$/.test(key);
@@ -235,6 +266,8 @@
    */
   function toPlain(value, depth, state) {
     if (value === null || typeof value !== "object") return primitive(value);
+    const vue = vueInternal(value);
+    if (vue !== undefined) return vue;
     // Plain objects and arrays, most of what is logged, skip the other checks.
     const proto = getPrototypeOf(value);
     const plainObject = proto === ObjectProto || proto === null;
@@ -421,6 +454,7 @@
     readProperty,
     inherited,
     nestedTarget,
+    vueInternal,
     skipOf,
     zoneKey,
     className,

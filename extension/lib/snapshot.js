@@ -87,6 +87,11 @@
       return;
     }
     value = refOf(rawOf(value));
+    const vue = serialize.vueInternal(value);
+    if (vue !== undefined) {
+      tape.push(vue);
+      return;
+    }
     const proto = getPrototypeOf(value);
     const plainObject = proto === ObjectProto || proto === null;
     const array = !plainObject && (proto === ArrayProto || isArray(value));

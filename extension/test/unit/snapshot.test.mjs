@@ -109,6 +109,52 @@ test("a Vue reactive object is copied from its raw object: none of its reads is 
   assert.deepEqual(tracked, [], "no read of ours went through the reactive proxy");
 });
 
+test("Vue's VNodes and component instances are named, not walked: Vue would warn at our reads", () => {
+  // A component's public instance: a Proxy whose ownKeys trap warns in development, and which
+  // answers its own flags; a VNode holding an app context whose compilerOptions getter warns.
+  const warned = [];
+  const ItemCard = { __name: "ItemCard" };
+  const instance = new Proxy(
+    { _: { type: ItemCard } },
+    {
+      get(t, key) {
+        if (key === "__v_skip" || key === "__isVue") return true;
+        if (key === "$") return t._;
+        if (typeof key === "string" && key.startsWith("__v")) return undefined;
+        warned.push(`read ${String(key)}`);
+        return undefined;
+      },
+      ownKeys() {
+        warned.push("Avoid app logic that relies on enumerating keys on a component instance");
+        return [];
+      },
+    },
+  );
+  const config = {};
+  Object.defineProperty(config, "compilerOptions", {
+    enumerable: true,
+    get() {
+      warned.push("The compilerOptions config option is only respected when using a build of Vue.js that includes the runtime compiler");
+      return {};
+    },
+  });
+  const vnode = { __v_isVNode: true, __v_skip: true, type: ItemCard, props: { id: 7 }, appContext: { config } };
+  const element = { __v_isVNode: true, __v_skip: true, type: "div", appContext: { config } };
+  const ref = { __v_isRef: true, _value: instance, dep: {} };
+  const args = ["[Vue warn]: Unhandled error", "at <ItemCard>", { vnode, ref, element }, instance];
+  assert.deepEqual(shown(args), [
+    "[Vue warn]: Unhandled error",
+    "at <ItemCard>",
+    '{"vnode":"[VNode ItemCard]","ref":{"[Ref]":"[Vue component ItemCard]"},"element":"[VNode div]"}',
+    "[Vue component ItemCard]",
+  ]);
+  // Past the snapshot's budget, read when the entry is built: the same.
+  assert.equal(serialize.formatArg(serialize.toPlain({ vnode }, 0, serialize.buildState())), '{"vnode":"[VNode ItemCard]"}');
+  assert.deepEqual(warned, []);
+  // markRaw'd data of the page's own is walked as any object.
+  assert.deepEqual(shown([{ __v_skip: true, id: 1 }]), ['{"__v_skip":true,"id":1}']);
+});
+
 test("a sparse array's holes read as DevTools shows them, not as undefined", () => {
   const list = [1, , 3, , , , 7, undefined]; // eslint-disable-line no-sparse-arrays
   assert.deepEqual(shown([list]), ['[1,"[empty]",3,"[empty × 3]",7,undefined]']);
