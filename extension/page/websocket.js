@@ -62,6 +62,8 @@
       );
     }
 
+    // A line that is a file's absolute path and nothing else (`/app/pages/index.vue`, `C:\app\x.vue`).
+    const PATH_LINE = /^(?:\/|[A-Za-z]:[\\/])[^\n:*?"<>|]{0,1022}\.[A-Za-z]{1,8}$/m;
     function compileError(text) {
       buildError(text, (payload) => {
         const err = payload && payload.err;
@@ -73,7 +75,13 @@
         // Where it broke, when the message does not say (Angular's compiler gives `loc` alone, and
         // its line's text in place of a code frame).
         const loc = err.loc && typeof err.loc === "object" ? err.loc : {};
-        const file = typeof loc.file === "string" && loc.file ? loc.file : typeof err.id === "string" ? err.id : "";
+        // @vitejs/plugin-vue gives neither: its message names the file on a line of its own.
+        const file =
+          typeof loc.file === "string" && loc.file
+            ? loc.file
+            : typeof err.id === "string"
+              ? err.id
+              : (PATH_LINE.exec(said.slice(0, 2048)) || [""])[0];
         // Its place in the source, as an entry a source map placed says it (`original`, 1-based).
         const at = file ? place(said, loc, astro ? 0 : 1) : null;
         const column = at ? at.column : undefined;

@@ -103,6 +103,22 @@ test("Vite 8's build error (Oxc: no loc, the place framed in its message) says w
   assert.ok(entry.message.includes("(/app/front/src/cart.ts:6:18)"), "the file named once, as the message names it relative");
 });
 
+test("@vitejs/plugin-vue's build error (loc without its file, the file on a line of the message) says where it broke", () => {
+  const receive = hmrSocket();
+  const message = [
+    "[vue/compiler-sfc] Unexpected token (9:15)",
+    "",
+    "/tmp/nuxtapp/app/pages/index.vue",
+    "8  |  const result = ref('')",
+    "9  |  const broken = ;",
+    "   |                 ^",
+  ].join("\n");
+  const err = { message, stack: "    at constructor (/tmp/nuxtapp/node_modules/@babel/parser/lib/index.js:369:19)", frame: "", loc: { line: 9, column: 15, index: 200 } };
+  const [entry] = receive(JSON.stringify({ type: "error", err }));
+  assert.equal(entry.message, `[vite] ${message}`, "the file and the code frame said once");
+  assert.deepEqual(entry.original, { source: "/tmp/nuxtapp/app/pages/index.vue", line: 9, column: 16 });
+});
+
 test("a build error that names no place has none", () => {
   const receive = hmrSocket();
   const [entry] = receive(JSON.stringify({ type: "error", err: { message: "Internal server error", loc: { line: "x" } } }));
