@@ -1358,6 +1358,8 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
                 log(1, 2_000, "console", "debug", "[vite] hot updated: /src/App.tsx"),
                 // Tab 2: reloaded, its client connected, no build error since.
                 broke(2, 1_000, "Cart.tsx"),
+                // Tab 2: the page Vite reloaded while broken failed at its entry's module.
+                log(2, 1_100, "resource", "error", "Failed to load script: http://localhost:5173/src/main.ts?t=1732380001050"),
                 log(2, 3_050, "console", "debug", "[vite] connected."),
                 // Tab 3: reloaded, and the error came again.
                 broke(3, 1_000, "Nav.tsx"),
@@ -1401,6 +1403,10 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
         .as_array()
         .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with("[parcel]"))));
     assert_eq!(parcel.map(|g| g["fixed"].clone()), Some(json!("a build succeeded after it")), "{grouped}");
+    let entry = grouped["groups"]
+        .as_array()
+        .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with("Failed to load script"))));
+    assert_eq!(entry.map(|g| g["fixed"].clone()), Some(json!("the page loaded again without it")), "{grouped}");
 }
 
 /// webpack-dev-server's build error is fixed once the socket that said it says a build succeeded

@@ -201,12 +201,15 @@ const DEV_CLIENTS: [&str; 5] = ["[webpack-dev-server] ", "[HMR] ", "[vite] ", "[
 /// Whether an error line is of a build rather than of the app: a dev server's client's line
 /// ([`DEV_CLIENTS`]), or a hot update's module the page could not import while the build was
 /// broken (`Failed to fetch dynamically imported module: …/Badge.tsx?t=1732…`: Vite's timestamp of
-/// an update, which Storybook's preview and routers' lazy routes ask for).
+/// an update, which Storybook's preview and routers' lazy routes ask for), or a script of such a
+/// URL that failed to load.
 fn of_a_build(message: &str) -> bool {
     DEV_CLIENTS.iter().any(|p| message.starts_with(p))
         || BUILD_THROWN.iter().any(|p| message.starts_with(p))
         || NEXT_REPORT.is_match(message)
-        || message.split_once(DYNAMIC_IMPORT_FAILED).is_some_and(|(_, url)| url.contains("?t=") || url.contains("&t="))
+        || [DYNAMIC_IMPORT_FAILED, SCRIPT_FAILED].iter().any(|failed| {
+            message.split_once(failed).is_some_and(|(_, url)| url.contains("?t=") || url.contains("&t="))
+        })
 }
 
 /// What a dev client throws of a build error (Expo's, Metro's report as an uncaught error).
@@ -220,6 +223,9 @@ static NEXT_REPORT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new
 });
 
 const DYNAMIC_IMPORT_FAILED: &str = "Failed to fetch dynamically imported module: ";
+/// A script element's load error (the extension's `resources.js`): Vite's page reloaded while a
+/// module under it does not compile fails at its entry (`…/src/main.ts?t=1732…`).
+const SCRIPT_FAILED: &str = "Failed to load script: ";
 
 /// A group whose call site is library code but whose first entry has a line of the app's own among
 /// its callers was logged by the app through a library's wrapper of the console (Expo wraps every
