@@ -66,9 +66,9 @@
       return formGetters[name] && form instanceof Form ? core.apply(formGetters[name], form, []) : form[name];
     }
 
-    function on(type, handler) {
+    function on(type, handler, where = window) {
       listen(
-        window,
+        where,
         type,
         (e) => {
           try {
@@ -79,6 +79,31 @@
         },
         opts,
       );
+    }
+
+    // `change` and `submit` are not composed: one inside a shadow root (a web component's form)
+    // never reaches `window`. Each open shadow root a user's event passes through (a focus, a
+    // keystroke, a click: what comes before a change or a submit) gets the two listeners once.
+    // An event seen before is not taken again: a slotted field's change passes through a root
+    // on its way to `window`. A closed root's events are its host's to us; its forms are not seen.
+    const heardRoots = core.weakSet();
+    const taken = core.weakSet();
+    const unseen = (e) => {
+      if (taken.has(e)) return false;
+      taken.add(e);
+      return true;
+    };
+    const inRoots = {};
+    function hearRoots(e) {
+      const path = e.composedPath ? e.composedPath() : [];
+      for (let i = 0; i < path.length; i++) {
+        const node = path[i];
+        if (node && node.nodeType === 11 && node.host && !heardRoots.has(node)) {
+          heardRoots.add(node);
+          on("change", inRoots.change, node);
+          on("submit", inRoots.submit, node);
+        }
+      }
     }
 
     // Typing is recorded once the user pauses, not per keystroke: the element is
@@ -95,8 +120,12 @@
       clearTimeout(b.timer);
       action("input", b.described, { inputType: b.el.type, ...fieldValue(b.el), ts: b.began }, b.first);
     }
-    on("focusin", (e) => markSecret(target(e)));
+    on("focusin", (e) => {
+      hearRoots(e);
+      markSecret(target(e));
+    });
     on("input", (e) => {
+      hearRoots(e);
       const el = target(e);
       markSecret(el);
       if (burst !== null && burst.el !== el) typed(); // another field: that one's typing ended
@@ -105,16 +134,19 @@
       burst.timer = setTimeout(typed, 400);
     });
     on("click", (e) => {
+      hearRoots(e);
       typed();
       const el = target(e);
       action("click", describe(el), { text: selector.visibleText(el), x: e.clientX, y: e.clientY }, e);
     });
-    on("change", (e) => {
+    inRoots.change = (e) => {
+      if (!unseen(e)) return;
       typed();
       const el = target(e);
       action("change", describe(el), { inputType: el.type, ...fieldValue(el) }, e);
-    });
-    on("submit", (e) => {
+    };
+    inRoots.submit = (e) => {
+      if (!unseen(e)) return;
       typed();
       const form = target(e);
       // The button that submitted may post elsewhere, otherwise or into another window
@@ -138,8 +170,11 @@
       // A page that handles the submit itself (a single-page app's form) prevents the browser's
       // navigation; its handlers have run by the time the entry is built.
       action("submit", describe(form), fields, e, () => (e.defaultPrevented ? { defaultPrevented: true } : undefined));
-    });
+    };
+    on("change", inRoots.change);
+    on("submit", inRoots.submit);
     on("keydown", (e) => {
+      hearRoots(e);
       if (e.key !== "Enter" && e.key !== "Escape" && e.key !== "Tab") return;
       typed();
       action("keydown", describe(target(e)), { key: e.key }, e);

@@ -34,6 +34,18 @@ export function formsRoute(req, res, url) {
   } else if (url.pathname === "/dialog-form") {
     html(200, page("dialog", `<button id="open" onclick="document.getElementById('confirm').showModal()">Delete</button>
       <dialog id="confirm"><form method="dialog" action="/never"><button id="yes" value="yes">Yes</button></form></dialog>`));
+  } else if (url.pathname === "/shadow-form") {
+    // A web component's form, its fields in the shadow root, and a light-DOM field slotted into it.
+    html(200, page("shadow", `<login-box><select id="plan" slot="extra"><option>free</option><option>pro</option></select></login-box>
+      <script>customElements.define("login-box", class extends HTMLElement {
+        connectedCallback() {
+          const root = this.attachShadow({ mode: "open" });
+          root.innerHTML = '<form method="post" action="/never"><input id="user" name="user"><input id="pw" type="password" name="pw">' +
+            '<input id="agree" type="checkbox"><slot name="extra"></slot><button id="in">Sign in</button></form>';
+          root.querySelector("form").addEventListener("submit", (e) => { e.preventDefault(); document.title = "signed in " + (++this.count); });
+          this.count = 0;
+        }
+      });</script>`));
   } else {
     return false;
   }
@@ -93,5 +105,33 @@ export async function formsPage({ context, client, all, waitFor, log, origin }) 
   const closing = await waitFor("the dialog form's submit", async () => (await submits("/dialog-form"))[0]);
   assert.deepEqual([closing.method, closing.dialog, closing.action], ["DIALOG", "#confirm", undefined], JSON.stringify(closing));
   log("a dialog's form: its submit names the dialog it closes and no action");
+
+  // A form in a shadow root: its submits (by the button, by Enter) and its fields' changes are
+  // recorded once each, a slotted light-DOM field's too, and the password is not.
+  await tab.goto(`${origin}/shadow-form`);
+  await tab.locator("#user").fill("ann");
+  await tab.locator("#pw").fill("hunter2-shadow");
+  await tab.locator("#agree").check();
+  await tab.locator("#plan").selectOption("pro");
+  await tab.locator("#in").click();
+  await tab.waitForFunction(() => document.title === "signed in 1");
+  await tab.locator("#pw").press("Enter");
+  await tab.waitForFunction(() => document.title === "signed in 2");
+  const shadowActions = async () => (await all(client, "actions")).filter((a) => a.url === `${origin}/shadow-form`);
+  const signedIn = await waitFor("the shadow root's two submits", async () => {
+    const s = (await shadowActions()).filter((a) => a.type === "submit");
+    return s.length === 2 && s;
+  });
+  for (const s of signedIn) {
+    assert.deepEqual([s.selector, s.method, s.defaultPrevented], ["body > login-box >>> form", "POST", true], JSON.stringify(s));
+  }
+  const changes = (await shadowActions()).filter((a) => a.type === "change");
+  const changed = (sel) => changes.filter((c) => c.selector === sel);
+  assert.equal(changed("body > login-box >>> #user")[0]?.value, "ann", JSON.stringify(changes));
+  assert.deepEqual(changed("body > login-box >>> #pw").map((c) => c.value), ["[redacted]"], JSON.stringify(changes));
+  assert.deepEqual(changed("body > login-box >>> #agree").map((c) => c.checked), [true], JSON.stringify(changes));
+  assert.deepEqual(changed("#plan").map((c) => c.value), ["pro"], JSON.stringify(changes));
+  assert.ok(!JSON.stringify(await shadowActions()).includes("hunter2-shadow"));
+  log("a form in a shadow root: its submits and changes are recorded once each, its password redacted");
   await tab.close();
 }
