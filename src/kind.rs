@@ -457,6 +457,9 @@ pub static NETWORK_WATERFALL: Kind = Kind {
         "connectionId",
         "afterFormPost",
         "operation",
+        // A fetch's or an XHR's answer that is an HTML error page (a Turbo visit's, an htmx swap's):
+        // the page the person then sees, listed with the documents.
+        "errorPage",
         // A response that streams until closed (server-sent events, ndjson; deep mode): its end is
         // a close, its duration the stream's life.
         "stream",

@@ -1320,6 +1320,34 @@ async fn a_failed_request_s_summary_item_says_what_its_server_answered() {
     assert_eq!(page.get("said"), None, "{summary}");
 }
 
+/// The page a person sees comes first among a summary's failed requests: an HTML error page an
+/// htmx swap's XHR or a Turbo visit's fetch got (`errorPage`), as a document answered 500, before
+/// the images and stylesheets that fail on every load.
+#[tokio::test]
+async fn an_error_page_a_fetch_got_comes_first_among_failed_requests() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let row = |i: i64, path: &str, status: i64, kind: &str, extra: Value| {
+        let mut entry = json!({"tabId": 1, "ts": t + i, "source": "page", "url": format!("http://localhost:3000{path}"),
+            "responseStatus": status, "initiatorType": kind});
+        entry.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        entry
+    };
+    let mut rows = Vec::new();
+    for i in 0..6 {
+        rows.push(row(i * 10, "/img/logo.png", 404, "img", json!({})));
+        rows.push(row(i * 10 + 1, "/theme-missing.css", 404, "link", json!({})));
+    }
+    rows.push(row(100, "/fragments/report", 500, "xmlhttprequest", json!({"method": "GET", "errorPage": true})));
+    rows.push(row(110, "/fragments/notes", 422, "xmlhttprequest", json!({"method": "POST"})));
+    server.ingest("network_waterfall", rows).await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    let failed = summary["network_waterfall"]["failed"].as_array().cloned().unwrap_or_default();
+    assert_eq!(failed.first().map(|f| f["url"].clone()), Some(json!("http://localhost:3000/fragments/report")), "{summary}");
+}
+
 /// A build error the page said was fixed since (Vite's client logged a hot update after it, Rsbuild's
 /// socket said a build succeeded, or the
 /// page loaded again, its client connected, and no build error came) says so, and no longer ranks

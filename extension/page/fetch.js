@@ -85,7 +85,7 @@
       const headersAt = perfNow();
       if (!outbox.isOn("network_bodies")) {
         // Bodies are switched off: no clone is read, the row ends at the headers.
-        requests.end(info.request, { status: response.status, ...redirect(response) });
+        requests.end(info.request, { status: response.status, ...redirect(response), ...errorPage(response, () => response.headers.get("content-type")) });
         return;
       }
       // Only what decides whether to clone is read now; the rest when the entry is built.
@@ -113,7 +113,12 @@
         try {
           // The waterfall row ends where our read of the body ended (its timing entry comes then too);
           // a body that broke off mid-way is a failed request, whatever its status said.
-          const outcome = { status: response.status, ...redirect(response), ...(read.to === "error" ? { failed: true, error: BROKE_OFF } : undefined) };
+          const outcome = {
+            status: response.status,
+            ...redirect(response),
+            ...errorPage(response, () => type),
+            ...(read.to === "error" ? { failed: true, error: BROKE_OFF } : undefined),
+          };
           requests.end(info.request, outcome);
           // Socket.IO's long poll (engine_io.js): its packets are its connection's messages.
           const polled = engineIo && response.ok && engineIo.watched(info.url);
@@ -126,6 +131,14 @@
           // never an error the page could hear of
         }
       });
+    }
+
+    /**
+     * An HTML error page answered to a fetch (a Turbo visit's, a form it sent), for the row:
+     * `errorPage`, the page the person then sees. `typeOf` is read only for an error status.
+     */
+    function errorPage(response, typeOf) {
+      return response.status >= 400 && isErrorPage(response.status, typeOf()) ? { errorPage: true } : undefined;
     }
 
     /** Where the browser's redirects ended (a Turbo form's POST answered 303), for the row: `finalUrl`. */

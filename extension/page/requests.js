@@ -266,6 +266,7 @@
       if (r && r.connectionId) row.connectionId = r.connectionId;
       if (r && r.operation) row.operation = r.operation;
       if (r && r.finalUrl) row.finalUrl = r.finalUrl; // where the browser's redirects ended
+      if (r && r.errorPage) row.errorPage = true; // an HTML error page a fetch or an XHR got
       const status = r && r.status > 0 ? r.status : e ? statusOf(e) : 0;
       if (status > 0) row.responseStatus = status;
       if (r && r.failed) row.failed = true;

@@ -192,7 +192,14 @@
       const why = error === NETWORK_ERROR && send.headersAt !== undefined ? requests.failure(BROKE_OFF) : said;
       requests.end(
         send.request,
-        status > 0 ? { status, ...(redirected ? { finalUrl } : undefined) } : { failed: true, error: why || requests.failure(NETWORK_ERROR) },
+        status > 0
+          ? {
+              status,
+              ...(redirected ? { finalUrl } : undefined),
+              // An HTML error page (an htmx swap's 500): the page the person then sees.
+              ...(status >= 400 && isErrorPage(status, xhr.getResponseHeader("content-type")) ? { errorPage: true } : undefined),
+            }
+          : { failed: true, error: why || requests.failure(NETWORK_ERROR) },
       );
       const emit = (requestBody, response) =>
         outbox.emit("network_bodies", () => {

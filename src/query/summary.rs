@@ -404,10 +404,15 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
         outcome::long_poll_sql(),
         field_expr(kind, "stream")
     );
-    // A page: a document, or an HTML error page a fetch or an XHR got (its `pageText`: a Turbo visit,
-    // an htmx boost or a form they sent, answered 422 or 500, is the page the person then sees).
-    let document =
-        format!("({request_type} IN ({}) OR {} IS NOT NULL)", quoted(DOCUMENT_TYPES), field_expr(kind, "pageText"));
+    // A page: a document, or an HTML error page a fetch or an XHR got (a body's `pageText`, a row's
+    // `errorPage`: a Turbo visit, an htmx swap or a form they sent, answered 422 or 500, is the page
+    // the person then sees).
+    let document = format!(
+        "({request_type} IN ({}) OR {} IS NOT NULL OR {} IS NOT NULL)",
+        quoted(DOCUMENT_TYPES),
+        field_expr(kind, "pageText"),
+        field_expr(kind, "errorPage")
+    );
     // Where a failed request was made in the page's code: its call site, source-mapped where it could be.
     let made_at = match kind.frames_page {
         Some(_) => format!(

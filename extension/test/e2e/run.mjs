@@ -632,6 +632,11 @@ try {
     assert.equal(answered.responseBody, "[an HTML error page: its text is pageText]", via);
     assert.ok(answered.responseBodySize > 16 * 1024 && answered.responseBodyTruncated === undefined, JSON.stringify(answered));
     assert.equal(answered.status, 500);
+    // Its row says it got an error page: the summary lists it with the documents.
+    const row = await waitFor(`the ${via}'s row`, async () =>
+      (await all(client, "network_waterfall", { tabId: tabB })).find((e) => e.url.endsWith(`/server-error?styled&via=${via}`)),
+    );
+    assert.deepEqual([row.responseStatus, row.errorPage], [500, true], JSON.stringify(row));
   }
   // Where an agent looks for it: the failed requests, in compact entries.
   const listed = await observe(client, { what: "network_bodies", failed: true, url: "styled&via=xhr", tabId: tabB });
