@@ -208,6 +208,10 @@
     return status >= 400 && HTML.test(String(contentType || ""));
   }
 
+  // An error answer this short and without a page's parts is a fragment of one, kept as it came.
+  const FRAGMENT_KEPT = 2048;
+  const PAGE_PARTS = /<(?:!doctype|html|head|body|style|script|table)\b/i;
+
   // What stands in a response's body once its error page's text is taken.
   const ERROR_PAGE_NOTE = "[an HTML error page: its text is pageText]";
 
@@ -224,6 +228,10 @@
     const html = typeof body.html === "string" ? body.html : body.text;
     const page = typeof html === "string" && G.pageText ? G.pageText.ofHtml(html, CAP) : null;
     if (!page || !page.text) return {};
+    // A fragment (an htmx swap's 422, `<div id="note-error" class="field-error">Title is
+    // required</div>`) keeps its markup beside its text: its ids and classes say what the page
+    // swapped in, and it holds no table whose cells would part a secret from its name.
+    if (html.length <= FRAGMENT_KEPT && !PAGE_PARTS.test(html)) return { pageText: page.text };
     return {
       responseBody: ERROR_PAGE_NOTE,
       responseBodyTruncated: undefined,

@@ -14,6 +14,7 @@
   const createTreeWalker = typeof Document === "function" ? Document.prototype.createTreeWalker : null;
   const nextNode = typeof TreeWalker === "function" ? TreeWalker.prototype.nextNode : null;
   const SHOW_TEXT = 4; // NodeFilter.SHOW_TEXT
+  const SHOW_ELEMENT = 1; // NodeFilter.SHOW_ELEMENT: a <br> ends a line
 
   const NOT_TEXT = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
   // Elements that flow within a line: their text continues the line of the text before it in the
@@ -57,10 +58,17 @@
     let lastCell = null;
     let lastBlock = null;
     let truncated = false;
+    let broken = false; // a <br> since the last text: its line ends there
     return {
       add(raw, block, cell) {
         const kept = block !== null && PRESERVED.has(block.name);
-        if (text && !cell && block !== null && block === lastBlock) {
+        if (broken && text && !cell && block !== null && block === lastBlock) {
+          // A line a <br> began in the same block (Express's error page: a <pre> of lines ended by
+          // <br>, indented with &nbsp;): its indentation kept where the block keeps spaces.
+          broken = false;
+          const part = kept ? raw.replace(/\u00a0/g, " ").trimEnd() : raw.replace(/\s+/g, " ").trim();
+          if (part.trim()) text = text.trimEnd() + "\n" + part;
+        } else if (text && !cell && block !== null && block === lastBlock) {
           // The same line goes on: a <pre>'s text as written, else with its spaces collapsed.
           const more = kept ? raw : raw.replace(/\s+/g, " ");
           text += text.endsWith(" ") && more.startsWith(" ") ? more.slice(1) : more;
@@ -73,12 +81,17 @@
           const joint = !text ? "" : sameRow ? (cell === lastCell ? " " : ": ") : "\n";
           text = text.trimEnd() + joint + part;
         }
+        broken = false;
         lastCell = cell;
         lastBlock = block;
         if (text.length > cap) {
           text = text.slice(0, cap);
           truncated = true;
         }
+      },
+      /** A <br>: the next text of the same block begins a line. */
+      lineBreak: () => {
+        broken = true;
       },
       full: () => truncated,
       done: () => ({ text: truncated ? text : text.trimEnd(), truncated }),
@@ -105,9 +118,13 @@
   function ofDocument(doc, cap) {
     const root = doc.body || doc.documentElement;
     if (!root || !createTreeWalker) return { text: "", truncated: false };
-    const walker = apply(createTreeWalker, doc, [root, SHOW_TEXT]);
+    const walker = apply(createTreeWalker, doc, [root, SHOW_TEXT | SHOW_ELEMENT]);
     const out = lines(cap);
     for (let node = apply(nextNode, walker, []); node && !out.full(); node = apply(nextNode, walker, [])) {
+      if (node.nodeType === 1) {
+        if (node.nodeName === "BR") out.lineBreak();
+        continue;
+      }
       if (node.parentNode && NOT_TEXT.has(node.parentNode.nodeName)) continue;
       out.add(String(node.data), shape(blockOf(node)), shape(cellOf(node)));
     }
@@ -248,7 +265,10 @@
         i = end < 0 ? html.length : tagEnd(html, end);
         continue;
       }
-      if (VOID.has(name)) continue;
+      if (VOID.has(name)) {
+        if (name === "BR" && !inHead) out.lineBreak();
+        continue;
+      }
       if (inHead && name !== "HEAD") inHead = false; // body content in the head ends it
       // The ends the parser implies: a cell by the next cell or row, a row by the next row, a list
       // item by the next, a paragraph by a block's start.

@@ -157,6 +157,8 @@ async function startFixture() {
           // A frame as Werkzeug's debugger shows one: inline elements in a line, a source line in a <pre>.
           '<h4>File <cite class="filename">"/app/app.py"</cite>,\n      line <em class="line">82</em>,\n      in <code>show_item</code></h4>' +
           '<div class="source"><pre class="line current"><span class="ws">    </span>total = item["price"] <span>*</span> qty</pre></div>' +
+          // Express's error page: a <pre> of lines ended by <br>, indented with &nbsp;.
+          "<pre>ReferenceError: views/broken.ejs:5<br> &nbsp; &nbsp;4| &lt;h1&gt;Hi&lt;/h1&gt;<br> &gt;&gt; 5| &lt;p&gt;&lt;%= user.name %&gt;&lt;/p&gt;<br><br>user is not defined</pre>" +
           // A debug page's table of a request's values, as Django shows them: the name, then the value.
           "<table><tr><th>Variable</th><th>Value</th></tr><tr><td>CSRF_COOKIE</td><td class=code><pre>'SERVER-PAGE-CSRF-77'</pre></td></tr>" +
           "<tr><td>CONTENT_TYPE</td><td><pre>'text/plain'</pre></td></tr>" +
@@ -608,6 +610,7 @@ try {
     failedPage.pageText,
     "Server Error (500)\nError: loader exploded\n    at loader (/app/routes/orders.tsx:5:9)\n" +
       'File "/app/app.py", line 82, in show_item\ntotal = item["price"] * qty\n' +
+      "ReferenceError: views/broken.ejs:5\n    4| <h1>Hi</h1>\n >> 5| <p><%= user.name %></p>\nuser is not defined\n" +
       "Variable: Value\nCSRF_COOKIE: '[redacted]'\nCONTENT_TYPE: 'text/plain'\nHTTP_X_CSRFTOKEN: '[redacted]'",
   );
   log("a page answered 500 is an error, with its page's text");

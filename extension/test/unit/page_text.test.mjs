@@ -6,9 +6,11 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-globalThis.__gasoline = { core: { apply: Reflect.apply, weakMap: () => new WeakMap() } };
+globalThis.__gasoline = { core: { apply: Reflect.apply, weakMap: () => new WeakMap(), Promise, then: Promise.prototype.then } };
 require("../../page/page_text.js");
-const { pageText } = globalThis.__gasoline;
+globalThis.__gasoline.limits = require("../../lib/limits.js");
+require("../../page/bodies.js");
+const { pageText, bodies } = globalThis.__gasoline;
 delete globalThis.__gasoline;
 
 // The e2e fixture's debug page (test/e2e/run.mjs, /server-error?styled): styles past the body cap,
@@ -74,3 +76,30 @@ test("a Server Components page's error is read from its Flight data", () => {
   assert.equal(pageText.flightError(undefined), "");
 });
 
+
+test("a <br> ends a line: Express's error page, a <pre> of lines indented with &nbsp;", () => {
+  const html =
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Error</title></head><body>' +
+    "<pre>ReferenceError: /app/views/broken.ejs:5<br> &nbsp; &nbsp;3| &lt;body&gt;<br> &gt;&gt; 5| &lt;p&gt;&lt;%= user.name %&gt;&lt;/p&gt;<br><br>" +
+    "user is not defined<br> &nbsp; &nbsp;at eval (/app/views/broken.ejs:12:7)</pre></body></html>";
+  assert.equal(
+    pageText.ofHtml(html, 4096).text,
+    "ReferenceError: /app/views/broken.ejs:5\n    3| <body>\n >> 5| <p><%= user.name %></p>\nuser is not defined\n    at eval (/app/views/broken.ejs:12:7)",
+  );
+  // Outside a <pre>, spaces collapse as ever; a <br> still ends the line.
+  assert.equal(pageText.ofHtml("<p>Not found<br>  try   /home</p>", 4096).text, "Not found\ntry /home");
+});
+
+test("an error answer that is a fragment keeps its markup beside its text; a page's is its text alone", () => {
+  const fragment = '<div id="note-error" class="field-error">Title is required.</div>';
+  assert.deepEqual(bodies.errorPageFields({ text: fragment, size: fragment.length }, 422, "text/html; charset=utf-8"), {
+    pageText: "Title is required.",
+  });
+  const page = `<!doctype html><title>Error</title><pre>ReferenceError: x is not defined</pre>`;
+  const fields = bodies.errorPageFields({ text: page, size: page.length }, 500, "text/html");
+  assert.equal(fields.responseBody, "[an HTML error page: its text is pageText]");
+  assert.equal(fields.pageText, "ReferenceError: x is not defined");
+  // A table parts a name from its value: its text only, whatever its size.
+  const table = "<table><tr><td>token</td><td>abc</td></tr></table>";
+  assert.equal(bodies.errorPageFields({ text: table }, 500, "text/html").responseBody, "[an HTML error page: its text is pageText]");
+});
