@@ -874,6 +874,48 @@ async fn an_error_after_a_route_change_has_the_request_that_led_to_it() {
     );
 }
 
+/// The browser's Back button is no action of the page's: an error after it (htmx restoring the
+/// page before) has neither the click before it nor that click's failed request in its context,
+/// only the step back. A Back link of the page's own, clicked, leads to its step at once and is its cause.
+#[tokio::test]
+async fn an_error_after_the_back_button_is_not_blamed_on_the_click_before_it() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let nav =
+        |dt: i64, how: &str, url: &str| json!({"tabId": 1, "ts": t + dt, "type": "navigate", "how": how, "url": url});
+    let click = |dt: i64, id: &str| json!({"tabId": 1, "ts": t + dt, "type": "click", "selector": id, "url": "http://app/"});
+    server
+        .ingest(
+            "actions",
+            vec![
+                nav(0, "load", "http://app/orders?page=2"),
+                nav(1_000, "pushState", "http://app/orders?page=3"),
+                click(2_000, "#load-report"),
+                nav(4_000, "popstate", "http://app/orders?page=2"),
+                click(8_000, "#back-link"),
+                nav(8_030, "popstate", "http://app/orders?page=1"),
+            ],
+        )
+        .await;
+    let row = |dt: i64, path: &str| json!({"tabId": 1, "ts": t + dt, "method": "GET", "url": format!("http://app{path}"), "responseStatus": 500, "source": "page"});
+    server.ingest("network_waterfall", vec![row(2_010, "/fragments/report")]).await;
+    let log = |dt: i64, message: &str| json!({"tabId": 1, "ts": t + dt, "level": "error", "message": message});
+    server.ingest("logs", vec![log(4_050, "TypeError: after back"), log(8_050, "TypeError: after back link")]).await;
+    let mcp = Mcp::http(&server).await;
+    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
+    let contexts: Vec<(Value, Value)> =
+        entries(&errors).iter().map(|e| (e["message"].clone(), e["context"].clone())).collect();
+    assert_eq!(
+        contexts,
+        [
+            (json!("TypeError: after back"), json!({"navigation": 4})),
+            (json!("TypeError: after back link"), json!({"action": 5, "navigation": 6})),
+        ],
+        "{errors}"
+    );
+}
+
 #[tokio::test]
 async fn since_navigation_returns_what_followed_the_tabs_last_load_or_reload() {
     let db = TempDb::new();

@@ -195,17 +195,26 @@ fn latest_action(
 
 /// Longest a route change is looked back from for the user action that led to it.
 const CAUSE_LEAD_MS: i64 = 10_000;
+/// The same for a step through the page's history (`popstate`, `hashchange`): one the page made
+/// (a click on its own Back link, an `href="#…"`) follows the click within a task or two, while the
+/// browser's Back button is no action of the page's, and the click before it led elsewhere.
+const HISTORY_LEAD_MS: i64 = 1_000;
 
 /// When the visit began by a route change at `began`: the time of the user action that led to it
 /// (the latest one within [`CAUSE_LEAD_MS`] before it, with no other navigation between). A data
 /// router (React Router, Remix, Next, TanStack) fetches the next route's data before it writes the
 /// URL, so the request that failed on the way to the route is older than the route change: the
 /// click, the requests it started and the route change are one span. None for a page load, or a
-/// route change no action led to (a script's own redirect).
+/// route change no action led to (a script's own redirect, the browser's Back button: a history
+/// step is looked back from for [`HISTORY_LEAD_MS`] only).
 fn route_change_cause(conn: &Connection, tab: i64, began: i64) -> Result<Option<i64>, QueryError> {
     use super::navigation::{PAGE_LOAD, TOP_FRAME_NAVIGATION};
+    let lead = format!(
+        "CASE WHEN EXISTS (SELECT 1 FROM actions WHERE tab_id = ?1 AND ts = ?2 AND {TOP_FRAME_NAVIGATION} \
+         AND json_extract(data, '$.how') IN ('popstate', 'hashchange')) THEN {HISTORY_LEAD_MS} ELSE {CAUSE_LEAD_MS} END"
+    );
     let sql = format!(
-        "SELECT a.ts FROM actions a WHERE a.tab_id = ?1 AND a.ts BETWEEN ?2 - {CAUSE_LEAD_MS} AND ?2 AND a.type <> 'navigate' \
+        "SELECT a.ts FROM actions a WHERE a.tab_id = ?1 AND a.ts BETWEEN ?2 - ({lead}) AND ?2 AND a.type <> 'navigate' \
          AND NOT EXISTS (SELECT 1 FROM actions WHERE tab_id = ?1 AND ts = ?2 AND {PAGE_LOAD}) \
          AND NOT EXISTS (SELECT 1 FROM actions WHERE tab_id = ?1 AND ts > a.ts AND ts < ?2 AND {TOP_FRAME_NAVIGATION}) \
          ORDER BY a.ts DESC, a.id DESC LIMIT 1"
