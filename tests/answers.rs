@@ -1334,12 +1334,15 @@ async fn a_failed_request_s_summary_item_says_what_its_server_answered() {
         entry
     };
     let said = "{\n  \"error\": \"report generation failed\",\n  \"detail\": \"database is locked (SQLITE_BUSY)\", \"code\": \"E_REPORT_DB\"\n}";
+    // h3's (Nuxt's) error answer: its message past the start the other fields take.
+    let h3 = r#"{"error":true,"url":"http://localhost:3000/api/items/99","statusCode":404,"statusMessage":"Page Not Found","message":"item 99 not found","data":{"id":"99"}}"#;
     server
         .ingest(
             "network_bodies",
             vec![
                 body("/api/report", 500, json!({"responseBody": said})),
                 body("/api/items", 200, json!({"responseBody": "{\"items\": []}"})),
+                body("/api/items/99", 404, json!({"responseBody": h3})),
                 body(
                     "/broken",
                     500,
@@ -1357,6 +1360,9 @@ async fn a_failed_request_s_summary_item_says_what_its_server_answered() {
         report["said"], "{ \"error\": \"report generation failed\", \"detail\": \"database is locked (SQLITE_BUS…",
         "{summary}"
     );
+    let item =
+        failed.iter().find(|f| f["url"] == "http://localhost:3000/api/items/99").unwrap_or_else(|| panic!("{summary}"));
+    assert_eq!(item["said"], "message: item 99 not found", "{summary}");
     let page =
         failed.iter().find(|f| f["url"] == "http://localhost:3000/broken").unwrap_or_else(|| panic!("{summary}"));
     assert_eq!(page.get("said"), None, "{summary}");

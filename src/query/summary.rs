@@ -387,6 +387,22 @@ impl Network {
 const BODY_FIELD: &str = "responseBody";
 /// Characters of a failed request's body its summary item shows (`said`).
 const SAID_CHARS: usize = 80;
+/// Where a JSON answer keeps its message, the first that holds text: most frameworks' `message`
+/// (h3, Nest, Laravel, Spring's), Express apps' `error`, a nested error's, Django REST's `detail`,
+/// GraphQL's first error's, RFC 9457's `detail` and `title`, h3's `statusMessage`, OAuth's
+/// `error_description`.
+const MESSAGE_PATHS: [&str; 8] = [
+    "$.message",
+    "$.error",
+    "$.error.message",
+    "$.detail",
+    "$.errors[0].message",
+    "$.error_description",
+    "$.title",
+    "$.statusMessage",
+];
+/// Characters of a message that, found in a body's start, say the start shows it already.
+const SAID_PROBE: usize = 20;
 
 /// Reads the requests of one network kind for the summary.
 fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result<Network, QueryError> {
@@ -426,18 +442,26 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     // What a failed request's server said, where the kind keeps response bodies and the body is no
     // HTML page (that one's text is the page's): the start of it, so that a 500's `{"error": …}`
     // takes no second call.
-    let said = if kind.data_fields.contains(&BODY_FIELD) {
-        format!(
-            "CASE WHEN {} AND {} IS NULL THEN substr(json_extract(data, '$.{BODY_FIELD}'), 1, {}) END",
-            outcome::failed_sql(kind),
-            field_expr(kind, "pageText"),
-            SAID_CHARS * 4
+    // And the message a JSON answer carries in a field of its own ([`MESSAGE_PATHS`]), for one
+    // whose start is taken by other fields (h3's and Nuxt's `{"error":true,"url":…,"statusCode":404,
+    // …,"message":"item 99 not found"}`).
+    let (said, message) = if kind.data_fields.contains(&BODY_FIELD) {
+        let when = format!("{} AND {} IS NULL", outcome::failed_sql(kind), field_expr(kind, "pageText"));
+        let body = format!("json_extract(data, '$.{BODY_FIELD}')");
+        let texts = MESSAGE_PATHS
+            .iter()
+            .map(|p| format!("CASE WHEN json_type({body}, '{p}') = 'text' THEN json_extract({body}, '{p}') END"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        (
+            format!("CASE WHEN {when} THEN substr({body}, 1, {}) END", SAID_CHARS * 4),
+            format!("CASE WHEN {when} AND json_valid({body}) THEN coalesce({texts}) END"),
         )
     } else {
-        "NULL".to_string()
+        ("NULL".to_string(), "NULL".to_string())
     };
     let sql = format!(
-        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {}, {made_at}, {document}, {said} FROM {}{} ORDER BY id",
+        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {}, {made_at}, {document}, {said}, {message} FROM {}{} ORDER BY id",
         field_expr(kind, "method"),
         outcome::browser_guess_sql(),
         kind.name,
@@ -506,14 +530,18 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
                     (item, places)
                 }
             };
-            // What its server said, the newest's.
-            let said = row
-                .get::<_, Option<String>>(11)
-                .ok()
-                .flatten()
-                .map(|b| b.split_whitespace().collect::<Vec<_>>().join(" "));
+            // What its server said, the newest's: its start, or the message its start leaves out.
+            let fold = |b: String| b.split_whitespace().collect::<Vec<_>>().join(" ");
+            let said = row.get::<_, Option<String>>(11).ok().flatten().map(fold).map(|s| cut(&s, SAID_CHARS));
+            let message = row.get::<_, Option<String>>(12).ok().flatten().map(fold).filter(|m| !m.is_empty());
+            let said = match (said, message) {
+                (Some(start), Some(m)) if !start.contains(m.chars().take(SAID_PROBE).collect::<String>().as_str()) => {
+                    Some(cut(&format!("message: {m}"), SAID_CHARS))
+                }
+                (said, _) => said,
+            };
             match said.filter(|b| !b.is_empty()) {
-                Some(said) => item["said"] = json!(cut(&said, SAID_CHARS)),
+                Some(said) => item["said"] = json!(said),
                 None => _ = item.as_object_mut().map(|o| o.remove("said")),
             }
             // `at` is the newest's own place (the row `id` names), so that drilling into it finds
