@@ -648,6 +648,8 @@ pub static ACTIONS: Kind = Kind {
         "method",
         "target",
         "dialog",
+        // A submit htmx sends by its XHR (`hx-post` on the form): `action` and `method` are its.
+        "via",
         "defaultPrevented",
         "synthetic",
         "frameId",
@@ -664,9 +666,11 @@ pub static ACTIONS: Kind = Kind {
         // reads as the top page's otherwise).
         pick("method", &["method"]),
         pick("action", &["action"]),
+        pick("via", &["via"]),
         // A `method="dialog"` form's submit sends nothing: it closes this dialog.
         pick("dialog", &["dialog"]),
-        // A submit the page's handler kept (a single-page app's form): no request went to `action`.
+        // A submit the page's handler kept (a single-page app's form): the browser itself sent
+        // nothing (Turbo and htmx send the form by fetch or XHR: its request is in the waterfall).
         pick("defaultPrevented", &["defaultPrevented"]),
         pick("frameId", &["frameId"]),
         pick("url", &["url"]),

@@ -154,8 +154,13 @@
       const by = e.submitter && e.submitter.nodeType === 1 ? e.submitter : null;
       const own = (name) => by !== null && by.hasAttribute(name);
       const method = String((own("formmethod") ? by.formMethod : formProperty(form, "method")) || "get").toUpperCase();
+      // An htmx form (`hx-post="/fragments/notes"`, on it or its button) is sent by htmx's XHR,
+      // its own handler keeping the page: where htmx sends it, not the form's own action.
+      const hx = htmxRequest(by) || htmxRequest(form);
       let fields;
-      if (method === "DIALOG") {
+      if (hx) {
+        fields = hx;
+      } else if (method === "DIALOG") {
         // No request: the form closes the dialog it is in (nothing, outside one).
         const dialog = typeof form.closest === "function" ? form.closest("dialog") : null;
         fields = { method, ...(dialog ? { dialog: selector.cssSelector(dialog) } : undefined) };
@@ -172,6 +177,24 @@
       action("submit", describe(form), fields, e, () => (e.defaultPrevented ? { defaultPrevented: true } : undefined));
     };
     on("change", inRoots.change);
+
+    const HX_VERBS = ["post", "put", "patch", "delete", "get"];
+    /** The request htmx makes of a submit on `el` (`hx-post`, `data-hx-post`…): its method and URL, `via: "htmx"`. */
+    function htmxRequest(el) {
+      if (el === null || typeof el.getAttribute !== "function") return null;
+      for (let i = 0; i < HX_VERBS.length; i++) {
+        const url = el.getAttribute(`hx-${HX_VERBS[i]}`) ?? el.getAttribute(`data-hx-${HX_VERBS[i]}`);
+        if (url === null) continue;
+        let action = location.href;
+        try {
+          action = new URL(url || location.href, document.baseURI).href;
+        } catch {
+          // a URL htmx could not send to either: the page's, as htmx's own fallback
+        }
+        return { action, method: HX_VERBS[i].toUpperCase(), via: "htmx" };
+      }
+      return null;
+    }
     on("submit", inRoots.submit);
     on("keydown", (e) => {
       hearRoots(e);

@@ -34,6 +34,10 @@ export function formsRoute(req, res, url) {
   } else if (url.pathname === "/dialog-form") {
     html(200, page("dialog", `<button id="open" onclick="document.getElementById('confirm').showModal()">Delete</button>
       <dialog id="confirm"><form method="dialog" action="/never"><button id="yes" value="yes">Yes</button></form></dialog>`));
+  } else if (url.pathname === "/hx-form") {
+    // An htmx form: no method or action of its own, htmx's handler sends it by XHR to hx-post.
+    html(200, page("hx", `<form hx-post="/fragments/notes" hx-target="#out"><input name="title"><button id="send">Save</button></form><p id="out"></p>
+      <script>document.querySelector("form").addEventListener("submit", (e) => { e.preventDefault(); document.title = "sent"; });</script>`));
   } else if (url.pathname === "/shadow-form") {
     // A web component's form, its fields in the shadow root, and a light-DOM field slotted into it.
     html(200, page("shadow", `<login-box><select id="plan" slot="extra"><option>free</option><option>pro</option></select></login-box>
@@ -105,6 +109,14 @@ export async function formsPage({ context, client, all, waitFor, log, origin }) 
   const closing = await waitFor("the dialog form's submit", async () => (await submits("/dialog-form"))[0]);
   assert.deepEqual([closing.method, closing.dialog, closing.action], ["DIALOG", "#confirm", undefined], JSON.stringify(closing));
   log("a dialog's form: its submit names the dialog it closes and no action");
+
+  // An htmx form: its submit names the request htmx makes, not the form's own action.
+  await tab.goto(`${origin}/hx-form`);
+  await tab.click("#send");
+  await tab.waitForFunction(() => document.title === "sent");
+  const hx = await waitFor("the htmx form's submit", async () => (await submits("/hx-form"))[0]);
+  assert.deepEqual([hx.method, hx.action, hx.via, hx.defaultPrevented], ["POST", `${origin}/fragments/notes`, "htmx", true], JSON.stringify(hx));
+  log("an htmx form: its submit names htmx's request (hx-post), via htmx");
 
   // A form in a shadow root: its submits (by the button, by Enter) and its fields' changes are
   // recorded once each, a slotted light-DOM field's too, and the password is not.
