@@ -313,6 +313,52 @@
     return `The server's error (React Server Components' data of the page):\n${[head, ...frames].join("\n")}`;
   }
 
-  G.pageText = { ofDocument, ofHtml, flightError };
+  // A Nuxt page answered with an error status (its dev 500: "Server Error" and the message) holds the
+  // server's error, stack and all, in its payload: `<script id="__NUXT_DATA__">`, devalue's flat array,
+  // where an object is `{key: index}` (or `["null", key, index, …]`, one of no prototype) and Vue's
+  // wrappers are `["Reactive", index]`.
+  const NUXT_READ = 256 * 1024; // characters of the payload read at most
+  const NUXT_WRAPPERS = new Set(["Reactive", "ShallowReactive", "Ref", "ShallowRef", "NuxtError", "Object"]);
+  const NUXT_FRAMES = 6;
+
+  /** The server's error a Nuxt payload's text holds (its message and first frames), or "". */
+  function nuxtError(text) {
+    if (typeof text !== "string" || text.length > NUXT_READ) return "";
+    let data;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      return "";
+    }
+    if (!Array.isArray(data)) return "";
+    /** The object at `i`, its keys to their values' indexes, wrappers taken off. */
+    const objectAt = (i) => {
+      let v = data[i];
+      for (let hops = 0; Array.isArray(v) && NUXT_WRAPPERS.has(v[0]) && hops < 4; hops++) v = data[v[1]];
+      if (Array.isArray(v) && v[0] === "null") {
+        const o = {};
+        for (let k = 1; k + 1 < v.length; k += 2) o[v[k]] = v[k + 1];
+        return o;
+      }
+      return v && typeof v === "object" && !Array.isArray(v) ? v : null;
+    };
+    const root = objectAt(0);
+    const error = root && typeof root.error === "number" ? objectAt(root.error) : null;
+    const said = (key) => (error && typeof data[error[key]] === "string" ? data[error[key]] : "");
+    const message = said("message");
+    if (!message) return "";
+    const stack = said("stack");
+    const frames = stack
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l.startsWith("at "))
+      .slice(0, NUXT_FRAMES)
+      .map((l) => `    ${l.slice(0, 1024)}`);
+    const status = data[error.statusCode];
+    const head = `${typeof status === "number" ? `${status} ` : ""}${message.slice(0, 2000)}`;
+    return `The server's error (Nuxt's data of the page):\n${[head, ...frames].join("\n")}`;
+  }
+
+  G.pageText = { ofDocument, ofHtml, flightError, nuxtError };
 })();
 //# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoicGFnZV90ZXh0LmpzIiwic291cmNlcyI6WyJnYXNvbGluZS1leHRlbnNpb246Ly8vcGFnZS9wYWdlX3RleHQuanMiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6IkFBQUEiLCJpZ25vcmVMaXN0IjpbMF0sInhfZ29vZ2xlX2lnbm9yZUxpc3QiOlswXX0=

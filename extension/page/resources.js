@@ -57,8 +57,10 @@
           const page = pageText.ofDocument(document, limits.BODY_CAP);
           // A React Server Components page (Next.js's dev 500) shows next to nothing ("This page
           // couldn't load"): its server's error is in its Flight data, said after what it shows.
+          // A Nuxt page's likewise, in its payload (`#__NUXT_DATA__`).
           try {
-            const server = pageText.flightError(globalThis.__next_f);
+            const nuxt = document.getElementById("__NUXT_DATA__");
+            const server = pageText.flightError(globalThis.__next_f) || (nuxt ? pageText.nuxtError(nuxt.textContent) : "");
             if (server) page.text = page.text ? `${page.text}\n${server}` : server;
           } catch {
             // a page's getter that throws: what it shows alone

@@ -147,6 +147,18 @@ async function startFixture() {
           (withDefault ? "trustedTypes.createPolicy('default', { createHTML: () => null });" : "") +
           "</script><p>tt</p>",
       );
+    } else if (url.pathname === "/nuxt-error") {
+      // Nuxt's dev 500: the page shows the status and message, its payload holds the server's stack.
+      const payload = JSON.stringify([
+        ["ShallowReactive", 1],
+        { error: 2 },
+        ["null", "statusCode", 3, "message", 4, "stack", 5],
+        500,
+        "boom in setup",
+        "boom in setup\nat setup (/app/pages/broken-ssr.vue:11:28)\nat renderComponentVNode (/app/node_modules/@vue/server-renderer/dist/server-renderer.cjs.js:423:15)",
+      ]);
+      res.writeHead(500, { "content-type": "text/html; charset=utf-8" });
+      res.end(`<!doctype html><title>Server Error</title><div><h1>500</h1><p>boom in setup</p></div><script type="application/json" id="__NUXT_DATA__" data-ssr="true">${payload}</script>`);
     } else if (url.pathname === "/server-error") {
       res.writeHead(500, { "content-type": "text/html; charset=utf-8" });
       // ?styled: as a framework's debug page, styles first, past the body cap.
@@ -614,6 +626,20 @@ try {
       "Variable: Value\nCSRF_COOKIE: '[redacted]'\nCONTENT_TYPE: 'text/plain'\nHTTP_X_CSRFTOKEN: '[redacted]'",
   );
   log("a page answered 500 is an error, with its page's text");
+
+  // Nuxt's 500 page: what it shows, then the server's error its payload holds.
+  await second.goto(`${fixture.origin}/nuxt-error`);
+  const nuxtPage = await waitFor("the Nuxt 500 page's error", async () =>
+    (await observe(client, { what: "errors", tabId: tabB, since_navigation: true, fields: "all" })).entries.find(
+      (e) => e.source === "resource" && e.url === `${fixture.origin}/nuxt-error`,
+    ),
+  );
+  assert.equal(
+    nuxtPage.pageText,
+    "500\nboom in setup\nThe server's error (Nuxt's data of the page):\n500 boom in setup\n    at setup (/app/pages/broken-ssr.vue:11:28)\n" +
+      "    at renderComponentVNode (/app/node_modules/@vue/server-renderer/dist/server-renderer.cjs.js:423:15)",
+  );
+  log("a Nuxt page answered 500: its text, then the server's error from its payload");
 
   // The same error page as a fetch's or an XHR's answer (an htmx request's): its text, from its
   // whole HTML past the styles, in place of the HTML.

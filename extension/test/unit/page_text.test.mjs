@@ -103,3 +103,32 @@ test("an error answer that is a fragment keeps its markup beside its text; a pag
   const table = "<table><tr><td>token</td><td>abc</td></tr></table>";
   assert.equal(bodies.errorPageFields({ text: table }, 500, "text/html").responseBody, "[an HTML error page: its text is pageText]");
 });
+
+test("a Nuxt page's payload gives the server's error: its status, message and first frames", () => {
+  // As `nuxi dev` answered a page whose setup threw (Nuxt 4.4, devalue's flat array).
+  const payload = JSON.stringify([
+    ["ShallowReactive", 1],
+    { error: 2, data: 9, serverRendered: 10, path: 4 },
+    ["null", "error", 3, "url", 4, "statusCode", 5, "statusMessage", 6, "message", 7, "stack", 8],
+    "true",
+    "/broken-ssr",
+    500,
+    "Server Error",
+    "Cannot read properties of undefined (reading 'innerWidth')",
+    "Cannot read properties of undefined (reading 'innerWidth')\nat setup (/app/pages/broken-ssr.vue:11:28)\nat _sfc_main.setup (/app/pages/broken-ssr.vue:29:23)\n" +
+      "at a (/app/node_modules/a.js:1:1)\nat b (/app/node_modules/b.js:1:1)\nat c (/app/node_modules/c.js:1:1)\nat d (/app/node_modules/d.js:1:1)\nat e (/app/node_modules/e.js:1:1)",
+    ["ShallowReactive", 10],
+    true,
+  ]);
+  assert.equal(
+    pageText.nuxtError(payload),
+    "The server's error (Nuxt's data of the page):\n500 Cannot read properties of undefined (reading 'innerWidth')\n" +
+      "    at setup (/app/pages/broken-ssr.vue:11:28)\n    at _sfc_main.setup (/app/pages/broken-ssr.vue:29:23)\n" +
+      "    at a (/app/node_modules/a.js:1:1)\n    at b (/app/node_modules/b.js:1:1)\n    at c (/app/node_modules/c.js:1:1)\n    at d (/app/node_modules/d.js:1:1)",
+  );
+  // A page with no error, or no payload we read: nothing.
+  assert.equal(pageText.nuxtError(JSON.stringify([["ShallowReactive", 1], { data: 2 }, {}])), "");
+  assert.equal(pageText.nuxtError('[{"error":1},null]'), "");
+  assert.equal(pageText.nuxtError("not json"), "");
+  assert.equal(pageText.nuxtError(undefined), "");
+});
