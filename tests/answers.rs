@@ -884,7 +884,8 @@ async fn an_error_after_the_back_button_is_not_blamed_on_the_click_before_it() {
     let t = 1_732_380_000_000i64;
     let nav =
         |dt: i64, how: &str, url: &str| json!({"tabId": 1, "ts": t + dt, "type": "navigate", "how": how, "url": url});
-    let click = |dt: i64, id: &str| json!({"tabId": 1, "ts": t + dt, "type": "click", "selector": id, "url": "http://app/"});
+    let click =
+        |dt: i64, id: &str| json!({"tabId": 1, "ts": t + dt, "type": "click", "selector": id, "url": "http://app/"});
     server
         .ingest(
             "actions",
@@ -1393,7 +1394,11 @@ async fn an_error_page_a_fetch_got_comes_first_among_failed_requests() {
     let mcp = Mcp::http(&server).await;
     let summary = within_budget(&mcp, json!({"what": "summary"})).await;
     let failed = summary["network_waterfall"]["failed"].as_array().cloned().unwrap_or_default();
-    assert_eq!(failed.first().map(|f| f["url"].clone()), Some(json!("http://localhost:3000/fragments/report")), "{summary}");
+    assert_eq!(
+        failed.first().map(|f| f["url"].clone()),
+        Some(json!("http://localhost:3000/fragments/report")),
+        "{summary}"
+    );
 }
 
 /// A build error the page said was fixed since (Vite's client logged a hot update after it, Rsbuild's

@@ -207,9 +207,9 @@ fn of_a_build(message: &str) -> bool {
     DEV_CLIENTS.iter().any(|p| message.starts_with(p))
         || BUILD_THROWN.iter().any(|p| message.starts_with(p))
         || NEXT_REPORT.is_match(message)
-        || [DYNAMIC_IMPORT_FAILED, SCRIPT_FAILED].iter().any(|failed| {
-            message.split_once(failed).is_some_and(|(_, url)| url.contains("?t=") || url.contains("&t="))
-        })
+        || [DYNAMIC_IMPORT_FAILED, SCRIPT_FAILED]
+            .iter()
+            .any(|failed| message.split_once(failed).is_some_and(|(_, url)| url.contains("?t=") || url.contains("&t=")))
 }
 
 /// What a dev client throws of a build error (Expo's, Metro's report as an uncaught error).
