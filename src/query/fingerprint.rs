@@ -44,6 +44,8 @@ pub fn of(message: &str) -> String {
         Some((at, _)) => &message[..at],
         None => message,
     };
+    let collapsed = collapse_logged(head);
+    let head = collapsed.as_str();
     VARIABLE
         .replace_all(head, |caps: &regex::Captures<'_>| {
             // A measure keeps its unit: "done in 302ms" is `done in <n>ms`, not an id.
@@ -61,6 +63,61 @@ pub fn of(message: &str) -> String {
             if joined { format!("-<{name}>") } else { format!("<{name}>") }
         })
         .into_owned()
+}
+
+/// The message with each object or list a console call logged (as the extension writes them: JSON,
+/// `{"route":{…}}`, `["a","b"]`) as `{…}` or `[…]`: the same line logged with other data is one
+/// group (Vue's warning of one handler under two routes, whose objects differ in one field). An
+/// object cut short by [`PREFIX`] runs to the end.
+fn collapse_logged(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let opens_json = match c {
+            b'{' => bytes.get(i + 1) == Some(&b'"') || bytes.get(i + 1) == Some(&b'}'),
+            b'[' => matches!(bytes.get(i + 1), Some(b'"' | b'{' | b'[' | b']' | b'0'..=b'9' | b'-')),
+            _ => false,
+        };
+        if !opens_json {
+            let ch = text[i..].chars().next().unwrap_or_default();
+            out.push(ch);
+            i += ch.len_utf8().max(1);
+            continue;
+        }
+        let end = json_end(bytes, i);
+        out.push_str(if c == b'{' { "{…}" } else { "[…]" });
+        i = end;
+    }
+    out
+}
+
+/// Where the JSON value opening at `start` (`{` or `[`) ends: past its closing bracket, strings'
+/// brackets and escapes passed over; the text's end if it is cut short.
+fn json_end(bytes: &[u8], start: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    bytes.len()
 }
 
 /// The message with the module a [`FOLLOW_UPS`] message names as `<module>`, when it is one.
@@ -90,6 +147,22 @@ pub fn url_pattern(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{of, url_pattern};
+
+    #[test]
+    fn a_line_logged_with_other_objects_is_one_group() {
+        let warn = |state: &str| {
+            format!(
+                "[Vue warn]: Unhandled error during execution of native event handler \n  at <RouteProvider key=\"/items/7()\" vnode= [VNode [id]] route= {{\"fullPath\":\"/items/7\",\"instances\":{{\"default\":{state}}}}} > "
+            )
+        };
+        assert_eq!(of(&warn("{}")), of(&warn("null")));
+        assert_eq!(of(&warn("{}")), "[Vue warn]: Unhandled error during execution of native event handler \n  at <RouteProvider key=\"/items/<n>()\" vnode= [VNode [id]] route= {…} > ");
+        assert_eq!(of(r#"event {"i":1,"user":{"id":7,"name":"a]}"},"tags":["a","b"]} ["x",2]"#), "event {…} […]");
+        // Not JSON: as before, its numbers variable, its words kept.
+        assert_eq!(of("expected {a: 1} at [vite] [1, 2]"), "expected {a: <n>} at [vite] […]");
+        // Cut short by the prefix: to the end.
+        assert_eq!(of(r#"state {"a":"#), "state {…}");
+    }
 
     #[test]
     fn an_error_reached_through_other_svelte_components_is_one_group() {
