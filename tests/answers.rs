@@ -1293,12 +1293,34 @@ async fn a_failed_page_loaded_fine_since_says_so_and_no_longer_ranks_first() {
         json!({"tabId": tab, "ts": t + 1_000, "level": "error", "source": "resource", "tag": "document", "url": url,
             "resourceUrl": url, "message": format!("The page answered 500: {url} (ValueError at {path})")})
     };
-    server.ingest("logs", vec![answered(1, "/orders/"), answered(2, "/cart/")]).await;
+    let document = |tab: i64, dt: i64, path: &str, status: i64, extra: Value| {
+        let mut row = json!({"tabId": tab, "ts": t + dt, "url": format!("http://localhost:8000{path}"),
+            "initiatorType": "navigation", "source": "page", "responseStatus": status});
+        row.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        row
+    };
+    // Tabs 3 and 4: a form's POST answered 500. Tab 3 opened the form again (a GET, which works);
+    // tab 4 sent it again and was redirected to the page after it.
     server
         .ingest(
             "network_waterfall",
-            vec![json!({"tabId": 1, "ts": t + 5_000, "url": "http://localhost:8000/orders/", "initiatorType": "navigation",
-                "source": "page", "responseStatus": 200})],
+            vec![
+                document(3, 900, "/checkout/", 500, json!({"method": "POST"})),
+                document(4, 900, "/pay/", 500, json!({"method": "POST"})),
+            ],
+        )
+        .await;
+    server
+        .ingest("logs", vec![answered(1, "/orders/"), answered(2, "/cart/"), answered(3, "/checkout/"), answered(4, "/pay/")])
+        .await;
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                document(1, 5_000, "/orders/", 200, json!({})),
+                document(3, 5_000, "/checkout/", 200, json!({})),
+                document(4, 5_000, "/paid/", 200, json!({"afterFormPost": "http://localhost:8000/pay/"})),
+            ],
         )
         .await;
     server.ingest("logs", vec![json!({"tabId": 1, "ts": t + 6_000, "level": "error", "source": "exception", "message": "TypeError: x is undefined"})]).await;
@@ -1311,9 +1333,14 @@ async fn a_failed_page_loaded_fine_since_says_so_and_no_longer_ranks_first() {
         read,
         [
             ("The page answered 500: http://localhost:8000/cart/ (ValueError at /cart/)".to_owned(), Value::Null),
+            ("The page answered 500: http://localhost:8000/checkout/ (ValueError at /checkout/)".to_owned(), Value::Null),
             ("TypeError: x is undefined".to_owned(), Value::Null),
             (
                 "The page answered 500: http://localhost:8000/orders/ (ValueError at /orders/)".to_owned(),
+                json!("the page loaded since")
+            ),
+            (
+                "The page answered 500: http://localhost:8000/pay/ (ValueError at /pay/)".to_owned(),
                 json!("the page loaded since")
             ),
         ],

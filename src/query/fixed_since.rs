@@ -3,7 +3,9 @@
 //! working code.
 //!
 //! A page that answered an error status (`The page answered 500: …`) is fixed once the same tab
-//! loaded the same URL again and got a status below 400.
+//! loaded the same URL again by the same method and got a status below 400: the answer to a form's
+//! POST is fixed by a POST (or by the page a POST was redirected to, `afterFormPost`), not by
+//! opening the form again, which a GET always answers.
 //!
 //! A build error a dev server reported (`source: "dev-server"`): Vite's client (and Astro's, which
 //! is Vite's) tells it two ways:
@@ -56,16 +58,27 @@ pub const RELOADED: &str = "the page loaded again without it";
 const CONNECTED: &str = "message IN ('[vite] connected.', '[rsbuild] WebSocket connected.')";
 
 /// Whether the page whose error status was logged as entry `last_id` (a group's latest) loaded
-/// again since with a status below 400.
+/// again since by the same method with a status below 400.
 pub fn page(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, QueryError> {
     let Some((tab, ts, Some(url))) = logged(conn, last_id)? else { return Ok(None) };
     let [first, then] = REQUEST_TYPE.map(|f| field_expr(&NETWORK_WATERFALL, f));
+    let document = format!("coalesce({first}, {then}) IN ({})", quoted(DOCUMENT_TYPES));
+    // The failed load's method: its document row's, the latest at or before the error (the page's
+    // own row of a load has none, a GET's; the answer to a form's POST says POST).
+    let method: String = conn
+        .prepare_cached(&format!(
+            "SELECT coalesce(method, 'GET') FROM network_waterfall WHERE tab_id = ?1 AND ts <= ?2 AND url = ?3 \
+             AND {document} ORDER BY ts DESC, id DESC LIMIT 1"
+        ))?
+        .query_row(params![tab, ts, url], |r| r.get(0))
+        .optional()?
+        .unwrap_or_else(|| "GET".to_owned());
+    let after_post = field_expr(&NETWORK_WATERFALL, "afterFormPost");
     let sql = format!(
-        "SELECT 1 FROM network_waterfall WHERE tab_id = ?1 AND ts > ?2 AND url = ?3 \
-         AND coalesce({first}, {then}) IN ({}) AND status > 0 AND status < 400 LIMIT 1",
-        quoted(DOCUMENT_TYPES)
+        "SELECT 1 FROM network_waterfall WHERE tab_id = ?1 AND ts > ?2 AND {document} AND status > 0 AND status < 400 \
+         AND ((url = ?3 AND coalesce(method, 'GET') = ?4) OR (?4 = 'POST' AND {after_post} = ?3)) LIMIT 1"
     );
-    let loaded = conn.prepare_cached(&sql)?.exists(params![tab, ts, url])?;
+    let loaded = conn.prepare_cached(&sql)?.exists(params![tab, ts, url, method])?;
     Ok(loaded.then_some(LOADED))
 }
 
