@@ -213,7 +213,9 @@ pub const BUNDLER_CODE_REASON: &str = "bundler code";
 /// (`/@vite/client`, its HMR client and error overlay; `/@react-refresh`, `/@solid-refresh`), a dev server's cache
 /// of prebundled dependencies outside `node_modules` (`.vite`; Angular CLI's
 /// `.angular/cache/20.3.4/app/vite/deps/chunk-….js`, whose esbuild `__async` helper is the first
-/// frame of every `await`ed call, with a map naming only itself), or the file of a
+/// frame of every `await`ed call, with a map naming only itself), django-debug-toolbar's static
+/// files (`/static/debug_toolbar/js/toolbar.js`, whose wrapper of `fetch` is the first frame of
+/// every request the page makes), or the file of a
 /// library a server-rendered app serves as it is ([`LIBRARY_FILES`]: `/static/htmx.min.js`,
 /// Rails' `/assets/turbo.min-3f2a….js`). One rule for the source-map resolver, which marks an
 /// original `ignored`, and for compact entries, which count an unmapped frame as library code by
@@ -221,7 +223,14 @@ pub const BUNDLER_CODE_REASON: &str = "bundler code";
 pub fn is_library_segment(segment: &str) -> bool {
     if matches!(
         segment,
-        "node_modules" | "vendor" | "@vite" | "@react-refresh" | "@solid-refresh" | ".vite" | ".angular"
+        "node_modules"
+            | "vendor"
+            | "@vite"
+            | "@react-refresh"
+            | "@solid-refresh"
+            | ".vite"
+            | ".angular"
+            | "debug_toolbar"
     ) {
         return true;
     }
@@ -752,6 +761,7 @@ mod tests {
             ".vite",
             ".angular",
             "node_modules_next_dist_client_14zvornz047l2._.js:11741:12",
+            "debug_toolbar",
         ] {
             assert!(is_library_segment(library), "{library}");
         }

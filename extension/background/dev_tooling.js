@@ -41,6 +41,9 @@
 //   (`/browser-sync/socket.io/`, a poll or a socket), on which its "ghost mode" sends the
 //   value of each field the user types in, a password's too, and each click and scroll, to
 //   mirror them in the other browsers. A reload it orders is the page's `reload` navigation.
+// - django-debug-toolbar: its static files (`/static/debug_toolbar/…`, six a page) and what they
+//   log, and its panel's requests (`/__debug__/render_panel/`, `/__debug__/history_sidebar/`…),
+//   whose answers are the toolbar's own HTML.
 // The rest of the HMR conversation (building, built, updates) stays: it tells
 // when the code under the page changed.
 
@@ -59,11 +62,13 @@ const TOOLING_PATHS = [
   "/sb-addons/",
   "/sb-common-assets/",
   "/browser-sync/",
+  "/__debug__/",
 ];
 const TOOLING_MODULES = [
   "/@id/virtual:vue-devtools-path:",
   "/@id/virtual:vue-inspector-path:",
   "/astro/dist/runtime/client/dev-toolbar/",
+  "/debug_toolbar/",
 ]; // under any base
 /** The HMR sockets on which a dev client echoes what Gasoline has as `logs`, and how the echo begins. */
 const ECHOES = [
@@ -89,7 +94,7 @@ function isToolingUrl(url) {
   // Checked as text first: most URLs hold none of them, and this runs for every request.
   if (
     typeof url !== "string" ||
-    !(url.includes("/__") || url.includes("/_rspack/") || url.includes("/symbolicate") || url.includes("/_expo/") || url.includes("/open-stack-frame") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-") || url.includes("/dev-toolbar/") || url.includes("/browser-sync/"))
+    !(url.includes("/__") || url.includes("/_rspack/") || url.includes("/symbolicate") || url.includes("/_expo/") || url.includes("/open-stack-frame") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-") || url.includes("/dev-toolbar/") || url.includes("/browser-sync/") || url.includes("/debug_toolbar/"))
   ) {
     return false;
   }

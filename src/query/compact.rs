@@ -417,13 +417,15 @@ pub fn request_at_of(entry: &Value) -> Option<String> {
 
 /// [`at_of`] of a stored entry; `library`: a library's place (original or raw) may be it.
 fn place_of(entry: &Value, library: bool) -> Option<String> {
+    // A field given as null (the summary's `json_object` of a row without it) is one not given.
+    let entry_field = |name: &str| entry.get(name).filter(|v| !v.is_null());
     let frames = entry.get("frames").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     let location = entry.get("location").and_then(Value::as_str);
     let placing = Placing { library, thrown_first: entry.get("stack").is_some() };
     // The call site as the page saw it, unless a library's: by its script's URL, or by its map
     // (its original on the ignore list, Next's router making a Server Action's request).
-    let ignored = entry.get("original").and_then(|o| o.get("ignored")).and_then(Value::as_bool) == Some(true);
-    at_text(entry.get("original"), frames, entry.get("sourcemap").and_then(Value::as_str), location, placing).or_else(
+    let ignored = entry_field("original").and_then(|o| o.get("ignored")).and_then(Value::as_bool) == Some(true);
+    at_text(entry_field("original"), frames, entry_field("sourcemap").and_then(Value::as_str), location, placing).or_else(
         || location.filter(|l| library || !(ignored || served_from_dependencies(l))).map(|l| cut(l).into_owned()),
     )
 }
@@ -927,6 +929,18 @@ mod tests {
             original_at(None, Some(&callers), None, None, CALLED).as_deref(),
             Some(r#""http://x/main.js:20:1""#)
         );
+        // django-debug-toolbar's wrapper of fetch is the call site's first frame: library code,
+        // the page's line after it; the same read from a summary's row, which names no original.
+        let toolbar = serde_json::json!({"location": "http://127.0.0.1:8000/static/debug_toolbar/js/toolbar.js:347:39",
+            "sourcemap": "not found", "frames": [{"at": "http://127.0.0.1:8000/static/shop/app.js:22:23", "sourcemap": "not found"}]});
+        assert_eq!(request_at_of(&toolbar).as_deref(), Some("http://127.0.0.1:8000/static/shop/app.js:22:23"));
+        let mut from_summary = toolbar.clone();
+        from_summary["original"] = serde_json::Value::Null;
+        assert_eq!(request_at_of(&from_summary), request_at_of(&toolbar));
+        let mut own_wrapper = toolbar.clone();
+        own_wrapper["location"] = serde_json::json!("http://x/api.js:5:9");
+        own_wrapper["original"] = serde_json::Value::Null;
+        assert_eq!(request_at_of(&own_wrapper).as_deref(), Some("http://x/api.js:5:9"), "a page's own wrapper is where");
         let hot_frames = raw(r#"[{"at":"x","sourcemap":"hot update"},
                 {"at":"z","fn":"render","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#);
         assert_eq!(original_at(None, Some(&hot_frames), None, None, CALLED), None);

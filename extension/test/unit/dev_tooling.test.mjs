@@ -175,3 +175,19 @@ test("Browsersync's client and channel are left out, with the field values its g
   assert.equal(isDevTooling("websocket_events", { ...ghost, url: "ws://localhost:3000/socket.io/?EIO=4&transport=websocket" }), false);
   assert.equal(isDevTooling("network_waterfall", row("http://localhost:3000/api/browser-sync")), false);
 });
+
+test("django-debug-toolbar's files and panel requests are left out; the app's own static files stay", () => {
+  for (const url of [
+    "http://127.0.0.1:8000/static/debug_toolbar/js/toolbar.js",
+    "http://127.0.0.1:8000/static/debug_toolbar/css/toolbar.css",
+    "http://127.0.0.1:8000/__debug__/render_panel/?store_id=ab12&panel_id=SettingsPanel",
+    "http://127.0.0.1:8000/__debug__/history_sidebar/?store_id=ab12",
+  ]) {
+    assert.equal(isDevTooling("network_waterfall", row(url)), true, url);
+    assert.equal(isDevTooling("network_bodies", row(url)), true, url);
+  }
+  assert.equal(isDevTooling("logs", { location: "http://127.0.0.1:8000/static/debug_toolbar/js/toolbar.js:12:5" }), true);
+  for (const url of ["http://127.0.0.1:8000/static/shop/app.js", "http://127.0.0.1:8000/api/debug/", "http://127.0.0.1:8000/static/debug_toolbar.css"]) {
+    assert.equal(isDevTooling("network_waterfall", row(url)), false, url);
+  }
+});
