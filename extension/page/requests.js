@@ -35,7 +35,12 @@
   const SCRIPTS = 4;
   const SITE_FRAMES = 100;
   const LONE_MS = 1000;
-  const MAX_OPEN = 1000; // requests followed at once; the oldest is sent as it is past this
+  // Requests followed at once; the oldest is sent as it is past this, `unfinished`. A storm of
+  // 2,000 parallel fetches stays under it: each record is small once past MAX_SITES.
+  const MAX_OPEN = 10000;
+  // Requests in flight that keep their call site (an Error, its frames held by V8); one started
+  // while more are in flight has none (a failed one then names no line of the page's code).
+  const MAX_SITES = 1000;
   const RECENT = 200; // rows sent without their timing, so a late timing is not a second row
   const timeOrigin = performance.timeOrigin;
   /** The epoch ms of a `performance.now()` time: when a request started, as its entries say. */
@@ -79,7 +84,7 @@
     // built): a row waits for its timing and its end, and a single-page app (Turbo, htmx) may have
     // moved on by then.
     if (method !== null) {
-      r.site = siteNow();
+      if (open.size < MAX_SITES) r.site = siteNow();
       r.page = pageUrl.now();
     }
     open.add(r);

@@ -274,3 +274,21 @@ test("a worker's script is a row when its timing comes; a worker that did not st
   assert.equal(rows.length, 3);
   assert.deepEqual([rows[2].entry.failed, rows[2].entry.responseStatus], [undefined, undefined]);
 });
+
+test("a storm of 2,000 parallel fetches is 2,000 rows, each with its status, none twice", () => {
+  const storm = [];
+  for (let i = 0; i < 2000; i++) storm.push(requests.start("GET", `http://app.localhost/api/item/${i}`, "fetch"));
+  assert.equal(rows.length, 0, "none sent before it ends");
+  storm.forEach((r, i) => {
+    requests.timing(entry(`http://app.localhost/api/item/${i}`, { responseStatus: i % 400 === 250 ? 500 : 200 }));
+    requests.end(r, { status: i % 400 === 250 ? 500 : 200 });
+  });
+  advance(60000);
+  const urls = rows.map((r) => r.entry.url);
+  assert.equal(rows.length, 2000);
+  assert.equal(new Set(urls).size, 2000, "each request once");
+  assert.ok(rows.every((r) => r.entry.method === "GET" && r.entry.responseStatus > 0 && !r.entry.unfinished));
+  // The first 1,000 in flight keep their call site: a failed one among them says where it was made.
+  const failed = rows.map((r) => r.entry).filter((e) => e.responseStatus === 500);
+  assert.deepEqual(failed.map((e) => [e.url.split("/").pop(), typeof e.location]), [["250", "string"], ["650", "string"], ["1050", "undefined"], ["1450", "undefined"], ["1850", "undefined"]]);
+});
