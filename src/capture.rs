@@ -336,7 +336,9 @@ impl Asked {
         let (host, port) = split_port(&text[..end])?;
         let host = host.to_ascii_lowercase();
         let named = host == "localhost" || host.starts_with('[') || host.contains('.');
-        (named && looks_like_host(&host) && !host.starts_with('.')).then_some(Asked::Host { host, port })
+        // A file's name (`flood.html`, `main.js`) is a part of a path, no site, unless a port follows.
+        let file = port.is_none() && host.rsplit('.').next().is_some_and(|last| FILE_EXTENSIONS.contains(&last));
+        (named && !file && looks_like_host(&host) && !host.starts_with('.')).then_some(Asked::Host { host, port })
     }
 
     /// The site as the agent named it.
@@ -361,6 +363,12 @@ impl Asked {
         }
     }
 }
+
+/// The last parts of a file's name a `url` filter may hold alone, none of them a top-level domain.
+const FILE_EXTENSIONS: &[&str] = &[
+    "html", "htm", "js", "mjs", "cjs", "jsx", "ts", "tsx", "css", "json", "map", "wasm", "png", "jpg", "jpeg", "gif",
+    "svg", "webp", "ico", "txt", "xml", "vue", "svelte", "php", "woff", "woff2", "ttf",
+];
 
 fn looks_like_host(host: &str) -> bool {
     let bare = host.strip_prefix('[').and_then(|h| h.strip_suffix(']'));
@@ -459,6 +467,10 @@ mod tests {
         assert_eq!(Asked::from_filter("localhost:3000/api"), host("localhost", Some(3000)));
         assert_eq!(Asked::from_filter("/api/users"), None);
         assert_eq!(Asked::from_filter("cart"), None);
+        assert_eq!(Asked::from_filter("flood.html"), None, "a file's name");
+        assert_eq!(Asked::from_filter("main.js"), None);
+        assert_eq!(Asked::from_filter("trap.wasm?v=1"), None);
+        assert_eq!(Asked::from_filter("shop.example.com"), host("shop.example.com", None));
         assert_eq!(Asked::from_filter("https://Shop.Example/cart").map(|a| a.site()), Some("shop.example".into()));
         let capture = Capture {
             origins: vec!["http://localhost:3000/*".into()],
