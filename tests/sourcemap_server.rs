@@ -1060,3 +1060,47 @@ async fn a_stalled_dev_server_is_waited_for_once() {
     mcp.close().await;
     server.stop();
 }
+
+/// A WebAssembly module names its map in a custom section (`sourceMappingURL`), and a wasm frame
+/// is its module's one line at a byte offset (`trap.wasm:wasm-function[0]:0x68`; the error event's
+/// `trap.wasm:1:105`): both are mapped to the AssemblyScript line that trapped. The fixture is
+/// `wasm/index.ts` built by AssemblyScript 0.28 (`asc index.ts --outFile trap.wasm --sourceMap --debug`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wasm_trap_is_mapped_to_the_line_that_trapped() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    site.fixture("wasm/trap.wasm");
+    site.fixture("wasm/trap.wasm.map");
+    let addr = site.clone().start("127.0.0.1").await;
+    report_scope(&server, &["http://127.0.0.1/*"]).await;
+    let origin = format!("http://127.0.0.1:{}", addr.port());
+    let stack = format!(
+        "RuntimeError: unreachable\n    at assembly/index/crash ({origin}/wasm/trap.wasm:wasm-function[0]:0x68)\n    \
+         at assembly/index/deep ({origin}/wasm/trap.wasm:wasm-function[2]:0x85)"
+    );
+    let entry = json!({"ts": 1, "level": "error", "source": "exception", "url": format!("{origin}/"),
+        "message": "RuntimeError: unreachable", "stack": stack, "location": format!("{origin}/wasm/trap.wasm:1:105")});
+    server.ingest("logs", vec![entry]).await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 1, has_result).await;
+    let place = |o: &Value| format!("{}:{}:{}", o["source"].as_str().unwrap_or_default(), o["line"], o["column"]);
+    // Named as served: the map at /wasm/, its sourceRoot `./trap`.
+    let source = "wasm/trap/assembly/index.ts";
+    let unreachable = line_of_wasm("unreachable();");
+    let deep = line_of_wasm("return crash(5)");
+    assert_eq!(place(&list[0]["original"]), format!("{source}:{unreachable}:5"), "{:#}", list[0]);
+    assert_eq!(place(&list[0]["frames"][0]["original"]), format!("{source}:{unreachable}:5"), "{:#}", list[0]);
+    assert_eq!(list[0]["frames"][1]["original"]["line"], deep, "{:#}", list[0]);
+    let errors = mcp.observe(json!({"what": "errors", "limit": 10})).await;
+    assert_eq!(entries(&errors)[0]["at"], format!("{source}:{unreachable}:5"), "{errors:#}");
+    mcp.close().await;
+    server.stop();
+}
+
+/// The line of `needle` in the wasm fixture's source (1-based).
+fn line_of_wasm(needle: &str) -> u64 {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sourcemap/wasm/index.ts");
+    let code = std::fs::read_to_string(file).expect("fixture");
+    code[..code.find(needle).expect("needle")].matches('\n').count() as u64 + 1
+}

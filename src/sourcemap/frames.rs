@@ -38,6 +38,20 @@ pub fn split_position(text: &str) -> Option<(&str, u32, u32)> {
     Some((url, line, column))
 }
 
+/// A WebAssembly frame's place as V8 writes it, "url:wasm-function[3]:0x8e" (the function's index,
+/// the byte offset in the module) → (url, 1, offset + 1): a wasm source map maps a module as one
+/// line whose columns are byte offsets, and the browser's error event says the same position so.
+pub fn wasm_position(text: &str) -> Option<(&str, u32, u32)> {
+    let (rest, offset) = text.rsplit_once(":0x")?;
+    let (url, function) = rest.rsplit_once(":wasm-function[")?;
+    function.strip_suffix(']')?.parse::<u32>().ok()?;
+    let offset = u32::from_str_radix(offset, 16).ok()?.checked_add(1)?;
+    if url.is_empty() || url.len() > MAX_URL || url.contains('…') {
+        return None;
+    }
+    Some((url, 1, offset))
+}
+
 /// The call site the extension stored in `location`: "url:line:col", or for
 /// eval'd code "url:line:col (eval …)", whose script position is where eval
 /// was called.
@@ -85,7 +99,7 @@ fn frame_of_line(line: &str) -> Option<Frame> {
     if place.starts_with("eval at ") || place.contains("<anonymous>") {
         return None;
     }
-    let (url, line, column) = split_position(place)?;
+    let (url, line, column) = split_position(place).or_else(|| wasm_position(place))?;
     let function = function.filter(|f| !f.is_empty()).map(str::to_string);
     Some(Frame { at: place.to_string(), function, url: url.to_string(), line, column })
 }
@@ -111,6 +125,20 @@ fn matching_open(inner: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wasm_frame_is_its_module_s_one_line_at_its_byte_offset() {
+        let stack = "RuntimeError: unreachable\n    at assembly/index/crash (http://127.0.0.1:5173/trap.wasm:wasm-function[0]:0x68)\n    at HTMLButtonElement.<anonymous> (http://127.0.0.1:5173/src/wasm.js:19:8)";
+        let frames = stack_frames(stack);
+        assert_eq!(frames.len(), 2);
+        assert_eq!(
+            (frames[0].url.as_str(), frames[0].line, frames[0].column, frames[0].function.as_deref()),
+            ("http://127.0.0.1:5173/trap.wasm", 1, 0x69, Some("assembly/index/crash"))
+        );
+        assert_eq!(frames[0].at, "http://127.0.0.1:5173/trap.wasm:wasm-function[0]:0x68");
+        assert_eq!(wasm_position("http://x/a.wasm:wasm-function[x]:0x68"), None);
+        assert_eq!(wasm_position("http://x/a.wasm:0x68"), None);
+    }
 
     #[test]
     fn positions_split_from_the_right() {

@@ -2,7 +2,9 @@
 //! `SourceMap` (or legacy `X-SourceMap`) response header, else the last
 //! `//# sourceMappingURL=` (or legacy `//@`) comment; a `data:` URL is the
 //! map itself (base64, with or without `;charset=utf-8`, or percent-encoded),
-//! anything else is resolved against the script's URL. Pure.
+//! anything else is resolved against the script's URL. A WebAssembly module names its map in a
+//! custom section of its own, `sourceMappingURL` (the WebAssembly source map convention; Chrome
+//! reads it so). Pure.
 
 use url::Url;
 
@@ -33,6 +35,52 @@ pub fn last_comment(script: &str) -> Option<&str> {
         let value = value.split_whitespace().next()?;
         Some(value)
     })
+}
+
+/// Whether `bytes` are a WebAssembly module: its magic number, `\0asm`.
+pub fn is_wasm(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"\0asm")
+}
+
+/// The map reference of a WebAssembly module: its `SourceMap` header's, else its custom section
+/// `sourceMappingURL`'s (a length-prefixed URL). None when it has neither, or is malformed.
+pub fn wasm_map_reference(header: Option<&str>, module: &[u8]) -> Option<String> {
+    if let Some(h) = header.map(str::trim).filter(|h| !h.is_empty()) {
+        return Some(h.to_string());
+    }
+    // The magic number and the version, then sections: an id byte, a LEB128 size, the payload.
+    let mut at = 8;
+    while at < module.len() {
+        let id = module[at];
+        let (size, read) = leb128(module.get(at + 1..)?)?;
+        let start = at + 1 + read;
+        let end = start.checked_add(size)?;
+        let payload = module.get(start..end)?;
+        if id == 0 {
+            let (name_len, read) = leb128(payload)?;
+            let name = payload.get(read..read.checked_add(name_len)?)?;
+            if name == b"sourceMappingURL" {
+                let rest = &payload[read + name_len..];
+                let (url_len, read) = leb128(rest)?;
+                let url = rest.get(read..read.checked_add(url_len)?)?;
+                return std::str::from_utf8(url).ok().map(str::to_string);
+            }
+        }
+        at = end;
+    }
+    None
+}
+
+/// An unsigned LEB128 number at the start of `bytes` and how many bytes it took (at most 5: a u32).
+fn leb128(bytes: &[u8]) -> Option<(usize, usize)> {
+    let mut value = 0usize;
+    for (i, b) in bytes.iter().take(5).enumerate() {
+        value |= usize::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Some((value, i + 1));
+        }
+    }
+    None
 }
 
 /// A reference made into a [`MapRef`] against the script's URL.
@@ -114,6 +162,34 @@ pub fn decode_base64(text: &[u8]) -> Option<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
+    /// A module of one custom section `sourceMappingURL` holding `url`, after a type section.
+    fn module_naming(url: &str) -> Vec<u8> {
+        let mut m = b"\0asm\x01\0\0\0".to_vec();
+        m.extend([1, 4, 1, 0x60, 0, 0]); // a type section: one function type () -> ()
+        let name = b"sourceMappingURL";
+        let mut payload = vec![name.len() as u8];
+        payload.extend(name);
+        payload.push(url.len() as u8);
+        payload.extend(url.as_bytes());
+        m.push(0);
+        m.push(payload.len() as u8);
+        m.extend(payload);
+        m
+    }
+
+    #[test]
+    fn a_wasm_module_names_its_map_in_a_custom_section() {
+        let module = module_naming("./trap.wasm.map");
+        assert!(is_wasm(&module));
+        assert_eq!(wasm_map_reference(None, &module).as_deref(), Some("./trap.wasm.map"));
+        assert_eq!(wasm_map_reference(Some(" x.map "), &module).as_deref(), Some("x.map"), "the header first");
+        // Without the section, cut short, or not a module: none, no panic.
+        assert_eq!(wasm_map_reference(None, &module[..14]), None);
+        assert_eq!(wasm_map_reference(None, b"\0asm\x01\0\0\0"), None);
+        assert_eq!(wasm_map_reference(None, b"\0asm\x01\0\0\0\0\xff\xff\xff\xff\xff\xff"), None);
+        assert!(!is_wasm(b"//# sourceMappingURL=a.map"));
+    }
+
     use super::*;
 
     fn url(u: &str) -> Url {

@@ -643,6 +643,13 @@ impl Worker {
     ) -> (Option<(Url, Validators)>, Result<Arc<Loaded>, Unmapped>) {
         let script_url = body.url.clone();
         let (reference, script) = tokio::task::spawn_blocking(move || {
+            // A WebAssembly module: its map named in a section of its own; no text to keep.
+            if locate::is_wasm(&body.bytes) {
+                let reference = locate::wasm_map_reference(body.sourcemap_header.as_deref(), &body.bytes)
+                    .ok_or(Unmapped::NotFound)
+                    .and_then(|reference| locate::resolve(&reference, &body.url));
+                return (reference, None);
+            }
             // The script's text, moved rather than copied when it is UTF-8 (as scripts are).
             let text =
                 String::from_utf8(body.bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
