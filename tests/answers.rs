@@ -1311,7 +1311,10 @@ async fn a_failed_page_loaded_fine_since_says_so_and_no_longer_ranks_first() {
         )
         .await;
     server
-        .ingest("logs", vec![answered(1, "/orders/"), answered(2, "/cart/"), answered(3, "/checkout/"), answered(4, "/pay/")])
+        .ingest(
+            "logs",
+            vec![answered(1, "/orders/"), answered(2, "/cart/"), answered(3, "/checkout/"), answered(4, "/pay/")],
+        )
         .await;
     server
         .ingest(
@@ -1333,7 +1336,10 @@ async fn a_failed_page_loaded_fine_since_says_so_and_no_longer_ranks_first() {
         read,
         [
             ("The page answered 500: http://localhost:8000/cart/ (ValueError at /cart/)".to_owned(), Value::Null),
-            ("The page answered 500: http://localhost:8000/checkout/ (ValueError at /checkout/)".to_owned(), Value::Null),
+            (
+                "The page answered 500: http://localhost:8000/checkout/ (ValueError at /checkout/)".to_owned(),
+                Value::Null
+            ),
             ("TypeError: x is undefined".to_owned(), Value::Null),
             (
                 "The page answered 500: http://localhost:8000/orders/ (ValueError at /orders/)".to_owned(),
@@ -1991,4 +1997,40 @@ async fn the_smallest_budget_shows_each_error_and_not_a_shell() {
         cursor = page["cursor"].as_i64().unwrap();
     }
     assert_eq!(seen, [1, 2, 3, 4]);
+}
+
+/// A summary says, beside each kind's count, how many events the extension said it dropped in the
+/// same tabs (its queue full, a page logging faster than it builds): 4,999 lines of a flood of
+/// 20,000 are not all the page logged.
+#[tokio::test]
+async fn a_summary_counts_what_the_extension_dropped_beside_what_it_kept() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let line = |i: i64| json!({"tabId": 1, "ts": t + i, "level": "log", "message": format!("burst line {i}")});
+    server.ingest("logs", (0..5).map(line).collect()).await;
+    let said = |tab: i64, message: &str| json!({"tabId": tab, "ts": t + 10, "level": "warn", "message": message});
+    server
+        .ingest(
+            "extension_logs",
+            vec![
+                said(1, "dropped 15004 logs events: the page made events faster than they could be built (5,000 of that kind waiting)"),
+                said(1, "dropped 1 logs event: not serialisable"),
+                said(1, "dropped 3 network_bodies events: queue full"),
+                said(2, "dropped 7 logs events: queue full"),
+                said(1, "could not store queued events: QuotaExceededError"),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary", "tabId": 1})).await;
+    assert_eq!(
+        summary["kinds"]["logs"],
+        json!({"count": 5, "first_id": 1, "last_id": 5, "dropped": 15005}),
+        "{summary}"
+    );
+    assert_eq!(summary["kinds"]["network_bodies"], json!({"count": 0, "dropped": 3}), "{summary}");
+    assert_eq!(summary["kinds"]["actions"].get("dropped"), None, "{summary}");
+    let all = within_budget(&mcp, json!({"what": "summary"})).await;
+    assert_eq!(all["kinds"]["logs"]["dropped"], 15012, "{all}");
 }

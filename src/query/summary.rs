@@ -18,8 +18,8 @@ use super::fingerprint;
 use super::fixed_since;
 use super::outcome::{self, Outcome};
 use crate::kind::{
-    DOCUMENT_TYPES, KINDS, Kind, LEFT_PAGE_PREFIX, LEVELS, LOGS, NETWORK_BODIES, NETWORK_WATERFALL, REQUEST_TYPE,
-    quoted,
+    DOCUMENT_TYPES, EXTENSION_LOGS, KINDS, Kind, LEFT_PAGE_PREFIX, LEVELS, LOGS, NETWORK_BODIES, NETWORK_WATERFALL,
+    REQUEST_TYPE, quoted,
 };
 
 /// Characters of a group's example message.
@@ -629,6 +629,31 @@ pub(super) fn cut(s: &str, n: usize) -> String {
     }
 }
 
+/// How the extension says it lost events (its `delivery.js`): `dropped 15004 logs events: <why>`.
+static DROPPED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"^dropped (\d{1,15}) ([a-z_]{1,40}) events?: ")
+        .unwrap_or_else(|e| panic!("the dropped pattern: {e}"))
+});
+
+/// Events of each kind the extension said it dropped, in the tabs and time asked about.
+fn dropped(conn: &Connection, args: &ObserveArgs) -> Result<HashMap<String, i64>, QueryError> {
+    let mut filter = Where::common(&EXTENSION_LOGS, args);
+    filter.push_condition("message LIKE 'dropped %'");
+    let sql = format!("SELECT message FROM {}{} LIMIT 10000", EXTENSION_LOGS.name, filter.clause(None));
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(filter.params.iter()))?;
+    let mut by_kind: HashMap<String, i64> = HashMap::new();
+    while let Some(row) = rows.next()? {
+        let message: String = row.get(0)?;
+        if let Some(c) = DROPPED.captures(&message)
+            && let Ok(n) = c[1].parse::<i64>()
+        {
+            *by_kind.entry(c[2].to_string()).or_default() += n;
+        }
+    }
+    Ok(by_kind)
+}
+
 /// `what=summary`.
 pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> Result<String, QueryError> {
     let budget = args.budget();
@@ -647,6 +672,13 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
             json!({ "count": count, "first_id": first, "last_id": last })
         };
         kinds.insert(kind.name.into(), counted);
+    }
+    // What the extension could not keep of the same tabs and time (its queue full, a page faster
+    // than it), beside the count of what it kept: a flood's 4,999 lines are not all it logged.
+    for (kind, n) in dropped(conn, args)? {
+        if let Some(counted) = kinds.get_mut(&kind).and_then(Value::as_object_mut) {
+            counted.insert("dropped".into(), json!(n));
+        }
     }
     let nothing = kinds.values().all(|k| k["count"] == 0);
     let logs_filter = {
