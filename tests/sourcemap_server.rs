@@ -407,9 +407,12 @@ async fn a_script_changed_under_the_same_url_is_mapped_with_its_new_map() {
 
 /// A map of `app.js` (eleven source lines) with `vlq` its one mapping.
 fn eleven_line_map(vlq: &str) -> String {
-    format!(
-        r#"{{"version":3,"sources":["app.js"],"sourcesContent":["1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11"],"names":[],"mappings":"{vlq}"}}"#
-    )
+    saved_map(vlq, "1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n10\\n11")
+}
+
+/// A map of `app.js` whose source reads `text` (JSON-escaped), with `vlq` its one mapping.
+fn saved_map(vlq: &str, text: &str) -> String {
+    format!(r#"{{"version":3,"sources":["app.js"],"sourcesContent":["{text}"],"names":[],"mappings":"{vlq}"}}"#)
 }
 
 /// A console line logged in `tab` at the start of `origin`'s /app.js.
@@ -440,7 +443,7 @@ async fn an_entry_of_a_version_before_an_edit_is_mapped_with_that_versions_map()
     assert_eq!(list[0]["original"]["line"], 3, "{:#}", list[0]);
     // Saved again, a statement put above: generated line 1 now maps to source line 10.
     site.put("/app.js", v2);
-    site.put("/app.js.map", map("AASA"));
+    site.put("/app.js.map", saved_map("AASA", "0\\n1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n10\\n11"));
     // Logged by the page still running the first version, resolved after the edit.
     server.ingest("logs", vec![logged(3)]).await;
     let list = resolved(&mcp, 2, has_result).await;
@@ -464,6 +467,35 @@ async fn an_entry_of_a_version_before_an_edit_is_mapped_with_that_versions_map()
         .await;
     let list = resolved(&mcp, 5, has_result).await;
     assert_eq!(list[4]["original"]["line"], 10, "{:#}", list[4]);
+    mcp.close().await;
+    server.stop();
+}
+
+/// A script served anew whose own file was not saved (Vite's importer of a saved module: its
+/// import's `?t=` changed, and with it its length) is mapped with the version that ran and is no
+/// edit: its map says the same text of the file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_script_served_anew_with_its_file_unsaved_is_no_edit() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    site.put("/app.js.map", eleven_line_map("AAEA"));
+    let origin = serve_app_js(&server, &site).await;
+    let tab = 7;
+    let loaded = |ts: i64, size: usize| json!({"tabId": tab, "ts": ts, "url": format!("{origin}/app.js"), "initiatorType": "script", "decodedBodySize": size});
+    let v1 = "import './label.js';a()\n//# sourceMappingURL=app.js.map\n";
+    site.put("/app.js", v1);
+    server.ingest("network_waterfall", vec![loaded(1, v1.len())]).await;
+    server.ingest("logs", vec![logged_in(tab, &origin, 2)]).await;
+    let mcp = Mcp::http(&server).await;
+    resolved(&mcp, 1, has_result).await;
+    // label.js saved: app.js is served with a new import URL, its own text and map's source the same.
+    site.put("/app.js", "import './label.js?t=1732';a()\n//# sourceMappingURL=app.js.map\n");
+    site.put("/app.js.map", eleven_line_map("AAEA"));
+    server.ingest("logs", vec![logged_in(tab, &origin, 3)]).await;
+    let list = resolved(&mcp, 2, has_result).await;
+    assert_eq!(list[1]["original"]["line"], 3, "{:#}", list[1]);
+    assert_eq!(list[1]["original"].get("edited"), None, "{:#}", list[1]);
     mcp.close().await;
     server.stop();
 }

@@ -61,6 +61,24 @@ pub struct Context {
     pub lines: Vec<String>,
 }
 
+/// Whether the original file at `line`:`column` (1-based) of the version that ran (`ran`'s map)
+/// reads the same in the version served now (`now`'s): a script served anew whose own file was
+/// not saved (Vite's importer of a saved module: its import's `?t=` changed, and its length) is no
+/// edit of that file. False where either map does not say the file's text.
+pub fn same_source_text(ran: &DecodedMap, now: &DecodedMap, line: u32, column: u32) -> bool {
+    let (Some(line0), Some(col0)) = (line.checked_sub(1), column.checked_sub(1)) else { return false };
+    let Ok((sm, line0, col0)) = regular_at(ran, line0, col0, 0) else { return false };
+    let Some(token) = sm.lookup_token(line0, col0) else { return false };
+    let id = token.get_src_id();
+    let (Some(name), Some(text)) = (sm.get_source(id), sm.get_source_contents(id)) else { return false };
+    let now = match now {
+        DecodedMap::Regular(sm) => sm,
+        DecodedMap::Hermes(h) => &**h,
+        DecodedMap::Index(_) => return false,
+    };
+    (0..now.get_source_count()).any(|i| now.get_source(i) == Some(name) && now.get_source_contents(i) == Some(text))
+}
+
 /// Looks up `line`:`column` (1-based) of the script the map belongs to.
 /// `map_url` is what `sources` resolve against (the script's URL for an
 /// inline map); `page` is the origin whose URLs are shown as paths.

@@ -292,7 +292,12 @@ impl Worker {
         };
         let (line, column) = (frame.line, frame.column);
         let mut original = lookup::lookup(&loaded.parsed.map, line, column, &loaded.map_url, page)?;
-        original.edited = edited;
+        // The version before ran: an edit of this file only where its text differs now.
+        original.edited = edited
+            && !entry
+                .outcome
+                .as_ref()
+                .is_ok_and(|now| lookup::same_source_text(&loaded.parsed.map, &now.parsed.map, line, column));
         if let Some(folder) = vite_base::first_folder(&original.source)
             && self.is_vite_base(&url, folder, allowed).await
         {
