@@ -9,11 +9,27 @@
 // Qwik's loader catches what an event handler (`onClick$`) throws and dispatches
 // it as a `qerror` event on the document, logging nothing: to the developer it
 // is an uncaught error all the same (Vite's overlay shows it), and stored as one.
-// Registry: reads sources, causes, snapshot, callsite, core, outbox, serialize, limits, consumed; adds sources.errors.
+// A dedicated worker's uncaught error reaches the page's window after its Worker heard it:
+// workers.js notes it there (`workerErrors.heard`), and its entry here says it was the worker's.
+// Registry: reads sources, causes, snapshot, callsite, core, outbox, serialize, limits, consumed; adds workerErrors, sources.errors.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
   if (!G || !G.sources) return;
+
+  // The last uncaught error a dedicated worker reported at its Worker, until the window hears it.
+  let heard;
+  G.workerErrors = {
+    heard(e) {
+      heard = { message: e.message, filename: e.filename, lineno: e.lineno, colno: e.colno };
+    },
+  };
+  /** Whether the window's error event is the one a worker reported just before; forgets it either way. */
+  function fromWorker(e) {
+    const w = heard;
+    heard = undefined;
+    return w !== undefined && w.message === e.message && w.filename === e.filename && w.lineno === e.lineno && w.colno === e.colno;
+  }
 
   G.sources.errors = function install({ core, outbox, serialize, limits }) {
     const { listen } = core;
@@ -86,7 +102,7 @@
      * message of a value that is no Error; `unreadable(why)`: of one that cannot be read;
      * `where(value)`: its location; `prefix` begins the message.
      */
-    function emitThrown(value, event, { source, plain, unreadable: said = asIs, where = thrownAtIfError, prefix = "" }) {
+    function emitThrown(value, event, { source, plain, unreadable: said = asIs, where = thrownAtIfError, prefix = "", worker }) {
       const { copy, unreadable } = copied(value);
       const url = location.href; // where the page was when it happened: the entry is built later
       outbox.emit("logs", () => {
@@ -97,7 +113,7 @@
         const at = unreadable ? where(undefined) : where(thrown);
         // A body read as JSON that was none (an HTML page answered to an API call): which response.
         const jsonFrom = !unreadable && G.consumed ? G.consumed.jsonFrom(thrown) : undefined;
-        return bounded(Object.assign(entry, { level: "error", source, url, location: at }, jsonFrom ? { jsonFrom } : undefined));
+        return bounded(Object.assign(entry, { level: "error", source, url, location: at }, jsonFrom ? { jsonFrom } : undefined, worker ? { worker } : undefined));
       }, true);
     }
 
@@ -120,10 +136,14 @@
         try {
           if (!(event instanceof ErrorEvent)) return; // an element that failed to load: page/resources.js
           const { error, message, filename, lineno, colno } = event;
+          // A dedicated worker's (workers.js heard it first): the browser gives the page its
+          // message and place, not its stack.
+          const worker = fromWorker(event) ? "dedicated" : undefined;
           // A thrown non-Error (`throw {code: 1}`) is copied now, as console arguments are. A value
           // that cannot even be asked what it is (a revoked Proxy) is told by the browser's message.
           emitThrown(error, event, {
             source: "exception",
+            worker,
             plain: (thrown) => (thrown === undefined || thrown === null ? said(message, filename) : `Uncaught ${serialize.formatArg(thrown)}`),
             unreadable: (why) => `${String(message)} ${why}`,
             // The browser's place, unless a built-in threw: then the page's first frame, as DevTools

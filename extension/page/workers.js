@@ -8,8 +8,9 @@
 // of ours is: only deep mode sees them, and the summary says so of a page that
 // started workers (these rows are how it knows). A blob: or data: worker fetched
 // nothing: no row. The constructors are replaced as WebSocket's are
-// (core.wrapConstructor).
-// Registry: reads sources, core, bodies, requests; adds sources.workers.
+// (core.wrapConstructor). A dedicated worker's uncaught error, which the browser reports at the
+// Worker and then at the page's window, is noted for errors.js to say whose it was.
+// Registry: reads sources, core, bodies, requests, workerErrors; adds sources.workers.
 (function () {
   "use strict";
   const G = globalThis.__gasoline;
@@ -37,6 +38,9 @@
       const request = requests.start("GET", url, "worker");
       listen(worker, "error", (e) => {
         if (notStarted(e)) requests.end(request, { failed: true, error: requests.failure(NOT_STARTED) });
+        // An uncaught error of the worker, which the browser reports next at the page's window,
+        // where errors.js takes it: noted, so that its entry says it was the worker's.
+        else if (G.workerErrors) G.workerErrors.heard(e);
       });
       later(() => requests.end(request), WAIT_MS);
     }

@@ -147,6 +147,13 @@ async function startFixture() {
           (withDefault ? "trustedTypes.createPolicy('default', { createHTML: () => null });" : "") +
           "</script><p>tt</p>",
       );
+    } else if (url.pathname === "/worker-error") {
+      // A dedicated worker that throws, uncaught, after it started; and the page's own error after.
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(`<!doctype html><title>worker</title><script>new Worker("/worker-error.js"); setTimeout(() => { throw new Error("page boom"); }, 300);</script>`);
+    } else if (url.pathname === "/worker-error.js") {
+      res.writeHead(200, { "content-type": "text/javascript" });
+      res.end(`setTimeout(() => {\n  throw new Error("worker boom");\n}, 50);\n`);
     } else if (url.pathname === "/nuxt-error") {
       // Nuxt's dev 500: the page shows the status and message, its payload holds the server's stack.
       const payload = JSON.stringify([
@@ -640,6 +647,18 @@ try {
       "    at renderComponentVNode (/app/node_modules/@vue/server-renderer/dist/server-renderer.cjs.js:423:15)",
   );
   log("a Nuxt page answered 500: its text, then the server's error from its payload");
+
+  // A dedicated worker's uncaught error says it was the worker's, at its place in the worker's script.
+  await second.goto(`${fixture.origin}/worker-error`);
+  const [workerBoom, pageBoom] = await waitFor("the worker's and the page's errors", async () => {
+    const errors = (await observe(client, { what: "errors", tabId: tabB, url: "/worker-error", fields: "all" })).entries;
+    const worker = errors.find((e) => e.message.includes("worker boom"));
+    const page = errors.find((e) => e.message.includes("page boom"));
+    return worker && page && [worker, page];
+  });
+  assert.deepEqual([workerBoom.worker, workerBoom.location], ["dedicated", `${fixture.origin}/worker-error.js:2:9`], JSON.stringify(workerBoom));
+  assert.equal(pageBoom.worker, undefined, JSON.stringify(pageBoom));
+  log("a dedicated worker's uncaught error says worker: dedicated, at its line in the worker's script");
 
   // The same error page as a fetch's or an XHR's answer (an htmx request's): its text, from its
   // whole HTML past the styles, in place of the HTML.
