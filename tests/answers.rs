@@ -2034,3 +2034,61 @@ async fn a_summary_counts_what_the_extension_dropped_beside_what_it_kept() {
     let all = within_budget(&mcp, json!({"what": "summary"})).await;
     assert_eq!(all["kinds"]["logs"]["dropped"], 15012, "{all}");
 }
+
+/// A script that did not parse (an uncaught SyntaxError of no frame, placed in it) is fixed once a
+/// page loaded again and fetched it without the error coming back (Vite sends no build error for a
+/// plain `.js`); a SyntaxError thrown by running code (JSON.parse at a click) is not told fixed by
+/// a load, nor one whose script the new load did not fetch.
+#[tokio::test]
+async fn a_script_that_did_not_parse_is_fixed_once_loaded_again_without_the_error() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let origin = "http://localhost:5173";
+    let thrown = |tab: i64, message: &str, location: &str, stack: &str| {
+        json!({"tabId": tab, "ts": t + 1_000, "level": "error", "source": "exception", "message": message,
+            "location": format!("{origin}{location}"), "stack": stack, "url": format!("{origin}/")})
+    };
+    server
+        .ingest(
+            "logs",
+            vec![
+                thrown(1, "Uncaught SyntaxError: Unexpected token ';'", "/src/label.js:1:39", "SyntaxError: Unexpected token ';'"),
+                thrown(2, "Uncaught SyntaxError: Unexpected end of input", "/src/cart.js:9:1", "SyntaxError: Unexpected end of input"),
+                thrown(
+                    3,
+                    "Uncaught SyntaxError: Unexpected token '<', \"<!doctype \"... is not valid JSON",
+                    "/src/api.js:4:20",
+                    "SyntaxError: Unexpected token '<'\n    at JSON.parse (<anonymous>)\n    at load (http://localhost:5173/src/api.js:4:20)",
+                ),
+            ],
+        )
+        .await;
+    let load = |tab: i64| json!({"tabId": tab, "ts": t + 5_000, "type": "navigate", "how": "reload", "url": format!("{origin}/")});
+    server.ingest("actions", vec![load(1), load(2), load(3)]).await;
+    let script = |tab: i64, path: &str| json!({"tabId": tab, "ts": t + 5_100, "url": format!("{origin}{path}"), "initiatorType": "script", "source": "page", "responseStatus": 200});
+    server
+        .ingest(
+            "network_waterfall",
+            vec![script(1, "/src/label.js?t=1732380004000"), script(2, "/src/other.js"), script(3, "/src/api.js")],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let grouped = within_budget(&mcp, json!({"what": "errors", "group": true})).await;
+    let fixed: Vec<(String, Value)> = grouped["groups"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|g| (g["example"].as_str().unwrap_or_default().chars().take(45).collect(), g["fixed"].clone()))
+        .collect();
+    assert_eq!(
+        fixed,
+        [
+            ("Uncaught SyntaxError: Unexpected end of input".to_owned(), Value::Null),
+            ("Uncaught SyntaxError: Unexpected token '<', \"".to_owned(), Value::Null),
+            ("Uncaught SyntaxError: Unexpected token ';'".to_owned(), json!("the page loaded again without it")),
+        ],
+        "{grouped}"
+    );
+}

@@ -20,6 +20,9 @@
 //! once, as Vite's is, after `[rsbuild] WebSocket connected.`. Parcel's runtime logs
 //! `[parcel] ✨ Error resolved` after the next build that succeeded.
 //!
+//! A script that does not parse (an uncaught `SyntaxError` placed in it) is fixed once a page loaded
+//! again and fetched it without the error coming back.
+//!
 //! Next.js's dev server sends `built` with no errors on its HMR socket (`/_next/hmr`) once a save
 //! compiles again, and `sync` with no errors to a page that connects while the build is whole.
 //!
@@ -80,6 +83,44 @@ pub fn page(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Que
     );
     let loaded = conn.prepare_cached(&sql)?.exists(params![tab, ts, url, method])?;
     Ok(loaded.then_some(LOADED))
+}
+
+/// Whether the script that did not parse (an uncaught `SyntaxError` of no frame logged as entry
+/// `last_id`, a group's latest, placed in that script) loaded since without it: a page loaded again, the same
+/// script (its query aside: Vite's `?t=`) fetched by it with a status below 400, and no such error
+/// after it for [`SETTLE_MS`]. A script that does not parse fails each time it loads, where the
+/// file was saved without a dev server that reports builds (Vite sends none for a plain `.js`).
+pub fn syntax(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, QueryError> {
+    let found: Option<(Option<i64>, i64, Option<String>, Option<String>)> = conn
+        .prepare_cached(
+            "SELECT tab_id, ts, json_extract(data, '$.location'), json_extract(data, '$.stack') FROM logs WHERE id = ?1",
+        )?
+        .query_row([last_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .optional()?;
+    let Some((Some(tab), ts, Some(location), stack)) = found else { return Ok(None) };
+    // A script's parse error has no frame: one with frames was thrown by running code (JSON.parse
+    // at a click), which a load need not reach.
+    if stack.is_some_and(|s| s.contains("\n    at ")) {
+        return Ok(None);
+    }
+    // "url:line:col", the script's URL without its query.
+    let Some(script) = location.rsplitn(3, ':').nth(2).map(|url| url.split(['?', '#']).next().unwrap_or(url)) else {
+        return Ok(None);
+    };
+    let load: Option<i64> = conn
+        .prepare_cached(&format!(
+            "SELECT ts FROM actions WHERE tab_id = ?1 AND ts > ?2 AND {PAGE_LOAD} ORDER BY ts DESC, id DESC LIMIT 1"
+        ))?
+        .query_row(params![tab, ts], |r| r.get(0))
+        .optional()?;
+    let Some(load) = load else { return Ok(None) };
+    let loaded = conn
+        .prepare_cached(
+            "SELECT 1 FROM network_waterfall WHERE tab_id = ?1 AND ts >= ?2 AND ts <= ?3 AND status > 0 AND status < 400 \
+             AND (url = ?4 OR substr(url, 1, length(?4) + 1) IN (?4 || '?', ?4 || '#')) LIMIT 1",
+        )?
+        .exists(params![tab, load, now_ms() - SETTLE_MS, script])?;
+    Ok(loaded.then_some(RELOADED))
 }
 
 /// Whether the build error logged as entry `last_id` (a group's latest) is fixed, and how the page

@@ -172,6 +172,10 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
             group.fixed = fixed_since::build(conn, group.last_id)?;
         } else if group.page {
             group.fixed = fixed_since::page(conn, group.last_id)?;
+        } else if group.uncaught
+            && ["Uncaught SyntaxError: ", "SyntaxError: "].iter().any(|p| group.example.starts_with(p))
+        {
+            group.fixed = fixed_since::syntax(conn, group.last_id)?;
         }
     }
     // A page that answered an error status first: the page the person looked at was the server's
