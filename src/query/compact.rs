@@ -425,9 +425,10 @@ fn place_of(entry: &Value, library: bool) -> Option<String> {
     // The call site as the page saw it, unless a library's: by its script's URL, or by its map
     // (its original on the ignore list, Next's router making a Server Action's request).
     let ignored = entry_field("original").and_then(|o| o.get("ignored")).and_then(Value::as_bool) == Some(true);
-    at_text(entry_field("original"), frames, entry_field("sourcemap").and_then(Value::as_str), location, placing).or_else(
-        || location.filter(|l| library || !(ignored || served_from_dependencies(l))).map(|l| cut(l).into_owned()),
-    )
+    at_text(entry_field("original"), frames, entry_field("sourcemap").and_then(Value::as_str), location, placing)
+        .or_else(|| {
+            location.filter(|l| library || !(ignored || served_from_dependencies(l))).map(|l| cut(l).into_owned())
+        })
 }
 
 /// Where a whole entry happened in the page's own code: its original location outside library
@@ -940,7 +941,11 @@ mod tests {
         let mut own_wrapper = toolbar.clone();
         own_wrapper["location"] = serde_json::json!("http://x/api.js:5:9");
         own_wrapper["original"] = serde_json::Value::Null;
-        assert_eq!(request_at_of(&own_wrapper).as_deref(), Some("http://x/api.js:5:9"), "a page's own wrapper is where");
+        assert_eq!(
+            request_at_of(&own_wrapper).as_deref(),
+            Some("http://x/api.js:5:9"),
+            "a page's own wrapper is where"
+        );
         let hot_frames = raw(r#"[{"at":"x","sourcemap":"hot update"},
                 {"at":"z","fn":"render","original":{"source":"node_modules/react-dom/index.js","line":7,"column":1,"ignored":true}}]"#);
         assert_eq!(original_at(None, Some(&hot_frames), None, None, CALLED), None);

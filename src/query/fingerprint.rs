@@ -156,7 +156,10 @@ mod tests {
             )
         };
         assert_eq!(of(&warn("{}")), of(&warn("null")));
-        assert_eq!(of(&warn("{}")), "[Vue warn]: Unhandled error during execution of native event handler \n  at <RouteProvider key=\"/items/<n>()\" vnode= [VNode [id]] route= {…} > ");
+        assert_eq!(
+            of(&warn("{}")),
+            "[Vue warn]: Unhandled error during execution of native event handler \n  at <RouteProvider key=\"/items/<n>()\" vnode= [VNode [id]] route= {…} > "
+        );
         assert_eq!(of(r#"event {"i":1,"user":{"id":7,"name":"a]}"},"tags":["a","b"]} ["x",2]"#), "event {…} […]");
         // Not JSON: as before, its numbers variable, its words kept.
         assert_eq!(of("expected {a: 1} at [vite] [1, 2]"), "expected {a: <n>} at [vite] […]");

@@ -91,7 +91,7 @@ pub fn page(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Que
 /// after it for [`SETTLE_MS`]. A script that does not parse fails each time it loads, where the
 /// file was saved without a dev server that reports builds (Vite sends none for a plain `.js`).
 pub fn syntax(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, QueryError> {
-    let found: Option<(Option<i64>, i64, Option<String>, Option<String>)> = conn
+    let found: Option<Thrown> = conn
         .prepare_cached(
             "SELECT tab_id, ts, json_extract(data, '$.location'), json_extract(data, '$.stack') FROM logs WHERE id = ?1",
         )?
@@ -122,6 +122,9 @@ pub fn syntax(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Q
         .exists(params![tab, load, now_ms() - SETTLE_MS, script])?;
     Ok(loaded.then_some(RELOADED))
 }
+
+/// An uncaught error's tab, time, `location` and `stack`, as stored.
+type Thrown = (Option<i64>, i64, Option<String>, Option<String>);
 
 /// Whether the build error logged as entry `last_id` (a group's latest) is fixed, and how the page
 /// said so; None while nothing after it says so.
