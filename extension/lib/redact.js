@@ -162,8 +162,9 @@
     return s;
   }
 
-  // A value that is a call in code: a name (dotted), its `(`; after `await`, `new` and the like.
-  const CALL = /^(?:(?:await|new|typeof|void|yield)[ \t]+)*[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*[ \t]*\(/;
+  // A value that is code: a name (dotted) called or indexed, its `(` or `[` (`ref('')`,
+  // `request.POST["password"]`); after `await`, `new` and the like.
+  const CALL = /^(?:(?:await|new|typeof|void|yield)[ \t]+)*[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*[ \t]*[([]/;
 
   // A file's name (`auth.ts`, `api-key-form.vue`) written as a position: `:line:column` right after it.
   const FILE_NAME = /\.[A-Za-z][A-Za-z0-9]{0,7}$/;

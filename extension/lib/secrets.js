@@ -148,6 +148,9 @@
    * (`user[password]`, `user%5Bpassword%5D`, `a.b.token`) are checked part by part.
    */
   function isSecretKey(key, p, form = false) {
+    // The shell's working directories, in an environment a debug page or a log dumps (Django's
+    // META, `process.env`): paths, not passwords, though "pwd" is one's short name.
+    if (key === "PWD" || key === "OLDPWD") return false;
     const cacheKey = form ? `f:${key}` : `j:${key}`;
     const known = p.cache.get(cacheKey);
     if (known !== undefined) return known;

@@ -372,12 +372,17 @@ test("a line of code that calls for its secret keeps the call: a build error's c
     "  password: computed(() => form.pw),",
     "const secret = await vault.read('db')",
     "  this.apiKey = new Key(config)",
+    '    password = request.POST["password"]',
+    "  token = os.environ['API_TOKEN']",
   ]) {
     assert.equal(redact.redactText(line), line);
   }
   // A value is still one, bare or quoted.
   assert.equal(redact.redactText("password: hunter2"), `password: ${R}`);
   assert.equal(redact.redactText("const token = 'abc(def'"), `const token = '${R}'`);
+  // An environment's working directories are paths; a password by any other name is not.
+  assert.equal(redact.redactText("PWD: '/home/ann/shop'\nOLDPWD: '/home/ann'"), "PWD: '/home/ann/shop'\nOLDPWD: '/home/ann'");
+  assert.equal(redact.redactText("pwd: 'hunter2'"), `pwd: '${R}'`);
 });
 
 test("Basic credentials shorter than 8 characters go when they decode to user:password", () => {
