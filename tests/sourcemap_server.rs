@@ -533,7 +533,7 @@ async fn a_version_kept_through_a_broken_build_maps_what_the_page_still_runs() {
     );
     // Fixed, with a statement put above: served again under the same URL, its lines moved.
     site.put("/app.js", "b();a()\n//# sourceMappingURL=app.js.map\n");
-    site.put("/app.js.map", map("AASA"));
+    site.put("/app.js.map", saved_map("AASA", "0\\n1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n10\\n11"));
     server.ingest("logs", vec![logged(4)]).await;
     let list = resolved(&mcp, 3, has_result).await;
     assert_eq!(
