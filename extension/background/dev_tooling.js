@@ -44,6 +44,10 @@
 // - django-debug-toolbar: its static files (`/static/debug_toolbar/…`, six a page) and what they
 //   log, and its panel's requests (`/__debug__/render_panel/`, `/__debug__/history_sidebar/`…),
 //   whose answers are the toolbar's own HTML.
+// - Werkzeug's interactive debugger (Flask's `--debug`) on its 500 pages: the requests its page
+//   makes (`?__debugger__=yes&cmd=…&s=<its SECRET>`: its icons, the PIN prompt, each console
+//   command and its answer, which prints whatever the developer evaluates, a form's password
+//   too). Its SECRET with the PIN runs code on the developer's machine. The 500 page itself stays.
 // The rest of the HMR conversation (building, built, updates) stays: it tells
 // when the code under the page changed.
 
@@ -79,6 +83,9 @@ const ECHOES = [
 const CUSTOM_EVENT = '{"type":"custom","event":"';
 const TOOL_EVENTS = ["astro-dev-toolbar:", "vite-plugin-inspect:", "__devtools-kit", "nuxt:devtools:"];
 
+/** A request of Werkzeug's debugger: `__debugger__=yes` in its query. */
+const WERKZEUG_DEBUGGER = /[?&]__debugger__=yes(?:&|#|$)/;
+
 /** The path of an absolute or root-relative `url`; "" when it has none. */
 function pathOf(url) {
   if (typeof url !== "string") return "";
@@ -94,10 +101,11 @@ function isToolingUrl(url) {
   // Checked as text first: most URLs hold none of them, and this runs for every request.
   if (
     typeof url !== "string" ||
-    !(url.includes("/__") || url.includes("/_rspack/") || url.includes("/symbolicate") || url.includes("/_expo/") || url.includes("/open-stack-frame") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-") || url.includes("/dev-toolbar/") || url.includes("/browser-sync/") || url.includes("/debug_toolbar/"))
+    !(url.includes("/__") || url.includes("__debugger__=") || url.includes("/_rspack/") || url.includes("/symbolicate") || url.includes("/_expo/") || url.includes("/open-stack-frame") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-") || url.includes("/dev-toolbar/") || url.includes("/browser-sync/") || url.includes("/debug_toolbar/"))
   ) {
     return false;
   }
+  if (WERKZEUG_DEBUGGER.test(url)) return true;
   const path = pathOf(url);
   return TOOLING_PATHS.some((prefix) => path.startsWith(prefix)) || TOOLING_MODULES.some((part) => path.includes(part));
 }

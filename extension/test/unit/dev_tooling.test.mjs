@@ -191,3 +191,17 @@ test("django-debug-toolbar's files and panel requests are left out; the app's ow
     assert.equal(isDevTooling("network_waterfall", row(url)), false, url);
   }
 });
+
+test("Werkzeug's debugger's requests (its SECRET in their query) are left out; the 500 page and the app's stay", () => {
+  for (const url of [
+    "http://127.0.0.1:5000/boom?__debugger__=yes&cmd=resource&f=console.png&s=vgumVkhJuFXl4OcXGO60",
+    "http://127.0.0.1:5000/boom?__debugger__=yes&cmd=pinauth&pin=123-456-789&s=vgumVkhJuFXl4OcXGO60",
+    "http://127.0.0.1:5000/signup?__debugger__=yes&cmd=request.form&frm=140&s=vgumVkhJuFXl4OcXGO60",
+  ]) {
+    assert.equal(isDevTooling("network_waterfall", row(url)), true, url);
+    assert.equal(isDevTooling("network_bodies", row(url)), true, url);
+  }
+  for (const url of ["http://127.0.0.1:5000/boom", "http://127.0.0.1:5000/search?q=__debugger__=yes"]) {
+    assert.equal(isDevTooling("network_waterfall", row(url)), false, url);
+  }
+});
