@@ -478,7 +478,9 @@
     },
     network_waterfall: { url: ["url", "finalUrl", "frameUrl"], text: ["error"] },
     websocket_events: { url: ["url"], body: [["data"]], text: ["reason", "protocol", "lastEventId"], cut: [["data", "truncated"]] },
-    actions: { url: ["url", "from", "action"], text: ["text", "value", "selector"] },
+    // A selector is the page's markup named (`div.pin-prompt:nth-of-type(2)`), no `key: value`
+    // text: the value rules alone (a token in an id).
+    actions: { url: ["url", "from", "action"], text: ["text", "value"], values: ["selector"] },
     tabs: { url: ["url"], text: ["title"] },
     vitals: { url: ["url"] },
   };
@@ -493,6 +495,7 @@
     }
     for (const f of fields.url || []) if (typeof entry[f] === "string") entry[f] = redactUrl(entry[f], p, found, f);
     for (const f of fields.text || []) if (typeof entry[f] === "string") entry[f] = redactText(entry[f], p, found, f);
+    for (const f of fields.values || []) if (typeof entry[f] === "string") entry[f] = redactValues(entry[f], found, f);
     for (const f of fields.lists || []) {
       if (Array.isArray(entry[f])) entry[f] = entry[f].map((s) => (typeof s === "string" ? redactText(s, p, found, f) : s));
     }

@@ -490,3 +490,11 @@ test("`key=` is a form field's only where a form's fields are: a component trace
   assert.equal(redact.redactText("GET /maps?key=abc123&q=x", p, [], "m"), `GET /maps?key=${R}&q=x`);
   assert.equal(redact.redactText("key=abc123&q=x", p, [], "m"), `key=${R}&q=x`);
 });
+
+test("an action's selector keeps its pseudo-classes: it names markup, no key and value", () => {
+  const click = redact.redactEntry("actions", { type: "click", selector: "body > div.pin-prompt:nth-of-type(2) > div.inner > form", text: "password: hunter2" });
+  assert.equal(click.selector, "body > div.pin-prompt:nth-of-type(2) > div.inner > form");
+  assert.equal(click.text, `password: ${R}`);
+  const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abc";
+  assert.ok(!redact.redactEntry("actions", { type: "click", selector: `#t-${jwt}` }).selector.includes("eyJ"));
+});
