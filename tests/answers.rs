@@ -2092,3 +2092,63 @@ async fn a_script_that_did_not_parse_is_fixed_once_loaded_again_without_the_erro
         "{grouped}"
     );
 }
+
+/// The page's code's failed requests come before its dev server's and markup's in a summary, even
+/// with no line of the page's to name (axios starts its XHR from a promise chain, and its call
+/// site is library code), and a request the page aborted itself (a route left) after them; a
+/// FastAPI 422's `said` is its first validation error's message.
+#[tokio::test]
+async fn a_summary_lists_the_code_s_failed_requests_first_and_its_aborts_last() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let row = |dt: i64, path: &str, kind: &str, extra: Value| {
+        let mut e = json!({"tabId": 1, "ts": t + dt, "source": "page", "url": format!("http://localhost:5173{path}"), "initiatorType": kind});
+        e.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        e
+    };
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                row(100, "/api/inventory", "xmlhttprequest", json!({"method": "GET", "responseStatus": 503})),
+                row(
+                    200,
+                    "/api/report",
+                    "xmlhttprequest",
+                    json!({"method": "GET", "failed": true, "error": "aborted (XHR abort())"}),
+                ),
+                row(300, "/src/components/Banner.tsx?t=1732", "script", json!({"responseStatus": 500})),
+                row(400, "/img/logo.png", "img", json!({"responseStatus": 404})),
+            ],
+        )
+        .await;
+    let detail = r#"{"detail":[{"type":"int_parsing","loc":["path","item_id"],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"abc"}]}"#;
+    server
+        .ingest(
+            "network_bodies",
+            vec![json!({"tabId": 1, "ts": t + 500, "method": "GET", "url": "http://localhost:8000/items/abc", "status": 422, "responseBody": detail})],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    let order: Vec<&str> = summary["network_waterfall"]["failed"]
+        .as_array()
+        .map(|f| f.iter().filter_map(|i| i["url"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        order,
+        [
+            "http://localhost:5173/api/inventory",
+            "http://localhost:5173/img/logo.png",
+            "http://localhost:5173/src/components/Banner.tsx?t=1732",
+            "http://localhost:5173/api/report",
+        ],
+        "{summary}"
+    );
+    assert_eq!(
+        summary["network_bodies"]["failed"][0]["said"],
+        "message: Input should be a valid integer, unable to parse string as an integer",
+        "{summary}"
+    );
+}

@@ -393,18 +393,25 @@ const BODY_FIELD: &str = "responseBody";
 const SAID_CHARS: usize = 80;
 /// Where a JSON answer keeps its message, the first that holds text: most frameworks' `message`
 /// (h3, Nest, Laravel, Spring's), Express apps' `error`, a nested error's, Django REST's `detail`,
-/// GraphQL's first error's, RFC 9457's `detail` and `title`, h3's `statusMessage`, OAuth's
-/// `error_description`.
-const MESSAGE_PATHS: [&str; 8] = [
+/// FastAPI's first validation error's (`detail[0].msg`), GraphQL's first error's, RFC 9457's
+/// `detail` and `title`, h3's `statusMessage`, OAuth's `error_description`.
+const MESSAGE_PATHS: [&str; 9] = [
     "$.message",
     "$.error",
     "$.error.message",
     "$.detail",
+    "$.detail[0].msg",
     "$.errors[0].message",
     "$.error_description",
     "$.title",
     "$.statusMessage",
 ];
+/// What made a request, as its row's type says, that is the page's code at work: the wrappers'.
+const MADE_BY_CODE: [&str; 5] = ["fetch", "xmlhttprequest", "beacon", "eventsource", "websocket"];
+/// How a failure the page's own code asked for reads (a fetch's AbortController, an XHR's
+/// `abort()`; deep mode's): ranked after the others.
+const ABORTED: [&str; 3] = ["AbortError", "aborted (XHR abort())", "net::ERR_ABORTED"];
+
 /// Characters of a message that, found in a body's start, say the start shows it already.
 const SAID_PROBE: usize = 20;
 
@@ -465,7 +472,7 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
         ("NULL".to_string(), "NULL".to_string())
     };
     let sql = format!(
-        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {}, {made_at}, {document}, {said}, {message} FROM {}{} ORDER BY id",
+        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {}, {made_at}, {document}, {said}, {message}, {request_type} FROM {}{} ORDER BY id",
         field_expr(kind, "method"),
         outcome::browser_guess_sql(),
         kind.name,
@@ -478,7 +485,10 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     // Failures by what failed and how: each request failing the same way once, with its count.
     // Each with whether it loaded a document (a page or a frame), and the places in the page's code
     // that made it, newest last.
-    let mut failed: Vec<(bool, Value, Vec<String>)> = Vec::new();
+    // Each with whether the page's code made it (a fetch, an XHR, a beacon, a stream: what a
+    // wrapper saw, which an HTTP client that starts its request from a promise chain leaves no
+    // line of the page's in, as axios does) rather than the page's markup or its dev server.
+    let mut failed: Vec<(bool, bool, Value, Vec<String>)> = Vec::new();
     let mut failed_at: HashMap<String, usize> = HashMap::new();
     let mut failed_count = 0;
     let mut timed: Vec<(f64, i64, String)> = Vec::new();
@@ -520,7 +530,7 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
             let same_way = format!("{}|{}|{}|{}|{}", f["method"], url, f["status"], f["error"], failed_flag);
             let (item, places) = match failed_at.get(&same_way) {
                 Some(&at) => {
-                    let (_, item, places) = &mut failed[at];
+                    let (_, _, item, places) = &mut failed[at];
                     let count = item["count"].as_i64().unwrap_or(1) + 1;
                     item["count"] = json!(count);
                     item["id"] = json!(id);
@@ -529,8 +539,9 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
                 None => {
                     failed_at.insert(same_way, failed.len());
                     let document = row.get::<_, Option<bool>>(10)?.unwrap_or(false);
-                    failed.push((document, f, Vec::new()));
-                    let (_, item, places) = failed.last_mut().expect("just pushed");
+                    let by_code = row.get::<_, Option<String>>(13)?.is_some_and(|t| MADE_BY_CODE.contains(&t.as_str()));
+                    failed.push((document, by_code, f, Vec::new()));
+                    let (_, _, item, places) = failed.last_mut().expect("just pushed");
                     (item, places)
                 }
             };
@@ -579,11 +590,16 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     // most recent first (by its newest id). Last, what the browser canceled as its page was left
     // (a stream cut by a reload): failed, as an aborted request is, but no failure of the app's.
     // And the slowest requests.
-    failed.sort_by_key(|(document, f, _)| {
-        let made_by_code = f.get("at").is_some();
-        let left = f["error"].as_str().is_some_and(|e| e.starts_with(LEFT_PAGE_PREFIX));
+    // An abort the page's code asked for (a route left, a search superseded) comes after the
+    // other failures, before what the browser canceled as the page was left.
+    failed.sort_by_key(|(document, by_code, f, _)| {
+        let made_by_code = *by_code || f.get("at").is_some();
+        let error = f["error"].as_str().unwrap_or_default();
+        let left = error.starts_with(LEFT_PAGE_PREFIX);
+        let aborted = ABORTED.iter().any(|a| error.contains(a));
         (
             left,
+            aborted,
             std::cmp::Reverse(*document),
             std::cmp::Reverse(made_by_code),
             std::cmp::Reverse(f["id"].as_i64().unwrap_or(0)),
@@ -592,7 +608,7 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     failed.truncate(TOP);
     let failed: Vec<Value> = failed
         .into_iter()
-        .map(|(_, mut f, places)| {
+        .map(|(_, _, mut f, places)| {
             let newest = f["at"].as_str().map(str::to_owned);
             let others: Vec<&String> =
                 places.iter().rev().filter(|p| Some(p.as_str()) != newest.as_deref()).take(ALSO_AT).collect();
