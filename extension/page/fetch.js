@@ -171,7 +171,7 @@
 
     function failed(info, error) {
       const duration = perfNow() - info.start;
-      const why = requests.failure(error);
+      const why = requests.failure(error, info.url);
       requests.end(info.request, { failed: true, error: why });
       whenRead(info.body, (requestBody) =>
         outbox.emit("network_bodies", () => ({ ...entryOf(info, requestBody, duration), durationTo: "error", failed: true, error: why })),

@@ -120,13 +120,25 @@
   }
 
   /**
-   * The error text of a request the page saw fail now: said to be canceled when the page was
+   * The error text of a request to `url` the page saw fail now: said to be canceled when the page was
    * leaving (the server's `kind::LEFT_PAGE_PREFIX` reads that beginning; `gasoline kinds` gives
    * it, and test/unit/page_requests.test.mjs holds this to it).
    */
-  function failure(error) {
-    const text = String(error);
+  function failure(error, url) {
+    let text = String(error);
+    if (url !== undefined && NETWORK_FAILURE.test(text) && crossOrigin(url)) text += CROSS_ORIGIN_NOTE;
     return leaving || (leftAt !== undefined && perfNow() - leftAt < LEAVE_MS) ? `canceled as the page was left: ${text}` : text;
+  }
+
+  // A request to another origin that failed with no answer the page may read: the browser tells the
+  // page nothing more of a CORS refusal than of a refused connection or a DNS failure (its console
+  // says which, and deep mode stores that).
+  const NETWORK_FAILURE = /^(?:TypeError: Failed to fetch|network error \(XHR status 0\))$/;
+  const CROSS_ORIGIN_NOTE =
+    " (a cross-origin request: the page cannot tell a CORS refusal from a refused connection or a DNS failure; the browser's console says which, and deep mode stores it)";
+  function crossOrigin(url) {
+    const origin = location.origin;
+    return typeof url === "string" && /^https?:/i.test(url) && url !== origin && !url.startsWith(`${origin}/`);
   }
 
   function listOf(map, key) {

@@ -188,7 +188,7 @@
       const redirected = typeof finalUrl === "string" && finalUrl !== "" && finalUrl !== send.url.split("#")[0];
       // An XHR ends with status 0 only after an error, an abort or a timeout: the page knows it failed.
       // A network error once the response had begun (its headers came) broke the body off.
-      const said = error && requests.failure(error); // canceled, when the page was leaving
+      const said = error && requests.failure(error, send.url); // canceled, when the page was leaving
       const why = error === NETWORK_ERROR && send.headersAt !== undefined ? requests.failure(BROKE_OFF) : said;
       requests.end(
         send.request,
@@ -199,7 +199,7 @@
               // An HTML error page (an htmx swap's 500): the page the person then sees.
               ...(status >= 400 && isErrorPage(status, xhr.getResponseHeader("content-type")) ? { errorPage: true } : undefined),
             }
-          : { failed: true, error: why || requests.failure(NETWORK_ERROR) },
+          : { failed: true, error: why || requests.failure(NETWORK_ERROR, send.url) },
       );
       const emit = (requestBody, response) =>
         outbox.emit("network_bodies", () => {

@@ -598,7 +598,11 @@ try {
   assert.ok(viaXhr.unfinished === true && viaXhr.error === undefined, JSON.stringify(viaXhr));
   assert.ok(held.every((e) => e.tabId === tabB));
   const refused = (await all(client, "network_bodies")).find((e) => e.url === "http://127.0.0.1:9/refused");
-  assert.equal(refused.error, "TypeError: Failed to fetch");
+  // Another origin (a port where nothing listens): the page cannot tell why, and says so.
+  assert.equal(
+    refused.error,
+    "TypeError: Failed to fetch (a cross-origin request: the page cannot tell a CORS refusal from a refused connection or a DNS failure; the browser's console says which, and deep mode stores it)",
+  );
   const row = await waitFor("the canceled fetch's row", async () =>
     (await all(client, "network_waterfall")).find((e) => e.url.endsWith("/hold?via=fetch")),
   );

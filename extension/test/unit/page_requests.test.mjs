@@ -252,6 +252,22 @@ test("a request that fails as its page is left says so in the words the server r
   assert.equal(requests.failure("TypeError: Failed to fetch"), "TypeError: Failed to fetch", "shown again: not leaving");
 });
 
+test("a request to another origin that failed with no answer says the page cannot tell CORS from the network", () => {
+  globalThis.location = { origin: "http://app.localhost:5173" };
+  try {
+    const note =
+      " (a cross-origin request: the page cannot tell a CORS refusal from a refused connection or a DNS failure; the browser's console says which, and deep mode stores it)";
+    assert.equal(requests.failure("TypeError: Failed to fetch", "http://127.0.0.1:8000/items"), `TypeError: Failed to fetch${note}`);
+    assert.equal(requests.failure("network error (XHR status 0)", "https://api.example.com/x"), `network error (XHR status 0)${note}`);
+    // Its own origin, an abort, or no URL: as the page said it.
+    assert.equal(requests.failure("TypeError: Failed to fetch", "http://app.localhost:5173/api"), "TypeError: Failed to fetch");
+    assert.equal(requests.failure("AbortError: signal is aborted without reason", "http://127.0.0.1:8000/x"), "AbortError: signal is aborted without reason");
+    assert.equal(requests.failure("TypeError: Failed to fetch"), "TypeError: Failed to fetch");
+  } finally {
+    delete globalThis.location;
+  }
+});
+
 test("a worker's script is a row when its timing comes; a worker that did not start, a failed one", () => {
   // Started: its timing (Chrome's initiatorType "other") ends it, with its status.
   requests.start("GET", "http://app.localhost/src/worker.ts?worker_file&type=module", "worker");
