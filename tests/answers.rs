@@ -2152,3 +2152,50 @@ async fn a_summary_lists_the_code_s_failed_requests_first_and_its_aborts_last() 
         "{summary}"
     );
 }
+
+/// A request that failed and then succeeded when sent again (a 401 answered by a token refresh and
+/// a retry) says so in a summary and ranks after the failures that stood; an error after it does
+/// not have it in its context, which the failure that stood is in.
+#[tokio::test]
+async fn a_failed_request_that_succeeded_when_sent_again_is_no_error_s_context() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let xhr = |dt: i64, method: &str, path: &str, status: i64| {
+        json!({"tabId": 1, "ts": t + dt, "source": "page", "initiatorType": "xmlhttprequest", "method": method,
+            "url": format!("http://localhost:5173{path}"), "responseStatus": status})
+    };
+    server
+        .ingest(
+            "network_waterfall",
+            vec![
+                xhr(0, "GET", "/api/me", 401),
+                xhr(35, "POST", "/api/auth/refresh", 200),
+                xhr(91, "GET", "/api/me", 200),
+                xhr(200, "GET", "/api/stats", 500),
+            ],
+        )
+        .await;
+    server
+        .ingest(
+            "logs",
+            vec![json!({"tabId": 1, "ts": t + 500, "level": "error", "source": "exception", "message": "ZodError: price: Expected number"})],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    let failed: Vec<(Value, Value)> = summary["network_waterfall"]["failed"]
+        .as_array()
+        .map(|f| f.iter().map(|i| (i["url"].clone(), i.get("retried").cloned().unwrap_or(Value::Null))).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        failed,
+        [
+            (json!("http://localhost:5173/api/stats"), Value::Null),
+            (json!("http://localhost:5173/api/me"), json!("succeeded when sent again")),
+        ],
+        "{summary}"
+    );
+    let errors = within_budget(&mcp, json!({"what": "errors"})).await;
+    assert_eq!(entries(&errors)[0]["context"]["network_waterfall"], json!([4]), "{errors}");
+}

@@ -135,6 +135,25 @@ pub fn app_failed_sql(kind: &Kind) -> String {
     format!("({} AND NOT {})", failed_sql(kind), browser_guess_sql())
 }
 
+/// Longest after a failed request that the same request succeeding is its retry.
+pub const RETRY_MS: i64 = 10_000;
+
+/// The SQL condition "the same request succeeded after this failed one": a later row of the same
+/// tab, method and URL answered below 400 within [`RETRY_MS`] (and by `until`, an SQL expression,
+/// where given): an access token refreshed and the request sent again, a client's retry that
+/// worked. The failure was met, and is not what went wrong after it. Over a row of `kind`, its
+/// table named as the kind.
+pub fn retried_sql(kind: &Kind, until: Option<&str>) -> String {
+    let k = kind.name;
+    let method = field_expr(kind, "method");
+    let by = until.map(|u| format!(" AND again.ts <= {u}")).unwrap_or_default();
+    format!(
+        "EXISTS (SELECT 1 FROM {k} AS again WHERE again.tab_id = {k}.tab_id AND again.url = {k}.url \
+         AND coalesce(again.{method}, '') = coalesce({k}.{method}, '') AND again.ts > {k}.ts \
+         AND again.ts <= {k}.ts + {RETRY_MS}{by} AND again.{STATUS_COLUMN} > 0 AND again.{STATUS_COLUMN} < 400)"
+    )
+}
+
 /// The SQL condition "the browser canceled this request as its page was left" over a row of a
 /// request kind: its error begins with [`LEFT_PAGE_PREFIX`] (a stream cut by a reload). It ended
 /// with its page, after anything that happened on it.

@@ -406,6 +406,9 @@ const MESSAGE_PATHS: [&str; 9] = [
     "$.title",
     "$.statusMessage",
 ];
+/// A failed request's `retried`: the same request succeeded within [`outcome::RETRY_MS`] after it.
+const RETRIED: &str = "succeeded when sent again";
+
 /// What made a request, as its row's type says, that is the page's code at work: the wrappers'.
 const MADE_BY_CODE: [&str; 5] = ["fetch", "xmlhttprequest", "beacon", "eventsource", "websocket"];
 /// How a failure the page's own code asked for reads (a fetch's AbortController, an XHR's
@@ -471,8 +474,10 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     } else {
         ("NULL".to_string(), "NULL".to_string())
     };
+    // A failure the same request succeeded after (a token refreshed and the request sent again).
+    let retried = format!("CASE WHEN {} THEN {} END", outcome::failed_sql(kind), outcome::retried_sql(kind, None));
     let sql = format!(
-        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {}, {made_at}, {document}, {said}, {message}, {request_type} FROM {}{} ORDER BY id",
+        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {}, {made_at}, {document}, {said}, {message}, {request_type}, {retried} FROM {}{} ORDER BY id",
         field_expr(kind, "method"),
         outcome::browser_guess_sql(),
         kind.name,
@@ -545,6 +550,11 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
                     (item, places)
                 }
             };
+            // Whether the same request succeeded after it, the newest's: met, ranked after the rest.
+            match row.get::<_, Option<bool>>(14)?.unwrap_or(false) {
+                true => item["retried"] = json!(RETRIED),
+                false => _ = item.as_object_mut().map(|o| o.remove("retried")),
+            }
             // What its server said, the newest's: its start, or the message its start leaves out.
             let fold = |b: String| b.split_whitespace().collect::<Vec<_>>().join(" ");
             let said = row.get::<_, Option<String>>(11).ok().flatten().map(fold).map(|s| cut(&s, SAID_CHARS));
@@ -597,9 +607,11 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
         let error = f["error"].as_str().unwrap_or_default();
         let left = error.starts_with(LEFT_PAGE_PREFIX);
         let aborted = ABORTED.iter().any(|a| error.contains(a));
+        let retried = f.get("retried").is_some();
         (
             left,
             aborted,
+            retried,
             std::cmp::Reverse(*document),
             std::cmp::Reverse(made_by_code),
             std::cmp::Reverse(f["id"].as_i64().unwrap_or(0)),
