@@ -48,6 +48,10 @@
 //   makes (`?__debugger__=yes&cmd=…&s=<its SECRET>`: its icons, the PIN prompt, each console
 //   command and its answer, which prints whatever the developer evaluates, a form's password
 //   too). Its SECRET with the PIN runs code on the developer's machine. The 500 page itself stays.
+// - An error tracker's reports: Sentry's SDK sends what it captured (the page's errors, its console
+//   lines as breadcrumbs, its requests as spans) to `/api/<project>/envelope/?sentry_key=…`, most
+//   of a session's stored bodies and copies of what Gasoline has already. (A `tunnel` of the
+//   app's own is the app's request, and is kept.)
 // The rest of the HMR conversation (building, built, updates) stays: it tells
 // when the code under the page changed.
 
@@ -83,6 +87,9 @@ const ECHOES = [
 const CUSTOM_EVENT = '{"type":"custom","event":"';
 const TOOL_EVENTS = ["astro-dev-toolbar:", "vite-plugin-inspect:", "__devtools-kit", "nuxt:devtools:"];
 
+/** A report Sentry's SDK sends: its envelope (or older store) endpoint, its key in the query. */
+const SENTRY_REPORT = /\/api\/\d+\/(?:envelope|store)\/?\?(?:[^#]*&)?sentry_key=/;
+
 /** A request of Werkzeug's debugger: `__debugger__=yes` in its query. */
 const WERKZEUG_DEBUGGER = /[?&]__debugger__=yes(?:&|#|$)/;
 
@@ -101,11 +108,11 @@ function isToolingUrl(url) {
   // Checked as text first: most URLs hold none of them, and this runs for every request.
   if (
     typeof url !== "string" ||
-    !(url.includes("/__") || url.includes("__debugger__=") || url.includes("/_rspack/") || url.includes("/symbolicate") || url.includes("/_expo/") || url.includes("/open-stack-frame") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-") || url.includes("/dev-toolbar/") || url.includes("/browser-sync/") || url.includes("/debug_toolbar/"))
+    !(url.includes("/__") || url.includes("__debugger__=") || url.includes("sentry_key=") || url.includes("/_rspack/") || url.includes("/symbolicate") || url.includes("/_expo/") || url.includes("/open-stack-frame") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-") || url.includes("/dev-toolbar/") || url.includes("/browser-sync/") || url.includes("/debug_toolbar/"))
   ) {
     return false;
   }
-  if (WERKZEUG_DEBUGGER.test(url)) return true;
+  if (WERKZEUG_DEBUGGER.test(url) || SENTRY_REPORT.test(url)) return true;
   const path = pathOf(url);
   return TOOLING_PATHS.some((prefix) => path.startsWith(prefix)) || TOOLING_MODULES.some((part) => path.includes(part));
 }

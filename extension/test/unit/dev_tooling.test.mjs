@@ -205,3 +205,17 @@ test("Werkzeug's debugger's requests (its SECRET in their query) are left out; t
     assert.equal(isDevTooling("network_waterfall", row(url)), false, url);
   }
 });
+
+test("Sentry's reports are left out; a tunnel of the app's own and the app's API stay", () => {
+  for (const url of [
+    "https://o123.ingest.sentry.io/api/4504/envelope/?sentry_version=7&sentry_key=abc123&sentry_client=sentry.javascript.react%2F8.1.0",
+    "http://127.0.0.1:9100/api/1/envelope/?sentry_key=public&sentry_version=7",
+    "http://127.0.0.1:9100/api/1/store/?sentry_key=public",
+  ]) {
+    assert.equal(isDevTooling("network_waterfall", row(url)), true, url);
+    assert.equal(isDevTooling("network_bodies", row(url)), true, url);
+  }
+  for (const url of ["http://localhost:5173/tunnel", "http://localhost:5173/api/1/envelope/", "http://localhost:5173/api/orders?sentry_key=x"]) {
+    assert.equal(isDevTooling("network_waterfall", row(url)), false, url);
+  }
+});
