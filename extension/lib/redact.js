@@ -192,7 +192,10 @@
       const at = pattern.lastIndex;
       // `key=` is a form field (where `key` and `code` hold secrets) at the start of the text or
       // after `?`, `&`, `#` or `;`; after a space it is prose or markup (`<App key=4 >`).
-      const form = m[3] === "=" && (m.index === 0 || /[?&#;\n]/.test(text[m.index - 1]));
+      // A form's field has no space before its `=`: `password = request.POST[…]` starting a line
+      // (a debug page's source) is code.
+      const form =
+        m[3] === "=" && (m.index === 0 || /[?&#;\n]/.test(text[m.index - 1])) && !/[ \t]/.test(m[0][m[0].indexOf("=") - 1]);
       if (at >= text.length || !isSecretKey(m[2], p, form)) continue;
       // A source position, not a pair: `secret-box.ts:10:52` in a stack, `session.ts:3:11` in a
       // build error. Its line and column are what locate the code (and map it to its source).

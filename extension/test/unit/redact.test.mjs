@@ -373,6 +373,7 @@ test("a line of code that calls for its secret keeps the call: a build error's c
     "const secret = await vault.read('db')",
     "  this.apiKey = new Key(config)",
     '    password = request.POST["password"]',
+    'if request.method == "POST":\npassword = request.POST["password"]\nsecret_key = settings.SECRET_KEY.lower()',
     "  token = os.environ['API_TOKEN']",
   ]) {
     assert.equal(redact.redactText(line), line);
