@@ -1136,3 +1136,54 @@ fn line_of_wasm(needle: &str) -> u64 {
     let code = std::fs::read_to_string(file).expect("fixture");
     code[..code.find(needle).expect("needle")].matches('\n').count() as u64 + 1
 }
+
+/// A framework that sends its server's error to the page in development (React Router's loader
+/// error, with its stack) names the file by its path on disk, which ends with the path the page
+/// loaded it under: that frame's place is the source's already, given as the served path, and not
+/// looked up through the browser's build of the file (Vite serves files by their path on disk too).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dev_server_s_own_frame_is_the_file_the_page_loaded_as_written() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    // The browser's build of the route module, whose map would put line 4 elsewhere.
+    site.put("/app/routes/crash.tsx", "export default function C(){}\n//# sourceMappingURL=crash.tsx.map\n");
+    site.put("/tmp/rrapp/app/routes/crash.tsx", "export default function C(){}\n//# sourceMappingURL=crash.tsx.map\n");
+    site.put("/app/routes/crash.tsx.map", eleven_line_map("AASA"));
+    let addr = site.clone().start("127.0.0.1").await;
+    report_scope(&server, &["http://127.0.0.1/*"]).await;
+    let origin = format!("http://127.0.0.1:{}", addr.port());
+    let tab = 3;
+    server
+        .ingest(
+            "network_waterfall",
+            vec![json!({"tabId": tab, "ts": 1, "url": format!("{origin}/app/routes/crash.tsx?import"), "initiatorType": "script"})],
+        )
+        .await;
+    let stack = "Error: inventory service is down\n    at readInventory (/tmp/rrapp/app/routes/crash.tsx:4:9)\n    \
+                 at loader (/tmp/rrapp/app/routes/crash.tsx:8:23)\n    at callRouteHandler (/tmp/rrapp/node_modules/react-router/dist/development/index.mjs:9:5)";
+    let entry = json!({"tabId": tab, "ts": 2, "level": "error", "source": "console", "url": format!("{origin}/crash"),
+        "message": "Error: inventory service is down", "stack": stack});
+    server.ingest("logs", vec![entry]).await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 1, has_result).await;
+    let place = |f: &Value| {
+        format!(
+            "{}:{}:{}",
+            f["original"]["source"].as_str().unwrap_or("-"),
+            f["original"]["line"],
+            f["original"]["column"]
+        )
+    };
+    assert_eq!(place(&list[0]["frames"][0]), "app/routes/crash.tsx:4:9", "{:#}", list[0]);
+    assert_eq!(place(&list[0]["frames"][1]), "app/routes/crash.tsx:8:23", "{:#}", list[0]);
+    let fetched = site.log.lock().expect("log").clone();
+    assert!(
+        !fetched.iter().any(|u| u.starts_with("/tmp/rrapp/app/")),
+        "nothing on disk asked of the dev server: {fetched:?}"
+    );
+    let errors = mcp.observe(json!({"what": "errors", "limit": 10})).await;
+    assert_eq!(entries(&errors)[0]["at"], "app/routes/crash.tsx:4:9", "{errors:#}");
+    mcp.close().await;
+    server.stop();
+}

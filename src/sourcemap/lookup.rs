@@ -53,6 +53,23 @@ pub struct Original {
     pub build: Option<String>,
 }
 
+impl Original {
+    /// A place that is the source's already, as written (no map: a dev server's own stack).
+    pub fn as_written(source: &str, line: u32, column: u32) -> Original {
+        Original {
+            ignored: is_dependency(source),
+            source: cut_chars(source, MAX_NAME_CHARS),
+            line,
+            column: Some(column),
+            name: None,
+            function: None,
+            context: None,
+            edited: false,
+            build: None,
+        }
+    }
+}
+
 /// Lines of the original source around the position.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Context {

@@ -218,6 +218,19 @@ pub fn script_urls(conn: &Connection, tab_id: i64, limit: usize) -> Result<Vec<S
     Ok(urls.collect::<Result<_, _>>()?)
 }
 
+/// The first of `urls` tab `tab_id` loaded (a row of it, its query aside), in their order.
+pub fn first_loaded(conn: &Connection, tab_id: i64, urls: &[String]) -> Result<Option<String>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT 1 FROM network_waterfall WHERE tab_id = ?1 AND (url = ?2 OR substr(url, 1, length(?2) + 1) = ?2 || '?') LIMIT 1",
+    )?;
+    for url in urls {
+        if stmt.exists(params![tab_id, url])? {
+            return Ok(Some(url.clone()));
+        }
+    }
+    Ok(None)
+}
+
 /// The latest loads of the script at `url` in tab `tab_id` (its rows among the tab's last
 /// [`LOADS_SEARCHED`]), newest first: each one's time and the length its body had
 /// (`decodedBodySize`; 0 where the page was not given it).
