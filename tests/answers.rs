@@ -1483,6 +1483,11 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
                 // Tab 5, on Parcel: its runtime said the error was resolved.
                 log(5, 1_000, "dev-server", "error", "[parcel] @parcel/transformer-js: Expression expected"),
                 log(5, 2_000, "console", "log", "[parcel] ✨ Error resolved"),
+                // Tab 6: Vite's client logs `hot updated` even for a module it could not import,
+                // right after saying so: no fix.
+                broke(6, 1_000, "Home.tsx"),
+                log(6, 1_005, "console", "error", "[vite] Failed to reload /src/Home.tsx. This could be due to syntax errors or importing non-existent modules. (see errors above)"),
+                log(6, 1_005, "console", "debug", "[vite] hot updated: /src/Home.tsx"),
                 log(1, 5_000, "exception", "error", "TypeError: x is undefined"),
             ],
         )
@@ -1498,10 +1503,10 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
         read,
         [
             ("[vite] Transform failed: Unexpected toke".to_owned(), Value::Null),
+            ("[vite] Transform failed: Unexpected toke".to_owned(), Value::Null),
             ("TypeError: x is undefined".to_owned(), Value::Null),
             ("TypeError: Failed to fetch dynamically i".to_owned(), json!("a hot update applied after it")),
             ("[vite] Transform failed: Unexpected toke".to_owned(), json!("a hot update applied after it")),
-            ("[vite] Transform failed: Unexpected toke".to_owned(), json!("the page loaded again without it")),
         ],
         "{summary}"
     );
@@ -1517,6 +1522,14 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
         .as_array()
         .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with("[parcel]"))));
     assert_eq!(parcel.map(|g| g["fixed"].clone()), Some(json!("a build succeeded after it")), "{grouped}");
+    let home = grouped["groups"]
+        .as_array()
+        .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.contains("src/Home.tsx:12:18"))));
+    assert_eq!(home.map(|g| g.get("fixed").cloned()), Some(None), "a failed hot update is no fix: {grouped}");
+    let cart = grouped["groups"]
+        .as_array()
+        .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.contains("src/Cart.tsx:12:18"))));
+    assert_eq!(cart.map(|g| g["fixed"].clone()), Some(json!("the page loaded again without it")), "{grouped}");
     let entry = grouped["groups"]
         .as_array()
         .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with("Failed to load script"))));

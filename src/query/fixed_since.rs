@@ -9,8 +9,9 @@
 //!
 //! A build error a dev server reported (`source: "dev-server"`): Vite's client (and Astro's, which
 //! is Vite's) tells it two ways:
-//! - after a hot update it logs `[vite] hot updated: /src/App.tsx` once the updated modules were
-//!   imported, which they were not while one of them failed to build;
+//! - after a hot update it logs `[vite] hot updated: /src/App.tsx`; also after one it could not
+//!   import, right after `[vite] Failed to reload /src/App.tsx. This could be due to syntax errors…`,
+//!   which is no fix;
 //! - an update that comes while its error overlay is shown reloads the page, and a page whose
 //!   modules still fail to build gets the error again as soon as it asks for them, within moments of
 //!   its client's `[vite] connected.`.
@@ -130,9 +131,15 @@ type Thrown = (Option<i64>, i64, Option<String>, Option<String>);
 /// said so; None while nothing after it says so.
 pub fn build(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, QueryError> {
     let Some((tab, ts, _)) = logged(conn, last_id)? else { return Ok(None) };
+    // Vite's client logs `hot updated` for a module even after it could not import it, right after
+    // `Failed to reload <module>`: that one is no fix.
     let hot_updated = conn
         .prepare_cached(
-            "SELECT 1 FROM logs WHERE tab_id = ?1 AND id > ?2 AND message LIKE '[vite] hot updated: %' LIMIT 1",
+            "SELECT 1 FROM logs h WHERE h.tab_id = ?1 AND h.id > ?2 AND h.message LIKE '[vite] hot updated: %' \
+             AND NOT EXISTS (SELECT 1 FROM logs f WHERE f.tab_id = ?1 AND f.id > ?2 AND f.id < h.id AND f.ts >= h.ts - 2000 \
+               AND (f.message LIKE '[vite] Failed to reload %' OR f.message LIKE '[hmr] Failed to reload %') \
+               AND instr(f.message, substr(h.message, 21) || '.') > 0) \
+             LIMIT 1",
         )?
         .exists(params![tab, last_id])?;
     if hot_updated {
