@@ -2186,6 +2186,9 @@ async fn a_failed_request_that_succeeded_when_sent_again_is_no_error_s_context()
                 xhr(35, "POST", "/api/auth/refresh", 200),
                 xhr(91, "GET", "/api/me", 200),
                 xhr(200, "GET", "/api/stats", 500),
+                // A form refused for what it held, sent again corrected: no retry.
+                xhr(300, "POST", "/login.data", 400),
+                xhr(400, "POST", "/login.data", 200),
             ],
         )
         .await;
@@ -2204,11 +2207,12 @@ async fn a_failed_request_that_succeeded_when_sent_again_is_no_error_s_context()
     assert_eq!(
         failed,
         [
+            (json!("http://localhost:5173/login.data"), Value::Null),
             (json!("http://localhost:5173/api/stats"), Value::Null),
             (json!("http://localhost:5173/api/me"), json!("succeeded when sent again")),
         ],
         "{summary}"
     );
     let errors = within_budget(&mcp, json!({"what": "errors"})).await;
-    assert_eq!(entries(&errors)[0]["context"]["network_waterfall"], json!([4]), "{errors}");
+    assert_eq!(entries(&errors)[0]["context"]["network_waterfall"], json!([4, 5]), "{errors}");
 }

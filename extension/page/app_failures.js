@@ -443,9 +443,25 @@
    */
   function entry(request, status, text, pageUrl) {
     const message = describe(request.method, request.url, status, text, request.operation);
-    return message ? { level: "error", source: "framework", message, url: pageUrl, resourceUrl: request.url } : null;
+    // A React Router loader's data is fetched before the URL is written: its error is the route's
+    // it was fetched for, not the page's the router was leaving.
+    const url = request.method === "GET" && reactRouter(request.url) ? routeOf(request.url) : pageUrl;
+    return message ? { level: "error", source: "framework", message, url, resourceUrl: request.url } : null;
   }
 
-  G.appFailures = { watched, describe, entry, isGraphql, operationOf, isTrpc, proceduresOf };
+  /** The page a React Router `.data` GET fetched a route's data for: `/products/9.data?_routes=…` → `/products/9`. */
+  function routeOf(dataUrl) {
+    const at = dataUrl.search(/[?#]/);
+    const base = at < 0 ? dataUrl : dataUrl.slice(0, at);
+    const query = at < 0 || dataUrl[at] !== "?" ? "" : dataUrl.slice(at + 1).split("#")[0];
+    const path = base.slice(0, -".data".length).replace(/\/_root$/, "/");
+    const kept = query
+      .split("&")
+      .filter((pair) => pair && !pair.startsWith("_routes="))
+      .join("&");
+    return kept ? `${path}?${kept}` : path;
+  }
+
+  G.appFailures = { watched, describe, entry, routeOf, isGraphql, operationOf, isTrpc, proceduresOf };
 })();
 //# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoiYXBwX2ZhaWx1cmVzLmpzIiwic291cmNlcyI6WyJnYXNvbGluZS1leHRlbnNpb246Ly8vcGFnZS9hcHBfZmFpbHVyZXMuanMiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6IkFBQUEiLCJpZ25vcmVMaXN0IjpbMF0sInhfZ29vZ2xlX2lnbm9yZUxpc3QiOlswXX0=

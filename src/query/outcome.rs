@@ -141,16 +141,18 @@ pub const RETRY_MS: i64 = 10_000;
 /// The SQL condition "the same request succeeded after this failed one": a later row of the same
 /// tab, method and URL answered below 400 within [`RETRY_MS`] (and by `until`, an SQL expression,
 /// where given): an access token refreshed and the request sent again, a client's retry that
-/// worked. The failure was met, and is not what went wrong after it. Over a row of `kind`, its
-/// table named as the kind.
+/// worked. The failure was met, and is not what went wrong after it. Only a failure a retry meets
+/// (no answer, 401, 403, 408, 425, 429, 5xx): a form answered 400 or 422 and sent again corrected
+/// was refused for what it held. Over a row of `kind`, its table named as the kind.
 pub fn retried_sql(kind: &Kind, until: Option<&str>) -> String {
     let k = kind.name;
     let method = field_expr(kind, "method");
     let by = until.map(|u| format!(" AND again.ts <= {u}")).unwrap_or_default();
     format!(
-        "EXISTS (SELECT 1 FROM {k} AS again WHERE again.tab_id = {k}.tab_id AND again.url = {k}.url \
+        "((coalesce({k}.{STATUS_COLUMN}, 0) IN (0, 401, 403, 408, 425, 429) OR {k}.{STATUS_COLUMN} >= 500) \
+         AND EXISTS (SELECT 1 FROM {k} AS again WHERE again.tab_id = {k}.tab_id AND again.url = {k}.url \
          AND coalesce(again.{method}, '') = coalesce({k}.{method}, '') AND again.ts > {k}.ts \
-         AND again.ts <= {k}.ts + {RETRY_MS}{by} AND again.{STATUS_COLUMN} > 0 AND again.{STATUS_COLUMN} < 400)"
+         AND again.ts <= {k}.ts + {RETRY_MS}{by} AND again.{STATUS_COLUMN} > 0 AND again.{STATUS_COLUMN} < 400))"
     )
 }
 

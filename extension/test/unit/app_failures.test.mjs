@@ -249,3 +249,14 @@ test("a tRPC answer cut at the cap still names its first failure; what is no tRP
   assert.equal(appFailures.describe("GET", "http://localhost:3000/api/jobs?batch=1", 500, JSON.stringify([1, 2])), null);
   assert.equal(appFailures.describe("GET", "http://localhost:3000/api/jobs?batch=1", 500, "<html>"), null);
 });
+
+test("a React Router loader's failure names the route its data was fetched for, not the page being left", () => {
+  assert.equal(appFailures.routeOf("http://localhost:5173/products/999.data?_routes=routes%2Fproduct"), "http://localhost:5173/products/999");
+  assert.equal(appFailures.routeOf("http://localhost:5173/_root.data"), "http://localhost:5173/");
+  assert.equal(appFailures.routeOf("http://localhost:5173/search.data?q=mug&_routes=routes%2Fsearch"), "http://localhost:5173/search?q=mug");
+  const got = appFailures.entry({ method: "GET", url: `${RR}/items/99.data?_routes=routes%2Fitems.%24id` }, 404, NOT_FOUND, `${RR}/items/1`);
+  assert.equal(got && got.url, `${RR}/items/99`, JSON.stringify(got));
+  // An action's answer: the page it was submitted from.
+  const posted = appFailures.entry({ method: "POST", url: `${RR}/items/4.data` }, 500, ACTION_THREW, `${RR}/items/4?tab=likes`);
+  assert.equal(posted && posted.url, `${RR}/items/4?tab=likes`, JSON.stringify(posted));
+});
