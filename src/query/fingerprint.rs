@@ -86,38 +86,11 @@ fn collapse_logged(text: &str) -> String {
             i += ch.len_utf8().max(1);
             continue;
         }
-        let end = json_end(bytes, i);
+        let end = i + super::literal::raw_extent(&text[i..]);
         out.push_str(if c == b'{' { "{…}" } else { "[…]" });
         i = end;
     }
     out
-}
-
-/// Where the JSON value opening at `start` (`{` or `[`) ends: past its closing bracket, strings'
-/// brackets and escapes passed over; the text's end if it is cut short.
-fn json_end(bytes: &[u8], start: usize) -> usize {
-    let mut depth = 0usize;
-    let mut i = start;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return i + 1;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    bytes.len()
 }
 
 /// The message with the module a [`FOLLOW_UPS`] message names as `<module>`, when it is one.

@@ -108,13 +108,7 @@ pub fn syntax(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Q
     let Some(script) = location.rsplitn(3, ':').nth(2).map(|url| url.split(['?', '#']).next().unwrap_or(url)) else {
         return Ok(None);
     };
-    let load: Option<i64> = conn
-        .prepare_cached(&format!(
-            "SELECT ts FROM actions WHERE tab_id = ?1 AND ts > ?2 AND {PAGE_LOAD} ORDER BY ts DESC, id DESC LIMIT 1"
-        ))?
-        .query_row(params![tab, ts], |r| r.get(0))
-        .optional()?;
-    let Some(load) = load else { return Ok(None) };
+    let Some(load) = load_after(conn, tab, ts)? else { return Ok(None) };
     let loaded = conn
         .prepare_cached(
             "SELECT 1 FROM network_waterfall WHERE tab_id = ?1 AND ts >= ?2 AND ts <= ?3 AND status > 0 AND status < 400 \
@@ -166,13 +160,7 @@ pub fn build(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Qu
     if rebuilt || resolved || webpack_rebuilt(conn, tab, ts)? {
         return Ok(Some(REBUILT));
     }
-    let load: Option<i64> = conn
-        .prepare_cached(&format!(
-            "SELECT ts FROM actions WHERE tab_id = ?1 AND ts > ?2 AND {PAGE_LOAD} ORDER BY ts DESC, id DESC LIMIT 1"
-        ))?
-        .query_row(params![tab, ts], |r| r.get(0))
-        .optional()?;
-    let Some(load) = load else { return Ok(None) };
+    let Some(load) = load_after(conn, tab, ts)? else { return Ok(None) };
     let settled = conn
         .prepare_cached(&format!(
             "SELECT 1 FROM logs WHERE tab_id = ?1 AND id > ?2 AND ts >= ?3 AND ts <= ?4 AND {CONNECTED} LIMIT 1"
@@ -212,6 +200,16 @@ fn webpack_rebuilt(conn: &Connection, tab: i64, ts: i64) -> Result<bool, QueryEr
                    AND json_extract(data, '$.data') NOT LIKE '%\"params\":{\"preventReloading\":true}}')) LIMIT 1",
         )?
         .exists(params![tab, ts, socket])?)
+}
+
+/// When the tab's latest page load after `ts` began, if it loaded a page since.
+fn load_after(conn: &Connection, tab: i64, ts: i64) -> Result<Option<i64>, QueryError> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT ts FROM actions WHERE tab_id = ?1 AND ts > ?2 AND {PAGE_LOAD} ORDER BY ts DESC, id DESC LIMIT 1"
+        ))?
+        .query_row(params![tab, ts], |r| r.get(0))
+        .optional()?)
 }
 
 /// The tab, time and page URL of the logs entry `id`; None when it has no tab (nothing after it

@@ -59,7 +59,7 @@ fn looks_written(text: &str) -> bool {
 
 /// How far the bracket `text` begins with reaches: past its matching close, or to the end of the
 /// text when it never closes (cut short). Brackets inside strings do not count.
-fn raw_extent(text: &str) -> usize {
+pub(super) fn raw_extent(text: &str) -> usize {
     let bytes = text.as_bytes();
     let (mut depth, mut i, mut in_string) = (0usize, 0usize, false);
     while i < bytes.len() {
