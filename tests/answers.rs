@@ -1505,15 +1505,15 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
             ("[vite] Transform failed: Unexpected toke".to_owned(), Value::Null),
             ("[vite] Transform failed: Unexpected toke".to_owned(), Value::Null),
             ("TypeError: x is undefined".to_owned(), Value::Null),
+            ("[vite] Failed to reload /src/Home.tsx. T".to_owned(), Value::Null),
             ("TypeError: Failed to fetch dynamically i".to_owned(), json!("a hot update applied after it")),
-            ("[vite] Transform failed: Unexpected toke".to_owned(), json!("a hot update applied after it")),
         ],
         "{summary}"
     );
     assert!(groups[0]["example"].as_str().unwrap().contains("Nav.tsx"), "{summary}");
     assert_eq!(groups[0]["count"], 2, "{summary}");
     let grouped = within_budget(&mcp, json!({"what": "errors", "group": true})).await;
-    assert_eq!(grouped["groups"][3]["fixed"], "a hot update applied after it", "{grouped}");
+    assert_eq!(grouped["groups"][4]["fixed"], "a hot update applied after it", "{grouped}");
     let rsbuild = grouped["groups"]
         .as_array()
         .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with("[rsbuild]"))));
@@ -1526,6 +1526,11 @@ async fn a_build_error_fixed_since_says_so_and_no_longer_ranks_first() {
         .as_array()
         .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.contains("src/Home.tsx:12:18"))));
     assert_eq!(home.map(|g| g.get("fixed").cloned()), Some(None), "a failed hot update is no fix: {grouped}");
+    // Nor of the client's own line saying the module failed to reload.
+    let reload = grouped["groups"].as_array().and_then(|g| {
+        g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with("[vite] Failed to reload")))
+    });
+    assert_eq!(reload.map(|g| g.get("fixed").cloned()), Some(None), "{grouped}");
     let cart = grouped["groups"]
         .as_array()
         .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.contains("src/Cart.tsx:12:18"))));

@@ -130,7 +130,7 @@ pub fn build(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Qu
     let hot_updated = conn
         .prepare_cached(
             "SELECT 1 FROM logs h WHERE h.tab_id = ?1 AND h.id > ?2 AND h.message LIKE '[vite] hot updated: %' \
-             AND NOT EXISTS (SELECT 1 FROM logs f WHERE f.tab_id = ?1 AND f.id > ?2 AND f.id < h.id AND f.ts >= h.ts - 2000 \
+             AND NOT EXISTS (SELECT 1 FROM logs f WHERE f.tab_id = ?1 AND f.id >= ?2 AND f.id < h.id AND f.ts >= h.ts - 2000 \
                AND (f.message LIKE '[vite] Failed to reload %' OR f.message LIKE '[hmr] Failed to reload %') \
                AND instr(f.message, substr(h.message, 21) || '.') > 0) \
              LIMIT 1",
