@@ -98,21 +98,27 @@ pub fn of_error(
     let action_at = action.map(|(_, at)| at);
     let mut before_action: Vec<String> = Vec::new();
     for kind in [&NETWORK_BODIES, &NETWORK_WATERFALL] {
-        // Not one the same request succeeded after before the error (a token refreshed and the
-        // request sent again): met, and not what went wrong.
         let sql = format!(
-            "SELECT id, ts FROM {} WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {} AND NOT {} AND NOT {} \
+            "SELECT id, ts FROM {} WHERE tab_id = ?1 AND ts BETWEEN ?2 AND ?3 AND {} AND NOT {} \
              AND ({duration} IS NULL OR ts + {duration} <= ?3 + {END_SLACK_MS}) ORDER BY ts, id LIMIT {MAX_FAILED}",
             kind.name,
             outcome::app_failed_sql(kind),
             outcome::left_page_sql(kind),
-            outcome::retried_sql(kind, Some("?3")),
             duration = field_expr(kind, "duration"),
         );
-        let rows: Vec<(i64, i64)> = conn
+        let mut rows: Vec<(i64, i64)> = conn
             .prepare_cached(&sql)?
             .query_map([tab, from, ts], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
+        // Not one the same request succeeded after before the error (a token refreshed and the
+        // request sent again): met, and not what went wrong.
+        let mut kept = Vec::with_capacity(rows.len());
+        for row in rows.drain(..) {
+            if !outcome::retried(conn, kind, row.0, Some(ts))? {
+                kept.push(row);
+            }
+        }
+        let rows = kept;
         if !rows.is_empty() {
             let ids: Vec<i64> = rows.iter().map(|(id, _)| *id).collect();
             let before: Vec<String> = rows

@@ -16,8 +16,10 @@
 //! Both request kinds keep the status in the `status` column (`responseStatus`
 //! on the wire for network_waterfall, `status` for network_bodies).
 
+use rusqlite::Connection;
 use serde_json::Value;
 
+use super::QueryError;
 use super::filter::field_expr;
 use crate::kind::{Kind, LEFT_PAGE_PREFIX, LONG_POLL_URLS, quoted};
 
@@ -138,22 +140,25 @@ pub fn app_failed_sql(kind: &Kind) -> String {
 /// Longest after a failed request that the same request succeeding is its retry.
 pub const RETRY_MS: i64 = 10_000;
 
-/// The SQL condition "the same request succeeded after this failed one": a later row of the same
-/// tab, method and URL answered below 400 within [`RETRY_MS`] (and by `until`, an SQL expression,
-/// where given): an access token refreshed and the request sent again, a client's retry that
-/// worked. The failure was met, and is not what went wrong after it. Only a failure a retry meets
-/// (no answer, 401, 403, 408, 425, 429, 5xx): a form answered 400 or 422 and sent again corrected
-/// was refused for what it held. Over a row of `kind`, its table named as the kind.
-pub fn retried_sql(kind: &Kind, until: Option<&str>) -> String {
+/// Whether the same request succeeded after the failed row `id` of `kind`: a later row of the same
+/// tab, method and URL answered below 400 within [`RETRY_MS`] (and at `until` or before, where
+/// given): an access token refreshed and the request sent again, a client's retry that worked. The
+/// failure was met, and is not what went wrong after it. Only a failure a retry meets (no answer,
+/// 401, 403, 408, 425, 429, 5xx): a form answered 400 or 422 and sent again corrected was refused
+/// for what it held. Asked of one row at a time (the rows a list shows): over a storm's thousands
+/// of failures in seconds, a condition on every row would read the window once per row.
+pub fn retried(conn: &Connection, kind: &Kind, id: i64, until: Option<i64>) -> Result<bool, QueryError> {
     let k = kind.name;
     let method = field_expr(kind, "method");
-    let by = until.map(|u| format!(" AND again.ts <= {u}")).unwrap_or_default();
-    format!(
-        "((coalesce({k}.{STATUS_COLUMN}, 0) IN (0, 401, 403, 408, 425, 429) OR {k}.{STATUS_COLUMN} >= 500) \
-         AND EXISTS (SELECT 1 FROM {k} AS again WHERE again.tab_id = {k}.tab_id AND again.url = {k}.url \
-         AND coalesce(again.{method}, '') = coalesce({k}.{method}, '') AND again.ts > {k}.ts \
-         AND again.ts <= {k}.ts + {RETRY_MS}{by} AND again.{STATUS_COLUMN} > 0 AND again.{STATUS_COLUMN} < 400))"
-    )
+    let sql = format!(
+        "SELECT 1 FROM {k} AS failed JOIN {k} AS again ON again.tab_id = failed.tab_id AND again.ts > failed.ts \
+         AND again.ts <= failed.ts + {RETRY_MS} AND again.ts <= ?2 AND again.url = failed.url \
+         AND coalesce(again.{method}, '') = coalesce(failed.{method}, '') \
+         AND again.{STATUS_COLUMN} > 0 AND again.{STATUS_COLUMN} < 400 \
+         WHERE failed.id = ?1 AND (coalesce(failed.{STATUS_COLUMN}, 0) IN (0, 401, 403, 408, 425, 429) \
+           OR failed.{STATUS_COLUMN} >= 500) LIMIT 1"
+    );
+    Ok(conn.prepare_cached(&sql)?.exists(rusqlite::params![id, until.unwrap_or(i64::MAX)])?)
 }
 
 /// The SQL condition "the browser canceled this request as its page was left" over a row of a

@@ -474,10 +474,8 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     } else {
         ("NULL".to_string(), "NULL".to_string())
     };
-    // A failure the same request succeeded after (a token refreshed and the request sent again).
-    let retried = format!("CASE WHEN {} THEN {} END", outcome::failed_sql(kind), outcome::retried_sql(kind, None));
     let sql = format!(
-        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {}, {made_at}, {document}, {said}, {message}, {request_type}, {retried} FROM {}{} ORDER BY id",
+        "SELECT id, url, {status}, duration, {}, {error}, {failed_flag}, {lasting}, {}, {made_at}, {document}, {said}, {message}, {request_type} FROM {}{} ORDER BY id",
         field_expr(kind, "method"),
         outcome::browser_guess_sql(),
         kind.name,
@@ -550,11 +548,6 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
                     (item, places)
                 }
             };
-            // Whether the same request succeeded after it, the newest's: met, ranked after the rest.
-            match row.get::<_, Option<bool>>(14)?.unwrap_or(false) {
-                true => item["retried"] = json!(RETRIED),
-                false => _ = item.as_object_mut().map(|o| o.remove("retried")),
-            }
             // What its server said, the newest's: its start, or the message its start leaves out.
             let fold = |b: String| b.split_whitespace().collect::<Vec<_>>().join(" ");
             let said = row.get::<_, Option<String>>(11).ok().flatten().map(fold).map(|s| cut(&s, SAID_CHARS));
@@ -600,6 +593,15 @@ fn network(conn: &Connection, kind: &'static Kind, args: &ObserveArgs) -> Result
     // most recent first (by its newest id). Last, what the browser canceled as its page was left
     // (a stream cut by a reload): failed, as an aborted request is, but no failure of the app's.
     // And the slowest requests.
+    // Whether the same request succeeded after it, the newest's (`retried`): met, ranked after the
+    // rest. Asked of each failure's newest row, not of every failed row.
+    for (_, _, item, _) in failed.iter_mut() {
+        if let Some(id) = item["id"].as_i64()
+            && outcome::retried(conn, kind, id, None)?
+        {
+            item["retried"] = json!(RETRIED);
+        }
+    }
     // An abort the page's code asked for (a route left, a search superseded) comes after the
     // other failures, before what the browser canceled as the page was left.
     failed.sort_by_key(|(document, by_code, f, _)| {
