@@ -212,6 +212,15 @@
   const FRAGMENT_KEPT = 2048;
   const PAGE_PARTS = /<(?:!doctype|html|head|body|style|script|table)\b/i;
 
+  /**
+   * A waterfall row's mark of a fetch's or an XHR's answer that is an HTML error page (a Turbo
+   * visit's, an htmx swap's): `errorPage`, the page the person then sees. `typeOf` gives the
+   * content type, read only for an error status.
+   */
+  function errorPageMark(status, typeOf) {
+    return status >= 400 && isErrorPage(status, typeOf()) ? { errorPage: true } : undefined;
+  }
+
   // What stands in a response's body once its error page's text is taken.
   const ERROR_PAGE_NOTE = "[an HTML error page: its text is pageText]";
 
@@ -315,6 +324,7 @@
     whenRead,
     bodyFields,
     isErrorPage,
+    errorPageMark,
     errorPageFields,
     headersToObject,
     parseRawHeaders,

@@ -15,7 +15,7 @@
   G.sources.fetch = function install({ core, outbox, bodies, limits, requests, consumed, appFailures, rpc, engineIo }) {
     const { apply, clean, fill, invoke, perfNow, Promise, then } = core;
     const { describeBody, readCapped, whenRead, bodyFields, headersToObject, absoluteUrl, TEXTUAL, STREAMING, BROKE_OFF } = bodies;
-    const { isErrorPage, errorPageFields } = bodies;
+    const { isErrorPage, errorPageFields, errorPageMark } = bodies;
     if (typeof window.fetch !== "function") return;
 
     /**
@@ -85,7 +85,7 @@
       const headersAt = perfNow();
       if (!outbox.isOn("network_bodies")) {
         // Bodies are switched off: no clone is read, the row ends at the headers.
-        requests.end(info.request, { status: response.status, ...redirect(response), ...errorPage(response, () => response.headers.get("content-type")) });
+        requests.end(info.request, { status: response.status, ...redirect(response), ...errorPageMark(response.status, () => response.headers.get("content-type")) });
         return;
       }
       // Only what decides whether to clone is read now; the rest when the entry is built.
@@ -116,7 +116,7 @@
           const outcome = {
             status: response.status,
             ...redirect(response),
-            ...errorPage(response, () => type),
+            ...errorPageMark(response.status, () => type),
             ...(read.to === "error" ? { failed: true, error: BROKE_OFF } : undefined),
           };
           requests.end(info.request, outcome);
@@ -131,14 +131,6 @@
           // never an error the page could hear of
         }
       });
-    }
-
-    /**
-     * An HTML error page answered to a fetch (a Turbo visit's, a form it sent), for the row:
-     * `errorPage`, the page the person then sees. `typeOf` is read only for an error status.
-     */
-    function errorPage(response, typeOf) {
-      return response.status >= 400 && isErrorPage(response.status, typeOf()) ? { errorPage: true } : undefined;
     }
 
     /** Where the browser's redirects ended (a Turbo form's POST answered 303), for the row: `finalUrl`. */

@@ -12,7 +12,7 @@
   G.sources.xhr = function install({ core, outbox, bodies, limits, requests, appFailures, engineIo }) {
     const { apply, fill, listen, perfNow } = core;
     const { describeBody, decodeAll, whenRead, bodyFields, parseRawHeaders, absoluteUrl, TEXTUAL, BROKE_OFF } = bodies;
-    const { isErrorPage, errorPageFields } = bodies;
+    const { isErrorPage, errorPageFields, errorPageMark } = bodies;
     if (typeof XMLHttpRequest !== "function") return;
     const NETWORK_ERROR = "network error (XHR status 0)";
     const XHR_READ_LIMIT = 4 * limits.BODY_CAP; // bytes received
@@ -197,7 +197,7 @@
               status,
               ...(redirected ? { finalUrl } : undefined),
               // An HTML error page (an htmx swap's 500): the page the person then sees.
-              ...(status >= 400 && isErrorPage(status, xhr.getResponseHeader("content-type")) ? { errorPage: true } : undefined),
+              ...errorPageMark(status, () => xhr.getResponseHeader("content-type")),
             }
           : { failed: true, error: why || requests.failure(NETWORK_ERROR, send.url) },
       );
