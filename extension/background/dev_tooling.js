@@ -87,6 +87,9 @@ const ECHOES = [
 const CUSTOM_EVENT = '{"type":"custom","event":"';
 const TOOL_EVENTS = ["astro-dev-toolbar:", "vite-plugin-inspect:", "__devtools-kit", "nuxt:devtools:"];
 
+/** Text every URL above holds (a path, a module, a query's mark): most URLs hold none of it. */
+const HINTS = [...TOOLING_PATHS, ...TOOLING_MODULES, "__debugger__=", "sentry_key="];
+
 /** A report Sentry's SDK sends: its envelope (or older store) endpoint, its key in the query. */
 const SENTRY_REPORT = /\/api\/\d+\/(?:envelope|store)\/?\?(?:[^#]*&)?sentry_key=/;
 
@@ -106,12 +109,7 @@ function pathOf(url) {
 /** Whether `url` is one of the dev tools' own (above). */
 function isToolingUrl(url) {
   // Checked as text first: most URLs hold none of them, and this runs for every request.
-  if (
-    typeof url !== "string" ||
-    !(url.includes("/__") || url.includes("__debugger__=") || url.includes("sentry_key=") || url.includes("/_rspack/") || url.includes("/symbolicate") || url.includes("/_expo/") || url.includes("/open-stack-frame") || url.includes("/sb-") || url.includes("/storybook-") || url.includes("virtual:vue-") || url.includes("/dev-toolbar/") || url.includes("/browser-sync/") || url.includes("/debug_toolbar/"))
-  ) {
-    return false;
-  }
+  if (typeof url !== "string" || !HINTS.some((hint) => url.includes(hint))) return false;
   if (WERKZEUG_DEBUGGER.test(url) || SENTRY_REPORT.test(url)) return true;
   const path = pathOf(url);
   return TOOLING_PATHS.some((prefix) => path.startsWith(prefix)) || TOOLING_MODULES.some((part) => path.includes(part));
