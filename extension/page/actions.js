@@ -93,15 +93,14 @@
       taken.add(e);
       return true;
     };
-    const inRoots = {};
     function hearRoots(e) {
       const path = e.composedPath ? e.composedPath() : [];
       for (let i = 0; i < path.length; i++) {
         const node = path[i];
         if (node && node.nodeType === 11 && node.host && !heardRoots.has(node)) {
           heardRoots.add(node);
-          on("change", inRoots.change, node);
-          on("submit", inRoots.submit, node);
+          on("change", changed, node);
+          on("submit", submitted, node);
         }
       }
     }
@@ -139,13 +138,13 @@
       const el = target(e);
       action("click", describe(el), { text: selector.visibleText(el), x: e.clientX, y: e.clientY }, e);
     });
-    inRoots.change = (e) => {
+    function changed(e) {
       if (!unseen(e)) return;
       typed();
       const el = target(e);
       action("change", describe(el), { inputType: el.type, ...fieldValue(el) }, e);
-    };
-    inRoots.submit = (e) => {
+    }
+    function submitted(e) {
       if (!unseen(e)) return;
       typed();
       const form = target(e);
@@ -175,8 +174,8 @@
       // A page that handles the submit itself (a single-page app's form) prevents the browser's
       // navigation; its handlers have run by the time the entry is built.
       action("submit", describe(form), fields, e, () => (e.defaultPrevented ? { defaultPrevented: true } : undefined));
-    };
-    on("change", inRoots.change);
+    }
+    on("change", changed);
 
     const HX_VERBS = ["post", "put", "patch", "delete", "get"];
     /** The request htmx makes of a submit on `el` (`hx-post`, `data-hx-post`…): its method and URL, `via: "htmx"`. */
@@ -195,7 +194,7 @@
       }
       return null;
     }
-    on("submit", inRoots.submit);
+    on("submit", submitted);
     on("keydown", (e) => {
       hearRoots(e);
       if (e.key !== "Enter" && e.key !== "Escape" && e.key !== "Tab") return;
