@@ -106,19 +106,18 @@ pub fn of_error(
             outcome::left_page_sql(kind),
             duration = field_expr(kind, "duration"),
         );
-        let mut rows: Vec<(i64, i64)> = conn
+        let failed: Vec<(i64, i64)> = conn
             .prepare_cached(&sql)?
             .query_map([tab, from, ts], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
         // Not one the same request succeeded after before the error (a token refreshed and the
         // request sent again): met, and not what went wrong.
-        let mut kept = Vec::with_capacity(rows.len());
-        for row in rows.drain(..) {
+        let mut rows = Vec::with_capacity(failed.len());
+        for row in failed {
             if !outcome::retried(conn, kind, row.0, Some(ts))? {
-                kept.push(row);
+                rows.push(row);
             }
         }
-        let rows = kept;
         if !rows.is_empty() {
             let ids: Vec<i64> = rows.iter().map(|(id, _)| *id).collect();
             let before: Vec<String> = rows

@@ -755,26 +755,25 @@ fn same_document(script: &Url, page: &Url) -> bool {
     script[..url::Position::AfterQuery] == page[..url::Position::AfterQuery]
 }
 
-/// The place of a frame of the dev server's own stack, where it is the file the page loaded: a
-/// framework that sends its server's error to the page in development (React Router's loader
-/// error, with its stack) names the file by its path on disk (`/home/ann/app/app/routes/crash.tsx`),
-/// which ends with the path the page loaded it under (`/app/routes/crash.tsx`). Its position is the
-/// source's already (the dev server maps its own stacks); looked up on the page's origin, where Vite
-/// serves files by their path on disk too, it would be read through the browser's build of the file.
-/// The paths a path on disk may be served under: its endings of two folders or more, longest first
-/// (`/app/routes/crash.tsx` of `/home/ann/app/app/routes/crash.tsx`), not the whole path.
+/// The paths a path on disk may be served under ([`Worker::server_frame`]): its endings of two
+/// folders or more, longest first (`/app/routes/crash.tsx` of `/home/ann/app/app/routes/crash.tsx`),
+/// not the whole path.
 fn served_paths(path: &str) -> Vec<&str> {
-    if !path.starts_with('/') || path.starts_with("//") || path.len() > MAX_URL {
+    if !path.starts_with('/') || path.starts_with("//") || path.len() > MAX_DISK_PATH {
         return Vec::new();
     }
-    let cuts: Vec<usize> = path.match_indices('/').map(|(i, _)| i).skip(1).collect();
-    cuts.iter().map(|&i| &path[i..]).filter(|p| p.matches('/').count() >= 2).take(MAX_SERVED_PATHS).collect()
+    path.match_indices('/')
+        .skip(1)
+        .map(|(i, _)| &path[i..])
+        .filter(|p| p.matches('/').count() >= 2)
+        .take(MAX_SERVED_PATHS)
+        .collect()
 }
 
 /// Endings of a path on disk looked up among a tab's loads.
 const MAX_SERVED_PATHS: usize = 8;
-/// Longest path of a frame looked up so.
-const MAX_URL: usize = 1024;
+/// Longest path on disk of a frame looked up so.
+const MAX_DISK_PATH: usize = 1024;
 
 /// A frame's script as a URL. A script run from text that named itself with a path
 /// (`//# sourceURL=/__parcel_hmr/1a2b`: Parcel's hot updates) is that path on the page's
