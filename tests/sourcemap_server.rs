@@ -357,6 +357,35 @@ async fn an_inline_script_s_page_is_not_fetched_again() {
     server.stop();
 }
 
+/// A line a worker logged or threw (deep mode) names the worker's script as its `url`: a frame of
+/// that script is the worker's code, mapped through its map, not a script inline in a page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_s_own_lines_are_mapped_through_its_script_s_map() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let site = Site::default();
+    site.put("/app.js.map", eleven_line_map("AAEA"));
+    let origin = serve_app_js(&server, &site).await;
+    let script = format!("{origin}/app.js");
+    server
+        .ingest(
+            "logs",
+            vec![
+                json!({"ts": 1, "level": "warn", "source": "console", "worker": "service", "url": script,
+                       "message": "revalidate answered 500", "location": format!("{script}:1:1")}),
+                json!({"ts": 2, "level": "error", "source": "exception", "worker": "shared", "url": script,
+                       "message": "Uncaught Error: failed", "stack": format!("Error: failed\n    at {script}:1:1")}),
+            ],
+        )
+        .await;
+    let mcp = Mcp::http(&server).await;
+    let list = resolved(&mcp, 2, has_result).await;
+    assert_eq!(list[0]["original"]["line"], 3, "{list:#?}");
+    assert_eq!(list[1]["frames"][0]["original"]["line"], 3, "{list:#?}");
+    mcp.close().await;
+    server.stop();
+}
+
 /// `site` serving `/app.js` (naming `app.js.map`, served or not) on 127.0.0.1, that origin in the
 /// capture scope; its origin.
 async fn serve_app_js(server: &Server, site: &Site) -> String {

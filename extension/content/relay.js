@@ -244,19 +244,27 @@
   }
 
 
-  // The top page's origin, for a frame inside another page (Chrome's location.ancestorOrigins;
-  // "null" when the page hides it from its frames, left to the worker, which knows the tab's URL).
-  const ancestors = globalThis.location && globalThis.location.ancestorOrigins;
-  const top = ancestors && ancestors.length ? `${ancestors[ancestors.length - 1]}/` : here;
+  // The origins of the pages around this frame, its parent's first, the top page's last (Chrome's
+  // location.ancestorOrigins; "null" where a page hides its origin from its frames).
+  const around = Array.from((globalThis.location && globalThis.location.ancestorOrigins) || [], (o) => `${o}/`);
+
+  /**
+   * Whether every page around this frame is in scope: a frame of a local origin that a site outside
+   * the scope embeds (directly, or inside a captured page's frame of that site) is that site's to
+   * show and gives nothing. A hidden top is left to the worker, which knows the tab's URL; a hidden
+   * origin between is taken as outside.
+   */
+  const aroundInScope = (s, server) =>
+    around.every((origin, i) => (origin === "null/" ? i === around.length - 1 : inScope(origin, s, server)));
 
   /** Applies the stored settings and scope: capture on (with the user's switches) or off here. */
   function apply(settings, scope) {
     const serverUrl = settings && typeof settings === "object" ? settings.serverUrl : undefined;
     const s = scopeWithDefaults(scope);
     const server = serverUrl || "http://127.0.0.1:7890";
-    // This frame's origin, and the top page's: a frame in a page outside the scope (a site that
-    // embeds http://localhost:3000) gives nothing either.
-    const on = inScope(here, s, server) && (top === "null/" || inScope(top, s, server));
+    // This frame's origin, and those of the pages around it: a frame in a page outside the scope (a
+    // site that embeds http://localhost:3000) gives nothing either.
+    const on = inScope(here, s, server) && aroundInScope(s, server);
     if (!on) return stop();
     active = true;
     pushSettings(settings);

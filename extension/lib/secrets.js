@@ -176,6 +176,32 @@
     /pass|pwd|secret|token|card|cc-?(num|csc|exp)|cvv|cvc|ssn|(^|[^a-z])pin([^a-z]|$)|otp|one-time|api.?key|private.?key|seed.?phrase|mnemonic|(mfa|2fa|totp|sms|verif[a-z]*|recovery|backup|auth[a-z]*|security|access|login)[-_ ]?codes?/i;
   const INPUT_POLICY = policy();
 
+  // How much of a label's text is read: the words that name a field come first.
+  const LABEL_TEXT = 80;
+
+  /**
+   * The text that names a field to the user where its attributes may not: its `<label>`s, the
+   * elements its `aria-labelledby` names, its `title`. A payment form's fields are often named
+   * only so (`<label for="f2">CVC</label><input id="f2" name="f2">`).
+   */
+  function labelsOf(el, attr) {
+    const texts = [attr("title")];
+    try {
+      for (const label of el.labels || []) texts.push(label.textContent);
+      const ids = attr("aria-labelledby");
+      const root = ids && (el.getRootNode ? el.getRootNode() : el.ownerDocument);
+      if (root && typeof root.getElementById === "function") {
+        for (const id of String(ids).split(/\s+/)) {
+          const label = id ? root.getElementById(id) : null;
+          if (label) texts.push(label.textContent);
+        }
+      }
+    } catch {
+      // a detached or odd element: its attributes decide
+    }
+    return texts.filter(Boolean).map((t) => String(t).trim().slice(0, LABEL_TEXT));
+  }
+
   /** True when an input's value must never be recorded. */
   function isSecretInput(el) {
     if (!el) return false;
@@ -184,7 +210,8 @@
     // What names the field to the user too: a "Password" field may be named only by its placeholder or label.
     const attr = (n) => (el.getAttribute ? el.getAttribute(n) : null);
     const names = [el.name, el.id, attr("autocomplete"), attr("placeholder"), attr("aria-label")].filter(Boolean).map(String);
-    return names.some((n) => SECRET_INPUT_PATTERN.test(n) || isSecretKey(n, INPUT_POLICY, true));
+    const secret = (n) => SECRET_INPUT_PATTERN.test(n) || isSecretKey(n, INPUT_POLICY, true);
+    return names.some(secret) || labelsOf(el, attr).some(secret);
   }
 
   const secrets = {

@@ -120,6 +120,9 @@ pub struct Wanted {
     pub index: usize,
     /// The page that logged it: fetches go only to its origin.
     pub page_url: String,
+    /// Logged or thrown by a worker (deep mode): `page_url` is then the worker's script, not a
+    /// document, and a frame of that script is no script inline in a page.
+    pub in_worker: bool,
     /// Its tab, whose scripts may hold the modules webpack runs through `eval`, and whose loads of
     /// a script tell which version of it ran.
     pub tab_id: Option<i64>,
@@ -149,6 +152,8 @@ struct Fields<'a> {
     stack: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     callers: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    worker: Option<Cow<'a, str>>,
 }
 
 /// The entries of a batch that have a call site or a stack to resolve: of a kind whose entries
@@ -185,6 +190,7 @@ pub fn wanted(kind: &Kind, rows: &[Row]) -> Vec<Wanted> {
             (location.is_some() || !frames.is_empty()).then_some(Wanted {
                 index,
                 page_url,
+                in_worker: fields.worker.is_some(),
                 tab_id: row.tab_id,
                 ts: row.ts,
                 tries: 0,

@@ -292,7 +292,7 @@ impl Worker {
         if !allowed.permits(&url) {
             return Err(Unmapped::NotInScope.into());
         }
-        if same_document(&url, page) {
+        if !wanted.in_worker && same_document(&url, page) {
             return Err(Unmapped::Inline.into());
         }
         if eval_module::is_hot_update(&url) {

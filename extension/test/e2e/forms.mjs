@@ -50,6 +50,11 @@ export function formsRoute(req, res, url) {
           this.count = 0;
         }
       });</script>`));
+  } else if (url.pathname === "/card-form") {
+    // A payment form whose fields are named only by their labels, one by aria-labelledby.
+    html(200, page("card", `<form><label for="f1">Card number</label><input id="f1" name="f1" inputmode="numeric">
+      <label for="f2">CVC</label><input id="f2" name="f2" inputmode="numeric">
+      <span id="zip-label">Postcode</span><input id="f3" name="f3" aria-labelledby="zip-label"></form>`));
   } else {
     return false;
   }
@@ -145,5 +150,26 @@ export async function formsPage({ context, client, all, waitFor, log, origin }) 
   assert.deepEqual(changed("#plan").map((c) => c.value), ["pro"], JSON.stringify(changes));
   assert.ok(!JSON.stringify(await shadowActions()).includes("hunter2-shadow"));
   log("a form in a shadow root: its submits and changes are recorded once each, its password redacted");
+
+  // A payment form named by labels alone: a card number typed in part (saved at a pause) and a
+  // CVC are never read; a field labelled as anything else keeps its value.
+  await tab.goto(`${origin}/card-form`);
+  await tab.locator("#f1").pressSequentially("4242 4242 4242");
+  await tab.locator("#f2").fill("918");
+  await tab.locator("#f3").fill("SW1A 1AA");
+  await tab.locator("#f1").focus(); // the postcode's change
+  const cardActions = async () => (await all(client, "actions")).filter((a) => a.url === `${origin}/card-form`);
+  const typed = await waitFor("the card form's fields", async () => {
+    const a = await cardActions();
+    const bySel = (sel) => a.filter((x) => x.selector === sel && x.value !== undefined);
+    return bySel("#f1").length && bySel("#f2").length && bySel("#f3").length && a;
+  });
+  for (const sel of ["#f1", "#f2"]) {
+    const values = typed.filter((a) => a.selector === sel && a.value !== undefined).map((a) => a.value);
+    assert.ok(values.every((v) => v === "[redacted]"), `${sel}: ${JSON.stringify(values)}`);
+  }
+  assert.ok(typed.some((a) => a.selector === "#f3" && a.value === "SW1A 1AA"), JSON.stringify(typed));
+  assert.ok(!/4242|918/.test(JSON.stringify(typed)), JSON.stringify(typed));
+  log("a payment form named by labels alone: its card number and CVC are redacted, its postcode kept");
   await tab.close();
 }

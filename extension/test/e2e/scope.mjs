@@ -53,6 +53,9 @@ const marker = new URLSearchParams(location.search).get("m") || "none";
 console.log("scope page " + location.hostname + " " + marker);
 fetch("/scope.json?m=" + marker).then((r) => r.json()).then((j) => { window.fetched = j; });
 window.say = (text) => console.log(text);
+// ?nest=<url>: this page embeds that page in a frame of its own.
+const nest = new URLSearchParams(location.search).get("nest");
+if (nest) addEventListener("DOMContentLoaded", () => document.body.appendChild(Object.assign(document.createElement("iframe"), { src: nest })));
 `;
 
 async function startFixture() {
@@ -186,6 +189,16 @@ try {
   assert.match(empty.hint || "", /shop\.example is not captured: open the Gasoline popup on it and choose Capture this site/);
   assert.ok(empty.capture && empty.capture.origins.includes("*://localhost/*") && empty.capture.paused === false, JSON.stringify(empty.capture));
   log("shop.example: no script, no entry, no tab row; the popup offers to capture it; observe says how");
+
+  // A local page embeds shop.example, which embeds a local page: that page is shop.example's to
+  // show, so it gives nothing, though its own origin is in scope.
+  await localPage.evaluate((src) => document.body.appendChild(Object.assign(document.createElement("iframe"), { src })), `${shop}?m=shop-frame&nest=${encodeURIComponent(`${sub}?m=nested-1`)}`);
+  const nested = await waitFor("the nested local frame", async () => localPage.frames().find((f) => f.url().endsWith("?m=nested-1")));
+  await nested.waitForFunction(() => window.fetched);
+  await barrier(localPage, "barrier-nested");
+  const leaked = (await mentioning("nested-1")).filter((x) => !(x.what === "network_waterfall" && x.e.url.includes("shop-frame")));
+  assert.deepEqual(leaked, [], "only the local page's own timing of the shop.example frame it embeds");
+  log("a local frame inside shop.example inside a local page: nothing of it");
 
   // ---- turned on from the popup: captured from its next load, on plain http ----
   // Chrome's registration made slow, as on a busy machine: the popup must not say the site is on

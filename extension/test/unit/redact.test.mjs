@@ -336,6 +336,29 @@ test("inputs named as one-time, recovery and verification codes, PINs, keys and 
   for (const name of ["spinner", "promo", "email", "username", "search"]) assert.ok(!redact.isSecretInput(input(name)), name);
 });
 
+test("an input named only by its label, aria-labelledby or title is judged by that text", () => {
+  // A payment form's fields: `<label for="f2">CVC</label><input id="f2" name="f2" inputmode="numeric">`.
+  const labelled = (texts, attrs = {}, ids = {}) => ({
+    type: "text",
+    name: "f2",
+    id: "f2",
+    labels: texts.map((textContent) => ({ textContent })),
+    getAttribute: (n) => attrs[n] ?? null,
+    getRootNode: () => ({ getElementById: (id) => (id in ids ? { textContent: ids[id] } : null) }),
+  });
+  for (const text of ["CVC", "Card number", "  Security code\n", "PIN", "Password (8 characters or more)"]) {
+    assert.ok(redact.isSecretInput(labelled([text])), text);
+  }
+  assert.ok(redact.isSecretInput(labelled([], { "aria-labelledby": "l1 l2" }, { l2: "Card number" })));
+  assert.ok(redact.isSecretInput(labelled([], { title: "Your CVV" })));
+  for (const text of ["Full name", "Email", "Quantity", "City"]) {
+    assert.ok(!redact.isSecretInput(labelled([text])), text);
+  }
+  assert.ok(!redact.isSecretInput(labelled([], { "aria-labelledby": "missing" })));
+  // Only a label's first words are read.
+  assert.ok(!redact.isSecretInput(labelled([`${"Delivery note ".repeat(8)} password`])));
+});
+
 test("YAML: a secret key's value on the lines after it goes whole, nothing else", () => {
   const yaml = ["db:", "  password:", "    hunter2", "  host: db.local", "api_key: |", "  line-one", "  line-two", "", "name: app"].join("\n");
   assert.equal(redact.redactText(yaml), ["db:", `  password: ${R}`, "  host: db.local", `api_key: ${R}`, "", "name: app"].join("\n"));
