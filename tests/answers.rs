@@ -1281,6 +1281,32 @@ async fn the_summary_ranks_a_build_error_above_crashes_and_frequent_logged_error
     assert!(examples[2].starts_with("Reports: load failed"), "{examples:?}");
 }
 
+/// What the browser hid of another origin's script ("Script error.", thrown 29 times by a widget
+/// loaded without CORS) ranks after the app's one crash and its logged error: it says nothing but
+/// how to see it.
+#[tokio::test]
+async fn a_hidden_cross_origin_error_ranks_after_the_errors_that_say_something() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let muted = json!({"tabId": 1, "level": "error", "source": "exception",
+                       "message": "Script error. (the browser hides what a script of another origin threw)"});
+    let mut entries: Vec<Value> = vec![muted; 29];
+    entries
+        .push(json!({"tabId": 1, "level": "error", "source": "exception", "message": "Error: crash button pressed"}));
+    entries.push(json!({"tabId": 1, "level": "error", "source": "console", "message": "orders failed"}));
+    server.ingest("logs", entries).await;
+    let mcp = Mcp::http(&server).await;
+    for args in [json!({"what": "summary"}), json!({"what": "errors", "group": true})] {
+        let answer = within_budget(&mcp, args).await;
+        let groups = answer["errors"]["groups"].as_array().or(answer["groups"].as_array()).cloned().unwrap_or_default();
+        let examples: Vec<&str> = groups.iter().filter_map(|g| g["example"].as_str()).collect();
+        assert_eq!(examples.len(), 3, "{answer}");
+        assert_eq!(examples[0], "Error: crash button pressed", "{examples:?}");
+        assert_eq!(examples[1], "orders failed", "{examples:?}");
+        assert!(examples[2].starts_with("Script error."), "{examples:?}");
+    }
+}
+
 /// A page that answered an error status and then loaded fine (the developer fixed the view and
 /// reloaded) says so, and no longer leads the summary; one not loaded again still does.
 #[tokio::test]

@@ -76,6 +76,8 @@ const NETWORK = { maxTotalBufferSize: 0, maxResourceBufferSize: 0, maxPostDataSi
 const RESOURCE_TIMING = `({ timeOrigin: performance.timeOrigin, entries: performance.getEntriesByType("resource").map((e) => ({
   url: e.name, initiatorType: e.initiatorType, startTime: e.startTime, responseStart: e.responseStart, responseEnd: e.responseEnd,
   responseStatus: e.responseStatus, transferSize: e.transferSize, decodedBodySize: e.decodedBodySize })) })`;
+// Whether a running worker is a shared worker: getTargets lists service workers alike ("worker", no tab).
+const IS_SHARED = `typeof SharedWorkerGlobalScope === "function" && self instanceof SharedWorkerGlobalScope`;
 const LEFT_SCOPE = "the tab went to a site outside the capture scope";
 const SCOPE_CHANGED = "the tab's site left the capture scope (turned off, or capture paused)";
 const REASONS = {
@@ -220,6 +222,7 @@ export class Deep {
     await this.save();
     await this.remember(tabId, undefined);
     this.changed(tabId, true, restoring ? "restored after the service worker started again" : "attached");
+    this.adoptShared(tabId, state, target.url);
     return { ok: true };
   }
 
@@ -364,6 +367,55 @@ export class Deep {
     else if (method === "Target.targetInfoChanged") this.childChanged(root, state, params || {});
     else if (method === "Target.detachedFromTarget") state.children.delete(params && params.sessionId);
     else if (method === "Network.requestWillBeSent") this.sharedWorkerScript(tabId, state, params || {});
+    else if (method === "Page.frameNavigated" && root.tabId !== undefined && !sessionId) {
+      const frame = (params && params.frame) || {};
+      if (!frame.parentId && typeof frame.url === "string") this.adoptShared(tabId, state, frame.url);
+    }
+  }
+
+  /**
+   * Shared workers of the page's origin that are already running (another tab started them, or
+   * this one before its deep view began): a page that connects to one requests no script, so no
+   * request of the tab's shows it. Looked for when the deep view starts and at each page its top
+   * frame loads; each is attached under the tab once it says it is a shared worker (a service
+   * worker is listed alike, and is auto-attach's). What it fetched before is not read back: it
+   * ran before the person asked for this view.
+   */
+  adoptShared(tabId, state, pageUrl) {
+    const dbg = this.io.debugger();
+    const origin = originOf(pageUrl);
+    if (!dbg || typeof dbg.getTargets !== "function" || !origin) return;
+    const taken = (id) => this.sharedWorkers.has(id) || this.sharedPending.has(id) || this.serviceWorkers.has(id) || this.isChild(id);
+    const adopt = async () => {
+      const running = (await dbg.getTargets()).filter(
+        (t) => t.type === "worker" && !Number.isInteger(t.tabId) && originOf(t.url) === origin && this.io.inScope(t.url) && !this.io.excluded(t.url),
+      );
+      for (const t of running) {
+        if (taken(t.id) || this.tabs.get(tabId) !== state) continue;
+        this.sharedPending.add(t.id);
+        let shared = false;
+        try {
+          await dbg.attach({ targetId: t.id }, PROTOCOL);
+          const answer = await dbg.sendCommand({ targetId: t.id }, "Runtime.evaluate", { expression: IS_SHARED, returnByValue: true });
+          shared = answer && answer.result && answer.result.value === true;
+        } catch {
+          shared = false; // gone meanwhile, or another client's
+        } finally {
+          this.sharedPending.delete(t.id);
+        }
+        if (!shared || this.tabs.get(tabId) !== state || this.sharedWorkers.has(t.id)) {
+          await dbg.detach({ targetId: t.id }).catch(() => {});
+          continue;
+        }
+        const sessionId = `shared:${t.id}`;
+        this.sharedWorkers.set(t.id, { tabId, sessionId });
+        // Its rows are of the tab's top frame: which of the tab's frames connected to it is not shown.
+        const top = state.tracker.io.mainFrame;
+        state.tracker.event("", "Target.attachedToTarget", { sessionId, targetInfo: { targetId: t.id, type: "shared_worker", url: t.url, parentFrameId: top } });
+        this.startShared(dbg, t.id);
+      }
+    };
+    adopt().catch((e) => this.io.log("info", `the running shared workers of tab ${tabId} are not recorded: ${e && e.message}`));
   }
 
   /**

@@ -122,7 +122,7 @@
     // error, file or line. It says why, and how to see the error, which nothing else will.
     const MUTED = "Script error.";
     const MUTED_WHY =
-      " (the browser hides what a script of another origin threw, and its unhandled rejections, unless that script is loaded with crossorigin from a server answering Access-Control-Allow-Origin: webpack's output.crossOriginLoading = \"anonymous\" for a remote's chunks)";
+      " (the browser hides what a script of another origin threw, and its unhandled rejections, unless that script is loaded with the crossorigin attribute from a server answering Access-Control-Allow-Origin; for a webpack build's chunks of another origin, output.crossOriginLoading = \"anonymous\")";
     /** The browser's message of an error event that carries no error. */
     function said(message, filename) {
       const text = String(message);

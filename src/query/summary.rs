@@ -185,11 +185,15 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
     // which a data library retrying a request logs again and again. Then the most frequent first;
     // among as frequent, the earliest first: the first error of a cascade (a component's
     // TypeError, then the framework's errors about the broken tree) is its cause.
+    // What the browser hid (another origin's script threw: "Script error.", no error, no place)
+    // says nothing an agent can act on but its hint: after every error that says something.
+    let muted = |g: &Group| g.example.starts_with(MUTED);
     groups.sort_by(|a, b| {
         (b.page && b.fixed.is_none())
             .cmp(&(a.page && a.fixed.is_none()))
             .then((b.build && b.fixed.is_none()).cmp(&(a.build && a.fixed.is_none())))
             .then(a.fixed.is_some().cmp(&b.fixed.is_some()))
+            .then(muted(a).cmp(&muted(b)))
             .then(b.uncaught.cmp(&a.uncaught))
             .then(b.count.cmp(&a.count))
             .then(a.first_id.cmp(&b.first_id))
@@ -334,6 +338,10 @@ pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>)
 
 /// Most items of a list a summary shows (fewer when the answer would not fit).
 const TOP: usize = 5;
+
+/// How the browser's message begins for an error a script of another origin threw, loaded without
+/// CORS (the page's `error` event has no error, file or line: extension/page/errors.js).
+const MUTED: &str = "Script error.";
 /// Most other places named for one failed request (`also_at`), newest first.
 const ALSO_AT: usize = 3;
 /// Most of the slowest requests a summary shows.

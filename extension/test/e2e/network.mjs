@@ -31,6 +31,8 @@ const FILES = {
   "/network-module-dep.js": "text/javascript",
   "/network-outer-worker.js": "text/javascript",
   "/network-nested-worker.js": "text/javascript",
+  "/adopt.html": "text/html",
+  "/adopted-shared-worker.js": "text/javascript",
 };
 const INVALID_HOST = "gasoline-e2e.invalid";
 
@@ -51,6 +53,8 @@ function fixtureOrigin(host) {
       const csp = p === "/network.html" ? { "content-security-policy": "img-src 'self'" } : {};
       res.writeHead(200, { "content-type": FILES[p], "cache-control": "no-store", ...csp });
       res.end(readFileSync(path.join(here, "fixture", p.slice(1))));
+    } else if (p.startsWith("/net/adopted-")) {
+      json(res, { adopted: p });
     } else if (p === "/net/r1") {
       res.writeHead(302, { location: "/net/r2" });
       res.end();
@@ -724,6 +728,30 @@ export async function networkPage({ context, client, all, observe, waitFor, log 
     assert.deepEqual(await deep(tabId, false), { ok: true });
     assert.deepEqual(await worker.evaluate(() => self.gasolineDeep.deepTabs()), []);
     await page.close();
+
+    // ---- a shared worker another tab started before the deep view began ----
+    // A page connecting to it requests no script: the deep view finds it running, by its origin.
+    const starter = await context.newPage();
+    pages.push(starter);
+    await starter.goto(t("/adopt.html"));
+    await starter.waitForFunction(() => window.answer === "connected");
+    const adopter = await context.newPage();
+    pages.push(adopter);
+    await adopter.goto(t("/net/start.json?adopt"));
+    const adoptTab = await tabIdOf(t("/net/start.json?adopt"));
+    assert.deepEqual(await deep(adoptTab, true), { ok: true });
+    await adopter.goto(t("/adopt.html?deep"));
+    await adopter.waitForFunction(() => window.answer === "connected");
+    await adopter.evaluate(() => window.ask("deep"));
+    await adopter.waitForFunction(() => String(window.answer).includes("adopted-deep"));
+    const adopted = await waitFor("the running shared worker's request and log, the deep tab's", async () => {
+      const row = (await all(client, "network_waterfall", { tabId: adoptTab })).find((r) => r.url === t("/net/adopted-deep.json") && r.source === "browser");
+      const line = (await all(client, "logs", { tabId: adoptTab })).find((e) => e.message === "adopted shared worker asked deep");
+      return row && line && { row, line };
+    });
+    assert.deepEqual([adopted.row.responseStatus, adopted.line.worker], [200, "shared"], JSON.stringify(adopted));
+    log("network page, deep: a shared worker another tab started before the view began is found running; its request and log are the deep tab's");
+    assert.deepEqual(await deep(adoptTab, false), { ok: true });
   } finally {
     for (const p of pages) await p.close().catch(() => {});
     for (const s of [top, cross]) {

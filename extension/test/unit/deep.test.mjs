@@ -475,7 +475,8 @@ function fakeDebugger(targets) {
     },
     sendCommand: async (debuggee, method, params) => {
       d.commands.push([debuggee.sessionId || debuggee.tabId || `target:${debuggee.targetId}`, method, params]);
-      return d.answers?.[method];
+      const answer = d.answers?.[method];
+      return typeof answer === "function" ? answer(debuggee, params) : answer;
     },
   };
   return d;
@@ -628,8 +629,11 @@ const scriptOf = (id, url) => willSend(id, url, { type: "Script", documentURL: u
 
 test("deep: a shared worker whose script the tab requests is attached by its target id; its requests are the tab's, in the frame that started it", async () => {
   const shared = { id: "SHW", type: "worker", url: SHARED_URL, attached: false };
-  const { deep, d, rows } = deepWith([page(1, PAGE, TOP), shared, { id: "OUT", type: "worker", url: "https://example.com/s.js", attached: false }]);
+  const targets = [page(1, PAGE, TOP), { id: "OUT", type: "worker", url: "https://example.com/s.js", attached: false }];
+  const { deep, d, rows } = deepWith(targets);
   await deep.attach(1);
+  await settle();
+  targets.push(shared); // started by the page once its view is on
   d.commands.length = 0;
   // A dedicated worker's script: not listed by getTargets (auto-attach brings it), nothing attached.
   d.emit({ tabId: 1 }, "Network.requestWillBeSent", scriptOf("DW", "http://127.0.0.1:8001/dedicated.js"));
@@ -749,9 +753,12 @@ test("deep: a shared worker's script whose end its late session never saw is one
 
 test("deep: a shared worker started again under its target is let run; it goes with its tab; its end is forgotten", async () => {
   const shared = { id: "SHW", type: "worker", url: SHARED_URL, attached: false };
-  const { deep, d, rows } = deepWith([page(1, PAGE, TOP), page(2, PAGE, "T2"), shared]);
+  const targets = [page(1, PAGE, TOP), page(2, PAGE, "T2")];
+  const { deep, d, rows } = deepWith(targets);
   await deep.attach(1);
   await deep.attach(2);
+  await settle();
+  targets.push(shared);
   d.emit({ tabId: 1 }, "Network.requestWillBeSent", scriptOf("SHW", SHARED_URL));
   await settle();
   d.commands.length = 0;
@@ -796,8 +803,11 @@ test("deep: a shared worker started again under its target is let run; it goes w
 
 test("deep: a service worker taken for a shared worker is left to auto-attach", async () => {
   const sw = { id: "SW", type: "worker", url: "http://127.0.0.1:8001/sw.js", attached: false };
-  const { deep, d } = deepWith([page(1, PAGE, TOP), sw]);
+  const targets = [page(1, PAGE, TOP)];
+  const { deep, d } = deepWith(targets);
   await deep.attach(1);
+  await settle();
+  targets.push(sw);
   d.emit({ tabId: 1 }, "Network.requestWillBeSent", scriptOf("SW", sw.url));
   await settle();
   assert.deepEqual([...d.attached], [1, "target:SW"]);
@@ -805,6 +815,44 @@ test("deep: a service worker taken for a shared worker is left to auto-attach", 
   await settle();
   assert.deepEqual([...d.attached], [1]);
   assert.deepEqual(d.detaches, ["target:SW"]);
+});
+
+test("deep: a shared worker already running when the view starts, or when the tab loads a page, is attached; a service worker listed alike is not", async () => {
+  const shared = { id: "SHW", type: "worker", url: SHARED_URL, attached: false };
+  const sw = { id: "SW", type: "worker", url: "http://127.0.0.1:8001/sw.js", attached: false };
+  const elsewhere = { id: "ELSE", type: "worker", url: "http://localhost:9000/shared.js", attached: false };
+  const targets = [page(1, PAGE, TOP), shared, sw, elsewhere];
+  const { deep, d, rows } = deepWith(targets);
+  // Each answers what its global scope is.
+  d.answers = { "Runtime.evaluate": (debuggee) => ({ result: { value: debuggee.targetId === "SHW" || debuggee.targetId === "SHW2" } }) };
+  await deep.attach(1);
+  await settle();
+  // The shared worker of the page's origin: attached, enabled, let run; the service worker asked and let go;
+  // a worker of another origin not touched.
+  assert.deepEqual([...d.attached], [1, "target:SHW"]);
+  assert.deepEqual(d.detaches, ["target:SW"]);
+  assert.ok(!d.commands.some((c) => c[0] === "target:ELSE"));
+  assert.deepEqual(
+    d.commands.filter((c) => c[0] === "target:SHW").map((c) => c[1]),
+    ["Runtime.evaluate", "Network.enable", "Log.enable", "Runtime.enable", "Target.setAutoAttach", "Runtime.runIfWaitingForDebugger"],
+  );
+  // Its requests are the tab's, of its top frame.
+  d.emit({ targetId: "SHW" }, "Network.requestWillBeSent", willSend("s1", "http://127.0.0.1:8001/net/shared.json", { frameId: undefined, documentURL: SHARED_URL, ms: 5 }));
+  d.emit({ targetId: "SHW" }, "Network.responseReceived", response("s1", { ms: 6 }));
+  d.emit({ targetId: "SHW" }, "Network.loadingFinished", { requestId: "s1", ...end(7) });
+  assert.deepEqual(rows.map((r) => [r.row.url, r.tabId, r.where.frame]), [["http://127.0.0.1:8001/net/shared.json", 1, TOP]]);
+  // Another started meanwhile (by another tab): found when the tab's top frame loads a page; a
+  // frame's navigation is no reason to look.
+  targets.push({ id: "SHW2", type: "worker", url: "http://127.0.0.1:8001/other-shared.js", attached: false });
+  d.emit({ tabId: 1 }, "Page.frameNavigated", { frame: { id: "F1", parentId: TOP, url: "http://127.0.0.1:8001/frame.html" } });
+  await settle();
+  assert.ok(!d.attached.has("target:SHW2"));
+  d.emit({ tabId: 1 }, "Page.frameNavigated", { frame: { id: TOP, url: PAGE } });
+  await settle();
+  assert.deepEqual([...d.attached], [1, "target:SHW", "target:SHW2"]);
+  // Both go with the tab's view.
+  await deep.detach(1);
+  assert.deepEqual([...d.attached], []);
 });
 
 test("deep: sessions on shared workers left by an earlier service worker are let go; one held at its start is let run", async () => {
