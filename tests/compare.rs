@@ -593,6 +593,38 @@ async fn a_request_fixed_after_the_mark_is_fixed_though_the_window_before_had_no
     mcp.close().await;
 }
 
+/// The review's case: every load of the page rejects (dashboard), and warns; the agent marks
+/// twice with no load between, then reloads after the fix. The error and the warning are not in the
+/// window before (no load ran the page's code there) but ran before it: recurring, not new; an
+/// error never seen before is new.
+#[tokio::test]
+async fn an_error_seen_before_the_window_before_is_recurring_not_new() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let mcp = Mcp::http(&server).await;
+    server.ingest("actions", vec![load(T, "load")]).await;
+    server.ingest("logs", vec![log(T + 10, "error", "Error: dashboard: expected at least 3 widgets")]).await;
+    server.ingest("logs", vec![log(T + 11, "warn", "[intlify] Not found 'nav.home' key")]).await;
+    let first = mcp.observe(json!({"what": "errors", "tabId": 1})).await;
+    let first_id = first["entries"][0]["id"].as_i64().expect("the first error's id");
+    mcp.ok("configure", json!({"action": "mark", "name": "before-hmr"})).await;
+    mcp.ok("configure", json!({"action": "mark", "name": "before-fix"})).await;
+    server.ingest("actions", vec![load(T + 1000, "reload")]).await;
+    server.ingest("logs", vec![log(T + 1010, "error", "Error: dashboard: expected at least 3 widgets")]).await;
+    server.ingest("logs", vec![log(T + 1011, "warn", "[intlify] Not found 'nav.home' key")]).await;
+    server.ingest("logs", vec![log(T + 1020, "error", "TypeError: total is not defined")]).await;
+    let c = mcp.observe(json!({"what": "compare", "mark": "before-fix", "tabId": 1})).await;
+    assert_eq!(fingerprints(&c["errors"]["new"]), ["TypeError: total is not defined"], "{c}");
+    let recurring = &c["errors"]["recurring"];
+    assert_eq!(recurring["count"], 1, "{c}");
+    assert!(recurring["items"][0]["fingerprint"].as_str().unwrap_or_default().starts_with("Error: dashboard"), "{c}");
+    assert_eq!(recurring["items"][0]["earlier_id"], first_id, "{c}");
+    assert_eq!(c["warnings"]["new"]["count"], 0, "{c}");
+    assert_eq!(c["warnings"]["recurring"]["count"], 1, "{c}");
+    assert!(c["hint"].as_str().unwrap_or_default().contains("recurring: 1 error and 1 warning groups"), "{c}");
+    mcp.close().await;
+}
+
 /// A warning logged during a hot update after the mark, gone once the page reloaded: with a page
 /// load after the mark, the window after begins at it, and the answer names that load.
 #[tokio::test]

@@ -100,10 +100,14 @@ export class DeepRequests {
    * @param {(entry: object, tabId: number|null, where: object) => void} io.emitLog
    * @param {(url: string) => void} [io.leftScope]  the top frame is going out of the scope
    * @param {() => number} [io.now]
+   * @param {number} [io.begun]  when the deep view began (ms since the epoch): a message logged
+   *   before it, which Chrome hands over when Log or Runtime is enabled, is not taken (it was logged
+   *   while the person had not asked for this view, perhaps while capture was paused)
    */
   constructor(io) {
     this.io = io;
     this.now = io.now || Date.now;
+    this.begun = Number.isFinite(io.begun) ? io.begun : -Infinity;
     this.open = new Map(); // request id → record
     this.recent = new Map(); // request id → finished record, for Log entries
     this.frames = new Map(); // frame id → { parent, url }
@@ -285,11 +289,11 @@ export class DeepRequests {
       });
     }
     r.current = next;
+    // A hop through a site outside the scope (a single sign-on's bounce back to the app) is not
+    // where the tab went: the view ends if the tab commits a page outside the scope
+    // (Page.frameNavigated), and a chain that ends there leaves no row (`finish`: its document's
+    // URL decides).
     if (r.type === "main_frame" || r.type === "sub_frame") r.docUrl = next;
-    if (r.type === "main_frame" && !this.inScope(next)) {
-      this.open.delete(r.id);
-      this.left(next);
-    }
   }
 
   response(s, p) {
@@ -510,7 +514,7 @@ export class DeepRequests {
   // ---- the browser's console messages ---------------------------------------------------
   log(s, p) {
     const e = p.entry;
-    if (!e || typeof e !== "object") return;
+    if (!e || typeof e !== "object" || this.before(e.timestamp)) return;
     const session = s ? this.sessions.get(s) : undefined;
     const r = e.networkRequestId !== undefined ? this.open.get(e.networkRequestId) || this.recent.get(e.networkRequestId) : undefined;
     let frame;
@@ -534,6 +538,11 @@ export class DeepRequests {
     this.io.emitLog(entry, serviceWorker ? null : this.io.tabId, this.where(serviceWorker ? undefined : frame, serviceWorker));
   }
 
+  /** Whether a message's time (ms since the epoch) is before the deep view began. */
+  before(timestamp) {
+    return typeof timestamp === "number" && timestamp < this.begun;
+  }
+
   /**
    * A worker's own console call or uncaught error (Runtime, enabled in worker sessions only):
    * a logs entry of the tab, in the frame that started the worker; a service worker's of no tab,
@@ -542,7 +551,7 @@ export class DeepRequests {
    */
   workerLog(s, p, build) {
     const session = s ? this.sessions.get(s) : undefined;
-    if (!session || !WORKERS.has(session.type)) return;
+    if (!session || !WORKERS.has(session.type) || this.before(p.timestamp)) return;
     if (build === exceptionEntry && session.type === "worker") return;
     if (!this.inScope(this.scopeUrl(session.url, session.frame))) return;
     const entry = build(p, session, this.now);

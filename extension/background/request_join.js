@@ -44,6 +44,8 @@ const TIMING_SKIP = new Set([
   "requestId",
   "source",
   "redacted",
+  // The page left before it saw the end; the browser saw it (its row is made at the end).
+  "unfinished",
 ]);
 /** Rows remembered after they are queued, for bodies and page rows that arrive late. */
 const RECENT = 500;

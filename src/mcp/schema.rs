@@ -19,7 +19,7 @@ failed requests, last action and navigation just before. since_navigation=true: 
 answer about a site outside it says how to capture it. search=\"text\" finds entries holding that text \
 (case-insensitive, in messages, arguments, stacks, URLs, headers, bodies, WebSocket data, action targets), with any \
 filter or paging. since_mark=NAME: only entries after a mark (configure action=mark). what=compare: error groups \
-new/gone/changed, requests newly failing or fixed, warnings new/gone and vitals before -> after, across mark=NAME \
+new/gone/changed/recurring, requests newly failing or fixed, warnings new/gone/recurring and vitals before -> after, across mark=NAME \
 (from the mark or page load before it) or, without mark, across the tab's last two page loads. `viewer` is a \
 link to show the user what the answer shows (replace {id} with an entry's id).";
 

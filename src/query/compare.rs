@@ -339,6 +339,16 @@ fn outside(
     Ok(())
 }
 
+/// The groups of `level` (`error` or `warn`) up to the end of the window before, among the newest
+/// [`OUTSIDE_ROWS`] logs entries: where a group new in the window after was seen before.
+fn earlier_groups(conn: &Connection, plan: &Plan, level: &str) -> Result<Vec<Group>, QueryError> {
+    let earlier = Window { from: None, to: plan.before.to.clone(), tab: plan.tab };
+    let mut filter = earlier.filter(&LOGS);
+    filter.push_param("level = ?", level.to_owned().into());
+    filter.push_condition(&format!("id > (SELECT coalesce(max(id), 0) FROM logs) - {OUTSIDE_ROWS}"));
+    groups(conn, &filter, false)
+}
+
 /// Which windows to compare, and what to say about them.
 struct Plan {
     before: Window,
@@ -482,8 +492,12 @@ fn group_out(g: &Group) -> Value {
 
 /// What changed between two sides' groups (errors, or warnings).
 struct GroupDiff {
-    /// Only in `after`.
+    /// Only in `after`, and never seen before it.
     new: Vec<Value>,
+    /// Only in `after` of the two, but seen before the window before (its code ran then, and not
+    /// in the window before: a window of no page load), each with `earlier_id`, its latest
+    /// occurrence there: not new.
+    recurring: Vec<Value>,
     /// Only in `before`.
     gone: Vec<Value>,
     /// In both, with other counts.
@@ -495,7 +509,12 @@ struct GroupDiff {
 /// Groups only in `after` (new), only in `before` (gone), and in both with other counts. The first
 /// [`TOP`] new and gone groups get their `at`, as the summary's groups say where each happened:
 /// only those can be listed.
-fn diff_groups(conn: &Connection, before: &mut [Group], after: &mut [Group]) -> Result<GroupDiff, QueryError> {
+fn diff_groups(
+    conn: &Connection,
+    before: &mut [Group],
+    after: &mut [Group],
+    earlier: &[Group],
+) -> Result<GroupDiff, QueryError> {
     // A group is matched by any of its fingerprints: one Error logged under several messages may
     // be logged under fewer of them in one window.
     let mut in_before: HashMap<&str, usize> = HashMap::new();
@@ -507,10 +526,19 @@ fn diff_groups(conn: &Connection, before: &mut [Group], after: &mut [Group]) -> 
     let in_after: HashSet<&str> = after.iter().flat_map(|g| g.members.iter().map(String::as_str)).collect();
     let matched: Vec<Option<usize>> =
         after.iter().map(|g| g.members.iter().find_map(|m| in_before.get(m.as_str()).copied())).collect();
-    let new: Vec<usize> = (0..after.len()).filter(|&i| matched[i].is_none()).collect();
+    let mut in_earlier: HashMap<&str, i64> = HashMap::new();
+    for g in earlier {
+        for member in &g.members {
+            let last = in_earlier.entry(member.as_str()).or_insert(g.last_id);
+            *last = (*last).max(g.last_id);
+        }
+    }
+    let earlier_id = |g: &Group| g.members.iter().filter_map(|m| in_earlier.get(m.as_str()).copied()).max();
+    let (recurring, new): (Vec<usize>, Vec<usize>) =
+        (0..after.len()).filter(|&i| matched[i].is_none()).partition(|&i| earlier_id(&after[i]).is_some());
     let gone: Vec<usize> =
         (0..before.len()).filter(|&j| !before[j].members.iter().any(|m| in_after.contains(m.as_str()))).collect();
-    for &i in new.iter().take(TOP) {
+    for &i in new.iter().chain(&recurring).take(TOP) {
         locate(conn, &mut after[i..=i])?;
     }
     for &j in gone.iter().take(TOP) {
@@ -518,6 +546,14 @@ fn diff_groups(conn: &Connection, before: &mut [Group], after: &mut [Group]) -> 
     }
     let mut diff = GroupDiff {
         new: new.iter().map(|&i| group_out(&after[i])).collect(),
+        recurring: recurring
+            .iter()
+            .map(|&i| {
+                let mut out = group_out(&after[i]);
+                out["earlier_id"] = json!(earlier_id(&after[i]));
+                out
+            })
+            .collect(),
         gone: gone.iter().map(|&j| group_out(&before[j])).collect(),
         changed: Vec::new(),
         same: 0,
@@ -669,10 +705,15 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
     let mut before = side(conn, &plan.before)?;
     let mut after = side(conn, &plan.after)?;
     outside(conn, &plan, &mut before.requests, &mut after.requests)?;
-    let GroupDiff { new: mut errors_new, gone: mut errors_gone, changed: errors_changed, same: errors_same } =
-        diff_groups(conn, &mut before.errors, &mut after.errors)?;
-    let GroupDiff { new: mut warn_new, gone: mut warn_gone, .. } =
-        diff_groups(conn, &mut before.warnings, &mut after.warnings)?;
+    let GroupDiff {
+        new: mut errors_new,
+        recurring: errors_recurring,
+        gone: mut errors_gone,
+        changed: errors_changed,
+        same: errors_same,
+    } = diff_groups(conn, &mut before.errors, &mut after.errors, &earlier_groups(conn, &plan, "error")?)?;
+    let GroupDiff { new: mut warn_new, recurring: warn_recurring, gone: mut warn_gone, .. } =
+        diff_groups(conn, &mut before.warnings, &mut after.warnings, &earlier_groups(conn, &plan, "warn")?)?;
     // Deep mode on in one window only: what only it sees is no change, since the other could not.
     let deep_window = match (before.deep, after.deep) {
         (false, true) => Some("after"),
@@ -705,6 +746,8 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         &warn_new,
         &warn_gone,
         &unseen,
+        &errors_recurring,
+        &warn_recurring,
     ];
     let lens: Vec<usize> = lists.iter().map(|l| l.len()).collect();
     let list = |items: &[Value], top: usize| -> Value {
@@ -715,7 +758,8 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         v
     };
     let fitted = super::compact::filled_lists(&lens, TOP, budget, |tops| {
-        let [e_new, e_gone, e_changed, r_failing, r_fixed, r_status, w_new, w_gone, deep_seen] = tops else {
+        let [e_new, e_gone, e_changed, r_failing, r_fixed, r_status, w_new, w_gone, deep_seen, e_again, w_again] = tops
+        else {
             unreachable!("one top per list")
         };
         let mut answer = Map::new();
@@ -732,6 +776,7 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
                 "gone": list(&errors_gone, *e_gone),
                 "changed": list(&errors_changed, *e_changed),
                 "unchanged": errors_same,
+                "recurring": list(&errors_recurring, *e_again),
             }),
         );
         answer.insert(
@@ -742,7 +787,10 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
                 "status_changed": list(&status_changed, *r_status),
             }),
         );
-        answer.insert("warnings".into(), json!({ "new": list(&warn_new, *w_new), "gone": list(&warn_gone, *w_gone) }));
+        answer.insert(
+            "warnings".into(),
+            json!({ "new": list(&warn_new, *w_new), "gone": list(&warn_gone, *w_gone), "recurring": list(&warn_recurring, *w_again) }),
+        );
         if let Some(window) = deep_window {
             let mut seen = list(&unseen, *deep_seen);
             seen["window"] = json!(window);
@@ -789,6 +837,13 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
             let (new_or_gone, other) = if window == "after" { ("new", "before") } else { ("gone", "after") };
             hints.push(format!(
                 "deep mode was on in the window {window} only: what only the browser shows (its own console messages, a worker's console and requests, CORS preflights) the window {other} could not see, so those {new_or_gone} in it are listed under only_deep_sees, not as changes"
+            ));
+        }
+        if !errors_recurring.is_empty() || !warn_recurring.is_empty() {
+            hints.push(format!(
+                "recurring: {} error and {} warning groups of the window after were not in the window before but were seen before it (earlier_id), where the same code ran: not new; the window before did not run it",
+                errors_recurring.len(),
+                warn_recurring.len()
             ));
         }
         if !errors_gone.is_empty() || !fixed.is_empty() {

@@ -255,7 +255,10 @@ fn thrown_in_evaluated_code(stack: &str) -> bool {
         let place = f.rsplit_once('(').map_or(f, |(_, p)| p);
         place.strip_prefix("<anonymous>:").is_some_and(|lc| lc.split(':').all(|n| n.parse::<u32>().is_ok()))
     });
-    nameless || top.starts_with("at eval ") || top.contains("(eval at ")
+    // `at eval (webpack-internal:///./src/App.tsx:21:15)` is a function of no name in a module webpack
+    // ran through `eval` (its `eval-*` devtools): that module names its file.
+    let named_module = top.strip_prefix("at eval (").is_some_and(|place| place.contains("://"));
+    nameless || (top.starts_with("at eval ") && !named_module) || top.contains("(eval at ")
 }
 
 /// For an errors answer: a sentence saying how many of the app's requests failed in the same
@@ -361,4 +364,24 @@ fn render(
         }
     };
     Ok(if list { format!("[{}]", items.join(",")) } else { items.join(",") })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thrown_in_evaluated_code;
+
+    #[test]
+    fn code_of_no_file_is_told_from_a_module_webpack_ran_through_eval() {
+        // A swapped-in part's script (htmx, Turbo), and code run by `eval` itself.
+        assert!(thrown_in_evaluated_code("Error: x\n    at <anonymous>:1:7"));
+        assert!(thrown_in_evaluated_code(
+            "Error: x\n    at eval (eval at run (http://localhost/app.js:3:5), <anonymous>:1:1)"
+        ));
+        assert!(thrown_in_evaluated_code("Error: x\n    at eval (<anonymous>:1:1)"));
+        // A function of no name in a module webpack's `eval-*` devtools ran: its module is a file.
+        assert!(!thrown_in_evaluated_code(
+            "Error: stats request failed with 500\n    at eval (webpack-internal:///./src/components/ApiStatus.tsx:21:15)"
+        ));
+        assert!(!thrown_in_evaluated_code("TypeError: x\n    at JSON.parse (<anonymous>)\n    at <anonymous>:1:1"));
+    }
 }

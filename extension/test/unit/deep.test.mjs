@@ -12,9 +12,10 @@ const PAGE = "http://127.0.0.1:8001/network.html";
 const CROSS = "http://127.0.0.2:8002";
 const IN_SCOPE = /^https?:\/\/(localhost|[^/]*\.localhost|127\.0\.0\.1|\[::1\])(:\d+)?\//;
 
-function tracker() {
+function tracker(more = {}) {
   const out = { rows: [], logs: [], left: [] };
   out.t = new DeepRequests({
+    ...more,
     tabId: 7,
     mainFrame: TOP,
     inScope: (url) => IN_SCOPE.test(url),
@@ -388,6 +389,8 @@ test("the top frame going out of the scope is reported and leaves no row", () =>
   send(undefined, "Network.requestWillBeSent", willSend("D1", "http://127.0.0.1:8001/next.html", { type: "Document", documentURL: "http://127.0.0.1:8001/next.html" }));
   send(undefined, "Network.requestWillBeSent", willSend("D1", "https://example.com/", { type: "Document", documentURL: "https://example.com/", redirectResponse: { status: 302, protocol: "http/1.1" } }));
   send(undefined, "Network.loadingFinished", { requestId: "D1", ...end(3) });
+  // Where the redirect ended: the tab commits a page outside the scope.
+  send(undefined, "Page.frameNavigated", { frame: { id: TOP, url: "https://example.com/" } });
   send(undefined, "Network.requestWillBeSent", willSend("D2", "https://example.org/", { type: "Document", documentURL: "https://example.org/" }));
   // Back to a page in the back/forward cache: no request, only the commit.
   send(undefined, "Page.frameNavigated", { frame: { id: TOP, url: "https://example.net/", loaderId: "x" }, type: "BackForwardCacheRestore" });
@@ -395,6 +398,26 @@ test("the top frame going out of the scope is reported and leaves no row", () =>
   send(undefined, "Page.frameNavigated", { frame: { id: TOP, url: "chrome-error://chromewebdata/", unreachableUrl: "http://localhost:5173/" } });
   assert.deepEqual(left, ["https://example.com/", "https://example.org/", "https://example.net/"]);
   assert.deepEqual(rows, []);
+});
+
+test("a navigation bounced through a site outside the scope and back (single sign-on) keeps the view and its chain", () => {
+  const { send, rows, left } = tracker();
+  const doc = (url, extra) => willSend("D9", url, { type: "Document", documentURL: url, ...extra });
+  send(undefined, "Network.requestWillBeSent", doc("http://127.0.0.1:8001/go-out"));
+  send(undefined, "Network.requestWillBeSent", doc("https://auth.example/bounce", { redirectResponse: { status: 302, protocol: "http/1.1" } }));
+  send(undefined, "Network.requestWillBeSent", doc("http://127.0.0.1:8001/back", { redirectResponse: { status: 302, protocol: "http/1.1" } }));
+  send(undefined, "Network.responseReceived", { ...response("D9", { type: "Document", ms: 4 }), response: { url: "http://127.0.0.1:8001/back", status: 200, statusText: "OK", protocol: "http/1.1" } });
+  send(undefined, "Network.loadingFinished", { requestId: "D9", ...end(5) });
+  send(undefined, "Page.frameNavigated", { frame: { id: TOP, url: "http://127.0.0.1:8001/back" } });
+  assert.deepEqual(left, []);
+  assert.equal(rows.length, 1);
+  assert.deepEqual(
+    rows[0].row.redirects.map((h) => [h.url, h.status, h.location]),
+    [
+      ["http://127.0.0.1:8001/go-out", 302, "https://auth.example/bounce"],
+      ["https://auth.example/bounce", 302, "http://127.0.0.1:8001/back"],
+    ],
+  );
 });
 
 test("requests in flight are offered to bodies; a response to a request seen mid-way still makes a row", () => {
@@ -431,6 +454,17 @@ test("a browser message is attributed to a same-process frame by its document's 
   send(undefined, "Log.entryAdded", { entry: { level: "warning", source: "security", text: "Mixed content", url: "http://127.0.0.1:8001/sub.html", timestamp: 5 } });
   send(undefined, "Log.entryAdded", { entry: { level: "verbose", source: "violation", text: "[Violation] 'load' handler took 200ms", timestamp: 6 } });
   assert.deepEqual(logs.map((l) => [l.entry.level, l.where.frame, l.where.top]), [["warn", "SUB", false], ["debug", TOP, true]]);
+});
+
+test("a message logged before the deep view began, which Chrome hands over on enable, is not taken; one after it is", () => {
+  const { send, logs } = tracker({ begun: 1_700_000_005_000 });
+  send(undefined, "Target.attachedToTarget", { sessionId: "S-W", targetInfo: { targetId: "W", type: "worker", url: "http://127.0.0.1:8001/w.js" } });
+  // Logged while the person had not asked for the view (perhaps while capture was paused).
+  send(undefined, "Log.entryAdded", { entry: { level: "error", source: "network", text: "before", url: PAGE, timestamp: 1_700_000_004_999 } });
+  send("S-W", "Runtime.consoleAPICalled", { type: "log", timestamp: 1_700_000_004_000, args: [{ type: "string", value: "worker before" }] });
+  send(undefined, "Log.entryAdded", { entry: { level: "error", source: "network", text: "after", url: PAGE, timestamp: 1_700_000_005_000 } });
+  send("S-W", "Runtime.consoleAPICalled", { type: "log", timestamp: 1_700_000_006_000, args: [{ type: "string", value: "worker after" }] });
+  assert.deepEqual(logs.map((l) => l.entry.message), ["after", "worker after"]);
 });
 
 test("browserLog: levels as the logs kind has them, the line counted from 1, the stack as text, a long message cut", () => {

@@ -58,6 +58,13 @@ test("the browser's say on a request wins over the page's: status, failure, meth
   );
 });
 
+test("a page row sent as its page left (unfinished) joins the browser's row of the request's end without saying unfinished", () => {
+  const j = joiner();
+  j.join.timing({ url: "http://a/api/orders", method: "GET", source: "page", initiatorType: "fetch", unfinished: true }, 1, F0);
+  j.join.row({ url: "http://a/api/orders", method: "GET", requestId: "r1", responseStatus: 500, source: "browser" }, 1, TOP);
+  assert.deepEqual([j.queued[0].row.responseStatus, j.queued[0].row.initiatorType, j.queued[0].row.unfinished], [500, "fetch", undefined]);
+});
+
 test("a row goes as soon as its page row has joined; one without waits the hold", () => {
   const j = joiner();
   j.join.row({ url: "http://a/slow-timing", method: "GET", requestId: "r1" }, 1, TOP);
