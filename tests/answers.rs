@@ -320,6 +320,52 @@ async fn summary_groups_messages_by_fingerprint_with_exact_counts() {
     assert_eq!(grouped["groups"][0]["count"], 1_000);
 }
 
+/// The Vue review's flood: vue-i18n warns of each missing key (one group a key, 36 times each) and
+/// Vue of props (12 times), and Vue Router once of a redirect loop, the one that matters. One
+/// group of each tag comes before a second: the router's warning is among the summary's five, and
+/// `what=logs group=true` lists every group, warnings first, errors with them, each with its level.
+#[tokio::test]
+async fn one_library_s_flood_of_warnings_does_not_hide_another_s_one_warning() {
+    let db = TempDb::new();
+    let server = Server::start(&db.path, &[]);
+    let t = 1_732_380_000_000i64;
+    let warn = |i: i64, message: String| json!({"tabId": 1, "ts": t + i, "level": "warn", "message": message});
+    let mut logs = Vec::new();
+    for round in 0..36 {
+        for key in ["home", "profile", "settings", "orders"] {
+            logs.push(warn(round, format!("[intlify] Not found 'nav.{key}' key in 'en' locale messages.")));
+        }
+        if round < 12 {
+            logs.push(warn(round, "[Vue warn]: Missing required prop: \"title\"".into()));
+            logs.push(warn(round, "[Vue warn]: Extraneous non-props attributes (class) were passed".into()));
+        }
+        logs.push(json!({"tabId": 1, "ts": t + round, "level": "log", "message": "render"}));
+    }
+    logs.push(warn(100, "[Vue Router warn]: Detected a possibly infinite redirection in a navigation guard".into()));
+    logs.push(json!({"tabId": 1, "ts": t + 101, "level": "error", "message": "Error: saving failed"}));
+    server.ingest("logs", logs).await;
+    let mcp = Mcp::http(&server).await;
+    let summary = within_budget(&mcp, json!({"what": "summary"})).await;
+    let shown: Vec<&str> =
+        summary["logs"]["groups"].as_array().unwrap().iter().map(|g| g["fingerprint"].as_str().unwrap()).collect();
+    assert_eq!(shown.len(), 5, "{summary}");
+    let tags: Vec<&str> = shown.iter().map(|f| &f[..f.find(']').map_or(0, |i| i + 1)]).collect();
+    assert_eq!(tags[..3], ["[intlify]", "[Vue warn]", "[Vue Router warn]"], "{summary}");
+    let grouped = within_budget(&mcp, json!({"what": "logs", "group": true})).await;
+    assert_eq!(grouped["what"], "logs", "{grouped}");
+    let groups = grouped["groups"].as_array().unwrap();
+    assert_eq!(grouped["total_groups"], 9, "{grouped}");
+    let levels: Vec<&str> = groups.iter().map(|g| g["level"].as_str().unwrap()).collect();
+    assert_eq!(levels[0], "error", "{grouped}");
+    assert!(levels[1..8].iter().all(|l| *l == "warn"), "{grouped}");
+    assert_eq!(levels[8], "log", "{grouped}");
+    assert_eq!(groups[8]["count"], 36, "{grouped}");
+    let narrowed =
+        within_budget(&mcp, json!({"what": "logs", "group": true, "min_level": "warn", "search": "intlify"})).await;
+    assert_eq!(narrowed["total_groups"], 4, "{narrowed}");
+    assert!(narrowed["hint"].as_str().unwrap_or_default().contains("what=logs id="), "{narrowed}");
+}
+
 /// A dev server's chatter on every load ("[vite] connected.", a devtools notice) outnumbers the
 /// app's one warning: the summary lists warnings first, then the most frequent.
 #[tokio::test]

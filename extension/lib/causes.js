@@ -25,11 +25,30 @@
 
   /** "Name: message", or only "Name" for an empty message, as V8 starts a stack. */
   function head(e) {
-    const name = read(e, "name");
-    const message = read(e, "message");
-    const n = name === undefined || name === null || name === "" ? "Error" : text(name);
-    const m = message === undefined || message === null ? "" : text(message);
+    const m = messageOf(e);
+    const n = nameOf(e);
     return m ? `${n}: ${m}` : n;
+  }
+
+  function messageOf(e) {
+    const message = read(e, "message");
+    return message === undefined || message === null ? "" : text(message);
+  }
+
+  // A class's name as JavaScript writes one (a minifier's `t` too).
+  const CLASS_NAME = /^[A-Za-z_$][\w$]{0,99}$/;
+
+  /**
+   * The error's `name`; for a subclass that keeps Error's own (`class ApiError extends Error {}`),
+   * its class's name, as DevTools names it.
+   */
+  function nameOf(e) {
+    const name = read(e, "name");
+    const n = name === undefined || name === null || name === "" ? "Error" : text(name);
+    if (n !== "Error") return n;
+    const made = read(e, "constructor");
+    const cls = typeof made === "function" ? read(made, "name") : undefined;
+    return typeof cls === "string" && cls !== "Error" && CLASS_NAME.test(cls) ? cls : n;
   }
 
   /** The error's own stack, starting with its head line. */
@@ -37,7 +56,12 @@
     const h = head(e);
     const stack = read(e, "stack");
     if (typeof stack !== "string" || stack === "") return h;
-    return stack.startsWith(h) ? stack : `${h}\n${stack}`;
+    if (stack.startsWith(h)) return stack;
+    // V8 began it with Error's name where the error's class says more: the class's head instead.
+    const m = messageOf(e);
+    const plain = m ? `Error: ${m}` : "Error";
+    if (h !== plain && stack.startsWith(plain)) return h + stack.slice(plain.length);
+    return `${h}\n${stack}`;
   }
 
   /**

@@ -269,11 +269,37 @@
       // concatenation (`./src/index.js + 3 modules`) left out.
       const file = name.replace(/^.*!/, "").replace(/ \+ \d+ modules?$/, "");
       const text = `ERROR${file ? ` in ${file}` : ""}${loc ? ` ${loc}` : ""}\n${message}`;
-      const at = WEBPACK_LOC.exec(loc) || PARSER_PLACE.exec(message.slice(0, 4096));
+      const head = message.slice(0, 8192);
+      const at = WEBPACK_LOC.exec(loc) || PARSER_PLACE.exec(head);
       // 1-based, as editors count: the column of the character the parser did not expect.
-      const column = at && at[2] !== undefined ? Number(at[2]) + 1 : undefined;
-      const original = file && at ? { source: file.replace(/^\.\//, "").slice(0, 1024), line: Number(at[1]), column } : undefined;
+      const placed = at ? { line: Number(at[1]), column: at[2] !== undefined ? Number(at[2]) + 1 : undefined } : swcPlace(head) || vfilePlace(head);
+      const original = file && placed ? { source: file.replace(/^\.\//, "").slice(0, 1024), ...placed } : undefined;
       return { text, original };
+    }
+
+    // swc's code frame (Rspack's `builtin:swc-loader`, Docusaurus' and Next's builds): the line in
+    // `,-[/app/src/App.tsx:3:1]`, the column where its `^` stands, under the gutter's `|` its `:`.
+    const SWC_FRAME = /,-\[[^\]\n]*?:(\d+):\d+\]/;
+    function swcPlace(message) {
+      const framed = SWC_FRAME.exec(message);
+      if (!framed) return null;
+      const line = Number(framed[1]);
+      const lines = message.slice(framed.index).split("\n", 64);
+      const gutter = new RegExp(`(?:^|[^\\d])${line} \\|`);
+      const at = lines.findIndex((l) => gutter.test(l));
+      const bar = at < 0 ? -1 : lines[at].search(gutter) + lines[at].match(gutter)[0].length - 1;
+      const below = at < 0 || at + 1 >= lines.length ? "" : lines[at + 1];
+      const caret = below.indexOf("^");
+      const column = bar >= 0 && below[bar] === ":" && caret > bar + 1 ? caret - bar - 1 : undefined;
+      return { line, column };
+    }
+
+    // A unified/vfile message's place (MDX's compiler, remark's, as Docusaurus' mdx-loader
+    // prints it): `"name": "9:44"`, both 1-based.
+    const VFILE_PLACE = /"name": "(\d+):(\d+)"/;
+    function vfilePlace(message) {
+      const named = VFILE_PLACE.exec(message);
+      return named ? { line: Number(named[1]), column: Number(named[2]) } : null;
     }
 
     // Metro (Expo's, React Native for web's dev server) sends `{"type":"error","body":{…}}` on its

@@ -109,6 +109,12 @@ pub async fn serve(listener: Listener, app: Router, stop: CancellationToken) {
             },
             () = stop.cancelled() => break,
         };
+        // A streamed answer (MCP over SSE) leaves as its headers, then its body: with Nagle's
+        // algorithm on, the body's small write waits for the client's delayed ACK, about 40 ms
+        // an answer. A loopback peer gains nothing from the coalescing.
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!("cannot set TCP_NODELAY: {e}");
+        }
         let service = TowerToHyperService::new(app.clone());
         let stop = stop.clone();
         connections.spawn(async move {

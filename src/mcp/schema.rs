@@ -11,7 +11,7 @@ pub const OBSERVE_DESCRIPTION: &str = "Read what the user's browser tabs did (Ga
 errors, network, WebSocket, user actions, extension logs; page, tabs, vitals. Start with what=summary. Lists are \
 compact, oldest first: each entry has its `id` and `t` (ms after common.t0); values shared by all entries are in \
 `common`; logged objects show as JS literals. Drill into entries with id=N or ids=[...] (every stored field), or \
-fields=[\"all\"]. Every answer fits max_tokens (default 8000) and max_chars (40000) and says total, has_more, \
+fields=[\"all\"]. Every answer fits max_tokens (default 8000) and max_chars (40000); a list of entries says total, has_more, \
 next_offset and cursor. Page with limit+offset (offset -N = last N) or after_cursor=<cursor> (never repeats or skips, \
 polls only what is new); before_cursor pages back (prev_cursor, has_older). Errors carry `context`: the same tab's \
 failed requests, last action and navigation just before. since_navigation=true: only since the tab's last reload. \

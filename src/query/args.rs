@@ -224,7 +224,7 @@ pub fn parse(args: &Map<String, Value>) -> Result<ObserveArgs, String> {
     let since_navigation = boolean(args, "since_navigation")?;
     let group = boolean(args, "group")?;
     if group && ids.is_some() {
-        return Err("group=true lists error groups; it cannot be combined with id/ids".into());
+        return Err("group=true lists groups; it cannot be combined with id/ids".into());
     }
     // Groups are listed most frequent first, within the budget: no offset or cursor pages them.
     if let Some(name) = ["offset", "after_cursor", "before_cursor", "fields", "context"]
@@ -578,7 +578,8 @@ mod tests {
         assert!(p(json!({"what":"logs","id":3,"limit":5})).unwrap_err().contains("cannot be combined with limit"));
         assert!(p(json!({"what":"logs","ids":(1..=51).collect::<Vec<i64>>()})).unwrap_err().contains("at most 50"));
         assert!(p(json!({"what":"logs","max_tokens":100})).unwrap_err().contains("max_tokens must be between"));
-        assert!(p(json!({"what":"logs","group":true})).unwrap_err().contains("applies to errors"));
+        assert!(p(json!({"what":"logs","group":true})).is_ok());
+        assert!(p(json!({"what":"actions","group":true})).unwrap_err().contains("applies to errors and logs"));
         for paging in ["offset", "after_cursor", "before_cursor"] {
             let e = p(json!({"what":"errors","group":true, paging: 2})).unwrap_err();
             assert!(e.contains(&format!("`{paging}` does not apply to group=true")), "{e}");

@@ -44,7 +44,9 @@ impl Applies {
     pub const COMPARE: Applies = Applies(1 << 3);
     /// `page`, `tabs`, `vitals`.
     pub const STATE: Applies = Applies(1 << 4);
-    pub const EVERY_WHAT: Applies = Applies(0b1_1111);
+    /// `logs` only.
+    pub const LOGS: Applies = Applies(1 << 5);
+    pub const EVERY_WHAT: Applies = Applies(0b11_1111);
 
     pub const TRACK_TAB: Applies = Applies(1 << 8);
     pub const CLEAR: Applies = Applies(1 << 9);
@@ -66,6 +68,7 @@ impl Applies {
     pub fn of_what(what: What) -> Applies {
         match what {
             What::Kind { errors_only: true, .. } => Applies::KINDS.or(Applies::ERRORS),
+            What::Kind { kind, .. } if kind.name == kind::LOGS.name => Applies::KINDS.or(Applies::LOGS),
             What::Kind { .. } => Applies::KINDS,
             What::Summary => Applies::SUMMARY,
             What::Compare => Applies::COMPARE,
@@ -78,9 +81,10 @@ impl Applies {
         if self == Applies::EVERY_WHAT || self == Applies::EVERY_ACTION {
             return "every".into();
         }
-        const NAMES: [(Applies, &str); 11] = [
+        const NAMES: [(Applies, &str); 12] = [
             (Applies::KINDS, "the paginated kinds"),
             (Applies::ERRORS, "errors"),
+            (Applies::LOGS, "logs"),
             (Applies::SUMMARY, "summary"),
             (Applies::COMPARE, "compare"),
             (Applies::STATE, "page/tabs/vitals"),
@@ -252,8 +256,8 @@ pub static OBSERVE: [Arg; 18] = [
     arg(
         "group",
         Boolean,
-        Applies::ERRORS,
-        "fingerprint groups (count, first and last id, an example and where it happened, `at`; `uncaught: true` for an error nobody caught; `fixed` for a failing page or a build error the page said was fixed since) instead of occurrences: a page or frame that answered an error status and was not loaded fine since first, then what the dev server could not build and is not fixed, then what nobody caught, then the most frequent, as frequent the earliest first (no offset or cursor)",
+        Applies::ERRORS.or(Applies::LOGS),
+        "fingerprint groups (count, first and last id, an example and where it happened, `at`; `uncaught: true` for an error nobody caught; `fixed` for a failing page or a build error the page said was fixed since) instead of occurrences: errors, a page or frame that answered an error status and was not loaded fine since first, then what the dev server could not build and is not fixed, then what nobody caught, then the most frequent, as frequent the earliest first; logs (each group with its `level`), warnings first, the app's ahead of its libraries', one group of each tag (`[intlify]`) before a second, then the most frequent (no offset or cursor)",
     ),
     arg(
         "context",
@@ -412,6 +416,7 @@ pub fn filter_schema(f: &Filter) -> Value {
     if f.op == kind::FilterOp::NotContains {
         s["type"] = json!([ty, "array"]);
         s["items"] = json!({ "type": ty });
+        s["minItems"] = json!(1);
         s["maxItems"] = json!(kind::MAX_EXCLUDED);
     }
     s

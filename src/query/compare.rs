@@ -769,16 +769,17 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         if evicted_before > 0 {
             answer.insert("evicted_before".into(), json!(plan.lost_before));
         }
-        answer.insert(
-            "errors".into(),
-            json!({
-                "new": list(&errors_new, *e_new),
-                "gone": list(&errors_gone, *e_gone),
-                "changed": list(&errors_changed, *e_changed),
-                "unchanged": errors_same,
-                "recurring": list(&errors_recurring, *e_again),
-            }),
-        );
+        // `recurring` only where there is any: the smallest answer fits the least budget.
+        let mut errors = json!({
+            "new": list(&errors_new, *e_new),
+            "gone": list(&errors_gone, *e_gone),
+            "changed": list(&errors_changed, *e_changed),
+            "unchanged": errors_same,
+        });
+        if !errors_recurring.is_empty() {
+            errors["recurring"] = list(&errors_recurring, *e_again);
+        }
+        answer.insert("errors".into(), errors);
         answer.insert(
             "requests".into(),
             json!({
@@ -787,10 +788,11 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
                 "status_changed": list(&status_changed, *r_status),
             }),
         );
-        answer.insert(
-            "warnings".into(),
-            json!({ "new": list(&warn_new, *w_new), "gone": list(&warn_gone, *w_gone), "recurring": list(&warn_recurring, *w_again) }),
-        );
+        let mut warnings = json!({ "new": list(&warn_new, *w_new), "gone": list(&warn_gone, *w_gone) });
+        if !warn_recurring.is_empty() {
+            warnings["recurring"] = list(&warn_recurring, *w_again);
+        }
+        answer.insert("warnings".into(), warnings);
         if let Some(window) = deep_window {
             let mut seen = list(&unseen, *deep_seen);
             seen["window"] = json!(window);

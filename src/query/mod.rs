@@ -114,7 +114,7 @@ pub fn observe_linked(conn: &Connection, args: &ObserveArgs, viewer: Option<&str
         document_since: args.extras.document_since,
     };
     let answer = match args.what {
-        What::Kind { errors_only: true, .. } if args.group => summary::error_groups(conn, &args, scope_json)?,
+        What::Kind { kind, errors_only } if args.group => summary::grouped(conn, kind, errors_only, &args, scope_json)?,
         What::Kind { kind, errors_only } if args.ids.is_some() => drill::answer(conn, kind, errors_only, &args)?,
         What::Kind { kind, errors_only } => paged::answer(conn, kind, errors_only, &args, scope_json)?,
         What::Summary => summary::summary(conn, &args, scope_json)?,

@@ -642,6 +642,14 @@ fn hint(meta: &Meta, args: &ObserveArgs, kind: &Kind, first_id: Option<i64>) -> 
             )
         });
     }
+    // The last N, cut by the budget: what is shown is their oldest, and the newest wait after it.
+    if let (Some(requested), true, Some(newest)) = (args.offset.filter(|o| *o < 0), meta.has_more, meta.newest_id) {
+        parts.push(format!(
+            "these are the oldest of the last {}, oldest first; for the newest first, ask before_cursor={}",
+            requested.saturating_neg(),
+            newest.saturating_add(1)
+        ));
+    }
     if (meta.count as i64) < meta.total {
         parts.extend(meta.repeats.clone());
     }

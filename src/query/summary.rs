@@ -201,6 +201,54 @@ pub(super) fn groups(conn: &Connection, filter: &Where, with_level: bool) -> Res
     Ok(groups)
 }
 
+/// The console groups (any level) of `filter`, in the order a person reads them: the most severe
+/// first (errors, warnings, info, then log and debug), then the most frequent: a dev server's "connected"
+/// on every load would otherwise fill the list ahead of the app's one warning. Warnings first,
+/// whoever logged them (a library's warning is about the app's use of it); below them, what the
+/// app logged ahead of what its libraries and dev server logged (React's DevTools banner, an info
+/// on every load, over the app's own log line). Among as severe, one group of each tag first
+/// ([`tag`]): a flood of one library's warnings of many messages (vue-i18n's missing keys, one
+/// group a key) does not hide another library's one warning (Vue Router's redirect loop).
+pub fn log_groups(conn: &Connection, filter: &Where) -> Result<Vec<Group>, QueryError> {
+    let mut groups = groups(conn, filter, true)?;
+    app_logged(conn, &mut groups)?;
+    let severity = |g: &Group| g.level.as_deref().and_then(|l| LEVELS.iter().position(|x| *x == l)).unwrap_or(0);
+    // (Errors too, where a filter holds them: `what=logs group=true`.)
+    let warning = |g: &Group| matches!(g.level.as_deref(), Some("warn" | "error"));
+    groups.sort_by(|a, b| {
+        warning(b)
+            .cmp(&warning(a))
+            .then(a.library.cmp(&b.library))
+            .then(severity(b).cmp(&severity(a)))
+            .then(b.count.cmp(&a.count))
+            .then(a.first_id.cmp(&b.first_id))
+    });
+    // Each group's place among the groups of its tag before it, in that order; then a stable sort.
+    let mut seen: HashMap<(bool, bool, usize, &str), usize> = HashMap::new();
+    let nth: Vec<usize> = groups
+        .iter()
+        .map(|g| match tag(&g.fingerprint) {
+            Some(t) => {
+                let n = seen.entry((warning(g), g.library, severity(g), t)).or_insert(0);
+                *n += 1;
+                *n - 1
+            }
+            None => 0,
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    order.sort_by_key(|&i| (!warning(&groups[i]), groups[i].library, std::cmp::Reverse(severity(&groups[i])), nth[i]));
+    let mut slots: Vec<Option<Group>> = groups.into_iter().map(Some).collect();
+    Ok(order.into_iter().filter_map(|i| slots[i].take()).collect())
+}
+
+/// The tag a library begins its lines with (`[intlify]`, `[Vue warn]`, `[Vue Router warn]`,
+/// `[vite]`), if any.
+fn tag(fingerprint: &str) -> Option<&str> {
+    let end = fingerprint.strip_prefix('[')?.find(']')?;
+    (end > 0 && end <= 40).then(|| &fingerprint[..end + 2])
+}
+
 /// How dev servers' clients begin the lines they log of a build: at error level, their copy of a
 /// build error (webpack-dev-server's, webpack's hot client's), or a module a broken save kept from
 /// reloading (Vite's "Failed to reload"). Fixed when the build is ([`fixed_since::build`]).
@@ -276,14 +324,22 @@ fn example(message: &str) -> String {
     }
 }
 
-/// `what=errors group=true`: error groups, most frequent first, as many as fit.
-pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> Result<String, QueryError> {
-    let filter = Where::new(&LOGS, true, args);
-    let mut all = groups(conn, &filter, false)?;
+/// `what=errors group=true` (error groups, as [`groups`] ranks them) and `what=logs group=true`
+/// (console groups of every level, as [`log_groups`] ranks them): as many as fit.
+pub fn grouped(
+    conn: &Connection,
+    kind: &Kind,
+    errors_only: bool,
+    args: &ObserveArgs,
+    scope: Option<Value>,
+) -> Result<String, QueryError> {
+    let filter = Where::new(kind, errors_only, args);
+    let mut all = if errors_only { groups(conn, &filter, false)? } else { log_groups(conn, &filter)? };
+    let what = if errors_only { "errors" } else { "logs" };
     let occurrences: i64 = all.iter().map(|g| g.count).sum();
     let wanted = args.limit.filter(|l| *l > 0).map_or(all.len(), |l| (l as usize).min(all.len()));
     let mut head = Map::new();
-    head.insert("what".into(), json!("errors"));
+    head.insert("what".into(), json!(what));
     head.insert("group".into(), json!(true));
     head.insert("count".into(), json!(0));
     head.insert("total_groups".into(), json!(all.len()));
@@ -292,7 +348,7 @@ pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>)
     if let Some(scope) = scope {
         head.insert("navigation".into(), scope);
     }
-    let failed_requests = super::context::failed_requests_note(conn, args)?;
+    let failed_requests = if errors_only { super::context::failed_requests_note(conn, args)? } else { None };
     let budget = args.budget();
     let reserve = Cost::of(&Value::Object(head.clone()).to_string())
         .plus(Cost::of(&"x".repeat(300)))
@@ -317,7 +373,10 @@ pub fn error_groups(conn: &Connection, args: &ObserveArgs, scope: Option<Value>)
             )),
         );
     } else if !all.is_empty() {
-        head.insert("hint".into(), json!("drill into a group with observe what=errors id=<first_id or last_id>"));
+        head.insert(
+            "hint".into(),
+            json!(format!("drill into a group with observe what={what} id=<first_id or last_id>")),
+        );
     } else if let Some(h) = &args.extras.empty_hint {
         head.insert("hint".into(), json!(h));
     }
@@ -728,23 +787,7 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         w.push_condition("level <> 'error'");
         w
     };
-    let mut log_groups = groups(conn, &logs_filter, true)?;
-    app_logged(conn, &mut log_groups)?;
-    // The most severe first (warnings, info, then log and debug), then the most frequent: a dev server's "connected" on every load
-    // would otherwise fill the list ahead of the app's one warning.
-    let severity = |g: &Group| g.level.as_deref().and_then(|l| LEVELS.iter().position(|x| *x == l)).unwrap_or(0);
-    // Warnings first, whoever logged them (a library's warning is about the app's use of it);
-    // below them, what the app logged ahead of what its libraries and dev server logged (React's
-    // DevTools banner, an info on every load, over the app's own log line).
-    let warning = |g: &Group| g.level.as_deref() == Some("warn");
-    log_groups.sort_by(|a, b| {
-        warning(b)
-            .cmp(&warning(a))
-            .then(a.library.cmp(&b.library))
-            .then(severity(b).cmp(&severity(a)))
-            .then(b.count.cmp(&a.count))
-            .then(a.first_id.cmp(&b.first_id))
-    });
+    let mut log_groups = log_groups(conn, &logs_filter)?;
     let mut error_groups = groups(conn, &Where::new(&LOGS, true, args), false)?;
     let shown = error_groups.len().min(TOP);
     locate(conn, &mut error_groups[..shown])?;
@@ -778,7 +821,6 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
         answer.insert(NETWORK_WATERFALL.name.into(), waterfall.render(top));
         answer.insert(NETWORK_BODIES.name.into(), bodies.render(top));
         // `not_shown` is named where a list has it: groups left out here.
-        let cut = log_groups.len() > top || error_groups.len() > top;
         let failures_cut = [&waterfall, &bodies].iter().any(|n| n.failed_not_shown(top) > 0);
         let never_reported = nothing && args.extras.empty_hint.is_none() && super::capture::never_reported(conn)?;
         let hint = match &args.extras.empty_hint {
@@ -787,14 +829,19 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
             // Nothing at all, and no extension has ever reported here.
             None if never_reported => super::capture::NEVER_REPORTED.to_owned(),
             _ if top == 0 => {
-                "lists left out at this max_tokens (not_shown): ask for more, or list them with what=errors group=true and what=network_waterfall failed=true".to_owned()
+                "lists left out at this max_tokens (not_shown): ask for more, or list them with what=errors group=true, what=logs group=true and what=network_waterfall failed=true".to_owned()
             }
             // Every list that left something out says where to read it whole.
             _ => {
-                let groups = if cut {
-                    "list every error group with what=errors group=true (not_shown: groups left out here)"
-                } else {
-                    "list error groups with what=errors group=true"
+                let groups = match (error_groups.len() > top, log_groups.len() > top) {
+                    (true, true) => {
+                        "list every error group with what=errors group=true and every log group with what=logs group=true (not_shown: groups left out here)"
+                    }
+                    (true, false) => "list every error group with what=errors group=true (not_shown: groups left out here)",
+                    (false, true) => {
+                        "list error groups with what=errors group=true, every log group with what=logs group=true (not_shown: groups left out here)"
+                    }
+                    (false, false) => "list error groups with what=errors group=true",
                 };
                 let failures = if failures_cut {
                     "; every failed request with what=network_waterfall failed=true (failed_not_shown: left out here)"

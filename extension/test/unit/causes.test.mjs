@@ -85,3 +85,30 @@ test("the stack field of a logged error with causes is cut to the cap", () => {
   const e = new Error("x".repeat(limits.MESSAGE_CAP), { cause: new Error("y".repeat(limits.MESSAGE_CAP)) });
   assert.equal(serialize.stackOf([e]).length, limits.MESSAGE_CAP);
 });
+
+test("a subclass that keeps Error's name is named by its class, as DevTools names it; its stack once", () => {
+  class ApiError extends Error {
+    constructor(status) {
+      super(`API ${status}: {"message":"invalid"}`);
+    }
+  }
+  const e = new ApiError(422);
+  // The stack as V8 wrote it when read before the class could say more (in a browser: "Error: …").
+  Object.defineProperty(e, "stack", { value: `Error: ${e.message}\n    at save (http://localhost:5173/src/stores/profile.ts:22:15)` });
+  assert.equal(causes.describeError(e, { stacks: false }), 'ApiError: API 422: {"message":"invalid"}');
+  assert.equal(causes.describeError(e), 'ApiError: API 422: {"message":"invalid"}\n    at save (http://localhost:5173/src/stores/profile.ts:22:15)');
+  // A name of its own wins; Error's own subclasses keep theirs.
+  class Named extends Error {
+    constructor() {
+      super("x");
+      this.name = "ValidationError";
+    }
+  }
+  assert.equal(causes.describeError(new Named(), { stacks: false }), "ValidationError: x");
+  assert.equal(causes.describeError(new TypeError("y"), { stacks: false }), "TypeError: y");
+  assert.equal(causes.describeError(new Error("z"), { stacks: false }), "Error: z");
+  // A class whose name getter throws, or an odd one: Error.
+  const odd = new ApiError(500);
+  Object.defineProperty(odd, "constructor", { get() { throw new Error("no"); } });
+  assert.equal(causes.describeError(odd, { stacks: false }).split(":")[0], "Error");
+});

@@ -414,6 +414,41 @@ test("webpack's errors through a loader, with colours, or as webpack 4's text sa
   assert.equal(plugin[2].original, undefined);
 });
 
+test("Rspack's swc and MDX build errors, placed by swc's code frame and by the MDX compiler's message", () => {
+  clock += 60000;
+  const receive = hmrSocket("ws://127.0.0.1:3000/ws", "");
+  // Docusaurus 3.10 (Rspack 1.7, webpack-dev-server), as its socket sent them: no loc.
+  const swc = {
+    moduleIdentifier: "builtin:swc-loader??ruleSet[1].rules[5].use[0]!/tmp/docuapp/src/components/PriceTable.tsx",
+    moduleName: "./src/components/PriceTable.tsx",
+    message: [
+      "  \u00d7 Module build failed (from builtin:swc-loader):",
+      "  \u251c\u2500\u25b6   \u00d7   x Expected ident",
+      "  \u2502     \u2502    ,-[/tmp/docuapp/src/components/PriceTable.tsx:3:1]",
+      "  \u2502     \u2502  1 | import React from 'react';",
+      "  \u2502     \u2502  2 |",
+      "  \u2502     \u2502  3 | type Plan = {name: string; price: number;;",
+      "  \u2502     \u2502    :                                          ^",
+      "  \u2502     \u2502  4 |",
+      "  \u2502     \u2502    `----",
+    ].join("\n"),
+  };
+  const [tsx] = receive(JSON.stringify({ type: "errors", data: [swc] }));
+  // The caret stands under the second `;`, the 42nd character of line 3.
+  assert.deepEqual(tsx.original, { source: "src/components/PriceTable.tsx", line: 3, column: 42 });
+  const mdx = {
+    moduleName: "./docs/widgets/pricing.mdx",
+    message:
+      '  \u00d7 Module build failed (from ./node_modules/@docusaurus/mdx-loader/lib/index.js):\n  \u2570\u2500\u25b6   \u00d7 Error: MDX compilation failed for file "/tmp/docuapp/docs/widgets/pricing.mdx"\n        \u2502 Details:\n        \u2502 {\n        \u2502   "column": 44,\n        \u2502   "line": 9,\n        \u2502   "name": "9:44",\n        \u2502 }',
+  };
+  const entries = receive(JSON.stringify({ type: "errors", data: [mdx] }));
+  assert.deepEqual(entries[1].original, { source: "docs/widgets/pricing.mdx", line: 9, column: 44 });
+  // A frame whose caret is not under its line: the line alone.
+  const odd = { ...swc, message: swc.message.replace("    :                                          ^", "    x") };
+  const more = receive(JSON.stringify({ type: "errors", data: [odd] }));
+  assert.deepEqual(more[2].original, { source: "src/components/PriceTable.tsx", line: 3, column: undefined });
+});
+
 test("a socket the page closed before it opened says so, not that the connection failed", () => {
   // React's StrictMode: the effect's cleanup closes the first socket at once; the browser fires error.
   const closedEarly = { url: "ws://127.0.0.1:4001/stock", protocol: "", on: {} };
