@@ -1664,6 +1664,10 @@ async fn dev_servers_say_on_their_sockets_when_a_build_error_is_fixed() {
     // below what is not fixed.
     let copy = json!({"tabId": 1, "ts": t + 1_001, "level": "error", "source": "console",
                       "message": "[webpack-dev-server] Errors while compiling. Reload prevented."});
+    // The module webpack (here Rspack) put in place of the one that did not build, run by a hot
+    // update: it throws the build error.
+    let stub = json!({"tabId": 1, "ts": t + 1_002, "level": "error", "source": "unhandledrejection",
+                      "message": "Unhandled rejection: Error:   × Module build failed (from ./node_modules/@docusaurus/mdx-loader/lib/index.js):\n  ╰─▶ MDX compilation failed"});
     // Metro's report, and Expo's client throwing it.
     let metro = |source: &str, message: &str| json!({"tabId": 4, "ts": t + 1_000, "level": "error", "source": source, "message": message});
     let metro_said =
@@ -1673,7 +1677,7 @@ async fn dev_servers_say_on_their_sockets_when_a_build_error_is_fixed() {
     let next = |source: &str, message: &str| json!({"tabId": 5, "ts": t + 1_000, "level": "error", "source": source, "message": message});
     let next_said = next("dev-server", "[next] ./app/components/Greeting.tsx:13:18\nError: Expression expected");
     let next_copy = next("console", "./app/components/Greeting.tsx:13:18\nError: Expression expected");
-    server.ingest("logs", vec![broke(1), broke(2), broke(3), copy, metro_said, thrown, next_said, next_copy]).await;
+    server.ingest("logs", vec![broke(1), broke(2), broke(3), copy, stub, metro_said, thrown, next_said, next_copy]).await;
     let mcp = Mcp::http(&server).await;
     let grouped = within_budget(&mcp, json!({"what": "errors", "group": true})).await;
     let examples: Vec<&str> = grouped["groups"]
@@ -1685,7 +1689,7 @@ async fn dev_servers_say_on_their_sockets_when_a_build_error_is_fixed() {
         .as_array()
         .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with("[webpack-dev-server]"))));
     assert_eq!(copied.map(|g| g["fixed"].clone()), Some(json!("a build succeeded after it")), "{grouped}");
-    for head in ["[metro] TransformError", "TransformError", "[next] ./app", "./app/components"] {
+    for head in ["[metro] TransformError", "TransformError", "[next] ./app", "./app/components", "Unhandled rejection: Error:   × Module build"] {
         let group = grouped["groups"]
             .as_array()
             .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with(head))));

@@ -263,6 +263,7 @@ fn of_a_build(message: &str) -> bool {
     DEV_CLIENTS.iter().any(|p| message.starts_with(p))
         || BUILD_THROWN.iter().any(|p| message.starts_with(p))
         || NEXT_REPORT.is_match(message)
+        || WEBPACK_STUB.is_match(message)
         || [DYNAMIC_IMPORT_FAILED, SCRIPT_FAILED]
             .iter()
             .any(|failed| message.split_once(failed).is_some_and(|(_, url)| url.contains("?t=") || url.contains("&t=")))
@@ -276,6 +277,14 @@ const BUILD_THROWN: [&str; 2] = ["TransformError: ", "Uncaught TransformError: "
 static NEXT_REPORT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(r"^(?:Uncaught )?(?:Error: )?\./[^\s:]+:\d+:\d+\n")
         .unwrap_or_else(|e| panic!("Next's report pattern: {e}"))
+});
+
+/// What webpack (and Rspack) puts in place of a module that did not build: a module that throws the
+/// build error, run by the page when it loads it or a hot update brings it (`Unhandled rejection:
+/// Error: × Module build failed (from ./node_modules/@docusaurus/mdx-loader/…)`). Fixed with the build.
+static WEBPACK_STUB: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"^(?:Uncaught |Unhandled rejection: )?(?:Error: )?(?:\s*×\s*)?Module (?:build|parse) failed \(")
+        .unwrap_or_else(|e| panic!("webpack's stub pattern: {e}"))
 });
 
 const DYNAMIC_IMPORT_FAILED: &str = "Failed to fetch dynamically imported module: ";
