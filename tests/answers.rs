@@ -1677,7 +1677,9 @@ async fn dev_servers_say_on_their_sockets_when_a_build_error_is_fixed() {
     let next = |source: &str, message: &str| json!({"tabId": 5, "ts": t + 1_000, "level": "error", "source": source, "message": message});
     let next_said = next("dev-server", "[next] ./app/components/Greeting.tsx:13:18\nError: Expression expected");
     let next_copy = next("console", "./app/components/Greeting.tsx:13:18\nError: Expression expected");
-    server.ingest("logs", vec![broke(1), broke(2), broke(3), copy, stub, metro_said, thrown, next_said, next_copy]).await;
+    server
+        .ingest("logs", vec![broke(1), broke(2), broke(3), copy, stub, metro_said, thrown, next_said, next_copy])
+        .await;
     let mcp = Mcp::http(&server).await;
     let grouped = within_budget(&mcp, json!({"what": "errors", "group": true})).await;
     let examples: Vec<&str> = grouped["groups"]
@@ -1689,7 +1691,13 @@ async fn dev_servers_say_on_their_sockets_when_a_build_error_is_fixed() {
         .as_array()
         .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with("[webpack-dev-server]"))));
     assert_eq!(copied.map(|g| g["fixed"].clone()), Some(json!("a build succeeded after it")), "{grouped}");
-    for head in ["[metro] TransformError", "TransformError", "[next] ./app", "./app/components", "Unhandled rejection: Error:   × Module build"] {
+    for head in [
+        "[metro] TransformError",
+        "TransformError",
+        "[next] ./app",
+        "./app/components",
+        "Unhandled rejection: Error:   × Module build",
+    ] {
         let group = grouped["groups"]
             .as_array()
             .and_then(|g| g.iter().find(|g| g["example"].as_str().is_some_and(|e| e.starts_with(head))));

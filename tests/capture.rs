@@ -302,4 +302,20 @@ async fn the_summary_says_a_worker_s_requests_are_seen_only_in_deep_mode() {
     // Tab 7 is deep: the browser's view has its worker's requests.
     let deep = mcp.observe(json!({"what": "summary", "tabId": 7})).await;
     assert!(!deep["hint"].as_str().unwrap_or_default().contains("worker"), "{deep}");
+    // A PWA's page: its service worker answered two requests from its cache (the server said 500 to
+    // the worker, which the page never sees): the summary says where that is seen.
+    let cached = |tab: i64| {
+        json!({"tabId": tab, "ts": 1_732_380_000_000i64, "source": "page", "method": "GET", "initiatorType": "fetch",
+            "url": "http://localhost:5173/api/report", "responseStatus": 200, "fromServiceWorker": "fetch-handler"})
+    };
+    server.ingest("network_waterfall", vec![cached(4), cached(4), cached(7)]).await;
+    let pwa = mcp.observe(json!({"what": "summary", "tabId": 4})).await;
+    assert!(
+        pwa["hint"].as_str().unwrap_or_default().ends_with(
+            "2 of the page's requests were answered by its service worker (fromServiceWorker): what the server answered the worker (an error a cache hid) is seen only in deep mode"
+        ),
+        "{pwa}"
+    );
+    let deep = mcp.observe(json!({"what": "summary", "tabId": 7})).await;
+    assert!(!deep["hint"].as_str().unwrap_or_default().contains("service worker"), "{deep}");
 }

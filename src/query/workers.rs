@@ -1,7 +1,8 @@
 //! Workers the captured pages started. A worker's own requests run in its own global, where the
 //! page-side capture has nothing: a worker's failed fetch is seen only in deep mode. So that an
 //! agent does not read "no failed request" as "nothing failed", the summary says when pages that
-//! were not in deep mode started workers (their script rows: `initiatorType: "worker"`).
+//! were not in deep mode started workers (their script rows: `initiatorType: "worker"`), and when
+//! their service worker answered their requests (what the network answered it is not theirs to see).
 
 use rusqlite::Connection;
 
@@ -30,17 +31,43 @@ pub fn note(conn: &Connection, args: &ObserveArgs) -> Result<Option<String>, Que
         .prepare_cached(&sql)?
         .query_map(rusqlite::params_from_iter(filter.params.iter()), |r| r.get(0))?
         .collect::<Result<_, _>>()?;
-    let Some(first) = urls.first() else { return Ok(None) };
-    let mut scripts: Vec<String> = urls.iter().map(|u| url_pattern(u)).collect();
-    scripts.sort();
-    scripts.dedup();
-    let more = match scripts.len() {
-        1 => String::new(),
-        2 => " and 1 other".to_owned(),
-        n => format!(" and {} others", n - 1),
-    };
-    Ok(Some(format!(
-        "the page started a worker ({}{more}): what a worker fetches is seen only in deep mode (the popup's Deep view of this tab)",
-        url_pattern(first)
-    )))
+    let started = urls.first().map(|first| {
+        let mut scripts: Vec<String> = urls.iter().map(|u| url_pattern(u)).collect();
+        scripts.sort();
+        scripts.dedup();
+        let more = match scripts.len() {
+            1 => String::new(),
+            2 => " and 1 other".to_owned(),
+            n => format!(" and {} others", n - 1),
+        };
+        format!(
+            "the page started a worker ({}{more}): what a worker fetches is seen only in deep mode (the popup's Deep view of this tab)",
+            url_pattern(first)
+        )
+    });
+    let served = served_by_worker(conn, args, &deep)?;
+    Ok(match (started, served) {
+        (Some(a), Some(b)) => Some(format!("{a}. {b}")),
+        (a, b) => a.or(b),
+    })
+}
+
+/// The sentence for the page's requests its service worker answered outside deep mode, if any:
+/// the page sees the worker's answer (a cached 200), never what the network said to the worker (the
+/// 500 the cache hid).
+fn served_by_worker(conn: &Connection, args: &ObserveArgs, deep: &[String]) -> Result<Option<String>, QueryError> {
+    let mut filter = Where::common(&NETWORK_WATERFALL, args);
+    filter.push_condition(&format!("{} IS NOT NULL", field_expr(&NETWORK_WATERFALL, "fromServiceWorker")));
+    filter.push_condition(&format!("{} = 'page'", field_expr(&NETWORK_WATERFALL, "source")));
+    if !deep.is_empty() {
+        filter.push_condition(&format!("(tab_id IS NULL OR tab_id NOT IN ({}))", deep.join(",")));
+    }
+    let sql = format!("SELECT count(*) FROM network_waterfall{}", filter.clause(None));
+    let n: i64 =
+        conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(filter.params.iter()), |r| r.get(0))?;
+    Ok((n > 0).then(|| {
+        format!(
+            "{n} of the page's requests were answered by its service worker (fromServiceWorker): what the server answered the worker (an error a cache hid) is seen only in deep mode"
+        )
+    }))
 }
