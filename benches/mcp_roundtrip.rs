@@ -43,6 +43,17 @@ async fn observe(client: &RunningService<RoleClient, ()>) {
     assert_ne!(result.is_error, Some(true), "observe failed: {result:?}");
 }
 
+/// 2,000 calls of [`observe`], each timed.
+fn timed_calls(rt: &tokio::runtime::Runtime, client: &RunningService<RoleClient, ()>) -> Vec<Duration> {
+    (0..2_000)
+        .map(|_| {
+            let t = Instant::now();
+            rt.block_on(observe(client));
+            t.elapsed()
+        })
+        .collect()
+}
+
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     // A database with 10,000 logs, written by a `gasoline serve` that is then stopped.
@@ -62,13 +73,7 @@ fn bench(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_millis(500));
     group.bench_function("observe_last_100", |b| b.iter(|| rt.block_on(observe(&over_http))));
     group.finish();
-    let mut http_calls: Vec<Duration> = (0..2_000)
-        .map(|_| {
-            let t = Instant::now();
-            rt.block_on(observe(&over_http));
-            t.elapsed()
-        })
-        .collect();
+    let mut http_calls = timed_calls(&rt, &over_http);
     println!(
         "mcp_http: observe 100 entries p50 {} p99 {} (target p50 <= 1000 µs)",
         common::micros(common::percentile(&mut http_calls, 50.0)),
@@ -82,13 +87,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("mcp_stdio");
     group.measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_millis(500));
     group.bench_function("observe_last_100", |b| b.iter(|| rt.block_on(observe(&client))));
-    let mut calls: Vec<Duration> = (0..2_000)
-        .map(|_| {
-            let t = Instant::now();
-            rt.block_on(observe(&client));
-            t.elapsed()
-        })
-        .collect();
+    let mut calls = timed_calls(&rt, &client);
     // Each start alone: one started while another gasoline holds the file waits for it, then
     // reads beside it (run.rs), which is not what a start costs.
     rt.block_on(close(client, pid));
