@@ -254,9 +254,11 @@ export class DeepRequests {
       preflight,
       preflightOf: preflight ? initiator.requestId : undefined,
       serviceWorker: worker !== undefined && worker.type === "service_worker",
-      // A dedicated or shared worker's own request (not its script, which its page asked for): the
-      // worker's URL, as its row would otherwise read as a request of the frame that started it.
-      fromWorker: worker !== undefined && worker.type !== "service_worker" && worker.targetId !== p.requestId ? worker.url : undefined,
+      // A worker's own request (not its script, which its page asked for): the worker's URL, as a
+      // dedicated or shared worker's row would otherwise read as a request of the frame that
+      // started it, and a service worker's (its fetch to the network behind a page's cached
+      // answer) as a request of no one's.
+      fromWorker: worker !== undefined && worker.targetId !== p.requestId ? worker.url : undefined,
       startedAt: Number.isFinite(p.wallTime) ? p.wallTime * 1000 : this.wall(p.timestamp),
       redirects: [],
     });

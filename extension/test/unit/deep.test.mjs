@@ -217,6 +217,9 @@ test("a dedicated worker's requests are its frame's; the page's service worker's
   // The worker's own request says which worker made it; its script, which the page asked for, does not.
   assert.equal(byUrl["/net/worker.json"].row.fromWorker, "http://127.0.0.1:8001/network-worker.js");
   assert.equal(byUrl["/network-worker.js"].row.fromWorker, undefined);
+  // So does the service worker's (its fetch behind a page's cached answer), not its script.
+  assert.equal(byUrl["/net/sw.json"].row.fromWorker, "http://127.0.0.1:8001/network-sw.js");
+  assert.equal(byUrl["/network-sw.js"].row.fromWorker, undefined);
   for (const path of ["/network-sw.js", "/net/sw.json"]) {
     const r = byUrl[path];
     assert.equal(r.tabId, null, path);
