@@ -1665,8 +1665,8 @@ async fn dev_servers_say_on_their_sockets_when_a_build_error_is_fixed() {
     let copy = json!({"tabId": 1, "ts": t + 1_001, "level": "error", "source": "console",
                       "message": "[webpack-dev-server] Errors while compiling. Reload prevented."});
     // The module webpack (here Rspack) put in place of the one that did not build, run by a hot
-    // update: it throws the build error.
-    let stub = json!({"tabId": 1, "ts": t + 1_002, "level": "error", "source": "unhandledrejection",
+    // update: it throws the build error, here 40 ms after the next build said `ok`.
+    let stub = json!({"tabId": 1, "ts": t + 1_540, "level": "error", "source": "unhandledrejection",
                       "message": "Unhandled rejection: Error:   × Module build failed (from ./node_modules/@docusaurus/mdx-loader/lib/index.js):\n  ╰─▶ MDX compilation failed"});
     // Metro's report, and Expo's client throwing it.
     let metro = |source: &str, message: &str| json!({"tabId": 4, "ts": t + 1_000, "level": "error", "source": source, "message": message});

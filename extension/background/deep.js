@@ -191,6 +191,7 @@ export class Deep {
     const tracker = new DeepRequests({
       tabId,
       mainFrame: target.id,
+      begun: Date.now(),
       inScope: (url) => this.io.inScope(url) && !this.io.excluded(url),
       emitRow: (row, id, where) => this.io.emitRow(row, id, where),
       emitLog: (entry, id, where) => this.io.emitLog(entry, id, where),

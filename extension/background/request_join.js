@@ -76,9 +76,13 @@ export class RequestJoin {
     this.keys = new WeakMap(); // row → its matchUrl, computed once
   }
 
-  /** Whether the join holds anything of this tab (a tab no longer deep still finishes its joins). */
+  /**
+   * Whether the join holds a browser row of this tab waiting for its page row: a tab no longer deep
+   * still finishes those joins. (A page row waiting for its browser row is not one: once the tab is
+   * no longer deep none will come, and every later page row of the tab would wait behind it.)
+   */
   has(tabId) {
-    return this.held.some((h) => h.tabId === tabId) || this.timings.some((t) => t.tabId === tabId);
+    return this.held.some((h) => h.tabId === tabId);
   }
 
   /** A finished request from the browser; `where` says its frame (deep_requests.js). */
@@ -108,8 +112,10 @@ export class RequestJoin {
       if (this.merge(held, { entry, frame })) this.release(held);
       return;
     }
-    // Its row is already queued: one row per request, so the page's is not sent as a second.
-    if (this.recent.some(same)) return;
+    // Its row is already queued: one row per request, so the page's is not sent as a second. Only a
+    // row of the same time: the same URL loaded again later (the next page load's scripts) is
+    // another request.
+    if (this.recent.some((r) => same(r) && during(r.row, entry.ts))) return;
     const waiting = { entry, tabId, frame, url };
     this.timings.push(waiting);
     this.io.setTimer(() => {
@@ -217,6 +223,17 @@ export class RequestJoin {
     if (key === undefined) this.keys.set(row, (key = this.matchUrl(row.url)));
     return key;
   }
+}
+
+/** How far apart the page's and the browser's clocks may put the same request's start (ms). */
+const CLOCKS_APART_MS = 2000;
+
+/** Whether a page row that started at `ts` (ms since the epoch) may be the browser's `row`. */
+function during(row, ts) {
+  if (!Number.isFinite(ts)) return true;
+  const from = Number.isFinite(row.startedAt) ? row.startedAt : -Infinity;
+  const to = Number.isFinite(row.endedAt) ? row.endedAt : Number.isFinite(row.ts) ? row.ts : Infinity;
+  return ts >= from - CLOCKS_APART_MS && ts <= to + CLOCKS_APART_MS;
 }
 
 /** "failed" (no status, or 0 as an XHR says it), or the status. */

@@ -57,11 +57,18 @@
     const stack = read(e, "stack");
     if (typeof stack !== "string" || stack === "") return h;
     if (stack.startsWith(h)) return stack;
-    // V8 began it with Error's name where the error's class says more: the class's head instead.
+    const renamed = headed(e, stack, h);
+    return renamed !== stack ? renamed : `${h}\n${stack}`;
+  }
+
+  /**
+   * `stack` with its head named as the error's class names it, where V8 began it with Error's own
+   * name (`class ApiError extends Error {}`: `Error: API 422` → `ApiError: API 422`); else as it is.
+   */
+  function headed(e, stack, h = head(e)) {
     const m = messageOf(e);
     const plain = m ? `Error: ${m}` : "Error";
-    if (h !== plain && stack.startsWith(plain)) return h + stack.slice(plain.length);
-    return `${h}\n${stack}`;
+    return h !== plain && stack.startsWith(plain) ? h + stack.slice(plain.length) : stack;
   }
 
   /**
@@ -125,7 +132,7 @@
     return read(e, "cause") !== undefined || (Array.isArray(members) && members.length > 0);
   }
 
-  const causes = { head, describeError, hasChain };
+  const causes = { head, headed, describeError, hasChain };
   if (typeof module === "object" && module.exports) module.exports = causes;
   root.__gasoline = Object.assign(root.__gasoline || {}, { causes });
 })(globalThis);

@@ -435,7 +435,9 @@
       } catch {
         // a getter that throws
       }
-      return typeof stack === "string" ? cut(stack, limits.MESSAGE_CAP).text : undefined;
+      if (typeof stack !== "string") return undefined;
+      // Its head as its class names it (`ApiError: …` where V8 wrote `Error: …`), as its message says.
+      return cut(causes.headed(e, stack), limits.MESSAGE_CAP).text;
     }
     return cut(describeError(e), limits.MESSAGE_CAP).text;
   }

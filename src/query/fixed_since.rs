@@ -174,22 +174,25 @@ pub fn build(conn: &Connection, last_id: i64) -> Result<Option<&'static str>, Qu
     Ok((settled && !again).then_some(RELOADED))
 }
 
-/// How long before its entry a build error's message came on the dev server's socket: the page
-/// records the message, then the entry, in one handler.
-const SAID_MS: i64 = 1_000;
+/// How long before its entry a build error's message may have come on the dev server's socket:
+/// the page records the message, then the entry, in one handler; a module webpack put in place of
+/// one that did not build throws when a hot update runs it, which may come after the next build
+/// succeeded (40 ms after its `ok`, measured under Docusaurus): the build error it stands for is the
+/// last one said before it.
+const SAID_MS: i64 = 10 * 60 * 1_000;
 
-/// Whether webpack-dev-server's socket that said the build error logged in `tab` at `ts` (or the
-/// page's next socket to the same URL) said a build succeeded after it.
+/// Whether webpack-dev-server's socket that said the last build error before the entry logged in
+/// `tab` at `ts` (or the page's next socket to the same URL) said a build succeeded after it.
 fn webpack_rebuilt(conn: &Connection, tab: i64, ts: i64) -> Result<bool, QueryError> {
-    let socket: Option<String> = conn
+    let said: Option<(String, i64)> = conn
         .prepare_cached(
-            "SELECT url FROM websocket_events WHERE tab_id = ?1 AND ts >= ?2 AND ts <= ?3 AND direction = 'incoming' \
+            "SELECT url, ts FROM websocket_events WHERE tab_id = ?1 AND ts >= ?2 AND ts <= ?3 AND direction = 'incoming' \
              AND url IS NOT NULL AND json_extract(data, '$.data') LIKE '{\"type\":\"errors\",\"data\":[%' \
-             ORDER BY id DESC LIMIT 1",
+             ORDER BY ts DESC, id DESC LIMIT 1",
         )?
-        .query_row(params![tab, ts - SAID_MS, ts], |r| r.get(0))
+        .query_row(params![tab, ts - SAID_MS, ts], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
-    let Some(socket) = socket else { return Ok(false) };
+    let Some((socket, ts)) = said else { return Ok(false) };
     // A warnings message cut short may have lost the `params` that say errors came with it.
     Ok(conn
         .prepare_cached(

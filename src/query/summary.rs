@@ -848,7 +848,7 @@ pub fn summary(conn: &Connection, args: &ObserveArgs, scope: Option<Value>) -> R
                     }
                     (true, false) => "list every error group with what=errors group=true (not_shown: groups left out here)",
                     (false, true) => {
-                        "list error groups with what=errors group=true, every log group with what=logs group=true (not_shown: groups left out here)"
+                        "list error groups with what=errors group=true and every log group with what=logs group=true (not_shown: groups left out here)"
                     }
                     (false, false) => "list error groups with what=errors group=true",
                 };

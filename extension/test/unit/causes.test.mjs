@@ -107,6 +107,8 @@ test("a subclass that keeps Error's name is named by its class, as DevTools name
   assert.equal(causes.describeError(new Named(), { stacks: false }), "ValidationError: x");
   assert.equal(causes.describeError(new TypeError("y"), { stacks: false }), "TypeError: y");
   assert.equal(causes.describeError(new Error("z"), { stacks: false }), "Error: z");
+  // A logged one's stack field says it so too, its frames as they were.
+  assert.equal(serialize.stackOf(["failed", e]), 'ApiError: API 422: {"message":"invalid"}\n    at save (http://localhost:5173/src/stores/profile.ts:22:15)');
   // A class whose name getter throws, or an odd one: Error.
   const odd = new ApiError(500);
   Object.defineProperty(odd, "constructor", { get() { throw new Error("no"); } });

@@ -65,6 +65,20 @@ test("a page row sent as its page left (unfinished) joins the browser's row of t
   assert.deepEqual([j.queued[0].row.responseStatus, j.queued[0].row.initiatorType, j.queued[0].row.unfinished], [500, "fetch", undefined]);
 });
 
+test("a page row of the same URL loaded again later is its own request, not the queued row's; a page row waiting keeps no tab in the join", () => {
+  const j = joiner();
+  const T = 1_700_000_000_000;
+  j.join.row({ url: "http://a/src/main.js", method: "GET", requestId: "r1", responseStatus: 200, source: "browser", startedAt: T, endedAt: T + 20, ts: T }, 1, TOP);
+  j.expire(); // queued without its page row
+  // The page's row of that request, come late: not a second row.
+  j.join.timing({ url: "http://a/src/main.js", source: "page", initiatorType: "script", ts: T + 3 }, 1, F0);
+  // The next load's (the deep view has ended since): a request of its own.
+  j.join.timing({ url: "http://a/src/main.js", source: "page", initiatorType: "script", ts: T + 60_000 }, 1, F0);
+  assert.equal(j.join.has(1), false, "only browser rows waiting for their page rows keep a tab joining");
+  j.expire();
+  assert.deepEqual(j.queued.map((q) => [q.row.source, q.row.ts]), [["browser", T], ["page", T + 60_000]]);
+});
+
 test("a row goes as soon as its page row has joined; one without waits the hold", () => {
   const j = joiner();
   j.join.row({ url: "http://a/slow-timing", method: "GET", requestId: "r1" }, 1, TOP);
