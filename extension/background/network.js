@@ -75,9 +75,12 @@ export class Network {
     if (!Number.isInteger(tabId)) return entry;
     const deep = this.io.isDeep(tabId) || this.join.has(tabId);
     if (kind === "network_waterfall") {
-      if (!deep) return entry;
-      this.join.timing(entry, tabId, frame);
-      return undefined;
+      if (this.io.isDeep(tabId)) {
+        this.join.timing(entry, tabId, frame);
+        return undefined;
+      }
+      // A tab no longer deep: joined to a browser row still waiting for it, else stored now.
+      return deep && this.join.settle(entry, tabId, frame) ? undefined : entry;
     }
     if (kind === "network_bodies" && deep) {
       // The id is the browser's, never the page's.

@@ -126,6 +126,22 @@ export class RequestJoin {
     }, this.timingHoldMs);
   }
 
+  /**
+   * A page row of a tab no longer deep (`has` still true: browser rows of it wait for their page
+   * rows): joins the one it describes, or is dropped as the page's copy of a row already queued;
+   * true then. False: it stands alone, and now, since no browser row of the tab will come to join.
+   */
+  settle(entry, tabId, frame) {
+    const url = this.matchUrl(entry.url);
+    const same = (h) => h.tabId === tabId && this.fits(h, entry, frame, url);
+    const held = this.held.find(same);
+    if (held) {
+      if (this.merge(held, { entry, frame })) this.release(held);
+      return true;
+    }
+    return this.recent.some((r) => same(r) && during(r.row, entry.ts));
+  }
+
   /** Whether a page row (of `frame`, its matchUrl `url`) describes the browser's row `item`. */
   fits(item, entry, frame, url) {
     const row = item.row;

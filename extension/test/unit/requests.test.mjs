@@ -255,6 +255,26 @@ test("network: in a deep tab the page's row joins the browser's, which leaves wi
   assert.equal(body.requestId, "0123abcd-1.10");
 });
 
+test("network: a tab whose deep view ended joins its last browser rows, and stores every other page row at once", async () => {
+  const deep = [7];
+  const n = network({ deep });
+  await n.net.ready;
+  const T = 1_700_000_000_000;
+  // The browser's row of the last request before the view ended, waiting for its page row.
+  n.net.fromBrowser({ url: "http://a/api/orders", method: "GET", requestId: "1.20", source: "browser", responseStatus: 500, startedAt: T, endedAt: T + 30, ts: T }, 7, TOP);
+  n.net.fromBrowser({ url: "http://a/api/slow", method: "GET", requestId: "1.21", source: "browser", responseStatus: 200, startedAt: T, endedAt: T + 900, ts: T }, 7, TOP);
+  deep.length = 0; // the view ends
+  assert.equal(n.net.fromPage("network_waterfall", { source: "page", url: "http://a/api/orders", method: "GET", initiatorType: "fetch", ts: T + 2 }, 7, F0), undefined, "joined");
+  assert.deepEqual(n.stored.map((s) => [s.entry.url, s.entry.source, s.entry.initiatorType]), [["http://a/api/orders", "browser", "fetch"]]);
+  // The next load's rows: stored now, not held for a browser row that will not come.
+  const next = { source: "page", url: "http://a/src/main.js", initiatorType: "script", ts: T + 5_000 };
+  assert.equal(n.net.fromPage("network_waterfall", next, 7, F0), next);
+  const again = { source: "page", url: "http://a/api/orders", method: "GET", initiatorType: "fetch", ts: T + 6_000 };
+  assert.equal(n.net.fromPage("network_waterfall", again, 7, F0), again, "the same URL later is a request of its own");
+  assert.equal(n.net.join.has(7), true, "the slow request's browser row still waits for its page row");
+  assert.equal(n.stored.length, 1, "nothing else held or stored twice");
+});
+
 test("network: a browser row read back from a worker's Resource Timing has no id, and its frame ids like any other", async () => {
   const n = network();
   await n.net.ready;
