@@ -106,16 +106,7 @@ export class RequestJoin {
   /** A page's row of a request (its url absolute) from the frame `frame` ({id: Chrome's frameId, url}). */
   timing(entry, tabId, frame) {
     const url = this.matchUrl(entry.url);
-    const same = (h) => h.tabId === tabId && this.fits(h, entry, frame, url);
-    const held = this.held.find(same);
-    if (held) {
-      if (this.merge(held, { entry, frame })) this.release(held);
-      return;
-    }
-    // Its row is already queued: one row per request, so the page's is not sent as a second. Only a
-    // row of the same time: the same URL loaded again later (the next page load's scripts) is
-    // another request.
-    if (this.recent.some((r) => same(r) && during(r.row, entry.ts))) return;
+    if (this.joined(entry, tabId, frame, url)) return;
     const waiting = { entry, tabId, frame, url };
     this.timings.push(waiting);
     this.io.setTimer(() => {
@@ -128,11 +119,19 @@ export class RequestJoin {
 
   /**
    * A page row of a tab no longer deep (`has` still true: browser rows of it wait for their page
-   * rows): joins the one it describes, or is dropped as the page's copy of a row already queued;
-   * true then. False: it stands alone, and now, since no browser row of the tab will come to join.
+   * rows): true when `joined`; false when it stands alone, and now, since no browser row of the
+   * tab will come to join.
    */
   settle(entry, tabId, frame) {
-    const url = this.matchUrl(entry.url);
+    return this.joined(entry, tabId, frame, this.matchUrl(entry.url));
+  }
+
+  /**
+   * Whether a page row (its matchUrl `url`) is done with: merged into the held browser row it
+   * describes, or the page's copy of a row already queued (one row per request). Only a row of the
+   * same time: the same URL loaded again later (the next page load's scripts) is another request.
+   */
+  joined(entry, tabId, frame, url) {
     const same = (h) => h.tabId === tabId && this.fits(h, entry, frame, url);
     const held = this.held.find(same);
     if (held) {
