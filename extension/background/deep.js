@@ -386,7 +386,7 @@ export class Deep {
     const dbg = this.io.debugger();
     const origin = originOf(pageUrl);
     if (!dbg || typeof dbg.getTargets !== "function" || !origin) return;
-    const taken = (id) => this.sharedWorkers.has(id) || this.sharedPending.has(id) || this.serviceWorkers.has(id) || this.isChild(id);
+    const taken = (id) => this.sharedWorkers.has(id) || this.elsewhere(id);
     const adopt = async () => {
       const running = (await dbg.getTargets()).filter(
         (t) => t.type === "worker" && !Number.isInteger(t.tabId) && originOf(t.url) === origin && this.io.inScope(t.url) && !this.io.excluded(t.url),
@@ -408,12 +408,8 @@ export class Deep {
           await dbg.detach({ targetId: t.id }).catch(() => {});
           continue;
         }
-        const sessionId = `shared:${t.id}`;
-        this.sharedWorkers.set(t.id, { tabId, sessionId });
         // Its rows are of the tab's top frame: which of the tab's frames connected to it is not shown.
-        const top = state.tracker.io.mainFrame;
-        state.tracker.event("", "Target.attachedToTarget", { sessionId, targetInfo: { targetId: t.id, type: "shared_worker", url: t.url, parentFrameId: top } });
-        this.startShared(dbg, t.id);
+        this.enlistShared(dbg, tabId, state, t.id, t.url, state.tracker.io.mainFrame);
       }
     };
     adopt().catch((e) => this.io.log("info", `the running shared workers of tab ${tabId} are not recorded: ${e && e.message}`));
@@ -436,11 +432,30 @@ export class Deep {
     });
   }
 
+  /** Whether a worker target is being attached as a shared worker, or is a service worker's or a child's of a deep tab. */
+  elsewhere(id) {
+    return this.sharedPending.has(id) || this.serviceWorkers.has(id) || this.isChild(id);
+  }
+
+  /**
+   * A shared worker attached by its target id, recorded under the tab (its rows in the frame
+   * `frameId`), its domains enabled and its start let run; its session's id.
+   */
+  enlistShared(dbg, tabId, state, targetId, url, frameId) {
+    const sessionId = `shared:${targetId}`;
+    this.sharedWorkers.set(targetId, { tabId, sessionId });
+    state.tracker.event("", "Target.attachedToTarget", {
+      sessionId,
+      targetInfo: { targetId, type: "shared_worker", url, parentFrameId: frameId },
+    });
+    this.startShared(dbg, targetId);
+    return sessionId;
+  }
+
   async attachShared(dbg, tabId, state, url, frameId) {
-    const other = (id) => this.sharedPending.has(id) || this.serviceWorkers.has(id) || this.isChild(id);
-    const candidates = (await dbg.getTargets()).filter((t) => t.type === "worker" && !Number.isInteger(t.tabId) && t.url === url && !other(t.id));
+    const candidates = (await dbg.getTargets()).filter((t) => t.type === "worker" && !Number.isInteger(t.tabId) && t.url === url && !this.elsewhere(t.id));
     const target = candidates.find((t) => !this.sharedWorkers.has(t.id)) || candidates[0];
-    if (!target || other(target.id) || this.tabs.get(tabId) !== state) return;
+    if (!target || this.elsewhere(target.id) || this.tabs.get(tabId) !== state) return;
     const targetId = target.id;
     if (this.sharedWorkers.has(targetId)) {
       // Ours already: it ended (its last page went) and starts again under the same target, which
@@ -458,14 +473,8 @@ export class Deep {
       await dbg.detach({ targetId }).catch(() => {}); // the tab's view ended meanwhile
       return;
     }
-    const sessionId = `shared:${targetId}`;
-    this.sharedWorkers.set(targetId, { tabId, sessionId });
     // Its rows are of the tab, in the frame that started it, as a dedicated worker's.
-    state.tracker.event("", "Target.attachedToTarget", {
-      sessionId,
-      targetInfo: { targetId, type: "shared_worker", url, parentFrameId: frameId },
-    });
-    this.startShared(dbg, targetId);
+    const sessionId = this.enlistShared(dbg, tabId, state, targetId, url, frameId);
     this.recoverShared(dbg, tabId, state, targetId, sessionId);
   }
 

@@ -73,16 +73,18 @@ export class Network {
    */
   fromPage(kind, entry, tabId, frame) {
     if (!Number.isInteger(tabId)) return entry;
-    const deep = this.io.isDeep(tabId) || this.join.has(tabId);
+    const deep = this.io.isDeep(tabId);
+    // A tab no longer deep whose last browser rows wait for their page rows.
+    const joining = !deep && this.join.has(tabId);
     if (kind === "network_waterfall") {
-      if (this.io.isDeep(tabId)) {
+      if (deep) {
         this.join.timing(entry, tabId, frame);
         return undefined;
       }
-      // A tab no longer deep: joined to a browser row still waiting for it, else stored now.
-      return deep && this.join.settle(entry, tabId, frame) ? undefined : entry;
+      // Joined to a browser row still waiting for it, else stored now.
+      return joining && this.join.settle(entry, tabId, frame) ? undefined : entry;
     }
-    if (kind === "network_bodies" && deep) {
+    if (kind === "network_bodies" && (deep || joining)) {
       // The id is the browser's, never the page's.
       const failed = entry.error || (entry.failed === true ? "failed" : undefined);
       const body = { method: String(entry.method || "GET").toUpperCase(), url: entry.url, status: entry.status, error: failed };

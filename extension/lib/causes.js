@@ -56,9 +56,8 @@
     const h = head(e);
     const stack = read(e, "stack");
     if (typeof stack !== "string" || stack === "") return h;
-    if (stack.startsWith(h)) return stack;
     const renamed = headed(e, stack, h);
-    return renamed !== stack ? renamed : `${h}\n${stack}`;
+    return renamed.startsWith(h) ? renamed : `${h}\n${stack}`;
   }
 
   /**

@@ -287,7 +287,8 @@
       const lines = message.slice(framed.index).split("\n", 64);
       const gutter = new RegExp(`(?:^|[^\\d])${line} \\|`);
       const at = lines.findIndex((l) => gutter.test(l));
-      const bar = at < 0 ? -1 : lines[at].search(gutter) + lines[at].match(gutter)[0].length - 1;
+      const found = at < 0 ? null : gutter.exec(lines[at]);
+      const bar = found ? found.index + found[0].length - 1 : -1;
       const below = at < 0 || at + 1 >= lines.length ? "" : lines[at + 1];
       const caret = below.indexOf("^");
       const column = bar >= 0 && below[bar] === ":" && caret > bar + 1 ? caret - bar - 1 : undefined;

@@ -506,14 +506,15 @@ struct GroupDiff {
     same: usize,
 }
 
-/// Groups only in `after` (new), only in `before` (gone), and in both with other counts. The first
+/// Groups only in `after` (new, or recurring where `earlier` holds them: asked for only when some
+/// group is only in `after`), only in `before` (gone), and in both with other counts. The first
 /// [`TOP`] new and gone groups get their `at`, as the summary's groups say where each happened:
 /// only those can be listed.
 fn diff_groups(
     conn: &Connection,
     before: &mut [Group],
     after: &mut [Group],
-    earlier: &[Group],
+    earlier: impl FnOnce() -> Result<Vec<Group>, QueryError>,
 ) -> Result<GroupDiff, QueryError> {
     // A group is matched by any of its fingerprints: one Error logged under several messages may
     // be logged under fewer of them in one window.
@@ -526,8 +527,10 @@ fn diff_groups(
     let in_after: HashSet<&str> = after.iter().flat_map(|g| g.members.iter().map(String::as_str)).collect();
     let matched: Vec<Option<usize>> =
         after.iter().map(|g| g.members.iter().find_map(|m| in_before.get(m.as_str()).copied())).collect();
+    // Read only where some group of the window after is in none of the window before.
+    let earlier = if matched.iter().any(Option::is_none) { earlier()? } else { Vec::new() };
     let mut in_earlier: HashMap<&str, i64> = HashMap::new();
-    for g in earlier {
+    for g in &earlier {
         for member in &g.members {
             let last = in_earlier.entry(member.as_str()).or_insert(g.last_id);
             *last = (*last).max(g.last_id);
@@ -711,9 +714,9 @@ pub fn compare(conn: &Connection, args: &ObserveArgs) -> Result<String, QueryErr
         gone: mut errors_gone,
         changed: errors_changed,
         same: errors_same,
-    } = diff_groups(conn, &mut before.errors, &mut after.errors, &earlier_groups(conn, &plan, "error")?)?;
+    } = diff_groups(conn, &mut before.errors, &mut after.errors, || earlier_groups(conn, &plan, "error"))?;
     let GroupDiff { new: mut warn_new, recurring: warn_recurring, gone: mut warn_gone, .. } =
-        diff_groups(conn, &mut before.warnings, &mut after.warnings, &earlier_groups(conn, &plan, "warn")?)?;
+        diff_groups(conn, &mut before.warnings, &mut after.warnings, || earlier_groups(conn, &plan, "warn"))?;
     // Deep mode on in one window only: what only it sees is no change, since the other could not.
     let deep_window = match (before.deep, after.deep) {
         (false, true) => Some("after"),

@@ -17,15 +17,12 @@ use crate::store::sql;
 const MOST: i64 = 100;
 
 /// The sentence for the summary's hint, or None when no page outside deep mode started a worker
-/// in the span (`tabId`, `since`, `since_navigation`, `since_mark`).
+/// or had its service worker answer it in the span (`tabId`, `since`, `since_navigation`, `since_mark`).
 pub fn note(conn: &Connection, args: &ObserveArgs) -> Result<Option<String>, QueryError> {
-    let mut filter = Where::common(&NETWORK_WATERFALL, args);
-    filter.push_condition(&format!("{} = 'worker'", field_expr(&NETWORK_WATERFALL, REQUEST_TYPE[1])));
     let deep: Vec<String> =
         sql::capture_reported(conn)?.map(|(c, _)| c.deep_tabs.iter().map(i64::to_string).collect()).unwrap_or_default();
-    if !deep.is_empty() {
-        filter.push_condition(&format!("(tab_id IS NULL OR tab_id NOT IN ({}))", deep.join(",")));
-    }
+    let mut filter = outside_deep(args, &deep);
+    filter.push_condition(&format!("{} = 'worker'", field_expr(&NETWORK_WATERFALL, REQUEST_TYPE[1])));
     let sql = format!("SELECT url FROM network_waterfall{} ORDER BY id LIMIT {MOST}", filter.clause(None));
     let urls: Vec<String> = conn
         .prepare_cached(&sql)?
@@ -56,12 +53,9 @@ pub fn note(conn: &Connection, args: &ObserveArgs) -> Result<Option<String>, Que
 /// the page sees the worker's answer (a cached 200), never what the network said to the worker (the
 /// 500 the cache hid).
 fn served_by_worker(conn: &Connection, args: &ObserveArgs, deep: &[String]) -> Result<Option<String>, QueryError> {
-    let mut filter = Where::common(&NETWORK_WATERFALL, args);
+    let mut filter = outside_deep(args, deep);
     filter.push_condition(&format!("{} IS NOT NULL", field_expr(&NETWORK_WATERFALL, "fromServiceWorker")));
     filter.push_condition(&format!("{} = 'page'", field_expr(&NETWORK_WATERFALL, "source")));
-    if !deep.is_empty() {
-        filter.push_condition(&format!("(tab_id IS NULL OR tab_id NOT IN ({}))", deep.join(",")));
-    }
     let sql = format!("SELECT count(*) FROM network_waterfall{}", filter.clause(None));
     let n: i64 =
         conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(filter.params.iter()), |r| r.get(0))?;
@@ -70,4 +64,13 @@ fn served_by_worker(conn: &Connection, args: &ObserveArgs, deep: &[String]) -> R
             "{n} of the page's requests were answered by its service worker (fromServiceWorker): what the server answered the worker (an error a cache hid) is seen only in deep mode"
         )
     }))
+}
+
+/// The waterfall rows of the span asked about, of tabs that are not deep (`deep`: their ids).
+fn outside_deep(args: &ObserveArgs, deep: &[String]) -> Where {
+    let mut filter = Where::common(&NETWORK_WATERFALL, args);
+    if !deep.is_empty() {
+        filter.push_condition(&format!("(tab_id IS NULL OR tab_id NOT IN ({}))", deep.join(",")));
+    }
+    filter
 }
